@@ -1,0 +1,133 @@
+//! The block format: SHAM, upper-case NESL and lower-case nesl action blocks in LLM replies.
+//!
+//! This module owns turning reply text into [`Block`]s (id, string properties in key order,
+//! line span) and [`ParseError`]s with the reference implementation's exact codes, positions
+//! (UTF-16 columns and lengths) and messages. `reference/sham-grammar.md` is the
+//! specification; `parse` reproduces nesl-js on every valid input.
+//!
+//! Other edit formats (aider SEARCH/REPLACE, Codex apply_patch, …) will be further front-ends
+//! producing the same `Block`s; nothing downstream depends on the spelling.
+
+use indexmap::IndexMap;
+use serde::Serialize;
+
+/// Which spelling(s) of the block format to accept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Dialect {
+    /// Accept all three spellings, chosen per block from its header.
+    #[default]
+    Auto,
+    /// Only `#!SHAM [@three-char-SHA-256: id]` blocks (nesl-js 29e495b).
+    Sham,
+    /// Only `#!NESL [@three-char-SHA-256: id]` blocks (nesl-js 2414d99, the clada test data).
+    NeslUpper,
+    /// Only `#!nesl [@LABEL: id]` blocks (nesl-js e56a0a0).
+    Nesl,
+}
+
+/// The spelling of one block, decided by its header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Spelling {
+    Sham,
+    NeslUpper,
+    Nesl,
+}
+
+/// One parsed block. Serialises to the reference shape `{id, properties, startLine, endLine}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Block {
+    pub id: String,
+    /// Every value is a string; keys keep their first-insertion order.
+    pub properties: IndexMap<String, String>,
+    /// 1-based line of the header.
+    pub start_line: usize,
+    /// 1-based line of the end marker; `None` when closed by EOF or by the next header.
+    pub end_line: Option<usize>,
+    #[serde(skip)]
+    pub spelling: Spelling,
+}
+
+/// Error codes, spelled as the reference spells them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum ErrorCode {
+    MalformedHeader,
+    InvalidBlockId,
+    UnclosedBlock,
+    MismatchedEnd,
+    MalformedEnd,
+    MalformedAssignment,
+    InvalidAssignmentOperator,
+    EmptyKey,
+    InvalidValue,
+    UnclosedQuote,
+    TrailingContent,
+    InvalidKey,
+    DuplicateKey,
+    InvalidHeredocDelimiter,
+    UnclosedHeredoc,
+}
+
+/// One syntax error, in the reference shape.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ParseError {
+    pub code: ErrorCode,
+    /// 1-based line (N+1 for errors at end of input).
+    pub line: usize,
+    /// 1-based column in UTF-16 code units.
+    pub column: usize,
+    /// Length in UTF-16 code units.
+    pub length: usize,
+    /// The block open when the error was raised.
+    pub block_id: Option<String>,
+    /// The text of line `line` (without its line break).
+    pub content: String,
+    /// Up to five lines of input around the error.
+    pub context: String,
+    pub message: String,
+}
+
+/// Blocks in order of their start lines and errors in emission (line) order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
+pub struct ParseResult {
+    pub blocks: Vec<Block>,
+    pub errors: Vec<ParseError>,
+}
+
+/// Parses reply text. Never fails: every problem is a [`ParseError`].
+pub fn parse(text: &str, dialect: Dialect) -> ParseResult {
+    let _ = (text, dialect);
+    ParseResult::default()
+}
+
+/// The input was not valid UTF-8.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("input is not valid UTF-8: invalid byte 0x{byte:02X} at byte offset {offset} (line {line}); re-save the reply as UTF-8")]
+pub struct InvalidUtf8 {
+    pub offset: usize,
+    pub byte: u8,
+    pub line: usize,
+}
+
+/// Decodes raw input bytes strictly: replies are edited into source files, so silently
+/// replacing bad bytes with U+FFFD would corrupt them.
+pub fn decode(bytes: &[u8]) -> Result<&str, InvalidUtf8> {
+    std::str::from_utf8(bytes).map_err(|e| {
+        let offset = e.valid_up_to();
+        InvalidUtf8 {
+            offset,
+            byte: bytes.get(offset).copied().unwrap_or(0),
+            line: 1 + bytes[..offset].iter().filter(|&&b| b == b'\n').count(),
+        }
+    })
+}
+
+/// The `--format human` rendering of a raw parse result: each block with its keys, each
+/// error with `line:column`, the offending line and a marker under the offending text.
+pub fn summary(result: &ParseResult) -> String {
+    let _ = result;
+    String::new()
+}

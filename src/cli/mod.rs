@@ -1,0 +1,156 @@
+//! Command-line surface: the clap definitions (whose doc comments are the help text, the man
+//! page and the completions) and dispatch. One file per subcommand, each with an `Args`
+//! struct and one `run()`; no logic beyond argument handling lives here.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use crate::error::{exit_code_for, Outcome, UsageError};
+
+pub mod apply;
+pub mod check;
+pub mod demo;
+pub mod generate;
+pub mod hooks;
+pub mod log;
+pub mod parse;
+pub mod redo;
+pub mod show;
+pub mod squash;
+pub mod status;
+pub mod step;
+pub mod undo;
+pub mod watch;
+
+/// Apply LLM action blocks to a git repository as exact, reviewable, reversible commits.
+///
+/// git-clada reads an LLM reply containing SHAM/NESL action blocks, validates every block,
+/// writes the files, runs what it is allowed to run, commits the result as one
+/// `AI: <summary>` commit with machine-readable trailers, and prints a report precise enough
+/// that the LLM can fix only what failed. Every AI change can be taken back (`git clada undo`),
+/// collapsed (`git clada squash`) or walked through (`git clada step-back`), and uncommitted
+/// work is never lost.
+///
+/// Exit status: 0 everything succeeded; 1 some block or action failed; 2 usage or fatal
+/// error (nothing changed); 3 refused for safety (nothing changed).
+#[derive(Debug, Parser)]
+#[command(name = "git-clada", bin_name = "git-clada", version, propagate_version = true)]
+pub struct Cli {
+    /// Run as if git-clada was started in DIR instead of the current directory (like `git -C`).
+    #[arg(short = 'C', value_name = "DIR", global = true)]
+    pub dir: Option<PathBuf>,
+
+    /// Output format. Default: human on a terminal, llm otherwise (json for `parse`).
+    #[arg(long, value_enum, value_name = "FORMAT", global = true)]
+    pub format: Option<Format>,
+
+    /// Show what would happen without changing any file, ref or the index.
+    #[arg(long, global = true)]
+    pub dry_run: bool,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// How results are printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// One line per block with ✅/❌, hints and outputs; meant for people.
+    Human,
+    /// Stable machine-readable JSON (documented in the README).
+    Json,
+    /// A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`).
+    Llm,
+}
+
+/// Options every subcommand sees.
+#[derive(Debug, Clone, Copy)]
+pub struct Global {
+    /// The format the user asked for, if any.
+    pub format: Option<Format>,
+    pub dry_run: bool,
+}
+
+impl Global {
+    /// The requested format, or human on a terminal and llm when piped.
+    pub fn format_or_default(&self) -> Format {
+        self.format.unwrap_or_else(|| {
+            if std::io::stdout().is_terminal() {
+                Format::Human
+            } else {
+                Format::Llm
+            }
+        })
+    }
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    Apply(apply::Args),
+    Check(check::Args),
+    Parse(parse::Args),
+    Undo(undo::Args),
+    Redo(redo::Args),
+    Squash(squash::Args),
+    StepBack(step::BackArgs),
+    StepForward(step::ForwardArgs),
+    Status(status::Args),
+    Log(log::Args),
+    Show(show::Args),
+    Watch(watch::Args),
+    Hooks(hooks::Args),
+    Demo(demo::Args),
+    #[command(hide = true)]
+    Generate(generate::Args),
+}
+
+/// Runs the parsed command line and maps its outcome or error to the process exit code.
+pub fn main(cli: Cli) -> std::process::ExitCode {
+    match run(cli) {
+        Ok(outcome) => std::process::ExitCode::from(outcome.code()),
+        Err(err) => {
+            eprintln!("git-clada: {err:#}");
+            std::process::ExitCode::from(exit_code_for(&err))
+        }
+    }
+}
+
+fn run(cli: Cli) -> anyhow::Result<Outcome> {
+    if let Some(dir) = &cli.dir {
+        std::env::set_current_dir(dir)
+            .map_err(|e| anyhow::anyhow!("cannot change to directory '{}': {e}", dir.display()))?;
+    }
+    let global = Global {
+        format: cli.format,
+        dry_run: cli.dry_run,
+    };
+    match cli.command {
+        Command::Apply(args) => apply::run(args, global),
+        Command::Check(args) => check::run(args, global),
+        Command::Parse(args) => parse::run(args, global),
+        Command::Undo(args) => undo::run(args, global),
+        Command::Redo(args) => redo::run(args, global),
+        Command::Squash(args) => squash::run(args, global),
+        Command::StepBack(args) => step::run_back(args, global),
+        Command::StepForward(args) => step::run_forward(args, global),
+        Command::Status(args) => status::run(args, global),
+        Command::Log(args) => log::run(args, global),
+        Command::Show(args) => show::run(args, global),
+        Command::Watch(args) => watch::run(args, global),
+        Command::Hooks(args) => hooks::run(args, global),
+        Command::Demo(args) => demo::run(args, global),
+        Command::Generate(args) => generate::run(args, global),
+    }
+}
+
+/// The error every subcommand that is declared but not built yet returns (exit 2).
+pub fn not_implemented(command: &str) -> anyhow::Error {
+    UsageError(format!("{command} is not implemented yet")).into()
+}
+
+/// The clap command tree, for man pages and completions.
+pub fn command() -> clap::Command {
+    <Cli as clap::CommandFactory>::command()
+}

@@ -1,0 +1,68 @@
+//! `git clada parse`: print the raw block parse result.
+
+use std::path::PathBuf;
+
+use crate::block::{self, Dialect};
+use crate::cli::{Format, Global};
+use crate::error::Outcome;
+
+/// Print the raw block parse result of a reply as JSON in the reference shape.
+///
+/// The output is `{"blocks": [{id, properties, startLine, endLine}], "errors": [{code, line,
+/// column, length, blockId, content, context, message}]}`, exactly what the nesl-js reference
+/// prints, so its conformance suites can be run against it. Columns and lengths count UTF-16
+/// code units. `--format human` prints a readable summary instead. Exit 1 if there are errors.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:\n  git clada parse examples/reply.md\n  git clada parse --format human --dialect nesl reply.md")]
+pub struct Args {
+    /// The reply to parse; `-` or nothing reads standard input.
+    #[arg(value_name = "FILE")]
+    pub file: Option<PathBuf>,
+
+    /// Block spelling: auto picks SHAM, NESL or nesl per block from its header.
+    #[arg(long, value_enum, default_value_t = DialectArg::Auto)]
+    pub dialect: DialectArg,
+}
+
+/// `--dialect` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum DialectArg {
+    /// Per block, from its header: `#!SHAM`, `#!NESL` or `#!nesl`.
+    Auto,
+    /// Only `#!SHAM [@three-char-SHA-256: id]` … `#!END_SHAM_id`.
+    Sham,
+    /// Only `#!NESL [@three-char-SHA-256: id]` … `#!END_NESL_id`.
+    NeslUpper,
+    /// Only `#!nesl [@LABEL: id]` … `#!end_id`.
+    Nesl,
+}
+
+impl From<DialectArg> for Dialect {
+    fn from(d: DialectArg) -> Self {
+        match d {
+            DialectArg::Auto => Dialect::Auto,
+            DialectArg::Sham => Dialect::Sham,
+            DialectArg::NeslUpper => Dialect::NeslUpper,
+            DialectArg::Nesl => Dialect::Nesl,
+        }
+    }
+}
+
+pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
+    let reply = crate::input::read_reply(args.file.as_deref())?;
+    let result = block::parse(&reply.text, args.dialect.into());
+    let out = match global.format.unwrap_or(Format::Json) {
+        Format::Json => {
+            let mut s = serde_json::to_string_pretty(&result)?;
+            s.push('\n');
+            s
+        }
+        Format::Human | Format::Llm => block::summary(&result),
+    };
+    print!("{out}");
+    Ok(if result.errors.is_empty() {
+        Outcome::Success
+    } else {
+        Outcome::Partial
+    })
+}

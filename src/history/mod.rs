@@ -1,0 +1,1 @@
+//! History operations built on `repo`: undo/redo, squash, step-back/step-forward.

@@ -1,0 +1,26 @@
+//! git-clada: apply LLM action blocks (SHAM/NESL) to a git repository as exact, reviewable,
+//! reversible commits.
+//!
+//! Data flows one way (DESIGN §10):
+//!
+//! ```text
+//! input text ─▶ block (parse) ─▶ action (plan: schema check, typed actions, sandboxed paths)
+//!            ─▶ action (execute: worktree I/O, exec) ─▶ repo (git: snapshot, tree, commit, notes)
+//!            ─▶ report (human / llm / json)
+//! ```
+//!
+//! Rules of the house: `action` never touches git; `repo` is the only module that imports gix;
+//! `cli` holds no logic beyond argument handling.
+
+pub mod action;
+pub mod block;
+pub mod cli;
+pub mod error;
+pub mod history;
+pub mod input;
+pub mod report;
+pub mod repo;
+pub mod sandbox;
+
+/// The version recorded in `Clada-Version` trailers and printed by `--version`.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

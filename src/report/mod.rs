@@ -1,0 +1,1 @@
+//! Result reports in the three formats: human, llm (paste-back) and json.
