@@ -16,10 +16,13 @@ pub mod action;
 pub mod block;
 pub mod cli;
 pub mod error;
+pub mod failpoint;
+pub mod fsutil;
 pub mod history;
 pub mod input;
-pub mod report;
+pub mod record;
 pub mod repo;
+pub mod report;
 pub mod sandbox;
 
 /// The version recorded in `Clada-Version` trailers and printed by `--version`.

@@ -1,3 +1,344 @@
 //! Everything git, through gix: open, lock, status, snapshot, tree edit, commit, notes,
 //! in-place checkout/reset, stash-format commits, history walk. The only module that imports
-//! gix.
+//! gix; the rest of the crate sees [`Repo`], [`ObjectId`] and plain paths.
+//!
+//! Paths handed in and out are worktree-relative, `/`-separated byte strings ([`BString`]),
+//! exactly as they appear in trees and the index.
+
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+
+pub use gix::bstr::{BStr, BString, ByteSlice};
+pub use gix::ObjectId;
+
+use gix::prelude::ReferenceExt;
+
+mod checkout;
+mod commit;
+mod hooks;
+mod index;
+mod lock;
+mod notes;
+mod status;
+mod tree;
+mod walk;
+
+pub use checkout::{CheckoutPlan, PathConflict};
+pub use commit::{parse_trailers, CommitInfo, Expected, Signature};
+pub use hooks::HookRun;
+pub use index::{Index, IndexLock, IndexUpdate};
+pub use lock::CladaLock;
+pub use notes::NOTES_REF;
+pub use status::{Dirt, Status};
+pub use tree::{Entry, EntryKind, Hasher, TreeChange, TreeDiff};
+
+/// Errors of the repository layer. Every message names what failed and, where the user can
+/// act, what to do.
+#[derive(Debug, thiserror::Error)]
+pub enum RepoError {
+    #[error("not a git repository (or any parent up to the root): {0}; run `git init` there first, or use --no-git")]
+    NotARepo(PathBuf),
+    #[error("the repository at {0} is bare; git-clada needs a worktree")]
+    Bare(PathBuf),
+    #[error("{context}: {source}")]
+    Git {
+        context: String,
+        #[source]
+        source: gix::Error,
+    },
+    #[error("{context} '{path}': {source}")]
+    Io {
+        context: &'static str,
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{0}")]
+    Invalid(String),
+}
+
+pub type Result<T, E = RepoError> = std::result::Result<T, E>;
+
+/// Attaches a context message to gix results.
+pub(crate) trait GixContext<T> {
+    fn ctx(self, context: impl Into<String>) -> Result<T>;
+}
+
+impl<T, E: Into<gix::Error>> GixContext<T> for std::result::Result<T, E> {
+    fn ctx(self, context: impl Into<String>) -> Result<T> {
+        self.map_err(|e| RepoError::Git {
+            context: context.into(),
+            source: e.into(),
+        })
+    }
+}
+
+pub(crate) fn io_err(
+    context: &'static str,
+    path: &Path,
+) -> impl FnOnce(std::io::Error) -> RepoError {
+    let path = path.to_path_buf();
+    move |source| RepoError::Io {
+        context,
+        path,
+        source,
+    }
+}
+
+/// Where HEAD points.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Head {
+    /// On a branch with at least one commit.
+    Branch { name: String, commit: ObjectId },
+    /// Detached at a commit.
+    Detached { commit: ObjectId },
+    /// On a branch that has no commit yet.
+    Unborn { name: String },
+}
+
+impl Head {
+    pub fn commit(&self) -> Option<ObjectId> {
+        match self {
+            Head::Branch { commit, .. } | Head::Detached { commit } => Some(*commit),
+            Head::Unborn { .. } => None,
+        }
+    }
+
+    /// The full ref name of the branch (`refs/heads/x`), if on one.
+    pub fn branch(&self) -> Option<&str> {
+        match self {
+            Head::Branch { name, .. } | Head::Unborn { name } => Some(name),
+            Head::Detached { .. } => None,
+        }
+    }
+
+    /// `main` for `refs/heads/main`, `HEAD` when detached.
+    pub fn short_name(&self) -> &str {
+        match self.branch() {
+            Some(name) => name.strip_prefix("refs/heads/").unwrap_or(name),
+            None => "HEAD",
+        }
+    }
+}
+
+/// An operation git itself has in progress, during which git-clada refuses to act.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InProgress {
+    Merge,
+    Rebase,
+    CherryPick,
+    Revert,
+    Bisect,
+    ApplyMailbox,
+}
+
+impl InProgress {
+    /// What to tell the user: the operation and how to finish or abort it.
+    pub fn describe(self) -> &'static str {
+        match self {
+            InProgress::Merge => "a merge is in progress; finish it (`git commit`) or abort it (`git merge --abort`) first",
+            InProgress::Rebase => "a rebase is in progress; finish it (`git rebase --continue`) or abort it (`git rebase --abort`) first",
+            InProgress::CherryPick => "a cherry-pick is in progress; finish it (`git cherry-pick --continue`) or abort it (`git cherry-pick --abort`) first",
+            InProgress::Revert => "a revert is in progress; finish it (`git revert --continue`) or abort it (`git revert --abort`) first",
+            InProgress::Bisect => "a bisect is in progress; end it with `git bisect reset` first",
+            InProgress::ApplyMailbox => "`git am` is in progress; finish it (`git am --continue`) or abort it (`git am --abort`) first",
+        }
+    }
+}
+
+/// An open repository with a worktree.
+pub struct Repo {
+    pub(crate) repo: gix::Repository,
+    workdir: PathBuf,
+    git_dir: PathBuf,
+    common_dir: PathBuf,
+}
+
+impl std::fmt::Debug for Repo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Repo")
+            .field("workdir", &self.workdir)
+            .field("git_dir", &self.git_dir)
+            .finish()
+    }
+}
+
+impl Repo {
+    /// Finds the repository containing `dir`, honouring `GIT_DIR` and `GIT_WORK_TREE` like git.
+    pub fn discover(dir: &Path) -> Result<Repo> {
+        let repo = match gix::discover_with_environment_overrides(dir) {
+            Ok(repo) => repo,
+            Err(e) => {
+                let err: gix::Error = e;
+                let text = err.to_string();
+                if text.contains("not a git repository")
+                    || text.contains("Could not find a git repository")
+                    || text.contains("not find")
+                {
+                    return Err(RepoError::NotARepo(dir.to_path_buf()));
+                }
+                return Err(RepoError::Git {
+                    context: format!("cannot open the repository at '{}'", dir.display()),
+                    source: err,
+                });
+            }
+        };
+        Self::from_gix(repo, dir)
+    }
+
+    /// Opens the repository whose worktree or git dir is exactly `dir` (no upward search, no
+    /// environment overrides); for tests and tools that already know where it is.
+    pub fn open(dir: &Path) -> Result<Repo> {
+        let repo =
+            gix::open(dir).ctx(format!("cannot open the repository at '{}'", dir.display()))?;
+        Self::from_gix(repo, dir)
+    }
+
+    fn from_gix(repo: gix::Repository, dir: &Path) -> Result<Repo> {
+        let Some(workdir) = repo.workdir() else {
+            return Err(RepoError::Bare(repo.git_dir().to_path_buf()));
+        };
+        let absolutize = |p: &Path| -> Result<PathBuf> {
+            let joined = if p.is_absolute() {
+                p.to_path_buf()
+            } else {
+                std::env::current_dir()
+                    .map_err(io_err("cannot read the current directory", dir))?
+                    .join(p)
+            };
+            joined
+                .canonicalize()
+                .map_err(io_err("cannot resolve the path", &joined))
+        };
+        let workdir = absolutize(workdir)?;
+        let git_dir = absolutize(repo.git_dir())?;
+        let common_dir = absolutize(repo.common_dir())?;
+        Ok(Repo {
+            repo,
+            workdir,
+            git_dir,
+            common_dir,
+        })
+    }
+
+    /// The worktree root, absolute and canonical.
+    pub fn workdir(&self) -> &Path {
+        &self.workdir
+    }
+
+    /// The git dir of this worktree (`.git`, or `.git/worktrees/x` for a linked worktree).
+    pub fn git_dir(&self) -> &Path {
+        &self.git_dir
+    }
+
+    /// The git dir shared by all worktrees, where refs and objects live.
+    pub fn common_dir(&self) -> &Path {
+        &self.common_dir
+    }
+
+    /// Absolute path of a worktree-relative path.
+    pub fn abs_path(&self, rel: &BStr) -> PathBuf {
+        let mut p = self.workdir.clone();
+        for comp in rel.split_str("/") {
+            p.push(std::ffi::OsStr::from_bytes(comp));
+        }
+        p
+    }
+
+    /// Re-reads configuration, refs and the object database caches from disk, as a new
+    /// process would (after a hook or an exec may have changed things).
+    pub fn reload(&mut self) -> Result<()> {
+        let fresh = gix::open_opts(&self.git_dir, self.repo.open_options().clone())
+            .ctx("cannot re-open the repository")?;
+        self.repo = fresh;
+        Ok(())
+    }
+
+    /// Where HEAD points, read fresh from disk.
+    pub fn head(&self) -> Result<Head> {
+        let head = self.repo.head().ctx("cannot read HEAD")?;
+        Ok(match head.kind {
+            gix::head::Kind::Symbolic(reference) => {
+                let name = reference.name.as_bstr().to_string();
+                let mut reference = reference.attach(&self.repo);
+                let id = reference
+                    .peel_to_id()
+                    .ctx(format!("cannot resolve the branch {name}"))?
+                    .detach();
+                Head::Branch { name, commit: id }
+            }
+            gix::head::Kind::Unborn(name) => Head::Unborn {
+                name: name.as_bstr().to_string(),
+            },
+            gix::head::Kind::Detached { target, peeled } => Head::Detached {
+                commit: peeled.unwrap_or(target),
+            },
+        })
+    }
+
+    /// The git operation in progress, if any.
+    pub fn in_progress(&self) -> Option<InProgress> {
+        use gix::state::InProgress as G;
+        self.repo.state().map(|s| match s {
+            G::Merge => InProgress::Merge,
+            G::Rebase | G::RebaseInteractive | G::ApplyMailboxRebase => InProgress::Rebase,
+            G::CherryPick | G::CherryPickSequence => InProgress::CherryPick,
+            G::Revert | G::RevertSequence => InProgress::Revert,
+            G::Bisect => InProgress::Bisect,
+            G::ApplyMailbox => InProgress::ApplyMailbox,
+        })
+    }
+
+    /// The object id of `rev` (any revision git understands), peeled to a commit.
+    pub fn resolve_commit(&self, rev: &str) -> Result<ObjectId> {
+        let id = self
+            .repo
+            .rev_parse_single(rev)
+            .ctx(format!("unknown revision '{rev}'"))?;
+        let commit = id
+            .object()
+            .ctx(format!("cannot read '{rev}'"))?
+            .peel_to_commit()
+            .ctx(format!("'{rev}' is not a commit"))?;
+        Ok(commit.id)
+    }
+
+    /// The value a reference points to, or `None` if it does not exist.
+    pub fn read_ref(&self, name: &str) -> Result<Option<ObjectId>> {
+        match self
+            .repo
+            .try_find_reference(name)
+            .ctx(format!("cannot read {name}"))?
+        {
+            Some(mut r) => Ok(Some(
+                r.peel_to_id()
+                    .ctx(format!("cannot resolve {name}"))?
+                    .detach(),
+            )),
+            None => Ok(None),
+        }
+    }
+
+    /// All references whose name starts with `prefix`, with the object they point to.
+    pub fn refs_with_prefix(&self, prefix: &str) -> Result<Vec<(String, ObjectId)>> {
+        let platform = self.repo.references().ctx("cannot list references")?;
+        let iter = platform
+            .prefixed(prefix)
+            .ctx(format!("cannot list references under {prefix}"))?;
+        let mut out = Vec::new();
+        for r in iter {
+            let mut r =
+                r.map_err(|e| RepoError::Invalid(format!("cannot read a reference: {e}")))?;
+            let name = r.name().as_bstr().to_string();
+            if let Ok(id) = r.peel_to_id() {
+                out.push((name, id.detach()));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Hex of `id` abbreviated to 7 characters (enough for reports; never used to resolve).
+    pub fn short(id: ObjectId) -> String {
+        id.to_hex_with_len(7).to_string()
+    }
+}

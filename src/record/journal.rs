@@ -1,0 +1,134 @@
+//! The transaction journal: `<git-dir>/clada/transaction.json`, written before an apply
+//! touches the worktree and removed when it is complete. If the process dies in between, the
+//! journal says what the state was before, so `git clada undo` can roll the apply back and
+//! every other command refuses until it has.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::repo::{ObjectId, Repo};
+
+/// What a path held before the transaction touched it, when the commit history cannot say.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Before {
+    /// Nothing was there.
+    Absent,
+    /// A tracked path: its content is in the journal's `base_tree`.
+    Tracked,
+    /// An untracked (or ignored) file, saved as a blob.
+    Blob { id: String, executable: bool },
+    /// An untracked symlink, saved as a blob of its target.
+    Link { id: String },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JournalPath {
+    pub path: String,
+    pub before: Before,
+}
+
+/// The snapshot part of the journal.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JournalSnapshot {
+    pub commit: String,
+    pub index_tree: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Journal {
+    /// Always `apply` for now.
+    pub op: String,
+    /// Unix seconds when the transaction started.
+    pub started: i64,
+    pub pid: u32,
+    /// Where the reply came from (for messages).
+    pub source: String,
+    /// HEAD before the transaction.
+    pub head: String,
+    /// The branch HEAD was on (full name), if any.
+    pub branch: Option<String>,
+    /// The tree of the tracked worktree before the transaction (the snapshot tree, or HEAD's).
+    pub base_tree: String,
+    /// The tree the index held before (equal to `base_tree` when nothing was staged apart).
+    pub index_tree: String,
+    pub snapshot: Option<JournalSnapshot>,
+    /// Every path the reply's actions may write, with its prior state.
+    pub paths: Vec<JournalPath>,
+    /// Whether exec blocks ran (their changes are found by comparing with `base_tree`).
+    pub exec: bool,
+    /// The AI commit, recorded just before the branch is moved to it.
+    pub commit: Option<String>,
+}
+
+impl Journal {
+    pub fn path(repo: &Repo) -> PathBuf {
+        repo.git_dir().join("clada").join("transaction.json")
+    }
+
+    /// Reads the journal of an interrupted transaction, if there is one.
+    pub fn read(repo: &Repo) -> Result<Option<Journal>, JournalError> {
+        let path = Self::path(repo);
+        let bytes = match std::fs::read(&path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(source) => return Err(JournalError::Io { path, source }),
+        };
+        serde_json::from_slice(&bytes)
+            .map(Some)
+            .map_err(|source| JournalError::Corrupt { path, source })
+    }
+
+    /// Writes (or rewrites) the journal atomically.
+    pub fn write(&self, repo: &Repo) -> Result<(), JournalError> {
+        let path = Self::path(repo);
+        let dir = path.parent().unwrap_or(Path::new("."));
+        std::fs::create_dir_all(dir).map_err(|source| JournalError::Io {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+        let bytes = serde_json::to_vec_pretty(self).map_err(|source| JournalError::Corrupt {
+            path: path.clone(),
+            source,
+        })?;
+        crate::fsutil::write_atomic(&path, &bytes, false)
+            .map_err(|source| JournalError::Io { path, source })
+    }
+
+    /// Removes the journal: the transaction is complete (or rolled back).
+    pub fn remove(repo: &Repo) -> Result<(), JournalError> {
+        let path = Self::path(repo);
+        match std::fs::remove_file(&path) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(source) => Err(JournalError::Io { path, source }),
+        }
+    }
+
+    pub fn head_id(&self) -> Result<ObjectId, JournalError> {
+        parse_id(&self.head)
+    }
+}
+
+pub fn parse_id(hex: &str) -> Result<ObjectId, JournalError> {
+    ObjectId::from_hex(hex.as_bytes()).map_err(|_| JournalError::BadId(hex.to_string()))
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum JournalError {
+    #[error("cannot access the transaction journal '{path}': {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("the transaction journal '{path}' is unreadable ({source}); inspect it, then delete it to continue")]
+    Corrupt {
+        path: PathBuf,
+        #[source]
+        source: serde_json::Error,
+    },
+    #[error("the transaction journal holds an invalid object id '{0}'")]
+    BadId(String),
+}

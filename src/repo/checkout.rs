@@ -1,0 +1,238 @@
+//! In-place checkout: move the worktree's tracked files from one tree to another, rewriting
+//! only the paths that differ (gix has no `reset --hard`; this is the recipe of
+//! `reference/gix-notes.md` (e), done with plain file operations).
+//!
+//! Planning and conflict detection are separate from execution, so callers can refuse before
+//! touching anything: a file to be created where an untracked file or directory stands, or a
+//! directory needed where an untracked file stands, is a conflict, never overwritten.
+
+use std::collections::BTreeSet;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+use gix::bstr::{BStr, BString, ByteSlice};
+use gix::ObjectId;
+
+use super::tree::{Entry, EntryKind, Hasher};
+use super::{io_err, Repo, Result};
+
+/// What a checkout from one tree to another will do.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CheckoutPlan {
+    /// Paths to (re)write with the given entry.
+    pub writes: Vec<(BString, Entry)>,
+    /// Paths to delete.
+    pub deletes: Vec<BString>,
+}
+
+impl CheckoutPlan {
+    pub fn is_empty(&self) -> bool {
+        self.writes.is_empty() && self.deletes.is_empty()
+    }
+
+    /// Every path the checkout touches, sorted.
+    pub fn paths(&self) -> Vec<BString> {
+        let mut out: Vec<BString> = self
+            .writes
+            .iter()
+            .map(|(p, _)| p.clone())
+            .chain(self.deletes.iter().cloned())
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+}
+
+/// Something in the worktree that a checkout would destroy.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PathConflict {
+    pub path: BString,
+    pub reason: String,
+}
+
+impl Repo {
+    /// Plans moving tracked content from tree `from` to tree `to`.
+    pub fn plan_checkout(&self, from: ObjectId, to: ObjectId) -> Result<CheckoutPlan> {
+        let mut plan = CheckoutPlan::default();
+        for d in self.diff_trees(from, to)? {
+            match d.new {
+                Some(entry) if entry.kind != EntryKind::Commit => plan.writes.push((d.path, entry)),
+                Some(_) => {}
+                None => plan.deletes.push(d.path),
+            }
+        }
+        Ok(plan)
+    }
+
+    /// What in the worktree (not tracked in `from`) would be overwritten or lost by `plan`.
+    pub fn checkout_conflicts(
+        &self,
+        from: ObjectId,
+        plan: &CheckoutPlan,
+    ) -> Result<Vec<PathConflict>> {
+        let deleted: BTreeSet<&BStr> = plan.deletes.iter().map(|p| p.as_bstr()).collect();
+        let mut conflicts = Vec::new();
+        for (path, entry) in &plan.writes {
+            // A path that `from` tracks holds tracked content; the caller's dirty check
+            // guarantees it is unmodified, so replacing it loses nothing.
+            if self
+                .tree_entry(from, path.as_bstr())?
+                .is_some_and(|e| e.kind != EntryKind::Tree)
+            {
+                continue;
+            }
+            if let Some(md) = self.worktree_metadata(path.as_bstr())? {
+                if md.is_dir() {
+                    if !self.dir_holds_only(path.as_bstr(), &deleted)? {
+                        conflicts.push(PathConflict {
+                            path: path.clone(),
+                            reason: "a directory with untracked files is in the way".into(),
+                        });
+                    }
+                } else if !same_content(self, path.as_bstr(), entry)? {
+                    conflicts.push(PathConflict {
+                        path: path.clone(),
+                        reason: "an untracked file would be overwritten".into(),
+                    });
+                }
+            }
+            // A file standing where a parent directory is needed.
+            let mut parent = path.as_bstr();
+            while let Some(pos) = parent.rfind_byte(b'/') {
+                parent = parent[..pos].as_bstr();
+                if let Some(md) = self.worktree_metadata(parent)? {
+                    if !md.is_dir() && !deleted.contains(parent) {
+                        conflicts.push(PathConflict {
+                            path: parent.to_owned(),
+                            reason: format!("an untracked file stands where the directory for '{path}' is needed"),
+                        });
+                    }
+                    break;
+                }
+            }
+        }
+        Ok(conflicts)
+    }
+
+    /// True when every file below directory `rel` is in `deleted` (so it empties out).
+    fn dir_holds_only(&self, rel: &BStr, deleted: &BTreeSet<&BStr>) -> Result<bool> {
+        let root = self.abs_path(rel);
+        let mut stack = vec![root];
+        while let Some(dir) = stack.pop() {
+            let rd = std::fs::read_dir(&dir).map_err(io_err("cannot read directory", &dir))?;
+            for ent in rd {
+                let ent = ent.map_err(io_err("cannot read directory", &dir))?;
+                let p = ent.path();
+                let ft = ent.file_type().map_err(io_err("cannot inspect", &p))?;
+                if ft.is_dir() {
+                    stack.push(p);
+                    continue;
+                }
+                let rel_path = p
+                    .strip_prefix(self.workdir())
+                    .ok()
+                    .and_then(|r| r.to_str())
+                    .map(|s| BString::from(s.replace('\\', "/")));
+                match rel_path {
+                    Some(r) if deleted.contains(r.as_bstr()) => {}
+                    _ => return Ok(false),
+                }
+            }
+        }
+        Ok(true)
+    }
+
+    /// Carries out `plan`: deletions first (emptied directories are pruned), then writes
+    /// (each file replaced atomically). Returns the paths written.
+    pub fn execute_checkout(
+        &self,
+        plan: &CheckoutPlan,
+        hasher: &mut Hasher<'_>,
+    ) -> Result<Vec<BString>> {
+        let root = self.workdir().to_path_buf();
+        let mut deletes = plan.deletes.clone();
+        // Deepest first, so directories empty out before their parents are pruned.
+        deletes.sort_by(|a, b| b.len().cmp(&a.len()).then(b.cmp(a)));
+        for path in &deletes {
+            let abs = self.abs_path(path.as_bstr());
+            match std::fs::symlink_metadata(&abs) {
+                Ok(md) if md.is_dir() => {}
+                Ok(_) => std::fs::remove_file(&abs).map_err(io_err("cannot delete", &abs))?,
+                Err(_) => {}
+            }
+            if let Some(parent) = abs.parent() {
+                crate::fsutil::prune_empty_dirs(parent, &root);
+            }
+        }
+        let mut written = Vec::with_capacity(plan.writes.len());
+        for (path, entry) in &plan.writes {
+            self.write_entry(path.as_bstr(), entry, hasher)?;
+            written.push(path.clone());
+        }
+        Ok(written)
+    }
+
+    /// Writes one tree entry to the worktree.
+    pub fn write_entry(&self, rel: &BStr, entry: &Entry, hasher: &mut Hasher<'_>) -> Result<()> {
+        let abs = self.abs_path(rel);
+        if let Some(parent) = abs.parent() {
+            make_dirs(parent, self.workdir())?;
+        }
+        if let Ok(md) = std::fs::symlink_metadata(&abs) {
+            if md.is_dir() {
+                std::fs::remove_dir(&abs).map_err(io_err("cannot replace directory", &abs))?;
+            }
+        }
+        let data = self.read_blob(entry.id)?;
+        match entry.kind {
+            EntryKind::Link => {
+                let target = std::path::Path::new(std::ffi::OsStr::from_bytes(&data));
+                crate::fsutil::symlink_atomic(&abs, target)
+                    .map_err(io_err("cannot create symlink", &abs))?;
+            }
+            EntryKind::Blob | EntryKind::Executable => {
+                let data = hasher.to_worktree(rel, &data)?;
+                crate::fsutil::write_atomic(&abs, &data, entry.kind == EntryKind::Executable)
+                    .map_err(io_err("cannot write", &abs))?;
+                // An existing file keeps its mode through rename only if we set it: the new
+                // inode was created with the umask applied, which is what git does too.
+            }
+            EntryKind::Commit | EntryKind::Tree => {}
+        }
+        Ok(())
+    }
+}
+
+/// Creates `dir` and its parents, replacing nothing: a file in the way is an error.
+fn make_dirs(dir: &Path, root: &Path) -> Result<()> {
+    if dir.is_dir() {
+        return Ok(());
+    }
+    if !dir.starts_with(root) {
+        return Ok(());
+    }
+    std::fs::create_dir_all(dir).map_err(io_err("cannot create directory", dir))
+}
+
+/// True when the worktree file at `rel` already holds `entry` (an identical untracked file is
+/// not a conflict).
+fn same_content(repo: &Repo, rel: &BStr, entry: &Entry) -> Result<bool> {
+    let abs = repo.abs_path(rel);
+    let md = match std::fs::symlink_metadata(&abs) {
+        Ok(md) => md,
+        Err(_) => return Ok(false),
+    };
+    let bytes = if md.file_type().is_symlink() {
+        if entry.kind != EntryKind::Link {
+            return Ok(false);
+        }
+        let t = std::fs::read_link(&abs).map_err(io_err("cannot read link", &abs))?;
+        t.as_os_str().as_bytes().to_vec()
+    } else {
+        std::fs::read(&abs).map_err(io_err("cannot read", &abs))?
+    };
+    let id = gix::objs::compute_hash(repo.repo.object_hash(), gix::objs::Kind::Blob, &bytes)
+        .map_err(|e| super::RepoError::Invalid(format!("cannot hash '{rel}': {e}")))?;
+    Ok(id == entry.id)
+}

@@ -1,0 +1,337 @@
+//! Commits and references: identity, writing commit objects, reading them back (subject,
+//! trailers), and moving references with compare-and-swap and a reflog entry.
+
+use gix::bstr::{BString, ByteSlice};
+use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
+use gix::refs::Target;
+use gix::ObjectId;
+
+use super::{GixContext, Repo, RepoError, Result};
+
+/// Who and when, as stored in a commit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Signature {
+    pub name: String,
+    pub email: String,
+    /// Seconds since the Unix epoch.
+    pub seconds: i64,
+    /// Offset from UTC in seconds.
+    pub offset: i32,
+}
+
+impl Signature {
+    fn to_gix(&self) -> gix::actor::Signature {
+        gix::actor::Signature {
+            name: self.name.clone().into(),
+            email: self.email.clone().into(),
+            time: gix::date::Time {
+                seconds: self.seconds,
+                offset: self.offset,
+            },
+        }
+    }
+
+    fn from_gix(sig: &gix::actor::Signature) -> Self {
+        Signature {
+            name: sig.name.to_str_lossy().into_owned(),
+            email: sig.email.to_str_lossy().into_owned(),
+            seconds: sig.time.seconds,
+            offset: sig.time.offset,
+        }
+    }
+}
+
+/// A commit, decoded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommitInfo {
+    pub id: ObjectId,
+    pub tree: ObjectId,
+    pub parents: Vec<ObjectId>,
+    pub author: Signature,
+    pub committer: Signature,
+    pub message: String,
+}
+
+impl CommitInfo {
+    /// The first line of the message.
+    pub fn subject(&self) -> &str {
+        self.message.lines().next().unwrap_or("")
+    }
+
+    /// The trailers (`Token: value` lines of the last paragraph), in order.
+    pub fn trailers(&self) -> Vec<(String, String)> {
+        parse_trailers(&self.message)
+    }
+
+    /// The value of the first trailer named `token` (case-insensitive, as git compares them).
+    pub fn trailer(&self, token: &str) -> Option<String> {
+        self.trailers()
+            .into_iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(token))
+            .map(|(_, v)| v)
+    }
+}
+
+/// Trailers of a commit message: the `Token: value` lines of its last paragraph, which must
+/// not be the subject paragraph. Every line of that paragraph must be a trailer (or a
+/// continuation line starting with whitespace), as git requires.
+pub fn parse_trailers(message: &str) -> Vec<(String, String)> {
+    let trimmed = message.trim_end();
+    let Some(pos) = trimmed.rfind("\n\n") else {
+        return Vec::new();
+    };
+    let last = &trimmed[pos + 2..];
+    let mut out: Vec<(String, String)> = Vec::new();
+    for line in last.lines() {
+        if line.starts_with([' ', '\t']) {
+            match out.last_mut() {
+                Some((_, v)) => {
+                    v.push(' ');
+                    v.push_str(line.trim());
+                    continue;
+                }
+                None => return Vec::new(),
+            }
+        }
+        let Some((token, value)) = line.split_once(':') else {
+            return Vec::new();
+        };
+        if token.is_empty() || !token.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') {
+            return Vec::new();
+        }
+        out.push((token.to_string(), value.trim().to_string()));
+    }
+    out
+}
+
+/// The value a reference must have for an update to proceed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Expected {
+    Any,
+    MustNotExist,
+    Value(ObjectId),
+}
+
+impl Expected {
+    fn to_gix(self) -> PreviousValue {
+        match self {
+            Expected::Any => PreviousValue::Any,
+            Expected::MustNotExist => PreviousValue::MustNotExist,
+            Expected::Value(id) => PreviousValue::MustExistAndMatch(Target::Object(id)),
+        }
+    }
+}
+
+impl Repo {
+    /// Author and committer as git would use them now (config, `GIT_AUTHOR_*`,
+    /// `GIT_COMMITTER_*` including the dates).
+    pub fn identity(&self) -> Result<(Signature, Signature)> {
+        let missing = || {
+            RepoError::Invalid(
+                "your git identity is not configured; set it with `git config --global user.name \"Your Name\"` and `git config --global user.email you@example.com`".into(),
+            )
+        };
+        let author = self
+            .repo
+            .author()
+            .ok_or_else(missing)?
+            .ctx("cannot read the author identity (is GIT_AUTHOR_DATE valid?)")?
+            .to_owned()
+            .ctx("cannot read the author identity")?;
+        let committer = self
+            .repo
+            .committer()
+            .ok_or_else(missing)?
+            .ctx("cannot read the committer identity (is GIT_COMMITTER_DATE valid?)")?
+            .to_owned()
+            .ctx("cannot read the committer identity")?;
+        Ok((
+            Signature::from_gix(&author),
+            Signature::from_gix(&committer),
+        ))
+    }
+
+    /// Writes a commit object (no reference is moved).
+    pub fn write_commit(
+        &self,
+        tree: ObjectId,
+        parents: &[ObjectId],
+        message: &str,
+        author: &Signature,
+        committer: &Signature,
+    ) -> Result<ObjectId> {
+        let commit = gix::objs::Commit {
+            message: message.into(),
+            tree,
+            author: author.to_gix(),
+            committer: committer.to_gix(),
+            encoding: None,
+            parents: parents.iter().copied().collect(),
+            extra_headers: Default::default(),
+        };
+        Ok(self
+            .repo
+            .write_object(&commit)
+            .ctx("cannot write a commit")?
+            .detach())
+    }
+
+    /// Reads and decodes a commit.
+    pub fn commit_info(&self, id: ObjectId) -> Result<CommitInfo> {
+        let commit = self
+            .repo
+            .find_commit(id)
+            .ctx(format!("cannot read commit {id}"))?;
+        let decoded = commit.decode().ctx(format!("cannot decode commit {id}"))?;
+        let author = decoded
+            .author()
+            .ctx(format!("cannot decode the author of {id}"))?
+            .to_owned()
+            .ctx(format!("cannot decode the author of {id}"))?;
+        let committer = decoded
+            .committer()
+            .ctx(format!("cannot decode the committer of {id}"))?
+            .to_owned()
+            .ctx(format!("cannot decode the committer of {id}"))?;
+        Ok(CommitInfo {
+            id,
+            tree: decoded.tree(),
+            parents: decoded.parents().collect(),
+            author: Signature::from_gix(&author),
+            committer: Signature::from_gix(&committer),
+            message: decoded.message.to_str_lossy().into_owned(),
+        })
+    }
+
+    /// Moves `name` to `new` if it currently has the `expected` value, writing `reflog` as the
+    /// reflog message. `HEAD` is followed to the branch it points to (both reflogs written);
+    /// a detached HEAD is moved itself.
+    pub fn update_ref(
+        &self,
+        name: &str,
+        new: ObjectId,
+        expected: Expected,
+        reflog: &str,
+    ) -> Result<()> {
+        let full = name
+            .try_into()
+            .map_err(|e| RepoError::Invalid(format!("invalid reference name '{name}': {e}")))?;
+        let edit = RefEdit::update_with_log(
+            full,
+            Target::Object(new),
+            expected.to_gix(),
+            LogChange {
+                mode: RefLog::AndReference,
+                force_create_reflog: false,
+                message: BString::from(reflog),
+            },
+        )
+        .with_deref(name == "HEAD");
+        self.repo
+            .edit_reference(edit)
+            .map_err(|e| cas_error(name, e))?;
+        Ok(())
+    }
+
+    /// Deletes `name` if it has the `expected` value (or unconditionally with `Any`).
+    pub fn delete_ref(&self, name: &str, expected: Expected) -> Result<()> {
+        if expected == Expected::Any && self.read_ref(name)?.is_none() {
+            return Ok(());
+        }
+        let full = name
+            .try_into()
+            .map_err(|e| RepoError::Invalid(format!("invalid reference name '{name}': {e}")))?;
+        let edit = RefEdit {
+            change: Change::Delete {
+                expected: expected.to_gix(),
+                log: RefLog::AndReference,
+            },
+            name: full,
+            deref: false,
+        };
+        self.repo
+            .edit_reference(edit)
+            .map_err(|e| cas_error(name, e))?;
+        Ok(())
+    }
+
+    /// Points HEAD at a commit directly (detached), recording `reflog`.
+    pub fn detach_head(&self, to: ObjectId, expected: Expected, reflog: &str) -> Result<()> {
+        let edit = RefEdit::update_with_log(
+            "HEAD"
+                .try_into()
+                .map_err(|e| RepoError::Invalid(format!("{e}")))?,
+            Target::Object(to),
+            expected.to_gix(),
+            LogChange {
+                mode: RefLog::AndReference,
+                force_create_reflog: false,
+                message: BString::from(reflog),
+            },
+        );
+        self.repo
+            .edit_reference(edit)
+            .map_err(|e| cas_error("HEAD", e))?;
+        Ok(())
+    }
+
+    /// Points HEAD at the branch `branch` (a full `refs/heads/…` name) again.
+    pub fn attach_head(&self, branch: &str, reflog: &str) -> Result<()> {
+        let target: gix::refs::FullName = branch
+            .try_into()
+            .map_err(|e| RepoError::Invalid(format!("invalid branch name '{branch}': {e}")))?;
+        let edit = RefEdit::update_with_log(
+            "HEAD"
+                .try_into()
+                .map_err(|e| RepoError::Invalid(format!("{e}")))?,
+            Target::Symbolic(target),
+            PreviousValue::Any,
+            LogChange {
+                mode: RefLog::AndReference,
+                force_create_reflog: false,
+                message: BString::from(reflog),
+            },
+        );
+        self.repo
+            .edit_reference(edit)
+            .map_err(|e| cas_error("HEAD", e))?;
+        Ok(())
+    }
+}
+
+fn cas_error(name: &str, e: gix::Error) -> RepoError {
+    let text = e.to_string();
+    if text.contains("changed") || text.contains("Conflict") || text.contains("must") {
+        RepoError::Invalid(format!(
+            "{name} was changed by another process while git-clada was working ({text}); nothing was moved, look at `git log` and try again"
+        ))
+    } else {
+        RepoError::Git {
+            context: format!("cannot update {name}"),
+            source: e,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_trailers;
+
+    #[test]
+    fn trailers_of_last_paragraph() {
+        let msg = "AI: edit x\n\nApplied 1 of 1.\n- abc ok\n\nClada-Version: 0.1.0\nClada-Blocks: abc def\n";
+        assert_eq!(
+            parse_trailers(msg),
+            vec![
+                ("Clada-Version".to_string(), "0.1.0".to_string()),
+                ("Clada-Blocks".to_string(), "abc def".to_string())
+            ]
+        );
+    }
+
+    #[test]
+    fn no_trailers_in_subject_or_prose() {
+        assert!(parse_trailers("Fix: something").is_empty());
+        assert!(parse_trailers("subject\n\nthis is prose: not a trailer block\nreally").is_empty());
+    }
+}

@@ -1,0 +1,342 @@
+//! The index: reading it, changing only the entries of given paths, keeping git's cache-tree
+//! extension valid where it can be, and writing it under git's own `index.lock`.
+//!
+//! gix has no high-level "update these paths" API, and one trap: after
+//! `dangerously_push_entry` by-path lookups silently miss entries, so every lookup here is
+//! done before any push and the entries are re-sorted once at the end.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use gix::bstr::{BStr, BString, ByteSlice};
+use gix::index::entry::{Flags, Mode, Stage, Stat};
+use gix::ObjectId;
+
+use super::tree::{Entry, EntryKind};
+use super::{io_err, GixContext, Repo, RepoError, Result};
+
+/// git's `index.lock`, held from before the branch moves until the new index is in place, so
+/// no other git command sees the new commit with the old index.
+pub struct IndexLock {
+    lock: gix::lock::File,
+    path: PathBuf,
+}
+
+impl std::fmt::Debug for IndexLock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("IndexLock")
+            .field("path", &self.path)
+            .finish()
+    }
+}
+
+/// The index of the worktree, in memory.
+#[derive(Clone)]
+pub struct Index {
+    pub(crate) file: gix::index::File,
+}
+
+/// What to record for a path in the index: its entry, and whether the worktree file is known
+/// to hold exactly that content (then its stat data is recorded so git trusts it; otherwise
+/// the stat is zeroed, which makes git re-check the content).
+#[derive(Debug, Clone)]
+pub struct IndexUpdate {
+    pub path: BString,
+    pub entry: Option<Entry>,
+    pub worktree_matches: bool,
+}
+
+impl Repo {
+    /// Reads the index fresh from disk (an empty one if there is none yet).
+    pub fn read_index(&self) -> Result<Index> {
+        let path = self.repo.index_path();
+        let file = if path.exists() {
+            gix::index::File::at(
+                &path,
+                self.repo.object_hash(),
+                false,
+                gix::index::decode::Options::default(),
+            )
+            .ctx(format!("cannot read the index '{}'", path.display()))?
+        } else {
+            gix::index::File::from_state(gix::index::State::new(self.repo.object_hash()), path)
+        };
+        Ok(Index { file })
+    }
+
+    /// An index holding exactly `tree` (stat data empty; see [`Index::carry_stat_from`]).
+    pub fn index_from_tree(&self, tree: ObjectId) -> Result<Index> {
+        let mut file = self
+            .repo
+            .index_from_tree(&tree)
+            .ctx(format!("cannot build an index from tree {tree}"))?;
+        file.set_path(self.repo.index_path());
+        Ok(Index { file })
+    }
+
+    /// Takes git's `index.lock`, waiting briefly if a git command holds it.
+    pub fn lock_index(&self) -> Result<IndexLock> {
+        let path = self.repo.index_path();
+        let lock = gix::lock::File::acquire_to_update_resource(
+            &path,
+            gix::lock::acquire::Fail::AfterDurationWithBackoff(Duration::from_secs(2)),
+            None,
+            0,
+        )
+        .map_err(|e| {
+            RepoError::Invalid(format!(
+                "cannot lock the index ({}): {e}; if no other git command is running, remove '{}.lock' and try again",
+                path.display(),
+                path.display()
+            ))
+        })?;
+        Ok(IndexLock { lock, path })
+    }
+
+    /// Records the worktree's stat data for `rel` into an index entry.
+    fn stat_of(&self, rel: &BStr) -> Result<Stat> {
+        let abs = self.abs_path(rel);
+        let md = gix::index::fs::Metadata::from_path_no_follow(&abs)
+            .map_err(io_err("cannot inspect", &abs))?;
+        Stat::from_fs(&md)
+            .map_err(|e| RepoError::Invalid(format!("bad timestamp on '{}': {e}", abs.display())))
+    }
+}
+
+impl IndexLock {
+    /// Writes `index` through the lock and renames it into place.
+    pub fn commit(self, index: &Index) -> Result<()> {
+        let mut writer = std::io::BufWriter::with_capacity(64 * 1024, self.lock);
+        index
+            .file
+            .write_to(&mut writer, gix::index::write::Options::default())
+            .ctx("cannot write the index")?;
+        let lock = writer
+            .into_inner()
+            .map_err(|e| io_err("cannot write the index", &self.path)(e.into_error()))?;
+        lock.commit().map_err(|e| {
+            RepoError::Invalid(format!(
+                "cannot replace the index '{}': {e}",
+                self.path.display()
+            ))
+        })?;
+        Ok(())
+    }
+}
+
+impl Index {
+    /// The stage-0 entry of `path`.
+    pub fn entry(&self, path: &BStr) -> Option<Entry> {
+        let e = self
+            .file
+            .entry_by_path_and_stage(path, Stage::Unconflicted)?;
+        Some(Entry {
+            kind: kind_of(e.mode)?,
+            id: e.id,
+        })
+    }
+
+    /// Every stage-0 entry, sorted by path.
+    pub fn entries(&self) -> BTreeMap<BString, Entry> {
+        let mut out = BTreeMap::new();
+        for e in self.file.entries() {
+            if e.stage() != Stage::Unconflicted {
+                continue;
+            }
+            if let Some(kind) = kind_of(e.mode) {
+                out.insert(e.path(&self.file).to_owned(), Entry { kind, id: e.id });
+            }
+        }
+        out
+    }
+
+    /// Paths with unresolved merge conflicts.
+    pub fn conflicted_paths(&self) -> Vec<BString> {
+        let mut out: Vec<BString> = self
+            .file
+            .entries()
+            .iter()
+            .filter(|e| e.stage() != Stage::Unconflicted)
+            .map(|e| e.path(&self.file).to_owned())
+            .collect();
+        out.dedup();
+        out
+    }
+
+    pub fn len(&self) -> usize {
+        self.file.entries().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.file.entries().is_empty()
+    }
+
+    /// The root tree id recorded in git's cache-tree extension, when it is complete and valid.
+    /// When it equals HEAD's tree, nothing is staged, without comparing any entry.
+    pub fn valid_cached_tree(&self) -> Option<ObjectId> {
+        let tree = self.file.tree()?;
+        tree.num_entries?;
+        Some(tree.id)
+    }
+
+    /// Sets (or removes) the entries of the given paths; all other entries are untouched.
+    /// Stat data is taken from the worktree for paths whose file is known to match.
+    pub fn apply(&mut self, repo: &Repo, updates: &[IndexUpdate]) -> Result<()> {
+        if updates.is_empty() {
+            return Ok(());
+        }
+        let mut new_entries = Vec::new();
+        let mut to_remove = std::collections::HashSet::new();
+        // All lookups happen before the first push (see module docs).
+        for u in updates {
+            let existing = self
+                .file
+                .entry_index_by_path_and_stage(u.path.as_bstr(), Stage::Unconflicted);
+            let stat = match (&u.entry, u.worktree_matches) {
+                (Some(_), true) => repo.stat_of(u.path.as_bstr())?,
+                _ => Stat::default(),
+            };
+            match (existing, &u.entry) {
+                (Some(idx), Some(entry)) => {
+                    let e = &mut self.file.entries_mut()[idx];
+                    e.id = entry.id;
+                    e.mode = mode_of(entry.kind);
+                    e.stat = stat;
+                    e.flags.remove(Flags::INTENT_TO_ADD | Flags::SKIP_WORKTREE);
+                }
+                (Some(idx), None) => {
+                    to_remove.insert(idx);
+                }
+                (None, Some(entry)) => new_entries.push((u.path.clone(), *entry, stat)),
+                (None, None) => {}
+            }
+            // A file replacing a directory (or the reverse) leaves stale entries below or
+            // above it; drop them so the index never holds both `a` and `a/b`.
+            if u.entry.is_some() {
+                let mut prefix = u.path.clone();
+                prefix.push(b'/');
+                if let Some(range) = self.file.prefixed_entries_range(prefix.as_bstr()) {
+                    to_remove.extend(range);
+                }
+                let mut parent = u.path.as_bstr();
+                while let Some(pos) = parent.rfind_byte(b'/') {
+                    parent = parent[..pos].as_bstr();
+                    if let Some(idx) = self
+                        .file
+                        .entry_index_by_path_and_stage(parent, Stage::Unconflicted)
+                    {
+                        to_remove.insert(idx);
+                    }
+                }
+            }
+            self.invalidate_cached_tree(u.path.as_bstr());
+        }
+        if !to_remove.is_empty() {
+            self.file
+                .remove_entries(|idx, _, _| to_remove.contains(&idx));
+        }
+        for (path, entry, stat) in new_entries {
+            self.file.dangerously_push_entry(
+                stat,
+                entry.id,
+                Flags::empty(),
+                mode_of(entry.kind),
+                path.as_bstr(),
+            );
+        }
+        self.file.sort_entries();
+        Ok(())
+    }
+
+    /// Marks the cache-tree nodes on `path`'s directories as invalid, as git does for every
+    /// changed path, so the rest of the cache stays valid for git's next `write-tree`.
+    fn invalidate_cached_tree(&mut self, path: &BStr) {
+        let Some(mut node) = self.file.tree_mut() else {
+            return;
+        };
+        node.num_entries = None;
+        let mut components: Vec<&[u8]> = path.split(|b| *b == b'/').collect();
+        components.pop();
+        for comp in components {
+            match node.children.iter_mut().find(|c| c.name.as_slice() == comp) {
+                Some(child) => {
+                    child.num_entries = None;
+                    node = child;
+                }
+                None => break,
+            }
+        }
+    }
+
+    /// Copies stat data from `old` for every entry whose path, id and mode are unchanged, so
+    /// files that did not change are not re-read by git (what `git reset` does).
+    pub fn carry_stat_from(&mut self, old: &Index) {
+        let old_entries = old.file.entries();
+        let mut j = 0;
+        let (entries, backing) = self.file.entries_mut_and_pathbacking();
+        for e in entries.iter_mut() {
+            let path = e.path_in(backing);
+            while j < old_entries.len()
+                && gix::index::Entry::cmp_filepaths(old_entries[j].path(&old.file), path).is_lt()
+            {
+                j += 1;
+            }
+            if let Some(o) = old_entries.get(j) {
+                if o.path(&old.file) == path
+                    && o.id == e.id
+                    && o.mode == e.mode
+                    && o.stage() == e.stage()
+                {
+                    e.stat = o.stat;
+                }
+            }
+        }
+    }
+
+    /// Refreshes the stat data of `paths` from the worktree (files just written there).
+    pub fn refresh_stat(&mut self, repo: &Repo, paths: &[BString]) -> Result<()> {
+        for p in paths {
+            if let Some(idx) = self
+                .file
+                .entry_index_by_path_and_stage(p.as_bstr(), Stage::Unconflicted)
+            {
+                let stat = repo.stat_of(p.as_bstr())?;
+                self.file.entries_mut()[idx].stat = stat;
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes this index as a standalone file (for hooks run against a temporary index).
+    pub fn write_to_path(&self, path: &std::path::Path) -> Result<()> {
+        let mut out = Vec::new();
+        self.file
+            .write_to(&mut out, gix::index::write::Options::default())
+            .ctx("cannot serialise the index")?;
+        let mut f = std::fs::File::create(path).map_err(io_err("cannot create", path))?;
+        f.write_all(&out).map_err(io_err("cannot write", path))?;
+        Ok(())
+    }
+}
+
+pub(crate) fn mode_of(kind: EntryKind) -> Mode {
+    match kind {
+        EntryKind::Blob => Mode::FILE,
+        EntryKind::Executable => Mode::FILE_EXECUTABLE,
+        EntryKind::Link => Mode::SYMLINK,
+        EntryKind::Commit => Mode::COMMIT,
+        EntryKind::Tree => Mode::DIR,
+    }
+}
+
+pub(crate) fn kind_of(mode: Mode) -> Option<EntryKind> {
+    Some(match mode {
+        m if m == Mode::FILE => EntryKind::Blob,
+        m if m == Mode::FILE_EXECUTABLE => EntryKind::Executable,
+        m if m == Mode::SYMLINK => EntryKind::Link,
+        m if m == Mode::COMMIT => EntryKind::Commit,
+        _ => return None,
+    })
+}

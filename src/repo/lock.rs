@@ -1,0 +1,79 @@
+//! git-clada's own lock: one clada operation at a time per worktree.
+//!
+//! An advisory `flock` on `<git-dir>/clada.lock`. The kernel drops it when the process dies,
+//! however it dies, so a crash never leaves a stale lock that blocks the next run; the pid
+//! written into the file only serves the error message.
+
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Seek, Write};
+use std::os::unix::io::AsRawFd;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use super::{io_err, Repo, RepoError, Result};
+
+/// How long a second git-clada waits for the first to finish before giving up.
+const DEFAULT_WAIT: Duration = Duration::from_secs(3);
+
+/// Held for the duration of a clada operation; released on drop (or process death).
+#[derive(Debug)]
+pub struct CladaLock {
+    _file: File,
+    path: PathBuf,
+}
+
+impl CladaLock {
+    pub fn path(&self) -> &std::path::Path {
+        &self.path
+    }
+}
+
+impl Repo {
+    /// Takes the clada lock, waiting briefly if another git-clada holds it.
+    /// `GIT_CLADA_LOCK_WAIT_MS` overrides the wait (tests use it).
+    pub fn lock(&self) -> Result<CladaLock> {
+        let wait = std::env::var("GIT_CLADA_LOCK_WAIT_MS")
+            .ok()
+            .and_then(|v| v.parse::<u64>().ok())
+            .map(Duration::from_millis)
+            .unwrap_or(DEFAULT_WAIT);
+        let path = self.git_dir().join("clada.lock");
+        let mut file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .map_err(io_err("cannot create the lock file", &path))?;
+        let start = Instant::now();
+        let mut pause = Duration::from_millis(5);
+        loop {
+            // SAFETY: flock on a file descriptor we own; no memory is involved.
+            let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+            if rc == 0 {
+                break;
+            }
+            let err = std::io::Error::last_os_error();
+            if err.raw_os_error() != Some(libc::EWOULDBLOCK) {
+                return Err(io_err("cannot lock", &path)(err));
+            }
+            if start.elapsed() >= wait {
+                let mut holder = String::new();
+                let _ = file.read_to_string(&mut holder);
+                let holder = holder.trim();
+                return Err(RepoError::Invalid(format!(
+                    "another git-clada is running in this repository{} and did not finish within {:.1}s; wait for it to finish and try again",
+                    if holder.is_empty() { String::new() } else { format!(" (pid {holder})") },
+                    wait.as_secs_f64()
+                )));
+            }
+            std::thread::sleep(pause);
+            pause = (pause * 2).min(Duration::from_millis(100));
+        }
+        // The pid is informational only, so failing to record it is not an error.
+        let _ = file.set_len(0);
+        let _ = file.rewind();
+        let _ = write!(file, "{}", std::process::id());
+        Ok(CladaLock { _file: file, path })
+    }
+}

@@ -1,0 +1,141 @@
+//! Status: which tracked paths are staged or changed in the worktree, and (on request) which
+//! files are untracked. This is the only part of an apply whose cost grows with the size of
+//! the repository, so it avoids work where git's own data allows: a valid cache-tree equal to
+//! HEAD's tree proves nothing is staged without comparing entries.
+
+use gix::bstr::BString;
+use gix::status::index_worktree::Item;
+use gix::ObjectId;
+
+use super::index::Index;
+use super::{GixContext, Repo, Result};
+
+/// How a tracked path differs from what is recorded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Dirt {
+    Modified,
+    Deleted,
+    TypeChanged,
+    Conflicted,
+}
+
+/// The state of the worktree and index relative to HEAD.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Status {
+    /// Paths whose index entry differs from HEAD's tree (added, modified or removed).
+    pub staged: Vec<BString>,
+    /// Tracked paths whose worktree file differs from the index.
+    pub unstaged: Vec<(BString, Dirt)>,
+    /// Untracked, not ignored files (only filled when asked for).
+    pub untracked: Vec<BString>,
+}
+
+impl Status {
+    /// Tracked changes exist (staged or not); untracked files do not count.
+    pub fn is_dirty(&self) -> bool {
+        !self.staged.is_empty() || !self.unstaged.is_empty()
+    }
+
+    /// Every path with a tracked change, sorted and deduplicated.
+    pub fn dirty_paths(&self) -> Vec<BString> {
+        let mut out: Vec<BString> = self
+            .staged
+            .iter()
+            .cloned()
+            .chain(self.unstaged.iter().map(|(p, _)| p.clone()))
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    pub fn conflicted(&self) -> Vec<BString> {
+        self.unstaged
+            .iter()
+            .filter(|(_, d)| *d == Dirt::Conflicted)
+            .map(|(p, _)| p.clone())
+            .collect()
+    }
+}
+
+impl Repo {
+    /// Compares `head_tree` with `index` and `index` with the worktree. With `untracked`, also
+    /// lists untracked files (a directory walk, so only when needed).
+    pub fn status(&self, head_tree: ObjectId, index: &Index, untracked: bool) -> Result<Status> {
+        let mut status = Status {
+            staged: self.staged_paths(head_tree, index)?,
+            ..Status::default()
+        };
+        let platform = self
+            .repo
+            .status(gix::progress::Discard)
+            .ctx("cannot compute the status")?
+            .index(gix::worktree::IndexPersistedOrInMemory::InMemory(
+                index.file.clone(),
+            ))
+            .index_worktree_rewrites(None)
+            .index_worktree_submodules(None)
+            .untracked_files(if untracked {
+                gix::status::UntrackedFiles::Files
+            } else {
+                gix::status::UntrackedFiles::None
+            });
+        let iter = platform
+            .into_index_worktree_iter(Vec::new())
+            .ctx("cannot compute the status")?;
+        for item in iter {
+            let item = item.ctx("cannot compute the status")?;
+            use gix::status::plumbing::index_as_worktree::{Change, EntryStatus};
+            match &item {
+                Item::Modification {
+                    rela_path,
+                    status: st,
+                    ..
+                } => {
+                    let dirt = match st {
+                        EntryStatus::Conflict { .. } => Dirt::Conflicted,
+                        EntryStatus::Change(Change::Removed) => Dirt::Deleted,
+                        EntryStatus::Change(Change::Type { .. }) => Dirt::TypeChanged,
+                        EntryStatus::Change(_) => Dirt::Modified,
+                        EntryStatus::IntentToAdd => Dirt::Modified,
+                        EntryStatus::NeedsUpdate(_) => continue,
+                    };
+                    status.unstaged.push((rela_path.clone(), dirt));
+                }
+                Item::DirectoryContents { entry, .. } => {
+                    if untracked && entry.status == gix::dir::entry::Status::Untracked {
+                        status.untracked.push(entry.rela_path.clone());
+                    }
+                }
+                Item::Rewrite { .. } => {}
+            }
+        }
+        status.unstaged.sort();
+        status.unstaged.dedup_by(|a, b| a.0 == b.0);
+        status.untracked.sort();
+        Ok(status)
+    }
+
+    /// Paths whose index entry differs from `head_tree`.
+    fn staged_paths(&self, head_tree: ObjectId, index: &Index) -> Result<Vec<BString>> {
+        if index.valid_cached_tree() == Some(head_tree) {
+            return Ok(Vec::new());
+        }
+        let mut out = Vec::new();
+        self.repo
+            .tree_index_status(
+                &head_tree,
+                &index.file,
+                None,
+                gix::status::tree_index::TrackRenames::Disabled,
+                |change, _, _| {
+                    out.push(change.fields().0.to_owned());
+                    Ok(gix::diff::index::Action::Continue(()))
+                },
+            )
+            .ctx("cannot compare the index with HEAD")?;
+        out.sort();
+        out.dedup();
+        Ok(out)
+    }
+}

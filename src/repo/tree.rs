@@ -1,0 +1,377 @@
+//! Objects: blobs from bytes or worktree files (through git's filters), tree edits that touch
+//! only the changed paths, tree reads and tree-to-tree diffs.
+
+use std::collections::BTreeMap;
+
+use gix::bstr::{BStr, BString, ByteSlice};
+use gix::objs::tree::EntryKind as GixKind;
+use gix::ObjectId;
+
+use super::{GixContext, Repo, RepoError, Result};
+
+/// The kind of a tree entry, as git stores it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum EntryKind {
+    Blob,
+    Executable,
+    Link,
+    /// A submodule (gitlink).
+    Commit,
+    Tree,
+}
+
+impl EntryKind {
+    pub(crate) fn to_gix(self) -> GixKind {
+        match self {
+            EntryKind::Blob => GixKind::Blob,
+            EntryKind::Executable => GixKind::BlobExecutable,
+            EntryKind::Link => GixKind::Link,
+            EntryKind::Commit => GixKind::Commit,
+            EntryKind::Tree => GixKind::Tree,
+        }
+    }
+
+    pub(crate) fn from_gix(kind: GixKind) -> Self {
+        match kind {
+            GixKind::Blob => EntryKind::Blob,
+            GixKind::BlobExecutable => EntryKind::Executable,
+            GixKind::Link => EntryKind::Link,
+            GixKind::Commit => EntryKind::Commit,
+            GixKind::Tree => EntryKind::Tree,
+        }
+    }
+
+    pub(crate) fn from_mode(mode: gix::objs::tree::EntryMode) -> Self {
+        Self::from_gix(mode.kind())
+    }
+
+    /// The octal mode git prints (`100644`, …).
+    pub fn mode_str(self) -> &'static str {
+        match self {
+            EntryKind::Blob => "100644",
+            EntryKind::Executable => "100755",
+            EntryKind::Link => "120000",
+            EntryKind::Commit => "160000",
+            EntryKind::Tree => "040000",
+        }
+    }
+}
+
+/// A non-tree entry: what a path holds in a tree or the index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Entry {
+    pub kind: EntryKind,
+    pub id: ObjectId,
+}
+
+/// One edit of a tree: set `path` to `entry`, or remove it (`None`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TreeChange {
+    pub path: BString,
+    pub entry: Option<Entry>,
+}
+
+/// A path whose entry differs between two trees.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TreeDiff {
+    pub path: BString,
+    pub old: Option<Entry>,
+    pub new: Option<Entry>,
+}
+
+impl Repo {
+    pub fn write_blob(&self, data: &[u8]) -> Result<ObjectId> {
+        Ok(self
+            .repo
+            .write_blob(data)
+            .ctx("cannot write a blob")?
+            .detach())
+    }
+
+    pub fn read_blob(&self, id: ObjectId) -> Result<Vec<u8>> {
+        let blob = self
+            .repo
+            .find_blob(id)
+            .ctx(format!("cannot read blob {id}"))?;
+        Ok(blob.detach().data)
+    }
+
+    /// The id of the empty tree.
+    pub fn empty_tree(&self) -> ObjectId {
+        ObjectId::empty_tree(self.repo.object_hash())
+    }
+
+    /// The tree of a commit.
+    pub fn tree_of(&self, commit: ObjectId) -> Result<ObjectId> {
+        let c = self
+            .repo
+            .find_commit(commit)
+            .ctx(format!("cannot read commit {commit}"))?;
+        Ok(c.tree_id()
+            .ctx(format!("cannot read the tree of {commit}"))?
+            .detach())
+    }
+
+    /// Applies `changes` to `base` and writes the changed trees; only the trees on the changed
+    /// paths are read and written, so the cost grows with the change, not the repository.
+    pub fn edit_tree(&self, base: ObjectId, changes: &[TreeChange]) -> Result<ObjectId> {
+        if changes.is_empty() {
+            return Ok(base);
+        }
+        let mut editor = self
+            .repo
+            .edit_tree(base)
+            .ctx(format!("cannot edit tree {base}"))?;
+        for change in changes {
+            match change.entry {
+                Some(entry) => {
+                    editor
+                        .upsert(change.path.as_bstr(), entry.kind.to_gix(), entry.id)
+                        .ctx(format!("cannot set '{}' in a tree", change.path))?;
+                }
+                None => {
+                    editor
+                        .remove(change.path.as_bstr())
+                        .ctx(format!("cannot remove '{}' from a tree", change.path))?;
+                }
+            }
+        }
+        Ok(editor.write().ctx("cannot write a tree")?.detach())
+    }
+
+    /// The entry at `path` in `tree`, if any (trees included).
+    pub fn tree_entry(&self, tree: ObjectId, path: &BStr) -> Result<Option<Entry>> {
+        let tree = self
+            .repo
+            .find_tree(tree)
+            .ctx(format!("cannot read tree {tree}"))?;
+        let entry = tree
+            .lookup_entry(path.split(|b| *b == b'/'))
+            .ctx(format!("cannot look up '{path}'"))?;
+        Ok(entry.map(|e| Entry {
+            kind: EntryKind::from_mode(e.mode()),
+            id: e.object_id(),
+        }))
+    }
+
+    /// Every non-tree entry of `tree`, recursively, sorted by path.
+    pub fn tree_files(&self, tree: ObjectId) -> Result<BTreeMap<BString, Entry>> {
+        let mut out = BTreeMap::new();
+        self.collect_tree(tree, BString::default(), &mut out)?;
+        Ok(out)
+    }
+
+    fn collect_tree(
+        &self,
+        tree: ObjectId,
+        prefix: BString,
+        out: &mut BTreeMap<BString, Entry>,
+    ) -> Result<()> {
+        let t = self
+            .repo
+            .find_tree(tree)
+            .ctx(format!("cannot read tree {tree}"))?;
+        let decoded = t.decode().ctx(format!("cannot decode tree {tree}"))?;
+        let entries: Vec<(BString, GixKind, ObjectId)> = decoded
+            .entries
+            .iter()
+            .map(|e| (e.filename.to_owned(), e.mode.kind(), e.oid.to_owned()))
+            .collect();
+        for (name, kind, id) in entries {
+            let mut path = prefix.clone();
+            if !path.is_empty() {
+                path.push(b'/');
+            }
+            path.extend_from_slice(&name);
+            if kind == GixKind::Tree {
+                self.collect_tree(id, path, out)?;
+            } else {
+                out.insert(
+                    path,
+                    Entry {
+                        kind: EntryKind::from_gix(kind),
+                        id,
+                    },
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// The non-tree paths whose entry differs between `old` and `new`, sorted by path.
+    /// Unchanged subtrees are skipped by id, so the cost grows with the difference.
+    pub fn diff_trees(&self, old: ObjectId, new: ObjectId) -> Result<Vec<TreeDiff>> {
+        if old == new {
+            return Ok(Vec::new());
+        }
+        let old_tree = self
+            .repo
+            .find_tree(old)
+            .ctx(format!("cannot read tree {old}"))?;
+        let new_tree = self
+            .repo
+            .find_tree(new)
+            .ctx(format!("cannot read tree {new}"))?;
+        let changes = self
+            .repo
+            .diff_tree_to_tree(
+                Some(&old_tree),
+                Some(&new_tree),
+                Some(gix::diff::Options::default()),
+            )
+            .ctx("cannot compare trees")?;
+        let mut by_path: BTreeMap<BString, TreeDiff> = BTreeMap::new();
+        let mut note = |path: &BStr, old: Option<Entry>, new: Option<Entry>| {
+            let slot = by_path.entry(path.to_owned()).or_insert_with(|| TreeDiff {
+                path: path.to_owned(),
+                old: None,
+                new: None,
+            });
+            if old.is_some() {
+                slot.old = old;
+            }
+            if new.is_some() {
+                slot.new = new;
+            }
+        };
+        use gix::object::tree::diff::ChangeDetached as C;
+        for change in changes {
+            match change {
+                C::Addition {
+                    location,
+                    entry_mode,
+                    id,
+                    ..
+                } => {
+                    if !entry_mode.is_tree() {
+                        note(location.as_bstr(), None, Some(entry(entry_mode, id)));
+                    }
+                }
+                C::Deletion {
+                    location,
+                    entry_mode,
+                    id,
+                    ..
+                } => {
+                    if !entry_mode.is_tree() {
+                        note(location.as_bstr(), Some(entry(entry_mode, id)), None);
+                    }
+                }
+                C::Modification {
+                    location,
+                    previous_entry_mode,
+                    previous_id,
+                    entry_mode,
+                    id,
+                } => {
+                    let old = (!previous_entry_mode.is_tree())
+                        .then(|| entry(previous_entry_mode, previous_id));
+                    let new = (!entry_mode.is_tree()).then(|| entry(entry_mode, id));
+                    if old.is_some() || new.is_some() {
+                        note(location.as_bstr(), old, new);
+                    }
+                }
+                C::Rewrite {
+                    source_location,
+                    source_entry_mode,
+                    source_id,
+                    entry_mode,
+                    id,
+                    location,
+                    copy,
+                    ..
+                } => {
+                    if !copy && !source_entry_mode.is_tree() {
+                        note(
+                            source_location.as_bstr(),
+                            Some(entry(source_entry_mode, source_id)),
+                            None,
+                        );
+                    }
+                    if !entry_mode.is_tree() {
+                        note(location.as_bstr(), None, Some(entry(entry_mode, id)));
+                    }
+                }
+            }
+        }
+        Ok(by_path.into_values().filter(|d| d.old != d.new).collect())
+    }
+
+    /// Starts hashing worktree files into blobs through git's filters (`.gitattributes`,
+    /// `core.autocrlf`), so the stored content is what `git add` would store.
+    pub fn hasher(&self) -> Result<Hasher<'_>> {
+        let (pipeline, index) = self
+            .repo
+            .filter_pipeline(None)
+            .ctx("cannot set up git's content filters")?;
+        Ok(Hasher { pipeline, index })
+    }
+
+    /// Reads the symlink-free metadata of a worktree path; `None` if nothing is there.
+    pub fn worktree_metadata(&self, rel: &BStr) -> Result<Option<std::fs::Metadata>> {
+        let path = self.abs_path(rel);
+        match std::fs::symlink_metadata(&path) {
+            Ok(md) => Ok(Some(md)),
+            Err(e)
+                if e.kind() == std::io::ErrorKind::NotFound
+                    || e.raw_os_error() == Some(libc::ENOTDIR) =>
+            {
+                Ok(None)
+            }
+            Err(e) => Err(super::io_err("cannot inspect", &path)(e)),
+        }
+    }
+}
+
+fn entry(mode: gix::objs::tree::EntryMode, id: ObjectId) -> Entry {
+    Entry {
+        kind: EntryKind::from_mode(mode),
+        id,
+    }
+}
+
+/// Hashes worktree files into the object database. Create once per operation with
+/// [`Repo::hasher`]: setting up the filters reads the attributes.
+pub struct Hasher<'r> {
+    pipeline: gix::filter::Pipeline<'r>,
+    index: gix::worktree::IndexPersistedOrInMemory,
+}
+
+impl Hasher<'_> {
+    /// Writes the worktree file at `rel` as a blob and returns its entry and metadata; `None`
+    /// when nothing trackable is there (missing, a directory, a socket…).
+    pub fn hash(&mut self, rel: &BStr) -> Result<Option<(Entry, std::fs::Metadata)>> {
+        let out = self
+            .pipeline
+            .worktree_file_to_object(rel, &self.index)
+            .ctx(format!("cannot hash '{rel}'"))?;
+        Ok(match out {
+            Some((id, kind, md)) if kind != GixKind::Commit && kind != GixKind::Tree => Some((
+                Entry {
+                    kind: EntryKind::from_gix(kind),
+                    id,
+                },
+                md,
+            )),
+            _ => None,
+        })
+    }
+
+    /// Converts a blob's content to what the worktree file should hold (smudge, eol).
+    pub fn to_worktree(&mut self, rel: &BStr, data: &[u8]) -> Result<Vec<u8>> {
+        use gix::filter::plumbing::pipeline::convert::ToWorktreeOutcome;
+        let out = self
+            .pipeline
+            .convert_to_worktree(data, rel, Default::default())
+            .ctx(format!("cannot convert '{rel}' for the worktree"))?;
+        Ok(match out {
+            ToWorktreeOutcome::Unchanged(b) => b.to_vec(),
+            ToWorktreeOutcome::Buffer(b) => b.to_vec(),
+            ToWorktreeOutcome::Process(_) => {
+                return Err(RepoError::Invalid(format!(
+                    "'{rel}' uses a delayed filter process, which git-clada does not support"
+                )))
+            }
+        })
+    }
+}
