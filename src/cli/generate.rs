@@ -28,7 +28,10 @@ pub fn write_all(out: &Path) -> anyhow::Result<()> {
     let man_dir = out.join("man").join("man1");
     std::fs::create_dir_all(&man_dir)
         .with_context(|| format!("cannot create '{}'", man_dir.display()))?;
-    let cmd = super::command();
+    // Building propagates the global options (-C, --format, --dry-run) into every
+    // subcommand, so their pages list them too.
+    let mut cmd = super::command();
+    cmd.build();
     write_man(&cmd, "git-clada", &man_dir)?;
     for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
         let name = format!("git-clada-{}", sub.get_name());

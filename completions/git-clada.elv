@@ -1,0 +1,294 @@
+
+use builtin;
+use str;
+
+set edit:completion:arg-completer[git-clada] = {|@words|
+    fn spaces {|n|
+        builtin:repeat $n ' ' | str:join ''
+    }
+    fn cand {|text desc|
+        edit:complex-candidate $text &display=$text' '(spaces (- 14 (wcswidth $text)))$desc
+    }
+    var command = 'git-clada'
+    for word $words[1..-1] {
+        if (str:has-prefix $word '-') {
+            break
+        }
+        set command = $command';'$word
+    }
+    var completions = [
+        &'git-clada'= {
+            cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)'
+            cand --dry-run 'Show what would happen without changing any file, ref or the index'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand apply 'Apply the action blocks of an LLM reply and commit the result as one AI commit'
+            cand check 'Parse and validate replies without changing anything; exit 1 on any error'
+            cand parse 'Print the raw block parse result of a reply as JSON in the reference shape'
+            cand undo 'Take back the last clada operation on this branch'
+            cand redo 'Re-apply what the last `git clada undo` took back, if nothing moved since'
+            cand squash 'Collapse runs of AI commits into one commit each'
+            cand step-back 'Move the worktree one commit back, parking uncommitted work first'
+            cand step-forward 'Move the worktree one commit toward the tip step-back started from'
+            cand status 'Say where you are: the branch, whether you are stepped back (and how far), and the last clada operation that undo would take back'
+            cand log 'List git-clada commits on the current branch: short hash, age, subject, blocks ok/failed'
+            cand show 'Show the reply an AI commit was made from and its result report'
+            cand watch 'Watch FILE and apply new blocks whenever it changes (planned)'
+            cand hooks 'Install or remove git-clada''s git hooks (a pre-commit hook that refuses stray block markers). Existing hook content is preserved; core.hooksPath is respected'
+            cand demo 'Create a scratch repository in a temporary directory, apply the bundled example reply, print the report and the commit, then undo it'
+            cand generate 'Regenerate the man pages and shell completions'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'git-clada;apply'= {
+            cand --dialect 'Block spelling: auto picks SHAM, NESL or nesl per block from its header'
+            cand -m 'Use MESSAGE as the commit subject instead of the generated `AI: …` summary'
+            cand --message 'Use MESSAGE as the commit subject instead of the generated `AI: …` summary'
+            cand --exec 'Policy for `exec` blocks: ask on a terminal, allow, or deny. Default: ask on a terminal, deny otherwise'
+            cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)'
+            cand --no-git 'Run the actions without git: paths are relative to the current directory, nothing is committed'
+            cand --allow-outside 'Permit absolute paths outside the worktree (such changes are never committed)'
+            cand --atomic 'All-or-nothing: if any block fails, restore every file and commit nothing'
+            cand --no-commit 'Apply and stage the changes but do not commit'
+            cand --no-verify 'Do not run the pre-commit, commit-msg and post-commit hooks'
+            cand --no-snapshot 'Refuse a dirty worktree instead of recording it in a snapshot commit first'
+            cand --dry-run 'Show what would happen without changing any file, ref or the index'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'git-clada;check'= {
+            cand --dialect 'Block spelling: auto picks SHAM, NESL or nesl per block from its header'
+            cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)'
+            cand --dry-run 'Show what would happen without changing any file, ref or the index'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'git-clada;parse'= {
+            cand --dialect 'Block spelling: auto picks SHAM, NESL or nesl per block from its header'
+            cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)'
+            cand --dry-run 'Show what would happen without changing any file, ref or the index'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'git-clada;undo'= {
+            cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)'
+            cand --dry-run 'Show what would happen without changing any file, ref or the index'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'git-clada;redo'= {
+            cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)'
+            cand --dry-run 'Show what would happen without changing any file, ref or the index'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'git-clada;squash'= {
+            cand --mode 'Which commits to select'
+            cand --hours 'With --mode hours: AI commits made in the last N hours'
+            cand --days 'With --mode days: AI commits made in the last N days'
+            cand --msg-target 'With --mode msg_contains: commits whose message contains S'
+            cand --message 'Subject of the squashed commit (default: the subjects combined)'
+            cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)'
+            cand --contiguous-only 'Squash each contiguous run separately, keeping human commits in between (default)'
+            cand --no-contiguous-only 'Gather the selected commits across human commits, if that needs no conflict resolution'
+            cand --dry-run 'Show what would happen without changing any file, ref or the index'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'git-clada;step-back'= {
+            cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)'
+            cand --dry-run 'Show what would happen without changing any file, ref or the index'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'git-clada;step-forward'= {
+            cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)'
+            cand --all 'Return to the tip at once'
+            cand --dry-run 'Show what would happen without changing any file, ref or the index'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'git-clada;status'= {
+            cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)'
+            cand --dry-run 'Show what would happen without changing any file, ref or the index'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'git-clada;log'= {
+            cand -n 'Show at most N commits'
+            cand --max-count 'Show at most N commits'
+            cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)'
+            cand --dry-run 'Show what would happen without changing any file, ref or the index'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'git-clada;show'= {
+            cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)'
+            cand --dry-run 'Show what would happen without changing any file, ref or the index'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'git-clada;watch'= {
+            cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)'
+            cand --dry-run 'Show what would happen without changing any file, ref or the index'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'git-clada;hooks'= {
+            cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)'
+            cand --dry-run 'Show what would happen without changing any file, ref or the index'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand install 'Install the hooks'
+            cand uninstall 'Remove the hooks, keeping any other content of the hook files'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'git-clada;hooks;install'= {
+            cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)'
+            cand --dry-run 'Show what would happen without changing any file, ref or the index'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'git-clada;hooks;uninstall'= {
+            cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)'
+            cand --dry-run 'Show what would happen without changing any file, ref or the index'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'git-clada;hooks;help'= {
+            cand install 'Install the hooks'
+            cand uninstall 'Remove the hooks, keeping any other content of the hook files'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'git-clada;hooks;help;install'= {
+        }
+        &'git-clada;hooks;help;uninstall'= {
+        }
+        &'git-clada;hooks;help;help'= {
+        }
+        &'git-clada;demo'= {
+            cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)'
+            cand --keep 'Keep the scratch repository and print its path'
+            cand --dry-run 'Show what would happen without changing any file, ref or the index'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'git-clada;generate'= {
+            cand --out 'Directory that receives `man/` and `completions/`'
+            cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)'
+            cand --dry-run 'Show what would happen without changing any file, ref or the index'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'git-clada;help'= {
+            cand apply 'Apply the action blocks of an LLM reply and commit the result as one AI commit'
+            cand check 'Parse and validate replies without changing anything; exit 1 on any error'
+            cand parse 'Print the raw block parse result of a reply as JSON in the reference shape'
+            cand undo 'Take back the last clada operation on this branch'
+            cand redo 'Re-apply what the last `git clada undo` took back, if nothing moved since'
+            cand squash 'Collapse runs of AI commits into one commit each'
+            cand step-back 'Move the worktree one commit back, parking uncommitted work first'
+            cand step-forward 'Move the worktree one commit toward the tip step-back started from'
+            cand status 'Say where you are: the branch, whether you are stepped back (and how far), and the last clada operation that undo would take back'
+            cand log 'List git-clada commits on the current branch: short hash, age, subject, blocks ok/failed'
+            cand show 'Show the reply an AI commit was made from and its result report'
+            cand watch 'Watch FILE and apply new blocks whenever it changes (planned)'
+            cand hooks 'Install or remove git-clada''s git hooks (a pre-commit hook that refuses stray block markers). Existing hook content is preserved; core.hooksPath is respected'
+            cand demo 'Create a scratch repository in a temporary directory, apply the bundled example reply, print the report and the commit, then undo it'
+            cand generate 'Regenerate the man pages and shell completions'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'git-clada;help;apply'= {
+        }
+        &'git-clada;help;check'= {
+        }
+        &'git-clada;help;parse'= {
+        }
+        &'git-clada;help;undo'= {
+        }
+        &'git-clada;help;redo'= {
+        }
+        &'git-clada;help;squash'= {
+        }
+        &'git-clada;help;step-back'= {
+        }
+        &'git-clada;help;step-forward'= {
+        }
+        &'git-clada;help;status'= {
+        }
+        &'git-clada;help;log'= {
+        }
+        &'git-clada;help;show'= {
+        }
+        &'git-clada;help;watch'= {
+        }
+        &'git-clada;help;hooks'= {
+            cand install 'Install the hooks'
+            cand uninstall 'Remove the hooks, keeping any other content of the hook files'
+        }
+        &'git-clada;help;hooks;install'= {
+        }
+        &'git-clada;help;hooks;uninstall'= {
+        }
+        &'git-clada;help;demo'= {
+        }
+        &'git-clada;help;generate'= {
+        }
+        &'git-clada;help;help'= {
+        }
+    ]
+    $completions[$command]
+}

@@ -1,0 +1,229 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_git_clada_global_optspecs
+    string join \n C= format= dry-run h/help V/version
+end
+
+function __fish_git_clada_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_git_clada_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_git_clada_using_subcommand
+    set -l cmd (__fish_git_clada_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c git-clada -n "__fish_git_clada_needs_command" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
+complete -c git-clada -n "__fish_git_clada_needs_command" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)' -r -f -a "human\t'One line per block with ✅/❌, hints and outputs; meant for people'
+json\t'Stable machine-readable JSON (documented in the README)'
+llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'"
+complete -c git-clada -n "__fish_git_clada_needs_command" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
+complete -c git-clada -n "__fish_git_clada_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-clada -n "__fish_git_clada_needs_command" -s V -l version -d 'Print version'
+complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "apply" -d 'Apply the action blocks of an LLM reply and commit the result as one AI commit'
+complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "check" -d 'Parse and validate replies without changing anything; exit 1 on any error'
+complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "parse" -d 'Print the raw block parse result of a reply as JSON in the reference shape'
+complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "undo" -d 'Take back the last clada operation on this branch'
+complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "redo" -d 'Re-apply what the last `git clada undo` took back, if nothing moved since'
+complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "squash" -d 'Collapse runs of AI commits into one commit each'
+complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "step-back" -d 'Move the worktree one commit back, parking uncommitted work first'
+complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "step-forward" -d 'Move the worktree one commit toward the tip step-back started from'
+complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "status" -d 'Say where you are: the branch, whether you are stepped back (and how far), and the last clada operation that undo would take back'
+complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "log" -d 'List git-clada commits on the current branch: short hash, age, subject, blocks ok/failed'
+complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "show" -d 'Show the reply an AI commit was made from and its result report'
+complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "watch" -d 'Watch FILE and apply new blocks whenever it changes (planned)'
+complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "hooks" -d 'Install or remove git-clada\'s git hooks (a pre-commit hook that refuses stray block markers). Existing hook content is preserved; core.hooksPath is respected'
+complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "demo" -d 'Create a scratch repository in a temporary directory, apply the bundled example reply, print the report and the commit, then undo it'
+complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "generate" -d 'Regenerate the man pages and shell completions'
+complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -l dialect -d 'Block spelling: auto picks SHAM, NESL or nesl per block from its header' -r -f -a "auto\t'Per block, from its header: `#!SHAM`, `#!NESL` or `#!nesl`'
+sham\t'Only `#!SHAM [@three-char-SHA-256: id]` … `#!END_SHAM_id`'
+nesl-upper\t'Only `#!NESL [@three-char-SHA-256: id]` … `#!END_NESL_id`'
+nesl\t'Only `#!nesl [@LABEL: id]` … `#!end_id`'"
+complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -s m -l message -d 'Use MESSAGE as the commit subject instead of the generated `AI: …` summary' -r
+complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -l exec -d 'Policy for `exec` blocks: ask on a terminal, allow, or deny. Default: ask on a terminal, deny otherwise' -r -f -a "ask\t'Show the code and ask y/n/always (terminal only)'
+allow\t'Run every exec block'
+deny\t'Refuse every exec block'"
+complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
+complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)' -r -f -a "human\t'One line per block with ✅/❌, hints and outputs; meant for people'
+json\t'Stable machine-readable JSON (documented in the README)'
+llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'"
+complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -l no-git -d 'Run the actions without git: paths are relative to the current directory, nothing is committed'
+complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -l allow-outside -d 'Permit absolute paths outside the worktree (such changes are never committed)'
+complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -l atomic -d 'All-or-nothing: if any block fails, restore every file and commit nothing'
+complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -l no-commit -d 'Apply and stage the changes but do not commit'
+complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -l no-verify -d 'Do not run the pre-commit, commit-msg and post-commit hooks'
+complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -l no-snapshot -d 'Refuse a dirty worktree instead of recording it in a snapshot commit first'
+complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
+complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -s V -l version -d 'Print version'
+complete -c git-clada -n "__fish_git_clada_using_subcommand check" -l dialect -d 'Block spelling: auto picks SHAM, NESL or nesl per block from its header' -r -f -a "auto\t'Per block, from its header: `#!SHAM`, `#!NESL` or `#!nesl`'
+sham\t'Only `#!SHAM [@three-char-SHA-256: id]` … `#!END_SHAM_id`'
+nesl-upper\t'Only `#!NESL [@three-char-SHA-256: id]` … `#!END_NESL_id`'
+nesl\t'Only `#!nesl [@LABEL: id]` … `#!end_id`'"
+complete -c git-clada -n "__fish_git_clada_using_subcommand check" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
+complete -c git-clada -n "__fish_git_clada_using_subcommand check" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)' -r -f -a "human\t'One line per block with ✅/❌, hints and outputs; meant for people'
+json\t'Stable machine-readable JSON (documented in the README)'
+llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'"
+complete -c git-clada -n "__fish_git_clada_using_subcommand check" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
+complete -c git-clada -n "__fish_git_clada_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-clada -n "__fish_git_clada_using_subcommand check" -s V -l version -d 'Print version'
+complete -c git-clada -n "__fish_git_clada_using_subcommand parse" -l dialect -d 'Block spelling: auto picks SHAM, NESL or nesl per block from its header' -r -f -a "auto\t'Per block, from its header: `#!SHAM`, `#!NESL` or `#!nesl`'
+sham\t'Only `#!SHAM [@three-char-SHA-256: id]` … `#!END_SHAM_id`'
+nesl-upper\t'Only `#!NESL [@three-char-SHA-256: id]` … `#!END_NESL_id`'
+nesl\t'Only `#!nesl [@LABEL: id]` … `#!end_id`'"
+complete -c git-clada -n "__fish_git_clada_using_subcommand parse" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
+complete -c git-clada -n "__fish_git_clada_using_subcommand parse" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)' -r -f -a "human\t'One line per block with ✅/❌, hints and outputs; meant for people'
+json\t'Stable machine-readable JSON (documented in the README)'
+llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'"
+complete -c git-clada -n "__fish_git_clada_using_subcommand parse" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
+complete -c git-clada -n "__fish_git_clada_using_subcommand parse" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-clada -n "__fish_git_clada_using_subcommand parse" -s V -l version -d 'Print version'
+complete -c git-clada -n "__fish_git_clada_using_subcommand undo" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
+complete -c git-clada -n "__fish_git_clada_using_subcommand undo" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)' -r -f -a "human\t'One line per block with ✅/❌, hints and outputs; meant for people'
+json\t'Stable machine-readable JSON (documented in the README)'
+llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'"
+complete -c git-clada -n "__fish_git_clada_using_subcommand undo" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
+complete -c git-clada -n "__fish_git_clada_using_subcommand undo" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-clada -n "__fish_git_clada_using_subcommand undo" -s V -l version -d 'Print version'
+complete -c git-clada -n "__fish_git_clada_using_subcommand redo" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
+complete -c git-clada -n "__fish_git_clada_using_subcommand redo" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)' -r -f -a "human\t'One line per block with ✅/❌, hints and outputs; meant for people'
+json\t'Stable machine-readable JSON (documented in the README)'
+llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'"
+complete -c git-clada -n "__fish_git_clada_using_subcommand redo" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
+complete -c git-clada -n "__fish_git_clada_using_subcommand redo" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-clada -n "__fish_git_clada_using_subcommand redo" -s V -l version -d 'Print version'
+complete -c git-clada -n "__fish_git_clada_using_subcommand squash" -l mode -d 'Which commits to select' -r -f -a "auto_ai\t'The run of git-clada commits at the tip'
+ai_messages\t'Commits whose subject starts with `AI:`'
+hours\t'AI commits made in the last --hours N hours'
+days\t'AI commits made in the last --days N days'
+msg_contains\t'Commits whose message contains --msg-target S'"
+complete -c git-clada -n "__fish_git_clada_using_subcommand squash" -l hours -d 'With --mode hours: AI commits made in the last N hours' -r
+complete -c git-clada -n "__fish_git_clada_using_subcommand squash" -l days -d 'With --mode days: AI commits made in the last N days' -r
+complete -c git-clada -n "__fish_git_clada_using_subcommand squash" -l msg-target -d 'With --mode msg_contains: commits whose message contains S' -r
+complete -c git-clada -n "__fish_git_clada_using_subcommand squash" -l message -d 'Subject of the squashed commit (default: the subjects combined)' -r
+complete -c git-clada -n "__fish_git_clada_using_subcommand squash" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
+complete -c git-clada -n "__fish_git_clada_using_subcommand squash" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)' -r -f -a "human\t'One line per block with ✅/❌, hints and outputs; meant for people'
+json\t'Stable machine-readable JSON (documented in the README)'
+llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'"
+complete -c git-clada -n "__fish_git_clada_using_subcommand squash" -l contiguous-only -d 'Squash each contiguous run separately, keeping human commits in between (default)'
+complete -c git-clada -n "__fish_git_clada_using_subcommand squash" -l no-contiguous-only -d 'Gather the selected commits across human commits, if that needs no conflict resolution'
+complete -c git-clada -n "__fish_git_clada_using_subcommand squash" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
+complete -c git-clada -n "__fish_git_clada_using_subcommand squash" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-clada -n "__fish_git_clada_using_subcommand squash" -s V -l version -d 'Print version'
+complete -c git-clada -n "__fish_git_clada_using_subcommand step-back" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
+complete -c git-clada -n "__fish_git_clada_using_subcommand step-back" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)' -r -f -a "human\t'One line per block with ✅/❌, hints and outputs; meant for people'
+json\t'Stable machine-readable JSON (documented in the README)'
+llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'"
+complete -c git-clada -n "__fish_git_clada_using_subcommand step-back" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
+complete -c git-clada -n "__fish_git_clada_using_subcommand step-back" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-clada -n "__fish_git_clada_using_subcommand step-back" -s V -l version -d 'Print version'
+complete -c git-clada -n "__fish_git_clada_using_subcommand step-forward" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
+complete -c git-clada -n "__fish_git_clada_using_subcommand step-forward" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)' -r -f -a "human\t'One line per block with ✅/❌, hints and outputs; meant for people'
+json\t'Stable machine-readable JSON (documented in the README)'
+llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'"
+complete -c git-clada -n "__fish_git_clada_using_subcommand step-forward" -l all -d 'Return to the tip at once'
+complete -c git-clada -n "__fish_git_clada_using_subcommand step-forward" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
+complete -c git-clada -n "__fish_git_clada_using_subcommand step-forward" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-clada -n "__fish_git_clada_using_subcommand step-forward" -s V -l version -d 'Print version'
+complete -c git-clada -n "__fish_git_clada_using_subcommand status" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
+complete -c git-clada -n "__fish_git_clada_using_subcommand status" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)' -r -f -a "human\t'One line per block with ✅/❌, hints and outputs; meant for people'
+json\t'Stable machine-readable JSON (documented in the README)'
+llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'"
+complete -c git-clada -n "__fish_git_clada_using_subcommand status" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
+complete -c git-clada -n "__fish_git_clada_using_subcommand status" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-clada -n "__fish_git_clada_using_subcommand status" -s V -l version -d 'Print version'
+complete -c git-clada -n "__fish_git_clada_using_subcommand log" -s n -l max-count -d 'Show at most N commits' -r
+complete -c git-clada -n "__fish_git_clada_using_subcommand log" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
+complete -c git-clada -n "__fish_git_clada_using_subcommand log" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)' -r -f -a "human\t'One line per block with ✅/❌, hints and outputs; meant for people'
+json\t'Stable machine-readable JSON (documented in the README)'
+llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'"
+complete -c git-clada -n "__fish_git_clada_using_subcommand log" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
+complete -c git-clada -n "__fish_git_clada_using_subcommand log" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-clada -n "__fish_git_clada_using_subcommand log" -s V -l version -d 'Print version'
+complete -c git-clada -n "__fish_git_clada_using_subcommand show" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
+complete -c git-clada -n "__fish_git_clada_using_subcommand show" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)' -r -f -a "human\t'One line per block with ✅/❌, hints and outputs; meant for people'
+json\t'Stable machine-readable JSON (documented in the README)'
+llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'"
+complete -c git-clada -n "__fish_git_clada_using_subcommand show" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
+complete -c git-clada -n "__fish_git_clada_using_subcommand show" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-clada -n "__fish_git_clada_using_subcommand show" -s V -l version -d 'Print version'
+complete -c git-clada -n "__fish_git_clada_using_subcommand watch" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
+complete -c git-clada -n "__fish_git_clada_using_subcommand watch" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)' -r -f -a "human\t'One line per block with ✅/❌, hints and outputs; meant for people'
+json\t'Stable machine-readable JSON (documented in the README)'
+llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'"
+complete -c git-clada -n "__fish_git_clada_using_subcommand watch" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
+complete -c git-clada -n "__fish_git_clada_using_subcommand watch" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-clada -n "__fish_git_clada_using_subcommand watch" -s V -l version -d 'Print version'
+complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall help" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
+complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall help" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)' -r -f -a "human\t'One line per block with ✅/❌, hints and outputs; meant for people'
+json\t'Stable machine-readable JSON (documented in the README)'
+llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'"
+complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall help" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
+complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall help" -s V -l version -d 'Print version'
+complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall help" -f -a "install" -d 'Install the hooks'
+complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall help" -f -a "uninstall" -d 'Remove the hooks, keeping any other content of the hook files'
+complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from install" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
+complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from install" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)' -r -f -a "human\t'One line per block with ✅/❌, hints and outputs; meant for people'
+json\t'Stable machine-readable JSON (documented in the README)'
+llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'"
+complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from install" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
+complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from install" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from install" -s V -l version -d 'Print version'
+complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
+complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)' -r -f -a "human\t'One line per block with ✅/❌, hints and outputs; meant for people'
+json\t'Stable machine-readable JSON (documented in the README)'
+llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'"
+complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
+complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -s V -l version -d 'Print version'
+complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from help" -f -a "install" -d 'Install the hooks'
+complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from help" -f -a "uninstall" -d 'Remove the hooks, keeping any other content of the hook files'
+complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c git-clada -n "__fish_git_clada_using_subcommand demo" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
+complete -c git-clada -n "__fish_git_clada_using_subcommand demo" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)' -r -f -a "human\t'One line per block with ✅/❌, hints and outputs; meant for people'
+json\t'Stable machine-readable JSON (documented in the README)'
+llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'"
+complete -c git-clada -n "__fish_git_clada_using_subcommand demo" -l keep -d 'Keep the scratch repository and print its path'
+complete -c git-clada -n "__fish_git_clada_using_subcommand demo" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
+complete -c git-clada -n "__fish_git_clada_using_subcommand demo" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-clada -n "__fish_git_clada_using_subcommand demo" -s V -l version -d 'Print version'
+complete -c git-clada -n "__fish_git_clada_using_subcommand generate" -l out -d 'Directory that receives `man/` and `completions/`' -r -F
+complete -c git-clada -n "__fish_git_clada_using_subcommand generate" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
+complete -c git-clada -n "__fish_git_clada_using_subcommand generate" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)' -r -f -a "human\t'One line per block with ✅/❌, hints and outputs; meant for people'
+json\t'Stable machine-readable JSON (documented in the README)'
+llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'"
+complete -c git-clada -n "__fish_git_clada_using_subcommand generate" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
+complete -c git-clada -n "__fish_git_clada_using_subcommand generate" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-clada -n "__fish_git_clada_using_subcommand generate" -s V -l version -d 'Print version'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply check parse undo redo squash step-back step-forward status log show watch hooks demo generate help" -f -a "apply" -d 'Apply the action blocks of an LLM reply and commit the result as one AI commit'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply check parse undo redo squash step-back step-forward status log show watch hooks demo generate help" -f -a "check" -d 'Parse and validate replies without changing anything; exit 1 on any error'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply check parse undo redo squash step-back step-forward status log show watch hooks demo generate help" -f -a "parse" -d 'Print the raw block parse result of a reply as JSON in the reference shape'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply check parse undo redo squash step-back step-forward status log show watch hooks demo generate help" -f -a "undo" -d 'Take back the last clada operation on this branch'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply check parse undo redo squash step-back step-forward status log show watch hooks demo generate help" -f -a "redo" -d 'Re-apply what the last `git clada undo` took back, if nothing moved since'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply check parse undo redo squash step-back step-forward status log show watch hooks demo generate help" -f -a "squash" -d 'Collapse runs of AI commits into one commit each'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply check parse undo redo squash step-back step-forward status log show watch hooks demo generate help" -f -a "step-back" -d 'Move the worktree one commit back, parking uncommitted work first'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply check parse undo redo squash step-back step-forward status log show watch hooks demo generate help" -f -a "step-forward" -d 'Move the worktree one commit toward the tip step-back started from'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply check parse undo redo squash step-back step-forward status log show watch hooks demo generate help" -f -a "status" -d 'Say where you are: the branch, whether you are stepped back (and how far), and the last clada operation that undo would take back'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply check parse undo redo squash step-back step-forward status log show watch hooks demo generate help" -f -a "log" -d 'List git-clada commits on the current branch: short hash, age, subject, blocks ok/failed'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply check parse undo redo squash step-back step-forward status log show watch hooks demo generate help" -f -a "show" -d 'Show the reply an AI commit was made from and its result report'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply check parse undo redo squash step-back step-forward status log show watch hooks demo generate help" -f -a "watch" -d 'Watch FILE and apply new blocks whenever it changes (planned)'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply check parse undo redo squash step-back step-forward status log show watch hooks demo generate help" -f -a "hooks" -d 'Install or remove git-clada\'s git hooks (a pre-commit hook that refuses stray block markers). Existing hook content is preserved; core.hooksPath is respected'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply check parse undo redo squash step-back step-forward status log show watch hooks demo generate help" -f -a "demo" -d 'Create a scratch repository in a temporary directory, apply the bundled example reply, print the report and the commit, then undo it'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply check parse undo redo squash step-back step-forward status log show watch hooks demo generate help" -f -a "generate" -d 'Regenerate the man pages and shell completions'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply check parse undo redo squash step-back step-forward status log show watch hooks demo generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and __fish_seen_subcommand_from hooks" -f -a "install" -d 'Install the hooks'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and __fish_seen_subcommand_from hooks" -f -a "uninstall" -d 'Remove the hooks, keeping any other content of the hook files'
