@@ -25,7 +25,9 @@ pub enum InputError {
     },
     #[error("cannot read standard input: {0}")]
     Stdin(#[source] std::io::Error),
-    #[error("{source_name} is larger than the 50 MiB limit for a reply; split it into several replies")]
+    #[error(
+        "{source_name} is larger than the 50 MiB limit for a reply; split it into several replies"
+    )]
     TooLarge { source_name: String },
     #[error("{source_name}: {err}")]
     Utf8 {
@@ -61,13 +63,14 @@ pub fn read_reply(path: Option<&Path>) -> Result<Reply, InputError> {
     let text = match String::from_utf8(bytes) {
         Ok(text) => text,
         Err(e) => {
-            let err = crate::block::decode(e.as_bytes())
-                .err()
-                .unwrap_or(crate::block::InvalidUtf8 {
-                    offset: 0,
-                    byte: 0,
-                    line: 1,
-                });
+            let err =
+                crate::block::decode(e.as_bytes())
+                    .err()
+                    .unwrap_or(crate::block::InvalidUtf8 {
+                        offset: 0,
+                        byte: 0,
+                        line: 1,
+                    });
             return Err(InputError::Utf8 {
                 source_name: source,
                 err,

@@ -18,8 +18,8 @@ pub mod cli;
 pub mod error;
 pub mod history;
 pub mod input;
-pub mod report;
 pub mod repo;
+pub mod report;
 pub mod sandbox;
 
 /// The version recorded in `Clada-Version` trailers and printed by `--version`.

@@ -13,7 +13,9 @@ use crate::error::Outcome;
 /// ones (use --atomic for all-or-nothing). Uncommitted work is first recorded in a snapshot
 /// commit so `git clada undo` restores it exactly. The report goes to stdout.
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Examples:\n  git clada apply reply.md\n  llm 'add a --verbose flag' | git clada apply -\n  git clada apply --no-git --format json reply.md")]
+#[command(
+    after_help = "Examples:\n  git clada apply reply.md\n  llm 'add a --verbose flag' | git clada apply -\n  git clada apply --no-git --format json reply.md"
+)]
 pub struct Args {
     /// The reply to apply; `-` or nothing reads standard input.
     #[arg(value_name = "FILE")]

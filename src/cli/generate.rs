@@ -53,7 +53,10 @@ pub fn write_all(out: &Path) -> anyhow::Result<()> {
 }
 
 fn write_man(cmd: &clap::Command, name: &str, dir: &Path) -> anyhow::Result<()> {
-    let cmd = cmd.clone().name(name.to_string()).bin_name(name.replace("git-clada-", "git-clada "));
+    let cmd = cmd
+        .clone()
+        .name(name.to_string())
+        .bin_name(name.replace("git-clada-", "git-clada "));
     let mut buf = Vec::new();
     clap_mangen::Man::new(cmd)
         .date("")

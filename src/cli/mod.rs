@@ -36,7 +36,12 @@ pub mod watch;
 /// Exit status: 0 everything succeeded; 1 some block or action failed; 2 usage or fatal
 /// error (nothing changed); 3 refused for safety (nothing changed).
 #[derive(Debug, Parser)]
-#[command(name = "git-clada", bin_name = "git-clada", version, propagate_version = true)]
+#[command(
+    name = "git-clada",
+    bin_name = "git-clada",
+    version,
+    propagate_version = true
+)]
 pub struct Cli {
     /// Run as if git-clada was started in DIR instead of the current directory (like `git -C`).
     #[arg(short = 'C', value_name = "DIR", global = true)]

@@ -8,7 +8,9 @@ use crate::error::Outcome;
 /// Only the current branch's first-parent history is touched; pushed commits, tagged commits
 /// and merges are never rewritten. The final tree stays exactly the same.
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Examples:\n  git clada squash --mode auto_ai\n  git clada squash --mode hours --hours 3 --message 'AI: refactor parser'")]
+#[command(
+    after_help = "Examples:\n  git clada squash --mode auto_ai\n  git clada squash --mode hours --hours 3 --message 'AI: refactor parser'"
+)]
 pub struct Args {
     /// Which commits to select.
     #[arg(long, value_enum)]
