@@ -8,8 +8,17 @@
 //! Other edit formats (aider SEARCH/REPLACE, Codex apply_patch, …) will be further front-ends
 //! producing the same `Block`s; nothing downstream depends on the spelling.
 
+mod assign;
+mod lines;
+mod markers;
+mod parser;
+mod summary;
+
 use indexmap::IndexMap;
 use serde::Serialize;
+
+pub use lines::{char_index_at_utf16, len16};
+pub use summary::summary;
 
 /// Which spelling(s) of the block format to accept.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -98,9 +107,10 @@ pub struct ParseResult {
 }
 
 /// Parses reply text. Never fails: every problem is a [`ParseError`].
+///
+/// Linear in the input: one pass over the lines, allocation only for what the result holds.
 pub fn parse(text: &str, dialect: Dialect) -> ParseResult {
-    let _ = (text, dialect);
-    ParseResult::default()
+    parser::parse(text, dialect)
 }
 
 /// The input was not valid UTF-8.
@@ -123,11 +133,4 @@ pub fn decode(bytes: &[u8]) -> Result<&str, InvalidUtf8> {
             line: 1 + bytes[..offset].iter().filter(|&&b| b == b'\n').count(),
         }
     })
-}
-
-/// The `--format human` rendering of a raw parse result: each block with its keys, each
-/// error with `line:column`, the offending line and a marker under the offending text.
-pub fn summary(result: &ParseResult) -> String {
-    let _ = result;
-    String::new()
 }

@@ -1,0 +1,467 @@
+//! The line-by-line state machine (grammar §4, §8, §9): SEEKING text outside blocks, IN_BLOCK
+//! reading assignments, IN_HEREDOC collecting a multi-line value.
+//!
+//! One pass over the input, no per-line allocation: heredoc bodies are kept as a byte range of
+//! the input and copied once when they close; UTF-16 columns and the `context` window are
+//! computed only for the lines that produce errors.
+//!
+//! Where the reference is inconsistent on broken input (grammar §15) this parser takes the
+//! clearer rule; each such place says so and `test-data/parser/DIVERGENCES.md` lists them.
+
+use indexmap::IndexMap;
+
+use super::assign::{key_error, parse_assignment, Assignment, LineError};
+use super::lines::{len16, starts_with_ws, trim, trim_end, Line, LineIndex, Lines};
+use super::markers::{diagnose_end, match_end, match_header, validate_block_id, Markers};
+use super::{Block, Dialect, ErrorCode, ParseError, ParseResult};
+
+/// What a line is, from its trimmed text (§4). Auto mode recognises every spelling's prefixes.
+enum Class {
+    Empty,
+    End(&'static Markers),
+    Header(&'static Markers),
+    Assignment,
+    Unknown,
+}
+
+fn classify(line: &str, spellings: &[&'static Markers]) -> Class {
+    let t = trim(line);
+    if t.is_empty() {
+        return Class::Empty;
+    }
+    if t.starts_with("#!") {
+        if let Some(m) = spellings.iter().find(|m| t.starts_with(m.end_prefix)) {
+            return Class::End(m);
+        }
+        if let Some(m) = spellings.iter().find(|m| t.starts_with(m.header_prefix)) {
+            return Class::Header(m);
+        }
+    }
+    if t.contains('=') {
+        Class::Assignment
+    } else {
+        Class::Unknown
+    }
+}
+
+/// Whether the line could be a header at all; lets SEEKING skip prose without trimming.
+fn may_be_header(line: &str) -> bool {
+    match line.as_bytes().first() {
+        Some(b'#') => true,
+        Some(&b) if b.is_ascii() => b.is_ascii_whitespace() || b == 0x0B,
+        Some(_) => true,
+        None => false,
+    }
+}
+
+struct OpenBlock<'a> {
+    id: &'a str,
+    markers: &'static Markers,
+    start_line: usize,
+    properties: IndexMap<String, String>,
+}
+
+struct Heredoc<'a> {
+    key: &'a str,
+    delimiter: &'a str,
+    /// False when the opener was rejected but its body is still consumed (indented key).
+    store: bool,
+    /// Byte range of the body lines so far in the input, and how many there are.
+    body_start: usize,
+    body_end: usize,
+    body_lines: usize,
+}
+
+struct Parser<'a> {
+    text: &'a str,
+    spellings: &'static [&'static Markers],
+    block: Option<OpenBlock<'a>>,
+    heredoc: Option<Heredoc<'a>>,
+    blocks: Vec<super::Block>,
+    errors: Vec<ParseError>,
+    /// Line number of the current line (1-based) and the previous line's text.
+    n: usize,
+    prev: &'a str,
+}
+
+/// Parses `text` (see [`super::parse`]).
+pub(crate) fn parse(text: &str, dialect: Dialect) -> ParseResult {
+    let mut p = Parser {
+        text,
+        spellings: dialect.spellings(),
+        block: None,
+        heredoc: None,
+        blocks: Vec::new(),
+        errors: Vec::new(),
+        n: 0,
+        prev: "",
+    };
+    for line in Lines::new(text) {
+        p.n += 1;
+        p.line(line);
+        p.prev = line.text;
+    }
+    p.finish()
+}
+
+impl<'a> Parser<'a> {
+    fn line(&mut self, line: Line<'a>) {
+        if self.heredoc.is_some() {
+            self.heredoc_line(line);
+            return;
+        }
+        if self.block.is_none() {
+            // Outside blocks only headers matter; everything else is prose.
+            if may_be_header(line.text) {
+                if let Class::Header(m) = classify(line.text, self.spellings) {
+                    self.header(line.text, m);
+                }
+            }
+            return;
+        }
+        match classify(line.text, self.spellings) {
+            Class::Empty => {}
+            Class::Header(m) => self.header(line.text, m),
+            Class::End(found) => self.end(line.text, found),
+            Class::Assignment => self.assignment(line.text),
+            Class::Unknown => {
+                let message = format!(
+                    "Invalid line format in block '{}': not a valid key-value assignment or empty line",
+                    self.block_id().unwrap_or_default()
+                );
+                self.error_at(
+                    ErrorCode::MalformedAssignment,
+                    line.text,
+                    0,
+                    len16(line.text),
+                    message,
+                );
+            }
+        }
+    }
+
+    fn block_id(&self) -> Option<&'a str> {
+        self.block.as_ref().map(|b| b.id)
+    }
+
+    /// Records an error on the current line at byte offset `pos` of its text.
+    fn error_at(
+        &mut self,
+        code: ErrorCode,
+        line: &str,
+        pos: usize,
+        length: usize,
+        message: String,
+    ) {
+        let column = len16(line.get(..pos).unwrap_or(line)) + 1;
+        self.errors.push(ParseError {
+            code,
+            line: self.n,
+            column,
+            length,
+            block_id: self.block_id().map(str::to_string),
+            content: line.to_string(),
+            context: String::new(),
+            message,
+        });
+    }
+
+    fn header(&mut self, line: &'a str, m: &'static Markers) {
+        let Some(id) = match_header(m, line) else {
+            // Inside a block the reference reports a spurious UNCLOSED_BLOCK here and no
+            // MALFORMED_HEADER; we report what is wrong and let the block continue.
+            self.error_at(
+                ErrorCode::MalformedHeader,
+                line,
+                0,
+                len16(line),
+                m.malformed_header.to_string(),
+            );
+            return;
+        };
+        if let Err(message) = validate_block_id(id) {
+            let column = if line.starts_with(m.canonical_prefix) {
+                m.canonical_prefix.len()
+            } else {
+                0
+            };
+            // As with a malformed header, a header that cannot open a block does not end the
+            // open one (the reference closes it, so its later end marker is lost).
+            self.error_at(
+                ErrorCode::InvalidBlockId,
+                line,
+                column,
+                len16(id),
+                message.to_string(),
+            );
+            return;
+        }
+        if let Some(open) = self.block.take() {
+            self.errors.push(ParseError {
+                code: ErrorCode::UnclosedBlock,
+                line: self.n - 1,
+                column: 1,
+                length: 0,
+                block_id: Some(open.id.to_string()),
+                content: self.prev.to_string(),
+                context: String::new(),
+                message: format!("Block '{}' not closed before new block", open.id),
+            });
+            self.emit(open, None);
+        }
+        self.block = Some(OpenBlock {
+            id,
+            markers: m,
+            start_line: self.n,
+            properties: IndexMap::new(),
+        });
+    }
+
+    fn emit(&mut self, open: OpenBlock<'a>, end_line: Option<usize>) {
+        self.blocks.push(Block {
+            id: open.id.to_string(),
+            properties: open.properties,
+            start_line: open.start_line,
+            end_line,
+            spelling: open.markers.spelling,
+        });
+    }
+
+    fn end(&mut self, line: &'a str, found: &'static Markers) {
+        let Some(open) = self.block.as_ref() else {
+            return;
+        };
+        let ours = std::ptr::eq(open.markers, found);
+        match match_end(found, line).filter(|_| ours) {
+            Some(id) if id == open.id => {
+                if let Some(open) = self.block.take() {
+                    self.emit(open, Some(self.n));
+                }
+            }
+            Some(id) => {
+                let message = format!("End marker '{id}' doesn't match block ID '{}'", open.id);
+                self.error_at(ErrorCode::MismatchedEnd, line, 0, len16(line), message);
+                if let Some(open) = self.block.take() {
+                    self.emit(open, Some(self.n));
+                }
+            }
+            None => {
+                // The reference ignores such lines silently; the block then ends up unclosed
+                // or closed by the wrong marker with no hint why.
+                let d = diagnose_end(open.markers, found, open.id, line);
+                self.error_at(ErrorCode::MalformedEnd, line, d.pos, d.len16, d.message);
+            }
+        }
+    }
+
+    fn line_error(&mut self, line: &str, e: LineError) {
+        self.error_at(e.code, line, e.pos, e.len16, e.message.to_string());
+    }
+
+    /// Reports an invalid key (§8.2 steps 1–2). Leading whitespace is one rule for every kind
+    /// of assignment line: the key is rejected and its value is not stored.
+    fn check_key(&mut self, line: &str, raw_key: &str, key: &str) -> bool {
+        if starts_with_ws(raw_key) {
+            let first = line.chars().next().unwrap_or(' ');
+            let message = format!("Key contains invalid character '{first}' at position 1");
+            self.error_at(
+                ErrorCode::InvalidKey,
+                line,
+                0,
+                len16(trim_end(raw_key)),
+                message,
+            );
+            return false;
+        }
+        if let Some(message) = key_error(key) {
+            self.error_at(ErrorCode::InvalidKey, line, 0, len16(key), message);
+            return false;
+        }
+        true
+    }
+
+    fn report_duplicate(&mut self, line: &str, key: &str) {
+        let id = self.block_id().unwrap_or_default();
+        let message = format!("Duplicate key '{key}' in block '{id}'");
+        self.error_at(ErrorCode::DuplicateKey, line, 0, len16(key), message);
+    }
+
+    fn assignment(&mut self, line: &'a str) {
+        match parse_assignment(line) {
+            Assignment::Error(e) => self.line_error(line, e),
+            Assignment::KeyValue {
+                raw_key,
+                key,
+                value,
+                trailing,
+            } => {
+                // A line with trailing content is still an error, but its key and value follow
+                // the same rules as any other line (the reference keeps the first duplicate
+                // silently and skips key checks there).
+                if self.check_key(line, raw_key, key) {
+                    let present = self
+                        .block
+                        .as_ref()
+                        .is_some_and(|b| b.properties.contains_key(key));
+                    if present {
+                        self.report_duplicate(line, key);
+                    }
+                    if let Some(b) = self.block.as_mut() {
+                        b.properties.insert(key.to_string(), value);
+                    }
+                }
+                if let Some(pos) = trailing {
+                    self.error_at(
+                        ErrorCode::TrailingContent,
+                        line,
+                        pos,
+                        len16(&line[pos..]),
+                        "Unexpected content after quoted value".to_string(),
+                    );
+                }
+            }
+            Assignment::Heredoc {
+                raw_key,
+                key,
+                delimiter,
+            } => self.heredoc_opener(line, raw_key, key, delimiter),
+        }
+    }
+
+    fn heredoc_opener(
+        &mut self,
+        line: &'a str,
+        raw_key: &'a str,
+        key: &'a str,
+        delimiter: &'a str,
+    ) {
+        let indented = starts_with_ws(raw_key);
+        let key_ok = self.check_key(line, raw_key, key);
+        if key_error(key).is_some() {
+            // An invalid key does not open the heredoc; its body is read as block lines (§8.4).
+            return;
+        }
+        let Some((id, prefix, present)) = self.block.as_ref().map(|b| {
+            (
+                b.id,
+                b.markers.heredoc_prefix,
+                b.properties.contains_key(key),
+            )
+        }) else {
+            return;
+        };
+        if key_ok && present {
+            self.report_duplicate(line, key);
+        }
+        let expected_ok = delimiter.len() == prefix.len() + id.len()
+            && delimiter.starts_with(prefix)
+            && delimiter.ends_with(id);
+        if expected_ok {
+            // An indented key is reported above; its body is still consumed so it is not
+            // misread as block lines, but the value is not stored.
+            self.heredoc = Some(Heredoc {
+                key,
+                delimiter,
+                store: !indented,
+                body_start: 0,
+                body_end: 0,
+                body_lines: 0,
+            });
+        } else {
+            let message = format!("Heredoc delimiter must be '{prefix}{id}'");
+            let pos = line.find(delimiter).unwrap_or(0);
+            self.error_at(
+                ErrorCode::InvalidHeredocDelimiter,
+                line,
+                pos,
+                len16(delimiter),
+                message,
+            );
+        }
+    }
+
+    fn heredoc_line(&mut self, line: Line<'a>) {
+        let (Some(h), Some(open)) = (self.heredoc.as_mut(), self.block.as_mut()) else {
+            return;
+        };
+        let closing: Option<&str> = if open.markers.lenient_close {
+            match line.text.find(h.delimiter) {
+                Some(i) => {
+                    let before = &line.text[..i];
+                    let after = &line.text[i + h.delimiter.len()..];
+                    (!before.contains("<<") && (after.is_empty() || after == "'")).then_some(before)
+                }
+                None => None,
+            }
+        } else {
+            (line.text == h.delimiter).then_some("")
+        };
+        let Some(before) = closing else {
+            if h.body_lines == 0 {
+                h.body_start = line.start;
+            }
+            h.body_end = line.end();
+            h.body_lines += 1;
+            return;
+        };
+        let mut value = if h.body_lines == 0 {
+            String::new()
+        } else {
+            let body = self.text.get(h.body_start..h.body_end).unwrap_or("");
+            // Lines were split on `\r?\n` and are joined with `\n`.
+            if body.contains('\r') {
+                body.replace("\r\n", "\n")
+            } else {
+                body.to_string()
+            }
+        };
+        if !before.is_empty() {
+            // The text before an inline delimiter is a final body line (§9 NESL rule).
+            if h.body_lines > 0 {
+                value.push('\n');
+            }
+            value.push_str(before);
+        }
+        if h.store {
+            open.properties.insert(h.key.to_string(), value);
+        }
+        self.heredoc = None;
+    }
+
+    fn finish(mut self) -> ParseResult {
+        let eof_line = self.n + 1;
+        if let Some(open) = self.block.take() {
+            let (code, message) = match self.heredoc.take() {
+                Some(h) => (
+                    ErrorCode::UnclosedHeredoc,
+                    format!("Heredoc '{}' not closed before EOF", h.delimiter),
+                ),
+                None => (
+                    ErrorCode::UnclosedBlock,
+                    format!("Block '{}' not closed before EOF", open.id),
+                ),
+            };
+            self.errors.push(ParseError {
+                code,
+                line: eof_line,
+                column: 1,
+                length: 0,
+                block_id: Some(open.id.to_string()),
+                content: String::new(),
+                context: String::new(),
+                message,
+            });
+            self.emit(open, None);
+        }
+        if !self.errors.is_empty() {
+            let index = LineIndex::new(self.text);
+            for e in &mut self.errors {
+                e.context = index.context(e.line).to_string();
+            }
+        }
+        ParseResult {
+            blocks: self.blocks,
+            errors: self.errors,
+        }
+    }
+}

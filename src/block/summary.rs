@@ -1,0 +1,141 @@
+//! The human-readable rendering of a parse result (`git clada parse --format human`): one
+//! line per block (id, line span, spelling, keys) and, per error, its position, code and
+//! message with the offending line and a `^^^` marker under the offending text.
+
+use std::fmt::Write as _;
+
+use super::lines::char_index_at_utf16;
+use super::{ErrorCode, ParseResult};
+
+/// Renders `result` for people. Pure: no colour, no terminal queries.
+pub fn summary(result: &ParseResult) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{} {}, {} {}",
+        result.blocks.len(),
+        plural(result.blocks.len(), "block", "blocks"),
+        result.errors.len(),
+        plural(result.errors.len(), "error", "errors"),
+    );
+    for b in &result.blocks {
+        let span = match b.end_line {
+            Some(end) => format!("lines {}-{}", b.start_line, end),
+            None => format!("line {}-, not closed", b.start_line),
+        };
+        let keys: Vec<&str> = b.properties.keys().map(String::as_str).collect();
+        let keys = if keys.is_empty() {
+            "(no keys)".to_string()
+        } else {
+            keys.join(", ")
+        };
+        let _ = writeln!(
+            out,
+            "block {} ({span}, {}): {keys}",
+            b.id,
+            b.spelling.name()
+        );
+    }
+    for e in &result.errors {
+        let _ = writeln!(
+            out,
+            "error {}:{} {}: {}",
+            e.line,
+            e.column,
+            code_name(e.code),
+            e.message
+        );
+        if e.content.is_empty()
+            && matches!(
+                e.code,
+                ErrorCode::UnclosedBlock | ErrorCode::UnclosedHeredoc
+            )
+            && e.length == 0
+        {
+            // An end-of-input error has no line to show.
+            continue;
+        }
+        let gutter = e.line.to_string();
+        let _ = writeln!(out, "  {gutter} | {}", printable(&e.content));
+        let _ = writeln!(
+            out,
+            "  {} | {}",
+            " ".repeat(gutter.len()),
+            marker(&e.content, e.column, e.length)
+        );
+    }
+    out
+}
+
+fn plural<'s>(n: usize, one: &'s str, many: &'s str) -> &'s str {
+    if n == 1 {
+        one
+    } else {
+        many
+    }
+}
+
+fn code_name(code: ErrorCode) -> String {
+    serde_json::to_value(code)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_else(|| format!("{code:?}"))
+}
+
+/// Control characters would move the terminal cursor; show them as their Unicode pictures
+/// (one column each, so the marker stays aligned). Tabs are kept and mirrored in the marker.
+fn printable_char(c: char) -> char {
+    match c {
+        '\t' => '\t',
+        c if (c as u32) < 0x20 => char::from_u32(0x2400 + c as u32).unwrap_or('?'),
+        '\u{7f}' => '\u{2421}',
+        c => c,
+    }
+}
+
+fn printable(s: &str) -> String {
+    s.chars().map(printable_char).collect()
+}
+
+/// Spaces up to the UTF-16 `column` (1-based) of `content`, then one `^` per char covered by
+/// `length` UTF-16 units (at least one).
+fn marker(content: &str, column: usize, length: usize) -> String {
+    let start = char_index_at_utf16(content, column.saturating_sub(1));
+    let end_units = column.saturating_sub(1) + length;
+    let end = if length == 0 {
+        start + 1
+    } else {
+        // A length ending inside a surrogate pair still covers that char.
+        let idx = char_index_at_utf16(content, end_units);
+        let covered: usize = content.chars().take(idx).map(char::len_utf16).sum();
+        let idx = if covered < end_units { idx + 1 } else { idx };
+        idx.max(start + 1)
+    };
+    let mut m: String = content
+        .chars()
+        .take(start)
+        .map(|c| if c == '\t' { '\t' } else { ' ' })
+        .collect();
+    m.extend(std::iter::repeat_n('^', end - start));
+    m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn marker_uses_char_positions_from_utf16_columns() {
+        assert_eq!(marker("k = oops", 5, 4), "    ^^^^");
+        assert_eq!(marker("😀 = x", 6, 1), "    ^");
+        assert_eq!(marker("a😀b", 2, 2), " ^");
+        assert_eq!(marker("\tk = x", 7, 1), "\t     ^");
+        assert_eq!(marker("abc", 4, 1), "   ^");
+        assert_eq!(marker("abc", 1, 0), "^");
+    }
+
+    #[test]
+    fn printable_replaces_control_chars() {
+        assert_eq!(printable("a\rb\tc"), "a\u{240d}b\tc");
+    }
+}
