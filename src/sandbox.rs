@@ -1,2 +1,374 @@
 //! Path resolution and policy (DESIGN §5.1): every path of a reply is resolved and checked
-//! against the worktree root before any action runs.
+//! against the root (the worktree, or the current directory with `--no-git`) before any action
+//! runs, so a refusal never leaves partial work.
+//!
+//! Rules: relative paths start at the root; absolute paths are accepted when inside it. `..` is
+//! resolved lexically (the normalised path is what the action then uses, so a `..` can never be
+//! reinterpreted by the OS). Directory symlinks along the way are resolved physically and must
+//! stay inside; a symlink as the final component is written through (content actions) or acted
+//! on itself (delete, move, mkdir) and must point inside either way. No path may have a `.git`
+//! component in any letter case, before or after resolution. With `allow_outside`, paths outside
+//! the root are permitted (they are never committed) but `.git` is still refused.
+
+use std::ffi::OsStr;
+use std::fmt;
+use std::path::{Component, Path, PathBuf};
+
+use serde::Serialize;
+
+/// Longest accepted path, in bytes (Linux `PATH_MAX`).
+pub const MAX_PATH_BYTES: usize = 4096;
+/// Longest accepted path component, in bytes (`NAME_MAX`).
+pub const MAX_COMPONENT_BYTES: usize = 255;
+
+/// How an action uses a path; decides what a final symlink means.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// Read or write the content: a final symlink is followed.
+    Follow,
+    /// Create, delete or rename the directory entry itself: a final symlink is the entry.
+    Entry,
+}
+
+/// Why a path was refused. Serialises as the snake_case code (`path_escape`, …).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PathErrorCode {
+    /// Resolves outside the root (`..`, an absolute path, a move target).
+    PathEscape,
+    /// Has a `.git` component.
+    GitDir,
+    /// A symlink (in the middle, or the final component) leads outside the root.
+    SymlinkEscape,
+    /// Empty, contains NUL, or too long.
+    InvalidPath,
+    /// Names the root itself where an entry inside it is needed.
+    RootDir,
+}
+
+impl PathErrorCode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PathErrorCode::PathEscape => "path_escape",
+            PathErrorCode::GitDir => "git_dir",
+            PathErrorCode::SymlinkEscape => "symlink_escape",
+            PathErrorCode::InvalidPath => "invalid_path",
+            PathErrorCode::RootDir => "root_dir",
+        }
+    }
+}
+
+impl fmt::Display for PathErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A refused path: the code, the path as given, and a message saying what and what to do.
+/// Displays as `code: message`, the same `CODE: text` shape as the file errors.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{code}: {message}")]
+pub struct PathError {
+    pub code: PathErrorCode,
+    pub path: String,
+    pub message: String,
+}
+
+/// A path that passed the sandbox.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResolvedPath {
+    /// As written in the block (what reports show).
+    pub given: String,
+    /// Absolute and normalised: what the action operates on.
+    pub abs: PathBuf,
+    /// Relative to the root, `/`-separated; `None` when outside it (only with allow_outside).
+    pub rel: Option<String>,
+}
+
+/// The sandbox could not be set up.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot use '{}' as the root for actions: {source}", root.display())]
+pub struct SandboxError {
+    pub root: PathBuf,
+    #[source]
+    pub source: std::io::Error,
+}
+
+/// Path policy for one apply.
+#[derive(Debug, Clone)]
+pub struct Sandbox {
+    root: PathBuf,
+    allow_outside: bool,
+}
+
+impl Sandbox {
+    /// `root` must exist; it is canonicalised so symlinked roots (macOS `/tmp`) compare right.
+    pub fn new(root: impl AsRef<Path>, allow_outside: bool) -> Result<Sandbox, SandboxError> {
+        let root = root.as_ref();
+        let canonical = std::fs::canonicalize(root).map_err(|source| SandboxError {
+            root: root.to_path_buf(),
+            source,
+        })?;
+        Ok(Sandbox {
+            root: canonical,
+            allow_outside,
+        })
+    }
+
+    /// The canonical root.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    pub fn allow_outside(&self) -> bool {
+        self.allow_outside
+    }
+
+    /// The root-relative, `/`-separated form of an absolute path, if it is inside the root.
+    pub fn rel(&self, abs: &Path) -> Option<String> {
+        let rest = abs.strip_prefix(&self.root).ok()?;
+        let parts: Vec<String> = rest
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        Some(parts.join("/"))
+    }
+
+    fn inside(&self, abs: &Path) -> bool {
+        abs.starts_with(&self.root)
+    }
+
+    /// Resolves and checks one path.
+    pub fn resolve(&self, given: &str, access: Access) -> Result<ResolvedPath, PathError> {
+        let refuse = |code: PathErrorCode, message: String| PathError {
+            code,
+            path: given.to_string(),
+            message,
+        };
+        check_syntax(given).map_err(|m| refuse(PathErrorCode::InvalidPath, m))?;
+        let raw = Path::new(given);
+        if has_git_component(raw) {
+            return Err(refuse(PathErrorCode::GitDir, git_message(given)));
+        }
+        let joined = if raw.is_absolute() {
+            raw.to_path_buf()
+        } else {
+            self.root.join(raw)
+        };
+        let lexical = normalize(&joined);
+        if !self.allow_outside && !self.inside(&lexical) {
+            return Err(refuse(
+                PathErrorCode::PathEscape,
+                format!(
+                    "'{given}' resolves to '{}', which is outside '{}'; use a path inside it \
+                     (relative paths start there), or run with --allow-outside (changes outside \
+                     are never committed)",
+                    lexical.display(),
+                    self.root.display()
+                ),
+            ));
+        }
+        let (parent, name) = match (lexical.parent(), lexical.file_name()) {
+            (Some(p), Some(n)) => (p.to_path_buf(), n.to_os_string()),
+            // Only `/` has no parent or name.
+            _ => (lexical.clone(), Default::default()),
+        };
+        let physical_parent = resolve_existing(&parent);
+        let entry = if name.is_empty() {
+            physical_parent.clone()
+        } else {
+            physical_parent.join(&name)
+        };
+        if !self.allow_outside && !self.inside(&entry) {
+            return Err(refuse(
+                PathErrorCode::SymlinkEscape,
+                format!(
+                    "'{given}' goes through a symlinked directory and really is '{}', outside \
+                     '{}'; refer to the real location inside the worktree instead, or run with \
+                     --allow-outside",
+                    entry.display(),
+                    self.root.display()
+                ),
+            ));
+        }
+        self.check_git_after_resolution(given, &entry)?;
+        if self.inside(&lexical) && entry == self.root && access == Access::Entry {
+            return Err(refuse(
+                PathErrorCode::RootDir,
+                format!(
+                    "'{given}' is the root '{}' itself; name a file or directory inside it",
+                    self.root.display()
+                ),
+            ));
+        }
+        let mut abs = entry.clone();
+        if let Ok(md) = std::fs::symlink_metadata(&entry) {
+            if md.file_type().is_symlink() {
+                let target = link_target(&entry, &physical_parent);
+                if !self.allow_outside && !self.inside(&target) {
+                    return Err(refuse(
+                        PathErrorCode::SymlinkEscape,
+                        format!(
+                            "'{given}' is a symlink to '{}', outside '{}'; writing through or \
+                             replacing such a link is refused — edit the real file, or remove \
+                             the link yourself",
+                            target.display(),
+                            self.root.display()
+                        ),
+                    ));
+                }
+                self.check_git_after_resolution(given, &target)?;
+                if access == Access::Follow {
+                    abs = target;
+                }
+            }
+        }
+        let rel = self.rel(&abs);
+        Ok(ResolvedPath {
+            given: given.to_string(),
+            abs,
+            rel,
+        })
+    }
+
+    /// A symlink can lead into `.git` although the path as written does not mention it.
+    fn check_git_after_resolution(&self, given: &str, resolved: &Path) -> Result<(), PathError> {
+        let tail = resolved.strip_prefix(&self.root).unwrap_or(resolved);
+        if has_git_component(tail) {
+            return Err(PathError {
+                code: PathErrorCode::GitDir,
+                path: given.to_string(),
+                message: format!(
+                    "'{given}' leads to '{}', inside a .git directory; git-clada never writes \
+                     git's internals — change files in the worktree instead",
+                    resolved.display()
+                ),
+            });
+        }
+        Ok(())
+    }
+}
+
+fn git_message(given: &str) -> String {
+    format!(
+        "'{given}' is inside a .git directory; git-clada never reads or writes git's internals — \
+         change files in the worktree instead"
+    )
+}
+
+/// Empty, NUL, and length limits.
+fn check_syntax(given: &str) -> Result<(), String> {
+    if given.is_empty() {
+        return Err("the path is empty; give a path relative to the worktree root".into());
+    }
+    if given.contains('\0') {
+        return Err(format!(
+            "'{}' contains a NUL byte; remove it",
+            given.replace('\0', "\\0")
+        ));
+    }
+    if given.len() > MAX_PATH_BYTES {
+        return Err(format!(
+            "the path is {} bytes long, over the {MAX_PATH_BYTES}-byte limit; use a shorter path",
+            given.len()
+        ));
+    }
+    if let Some(c) = given.split('/').find(|c| c.len() > MAX_COMPONENT_BYTES) {
+        let head: String = c.chars().take(40).collect();
+        return Err(format!(
+            "the path component '{head}…' is {} bytes long, over the {MAX_COMPONENT_BYTES}-byte \
+             limit; use a shorter name",
+            c.len()
+        ));
+    }
+    Ok(())
+}
+
+/// True if any component is `.git`, in any letter case.
+pub fn has_git_component(p: &Path) -> bool {
+    p.components().any(|c| match c {
+        Component::Normal(s) => is_git_name(s),
+        _ => false,
+    })
+}
+
+fn is_git_name(s: &OsStr) -> bool {
+    s.as_encoded_bytes().eq_ignore_ascii_case(b".git")
+}
+
+/// Removes `.` and resolves `..` without touching the filesystem (`..` at `/` stays at `/`).
+pub fn normalize(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::Prefix(_) | Component::RootDir => out.push(c.as_os_str()),
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::Normal(s) => out.push(s),
+        }
+    }
+    out
+}
+
+/// Canonicalises the longest existing ancestor of `p` and appends the rest: symlinked
+/// directories along the way are resolved, missing tails are kept as written.
+fn resolve_existing(p: &Path) -> PathBuf {
+    let mut existing = p.to_path_buf();
+    let mut tail: Vec<PathBuf> = Vec::new();
+    loop {
+        if let Ok(c) = std::fs::canonicalize(&existing) {
+            let mut out = c;
+            for t in tail.iter().rev() {
+                out.push(t);
+            }
+            return out;
+        }
+        match (existing.parent(), existing.file_name()) {
+            (Some(parent), Some(name)) => {
+                tail.push(PathBuf::from(name));
+                existing = parent.to_path_buf();
+            }
+            _ => return p.to_path_buf(),
+        }
+    }
+}
+
+/// Where a symlink finally points: canonical when the target exists, else its target text
+/// resolved against the link's directory.
+fn link_target(link: &Path, link_dir: &Path) -> PathBuf {
+    if let Ok(c) = std::fs::canonicalize(link) {
+        return c;
+    }
+    match std::fs::read_link(link) {
+        Ok(t) => {
+            let joined = if t.is_absolute() { t } else { link_dir.join(t) };
+            resolve_existing(&normalize(&joined))
+        }
+        Err(_) => link.to_path_buf(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalize_resolves_dots_lexically() {
+        assert_eq!(
+            normalize(Path::new("/a/b/../c/./d")),
+            PathBuf::from("/a/c/d")
+        );
+        assert_eq!(normalize(Path::new("/../../x")), PathBuf::from("/x"));
+    }
+
+    #[test]
+    fn git_component_any_case() {
+        assert!(has_git_component(Path::new(".git/config")));
+        assert!(has_git_component(Path::new("sub/.GIT/x")));
+        assert!(has_git_component(Path::new("a/.Git")));
+        assert!(!has_git_component(Path::new("a/.gitignore")));
+        assert!(!has_git_component(Path::new("a/x.git")));
+    }
+}

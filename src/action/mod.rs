@@ -1,2 +1,651 @@
 //! Actions: the schema (as data), validation and conversion of block properties into typed
-//! actions, and their executors. Never touches git.
+//! actions with sandboxed paths ([`plan`]), and their executors ([`execute`]). Never touches git.
+//!
+//! The git transaction drives this module in three calls: [`plan`] (parse result + sandbox →
+//! typed actions, parse and validation errors), [`execute`] (runs them, for real or against an
+//! in-memory overlay with `dry_run`, and returns the [`ExecutionResult`] report plus every
+//! [`FileChange`]), and, for `--atomic`, [`restore`] (puts every `before` back).
+
+pub mod exec;
+pub mod fsx;
+pub mod lines;
+mod plan;
+mod read;
+pub mod schema;
+mod search;
+pub mod textmatch;
+mod write;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+pub use fsx::restore;
+pub use plan::plan;
+pub use schema::{ErrorType, Kind};
+
+use crate::sandbox::{PathError, ResolvedPath, Sandbox};
+use textmatch::Hint;
+
+// ---------------------------------------------------------------------------------------------
+// Plan
+
+/// Validated typed actions (paths resolved and checked) and everything that was rejected.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// Blocks the parser found, including those with syntax errors.
+    pub total_blocks: usize,
+    /// One per block that passed parsing and the schema, in document order. A block whose
+    /// path the sandbox refused is here too, with `op: Err(..)`: it becomes a failed result.
+    pub actions: Vec<PlannedAction>,
+    /// Syntax, validation and type errors, in the original `ParseError` shape.
+    pub errors: Vec<ParseErrorReport>,
+}
+
+impl Plan {
+    /// Blocks whose paths the sandbox refused.
+    pub fn refusals(&self) -> impl Iterator<Item = (&PlannedAction, &PathError)> {
+        self.actions
+            .iter()
+            .filter_map(|a| a.op.as_ref().err().map(|e| (a, e)))
+    }
+
+    /// True when nothing could run (no valid action at all).
+    pub fn nothing_to_do(&self) -> bool {
+        self.actions.iter().all(|a| a.op.is_err())
+    }
+}
+
+/// One block that passed the schema.
+#[derive(Debug, Clone)]
+pub struct PlannedAction {
+    pub block_id: String,
+    /// The action name as written.
+    pub action: String,
+    pub kind: Kind,
+    /// The parameters present in the block, converted (what reports show).
+    pub params: IndexMap<String, Value>,
+    /// 1-based lines of the block's header and end marker.
+    pub start_line: usize,
+    pub end_line: Option<usize>,
+    /// Unknown parameters that were ignored.
+    pub warnings: Vec<String>,
+    /// The typed action, or why the sandbox refused one of its paths.
+    pub op: Result<Action, PathError>,
+}
+
+impl PlannedAction {
+    /// The paths this action may create, change or delete (empty for reads and exec).
+    pub fn write_paths(&self) -> Vec<&ResolvedPath> {
+        match &self.op {
+            Ok(a) => a.write_paths(),
+            Err(_) => Vec::new(),
+        }
+    }
+}
+
+/// A language `exec` can run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Lang {
+    Bash,
+    Sh,
+    Python,
+    Javascript,
+    Ruby,
+}
+
+impl Lang {
+    pub fn parse(s: &str) -> Option<Lang> {
+        Some(match s {
+            "bash" => Lang::Bash,
+            "sh" => Lang::Sh,
+            "python" => Lang::Python,
+            "javascript" => Lang::Javascript,
+            "ruby" => Lang::Ruby,
+            _ => return None,
+        })
+    }
+}
+
+/// A typed, checked action.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    FileWrite {
+        path: ResolvedPath,
+        content: String,
+    },
+    FileCreate {
+        path: ResolvedPath,
+        content: String,
+    },
+    FileAppend {
+        path: ResolvedPath,
+        content: String,
+    },
+    FileReplaceText {
+        path: ResolvedPath,
+        old_text: String,
+        new_text: String,
+    },
+    FileReplaceAllText {
+        path: ResolvedPath,
+        old_text: String,
+        new_text: String,
+        count: Option<usize>,
+    },
+    FileEdit {
+        path: ResolvedPath,
+        old_text: String,
+        new_text: String,
+        count: usize,
+    },
+    FileReplaceLines {
+        path: ResolvedPath,
+        lines: String,
+        new_content: String,
+    },
+    FileDelete {
+        path: ResolvedPath,
+    },
+    FileMove {
+        old_path: ResolvedPath,
+        new_path: ResolvedPath,
+    },
+    DirCreate {
+        path: ResolvedPath,
+    },
+    DirDelete {
+        path: ResolvedPath,
+        recursive: bool,
+    },
+    FileRead {
+        path: ResolvedPath,
+    },
+    FileReadNumbered {
+        path: ResolvedPath,
+        lines: Option<String>,
+        delimiter: String,
+    },
+    FilesRead {
+        paths: Vec<ResolvedPath>,
+    },
+    Ls {
+        path: ResolvedPath,
+    },
+    Grep {
+        pattern: String,
+        path: ResolvedPath,
+        include: Option<String>,
+    },
+    Glob {
+        pattern: String,
+        base_path: ResolvedPath,
+    },
+    Exec {
+        code: String,
+        lang: Lang,
+        cwd: Option<ResolvedPath>,
+        timeout: Option<u64>,
+        return_output: bool,
+    },
+}
+
+impl Action {
+    /// The paths this action may create, change or delete.
+    pub fn write_paths(&self) -> Vec<&ResolvedPath> {
+        match self {
+            Action::FileWrite { path, .. }
+            | Action::FileCreate { path, .. }
+            | Action::FileAppend { path, .. }
+            | Action::FileReplaceText { path, .. }
+            | Action::FileReplaceAllText { path, .. }
+            | Action::FileEdit { path, .. }
+            | Action::FileReplaceLines { path, .. }
+            | Action::FileDelete { path }
+            | Action::DirCreate { path }
+            | Action::DirDelete { path, .. } => vec![path],
+            Action::FileMove { old_path, new_path } => vec![old_path, new_path],
+            Action::FileRead { .. }
+            | Action::FileReadNumbered { .. }
+            | Action::FilesRead { .. }
+            | Action::Ls { .. }
+            | Action::Grep { .. }
+            | Action::Glob { .. }
+            | Action::Exec { .. } => Vec::new(),
+        }
+    }
+}
+
+/// A block that could not become an action: the original `ParseError` shape
+/// (clada-semantics §3), `blockId` `unknown` when the error belongs to no block.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ParseErrorReport {
+    pub block_id: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub action: Option<String>,
+    pub error_type: ErrorType,
+    pub message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub block_start_line: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nesl_content: Option<String>,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Options
+
+/// Policy for `exec` blocks (DESIGN §5.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ExecPolicy {
+    /// Ask through [`EngineOptions::prompt`]; without a prompt, deny.
+    Ask,
+    Allow,
+    #[default]
+    Deny,
+}
+
+/// The answer to an exec prompt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Approval {
+    Yes,
+    No,
+    /// Yes, and to every later exec block of this reply.
+    Always,
+}
+
+/// What the prompt is asked about.
+#[derive(Debug, Clone)]
+pub struct ExecRequest {
+    pub block_id: String,
+    pub lang: Lang,
+    pub code: String,
+    pub cwd: PathBuf,
+}
+
+/// Asks the user whether to run an exec block.
+pub type ExecPrompt = dyn Fn(&ExecRequest) -> Approval + Send + Sync;
+
+/// How [`execute`] runs.
+#[derive(Clone)]
+pub struct EngineOptions {
+    /// Change nothing on disk: run against an in-memory overlay; exec is skipped.
+    pub dry_run: bool,
+    pub exec: ExecPolicy,
+    /// Used for exec blocks without a `timeout` (default 30 s).
+    pub exec_timeout: Duration,
+    /// Cap per output stream of an exec block (default 10 MiB).
+    pub exec_max_output: usize,
+    /// Asked for each exec block under [`ExecPolicy::Ask`].
+    pub prompt: Option<Arc<ExecPrompt>>,
+}
+
+impl Default for EngineOptions {
+    fn default() -> Self {
+        EngineOptions {
+            dry_run: false,
+            exec: ExecPolicy::Deny,
+            exec_timeout: Duration::from_secs(30),
+            exec_max_output: 10 * 1024 * 1024,
+            prompt: None,
+        }
+    }
+}
+
+impl std::fmt::Debug for EngineOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EngineOptions")
+            .field("dry_run", &self.dry_run)
+            .field("exec", &self.exec)
+            .field("exec_timeout", &self.exec_timeout)
+            .field("exec_max_output", &self.exec_max_output)
+            .field("prompt", &self.prompt.is_some())
+            .finish()
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Results
+
+/// The report of one apply: the seeds' `ExecutionResult`, extended (docs/json-format.md).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct ExecutionResult {
+    /// Every result succeeded, no parse error, no fatal error, every step succeeded.
+    pub success: bool,
+    pub total_blocks: usize,
+    /// Number of results (blocks that reached execution, refused ones included).
+    pub executed_actions: usize,
+    pub results: Vec<ActionResult>,
+    pub parse_errors: Vec<ParseErrorReport>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub git_commit: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snapshot_commit: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fatal_error: Option<String>,
+    /// Warnings about the whole apply (per-block warnings are on the results).
+    #[serde(default)]
+    pub warnings: Vec<String>,
+    /// Steps of the surrounding transaction (hooks, commit), filled in by the caller.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<Step>,
+    /// True when nothing was changed on disk (`--dry-run`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub dry_run: bool,
+}
+
+impl ExecutionResult {
+    /// Recomputes `success` from the parts (call after filling in steps or a fatal error).
+    pub fn update_success(&mut self) {
+        self.success = self.fatal_error.is_none()
+            && self.parse_errors.is_empty()
+            && self.results.iter().all(|r| r.success)
+            && self.steps.iter().all(|s| s.success);
+    }
+
+    /// Results that failed because the sandbox refused a path.
+    pub fn refused(&self) -> impl Iterator<Item = &ActionResult> {
+        self.results.iter().filter(|r| r.refused)
+    }
+}
+
+/// One block's outcome.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct ActionResult {
+    /// 1-based execution order.
+    pub seq: usize,
+    pub block_id: String,
+    pub action: String,
+    /// The block's parameters, converted (`count` is a number, booleans are booleans).
+    pub params: IndexMap<String, Value>,
+    pub success: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hint: Option<Hint>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+    /// The sandbox refused one of the block's paths (its error starts with the code).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub refused: bool,
+    /// Not run (exec in a dry run).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub skipped: bool,
+}
+
+/// A step of the transaction around the actions (a hook, the commit), for the reports.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Step {
+    pub name: String,
+    pub success: bool,
+    pub output: String,
+}
+
+/// The state of one path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FileState {
+    Absent,
+    File { bytes: Vec<u8>, executable: bool },
+    Symlink { target: PathBuf },
+    Dir,
+}
+
+/// One path a file action created, modified, deleted or moved (both sides of a move), with
+/// its state before the first action touched it and after the last one. Directories created or
+/// removed appear as `Dir` states (git does not track them; `restore` needs them).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileChange {
+    /// Absolute.
+    pub path: PathBuf,
+    /// `/`-separated, relative to the sandbox root; `None` outside it (never committed).
+    pub rel: Option<String>,
+    pub before: FileState,
+    pub after: FileState,
+}
+
+/// What [`execute`] returns.
+#[derive(Debug, Clone)]
+pub struct Execution {
+    pub result: ExecutionResult,
+    pub changes: Vec<FileChange>,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Execution
+
+/// What one executor produced.
+#[derive(Debug, Default)]
+pub(crate) struct Outcome {
+    pub success: bool,
+    pub error: Option<String>,
+    pub data: Option<Value>,
+    pub hint: Option<Hint>,
+    pub warnings: Vec<String>,
+    pub skipped: bool,
+}
+
+impl Outcome {
+    pub fn ok(data: Value) -> Outcome {
+        Outcome {
+            success: true,
+            data: Some(data),
+            ..Outcome::default()
+        }
+    }
+
+    pub fn fail(error: impl Into<String>) -> Outcome {
+        Outcome {
+            success: false,
+            error: Some(error.into()),
+            ..Outcome::default()
+        }
+    }
+
+    pub fn with_hint(mut self, hint: Hint) -> Outcome {
+        self.hint = Some(hint);
+        self
+    }
+
+    pub fn with_data(mut self, data: Value) -> Outcome {
+        self.data = Some(data);
+        self
+    }
+}
+
+/// State shared by the executors during one [`execute`].
+pub(crate) struct Ctx<'a> {
+    pub sandbox: &'a Sandbox,
+    pub opts: &'a EngineOptions,
+    pub vfs: fsx::Vfs,
+    pub lines: lines::LineTracker,
+    /// The user answered "always" to an exec prompt.
+    pub exec_always: bool,
+}
+
+/// Runs the plan's actions in order. Failures do not stop later actions. Never panics on
+/// filesystem errors: every problem is a failed result.
+pub fn execute(plan: &Plan, sandbox: &Sandbox, opts: &EngineOptions) -> Execution {
+    let mut ctx = Ctx {
+        sandbox,
+        opts,
+        vfs: fsx::Vfs::new(opts.dry_run),
+        lines: lines::LineTracker::default(),
+        exec_always: false,
+    };
+    let mut results = Vec::with_capacity(plan.actions.len());
+    for (i, pa) in plan.actions.iter().enumerate() {
+        let (outcome, refused) = match &pa.op {
+            Err(e) => (Outcome::fail(e.to_string()), true),
+            Ok(action) => match recheck(sandbox, action) {
+                Err(e) => (Outcome::fail(e.to_string()), true),
+                Ok(()) => (run(&mut ctx, pa, action), false),
+            },
+        };
+        let mut warnings = pa.warnings.clone();
+        warnings.extend(outcome.warnings);
+        results.push(ActionResult {
+            seq: i + 1,
+            block_id: pa.block_id.clone(),
+            action: pa.action.clone(),
+            params: pa.params.clone(),
+            success: outcome.success,
+            error: outcome.error.filter(|e| !e.is_empty()),
+            data: outcome.data,
+            hint: outcome.hint,
+            warnings,
+            refused,
+            skipped: outcome.skipped,
+        });
+    }
+    let changes = ctx.vfs.changes(sandbox);
+    let mut result = ExecutionResult {
+        success: false,
+        total_blocks: plan.total_blocks,
+        executed_actions: results.len(),
+        results,
+        parse_errors: plan.errors.clone(),
+        dry_run: opts.dry_run,
+        ..ExecutionResult::default()
+    };
+    result.update_success();
+    Execution { result, changes }
+}
+
+/// Paths were checked when the plan was made; earlier actions (a move, an exec) can have
+/// changed what they resolve to since, so they are checked again right before use.
+fn recheck(sandbox: &Sandbox, action: &Action) -> Result<(), PathError> {
+    use crate::sandbox::Access;
+    let check = |p: &ResolvedPath, access: Access| -> Result<(), PathError> {
+        let now = sandbox.resolve(&p.given, access)?;
+        if now.abs != p.abs {
+            return Err(PathError {
+                code: crate::sandbox::PathErrorCode::SymlinkEscape,
+                path: p.given.clone(),
+                message: format!(
+                    "'{}' resolved to '{}' when the reply was checked but to '{}' now (an \
+                     earlier block changed a symlink or directory on the way); re-send the \
+                     block with the real path",
+                    p.given,
+                    p.abs.display(),
+                    now.abs.display()
+                ),
+            });
+        }
+        Ok(())
+    };
+    match action {
+        Action::FileDelete { path }
+        | Action::DirCreate { path }
+        | Action::DirDelete { path, .. } => check(path, Access::Entry),
+        Action::FileMove { old_path, new_path } => {
+            check(old_path, Access::Entry)?;
+            check(new_path, Access::Entry)
+        }
+        Action::FilesRead { paths } => paths.iter().try_for_each(|p| check(p, Access::Follow)),
+        Action::Exec { cwd, .. } => cwd.iter().try_for_each(|p| check(p, Access::Follow)),
+        Action::FileWrite { path, .. }
+        | Action::FileCreate { path, .. }
+        | Action::FileAppend { path, .. }
+        | Action::FileReplaceText { path, .. }
+        | Action::FileReplaceAllText { path, .. }
+        | Action::FileEdit { path, .. }
+        | Action::FileReplaceLines { path, .. }
+        | Action::FileRead { path }
+        | Action::FileReadNumbered { path, .. }
+        | Action::Ls { path }
+        | Action::Grep { path, .. } => check(path, Access::Follow),
+        Action::Glob { base_path, .. } => check(base_path, Access::Follow),
+    }
+}
+
+fn run(ctx: &mut Ctx<'_>, pa: &PlannedAction, action: &Action) -> Outcome {
+    let tag = lines::Tag {
+        block_id: pa.block_id.clone(),
+        action: pa.action.clone(),
+    };
+    match action {
+        Action::FileWrite { path, content } => write::file_write(ctx, path, content, false),
+        Action::FileCreate { path, content } => write::file_write(ctx, path, content, true),
+        Action::FileAppend { path, content } => write::file_append(ctx, path, content, &tag),
+        Action::FileReplaceText {
+            path,
+            old_text,
+            new_text,
+        } => write::replace(
+            ctx,
+            "file_replace_text",
+            path,
+            old_text,
+            new_text,
+            write::Rule::ExactlyOnce,
+            &tag,
+        ),
+        Action::FileReplaceAllText {
+            path,
+            old_text,
+            new_text,
+            count,
+        } => write::replace(
+            ctx,
+            "file_replace_all_text",
+            path,
+            old_text,
+            new_text,
+            write::Rule::All(*count),
+            &tag,
+        ),
+        Action::FileEdit {
+            path,
+            old_text,
+            new_text,
+            count,
+        } => write::replace(
+            ctx,
+            "file_edit",
+            path,
+            old_text,
+            new_text,
+            write::Rule::Exactly(*count),
+            &tag,
+        ),
+        Action::FileReplaceLines {
+            path,
+            lines,
+            new_content,
+        } => write::replace_lines(ctx, path, lines, new_content, &tag),
+        Action::FileDelete { path } => write::file_delete(ctx, path),
+        Action::FileMove { old_path, new_path } => write::file_move(ctx, old_path, new_path),
+        Action::DirCreate { path } => write::dir_create(ctx, path),
+        Action::DirDelete { path, recursive } => write::dir_delete(ctx, path, *recursive),
+        Action::FileRead { path } => read::file_read(ctx, path),
+        Action::FileReadNumbered {
+            path,
+            lines,
+            delimiter,
+        } => read::file_read_numbered(ctx, path, lines.as_deref(), delimiter),
+        Action::FilesRead { paths } => read::files_read(ctx, paths),
+        Action::Ls { path } => search::ls(ctx, path),
+        Action::Grep {
+            pattern,
+            path,
+            include,
+        } => search::grep(ctx, pattern, path, include.as_deref()),
+        Action::Glob { pattern, base_path } => search::glob(ctx, pattern, base_path),
+        Action::Exec {
+            code,
+            lang,
+            cwd,
+            timeout,
+            return_output: _,
+        } => exec::run_block(ctx, &pa.block_id, code, *lang, cwd.as_ref(), *timeout),
+    }
+}

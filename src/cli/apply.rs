@@ -1,10 +1,22 @@
 //! `git clada apply`: parse, validate, execute and commit one LLM reply.
+//!
+//! This file holds the `--no-git` path (the engine on its own, in the current directory) and
+//! the argument handling shared with the git path. The git transaction (DESIGN §6) plugs in at
+//! the marked place in [`run`].
 
+use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
+use std::sync::Arc;
 
+use anyhow::Context;
+
+use crate::action::{self, Approval, EngineOptions, ExecPolicy, ExecRequest, Execution};
+use crate::block;
 use crate::cli::parse::DialectArg;
-use crate::cli::{not_implemented, Global};
-use crate::error::Outcome;
+use crate::cli::{not_implemented, Format, Global};
+use crate::error::{Outcome, Refusal};
+use crate::report::{self, ReportFormat};
+use crate::sandbox::Sandbox;
 
 /// Apply the action blocks of an LLM reply and commit the result as one AI commit.
 ///
@@ -71,6 +83,127 @@ pub enum ExecPolicyArg {
     Deny,
 }
 
-pub fn run(_args: Args, _global: Global) -> anyhow::Result<Outcome> {
-    Err(not_implemented("apply"))
+impl From<ExecPolicyArg> for ExecPolicy {
+    fn from(p: ExecPolicyArg) -> Self {
+        match p {
+            ExecPolicyArg::Ask => ExecPolicy::Ask,
+            ExecPolicyArg::Allow => ExecPolicy::Allow,
+            ExecPolicyArg::Deny => ExecPolicy::Deny,
+        }
+    }
+}
+
+pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
+    if args.no_git {
+        return run_no_git(args, global);
+    }
+    // ---- git transaction entry point -------------------------------------------------------
+    // The git path (issue "apply as a git transaction", DESIGN §6) goes here: open the repo,
+    // lock, snapshot, then call `action::plan`, `action::execute` (with `engine_options`) and,
+    // for --atomic, `action::restore`, fill in `result.git_commit` / `snapshot_commit` /
+    // `steps`, and finish with `finish_report` exactly as `run_no_git` does.
+    Err(not_implemented(
+        "apply with git (use --no-git to apply the blocks without committing)",
+    ))
+}
+
+/// The engine options the command line asks for: `--dry-run`, `--exec` (default: ask on a
+/// terminal, deny otherwise), and a terminal prompt for `ask`.
+pub fn engine_options(args: &Args, global: &Global) -> EngineOptions {
+    let interactive = std::io::stdin().is_terminal() || std::io::stderr().is_terminal();
+    let policy = match args.exec {
+        Some(p) => p.into(),
+        None if interactive => ExecPolicy::Ask,
+        None => ExecPolicy::Deny,
+    };
+    EngineOptions {
+        dry_run: global.dry_run,
+        exec: policy,
+        prompt: Some(Arc::new(ask_on_tty)),
+        ..EngineOptions::default()
+    }
+}
+
+/// Shows the code on the terminal and asks y/n/always. The answer is read from the terminal
+/// itself, since stdin may be the reply; no terminal means no.
+fn ask_on_tty(req: &ExecRequest) -> Approval {
+    let Ok(tty) = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/tty")
+    else {
+        return Approval::No;
+    };
+    let mut out = &tty;
+    let _ = writeln!(
+        out,
+        "\nblock {} wants to run {:?} code in {}:\n----\n{}\n----",
+        req.block_id,
+        req.lang,
+        req.cwd.display(),
+        req.code.trim_end()
+    );
+    let _ = write!(out, "Run it? [y]es / [N]o / [a]lways for this reply: ");
+    let _ = out.flush();
+    let mut answer = String::new();
+    if std::io::BufReader::new(&tty)
+        .read_line(&mut answer)
+        .is_err()
+    {
+        return Approval::No;
+    }
+    match answer.trim().to_ascii_lowercase().as_str() {
+        "y" | "yes" => Approval::Yes,
+        "a" | "always" => Approval::Always,
+        _ => Approval::No,
+    }
+}
+
+/// `--no-git`: the engine on its own; paths are relative to the current directory.
+fn run_no_git(args: Args, global: Global) -> anyhow::Result<Outcome> {
+    let reply = crate::input::read_reply(args.file.as_deref())?;
+    let parsed = block::parse(&reply.text, args.dialect.into());
+    let cwd = std::env::current_dir().context("cannot determine the current directory")?;
+    let sandbox = Sandbox::new(&cwd, args.allow_outside)?;
+    let plan = action::plan(&parsed, &sandbox);
+    let opts = engine_options(&args, &global);
+    let execution = action::execute(&plan, &sandbox, &opts);
+    finish_report(&execution, &global)
+}
+
+/// Prints the report to stdout and maps the result to the exit status: 0 all succeeded; 3 when
+/// the sandbox refused a block and nothing was changed; 1 for any other failure.
+pub fn finish_report(execution: &Execution, global: &Global) -> anyhow::Result<Outcome> {
+    let result = &execution.result;
+    let format = match global.format_or_default() {
+        Format::Human => ReportFormat::Human,
+        Format::Json => ReportFormat::Json,
+        Format::Llm => ReportFormat::Llm,
+    };
+    let color = report::use_color(std::io::stdout().is_terminal());
+    let text = report::render(result, format, color);
+    let mut stdout = std::io::stdout().lock();
+    stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+        .context("cannot write the report to standard output")?;
+    if result.success {
+        return Ok(Outcome::Success);
+    }
+    let refused: Vec<_> = result.refused().collect();
+    let ran_code = result
+        .results
+        .iter()
+        .any(|r| r.action == "exec" && r.data.is_some() && !r.skipped);
+    if !refused.is_empty() && execution.changes.is_empty() && !ran_code {
+        let first = refused[0];
+        return Err(Refusal(format!(
+            "refused for safety, nothing was changed: block {} ({}): {}",
+            first.block_id,
+            first.action,
+            first.error.as_deref().unwrap_or_default()
+        ))
+        .into());
+    }
+    Ok(Outcome::Partial)
 }

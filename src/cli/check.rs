@@ -1,15 +1,23 @@
 //! `git clada check`: parse and validate replies without side effects.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
+use anyhow::Context;
+use serde::Serialize;
+
+use crate::action::{self, ParseErrorReport};
+use crate::block;
 use crate::cli::parse::DialectArg;
-use crate::cli::{not_implemented, Global};
+use crate::cli::{Format, Global};
 use crate::error::Outcome;
+use crate::sandbox::Sandbox;
 
 /// Parse and validate replies without changing anything; exit 1 on any error.
 ///
-/// Meant for hooks and CI: every block is parsed and checked against the action schema and
-/// the path sandbox, nothing is executed.
+/// Meant for hooks and CI: every block is parsed, checked against the action schema, and every
+/// path against the sandbox; nothing is executed. Paths are resolved against the worktree root
+/// (the nearest directory above with a `.git`, or GIT_WORK_TREE), or the current directory
+/// with --no-git.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Example:\n  git clada check reply.md")]
 pub struct Args {
@@ -20,8 +28,144 @@ pub struct Args {
     /// Block spelling: auto picks SHAM, NESL or nesl per block from its header.
     #[arg(long, value_enum, default_value_t = DialectArg::Auto)]
     pub dialect: DialectArg,
+
+    /// Resolve paths against the current directory instead of the worktree root.
+    #[arg(long)]
+    pub no_git: bool,
+
+    /// Accept absolute paths outside the root (as `apply --allow-outside` would).
+    #[arg(long)]
+    pub allow_outside: bool,
 }
 
-pub fn run(_args: Args, _global: Global) -> anyhow::Result<Outcome> {
-    Err(not_implemented("check"))
+/// One reply's verdict.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct FileReport {
+    source: String,
+    total_blocks: usize,
+    /// Blocks that would run.
+    valid_actions: usize,
+    parse_errors: Vec<ParseErrorReport>,
+    refused: Vec<Refused>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Refused {
+    block_id: String,
+    action: String,
+    code: String,
+    path: String,
+    message: String,
+}
+
+impl FileReport {
+    fn ok(&self) -> bool {
+        self.parse_errors.is_empty() && self.refused.is_empty()
+    }
+}
+
+/// The worktree root without opening the repository: `GIT_WORK_TREE`, else the nearest
+/// ancestor holding `.git`, else the current directory.
+fn worktree_root(cwd: &Path) -> PathBuf {
+    if let Some(wt) = std::env::var_os("GIT_WORK_TREE") {
+        return cwd.join(wt);
+    }
+    cwd.ancestors()
+        .find(|d| d.join(".git").exists())
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| cwd.to_path_buf())
+}
+
+pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
+    let cwd = std::env::current_dir().context("cannot determine the current directory")?;
+    let root = if args.no_git {
+        cwd.clone()
+    } else {
+        worktree_root(&cwd)
+    };
+    let sandbox = Sandbox::new(&root, args.allow_outside)?;
+    let inputs: Vec<Option<PathBuf>> = if args.files.is_empty() {
+        vec![None]
+    } else {
+        args.files.iter().cloned().map(Some).collect()
+    };
+    let mut reports = Vec::new();
+    for input in inputs {
+        let reply = crate::input::read_reply(input.as_deref())?;
+        let parsed = block::parse(&reply.text, args.dialect.into());
+        let plan = action::plan(&parsed, &sandbox);
+        let refused = plan
+            .refusals()
+            .map(|(a, e)| Refused {
+                block_id: a.block_id.clone(),
+                action: a.action.clone(),
+                code: e.code.to_string(),
+                path: e.path.clone(),
+                message: e.to_string(),
+            })
+            .collect();
+        reports.push(FileReport {
+            source: reply.source,
+            total_blocks: plan.total_blocks,
+            valid_actions: plan.actions.iter().filter(|a| a.op.is_ok()).count(),
+            parse_errors: plan.errors,
+            refused,
+        });
+    }
+    let all_ok = reports.iter().all(FileReport::ok);
+    let text = match global.format_or_default() {
+        Format::Json => {
+            let mut s = serde_json::to_string_pretty(&reports)?;
+            s.push('\n');
+            s
+        }
+        Format::Human | Format::Llm => human(&reports),
+    };
+    print!("{text}");
+    Ok(if all_ok {
+        Outcome::Success
+    } else {
+        Outcome::Partial
+    })
+}
+
+fn human(reports: &[FileReport]) -> String {
+    let mut out = String::new();
+    for r in reports {
+        if r.ok() {
+            out.push_str(&format!(
+                "{}: ok ({} blocks, {} actions would run)\n",
+                r.source, r.total_blocks, r.valid_actions
+            ));
+            continue;
+        }
+        out.push_str(&format!(
+            "{}: {} problem(s) in {} blocks\n",
+            r.source,
+            r.parse_errors.len() + r.refused.len(),
+            r.total_blocks
+        ));
+        for e in &r.parse_errors {
+            let line = e
+                .block_start_line
+                .map(|l| format!(" (line {l})"))
+                .unwrap_or_default();
+            let kind = format!("{:?}", e.error_type).to_lowercase();
+            out.push_str(&format!(
+                "  {} ❌ {} - {kind} error{line}: {}\n",
+                e.block_id,
+                e.action.as_deref().unwrap_or("-"),
+                e.message
+            ));
+        }
+        for f in &r.refused {
+            out.push_str(&format!(
+                "  {} ❌ {} - {}\n",
+                f.block_id, f.action, f.message
+            ));
+        }
+    }
+    out
 }

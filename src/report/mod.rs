@@ -1,1 +1,48 @@
-//! Result reports in the three formats: human, llm (paste-back) and json.
+//! Result reports in the three formats of DESIGN §8: `human` (one line per block, hints,
+//! outputs, colour on a terminal), `llm` (the paste-back block in the original listener's
+//! format, `=== CLADA RESULTS ===` … `=== OUTPUTS ===` … `=== END ===`), and `json` (the
+//! `ExecutionResult`, documented in docs/json-format.md).
+//!
+//! Renderers take only the [`ExecutionResult`], so a stored result (a git note) renders the
+//! same as a fresh one.
+
+mod common;
+mod human;
+mod llm;
+
+use crate::action::ExecutionResult;
+
+/// Which report to produce.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReportFormat {
+    Human,
+    Llm,
+    Json,
+}
+
+/// Renders a report. `color` only affects `human` (callers pass true only on a terminal
+/// without `NO_COLOR`).
+pub fn render(result: &ExecutionResult, format: ReportFormat, color: bool) -> String {
+    match format {
+        ReportFormat::Human => human::render(result, color),
+        ReportFormat::Llm => llm::render(result),
+        ReportFormat::Json => json(result),
+    }
+}
+
+/// The JSON report: pretty-printed, keys in a fixed order, ending in a newline.
+pub fn json(result: &ExecutionResult) -> String {
+    let mut s = serde_json::to_string_pretty(result)
+        .unwrap_or_else(|e| format!("{{\"fatalError\": \"cannot render the report: {e}\"}}"));
+    s.push('\n');
+    s
+}
+
+/// Whether to colour output written to a stream: only on a terminal, never with `NO_COLOR`
+/// set (to anything non-empty, per no-color.org).
+pub fn use_color(is_terminal: bool) -> bool {
+    is_terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,371 @@
+//! `exec` (DESIGN §5.2): runs LLM-written code under a policy (ask/allow/deny), with stdin
+//! closed, the root (or a `cwd` inside it) as working directory, its own process group, a
+//! timeout that kills the whole group, and each output stream capped.
+//!
+//! Result data is `{stdout, stderr, exit_code}`; a non-zero exit is a failed action whose report
+//! still carries the output (the original hid it). Error texts follow clada-semantics §6.
+
+use std::io::Read;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use super::{Approval, Ctx, ExecPolicy, ExecRequest, Lang, Outcome};
+use crate::sandbox::ResolvedPath;
+
+/// Appended to a stream that hit the cap.
+pub const TRUNCATED: &str = "\n[output truncated]";
+
+/// The interpreter and arguments for a language (the original's `mapLanguageToCommand`).
+pub fn command_for(lang: &str, code: &str) -> Option<(&'static str, Vec<String>)> {
+    let (prog, flag) = match lang {
+        "bash" => ("bash", "-c"),
+        "sh" => ("sh", "-c"),
+        "javascript" => ("node", "-e"),
+        "python" => ("python3", "-c"),
+        "ruby" => ("ruby", "-e"),
+        _ => return None,
+    };
+    Some((prog, vec![flag.to_string(), code.to_string()]))
+}
+
+fn lang_name(lang: Lang) -> &'static str {
+    match lang {
+        Lang::Bash => "bash",
+        Lang::Sh => "sh",
+        Lang::Python => "python",
+        Lang::Javascript => "javascript",
+        Lang::Ruby => "ruby",
+    }
+}
+
+/// What running a piece of code produced (the original's `ExecResult`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExecOutput {
+    pub stdout: String,
+    pub stderr: String,
+    /// `None` when the process did not exit normally (timeout, signal, spawn failure).
+    pub exit_code: Option<i32>,
+    pub error: Option<String>,
+}
+
+impl ExecOutput {
+    pub fn success(&self) -> bool {
+        self.error.is_none() && self.exit_code == Some(0)
+    }
+
+    fn failed(error: String) -> ExecOutput {
+        ExecOutput {
+            stdout: String::new(),
+            stderr: String::new(),
+            exit_code: None,
+            error: Some(error),
+        }
+    }
+}
+
+/// Seconds in shortest decimal form: `30`, `0.2`.
+fn seconds(d: Duration) -> String {
+    let ms = d.as_millis();
+    if ms % 1000 == 0 {
+        format!("{}", ms / 1000)
+    } else {
+        let s = format!("{:.3}", ms as f64 / 1000.0);
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    }
+}
+
+fn signal_name(sig: i32) -> String {
+    match sig {
+        libc::SIGHUP => "SIGHUP".into(),
+        libc::SIGINT => "SIGINT".into(),
+        libc::SIGQUIT => "SIGQUIT".into(),
+        libc::SIGILL => "SIGILL".into(),
+        libc::SIGABRT => "SIGABRT".into(),
+        libc::SIGBUS => "SIGBUS".into(),
+        libc::SIGFPE => "SIGFPE".into(),
+        libc::SIGKILL => "SIGKILL".into(),
+        libc::SIGSEGV => "SIGSEGV".into(),
+        libc::SIGPIPE => "SIGPIPE".into(),
+        libc::SIGALRM => "SIGALRM".into(),
+        libc::SIGTERM => "SIGTERM".into(),
+        other => format!("signal {other}"),
+    }
+}
+
+/// Reads a stream to the end, keeping at most `cap` bytes.
+fn capture(mut r: impl Read + Send + 'static, cap: usize) -> mpsc::Receiver<(Vec<u8>, bool)> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut kept = Vec::new();
+        let mut truncated = false;
+        let mut buf = [0u8; 16 * 1024];
+        loop {
+            match r.read(&mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => {
+                    let room = cap.saturating_sub(kept.len());
+                    if n > room {
+                        truncated = true;
+                    }
+                    kept.extend_from_slice(&buf[..n.min(room)]);
+                }
+            }
+        }
+        let _ = tx.send((kept, truncated));
+    });
+    rx
+}
+
+fn finish(rx: mpsc::Receiver<(Vec<u8>, bool)>, grace: Duration) -> String {
+    // A grandchild that escaped the process group can keep the pipe open; do not wait for it
+    // forever.
+    match rx.recv_timeout(grace) {
+        Ok((bytes, truncated)) => {
+            let mut s = String::from_utf8_lossy(&bytes).into_owned();
+            if truncated {
+                s.push_str(TRUNCATED);
+            }
+            s
+        }
+        Err(_) => String::new(),
+    }
+}
+
+/// Runs `code` with the interpreter for `lang` in `cwd`, stdin closed, in a new process group;
+/// on timeout the whole group gets SIGTERM, then SIGKILL 100 ms later.
+pub fn run_command(
+    lang: &str,
+    code: &str,
+    cwd: &Path,
+    timeout: Duration,
+    max_output: usize,
+) -> ExecOutput {
+    let Some((prog, args)) = command_for(lang, code) else {
+        return ExecOutput::failed(format!(
+            "exec: Unsupported language '{lang}' (LANG_UNSUPPORTED)"
+        ));
+    };
+    let mut cmd = Command::new(prog);
+    cmd.args(&args)
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    let mut child = match cmd.spawn() {
+        Ok(c) => c,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return ExecOutput::failed(format!("exec: {prog} not found in PATH (ENOENT)"))
+        }
+        Err(e) => return ExecOutput::failed(format!("exec: cannot start {prog}: {e}")),
+    };
+    let pgid = child.id() as libc::pid_t;
+    let out_rx = child.stdout.take().map(|s| capture(s, max_output));
+    let err_rx = child.stderr.take().map(|s| capture(s, max_output));
+    let deadline = Instant::now() + timeout;
+    let mut timed_out = false;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(st)) => break Some(st),
+            Ok(None) => {}
+            Err(_) => break None,
+        }
+        if Instant::now() >= deadline {
+            timed_out = true;
+            // SAFETY: killpg only sends a signal to the group we created for the child.
+            unsafe {
+                libc::killpg(pgid, libc::SIGTERM);
+            }
+            std::thread::sleep(Duration::from_millis(100));
+            unsafe {
+                libc::killpg(pgid, libc::SIGKILL);
+            }
+            break child.wait().ok();
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let grace = Duration::from_secs(2);
+    let stdout = out_rx.map(|r| finish(r, grace)).unwrap_or_default();
+    let stderr = err_rx.map(|r| finish(r, grace)).unwrap_or_default();
+    if timed_out {
+        return ExecOutput {
+            stdout,
+            stderr,
+            exit_code: None,
+            error: Some(format!(
+                "exec: Process timeout after {}s (TIMEOUT)",
+                seconds(timeout)
+            )),
+        };
+    }
+    match status {
+        Some(st) => match (st.code(), st.signal()) {
+            (Some(code), _) => ExecOutput {
+                stdout,
+                stderr,
+                exit_code: Some(code),
+                error: None,
+            },
+            (None, Some(sig)) => ExecOutput {
+                stdout,
+                stderr,
+                exit_code: None,
+                error: Some(format!("Process killed by signal {}", signal_name(sig))),
+            },
+            (None, None) => ExecOutput {
+                stdout,
+                stderr,
+                exit_code: None,
+                error: Some("exec: process ended without an exit status".into()),
+            },
+        },
+        None => ExecOutput {
+            stdout,
+            stderr,
+            exit_code: None,
+            error: Some("exec: lost track of the process".into()),
+        },
+    }
+}
+
+/// The exec action: policy, working directory, run, result.
+pub(super) fn run_block(
+    ctx: &mut Ctx<'_>,
+    block_id: &str,
+    code: &str,
+    lang: Lang,
+    cwd: Option<&ResolvedPath>,
+    timeout: Option<u64>,
+) -> Outcome {
+    let dir = cwd
+        .map(|c| c.abs.clone())
+        .unwrap_or_else(|| ctx.sandbox.root().to_path_buf());
+    if !dir.is_dir() {
+        let given = cwd
+            .map(|c| c.given.clone())
+            .unwrap_or_else(|| dir.display().to_string());
+        return Outcome::fail(format!(
+            "exec: Working directory does not exist '{given}' (ENOENT)"
+        ));
+    }
+    if ctx.opts.dry_run {
+        let mut out = Outcome::ok(json!({"skipped": "dry run"}));
+        out.skipped = true;
+        out.warnings
+            .push("not run: exec blocks never run in a dry run".to_string());
+        return out;
+    }
+    let allowed = match ctx.opts.exec {
+        ExecPolicy::Allow => true,
+        ExecPolicy::Deny => false,
+        ExecPolicy::Ask if ctx.exec_always => true,
+        ExecPolicy::Ask => match &ctx.opts.prompt {
+            None => false,
+            Some(prompt) => {
+                let req = ExecRequest {
+                    block_id: block_id.to_string(),
+                    lang,
+                    code: code.to_string(),
+                    cwd: dir.clone(),
+                };
+                match prompt(&req) {
+                    Approval::Yes => true,
+                    Approval::No => {
+                        return Outcome::fail(
+                            "exec: not run: declined at the prompt; the block was not executed",
+                        )
+                    }
+                    Approval::Always => {
+                        ctx.exec_always = true;
+                        true
+                    }
+                }
+            }
+        },
+    };
+    if !allowed {
+        return Outcome::fail(
+            "exec: not run: running code is not allowed (--exec deny, the default when not on a \
+             terminal); re-run with --exec allow to run exec blocks, or --exec ask to confirm \
+             each one",
+        );
+    }
+    let limit = timeout
+        .map(Duration::from_secs)
+        .unwrap_or(ctx.opts.exec_timeout);
+    let out = run_command(lang_name(lang), code, &dir, limit, ctx.opts.exec_max_output);
+    let mut data = json!({"stdout": out.stdout, "stderr": out.stderr});
+    if let Some(code) = out.exit_code {
+        data["exit_code"] = json!(code);
+    }
+    let success = out.success();
+    let error = match (&out.error, out.exit_code) {
+        (Some(e), _) => Some(e.clone()),
+        (None, Some(code)) if code != 0 => Some(format!("exec: exited with code {code}")),
+        _ => None,
+    };
+    Outcome {
+        success,
+        error,
+        data: Some(data),
+        ..Outcome::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seconds_shortest() {
+        assert_eq!(seconds(Duration::from_millis(200)), "0.2");
+        assert_eq!(seconds(Duration::from_secs(30)), "30");
+        assert_eq!(seconds(Duration::from_millis(1500)), "1.5");
+    }
+
+    #[test]
+    fn runs_kills_and_caps() {
+        let tmp = std::env::temp_dir();
+        let ok = run_command(
+            "bash",
+            "echo hi; echo err >&2; exit 3",
+            &tmp,
+            Duration::from_secs(10),
+            1024,
+        );
+        assert_eq!(ok.stdout, "hi\n");
+        assert_eq!(ok.stderr, "err\n");
+        assert_eq!(ok.exit_code, Some(3));
+        let slow = run_command(
+            "bash",
+            "echo started; sleep 5",
+            &tmp,
+            Duration::from_millis(200),
+            1024,
+        );
+        assert_eq!(
+            slow.error.as_deref(),
+            Some("exec: Process timeout after 0.2s (TIMEOUT)")
+        );
+        assert_eq!(slow.stdout, "started\n");
+        let big = run_command(
+            "bash",
+            "head -c 5000 /dev/zero | tr '\\0' x",
+            &tmp,
+            Duration::from_secs(10),
+            100,
+        );
+        assert_eq!(big.stdout.len(), 100 + TRUNCATED.len());
+        assert!(big.stdout.ends_with(TRUNCATED));
+        let none = run_command("cobol", "x", &tmp, Duration::from_secs(1), 10);
+        assert_eq!(
+            none.error.as_deref(),
+            Some("exec: Unsupported language 'cobol' (LANG_UNSUPPORTED)")
+        );
+    }
+}

@@ -1,0 +1,698 @@
+//! The engine's only door to the filesystem: atomic writes that keep permissions, Node-style
+//! error texts, the dry-run overlay, and the record of every path an action touched (its state
+//! before the first touch), from which [`FileChange`]s are built and [`restore`] works.
+//!
+//! In dry-run mode nothing is written: changes go to an in-memory overlay that later reads of
+//! the same reply see, so a dry run reports exactly what a real run would (DESIGN §6, `--dry-run`).
+
+use std::collections::HashMap;
+use std::io::{self, Write};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use indexmap::IndexMap;
+
+use super::{FileChange, FileState};
+use crate::sandbox::{has_git_component, Sandbox};
+
+/// Text actions refuse files larger than this (DESIGN §4).
+pub const MAX_TEXT_BYTES: u64 = 10 * 1024 * 1024;
+/// A NUL byte in this many leading bytes marks a file as binary.
+pub const BINARY_SNIFF_BYTES: usize = 8 * 1024;
+
+// ---------------------------------------------------------------------------------------------
+// Node-style error texts (clada-semantics §5)
+
+/// `(code, description)` for an OS error, with libuv's wording.
+pub fn errno_name(err: &io::Error) -> Option<(&'static str, &'static str)> {
+    let raw = err.raw_os_error()?;
+    let pair = match raw {
+        libc::EPERM => ("EPERM", "operation not permitted"),
+        libc::ENOENT => ("ENOENT", "no such file or directory"),
+        libc::EIO => ("EIO", "i/o error"),
+        libc::EACCES => ("EACCES", "permission denied"),
+        libc::EBUSY => ("EBUSY", "resource busy or locked"),
+        libc::EEXIST => ("EEXIST", "file already exists"),
+        libc::EXDEV => ("EXDEV", "cross-device link not permitted"),
+        libc::ENOTDIR => ("ENOTDIR", "not a directory"),
+        libc::EISDIR => ("EISDIR", "illegal operation on a directory"),
+        libc::EINVAL => ("EINVAL", "invalid argument"),
+        libc::EMFILE => ("EMFILE", "too many open files"),
+        libc::ETXTBSY => ("ETXTBSY", "text file is busy"),
+        libc::EFBIG => ("EFBIG", "file too large"),
+        libc::ENOSPC => ("ENOSPC", "no space left on device"),
+        libc::EROFS => ("EROFS", "read-only file system"),
+        libc::ENAMETOOLONG => ("ENAMETOOLONG", "name too long"),
+        libc::ENOTEMPTY => ("ENOTEMPTY", "directory not empty"),
+        libc::ELOOP => ("ELOOP", "too many symbolic links encountered"),
+        libc::EDQUOT => ("EDQUOT", "disk quota exceeded"),
+        _ => return None,
+    };
+    Some(pair)
+}
+
+/// The original's `formatNodeError(error, path, op, dest?)`: known codes read
+/// `CODE: description, op 'path'` (`rename 'a' -> 'b'` with a destination), other codes
+/// `CODE: message`, no code the message or `Unknown error during op on 'path'`.
+pub fn format_node_error(
+    code: Option<&str>,
+    message: Option<&str>,
+    path: &str,
+    op: &str,
+    dest: Option<&str>,
+) -> String {
+    let known = match code {
+        Some("ENOENT") => Some("no such file or directory"),
+        Some("EEXIST") => Some("file already exists"),
+        Some("EACCES") => Some("permission denied"),
+        Some("EISDIR") => Some("illegal operation on a directory"),
+        Some("ENOTDIR") => Some("not a directory"),
+        Some("ENOTEMPTY") => Some("directory not empty"),
+        _ => None,
+    };
+    match (code, known) {
+        (Some(code), Some(text)) => match dest {
+            Some(dest) => format!("{code}: {text}, {op} '{path}' -> '{dest}'"),
+            None => format!("{code}: {text}, {op} '{path}'"),
+        },
+        (Some(code), None) => format!("{code}: {}", message.unwrap_or_default()),
+        (None, _) => match message {
+            Some(m) if !m.is_empty() => m.to_string(),
+            _ => format!("Unknown error during {op} on '{path}'"),
+        },
+    }
+}
+
+/// An `io::Error` in the original's words, e.g. `ENOENT: no such file or directory, open 'p'`.
+/// Every errno we can name gets the full `CODE: description, op 'path'` form (Node's own message
+/// for such codes), so no code is printed twice as the original did.
+pub fn node_error(err: &io::Error, path: &str, op: &str, dest: Option<&str>) -> String {
+    match errno_name(err) {
+        Some((code, text)) => match dest {
+            Some(dest) => format!("{code}: {text}, {op} '{path}' -> '{dest}'"),
+            None => format!("{code}: {text}, {op} '{path}'"),
+        },
+        None => match err.kind() {
+            io::ErrorKind::NotFound => format_node_error(Some("ENOENT"), None, path, op, dest),
+            io::ErrorKind::AlreadyExists => format_node_error(Some("EEXIST"), None, path, op, dest),
+            io::ErrorKind::PermissionDenied => {
+                format_node_error(Some("EACCES"), None, path, op, dest)
+            }
+            io::ErrorKind::IsADirectory => format_node_error(Some("EISDIR"), None, path, op, dest),
+            io::ErrorKind::NotADirectory => {
+                format_node_error(Some("ENOTDIR"), None, path, op, dest)
+            }
+            io::ErrorKind::DirectoryNotEmpty => {
+                format_node_error(Some("ENOTEMPTY"), None, path, op, dest)
+            }
+            _ => format!("{err}, {op} '{path}'"),
+        },
+    }
+}
+
+fn errno(code: i32) -> io::Error {
+    io::Error::from_raw_os_error(code)
+}
+
+// ---------------------------------------------------------------------------------------------
+// What is at a path
+
+/// The kind of a directory entry, without reading file contents.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntryKind {
+    File { len: u64, executable: bool },
+    Dir,
+    Symlink,
+}
+
+fn disk_kind(p: &Path) -> io::Result<EntryKind> {
+    let md = std::fs::symlink_metadata(p)?;
+    let ft = md.file_type();
+    Ok(if ft.is_symlink() {
+        EntryKind::Symlink
+    } else if ft.is_dir() {
+        EntryKind::Dir
+    } else {
+        EntryKind::File {
+            len: md.len(),
+            executable: md.permissions().mode() & 0o111 != 0,
+        }
+    })
+}
+
+fn disk_state(p: &Path) -> io::Result<FileState> {
+    match disk_kind(p) {
+        Ok(EntryKind::File { executable, .. }) => Ok(FileState::File {
+            bytes: std::fs::read(p)?,
+            executable,
+        }),
+        Ok(EntryKind::Dir) => Ok(FileState::Dir),
+        Ok(EntryKind::Symlink) => Ok(FileState::Symlink {
+            target: std::fs::read_link(p)?,
+        }),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(FileState::Absent),
+        Err(e) if e.raw_os_error() == Some(libc::ENOTDIR) => Ok(FileState::Absent),
+        Err(e) => Err(e),
+    }
+}
+
+/// One overlay entry (dry run). A `Dir` that replaced something absent on disk is `fresh`:
+/// whatever the disk has below it is not visible.
+#[derive(Debug, Clone)]
+enum Node {
+    File { bytes: Vec<u8>, executable: bool },
+    Symlink(PathBuf),
+    Dir { fresh: bool },
+    Absent,
+}
+
+/// The filesystem as the actions of one reply see it.
+#[derive(Debug, Default)]
+pub struct Vfs {
+    dry_run: bool,
+    overlay: HashMap<PathBuf, Node>,
+    /// Every path touched, in order of first touch, with its state before that touch.
+    touched: IndexMap<PathBuf, FileState>,
+}
+
+impl Vfs {
+    pub fn new(dry_run: bool) -> Vfs {
+        Vfs {
+            dry_run,
+            ..Vfs::default()
+        }
+    }
+
+    pub fn dry_run(&self) -> bool {
+        self.dry_run
+    }
+
+    /// The overlay's say about `p`: `Some(Ok(node))` when decided by the overlay, `Some(Err)`
+    /// when an overlay ancestor makes it impossible, `None` to ask the disk.
+    fn overlay_lookup(&self, p: &Path) -> Option<io::Result<Node>> {
+        if !self.dry_run || self.overlay.is_empty() {
+            return None;
+        }
+        if let Some(n) = self.overlay.get(p) {
+            return Some(Ok(n.clone()));
+        }
+        for anc in p.ancestors().skip(1) {
+            match self.overlay.get(anc) {
+                None => continue,
+                Some(Node::Absent) => return Some(Ok(Node::Absent)),
+                Some(Node::File { .. }) | Some(Node::Symlink(_)) => {
+                    return Some(Err(errno(libc::ENOTDIR)))
+                }
+                Some(Node::Dir { fresh: true }) => return Some(Ok(Node::Absent)),
+                Some(Node::Dir { fresh: false }) => return None,
+            }
+        }
+        None
+    }
+
+    /// What is at `p` (a final symlink is not followed); `NotFound` when nothing.
+    pub fn kind(&self, p: &Path) -> io::Result<EntryKind> {
+        match self.overlay_lookup(p) {
+            Some(Ok(Node::File { bytes, executable })) => Ok(EntryKind::File {
+                len: bytes.len() as u64,
+                executable,
+            }),
+            Some(Ok(Node::Dir { .. })) => Ok(EntryKind::Dir),
+            Some(Ok(Node::Symlink(_))) => Ok(EntryKind::Symlink),
+            Some(Ok(Node::Absent)) => Err(errno(libc::ENOENT)),
+            Some(Err(e)) => Err(e),
+            None => disk_kind(p),
+        }
+    }
+
+    pub fn exists(&self, p: &Path) -> bool {
+        self.kind(p).is_ok()
+    }
+
+    /// The whole state at `p` (contents included).
+    pub fn state(&self, p: &Path) -> io::Result<FileState> {
+        match self.overlay_lookup(p) {
+            Some(Ok(Node::File { bytes, executable })) => Ok(FileState::File { bytes, executable }),
+            Some(Ok(Node::Dir { .. })) => Ok(FileState::Dir),
+            Some(Ok(Node::Symlink(t))) => Ok(FileState::Symlink { target: t }),
+            Some(Ok(Node::Absent)) | Some(Err(_)) => Ok(FileState::Absent),
+            None => disk_state(p),
+        }
+    }
+
+    /// Reads a file (following a final symlink on disk, like `open`).
+    pub fn read(&self, p: &Path) -> io::Result<Vec<u8>> {
+        match self.overlay_lookup(p) {
+            Some(Ok(Node::File { bytes, .. })) => Ok(bytes),
+            Some(Ok(Node::Dir { .. })) => Err(errno(libc::EISDIR)),
+            Some(Ok(Node::Symlink(t))) => self.read(&t),
+            Some(Ok(Node::Absent)) => Err(errno(libc::ENOENT)),
+            Some(Err(e)) => Err(e),
+            None => {
+                if std::fs::metadata(p)?.is_dir() {
+                    return Err(errno(libc::EISDIR));
+                }
+                std::fs::read(p)
+            }
+        }
+    }
+
+    /// Names and kinds in a directory, sorted by name.
+    pub fn list_dir(&self, p: &Path) -> io::Result<Vec<(String, EntryKind)>> {
+        let mut entries: IndexMap<String, EntryKind> = IndexMap::new();
+        let overlay_dir = self.overlay_lookup(p);
+        let from_disk = match &overlay_dir {
+            Some(Ok(Node::Dir { fresh })) => !fresh,
+            Some(Ok(Node::File { .. })) | Some(Ok(Node::Symlink(_))) => {
+                return Err(errno(libc::ENOTDIR))
+            }
+            Some(Ok(Node::Absent)) => return Err(errno(libc::ENOENT)),
+            Some(Err(e)) => {
+                return Err(io::Error::from_raw_os_error(
+                    e.raw_os_error().unwrap_or(libc::ENOENT),
+                ))
+            }
+            None => true,
+        };
+        if from_disk {
+            for e in std::fs::read_dir(p)? {
+                let e = e?;
+                let name = e.file_name().to_string_lossy().into_owned();
+                if let Ok(k) = disk_kind(&e.path()) {
+                    entries.insert(name, k);
+                }
+            }
+        }
+        if self.dry_run {
+            for (path, _) in self.overlay.iter() {
+                if path.parent() == Some(p) {
+                    if let Some(name) = path.file_name() {
+                        let name = name.to_string_lossy().into_owned();
+                        match self.kind(path) {
+                            Ok(k) => {
+                                entries.insert(name, k);
+                            }
+                            Err(_) => {
+                                entries.shift_remove(&name);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let mut v: Vec<(String, EntryKind)> = entries.into_iter().collect();
+        v.sort_by(|a, b| a.0.cmp(&b.0));
+        Ok(v)
+    }
+
+    /// Every entry below `dir` (not `dir` itself), parents before children.
+    pub fn walk(&self, dir: &Path) -> io::Result<Vec<(PathBuf, EntryKind)>> {
+        let mut out = Vec::new();
+        let mut stack = vec![dir.to_path_buf()];
+        while let Some(d) = stack.pop() {
+            for (name, kind) in self.list_dir(&d)? {
+                let p = d.join(name);
+                if kind == EntryKind::Dir {
+                    stack.push(p.clone());
+                }
+                out.push((p, kind));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Files that exist only in the overlay below `dir` (dry run), sorted.
+    pub fn overlay_files_under(&self, dir: &Path) -> Vec<PathBuf> {
+        let mut v: Vec<PathBuf> = self
+            .overlay
+            .keys()
+            .filter(|p| p.starts_with(dir) && matches!(self.kind(p), Ok(EntryKind::File { .. })))
+            .cloned()
+            .collect();
+        v.sort();
+        v
+    }
+
+    /// Remembers the state of `p` before the first change to it.
+    fn touch(&mut self, p: &Path) -> io::Result<()> {
+        if !self.touched.contains_key(p) {
+            let before = self.state(p)?;
+            self.touched.insert(p.to_path_buf(), before);
+        }
+        Ok(())
+    }
+
+    /// Creates `dir` and its missing parents, recording each one created.
+    pub fn create_dir_all(&mut self, dir: &Path) -> io::Result<()> {
+        let mut missing = Vec::new();
+        for anc in dir.ancestors() {
+            match self.kind(anc) {
+                Ok(EntryKind::Dir) => break,
+                Ok(EntryKind::Symlink) if self.dir_through_link(anc) => break,
+                Ok(_) => return Err(errno(libc::EEXIST)),
+                Err(e) if e.kind() == io::ErrorKind::NotFound => missing.push(anc.to_path_buf()),
+                Err(e) => return Err(e),
+            }
+        }
+        for d in missing.into_iter().rev() {
+            self.touch(&d)?;
+            if self.dry_run {
+                self.overlay.insert(d, Node::Dir { fresh: true });
+            } else {
+                match std::fs::create_dir(&d) {
+                    Ok(()) => {}
+                    Err(e) if e.kind() == io::ErrorKind::AlreadyExists && d.is_dir() => {}
+                    Err(e) => return Err(e),
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn dir_through_link(&self, p: &Path) -> bool {
+        std::fs::metadata(p).map(|m| m.is_dir()).unwrap_or(false)
+    }
+
+    /// Writes a whole file atomically (temp file in the same directory, then rename), keeping
+    /// the permissions of the file it replaces; `executable` sets the x bits of a new file.
+    pub fn write_file(&mut self, p: &Path, bytes: &[u8], new_executable: bool) -> io::Result<()> {
+        match self.kind(p) {
+            Ok(EntryKind::Dir) => return Err(errno(libc::EISDIR)),
+            Ok(_) | Err(_) => {}
+        }
+        self.touch(p)?;
+        if self.dry_run {
+            let executable = match self.kind(p) {
+                Ok(EntryKind::File { executable, .. }) => executable,
+                _ => new_executable,
+            };
+            self.overlay.insert(
+                p.to_path_buf(),
+                Node::File {
+                    bytes: bytes.to_vec(),
+                    executable,
+                },
+            );
+            return Ok(());
+        }
+        atomic_write(p, bytes, new_executable)
+    }
+
+    /// Removes a file or symlink.
+    pub fn remove_file(&mut self, p: &Path) -> io::Result<()> {
+        match self.kind(p)? {
+            EntryKind::Dir => return Err(errno(libc::EISDIR)),
+            EntryKind::File { .. } | EntryKind::Symlink => {}
+        }
+        self.touch(p)?;
+        if self.dry_run {
+            self.overlay.insert(p.to_path_buf(), Node::Absent);
+            Ok(())
+        } else {
+            std::fs::remove_file(p)
+        }
+    }
+
+    /// Removes an empty directory, or (recursive) a whole tree. A tree containing a `.git`
+    /// entry is refused: git-clada never deletes git's data (a nested repository, a submodule).
+    pub fn remove_dir(&mut self, p: &Path, recursive: bool) -> io::Result<Vec<PathBuf>> {
+        match self.kind(p)? {
+            EntryKind::Dir => {}
+            _ => return Err(errno(libc::ENOTDIR)),
+        }
+        let inside = self.walk(p)?;
+        if !inside.is_empty() && !recursive {
+            return Err(errno(libc::ENOTEMPTY));
+        }
+        if let Some((git, _)) = inside
+            .iter()
+            .find(|(q, _)| has_git_component(q.strip_prefix(p).unwrap_or(q)))
+        {
+            return Err(io::Error::other(format!(
+                "refusing to delete '{}': it contains a .git entry",
+                git.display()
+            )));
+        }
+        // Restore recreates missing parents itself, so the order of these records is free.
+        for (q, _) in &inside {
+            self.touch(q)?;
+        }
+        self.touch(p)?;
+        if self.dry_run {
+            self.overlay.insert(p.to_path_buf(), Node::Absent);
+            for (q, _) in &inside {
+                self.overlay.insert(q.clone(), Node::Absent);
+            }
+        } else if recursive {
+            std::fs::remove_dir_all(p)?;
+        } else {
+            std::fs::remove_dir(p)?;
+        }
+        Ok(inside.into_iter().map(|(q, _)| q).collect())
+    }
+
+    /// Renames a file, symlink or directory (the destination's parent must exist).
+    pub fn rename(&mut self, from: &Path, to: &Path) -> io::Result<()> {
+        let kind = self.kind(from)?;
+        let mut pairs = vec![(from.to_path_buf(), to.to_path_buf())];
+        if kind == EntryKind::Dir {
+            match self.kind(to) {
+                Ok(EntryKind::Dir) if !self.list_dir(to)?.is_empty() => {
+                    return Err(errno(libc::ENOTEMPTY))
+                }
+                Ok(EntryKind::Dir) | Err(_) => {}
+                Ok(_) => return Err(errno(libc::ENOTDIR)),
+            }
+            if to.starts_with(from) {
+                return Err(errno(libc::EINVAL));
+            }
+            for (q, _) in self.walk(from)? {
+                if has_git_component(q.strip_prefix(from).unwrap_or(&q)) {
+                    return Err(io::Error::other(format!(
+                        "refusing to move '{}': it contains a .git entry",
+                        q.display()
+                    )));
+                }
+                let rel = q
+                    .strip_prefix(from)
+                    .map(Path::to_path_buf)
+                    .unwrap_or_default();
+                pairs.push((q.clone(), to.join(rel)));
+            }
+        } else if let Ok(EntryKind::Dir) = self.kind(to) {
+            return Err(errno(libc::EISDIR));
+        }
+        for (a, b) in &pairs {
+            self.touch(a)?;
+            self.touch(b)?;
+        }
+        if self.dry_run {
+            let mut moved = Vec::new();
+            for (a, b) in &pairs {
+                let node = match self.state(a)? {
+                    FileState::File { bytes, executable } => Node::File { bytes, executable },
+                    FileState::Symlink { target } => Node::Symlink(target),
+                    FileState::Dir => Node::Dir { fresh: true },
+                    FileState::Absent => Node::Absent,
+                };
+                moved.push((b.clone(), node));
+            }
+            for (a, _) in &pairs {
+                self.overlay.insert(a.clone(), Node::Absent);
+            }
+            for (b, node) in moved {
+                self.overlay.insert(b, node);
+            }
+            Ok(())
+        } else {
+            std::fs::rename(from, to)
+        }
+    }
+
+    /// The recorded changes: every touched path whose state differs now, in first-touch order.
+    pub fn changes(&self, sandbox: &Sandbox) -> Vec<FileChange> {
+        let mut out = Vec::new();
+        for (p, before) in &self.touched {
+            let after = self.state(p).unwrap_or(FileState::Absent);
+            if &after == before {
+                continue;
+            }
+            out.push(FileChange {
+                path: p.clone(),
+                rel: sandbox.rel(p),
+                before: before.clone(),
+                after,
+            });
+        }
+        out
+    }
+}
+
+/// Writes `bytes` to `p` through a temp file in the same directory and a rename. An existing
+/// file's permission bits are carried over; a new file gets 0o666 minus the umask (plus x bits
+/// when `new_executable`).
+pub fn atomic_write(p: &Path, bytes: &[u8], new_executable: bool) -> io::Result<()> {
+    let dir = match p.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let existing_mode = std::fs::metadata(p).ok().map(|m| m.permissions().mode());
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".clada-tmp-")
+        .permissions(std::fs::Permissions::from_mode(0o666))
+        .tempfile_in(dir)?;
+    tmp.write_all(bytes)?;
+    tmp.as_file().sync_all()?;
+    let mode = match existing_mode {
+        Some(m) => Some(m & 0o7777),
+        None if new_executable => {
+            let m = tmp.as_file().metadata()?.permissions().mode();
+            Some((m | ((m & 0o444) >> 2)) & 0o7777)
+        }
+        None => None,
+    };
+    if let Some(mode) = mode {
+        tmp.as_file()
+            .set_permissions(std::fs::Permissions::from_mode(mode))?;
+    }
+    tmp.persist(p).map_err(|e| e.error)?;
+    Ok(())
+}
+
+/// Puts every `before` state back, newest change first; used by `--atomic` (DESIGN §6.4).
+/// Each file is restored atomically; missing parents are recreated.
+pub fn restore(changes: &[FileChange]) -> io::Result<()> {
+    for c in changes.iter().rev() {
+        restore_one(&c.path, &c.before)?;
+    }
+    Ok(())
+}
+
+fn remove_any(p: &Path) -> io::Result<()> {
+    match disk_kind(p) {
+        Ok(EntryKind::Dir) => std::fs::remove_dir_all(p),
+        Ok(_) => std::fs::remove_file(p),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+fn restore_one(p: &Path, before: &FileState) -> io::Result<()> {
+    let now = disk_kind(p).ok();
+    match before {
+        FileState::Absent => remove_any(p),
+        FileState::Dir => {
+            if now != Some(EntryKind::Dir) {
+                remove_any(p)?;
+                std::fs::create_dir_all(p)?;
+            }
+            Ok(())
+        }
+        FileState::Symlink { target } => {
+            remove_any(p)?;
+            if let Some(parent) = p.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            std::os::unix::fs::symlink(target, p)
+        }
+        FileState::File { bytes, executable } => {
+            if now == Some(EntryKind::Dir) || now == Some(EntryKind::Symlink) {
+                remove_any(p)?;
+            }
+            if let Some(parent) = p.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            atomic_write(p, bytes, *executable)?;
+            let mode = std::fs::metadata(p)?.permissions().mode();
+            let want = if *executable {
+                mode | ((mode & 0o444) >> 2)
+            } else {
+                mode & !0o111
+            };
+            if want != mode {
+                std::fs::set_permissions(p, std::fs::Permissions::from_mode(want))?;
+            }
+            Ok(())
+        }
+    }
+}
+
+/// Why a file cannot be edited as text.
+pub fn text_refusal(bytes: &[u8]) -> Option<&'static str> {
+    if bytes.len() as u64 > MAX_TEXT_BYTES {
+        Some("too_large")
+    } else if bytes[..bytes.len().min(BINARY_SNIFF_BYTES)].contains(&0) {
+        Some("binary")
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn node_error_texts() {
+        let e = io::Error::from_raw_os_error(libc::ENOENT);
+        assert_eq!(
+            node_error(&e, "/p", "open", None),
+            "ENOENT: no such file or directory, open '/p'"
+        );
+        assert_eq!(
+            node_error(&e, "/a", "rename", Some("/b")),
+            "ENOENT: no such file or directory, rename '/a' -> '/b'"
+        );
+        let e = io::Error::from_raw_os_error(libc::EPERM);
+        assert_eq!(
+            node_error(&e, "/p", "unlink", None),
+            "EPERM: operation not permitted, unlink '/p'"
+        );
+    }
+
+    #[test]
+    fn atomic_write_keeps_mode_and_sets_new_exec() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("x.sh");
+        std::fs::write(&p, "a").unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o750)).unwrap();
+        atomic_write(&p, b"b", false).unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), b"b");
+        assert_eq!(
+            std::fs::metadata(&p).unwrap().permissions().mode() & 0o777,
+            0o750
+        );
+        let q = dir.path().join("new.sh");
+        atomic_write(&q, b"c", true).unwrap();
+        assert_ne!(
+            std::fs::metadata(&q).unwrap().permissions().mode() & 0o100,
+            0
+        );
+        let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().starts_with(".clada-tmp-"))
+            .collect();
+        assert!(leftovers.is_empty());
+    }
+
+    #[test]
+    fn overlay_sees_its_own_writes_and_leaves_disk_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::write(root.join("a.txt"), "old").unwrap();
+        let mut v = Vfs::new(true);
+        v.write_file(&root.join("a.txt"), b"new", false).unwrap();
+        v.create_dir_all(&root.join("d/e")).unwrap();
+        v.write_file(&root.join("d/e/f.txt"), b"f", false).unwrap();
+        assert_eq!(v.read(&root.join("a.txt")).unwrap(), b"new");
+        assert_eq!(v.read(&root.join("d/e/f.txt")).unwrap(), b"f");
+        v.rename(&root.join("d"), &root.join("m")).unwrap();
+        assert_eq!(v.read(&root.join("m/e/f.txt")).unwrap(), b"f");
+        assert!(!v.exists(&root.join("d/e/f.txt")));
+        assert_eq!(std::fs::read(root.join("a.txt")).unwrap(), b"old");
+        assert!(!root.join("d").exists());
+        let names: Vec<String> = v.list_dir(root).unwrap().into_iter().map(|e| e.0).collect();
+        assert_eq!(names, vec!["a.txt", "m"]);
+    }
+}

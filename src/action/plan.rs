@@ -1,0 +1,282 @@
+//! Planning: parse result + sandbox → typed actions with checked paths, and the original
+//! project's `ParseError` records for everything rejected (clada-semantics §3).
+
+use super::schema::{self, ErrorType, PathRole, Validated, ValidationError};
+use super::{Action, Lang, ParseErrorReport, Plan, PlannedAction};
+use crate::block::{Block, ParseError, ParseResult, Spelling};
+use crate::sandbox::{Access, PathError, ResolvedPath, Sandbox};
+
+/// Validates every block against the schema and resolves every path through the sandbox,
+/// before anything runs. Blocks with syntax errors are skipped and reported; so are blocks
+/// that fail the schema. Blocks with a refused path stay in the plan as failed actions.
+pub fn plan(parsed: &ParseResult, sandbox: &Sandbox) -> Plan {
+    let schema = schema::schema();
+    let owners = owners(parsed);
+    // (sort key, report) so errors come out in document order.
+    let mut errors: Vec<(usize, ParseErrorReport)> = Vec::new();
+    for (err, owner) in parsed.errors.iter().zip(&owners) {
+        let block = owner.map(|i| &parsed.blocks[i]);
+        let line = block.map(|b| b.start_line).unwrap_or(err.line);
+        errors.push((line, syntax_report(err, block)));
+    }
+    let mut actions = Vec::new();
+    for (i, block) in parsed.blocks.iter().enumerate() {
+        if owners.contains(&Some(i)) {
+            continue;
+        }
+        match schema::validate(&block.properties, schema) {
+            Ok(v) => actions.push(planned(block, &v, sandbox)),
+            Err(e) => errors.push((block.start_line, validation_report(block, &e))),
+        }
+    }
+    errors.sort_by_key(|(line, _)| *line);
+    Plan {
+        total_blocks: parsed.blocks.len(),
+        actions,
+        errors: errors.into_iter().map(|(_, r)| r).collect(),
+    }
+}
+
+/// For each syntax error, the index of the block it belongs to: the block with that id whose
+/// span (header to end marker, or to the next header / end of input) contains the error line.
+/// Matching by line as well as id matters: replies often reuse an id for several blocks.
+fn owners(parsed: &ParseResult) -> Vec<Option<usize>> {
+    let spans: Vec<(usize, usize)> = parsed
+        .blocks
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            let next = parsed
+                .blocks
+                .get(i + 1)
+                .map(|n| n.start_line.saturating_sub(1))
+                .unwrap_or(usize::MAX);
+            (b.start_line, b.end_line.unwrap_or(next))
+        })
+        .collect();
+    parsed
+        .errors
+        .iter()
+        .map(|e| {
+            let id = e.block_id.as_deref()?;
+            parsed
+                .blocks
+                .iter()
+                .enumerate()
+                .position(|(i, b)| b.id == id && e.line >= spans[i].0 && e.line <= spans[i].1)
+                .or_else(|| parsed.blocks.iter().position(|b| b.id == id))
+        })
+        .collect()
+}
+
+/// The markers of a block's spelling: (header, end marker, heredoc delimiter).
+fn markers(block_id: &str, spelling: Spelling) -> (String, String, String) {
+    match spelling {
+        Spelling::Sham => (
+            format!("#!SHAM [@three-char-SHA-256: {block_id}]"),
+            format!("#!END_SHAM_{block_id}"),
+            format!("EOT_SHAM_{block_id}"),
+        ),
+        Spelling::NeslUpper => (
+            format!("#!NESL [@three-char-SHA-256: {block_id}]"),
+            format!("#!END_NESL_{block_id}"),
+            format!("EOT_NESL_{block_id}"),
+        ),
+        Spelling::Nesl => (
+            format!("#!nesl [@three-char-SHA-256: {block_id}]"),
+            format!("#!end_{block_id}"),
+            format!("EOT_{block_id}"),
+        ),
+    }
+}
+
+fn syntax_report(err: &ParseError, block: Option<&Block>) -> ParseErrorReport {
+    let context = err.context.trim_end();
+    match block {
+        Some(b) => {
+            let (header, _, _) = markers(&b.id, b.spelling);
+            ParseErrorReport {
+                block_id: b.id.clone(),
+                action: schema::block_action(b).map(String::from),
+                error_type: ErrorType::Syntax,
+                message: err.message.clone(),
+                block_start_line: Some(b.start_line),
+                nesl_content: Some(format!("{header}\n{context}")),
+            }
+        }
+        None => ParseErrorReport {
+            block_id: err
+                .block_id
+                .clone()
+                .unwrap_or_else(|| "unknown".to_string()),
+            action: None,
+            error_type: ErrorType::Syntax,
+            message: err.message.clone(),
+            block_start_line: Some(err.line),
+            nesl_content: Some(context.to_string()),
+        },
+    }
+}
+
+/// The block written back out (header, each non-`@` key quoted or as a heredoc, end marker),
+/// so the LLM sees exactly which block was rejected.
+fn reconstruct(block: &Block) -> String {
+    let (header, end, delim) = markers(&block.id, block.spelling);
+    let mut out = header;
+    for (k, v) in &block.properties {
+        if k.starts_with('@') {
+            continue;
+        }
+        out.push('\n');
+        if v.contains('\n') {
+            out.push_str(&format!("{k} = <<'{delim}'\n{v}\n{delim}"));
+        } else {
+            let quoted = serde_json::to_string(v).unwrap_or_else(|_| format!("\"{v}\""));
+            out.push_str(&format!("{k} = {quoted}"));
+        }
+    }
+    out.push('\n');
+    out.push_str(&end);
+    out
+}
+
+fn validation_report(block: &Block, e: &ValidationError) -> ParseErrorReport {
+    ParseErrorReport {
+        block_id: block.id.clone(),
+        action: schema::block_action(block).map(String::from),
+        error_type: e.error_type(),
+        message: e.to_string(),
+        block_start_line: Some(block.start_line),
+        nesl_content: Some(reconstruct(block)),
+    }
+}
+
+fn planned(block: &Block, v: &Validated<'_>, sandbox: &Sandbox) -> PlannedAction {
+    PlannedAction {
+        block_id: block.id.clone(),
+        action: v.action.clone(),
+        kind: v.def.kind,
+        params: v.params.clone(),
+        start_line: block.start_line,
+        end_line: block.end_line,
+        warnings: v.warnings.clone(),
+        op: typed(v, sandbox),
+    }
+}
+
+/// Resolves a path parameter by its schema role.
+fn path(v: &Validated<'_>, name: &str, sandbox: &Sandbox) -> Result<ResolvedPath, PathError> {
+    let role = v
+        .def
+        .params
+        .get(name)
+        .and_then(|p| p.path)
+        .unwrap_or(PathRole::Read);
+    let access = match role {
+        PathRole::Entry => Access::Entry,
+        PathRole::Read | PathRole::Write | PathRole::List | PathRole::Cwd => Access::Follow,
+    };
+    sandbox.resolve(&v.str(name).unwrap_or_default(), access)
+}
+
+/// `files_read`'s list: one path per line, trimmed, blank lines dropped.
+pub(crate) fn path_list(raw: &str) -> Vec<&str> {
+    raw.split('\n')
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect()
+}
+
+fn typed(v: &Validated<'_>, sandbox: &Sandbox) -> Result<Action, PathError> {
+    let s = |name: &str| v.str(name).unwrap_or_default();
+    let p = |name: &str| path(v, name, sandbox);
+    let count = |name: &str| v.int(name).map(|n| n.max(0) as usize);
+    Ok(match v.action.as_str() {
+        "file_write" => Action::FileWrite {
+            path: p("path")?,
+            content: s("content"),
+        },
+        "file_create" => Action::FileCreate {
+            path: p("path")?,
+            content: s("content"),
+        },
+        "file_append" => Action::FileAppend {
+            path: p("path")?,
+            content: s("content"),
+        },
+        "file_replace_text" => Action::FileReplaceText {
+            path: p("path")?,
+            old_text: s("old_text"),
+            new_text: s("new_text"),
+        },
+        "file_replace_all_text" => Action::FileReplaceAllText {
+            path: p("path")?,
+            old_text: s("old_text"),
+            new_text: s("new_text"),
+            count: count("count"),
+        },
+        "file_edit" => Action::FileEdit {
+            path: p("path")?,
+            old_text: s("old_text"),
+            new_text: s("new_text"),
+            count: count("count").unwrap_or(1),
+        },
+        "file_replace_lines" => Action::FileReplaceLines {
+            path: p("path")?,
+            lines: s("lines"),
+            new_content: s("new_content"),
+        },
+        "file_delete" => Action::FileDelete { path: p("path")? },
+        "file_move" => Action::FileMove {
+            old_path: p("old_path")?,
+            new_path: p("new_path")?,
+        },
+        "dir_create" => Action::DirCreate { path: p("path")? },
+        "dir_delete" => Action::DirDelete {
+            path: p("path")?,
+            recursive: v.bool("recursive").unwrap_or(false),
+        },
+        "file_read" => Action::FileRead { path: p("path")? },
+        "file_read_numbered" => Action::FileReadNumbered {
+            path: p("path")?,
+            lines: v.str("lines"),
+            delimiter: v.str("delimiter").unwrap_or_else(|| ": ".to_string()),
+        },
+        "files_read" => Action::FilesRead {
+            paths: path_list(&s("paths"))
+                .into_iter()
+                .map(|one| sandbox.resolve(one, Access::Follow))
+                .collect::<Result<_, _>>()?,
+        },
+        "ls" => Action::Ls { path: p("path")? },
+        "grep" => Action::Grep {
+            pattern: s("pattern"),
+            path: p("path")?,
+            include: v.str("include"),
+        },
+        "glob" => Action::Glob {
+            pattern: s("pattern"),
+            base_path: p("base_path")?,
+        },
+        "exec" => Action::Exec {
+            code: s("code"),
+            // The schema's enum only admits languages Lang knows.
+            lang: Lang::parse(&s("lang")).unwrap_or(Lang::Bash),
+            cwd: match v.str("cwd") {
+                Some(_) => Some(p("cwd")?),
+                None => None,
+            },
+            timeout: v.int("timeout").map(|t| t.max(1) as u64),
+            return_output: v.bool("return_output").unwrap_or(true),
+        },
+        other => {
+            // Every schema action has an arm above; a schema entry without one is a bug that
+            // the schema test catches. Refuse rather than panic.
+            return Err(PathError {
+                code: crate::sandbox::PathErrorCode::InvalidPath,
+                path: String::new(),
+                message: format!("action {other} has no executor in this build"),
+            });
+        }
+    })
+}

@@ -1,0 +1,560 @@
+//! Executors of the write actions: file_write/create/append, the text-replacing family
+//! (replace_text, replace_all_text, edit), file_replace_lines, file_delete, file_move and the
+//! directory actions. Result data and error texts follow clada-semantics §4–§5.
+
+use serde_json::json;
+
+use super::fsx::{node_error, text_refusal, EntryKind, MAX_TEXT_BYTES};
+use super::lines::{count_lines, Tag};
+use super::textmatch::{self, Hint};
+use super::{Ctx, Outcome};
+use crate::sandbox::ResolvedPath;
+
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// Creates the parent directories of `path`.
+fn make_parents(ctx: &mut Ctx<'_>, path: &ResolvedPath) -> std::io::Result<()> {
+    match path.abs.parent() {
+        Some(parent) => ctx.vfs.create_dir_all(parent),
+        None => Ok(()),
+    }
+}
+
+/// Reads a file for a text action: Node-style error when unreadable, a clear refusal when it
+/// is too large or binary.
+pub(super) fn read_text(
+    ctx: &Ctx<'_>,
+    action: &str,
+    path: &ResolvedPath,
+) -> Result<Vec<u8>, String> {
+    let bytes = ctx
+        .vfs
+        .read(&path.abs)
+        .map_err(|e| node_error(&e, &path.given, "open", None))?;
+    match text_refusal(&bytes) {
+        Some("too_large") => Err(format!(
+            "{action}: '{}' is {:.1} MiB, over the {} MiB limit for text actions; use file_write \
+             to replace it whole, or edit it outside git-clada",
+            path.given,
+            bytes.len() as f64 / (1024.0 * 1024.0),
+            MAX_TEXT_BYTES / (1024 * 1024)
+        )),
+        Some(_) => Err(format!(
+            "{action}: '{}' looks binary (it has a NUL byte in its first 8 KiB); text actions \
+             only work on text files — use file_write to replace it whole",
+            path.given
+        )),
+        None => Ok(bytes),
+    }
+}
+
+/// file_write (`create_only = false`) and file_create.
+pub(super) fn file_write(
+    ctx: &mut Ctx<'_>,
+    path: &ResolvedPath,
+    content: &str,
+    create_only: bool,
+) -> Outcome {
+    if create_only && ctx.vfs.exists(&path.abs) {
+        return Outcome::fail(format!(
+            "EEXIST: file already exists, open '{}' (file_create never overwrites; use \
+             file_write to replace the file, or file_replace_text to change part of it)",
+            path.given
+        ));
+    }
+    if let Err(e) = make_parents(ctx, path) {
+        return Outcome::fail(node_error(&e, &path.given, "open", None));
+    }
+    if let Err(e) = ctx.vfs.write_file(&path.abs, content.as_bytes(), false) {
+        return Outcome::fail(node_error(&e, &path.given, "open", None));
+    }
+    ctx.lines.reset(&path.abs);
+    Outcome::ok(json!({"path": path.given, "bytesWritten": content.len()}))
+}
+
+pub(super) fn file_append(
+    ctx: &mut Ctx<'_>,
+    path: &ResolvedPath,
+    content: &str,
+    tag: &Tag,
+) -> Outcome {
+    let existing = match ctx.vfs.kind(&path.abs) {
+        Ok(EntryKind::Dir) => {
+            return Outcome::fail(format!(
+                "EISDIR: illegal operation on a directory, open '{}'",
+                path.given
+            ))
+        }
+        Ok(_) => match read_text(ctx, "file_append", path) {
+            Ok(b) => Some(b),
+            Err(e) => return Outcome::fail(e),
+        },
+        Err(_) => None,
+    };
+    let mut warnings = Vec::new();
+    let (bytes, appended) = match &existing {
+        Some(old) => {
+            let mut add = content.as_bytes().to_vec();
+            if textmatch::uses_crlf(old) && add.contains(&b'\n') {
+                add = textmatch::lf_to_crlf(&add);
+                warnings.push(
+                    "the file uses CRLF line endings, so the appended text's line breaks were \
+                     written as CRLF too"
+                        .to_string(),
+                );
+            }
+            if !old.is_empty() && !old.ends_with(b"\n") && !add.is_empty() {
+                warnings.push(
+                    "the file did not end with a line break, so the appended text continues its \
+                     last line"
+                        .to_string(),
+                );
+            }
+            let mut all = old.clone();
+            all.extend_from_slice(&add);
+            (all, add)
+        }
+        None => {
+            if let Err(e) = make_parents(ctx, path) {
+                return Outcome::fail(node_error(&e, &path.given, "open", None));
+            }
+            (content.as_bytes().to_vec(), content.as_bytes().to_vec())
+        }
+    };
+    if let Err(e) = ctx.vfs.write_file(&path.abs, &bytes, false) {
+        return Outcome::fail(node_error(&e, &path.given, "open", None));
+    }
+    match &existing {
+        Some(old) => ctx
+            .lines
+            .record_bytes(&path.abs, old, old.len(), b"", &appended, tag),
+        None => ctx.lines.reset(&path.abs),
+    }
+    let mut out = Outcome::ok(json!({
+        "path": path.given,
+        "bytesAppended": appended.len(),
+        "created": existing.is_none(),
+    }));
+    out.warnings = warnings;
+    out
+}
+
+/// How many occurrences a text-replacing action needs.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Rule {
+    /// file_replace_text: exactly one.
+    ExactlyOnce,
+    /// file_edit: exactly `count`.
+    Exactly(usize),
+    /// file_replace_all_text: all of them, at least one, and exactly `count` when given.
+    All(Option<usize>),
+}
+
+/// The text-replacing actions: find old_text exactly (with the CRLF tolerance), check the
+/// occurrence rule, replace, or fail with a hint.
+pub(super) fn replace(
+    ctx: &mut Ctx<'_>,
+    name: &str,
+    path: &ResolvedPath,
+    old: &str,
+    new: &str,
+    rule: Rule,
+    tag: &Tag,
+) -> Outcome {
+    if old.is_empty() {
+        return Outcome::fail(format!("{name}: old_text cannot be empty"));
+    }
+    let content = match read_text(ctx, name, path) {
+        Ok(c) => c,
+        Err(e) => return Outcome::fail(e),
+    };
+    let found = textmatch::locate(&content, old.as_bytes());
+    let n = found.positions.len();
+    let not_found = |message: String| {
+        Outcome::fail(message).with_hint(Hint::NotFound {
+            path: path.given.clone(),
+            closest: textmatch::closest(&content, old),
+        })
+    };
+    let lines = || textmatch::lines_of(&content, &found.positions);
+    let ambiguous = || {
+        Outcome::fail(format!(
+            "{name}: old_text appears {n} times, must appear exactly once"
+        ))
+        .with_hint(Hint::Ambiguous {
+            path: path.given.clone(),
+            occurrences: n,
+            lines: lines(),
+        })
+    };
+    let mismatch = |expected: usize| {
+        Outcome::fail(format!(
+            "{name}: expected {expected} occurrences but found {n}"
+        ))
+        .with_hint(Hint::CountMismatch {
+            path: path.given.clone(),
+            expected,
+            found: n,
+            lines: lines(),
+        })
+    };
+    match rule {
+        Rule::ExactlyOnce | Rule::Exactly(1) if n == 0 => {
+            return not_found(format!("{name}: old_text not found in file"))
+        }
+        Rule::ExactlyOnce | Rule::Exactly(1) if n > 1 => return ambiguous(),
+        Rule::Exactly(c) if n == 0 => {
+            return not_found(format!(
+                "{name}: expected {c} occurrences but found 0 (old_text not found in file)"
+            ))
+        }
+        Rule::Exactly(c) if n != c => return mismatch(c),
+        Rule::All(Some(c)) if n != c => {
+            if n == 0 {
+                return not_found(format!("{name}: expected {c} occurrences but found 0"));
+            }
+            return mismatch(c);
+        }
+        Rule::All(None) if n == 0 => {
+            return not_found(format!("{name}: old_text not found in file"))
+        }
+        _ => {}
+    }
+    let new_bytes = if found.crlf {
+        textmatch::lf_to_crlf(new.as_bytes())
+    } else {
+        new.as_bytes().to_vec()
+    };
+    let result = textmatch::splice(&content, &found.positions, found.needle.len(), &new_bytes);
+    if let Err(e) = ctx.vfs.write_file(&path.abs, &result, false) {
+        return Outcome::fail(node_error(&e, &path.given, "open", None));
+    }
+    // Later edits first: an edit never moves the lines above it, so the pre-edit content is
+    // the right reference for every position when they are recorded bottom-up.
+    for &p in found.positions.iter().rev() {
+        ctx.lines
+            .record_bytes(&path.abs, &content, p, &found.needle, &new_bytes, tag);
+    }
+    let mut out = Outcome::ok(json!({"path": path.given, "replacements": n}));
+    if found.crlf {
+        out.warnings.push(
+            "old_text matched only after converting its line breaks to CRLF (the file uses CRLF); \
+             new_text was converted the same way"
+                .to_string(),
+        );
+    }
+    out
+}
+
+/// A line spec that failed to parse.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SpecError {
+    Invalid,
+    Reversed,
+}
+
+/// `"4"` or `"23-43"` (whitespace around numbers allowed), 1-based inclusive.
+pub(crate) fn parse_line_spec(spec: &str) -> Result<(usize, usize), SpecError> {
+    let num = |s: &str| -> Result<usize, SpecError> {
+        let t = s.trim();
+        if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(SpecError::Invalid);
+        }
+        match t.parse::<usize>() {
+            Ok(n) if n >= 1 => Ok(n),
+            _ => Err(SpecError::Invalid),
+        }
+    };
+    if spec.trim().is_empty() {
+        return Err(SpecError::Invalid);
+    }
+    if spec.contains('-') {
+        let parts: Vec<&str> = spec.split('-').collect();
+        if parts.len() != 2 {
+            return Err(SpecError::Invalid);
+        }
+        let (a, b) = (num(parts[0])?, num(parts[1])?);
+        if a > b {
+            return Err(SpecError::Reversed);
+        }
+        Ok((a, b))
+    } else {
+        let n = num(spec)?;
+        Ok((n, n))
+    }
+}
+
+pub(crate) fn spec_error(action: &str, spec: &str, e: SpecError) -> String {
+    match e {
+        SpecError::Invalid => format!("{action}: Invalid line specification '{spec}'"),
+        SpecError::Reversed => {
+            format!("{action}: Invalid line range '{spec}' (start must be <= end)")
+        }
+    }
+}
+
+/// Lines with their terminators (`\n` or `\r\n`, empty for a last line without one); a final
+/// line break does not start another line.
+fn split_keep(text: &[u8]) -> Vec<(&[u8], &[u8])> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for (i, &b) in text.iter().enumerate() {
+        if b == b'\n' {
+            let end = if i > start && text[i - 1] == b'\r' {
+                i - 1
+            } else {
+                i
+            };
+            out.push((&text[start..end], &text[end..=i]));
+            start = i + 1;
+        }
+    }
+    if start < text.len() {
+        out.push((&text[start..], &text[text.len()..]));
+    }
+    out
+}
+
+pub(super) fn replace_lines(
+    ctx: &mut Ctx<'_>,
+    path: &ResolvedPath,
+    spec: &str,
+    new_content: &str,
+    tag: &Tag,
+) -> Outcome {
+    const NAME: &str = "file_replace_lines";
+    let content = match read_text(ctx, NAME, path) {
+        Ok(c) => c,
+        Err(e) => return Outcome::fail(e),
+    };
+    if content.is_empty() {
+        return Outcome::fail(format!(
+            "{NAME}: Line range {spec} is out of bounds (file has 0 lines)"
+        ));
+    }
+    let (start, end) = match parse_line_spec(spec) {
+        Ok(r) => r,
+        Err(e) => return Outcome::fail(spec_error(NAME, spec, e)),
+    };
+    let base = ctx.lines.base_lines(&path.abs, &content);
+    let current_count = count_lines(&content);
+    if end > base {
+        let had = if base == current_count {
+            format!("file has {base} lines")
+        } else {
+            format!(
+                "file had {base} lines before this reply's edits; line numbers refer to that \
+                 version"
+            )
+        };
+        return Outcome::fail(format!(
+            "{NAME}: Line range {spec} is out of bounds ({had})"
+        ));
+    }
+    let mapped = match ctx.lines.map(&path.abs, &content, start, end) {
+        Ok(m) => m,
+        Err(conflicts) => {
+            let who: Vec<String> = conflicts
+                .iter()
+                .map(|c| match c.covered {
+                    Some((a, b)) if a == b => {
+                        format!(
+                            "line {a} was already changed by block {} ({})",
+                            c.tag.block_id, c.tag.action
+                        )
+                    }
+                    Some((a, b)) => format!(
+                        "lines {a}-{b} were already changed by block {} ({})",
+                        c.tag.block_id, c.tag.action
+                    ),
+                    None => format!(
+                        "block {} ({}) inserted lines inside this range",
+                        c.tag.block_id, c.tag.action
+                    ),
+                })
+                .collect();
+            return Outcome::fail(format!(
+                "{NAME}: lines {spec} overlap an earlier edit of this reply: {}. Line numbers of \
+                 every file_replace_lines block refer to the file before the reply, so \
+                 overlapping edits cannot both apply — merge them into one block",
+                who.join("; ")
+            ));
+        }
+    };
+    let (cs, ce) = (mapped.start, mapped.start + (end - start));
+
+    let (bom, body) = match content.strip_prefix(BOM) {
+        Some(rest) => (BOM, rest),
+        None => (&b""[..], &content[..]),
+    };
+    let lines = split_keep(body);
+    if ce > lines.len() {
+        return Outcome::fail(format!(
+            "{NAME}: Line range {spec} is out of bounds (file has {} lines)",
+            lines.len()
+        ));
+    }
+    let eol: &[u8] = if textmatch::uses_crlf(body) {
+        b"\r\n"
+    } else {
+        b"\n"
+    };
+    let last_term = lines[ce - 1].1;
+    let new_text = new_content.replace("\r\n", "\n").replace('\r', "\n");
+    let new_lines: Vec<&str> = new_text.split('\n').collect();
+    let mut out = Vec::with_capacity(content.len() + new_content.len());
+    out.extend_from_slice(bom);
+    for (text, term) in &lines[..cs - 1] {
+        out.extend_from_slice(text);
+        out.extend_from_slice(term);
+    }
+    for (i, l) in new_lines.iter().enumerate() {
+        out.extend_from_slice(l.as_bytes());
+        if i + 1 < new_lines.len() {
+            out.extend_from_slice(eol);
+        } else {
+            out.extend_from_slice(last_term);
+        }
+    }
+    for (text, term) in &lines[ce..] {
+        out.extend_from_slice(text);
+        out.extend_from_slice(term);
+    }
+    if let Err(e) = ctx.vfs.write_file(&path.abs, &out, false) {
+        return Outcome::fail(node_error(&e, &path.given, "open", None));
+    }
+    ctx.lines.record_lines(
+        &path.abs,
+        &content,
+        cs,
+        end - start + 1,
+        new_lines.len(),
+        tag,
+    );
+    let mut data = json!({"path": path.given, "lines_replaced": end - start + 1});
+    let mut result = Outcome::default();
+    if cs != start {
+        data["lineNumbering"] = json!("original");
+        data["currentLines"] = json!(format!("{cs}-{ce}"));
+        let by: Vec<String> = mapped
+            .shifted_by
+            .iter()
+            .map(|t| format!("{} ({})", t.block_id, t.action))
+            .collect();
+        result.warnings.push(format!(
+            "lines {spec} refer to the file before this reply; earlier edits of this reply \
+             (blocks {}) moved them to lines {cs}-{ce}, which were replaced",
+            by.join(", ")
+        ));
+    }
+    result.success = true;
+    result.data = Some(data);
+    result
+}
+
+pub(super) fn file_delete(ctx: &mut Ctx<'_>, path: &ResolvedPath) -> Outcome {
+    if let Err(e) = ctx.vfs.remove_file(&path.abs) {
+        return Outcome::fail(node_error(&e, &path.given, "unlink", None));
+    }
+    ctx.lines.reset(&path.abs);
+    Outcome::ok(json!({"path": path.given}))
+}
+
+pub(super) fn file_move(ctx: &mut Ctx<'_>, from: &ResolvedPath, to: &ResolvedPath) -> Outcome {
+    if !ctx.vfs.exists(&from.abs) {
+        return Outcome::fail(format!(
+            "file_move: Source file not found '{}' (ENOENT)",
+            from.given
+        ));
+    }
+    let overwrote = from.abs != to.abs
+        && matches!(
+            ctx.vfs.kind(&to.abs),
+            Ok(EntryKind::File { .. }) | Ok(EntryKind::Symlink)
+        );
+    if from.abs != to.abs {
+        if let Err(e) = make_parents(ctx, to) {
+            return Outcome::fail(node_error(&e, &from.given, "rename", Some(&to.given)));
+        }
+        if let Err(e) = ctx.vfs.rename(&from.abs, &to.abs) {
+            if e.kind() == std::io::ErrorKind::Other {
+                return Outcome::fail(format!("file_move: {e}"));
+            }
+            return Outcome::fail(node_error(&e, &from.given, "rename", Some(&to.given)));
+        }
+        ctx.lines.rename(&from.abs, &to.abs);
+    }
+    let mut data = json!({"old_path": from.given, "new_path": to.given});
+    if overwrote {
+        data["overwrote"] = json!(true);
+    }
+    Outcome::ok(data)
+}
+
+pub(super) fn dir_create(ctx: &mut Ctx<'_>, path: &ResolvedPath) -> Outcome {
+    match ctx.vfs.kind(&path.abs) {
+        Ok(EntryKind::Dir) => {
+            return Outcome::ok(json!({"path": path.given, "created": false}));
+        }
+        Ok(_) => {
+            return Outcome::fail(format!(
+                "EEXIST: file already exists, mkdir '{}' (a file is in the way)",
+                path.given
+            ))
+        }
+        Err(_) => {}
+    }
+    if let Err(e) = ctx.vfs.create_dir_all(&path.abs) {
+        return Outcome::fail(node_error(&e, &path.given, "mkdir", None));
+    }
+    Outcome::ok(json!({"path": path.given, "created": true}))
+}
+
+pub(super) fn dir_delete(ctx: &mut Ctx<'_>, path: &ResolvedPath, recursive: bool) -> Outcome {
+    match ctx.vfs.remove_dir(&path.abs, recursive) {
+        Ok(removed) => {
+            let mut data = json!({"path": path.given});
+            if recursive {
+                data["removedEntries"] = json!(removed.len());
+            }
+            Outcome::ok(data)
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::Other => {
+            Outcome::fail(format!("dir_delete: {e}"))
+        }
+        Err(e) if e.raw_os_error() == Some(libc::ENOTEMPTY) => Outcome::fail(format!(
+            "{} (add recursive = \"true\" to delete it with everything inside)",
+            node_error(&e, &path.given, "rmdir", None)
+        )),
+        Err(e) => Outcome::fail(node_error(&e, &path.given, "rmdir", None)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_specs() {
+        assert_eq!(parse_line_spec("4"), Ok((4, 4)));
+        assert_eq!(parse_line_spec(" 2 - 3 "), Ok((2, 3)));
+        assert_eq!(parse_line_spec("5-3"), Err(SpecError::Reversed));
+        for bad in ["", "abc", "0", "-1", "1-2-3", "-1-5", "2abc", "1-"] {
+            assert_eq!(parse_line_spec(bad), Err(SpecError::Invalid), "{bad}");
+        }
+    }
+
+    #[test]
+    fn split_keeps_terminators() {
+        let v = split_keep(b"a\r\nb\nc");
+        assert_eq!(
+            v,
+            vec![
+                (&b"a"[..], &b"\r\n"[..]),
+                (&b"b"[..], &b"\n"[..]),
+                (&b"c"[..], &b""[..])
+            ]
+        );
+        assert_eq!(split_keep(b"a\n").len(), 1);
+    }
+}

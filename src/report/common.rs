@@ -1,0 +1,266 @@
+//! What the human and llm reports share: the primary value of a result line, the hint and
+//! warning lines, which outputs are shown, and how each output is laid out.
+
+use serde_json::Value;
+
+use crate::action::schema::{schema, OutputDisplay};
+use crate::action::textmatch::Hint;
+use crate::action::{ActionResult, ParseErrorReport};
+
+/// The value shown after the action name: the schema's primary parameter; `paths` lists show
+/// as `(N files)`, a move as `old -> new`.
+pub fn primary(r: &ActionResult) -> String {
+    let str_param = |k: &str| r.params.get(k).and_then(Value::as_str).map(String::from);
+    if r.action == "file_move" {
+        if let (Some(a), Some(b)) = (str_param("old_path"), str_param("new_path")) {
+            return format!("{a} -> {b}");
+        }
+    }
+    let Some(p) = schema().get(&r.action).and_then(|d| d.primary.clone()) else {
+        return String::new();
+    };
+    if p == "paths" {
+        let n = str_param("paths")
+            .map(|s| s.split('\n').filter(|l| !l.trim().is_empty()).count())
+            .unwrap_or(0);
+        return format!("({n} files)");
+    }
+    match r.params.get(&p) {
+        Some(Value::String(s)) => s.clone(),
+        Some(v) => v.to_string(),
+        None => String::new(),
+    }
+}
+
+/// The lines explaining a failed match (DESIGN §8), without indentation.
+pub fn hint_lines(h: &Hint) -> Vec<String> {
+    let list = |v: &[usize]| {
+        v.iter()
+            .map(|n| n.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match h {
+        Hint::NotFound {
+            closest: Some(c), ..
+        } => {
+            let mut v = vec![format!(
+                "closest match at lines {}-{} ({}% similar):",
+                c.start_line,
+                c.end_line,
+                (c.similarity * 100.0).round() as i64
+            )];
+            v.extend(c.diff.lines().map(String::from));
+            v
+        }
+        Hint::NotFound { closest: None, .. } => {
+            vec!["no region of the file is similar to old_text (re-read the file and copy the text exactly)".into()]
+        }
+        Hint::Ambiguous {
+            occurrences, lines, ..
+        } => vec![format!(
+            "found {occurrences} times, at lines {} (add surrounding lines to old_text so it matches once)",
+            list(lines)
+        )],
+        Hint::CountMismatch {
+            expected,
+            found,
+            lines,
+            ..
+        } => vec![format!(
+            "expected {expected}, found {found} times, at lines {}",
+            list(lines)
+        )],
+    }
+}
+
+/// Whether a result's output goes into the OUTPUTS section: successful results of actions
+/// whose schema says `always` (or `conditional` without `return_output = "false"`); failed
+/// exec results too, because their output is what explains the failure.
+pub fn shows_output(r: &ActionResult) -> bool {
+    if r.data.is_none() || r.skipped {
+        return false;
+    }
+    let display = schema()
+        .get(&r.action)
+        .map(|d| d.output)
+        .unwrap_or(OutputDisplay::Always);
+    let wanted = match display {
+        OutputDisplay::Always => true,
+        OutputDisplay::Never => false,
+        OutputDisplay::Conditional => r.params.get("return_output") != Some(&Value::Bool(false)),
+    };
+    wanted && (r.success || r.action == "exec")
+}
+
+/// The header of an output: `[id] action:` for the file readers (their content carries the
+/// path), `[id] action primary:` for the rest.
+pub fn output_header(r: &ActionResult) -> String {
+    let status = if r.success {
+        String::new()
+    } else {
+        match r
+            .data
+            .as_ref()
+            .and_then(|d| d.get("exit_code"))
+            .and_then(Value::as_i64)
+        {
+            Some(code) => format!(" (failed, exit code {code})"),
+            None => " (failed)".to_string(),
+        }
+    };
+    match r.action.as_str() {
+        "file_read" | "file_read_numbered" | "files_read" => {
+            format!("[{}] {}{status}:", r.block_id, r.action)
+        }
+        _ => format!("[{}] {} {}{status}:", r.block_id, r.action, primary(r)),
+    }
+}
+
+fn file_block(path: &str, content: &str, numbered: bool) -> String {
+    let tag = if numbered { "[numbered] " } else { "" };
+    let body = if content.is_empty() {
+        "[empty file]"
+    } else {
+        content
+    };
+    format!("=== START FILE: {tag}{path} ===\n{body}\n=== END FILE: {tag}{path} ===")
+}
+
+/// The payload of an output, laid out for reading.
+pub fn output_body(r: &ActionResult) -> String {
+    let Some(data) = &r.data else {
+        return String::new();
+    };
+    let s = |k: &str| data.get(k).and_then(Value::as_str).unwrap_or_default();
+    match r.action.as_str() {
+        "file_read" => file_block(s("path"), s("content"), false),
+        "file_read_numbered" => file_block(s("path"), s("content"), true),
+        "files_read" => {
+            let paths: Vec<&str> = data
+                .get("paths")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            let contents: Vec<&str> = data
+                .get("content")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            let mut out = format!("Reading {} files:\n", paths.len());
+            for p in &paths {
+                out.push_str(&format!("- {p}\n"));
+            }
+            let blocks: Vec<String> = paths
+                .iter()
+                .zip(contents.iter().chain(std::iter::repeat(&"")))
+                .map(|(p, c)| file_block(p, c, false))
+                .collect();
+            out.push('\n');
+            out.push_str(&blocks.join("\n\n"));
+            out
+        }
+        "exec" => {
+            let mut parts = Vec::new();
+            if !s("stdout").is_empty() {
+                parts.push(format!("stdout:\n{}", s("stdout").trim_end()));
+            }
+            if !s("stderr").is_empty() {
+                parts.push(format!("stderr:\n{}", s("stderr").trim_end()));
+            }
+            if parts.is_empty() {
+                serde_json::to_string_pretty(data).unwrap_or_default()
+            } else {
+                parts.join("\n")
+            }
+        }
+        "ls" => {
+            let entries = data.get("entries").and_then(Value::as_array);
+            let lines: Vec<String> = entries
+                .map(|a| {
+                    a.iter()
+                        .map(|e| {
+                            let name = e.get("name").and_then(Value::as_str).unwrap_or_default();
+                            match e.get("type").and_then(Value::as_str) {
+                                Some("directory") => format!("{name}/"),
+                                Some("symlink") => format!("{name}@"),
+                                _ => format!(
+                                    "{name} ({} bytes)",
+                                    e.get("size").and_then(Value::as_u64).unwrap_or(0)
+                                ),
+                            }
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            if lines.is_empty() {
+                "[empty directory]".into()
+            } else {
+                lines.join("\n")
+            }
+        }
+        "grep" => {
+            let lines: Vec<String> = data
+                .get("matches")
+                .and_then(Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .map(|m| {
+                            format!(
+                                "{}:{}: {}",
+                                m.get("file").and_then(Value::as_str).unwrap_or_default(),
+                                m.get("line").and_then(Value::as_u64).unwrap_or(0),
+                                m.get("text").and_then(Value::as_str).unwrap_or_default()
+                            )
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            if lines.is_empty() {
+                "[no matches]".into()
+            } else {
+                lines.join("\n")
+            }
+        }
+        "glob" => {
+            let lines: Vec<&str> = data
+                .get("paths")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            if lines.is_empty() {
+                "[no files match]".into()
+            } else {
+                lines.join("\n")
+            }
+        }
+        _ => match data {
+            Value::String(s) => s.trim_end().to_string(),
+            other => serde_json::to_string_pretty(other).unwrap_or_default(),
+        },
+    }
+}
+
+/// Parse errors grouped by block id in first-seen order.
+pub fn group_parse_errors(errors: &[ParseErrorReport]) -> Vec<(String, Vec<&ParseErrorReport>)> {
+    let mut groups: Vec<(String, Vec<&ParseErrorReport>)> = Vec::new();
+    for e in errors {
+        match groups.iter_mut().find(|(id, _)| *id == e.block_id) {
+            Some((_, v)) => v.push(e),
+            None => groups.push((e.block_id.clone(), vec![e])),
+        }
+    }
+    groups
+}
+
+/// Distinct messages of a group with their counts, in first-seen order.
+pub fn distinct_messages<'a>(errs: &[&'a ParseErrorReport]) -> Vec<(&'a str, usize)> {
+    let mut out: Vec<(&str, usize)> = Vec::new();
+    for e in errs {
+        match out.iter_mut().find(|(m, _)| *m == e.message) {
+            Some((_, n)) => *n += 1,
+            None => out.push((e.message.as_str(), 1)),
+        }
+    }
+    out
+}

@@ -1,0 +1,183 @@
+//! The `human` report: one line per block (`abc ✅ file_write src/app.rs`), the hint, warnings
+//! and exec output under a failure, parse errors, read outputs after, then a summary.
+
+use super::common::{
+    distinct_messages, group_parse_errors, hint_lines, output_body, output_header, primary,
+    shows_output,
+};
+use crate::action::ExecutionResult;
+
+struct Paint {
+    on: bool,
+}
+
+impl Paint {
+    fn wrap(&self, code: &str, s: &str) -> String {
+        if self.on {
+            format!("\x1b[{code}m{s}\x1b[0m")
+        } else {
+            s.to_string()
+        }
+    }
+    fn ok(&self, s: &str) -> String {
+        self.wrap("32", s)
+    }
+    fn bad(&self, s: &str) -> String {
+        self.wrap("31", s)
+    }
+    fn note(&self, s: &str) -> String {
+        self.wrap("33", s)
+    }
+    fn dim(&self, s: &str) -> String {
+        self.wrap("2", s)
+    }
+    /// Colours a diff line by its first character.
+    fn diff(&self, s: &str) -> String {
+        if s.starts_with("+++") || s.starts_with("---") {
+            self.wrap("1", s)
+        } else if s.starts_with('+') {
+            self.ok(s)
+        } else if s.starts_with('-') {
+            self.bad(s)
+        } else if s.starts_with("@@") {
+            self.wrap("36", s)
+        } else {
+            s.to_string()
+        }
+    }
+}
+
+const DETAIL: &str = "    ";
+
+pub fn render(r: &ExecutionResult, color: bool) -> String {
+    let p = Paint { on: color };
+    let mut out = String::new();
+    for res in &r.results {
+        let line = if res.success {
+            let tail = if res.skipped {
+                " (not run: dry run)"
+            } else {
+                ""
+            };
+            format!(
+                "{} {} {} {}{tail}",
+                res.block_id,
+                p.ok("✅"),
+                res.action,
+                primary(res)
+            )
+        } else {
+            let err = res.error.as_deref().unwrap_or("Unknown error");
+            let first = err.lines().next().unwrap_or_default();
+            format!(
+                "{} {} {} {} - {}",
+                res.block_id,
+                p.bad("❌"),
+                res.action,
+                primary(res),
+                first
+            )
+        };
+        out.push_str(line.trim_end());
+        out.push('\n');
+        if let Some(err) = &res.error {
+            for l in err.lines().skip(1) {
+                out.push_str(&format!("{DETAIL}{}\n", l.trim_start()));
+            }
+        }
+        if let Some(h) = &res.hint {
+            for (i, l) in hint_lines(h).into_iter().enumerate() {
+                let l = if i == 0 { p.note(&l) } else { p.diff(&l) };
+                out.push_str(&format!("{DETAIL}{l}\n"));
+            }
+        }
+        for w in &res.warnings {
+            out.push_str(&format!("{DETAIL}{} {w}\n", p.note("warning:")));
+        }
+    }
+    for (id, errs) in group_parse_errors(&r.parse_errors) {
+        let first = errs[0];
+        let action = first.action.as_deref().unwrap_or("-");
+        let line = first
+            .block_start_line
+            .map(|l| format!(" (line {l})"))
+            .unwrap_or_default();
+        let kind = format!("{:?}", first.error_type).to_lowercase();
+        if errs.len() == 1 {
+            out.push_str(&format!(
+                "{id} {} {action} - {kind} error{line}: {}\n",
+                p.bad("❌"),
+                first.message
+            ));
+        } else {
+            out.push_str(&format!(
+                "{id} {} {action} - {} {kind} errors{line}:\n",
+                p.bad("❌"),
+                errs.len()
+            ));
+            for (m, n) in distinct_messages(&errs) {
+                let times = if n > 1 {
+                    format!(" ({n} times)")
+                } else {
+                    String::new()
+                };
+                out.push_str(&format!("{DETAIL}- {m}{times}\n"));
+            }
+        }
+    }
+    let outputs: Vec<String> = r
+        .results
+        .iter()
+        .filter(|res| shows_output(res))
+        .map(|res| format!("{}\n{}", p.dim(&output_header(res)), output_body(res)))
+        .collect();
+    if !outputs.is_empty() {
+        out.push('\n');
+        out.push_str(&outputs.join("\n\n"));
+        out.push('\n');
+    }
+    if !r.steps.is_empty() {
+        out.push('\n');
+        for s in &r.steps {
+            let mark = if s.success { p.ok("✅") } else { p.bad("❌") };
+            out.push_str(&format!("{mark} {}\n", s.name));
+            if !s.success {
+                for l in s.output.lines() {
+                    out.push_str(&format!("{DETAIL}{l}\n"));
+                }
+            }
+        }
+    }
+    if let Some(f) = &r.fatal_error {
+        out.push_str(&format!("{} {f}\n", p.bad("fatal:")));
+    }
+    for w in &r.warnings {
+        out.push_str(&format!("{} {w}\n", p.note("warning:")));
+    }
+    out.push_str(&summary(r));
+    out
+}
+
+fn summary(r: &ExecutionResult) -> String {
+    let ok = r.results.iter().filter(|x| x.success).count();
+    let failed = r.results.iter().filter(|x| !x.success).count();
+    let invalid = r.parse_errors.len();
+    if r.results.is_empty() && invalid == 0 {
+        return "no action blocks found\n".to_string();
+    }
+    let mut s = format!("{ok} of {} blocks succeeded", r.results.len());
+    if failed > 0 {
+        s.push_str(&format!(", {failed} failed"));
+    }
+    if invalid > 0 {
+        s.push_str(&format!(", {invalid} invalid block error(s)"));
+    }
+    if r.dry_run {
+        s.push_str(" (dry run: nothing changed)");
+    }
+    if let Some(c) = &r.git_commit {
+        s.push_str(&format!("; committed {}", &c[..c.len().min(12)]));
+    }
+    s.push('\n');
+    s
+}

@@ -1,0 +1,132 @@
+//! The `llm` report: the original listener's paste-back format under our name, with the full
+//! error texts, match hints and warnings under each result line, and a closing line telling the
+//! LLM what is already applied.
+
+use super::common::{
+    distinct_messages, group_parse_errors, hint_lines, output_body, output_header, primary,
+    shows_output,
+};
+use crate::action::ExecutionResult;
+
+/// Indentation of detail lines under a result line.
+const DETAIL: &str = "    ";
+/// Indentation of the messages of a grouped parse error (as in the original).
+const GROUP: &str = "                    ";
+
+pub fn render(r: &ExecutionResult) -> String {
+    let mut out = String::from("=== CLADA RESULTS ===\n");
+    for res in &r.results {
+        let mut line = if res.success {
+            format!("{} ✅ {} {}", res.block_id, res.action, primary(res))
+        } else {
+            let err = res.error.as_deref().unwrap_or("Unknown error");
+            let first = err.lines().next().unwrap_or_default();
+            format!(
+                "{} ❌ {} {} - {first}",
+                res.block_id,
+                res.action,
+                primary(res)
+            )
+        };
+        if res.skipped {
+            line.push_str(" (not run: dry run)");
+        }
+        out.push_str(line.trim());
+        out.push('\n');
+        if let Some(err) = &res.error {
+            for l in err.lines().skip(1) {
+                out.push_str(&format!("{DETAIL}{}\n", l.trim_start()));
+            }
+        }
+        if let Some(h) = &res.hint {
+            for l in hint_lines(h) {
+                out.push_str(&format!("{DETAIL}{l}\n"));
+            }
+        }
+        for w in &res.warnings {
+            out.push_str(&format!("{DETAIL}warning: {w}\n"));
+        }
+    }
+    for (id, errs) in group_parse_errors(&r.parse_errors) {
+        let first = errs[0];
+        let action = first.action.as_deref().unwrap_or("-");
+        let line = first
+            .block_start_line
+            .map(|l| format!(" (line {l})"))
+            .unwrap_or_default();
+        if errs.len() == 1 {
+            out.push_str(&format!(
+                "{id} ❌ {action:<10} ERROR: {}{line}\n",
+                first.message
+            ));
+        } else {
+            out.push_str(&format!(
+                "{id} ❌ {action:<10} ERROR: {} syntax errors{line}\n",
+                errs.len()
+            ));
+            for (m, n) in distinct_messages(&errs) {
+                if n > 1 {
+                    out.push_str(&format!("{GROUP}- {m} ({n} occurrences)\n"));
+                } else {
+                    out.push_str(&format!("{GROUP}- {m}\n"));
+                }
+            }
+        }
+    }
+    for s in &r.steps {
+        let mark = if s.success { "✅" } else { "❌" };
+        out.push_str(&format!("step {mark} {}\n", s.name));
+        if !s.success {
+            for l in s.output.lines() {
+                out.push_str(&format!("{DETAIL}{l}\n"));
+            }
+        }
+    }
+    if let Some(f) = &r.fatal_error {
+        out.push_str(&format!("FATAL: {f}\n"));
+    }
+    for w in &r.warnings {
+        out.push_str(&format!("warning: {w}\n"));
+    }
+    out.push_str("=== END ===\n\n=== OUTPUTS ===\n");
+    let outputs: Vec<String> = r
+        .results
+        .iter()
+        .filter(|res| shows_output(res))
+        .map(|res| format!("{}\n{}", output_header(res), output_body(res)))
+        .collect();
+    if !outputs.is_empty() {
+        out.push('\n');
+        out.push_str(&outputs.join("\n\n"));
+        out.push('\n');
+    }
+    out.push_str("=== END ===\n");
+    out.push_str(&closing_line(r));
+    out.push('\n');
+    out
+}
+
+/// What the LLM must know before answering: which blocks already took effect.
+fn closing_line(r: &ExecutionResult) -> String {
+    let ok = r.results.iter().filter(|x| x.success && !x.skipped).count();
+    let failed = r.results.iter().filter(|x| !x.success).count() + r.parse_errors.len();
+    if r.dry_run {
+        return "Dry run: nothing was changed. These are the results the blocks would have."
+            .to_string();
+    }
+    if r.results.is_empty() && r.parse_errors.is_empty() {
+        return "No action blocks were found.".to_string();
+    }
+    let applied = match &r.git_commit {
+        Some(c) => format!("applied and committed ({})", &c[..c.len().min(12)]),
+        None => "applied".to_string(),
+    };
+    if failed == 0 {
+        format!("All {ok} blocks are {applied}; do not send them again.")
+    } else {
+        format!(
+            "The {ok} blocks marked ✅ are {applied}; do not send them again. Send corrected \
+             versions of the {failed} blocks marked ❌ only."
+        )
+    }
+}

@@ -1,0 +1,142 @@
+use indexmap::IndexMap;
+use serde_json::json;
+
+use super::*;
+use crate::action::textmatch::{Closest, Hint};
+use crate::action::{ActionResult, ErrorType, ParseErrorReport};
+
+fn params(pairs: &[(&str, &str)]) -> IndexMap<String, serde_json::Value> {
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), json!(v)))
+        .collect()
+}
+
+fn sample() -> ExecutionResult {
+    let mut r = ExecutionResult {
+        total_blocks: 4,
+        executed_actions: 3,
+        results: vec![
+            ActionResult {
+                seq: 1,
+                block_id: "abc".into(),
+                action: "file_write".into(),
+                params: params(&[("path", "src/app.rs"), ("content", "x")]),
+                success: true,
+                data: Some(json!({"path": "src/app.rs", "bytesWritten": 1})),
+                ..ActionResult::default()
+            },
+            ActionResult {
+                seq: 2,
+                block_id: "xyz".into(),
+                action: "file_replace_text".into(),
+                params: params(&[
+                    ("path", "src/main.rs"),
+                    ("old_text", "a"),
+                    ("new_text", "b"),
+                ]),
+                success: false,
+                error: Some("file_replace_text: old_text not found in file".into()),
+                hint: Some(Hint::NotFound {
+                    path: "src/main.rs".into(),
+                    closest: Some(Closest {
+                        start_line: 12,
+                        end_line: 15,
+                        similarity: 0.87,
+                        diff: "--- old_text\n+++ file lines 12-15\n-a\n+b".into(),
+                    }),
+                }),
+                ..ActionResult::default()
+            },
+            ActionResult {
+                seq: 3,
+                block_id: "rd1".into(),
+                action: "file_read".into(),
+                params: params(&[("path", "a.txt")]),
+                success: true,
+                data: Some(json!({"path": "a.txt", "content": "hello"})),
+                ..ActionResult::default()
+            },
+        ],
+        parse_errors: vec![ParseErrorReport {
+            block_id: "bad".into(),
+            action: Some("file_write".into()),
+            error_type: ErrorType::Validation,
+            message: "Missing required parameter: content".into(),
+            block_start_line: Some(30),
+            nesl_content: None,
+        }],
+        ..ExecutionResult::default()
+    };
+    r.update_success();
+    r
+}
+
+#[test]
+fn human_lines_hints_and_outputs() {
+    let s = render(&sample(), ReportFormat::Human, false);
+    assert!(s.starts_with("abc ✅ file_write src/app.rs\n"), "{s}");
+    assert!(s.contains(
+        "xyz ❌ file_replace_text src/main.rs - file_replace_text: old_text not found in file\n    closest match at lines 12-15 (87% similar):\n    --- old_text\n"
+    ), "{s}");
+    assert!(
+        s.contains(
+            "bad ❌ file_write - validation error (line 30): Missing required parameter: content"
+        ),
+        "{s}"
+    );
+    assert!(
+        s.contains("[rd1] file_read:\n=== START FILE: a.txt ===\nhello\n=== END FILE: a.txt ==="),
+        "{s}"
+    );
+    assert!(!s.contains('\x1b'));
+    assert!(render(&sample(), ReportFormat::Human, true).contains("\x1b[32m✅\x1b[0m"));
+}
+
+#[test]
+fn llm_format_has_sections_hints_and_closing_line() {
+    let s = render(&sample(), ReportFormat::Llm, false);
+    let expected_head = "=== CLADA RESULTS ===\nabc ✅ file_write src/app.rs\nxyz ❌ file_replace_text src/main.rs - file_replace_text: old_text not found in file\n    closest match at lines 12-15 (87% similar):\n";
+    assert!(s.starts_with(expected_head), "{s}");
+    assert!(s.contains("bad ❌ file_write ERROR: Missing required parameter: content (line 30)\n=== END ===\n\n=== OUTPUTS ===\n\n[rd1] file_read:\n"), "{s}");
+    assert!(s.contains("=== END FILE: a.txt ===\n=== END ===\nThe 2 blocks marked ✅ are applied; do not send them again."), "{s}");
+}
+
+#[test]
+fn ambiguous_hint_line() {
+    let h = Hint::Ambiguous {
+        path: "p".into(),
+        occurrences: 3,
+        lines: vec![4, 19, 33],
+    };
+    assert!(common::hint_lines(&h)[0].starts_with("found 3 times, at lines 4, 19, 33"));
+}
+
+#[test]
+fn json_is_pretty_and_stable() {
+    let s = render(&sample(), ReportFormat::Json, false);
+    let v: serde_json::Value = serde_json::from_str(&s).unwrap();
+    assert_eq!(v["success"], json!(false));
+    assert_eq!(v["results"][1]["hint"]["kind"], json!("not_found"));
+    assert_eq!(v["results"][1]["hint"]["closest"]["startLine"], json!(12));
+    assert_eq!(v["parseErrors"][0]["errorType"], json!("validation"));
+    let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(
+        keys,
+        [
+            "success",
+            "totalBlocks",
+            "executedActions",
+            "results",
+            "parseErrors",
+            "warnings"
+        ]
+    );
+    let back: ExecutionResult = serde_json::from_str(&s).unwrap();
+    assert_eq!(back, sample());
+}
+
+#[test]
+fn color_only_on_terminal() {
+    assert!(!use_color(false));
+}
