@@ -1,8 +1,7 @@
 //! `git clada apply`: parse, validate, execute and commit one LLM reply.
 //!
-//! This file holds the `--no-git` path (the engine on its own, in the current directory) and
-//! the argument handling shared with the git path. The git transaction (DESIGN §6) plugs in at
-//! the marked place in [`run`].
+//! Argument handling only: the git transaction lives in `record::apply`, the `--no-git` path
+//! is the engine on its own in the current directory.
 
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
@@ -13,8 +12,9 @@ use anyhow::Context;
 use crate::action::{self, Approval, EngineOptions, ExecPolicy, ExecRequest, Execution};
 use crate::block;
 use crate::cli::parse::DialectArg;
-use crate::cli::{not_implemented, Format, Global};
+use crate::cli::{Format, Global};
 use crate::error::{Outcome, Refusal};
+use crate::record::{self, apply::ApplyError, apply::ApplyOptions};
 use crate::report::{self, ReportFormat};
 use crate::sandbox::Sandbox;
 
@@ -97,14 +97,30 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
     if args.no_git {
         return run_no_git(args, global);
     }
-    // ---- git transaction entry point -------------------------------------------------------
-    // The git path (issue "apply as a git transaction", DESIGN §6) goes here: open the repo,
-    // lock, snapshot, then call `action::plan`, `action::execute` (with `engine_options`) and,
-    // for --atomic, `action::restore`, fill in `result.git_commit` / `snapshot_commit` /
-    // `steps`, and finish with `finish_report` exactly as `run_no_git` does.
-    Err(not_implemented(
-        "apply with git (use --no-git to apply the blocks without committing)",
-    ))
+    let reply = crate::input::read_reply(args.file.as_deref())?;
+    let cwd = std::env::current_dir().context("cannot determine the current directory")?;
+    let opts = ApplyOptions {
+        dialect: args.dialect.into(),
+        allow_outside: args.allow_outside,
+        atomic: args.atomic,
+        no_commit: args.no_commit,
+        no_verify: args.no_verify,
+        no_snapshot: args.no_snapshot,
+        message: args.message.clone(),
+        engine: engine_options(&args, &global),
+    };
+    let outcome = match record::apply::apply(&cwd, &reply, &opts) {
+        Ok(o) => o,
+        Err(ApplyError::Refused(msg)) => return Err(Refusal(msg).into()),
+        Err(e) => return Err(e.into()),
+    };
+    if let Some(diff) = &outcome.diff {
+        if !diff.is_empty() && global.format_or_default() != Format::Json {
+            let mut stdout = std::io::stdout().lock();
+            let _ = writeln!(stdout, "{diff}");
+        }
+    }
+    finish_report(&outcome.execution, &global)
 }
 
 /// The engine options the command line asks for: `--dry-run`, `--exec` (default: ask on a

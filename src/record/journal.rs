@@ -15,6 +15,8 @@ use crate::repo::{ObjectId, Repo};
 pub enum Before {
     /// Nothing was there.
     Absent,
+    /// A directory (its untracked files are listed as paths of their own).
+    Dir,
     /// A tracked path: its content is in the journal's `base_tree`.
     Tracked,
     /// An untracked (or ignored) file, saved as a blob.

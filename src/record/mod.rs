@@ -3,8 +3,15 @@
 //! transaction recoverable. Built on `repo` (git) and `action` (the executor); the executor
 //! itself never sees git.
 
+pub mod apply;
 pub mod journal;
+pub mod message;
+pub mod restore;
 pub mod snapshot;
+
+/// The notes ref holding each AI commit's reply text (its blob id is the `Clada-Reply`
+/// trailer); `refs/notes/clada` holds the JSON result report.
+pub const REPLY_NOTES_REF: &str = "refs/notes/clada-reply";
 
 /// Trailer names on git-clada's commits. Commits are recognised as git-clada's by these,
 /// never by their subject alone.

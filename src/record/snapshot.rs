@@ -3,8 +3,9 @@
 //! Commit `S` (parent HEAD) holds the tracked worktree exactly as the user had it, so the AI
 //! commit on top of it contains only the AI's changes. Its tree is the index plus the
 //! worktree changes of tracked files (what `git stash` calls the worktree tree); untracked
-//! files are never included. The index tree is kept in the trailer `Clada-Index` and made
-//! reachable by `refs/clada/index/<S>`, so undo can restore staged vs unstaged exactly.
+//! files are never included. The index tree is named in the trailer `Clada-Index` and kept
+//! reachable by the apply record (`refs/clada/apply/<AI commit>`), so undo can restore staged
+//! vs unstaged exactly.
 //! `S` has a single parent so the branch's first-parent history never gains a merge.
 
 use crate::repo::{
@@ -22,11 +23,6 @@ pub struct Snapshot {
     pub worktree_tree: ObjectId,
     /// The tree of the index as it was.
     pub index_tree: ObjectId,
-}
-
-/// The ref that keeps a snapshot's index tree reachable.
-pub fn index_ref(snapshot: ObjectId) -> String {
-    format!("refs/clada/index/{snapshot}")
 }
 
 /// The tree of `index` (its stage-0 entries), computed by editing `head_tree` with the staged
@@ -71,37 +67,20 @@ pub fn worktree_tree(
     repo.edit_tree(index_tree, &changes)
 }
 
-/// The user's state an apply starts from.
-pub struct UserState<'a> {
-    pub head: ObjectId,
-    pub head_tree: ObjectId,
-    pub index: &'a Index,
-    pub status: &'a Status,
-}
-
-/// Records the user's work in a snapshot commit on top of `head` (no ref is moved).
-pub fn take(
+/// Writes the snapshot commit `S` on top of `head` for the given trees (no ref is moved: the
+/// AI commit made on top of it puts it on the branch).
+pub fn commit(
     repo: &Repo,
-    state: &UserState<'_>,
-    hasher: &mut Hasher<'_>,
+    head: ObjectId,
+    index_tree: ObjectId,
+    worktree_tree: ObjectId,
     identity: &(Signature, Signature),
     source: &str,
 ) -> Result<Snapshot> {
-    let UserState {
-        head,
-        head_tree,
-        index,
-        status,
-    } = *state;
-    let index_tree = index_tree(repo, head_tree, index, status)?;
-    let worktree_tree = worktree_tree(repo, index_tree, status, hasher)?;
-    let staged = status.staged.len();
-    let unstaged = status.unstaged.len();
     let message = format!(
         "clada: snapshot before AI edit\n\n\
-         Uncommitted work recorded by git-clada before applying {source}:\n\
-         {staged} staged and {unstaged} unstaged path(s). `git clada undo` restores them\n\
-         as they were, staged and unstaged.\n\n\
+         Uncommitted work recorded by git-clada before applying {source}.\n\
+         `git clada undo` restores it as it was, staged and unstaged.\n\n\
          {}: {}\n{}: yes\n{}: {index_tree}\n",
         trailer::VERSION,
         crate::VERSION,
@@ -114,16 +93,6 @@ pub fn take(
         worktree_tree,
         index_tree,
     })
-}
-
-/// Makes the snapshot's index tree reachable (after the snapshot is on the branch).
-pub fn keep_index(repo: &Repo, snapshot: &Snapshot) -> Result<()> {
-    repo.update_ref(
-        &index_ref(snapshot.commit),
-        snapshot.index_tree,
-        crate::repo::Expected::Any,
-        "clada: index of snapshot",
-    )
 }
 
 /// The paths of `status` as a sorted list (for messages).

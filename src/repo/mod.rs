@@ -11,6 +11,9 @@ use std::path::{Path, PathBuf};
 pub use gix::bstr::{BStr, BString, ByteSlice};
 pub use gix::ObjectId;
 
+/// Builds an I/O error mapper naming what failed and the path (for callers outside `repo`).
+pub use io_err as io_err_pub;
+
 use gix::prelude::ReferenceExt;
 
 mod checkout;
@@ -73,10 +76,7 @@ impl<T, E: Into<gix::Error>> GixContext<T> for std::result::Result<T, E> {
     }
 }
 
-pub(crate) fn io_err(
-    context: &'static str,
-    path: &Path,
-) -> impl FnOnce(std::io::Error) -> RepoError {
+pub fn io_err(context: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> RepoError {
     let path = path.to_path_buf();
     move |source| RepoError::Io {
         context,
@@ -335,6 +335,14 @@ impl Repo {
             }
         }
         Ok(out)
+    }
+
+    /// A string value of git config (`clada.coauthor`, …), as git would read it.
+    pub fn config_string(&self, key: &str) -> Option<String> {
+        self.repo
+            .config_snapshot()
+            .string(key)
+            .map(|v| v.to_string())
     }
 
     /// Hex of `id` abbreviated to 7 characters (enough for reports; never used to resolve).

@@ -3,7 +3,7 @@
 //! the repository, so it avoids work where git's own data allows: a valid cache-tree equal to
 //! HEAD's tree proves nothing is staged without comparing entries.
 
-use gix::bstr::BString;
+use gix::bstr::{BString, ByteSlice};
 use gix::status::index_worktree::Item;
 use gix::ObjectId;
 
@@ -137,5 +137,43 @@ impl Repo {
         out.sort();
         out.dedup();
         Ok(out)
+    }
+}
+
+impl Repo {
+    /// Which of `paths` (untracked, worktree-relative files) `.gitignore` and friends exclude.
+    pub fn ignored(&self, index: &Index, paths: &[BString]) -> Result<Vec<BString>> {
+        if paths.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut stack = self
+            .repo
+            .excludes(&index.file, None, Default::default())
+            .ctx("cannot read the ignore rules")?;
+        let mut out = Vec::new();
+        for p in paths {
+            let path = gix::path::from_bstr(p.as_bstr()).ctx(format!("invalid path '{p}'"))?;
+            let platform = stack
+                .at_path(&*path, Some(gix::index::entry::Mode::FILE))
+                .ctx(format!("cannot check whether '{p}' is ignored"))?;
+            if platform.is_excluded() {
+                out.push(p.clone());
+            }
+        }
+        Ok(out)
+    }
+
+    /// The tree the index holds, computed by editing `base_tree` with the entries that differ
+    /// from it (cheap when few do).
+    pub fn tree_of_index(&self, base_tree: ObjectId, index: &Index) -> Result<ObjectId> {
+        let staged = self.staged_paths(base_tree, index)?;
+        let changes: Vec<super::TreeChange> = staged
+            .iter()
+            .map(|p| super::TreeChange {
+                path: p.clone(),
+                entry: index.entry(p.as_bstr()),
+            })
+            .collect();
+        self.edit_tree(base_tree, &changes)
     }
 }

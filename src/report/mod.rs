@@ -7,6 +7,8 @@
 //! same as a fresh one.
 
 mod common;
+
+pub use common::primary;
 mod human;
 mod llm;
 
