@@ -25,7 +25,14 @@ fn replace(id: &str, path: &str, old: &str, new: &str) -> String {
 }
 
 fn write(id: &str, path: &str, content: &str) -> String {
-    block(id, &[("action", "file_write"), ("path", path), ("content", content)])
+    block(
+        id,
+        &[
+            ("action", "file_write"),
+            ("path", path),
+            ("content", content),
+        ],
+    )
 }
 
 #[test]
@@ -34,7 +41,12 @@ fn clean_repo_gets_one_ai_commit_with_trailers_and_a_clean_status() {
     let before = repo.head();
     let reply = format!(
         "Some prose.\n{}\n{}",
-        replace("abc", "src/lib.rs", "pub fn a() {}", "pub fn a() -> u8 { 1 }"),
+        replace(
+            "abc",
+            "src/lib.rs",
+            "pub fn a() {}",
+            "pub fn a() -> u8 { 1 }"
+        ),
         write("def", "src/util.rs", "pub fn u() {}\n")
     );
     let out = repo.apply(&reply, &[]);
@@ -44,7 +56,10 @@ fn clean_repo_gets_one_ai_commit_with_trailers_and_a_clean_status() {
     let commit = report["gitCommit"].as_str().unwrap().to_string();
     assert_eq!(repo.head(), commit);
     assert_eq!(repo.git(&["rev-parse", "HEAD~1"]).trim(), before);
-    assert_eq!(repo.subject("HEAD"), "AI: edit src/lib.rs, create src/util.rs");
+    assert_eq!(
+        repo.subject("HEAD"),
+        "AI: edit src/lib.rs, create src/util.rs"
+    );
     let trailers = repo.git(&["log", "-1", "--format=%(trailers:only,unfold)"]);
     assert!(trailers.contains("Clada-Version: 0.1.0"), "{trailers}");
     assert!(trailers.contains("Clada-Blocks: abc def"), "{trailers}");
@@ -69,7 +84,10 @@ fn clean_repo_gets_one_ai_commit_with_trailers_and_a_clean_status() {
     assert_eq!(note["results"][0]["blockId"], "abc");
     // Reflog entry names the operation.
     let reflog = repo.git(&["reflog", "-1", "--format=%gs", "main"]);
-    assert!(reflog.starts_with("clada: apply stdin: AI: edit src/lib.rs"), "{reflog}");
+    assert!(
+        reflog.starts_with("clada: apply stdin: AI: edit src/lib.rs"),
+        "{reflog}"
+    );
 }
 
 #[test]
@@ -84,7 +102,10 @@ fn failed_block_is_listed_in_the_commit_and_exit_status_is_1() {
     assert_eq!(code(&out), 1);
     let msg = repo.git(&["log", "-1", "--format=%B"]);
     assert!(msg.contains("Applied 1 of 2 blocks from stdin."), "{msg}");
-    assert!(msg.contains("- bad file_replace_text a.txt: FAILED"), "{msg}");
+    assert!(
+        msg.contains("- bad file_replace_text a.txt: FAILED"),
+        "{msg}"
+    );
     assert!(msg.contains("Clada-Failed: bad"), "{msg}");
     assert_eq!(repo.read("a.txt"), "uno\n");
     assert_eq!(repo.status(), "");
@@ -119,13 +140,21 @@ fn dirty_repo_is_snapshotted_and_the_ai_commit_holds_only_the_ai_changes() {
     assert_eq!(repo.git(&["rev-parse", "HEAD~2"]).trim(), head);
     assert_eq!(repo.subject("HEAD~1"), "clada: snapshot before AI edit");
     // The snapshot holds exactly the user's tracked work (worktree content), nothing else.
-    let snap = repo.git(&["diff-tree", "--no-commit-id", "--name-status", "-r", "HEAD~1"]);
+    let snap = repo.git(&[
+        "diff-tree",
+        "--no-commit-id",
+        "--name-status",
+        "-r",
+        "HEAD~1",
+    ]);
     assert_eq!(
         snap,
         "M\tboth.txt\nA\tnew-staged.txt\nM\tstaged.txt\nM\tunstaged.txt\n"
     );
     assert_eq!(repo.git(&["show", "HEAD~1:both.txt"]), "b2\n");
-    assert!(repo.git(&["log", "-1", "--format=%B", "HEAD~1"]).contains("Clada-Snapshot: yes"));
+    assert!(repo
+        .git(&["log", "-1", "--format=%B", "HEAD~1"])
+        .contains("Clada-Snapshot: yes"));
     // The AI commit holds only the AI's change.
     let ai = repo.git(&["diff-tree", "--no-commit-id", "--name-status", "-r", "HEAD"]);
     assert_eq!(ai, "M\tai.txt\n");
@@ -143,7 +172,11 @@ fn no_snapshot_refuses_a_dirty_tree_and_changes_nothing() {
     let before = repo.state();
     let out = repo.apply(&replace("x1", "a.txt", "mine", "ai"), &["--no-snapshot"]);
     assert_eq!(code(&out), 3, "{}", stderr(&out));
-    assert!(stderr(&out).contains("uncommitted changes in a.txt"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("uncommitted changes in a.txt"),
+        "{}",
+        stderr(&out)
+    );
     assert_eq!(repo.state(), before);
 }
 
@@ -156,7 +189,10 @@ fn exec_that_creates_files_is_committed_but_the_users_untracked_files_are_not() 
         &[
             ("action", "exec"),
             ("lang", "bash"),
-            ("code", "mkdir -p gen && echo made > gen/out.txt && echo changed > a.txt"),
+            (
+                "code",
+                "mkdir -p gen && echo made > gen/out.txt && echo changed > a.txt",
+            ),
         ],
     );
     let out = repo.apply(&reply, &["--exec", "allow"]);
@@ -170,7 +206,10 @@ fn exec_that_creates_files_is_committed_but_the_users_untracked_files_are_not() 
 fn exec_is_denied_without_a_terminal_by_default() {
     let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
     let before = repo.state();
-    let reply = block("ex2", &[("action", "exec"), ("lang", "bash"), ("code", "touch x")]);
+    let reply = block(
+        "ex2",
+        &[("action", "exec"), ("lang", "bash"), ("code", "touch x")],
+    );
     let out = repo.apply(&reply, &[]);
     assert_ne!(code(&out), 0);
     assert!(!repo.exists("x"));
@@ -186,7 +225,12 @@ fn install_hook(repo: &TestRepo, dir: &str, name: &str, body: &str) {
 #[test]
 fn failing_pre_commit_hook_leaves_changes_staged_and_commits_nothing() {
     let repo = TestRepo::with_files(&[("a.txt", "a\n"), ("b.txt", "b\n")]);
-    install_hook(&repo, ".git/hooks", "pre-commit", "echo 'lint: a.txt is ugly' >&2; exit 1");
+    install_hook(
+        &repo,
+        ".git/hooks",
+        "pre-commit",
+        "echo 'lint: a.txt is ugly' >&2; exit 1",
+    );
     repo.write("b.txt", "user edit\n");
     let head = repo.head();
     let out = repo.apply(&replace("h1", "a.txt", "a", "ai"), &[]);
@@ -195,7 +239,10 @@ fn failing_pre_commit_hook_leaves_changes_staged_and_commits_nothing() {
     let step = &report["steps"][0];
     assert_eq!(step["name"], "hook pre-commit");
     assert_eq!(step["success"], false);
-    assert!(step["output"].as_str().unwrap().contains("lint: a.txt is ugly"));
+    assert!(step["output"]
+        .as_str()
+        .unwrap()
+        .contains("lint: a.txt is ugly"));
     assert_eq!(repo.head(), head, "nothing committed");
     assert!(report.get("gitCommit").is_none());
     // The AI's change is staged; the user's unstaged edit stays unstaged.
@@ -209,11 +256,25 @@ fn hooks_in_core_hooks_path_run_and_commit_msg_can_edit_the_message() {
     let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
     repo.git(&["config", "core.hooksPath", "myhooks"]);
     install_hook(&repo, "myhooks", "pre-commit", "echo pre > .pre-ran");
-    install_hook(&repo, "myhooks", "commit-msg", "printf '\\nReviewed-by: hook\\n' >> \"$1\"");
-    install_hook(&repo, "myhooks", "post-commit", "git rev-parse HEAD > .post-ran");
+    install_hook(
+        &repo,
+        "myhooks",
+        "commit-msg",
+        "printf '\\nReviewed-by: hook\\n' >> \"$1\"",
+    );
+    install_hook(
+        &repo,
+        "myhooks",
+        "post-commit",
+        "git rev-parse HEAD > .post-ran",
+    );
     repo.git(&["add", "myhooks"]);
     repo.git(&["commit", "-q", "--no-verify", "-m", "hooks"]);
-    std::fs::write(repo.path().join(".git/info/exclude"), ".pre-ran\n.post-ran\n").unwrap();
+    std::fs::write(
+        repo.path().join(".git/info/exclude"),
+        ".pre-ran\n.post-ran\n",
+    )
+    .unwrap();
     let out = repo.apply(&replace("k1", "a.txt", "a", "b"), &[]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     assert!(repo.exists(".pre-ran"));
@@ -235,10 +296,15 @@ fn no_verify_skips_the_hooks() {
 #[test]
 fn message_option_replaces_the_subject_only() {
     let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
-    let out = repo.apply(&replace("m1", "a.txt", "a", "b"), &["-m", "AI: rename the greeting"]);
+    let out = repo.apply(
+        &replace("m1", "a.txt", "a", "b"),
+        &["-m", "AI: rename the greeting"],
+    );
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     assert_eq!(repo.subject("HEAD"), "AI: rename the greeting");
-    assert!(repo.git(&["log", "-1", "--format=%B"]).contains("Clada-Blocks: m1"));
+    assert!(repo
+        .git(&["log", "-1", "--format=%B"])
+        .contains("Clada-Blocks: m1"));
 }
 
 #[test]
@@ -295,7 +361,11 @@ fn dry_run_changes_nothing_at_all() {
     assert!(stdout.contains("+ai"), "the diff is shown:\n{stdout}");
     assert!(stdout.contains("+++ b/new/file.txt"), "{stdout}");
     assert_eq!(repo.state(), before);
-    assert_eq!(common::files_of(&repo.path().join(".git")), git_before, ".git changed");
+    assert_eq!(
+        common::files_of(&repo.path().join(".git")),
+        git_before,
+        ".git changed"
+    );
 }
 
 #[test]
@@ -327,7 +397,11 @@ fn refuses_on_an_unborn_branch() {
     let before = repo.state();
     let out = repo.apply(&write("u1", "b.txt", "b\n"), &[]);
     assert_eq!(code(&out), 3);
-    assert!(stderr(&out).contains("has no commit yet"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("has no commit yet"),
+        "{}",
+        stderr(&out)
+    );
     assert_eq!(repo.state(), before);
 }
 
@@ -339,7 +413,11 @@ fn refuses_while_stepped_back() {
     let before = repo.state();
     let out = repo.apply(&write("s1", "b.txt", "b\n"), &[]);
     assert_eq!(code(&out), 3);
-    assert!(stderr(&out).contains("step-forward --all"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("step-forward --all"),
+        "{}",
+        stderr(&out)
+    );
     assert_eq!(repo.state(), before);
 }
 
@@ -357,31 +435,47 @@ fn refuses_with_unresolved_conflicts_in_the_index() {
     std::fs::remove_file(repo.path().join(".git/MERGE_HEAD")).unwrap();
     let out = repo.apply(&write("c1", "b.txt", "b\n"), &[]);
     assert_eq!(code(&out), 3, "{}", stderr(&out));
-    assert!(stderr(&out).contains("unresolved conflicts in a.txt"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("unresolved conflicts in a.txt"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
 fn nothing_valid_means_git_is_not_touched() {
     let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
     let git_before = common::files_of(&repo.path().join(".git"));
-    let out = repo.apply("#!nesl [@three-char-SHA-256: zz]\naction = \"file_write\"\n#!end_zz\n", &[]);
+    let out = repo.apply(
+        "#!nesl [@three-char-SHA-256: zz]\naction = \"file_write\"\n#!end_zz\n",
+        &[],
+    );
     assert_eq!(code(&out), 1);
     let report = TestRepo::report(&out);
-    assert_eq!(report["parseErrors"][0]["message"], "Missing required parameter: path");
+    assert_eq!(
+        report["parseErrors"][0]["message"],
+        "Missing required parameter: path"
+    );
     assert_eq!(common::files_of(&repo.path().join(".git")), git_before);
 }
 
 #[test]
 fn ignored_files_written_by_an_action_are_not_committed() {
     let repo = TestRepo::with_files(&[(".gitignore", "build/\n"), ("a.txt", "a\n")]);
-    let reply = format!("{}{}", write("i1", "build/out.txt", "x\n"), write("i2", "b.txt", "b\n"));
+    let reply = format!(
+        "{}{}",
+        write("i1", "build/out.txt", "x\n"),
+        write("i2", "b.txt", "b\n")
+    );
     let out = repo.apply(&reply, &[]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let ai = repo.git(&["diff-tree", "--no-commit-id", "--name-status", "-r", "HEAD"]);
     assert_eq!(ai, "A\tb.txt\n");
     assert_eq!(repo.read("build/out.txt"), "x\n");
     let report = TestRepo::report(&out);
-    assert!(report["warnings"].to_string().contains("build/out.txt is ignored"));
+    assert!(report["warnings"]
+        .to_string()
+        .contains("build/out.txt is ignored"));
 }
 
 #[test]
@@ -406,7 +500,11 @@ fn detached_head_moves_head_itself() {
     let out = repo.apply(&replace("dh", "a.txt", "a", "b"), &[]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     assert_eq!(repo.git(&["rev-parse", "HEAD~1"]).trim(), head);
-    assert_eq!(repo.git(&["rev-parse", "main"]).trim(), head, "the branch did not move");
+    assert_eq!(
+        repo.git(&["rev-parse", "main"]).trim(),
+        head,
+        "the branch did not move"
+    );
 }
 
 #[test]
@@ -455,7 +553,11 @@ fn not_a_repository_is_a_clear_error() {
         .output()
         .unwrap();
     assert_eq!(code(&out), 2);
-    assert!(stderr(&out).contains("not a git repository"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("not a git repository"),
+        "{}",
+        stderr(&out)
+    );
     assert!(stderr(&out).contains("--no-git"), "{}", stderr(&out));
 }
 
@@ -473,7 +575,12 @@ fn concurrent_applies_serialise_and_never_interleave() {
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped());
         let mut child = cmd.spawn().unwrap();
-        child.stdin.take().unwrap().write_all(reply.as_bytes()).unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(reply.as_bytes())
+            .unwrap();
         child
     };
     // Second apply gives up quickly: it must fail cleanly, changing nothing.
@@ -484,13 +591,20 @@ fn concurrent_applies_serialise_and_never_interleave() {
     let first = first.wait_with_output().unwrap();
     assert_eq!(code(&first), 0, "{}", stderr(&first));
     assert_eq!(code(&second), 2, "{}", stderr(&second));
-    assert!(stderr(&second).contains("another git-clada is running"), "{}", stderr(&second));
+    assert!(
+        stderr(&second).contains("another git-clada is running"),
+        "{}",
+        stderr(&second)
+    );
     assert_eq!(repo.read("b.txt"), "b\n");
     // With a long enough wait, both succeed one after the other.
     let first = spawn(replace("q1", "a.txt", "A", "AA"), "10000");
     std::thread::sleep(std::time::Duration::from_millis(300));
     let second = spawn(replace("q2", "b.txt", "b", "BB"), "10000");
-    let (first, second) = (first.wait_with_output().unwrap(), second.wait_with_output().unwrap());
+    let (first, second) = (
+        first.wait_with_output().unwrap(),
+        second.wait_with_output().unwrap(),
+    );
     assert_eq!(code(&first), 0, "{}", stderr(&first));
     assert_eq!(code(&second), 0, "{}", stderr(&second));
     let log = repo.git(&["log", "--format=%s", "-3"]);

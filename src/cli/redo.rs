@@ -1,13 +1,17 @@
 //! `git clada redo`: re-apply what the last undo took back.
 
-use crate::cli::{not_implemented, Global};
+use crate::cli::Global;
 use crate::error::Outcome;
+use crate::history::undo;
+use crate::repo::Repo;
 
 /// Re-apply what the last `git clada undo` took back, if nothing moved since.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Example:\n  git clada redo")]
 pub struct Args {}
 
-pub fn run(_args: Args, _global: Global) -> anyhow::Result<Outcome> {
-    Err(not_implemented("redo"))
+pub fn run(_args: Args, global: Global) -> anyhow::Result<Outcome> {
+    let cwd = std::env::current_dir()?;
+    let repo = Repo::discover(&cwd)?;
+    super::undo::print_result(undo::redo(&repo, global.dry_run), &global)
 }

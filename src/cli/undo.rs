@@ -1,18 +1,43 @@
 //! `git clada undo`: take back the last clada operation.
 
-use crate::cli::{not_implemented, Global};
-use crate::error::Outcome;
+use crate::cli::{Format, Global};
+use crate::error::{Outcome, Refusal};
+use crate::history::undo::{self, UndoError, UndoReport};
+use crate::repo::Repo;
 
 /// Take back the last clada operation on this branch.
 ///
 /// For an apply: removes the AI commit and its snapshot commit and restores your uncommitted
-/// work exactly, staged and unstaged. For a squash: restores the commits it collapsed.
-/// Refuses when HEAD is not a git-clada commit, when the worktree changed since, or when the
-/// commit was pushed.
+/// work exactly, staged and unstaged (untracked files the AI overwrote included). For a
+/// squash: restores the commits it collapsed. Refuses when HEAD is not a git-clada commit,
+/// when the worktree changed since, or when the commit was pushed. Also rolls back an apply
+/// that was interrupted (crash, kill) and finishes an interrupted undo or redo.
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Example:\n  git clada undo\n  git clada undo --dry-run")]
+#[command(after_help = "Example:\n  git clada undo\n  git clada --dry-run undo")]
 pub struct Args {}
 
-pub fn run(_args: Args, _global: Global) -> anyhow::Result<Outcome> {
-    Err(not_implemented("undo"))
+pub fn run(_args: Args, global: Global) -> anyhow::Result<Outcome> {
+    let cwd = std::env::current_dir()?;
+    let repo = Repo::discover(&cwd)?;
+    print_result(undo::undo(&repo, global.dry_run), &global)
+}
+
+/// Prints an undo/redo report (human or JSON) or maps a refusal to exit 3.
+pub fn print_result(
+    result: Result<UndoReport, UndoError>,
+    global: &Global,
+) -> anyhow::Result<Outcome> {
+    match result {
+        Ok(report) => {
+            match global.format_or_default() {
+                Format::Json => println!("{}", serde_json::to_string_pretty(&report)?),
+                Format::Human | Format::Llm => {
+                    print!("{}", crate::history::render::undo_report(&report))
+                }
+            }
+            Ok(Outcome::Success)
+        }
+        Err(UndoError::Refused(msg)) => Err(Refusal(msg).into()),
+        Err(e) => Err(e.into()),
+    }
 }

@@ -188,7 +188,9 @@ impl TestRepo {
     }
 
     pub fn subject(&self, rev: &str) -> String {
-        self.git(&["log", "-1", "--format=%s", rev]).trim().to_string()
+        self.git(&["log", "-1", "--format=%s", rev])
+            .trim()
+            .to_string()
     }
 
     /// Asserts `git fsck --strict` finds nothing wrong.
@@ -213,14 +215,27 @@ impl TestRepo {
         let head = format!(
             "{} {}",
             String::from_utf8_lossy(&head_ref.stdout).trim(),
-            String::from_utf8_lossy(&self.git_output(&["rev-parse", "-q", "--verify", "HEAD"]).stdout).trim()
+            String::from_utf8_lossy(
+                &self
+                    .git_output(&["rev-parse", "-q", "--verify", "HEAD"])
+                    .stdout
+            )
+            .trim()
         );
         State {
             head,
             refs: self.git(&["for-each-ref", "--format=%(refname) %(objectname)"]),
-            index: self.git(&["ls-files", "-s", "--debug"])
+            index: self
+                .git(&["ls-files", "-s", "--debug"])
                 .lines()
-                .filter(|l| !l.trim_start().starts_with("ctime") && !l.trim_start().starts_with("mtime") && !l.trim_start().starts_with("dev") && !l.trim_start().starts_with("uid") && !l.trim_start().starts_with("size") && !l.trim_start().starts_with("flags"))
+                .filter(|l| {
+                    !l.trim_start().starts_with("ctime")
+                        && !l.trim_start().starts_with("mtime")
+                        && !l.trim_start().starts_with("dev")
+                        && !l.trim_start().starts_with("uid")
+                        && !l.trim_start().starts_with("size")
+                        && !l.trim_start().starts_with("flags")
+                })
                 .collect::<Vec<_>>()
                 .join("\n"),
             files: files_of(self.path()),
@@ -237,14 +252,21 @@ pub fn files_of(root: &Path) -> BTreeMap<String, (u32, Vec<u8>)> {
         for entry in std::fs::read_dir(&dir).expect("read_dir") {
             let entry = entry.expect("entry");
             let p = entry.path();
-            let rel = p.strip_prefix(root).expect("prefix").to_string_lossy().into_owned();
+            let rel = p
+                .strip_prefix(root)
+                .expect("prefix")
+                .to_string_lossy()
+                .into_owned();
             if rel == ".git" {
                 continue;
             }
             let md = std::fs::symlink_metadata(&p).expect("lstat");
             if md.file_type().is_symlink() {
                 let t = std::fs::read_link(&p).expect("readlink");
-                out.insert(rel, (0o120000, t.to_string_lossy().into_owned().into_bytes()));
+                out.insert(
+                    rel,
+                    (0o120000, t.to_string_lossy().into_owned().into_bytes()),
+                );
             } else if md.is_dir() {
                 out.insert(format!("{rel}/"), (0o040000, Vec::new()));
                 stack.push(p);
@@ -264,7 +286,10 @@ pub fn block(id: &str, props: &[(&str, &str)]) -> String {
         if v.contains('\n') {
             s.push_str(&format!("{k} = <<'EOT_{id}'\n{v}\nEOT_{id}\n"));
         } else {
-            s.push_str(&format!("{k} = {}\n", serde_json::to_string(v).expect("json")));
+            s.push_str(&format!(
+                "{k} = {}\n",
+                serde_json::to_string(v).expect("json")
+            ));
         }
     }
     s.push_str(&format!("#!end_{id}\n"));

@@ -1,0 +1,552 @@
+//! undo / redo (DESIGN §7.2), and the recovery of interrupted transactions.
+//!
+//! `undo` takes back the last clada operation on the current branch:
+//! - an apply: HEAD is an AI commit; the branch goes back to the commit before it (and before
+//!   its snapshot), the worktree and index to exactly the user's state before the apply
+//!   (tracked, staged/unstaged split, and untracked files the AI overwrote), from the apply
+//!   record `refs/clada/apply/<commit>`;
+//! - a squash: `refs/clada/squash/<HEAD>` names the tip before the squash; the branch goes back
+//!   to it (the trees are identical, so no file changes).
+//!
+//! What an undo took back is kept in `refs/clada/redo/<branch>` so `redo` can re-apply it while
+//! nothing has moved. All state lives in refs, so both work across restarts. Both are
+//! journaled restores: an interrupted undo is finished by running undo again, and an
+//! interrupted apply is rolled back by undo.
+
+use serde::Serialize;
+
+use crate::record::apply::{read_record, ApplyError};
+use crate::record::journal::{parse_id, Before, Journal, JournalError, JournalPath};
+use crate::record::restore::{self, RestoreError, RestorePlan};
+use crate::record::{classify, snapshot, CladaCommit};
+use crate::repo::{BString, ByteSlice, CommitInfo, Expected, Head, ObjectId, Repo, RepoError};
+
+/// What undo or redo did (or would do, with `dry_run`).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UndoReport {
+    /// `undo`, `redo` or `recover`.
+    pub operation: String,
+    /// `apply`, `squash` or `interrupted-apply`.
+    pub kind: String,
+    /// The commit taken back (undo) or re-applied (redo).
+    pub commit: Option<String>,
+    pub subject: Option<String>,
+    /// HEAD before and after.
+    pub from: String,
+    pub to: String,
+    /// Worktree paths rewritten.
+    pub paths: Vec<String>,
+    /// With a snapshot: the user's work that comes back uncommitted.
+    pub restored_work: Option<RestoredWork>,
+    pub dry_run: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RestoredWork {
+    pub staged: usize,
+    pub unstaged: usize,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum UndoError {
+    /// Refused for safety; nothing changed (exit 3).
+    #[error("{0}")]
+    Refused(String),
+    #[error(transparent)]
+    Repo(#[from] RepoError),
+    #[error(transparent)]
+    Journal(#[from] JournalError),
+    #[error(transparent)]
+    Restore(#[from] RestoreError),
+    #[error(transparent)]
+    Apply(#[from] ApplyError),
+}
+
+fn redo_ref(branch: &str) -> String {
+    format!(
+        "refs/clada/redo/{}",
+        branch.strip_prefix("refs/heads/").unwrap_or(branch)
+    )
+}
+
+/// The ref recording a squash: new tip → tip before the squash.
+pub fn squash_ref(new_tip: ObjectId) -> String {
+    format!("refs/clada/squash/{new_tip}")
+}
+
+/// Writes `ORIG_HEAD` as git does before rewriting commands.
+pub fn write_orig_head(repo: &Repo, id: ObjectId) -> Result<(), RepoError> {
+    let path = repo.git_dir().join("ORIG_HEAD");
+    crate::fsutil::write_atomic(&path, format!("{id}\n").as_bytes(), false)
+        .map_err(crate::repo::io_err_pub("cannot write", &path))
+}
+
+/// The branch HEAD is on, refusing detached or unborn HEADs.
+pub(crate) fn current_branch(repo: &Repo, what: &str) -> Result<(String, ObjectId), UndoError> {
+    match repo.head()? {
+        Head::Branch { name, commit } => Ok((name, commit)),
+        Head::Detached { .. } => Err(UndoError::Refused(format!(
+            "HEAD is detached; {what} works on the current branch's history: check out a branch first (`git switch <branch>`)"
+        ))),
+        Head::Unborn { .. } => Err(UndoError::Refused(format!(
+            "the branch has no commits; there is nothing to {what}"
+        ))),
+    }
+}
+
+/// Refuses when the tracked worktree or index differ from `tree` (naming the paths).
+pub(crate) fn require_clean(repo: &Repo, tree: ObjectId, what: &str) -> Result<(), UndoError> {
+    let index = repo.read_index()?;
+    let status = repo.status(tree, &index, false)?;
+    if status.is_dirty() {
+        return Err(UndoError::Refused(format!(
+            "the worktree has changed since {what}: {}; commit or stash those changes first (nothing was changed)",
+            snapshot::describe_paths(&status.dirty_paths(), 8)
+        )));
+    }
+    Ok(())
+}
+
+/// Refuses rewriting history that a remote-tracking branch or tag contains.
+pub(crate) fn require_unpublished(
+    repo: &Repo,
+    oldest: ObjectId,
+    what: &str,
+) -> Result<(), UndoError> {
+    if let Some(r) = repo.published_by(oldest)? {
+        return Err(UndoError::Refused(format!(
+            "{} is already published (reachable from {r}); {what} would rewrite shared history. Use `git revert` instead",
+            Repo::short(oldest)
+        )));
+    }
+    Ok(())
+}
+
+fn refuse_busy_states(repo: &Repo) -> Result<(), UndoError> {
+    if let Some(op) = repo.in_progress() {
+        return Err(UndoError::Refused(op.describe().to_string()));
+    }
+    if let Some(msg) = super::step::stepped_back(repo)? {
+        return Err(UndoError::Refused(msg));
+    }
+    Ok(())
+}
+
+/// `git clada undo`.
+pub fn undo(repo: &Repo, dry_run: bool) -> Result<UndoReport, UndoError> {
+    let _lock = if dry_run { None } else { Some(repo.lock()?) };
+
+    // Interrupted work first: finishing it is what the user needs.
+    if let Some(plan) = restore::pending(repo)? {
+        return finish_restore(repo, plan, dry_run);
+    }
+    if let Some(journal) = Journal::read(repo)? {
+        return recover_apply(repo, &journal, dry_run);
+    }
+    refuse_busy_states(repo)?;
+    let (branch, tip) = current_branch(repo, "undo")?;
+    if let Some(before) = repo.read_ref(&squash_ref(tip))? {
+        return undo_squash(repo, &branch, tip, before, dry_run);
+    }
+    let info = repo.commit_info(tip)?;
+    match classify(&info) {
+        Some(CladaCommit::Apply) => undo_apply(repo, &branch, &info, dry_run),
+        _ => Err(UndoError::Refused(format!(
+            "HEAD ({} \"{}\") is not a git-clada commit, so there is no clada operation to undo; `git clada log` lists AI commits",
+            Repo::short(tip),
+            info.subject()
+        ))),
+    }
+}
+
+/// The pre-apply state of an AI commit: (head before, worktree tree, index tree, journal).
+fn pre_apply_state(
+    repo: &Repo,
+    info: &CommitInfo,
+) -> Result<(ObjectId, ObjectId, ObjectId, Option<Journal>), UndoError> {
+    if let Some(j) = read_record(repo, info.id)? {
+        let head = j.head_id()?;
+        let w = parse_id(&j.base_tree)?;
+        let i = parse_id(&j.index_tree)?;
+        return Ok((head, w, i, Some(j)));
+    }
+    // Without a record (made elsewhere, or records pruned) the parent chain still says it:
+    // the snapshot's tree is the worktree, its index tree is in its trailer.
+    let parent = *info.parents.first().ok_or_else(|| {
+        UndoError::Refused(format!(
+            "{} has no parent; it cannot be undone",
+            Repo::short(info.id)
+        ))
+    })?;
+    let pinfo = repo.commit_info(parent)?;
+    if classify(&pinfo) == Some(CladaCommit::Snapshot) {
+        let head = *pinfo.parents.first().ok_or_else(|| {
+            UndoError::Refused(format!("snapshot {} has no parent", Repo::short(parent)))
+        })?;
+        let i = pinfo
+            .trailer(crate::record::trailer::INDEX)
+            .and_then(|h| parse_id(&h).ok())
+            .unwrap_or(pinfo.tree);
+        return Ok((head, pinfo.tree, i, None));
+    }
+    Ok((parent, pinfo.tree, pinfo.tree, None))
+}
+
+fn undo_apply(
+    repo: &Repo,
+    branch: &str,
+    info: &CommitInfo,
+    dry_run: bool,
+) -> Result<UndoReport, UndoError> {
+    let (head_before, w, i, journal) = pre_apply_state(repo, info)?;
+    let first_rewritten = info
+        .parents
+        .first()
+        .copied()
+        .filter(|p| *p != head_before)
+        .unwrap_or(info.id);
+    require_unpublished(repo, first_rewritten, "undoing it")?;
+    require_clean(repo, info.tree, "the apply")?;
+    let diff = repo.diff_trees(info.tree, w)?;
+    let plan_paths: Vec<BString> = diff.iter().map(|d| d.path.clone()).collect();
+    let checkout = repo.plan_checkout(info.tree, w)?;
+    let conflicts = repo.checkout_conflicts(info.tree, &checkout)?;
+    if let Some(c) = conflicts.first() {
+        return Err(UndoError::Refused(format!(
+            "undo would overwrite '{}' ({}); move it away first (nothing was changed)",
+            c.path, c.reason
+        )));
+    }
+    let untracked = untracked_restores(repo, journal.as_ref(), w)?;
+    let staged = repo.diff_trees(repo.tree_of(head_before)?, i)?.len();
+    let unstaged = repo.diff_trees(i, w)?.len();
+    let plan = RestorePlan {
+        reason: format!("undo of {}", info.id),
+        head: head_before.to_string(),
+        branch: Some(branch.to_string()),
+        worktree_tree: w.to_string(),
+        index_tree: i.to_string(),
+        paths: plan_paths.iter().map(|p| p.to_string()).collect(),
+        untracked,
+    };
+    let report = UndoReport {
+        operation: "undo".into(),
+        kind: "apply".into(),
+        commit: Some(info.id.to_string()),
+        subject: Some(info.subject().to_string()),
+        from: info.id.to_string(),
+        to: head_before.to_string(),
+        paths: plan.paths.clone(),
+        restored_work: (staged + unstaged > 0).then_some(RestoredWork { staged, unstaged }),
+        dry_run,
+    };
+    if dry_run {
+        return Ok(report);
+    }
+    write_orig_head(repo, info.id)?;
+    repo.update_ref(
+        &redo_ref(branch),
+        info.id,
+        Expected::Any,
+        "clada: undo (kept for redo)",
+    )?;
+    restore::run(
+        repo,
+        &plan,
+        &format!(
+            "clada: undo apply {}: {}",
+            Repo::short(info.id),
+            info.subject()
+        ),
+    )?;
+    Ok(report)
+}
+
+/// Untracked and ignored paths the apply overwrote or created, to put back as they were.
+fn untracked_restores(
+    repo: &Repo,
+    journal: Option<&Journal>,
+    w: ObjectId,
+) -> Result<Vec<JournalPath>, UndoError> {
+    let Some(j) = journal else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::new();
+    for jp in &j.paths {
+        if matches!(jp.before, Before::Tracked) {
+            continue;
+        }
+        if repo
+            .tree_entry(w, BString::from(jp.path.as_str()).as_bstr())?
+            .is_some()
+        {
+            continue;
+        }
+        out.push(jp.clone());
+    }
+    Ok(out)
+}
+
+fn undo_squash(
+    repo: &Repo,
+    branch: &str,
+    tip: ObjectId,
+    before: ObjectId,
+    dry_run: bool,
+) -> Result<UndoReport, UndoError> {
+    let tip_tree = repo.tree_of(tip)?;
+    let before_tree = repo.tree_of(before)?;
+    require_clean(repo, tip_tree, "the squash")?;
+    let paths: Vec<String> = repo
+        .diff_trees(tip_tree, before_tree)?
+        .into_iter()
+        .map(|d| d.path.to_string())
+        .collect();
+    let info = repo.commit_info(tip)?;
+    let report = UndoReport {
+        operation: "undo".into(),
+        kind: "squash".into(),
+        commit: Some(tip.to_string()),
+        subject: Some(info.subject().to_string()),
+        from: tip.to_string(),
+        to: before.to_string(),
+        paths: paths.clone(),
+        restored_work: None,
+        dry_run,
+    };
+    if dry_run {
+        return Ok(report);
+    }
+    write_orig_head(repo, tip)?;
+    repo.update_ref(
+        &redo_ref(branch),
+        tip,
+        Expected::Any,
+        "clada: undo (kept for redo)",
+    )?;
+    let plan = RestorePlan {
+        reason: format!("undo of squash {tip}"),
+        head: before.to_string(),
+        branch: Some(branch.to_string()),
+        worktree_tree: before_tree.to_string(),
+        index_tree: before_tree.to_string(),
+        paths,
+        untracked: Vec::new(),
+    };
+    restore::run(
+        repo,
+        &plan,
+        &format!("clada: undo squash {}", Repo::short(tip)),
+    )?;
+    Ok(report)
+}
+
+/// `git clada redo`: re-applies what the last undo took back, if nothing moved since.
+pub fn redo(repo: &Repo, dry_run: bool) -> Result<UndoReport, UndoError> {
+    let _lock = if dry_run { None } else { Some(repo.lock()?) };
+    if let Some(plan) = restore::pending(repo)? {
+        return finish_restore(repo, plan, dry_run);
+    }
+    if Journal::read(repo)?.is_some() {
+        return Err(UndoError::Refused(
+            "an apply was interrupted; run `git clada undo` to roll it back first".into(),
+        ));
+    }
+    refuse_busy_states(repo)?;
+    let (branch, tip) = current_branch(repo, "redo")?;
+    let Some(undone) = repo.read_ref(&redo_ref(&branch))? else {
+        return Err(UndoError::Refused(
+            "there is nothing to redo: no `git clada undo` was run on this branch since the last clada operation".into(),
+        ));
+    };
+    let info = repo.commit_info(undone)?;
+    let squash_before = repo.read_ref(&squash_ref(undone))?;
+    let (expected_head, w, i, journal) = match squash_before {
+        Some(before) => {
+            let t = repo.tree_of(before)?;
+            (before, t, t, None)
+        }
+        None => pre_apply_state(repo, &info)?,
+    };
+    if tip != expected_head {
+        return Err(UndoError::Refused(format!(
+            "the branch moved since the undo (it is at {}, the undo left it at {}); redo would lose that, so it is refused",
+            Repo::short(tip),
+            Repo::short(expected_head)
+        )));
+    }
+    // The worktree and index must be exactly as the undo left them.
+    let head_tree = repo.tree_of(tip)?;
+    let index = repo.read_index()?;
+    let status = repo.status(head_tree, &index, false)?;
+    let mut hasher = repo.hasher()?;
+    let now_i = snapshot::index_tree(repo, head_tree, &index, &status)?;
+    let now_w = snapshot::worktree_tree(repo, now_i, &status, &mut hasher)?;
+    if now_i != i || now_w != w {
+        let changed: Vec<BString> = repo
+            .diff_trees(w, now_w)?
+            .into_iter()
+            .map(|d| d.path)
+            .collect();
+        return Err(UndoError::Refused(format!(
+            "the worktree or index changed since the undo{}; redo would overwrite that, so it is refused",
+            if changed.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", snapshot::describe_paths(&changed, 8))
+            }
+        )));
+    }
+    let target_tree = info.tree;
+    let checkout = repo.plan_checkout(w, target_tree)?;
+    let conflicts = repo.checkout_conflicts(w, &checkout)?;
+    // Files the apply created and undo removed may not have come back in the meantime.
+    if let Some(c) = conflicts.first() {
+        return Err(UndoError::Refused(format!(
+            "redo would overwrite '{}' ({}); move it away first (nothing was changed)",
+            c.path, c.reason
+        )));
+    }
+    let _ = journal;
+    let paths: Vec<String> = checkout
+        .paths()
+        .into_iter()
+        .map(|p| p.to_string())
+        .collect();
+    let report = UndoReport {
+        operation: "redo".into(),
+        kind: if squash_before.is_some() {
+            "squash"
+        } else {
+            "apply"
+        }
+        .into(),
+        commit: Some(undone.to_string()),
+        subject: Some(info.subject().to_string()),
+        from: tip.to_string(),
+        to: undone.to_string(),
+        paths: paths.clone(),
+        restored_work: None,
+        dry_run,
+    };
+    if dry_run {
+        return Ok(report);
+    }
+    write_orig_head(repo, tip)?;
+    let plan = RestorePlan {
+        reason: format!("redo of {undone}"),
+        head: undone.to_string(),
+        branch: Some(branch.clone()),
+        worktree_tree: target_tree.to_string(),
+        index_tree: target_tree.to_string(),
+        paths,
+        untracked: Vec::new(),
+    };
+    restore::run(
+        repo,
+        &plan,
+        &format!("clada: redo {}: {}", Repo::short(undone), info.subject()),
+    )?;
+    repo.delete_ref(&redo_ref(&branch), Expected::Any)?;
+    Ok(report)
+}
+
+/// Finishes a restore (undo/redo) that was interrupted.
+fn finish_restore(repo: &Repo, plan: RestorePlan, dry_run: bool) -> Result<UndoReport, UndoError> {
+    let report = UndoReport {
+        operation: "recover".into(),
+        kind: "interrupted-restore".into(),
+        commit: None,
+        subject: Some(plan.reason.clone()),
+        from: repo
+            .head()?
+            .commit()
+            .map(|c| c.to_string())
+            .unwrap_or_default(),
+        to: plan.head.clone(),
+        paths: plan.paths.clone(),
+        restored_work: None,
+        dry_run,
+    };
+    if !dry_run {
+        remove_stale_index_lock(repo, None);
+        restore::run(repo, &plan, &format!("clada: finish {}", plan.reason))?;
+    }
+    Ok(report)
+}
+
+/// Rolls back an apply that was interrupted (the process died mid-transaction).
+fn recover_apply(repo: &Repo, journal: &Journal, dry_run: bool) -> Result<UndoReport, UndoError> {
+    let head = journal.head_id()?;
+    let w = parse_id(&journal.base_tree)?;
+    let i = parse_id(&journal.index_tree)?;
+    // Every tracked path that now differs from the pre-apply worktree, whatever changed it
+    // (file actions, exec, a half-finished transaction), plus the reply's own targets.
+    let mut index = repo.index_from_tree(w)?;
+    let disk_index = repo.read_index()?;
+    index.carry_stat_from(&disk_index);
+    let status = repo.status(w, &index, false)?;
+    let mut paths: std::collections::BTreeSet<String> =
+        status.unstaged.iter().map(|(p, _)| p.to_string()).collect();
+    for jp in &journal.paths {
+        if matches!(jp.before, Before::Tracked) {
+            paths.insert(jp.path.clone());
+        }
+    }
+    let untracked = untracked_restores(repo, Some(journal), w)?;
+    let current = repo
+        .head()?
+        .commit()
+        .map(|c| c.to_string())
+        .unwrap_or_default();
+    let report = UndoReport {
+        operation: "recover".into(),
+        kind: "interrupted-apply".into(),
+        commit: journal.commit.clone(),
+        subject: Some(format!("interrupted apply of {}", journal.source)),
+        from: current,
+        to: journal.head.clone(),
+        paths: paths.iter().cloned().collect(),
+        restored_work: None,
+        dry_run,
+    };
+    if dry_run {
+        return Ok(report);
+    }
+    remove_stale_index_lock(repo, Some(journal.started));
+    let plan = RestorePlan {
+        reason: format!("roll back of the interrupted apply of {}", journal.source),
+        head: head.to_string(),
+        branch: journal.branch.clone(),
+        worktree_tree: w.to_string(),
+        index_tree: i.to_string(),
+        paths: paths.into_iter().collect(),
+        untracked,
+    };
+    restore::run(
+        repo,
+        &plan,
+        &format!("clada: roll back interrupted apply of {}", journal.source),
+    )?;
+    Journal::remove(repo)?;
+    Ok(report)
+}
+
+/// A crashed git-clada leaves git's `index.lock` behind; remove it when it is ours (created
+/// after the interrupted transaction started) and no git process can be holding it.
+fn remove_stale_index_lock(repo: &Repo, started: Option<i64>) {
+    let lock = repo.git_dir().join("index.lock");
+    let Ok(md) = std::fs::metadata(&lock) else {
+        return;
+    };
+    let mtime = md
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0);
+    if started.is_none_or(|s| mtime >= s) {
+        let _ = std::fs::remove_file(&lock);
+    }
+}
