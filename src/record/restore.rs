@@ -5,8 +5,6 @@
 //! A restore is idempotent (it writes target content, it does not apply deltas), and it is
 //! itself journaled: if it is interrupted, running it again finishes it.
 
-use std::collections::BTreeSet;
-
 use serde::{Deserialize, Serialize};
 
 use crate::repo::{
@@ -101,14 +99,12 @@ pub fn run(repo: &Repo, plan: &RestorePlan, reflog: &str) -> Result<(), RestoreE
     let written = repo.execute_checkout(&checkout, &mut hasher)?;
     crate::failpoint::hit("restore:after-worktree");
 
-    // Untracked files the operation had overwritten or created.
-    let tracked: BTreeSet<&str> = plan.paths.iter().map(String::as_str).collect();
+    // Untracked files the operation had overwritten or created. They come after the tracked
+    // paths: an untracked file the AI overwrote was committed, so the checkout above removed
+    // it (it is not in the target tree), and it is put back here.
     let mut untracked = plan.untracked.clone();
     untracked.sort_by_key(|jp| std::cmp::Reverse(jp.path.len()));
     for jp in &untracked {
-        if tracked.contains(jp.path.as_str()) {
-            continue;
-        }
         restore_untracked(repo, jp, worktree_tree)?;
     }
 
