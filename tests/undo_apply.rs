@@ -55,7 +55,7 @@ fn undo_restores_overwritten_untracked_and_removes_created_ignored_files() {
         "{}",
         String::from_utf8_lossy(&undo.stderr)
     );
-    assert_eq!(repo.state(), before);
+    common::assert_same_user_state(&repo.state(), &before, "after undo");
     repo.assert_fsck();
 
     let redo = repo.clada(&["redo"]);
