@@ -400,15 +400,32 @@ pub fn redo(repo: &Repo, dry_run: bool) -> Result<UndoReport, UndoError> {
     }
     let target_tree = info.tree;
     let checkout = repo.plan_checkout(w, target_tree)?;
-    let conflicts = repo.checkout_conflicts(w, &checkout)?;
-    // Files the apply created and undo removed may not have come back in the meantime.
+    let mut conflicts = repo.checkout_conflicts(w, &checkout)?;
+    // An untracked file the apply overwrote is back after the undo; overwriting it again is
+    // safe when it still holds exactly what the apply record saved (undo can restore it).
+    if let Some(j) = &journal {
+        let mut kept = Vec::new();
+        for c in conflicts {
+            let saved = j.paths.iter().find_map(|jp| match &jp.before {
+                Before::Blob { id, .. } | Before::Link { id } if jp.path == c.path.to_string() => {
+                    Some(id.clone())
+                }
+                _ => None,
+            });
+            let current = repo.raw_blob_id(c.path.as_bstr())?.map(|id| id.to_string());
+            if saved.is_none() || saved != current {
+                kept.push(c);
+            }
+        }
+        conflicts = kept;
+    }
+    // Anything else standing where the apply's files go is the user's: refuse.
     if let Some(c) = conflicts.first() {
         return Err(UndoError::Refused(format!(
             "redo would overwrite '{}' ({}); move it away first (nothing was changed)",
             c.path, c.reason
         )));
     }
-    let _ = journal;
     let paths: Vec<String> = checkout
         .paths()
         .into_iter()

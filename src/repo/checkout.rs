@@ -215,6 +215,26 @@ fn make_dirs(dir: &Path, root: &Path) -> Result<()> {
     std::fs::create_dir_all(dir).map_err(io_err("cannot create directory", dir))
 }
 
+impl Repo {
+    /// The blob id of the worktree file at `rel` as raw bytes (no filters, nothing written),
+    /// or `None` when it is missing or not a file or symlink.
+    pub fn raw_blob_id(&self, rel: &BStr) -> Result<Option<ObjectId>> {
+        let abs = self.abs_path(rel);
+        let bytes = match std::fs::symlink_metadata(&abs) {
+            Ok(md) if md.file_type().is_symlink() => std::fs::read_link(&abs)
+                .map_err(io_err("cannot read link", &abs))?
+                .as_os_str()
+                .as_bytes()
+                .to_vec(),
+            Ok(md) if md.is_file() => std::fs::read(&abs).map_err(io_err("cannot read", &abs))?,
+            _ => return Ok(None),
+        };
+        let id = gix::objs::compute_hash(self.repo.object_hash(), gix::objs::Kind::Blob, &bytes)
+            .map_err(|e| super::RepoError::Invalid(format!("cannot hash '{rel}': {e}")))?;
+        Ok(Some(id))
+    }
+}
+
 /// True when the worktree file at `rel` already holds `entry` (an identical untracked file is
 /// not a conflict).
 fn same_content(repo: &Repo, rel: &BStr, entry: &Entry) -> Result<bool> {
