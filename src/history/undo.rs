@@ -407,7 +407,7 @@ pub fn redo(repo: &Repo, dry_run: bool) -> Result<UndoReport, UndoError> {
         let mut kept = Vec::new();
         for c in conflicts {
             let saved = j.paths.iter().find_map(|jp| match &jp.before {
-                Before::Blob { id, .. } | Before::Link { id } if jp.path == c.path.to_string() => {
+                Before::Blob { id, .. } | Before::Link { id } if c.path == jp.path.as_str() => {
                     Some(id.clone())
                 }
                 _ => None,
