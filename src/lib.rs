@@ -24,6 +24,7 @@ pub mod record;
 pub mod repo;
 pub mod report;
 pub mod sandbox;
+pub mod trace;
 
 /// The version recorded in `Clada-Version` trailers and printed by `--version`.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

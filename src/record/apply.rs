@@ -107,10 +107,12 @@ pub fn refuse_if_busy(repo: &Repo) -> Result<(), ApplyError> {
 /// Applies `reply` to the repository containing `cwd`.
 pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutcome, ApplyError> {
     let repo = Repo::discover(cwd)?;
+    crate::trace::phase("open");
     let parsed = block::parse(&reply.text, opts.dialect);
     let sandbox = Sandbox::new(repo.workdir(), opts.allow_outside)?;
     let plan = action::plan(&parsed, &sandbox);
     let dry = opts.engine.dry_run;
+    crate::trace::phase("parse+plan");
 
     if plan.nothing_to_do() {
         let execution = action::execute(&plan, &sandbox, &opts.engine);
@@ -142,6 +144,7 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
     let identity = repo.identity()?;
     let head_tree = repo.tree_of(head_commit)?;
     let index = repo.read_index()?;
+    crate::trace::phase("checks+read index");
     let conflicted = index.conflicted_paths();
     if !conflicted.is_empty() {
         return Err(ApplyError::Refused(format!(
@@ -154,6 +157,7 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
         .iter()
         .any(|a| a.action == "exec" && a.op.is_ok());
     let status = repo.status(head_tree, &index, has_exec)?;
+    crate::trace::phase("status");
     if status.is_dirty() && opts.no_snapshot {
         return Err(ApplyError::Refused(format!(
             "uncommitted changes in {}; commit or stash them first, or apply without --no-snapshot (git-clada then records them in a snapshot commit that `git clada undo` restores)",
@@ -192,9 +196,11 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
         commit: None,
     };
     journal.write(&repo)?;
+    crate::trace::phase("snapshot trees+journal");
     crate::failpoint::hit("apply:after-journal");
 
     let mut execution = action::execute(&plan, &sandbox, &opts.engine);
+    crate::trace::phase("execute");
     crate::failpoint::hit("apply:after-execute");
 
     // Paths changed by file actions, then by exec (status before vs after).
@@ -283,6 +289,7 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
     }
     let items = message::fold_moves(items, &execution.result);
     let new_tree = repo.edit_tree(base_tree, &tree_changes)?;
+    crate::trace::phase("ignore check+hash+tree");
     crate::failpoint::hit("apply:after-tree");
 
     if new_tree == base_tree {
@@ -358,6 +365,7 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
         crate::failpoint::hit("apply:index-locked");
         lock.commit(&full_index)?;
     }
+    crate::trace::phase("write index");
     crate::failpoint::hit("apply:after-index");
 
     let coauthor = repo.config_string("clada.coauthor");
@@ -426,6 +434,7 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
         Expected::Value(head_commit),
         &format!("clada: apply {}: {subject}", reply.source),
     )?;
+    crate::trace::phase("hooks+commit+ref");
     crate::failpoint::hit("apply:after-ref");
 
     store_record(&repo, commit, &journal)?;
@@ -440,6 +449,7 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
     let note = crate::report::json(&execution.result);
     repo.set_note(commit, note.as_bytes())?;
     repo.set_note_at(super::REPLY_NOTES_REF, commit, reply.text.as_bytes())?;
+    crate::trace::phase("record+notes");
     crate::failpoint::hit("apply:after-notes");
 
     if !opts.no_verify {
