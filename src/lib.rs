@@ -15,6 +15,7 @@
 pub mod action;
 pub mod block;
 pub mod cli;
+pub mod demo;
 pub mod error;
 pub mod failpoint;
 pub mod fsutil;

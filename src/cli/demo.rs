@@ -1,18 +1,30 @@
 //! `git clada demo`: apply the bundled example reply in a scratch repository.
 
-use crate::cli::{not_implemented, Global};
+use std::io::IsTerminal;
+
+use crate::cli::Global;
 use crate::error::Outcome;
 
 /// Create a scratch repository in a temporary directory, apply the bundled example reply,
 /// print the report and the commit, then undo it.
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Example:\n  git clada demo")]
+#[command(after_help = "Example:\n  git clada demo\n  git clada demo --keep")]
 pub struct Args {
-    /// Keep the scratch repository and print its path.
+    /// Keep the scratch repository (its path is printed) instead of deleting it.
     #[arg(long)]
     pub keep: bool,
 }
 
-pub fn run(_args: Args, _global: Global) -> anyhow::Result<Outcome> {
-    Err(not_implemented("demo"))
+pub fn run(args: Args, _global: Global) -> anyhow::Result<Outcome> {
+    let dir = tempfile::Builder::new()
+        .prefix("git-clada-demo-")
+        .tempdir()?;
+    let color = crate::report::use_color(std::io::stdout().is_terminal());
+    let text = crate::demo::run(dir.path(), color)?;
+    print!("{text}");
+    if args.keep {
+        let kept = dir.keep();
+        println!("\nThe scratch repository is kept at {}", kept.display());
+    }
+    Ok(Outcome::Success)
 }

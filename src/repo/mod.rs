@@ -350,3 +350,26 @@ impl Repo {
         id.to_hex_with_len(7).to_string()
     }
 }
+
+impl Repo {
+    /// Creates a new repository with a worktree at `dir` (like `git init`).
+    pub fn init(dir: &Path) -> Result<Repo> {
+        let repo =
+            gix::init(dir).ctx(format!("cannot create a repository at '{}'", dir.display()))?;
+        Self::from_gix(repo, dir)
+    }
+
+    /// Sets `user.name` and `user.email` in this repository's own config file (used by the
+    /// demo, whose scratch repository must commit even where no identity is configured).
+    pub fn set_local_identity(&mut self, name: &str, email: &str) -> Result<()> {
+        use std::io::Write;
+        let path = self.common_dir.join("config");
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .map_err(io_err("cannot open", &path))?;
+        write!(f, "[user]\n\tname = {name}\n\temail = {email}\n")
+            .map_err(io_err("cannot write", &path))?;
+        self.reload()
+    }
+}
