@@ -21,7 +21,7 @@ pub fn summary(result: &ParseResult) -> String {
     for b in &result.blocks {
         let span = match b.end_line {
             Some(end) => format!("lines {}-{}", b.start_line, end),
-            None => format!("line {}-, not closed", b.start_line),
+            None => format!("from line {}, not closed", b.start_line),
         };
         let keys: Vec<&str> = b.properties.keys().map(String::as_str).collect();
         let keys = if keys.is_empty() {

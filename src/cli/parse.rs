@@ -13,7 +13,9 @@ use crate::error::Outcome;
 /// prints, so its conformance suites can be run against it. Columns and lengths count UTF-16
 /// code units. `--format human` prints a readable summary instead. Exit 1 if there are errors.
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Examples:\n  git clada parse examples/reply.md\n  git clada parse --format human --dialect nesl reply.md")]
+#[command(
+    after_help = "Examples:\n  git clada parse examples/reply.md\n  git clada parse --format human --dialect nesl reply.md"
+)]
 pub struct Args {
     /// The reply to parse; `-` or nothing reads standard input.
     #[arg(value_name = "FILE")]
