@@ -299,15 +299,14 @@ impl<'a> Parser<'a> {
                 // the same rules as any other line (the reference keeps the first duplicate
                 // silently and skips key checks there).
                 if self.check_key(line, raw_key, key) {
-                    let present = self
+                    // IndexMap::insert keeps an existing key's position: last value wins in
+                    // first-insertion order, as in the reference.
+                    let replaced = self
                         .block
-                        .as_ref()
-                        .is_some_and(|b| b.properties.contains_key(key));
-                    if present {
+                        .as_mut()
+                        .is_some_and(|b| b.properties.insert(key.to_string(), value).is_some());
+                    if replaced {
                         self.report_duplicate(line, key);
-                    }
-                    if let Some(b) = self.block.as_mut() {
-                        b.properties.insert(key.to_string(), value);
                     }
                 }
                 if let Some(pos) = trailing {
@@ -385,7 +384,12 @@ impl<'a> Parser<'a> {
             return;
         };
         let closing: Option<&str> = if open.markers.lenient_close {
-            match line.text.find(h.delimiter) {
+            // A closing line ends with the delimiter, optionally followed by `'`; checking
+            // that first keeps the substring search off ordinary body lines.
+            let t = line.text;
+            let tail = t.strip_suffix('\'').unwrap_or(t);
+            let candidate = t.ends_with(h.delimiter) || tail.ends_with(h.delimiter);
+            match candidate.then(|| t.find(h.delimiter)).flatten() {
                 Some(i) => {
                     let before = &line.text[..i];
                     let after = &line.text[i + h.delimiter.len()..];
