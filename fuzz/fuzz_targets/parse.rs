@@ -16,10 +16,18 @@ fuzz_target!(|data: &[u8]| {
         }
     };
     let lines = text.split('\n').count();
-    for dialect in [Dialect::Auto, Dialect::Sham, Dialect::NeslUpper, Dialect::Nesl] {
+    for dialect in [
+        Dialect::Auto,
+        Dialect::Sham,
+        Dialect::NeslUpper,
+        Dialect::Nesl,
+    ] {
         let result = block::parse(text, dialect);
         for pair in result.blocks.windows(2) {
-            assert!(pair[0].start_line < pair[1].start_line, "blocks out of order");
+            assert!(
+                pair[0].start_line < pair[1].start_line,
+                "blocks out of order"
+            );
         }
         for b in &result.blocks {
             assert!(b.start_line >= 1 && b.start_line <= lines);
@@ -28,9 +36,16 @@ fuzz_target!(|data: &[u8]| {
             }
         }
         for e in &result.errors {
-            assert!(e.line >= 1 && e.line <= lines + 1, "error line {} of {lines}", e.line);
+            assert!(
+                e.line >= 1 && e.line <= lines + 1,
+                "error line {} of {lines}",
+                e.line
+            );
             assert!(e.column >= 1);
-            assert!(e.column <= block::len16(&e.content) + 1, "column past the line end");
+            assert!(
+                e.column <= block::len16(&e.content) + 1,
+                "column past the line end"
+            );
         }
         for pair in result.errors.windows(2) {
             assert!(pair[0].line <= pair[1].line, "errors out of line order");
