@@ -94,6 +94,7 @@ pub(crate) struct Lines<'a> {
     text: &'a str,
     pos: usize,
     done: bool,
+    newlines: memchr::Memchr<'a>,
 }
 
 impl<'a> Lines<'a> {
@@ -102,6 +103,8 @@ impl<'a> Lines<'a> {
             text,
             pos: 0,
             done: false,
+            // One SIMD scan over the whole input instead of a fresh search per line.
+            newlines: memchr::memchr_iter(b'\n', text.as_bytes()),
         }
     }
 }
@@ -114,22 +117,18 @@ impl<'a> Iterator for Lines<'a> {
             return None;
         }
         let start = self.pos;
-        let rest = self.text.get(start..).unwrap_or("");
-        let piece = match rest.find('\n') {
-            Some(i) => {
-                self.pos = start + i + 1;
-                &rest[..i]
+        let text = match self.newlines.next() {
+            Some(lf) => {
+                self.pos = lf + 1;
+                // LF is ASCII, so both ends are char boundaries. Only a CR that stood
+                // directly before an LF belongs to the line break.
+                let piece = self.text.get(start..lf).unwrap_or("");
+                piece.strip_suffix('\r').unwrap_or(piece)
             }
             None => {
                 self.done = true;
-                rest
+                self.text.get(start..).unwrap_or("")
             }
-        };
-        // Only a CR that stood directly before an LF belongs to the line break.
-        let text = if !self.done {
-            piece.strip_suffix('\r').unwrap_or(piece)
-        } else {
-            piece
         };
         Some(Line { text, start })
     }
@@ -145,11 +144,7 @@ pub(crate) struct LineIndex<'a> {
 impl<'a> LineIndex<'a> {
     pub fn new(text: &'a str) -> Self {
         let mut starts = vec![0];
-        let mut from = 0;
-        while let Some(i) = text.get(from..).and_then(|rest| rest.find('\n')) {
-            from += i + 1;
-            starts.push(from);
-        }
+        starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
         LineIndex { text, starts }
     }
 

@@ -5,7 +5,7 @@
 //! Everything that differs between SHAM, upper-case NESL and lower-case nesl lives here, so
 //! the state machine is written once and parameterised by a [`Markers`] value.
 
-use super::lines::{len16, starts_with_ws, trim_end};
+use super::lines::{len16, starts_with_ws, trim_end, trim_start};
 use super::{Dialect, Spelling};
 
 /// The per-spelling constants and lenience switches.
@@ -157,7 +157,7 @@ pub(crate) fn diagnose_end(
     }
     };
     if starts_with_ws(line) {
-        let indent = &line[..line.len() - super::lines::trim_start(line).len()];
+        let indent = &line[..line.len() - trim_start(line).len()];
         return build(
             0,
             indent,
@@ -185,16 +185,17 @@ pub(crate) fn diagnose_end(
         .count();
     let id = &after[..id_len];
     let rest = &after[id_len..];
+    if id.is_empty() {
+        return if rest.is_empty() {
+            build(0, line, "the block id is missing")
+        } else {
+            build(prefix_len, rest, "the block id is missing")
+        };
+    }
     if rest.is_empty() || starts_with_ws(rest) {
         if !(2..=8).contains(&id_len) {
-            let what = if id.is_empty() {
-                "the block id is missing".to_string()
-            } else {
-                format!("'{id}' is not a block id (2 to 8 letters or digits)")
-            };
-            let shown = if id.is_empty() { line } else { id };
-            let pos = if id.is_empty() { 0 } else { prefix_len };
-            return build(pos, shown, &what);
+            let what = format!("'{id}' is not a block id (2 to 8 letters or digits)");
+            return build(prefix_len, id, &what);
         }
         let pos = prefix_len + id_len;
         let trailing = &line[pos..];
@@ -205,7 +206,7 @@ pub(crate) fn diagnose_end(
                 "trailing whitespace (or a stray carriage return) after the end marker",
             );
         }
-        let text_pos = pos + (trailing.len() - super::lines::trim_start(trailing).len());
+        let text_pos = pos + (trailing.len() - trim_start(trailing).len());
         return build(
             text_pos,
             &line[text_pos..],
@@ -302,5 +303,8 @@ mod tests {
         let d = diagnose_end(&SHAM, &NESL, "abc", "#!end_abc");
         assert_eq!((d.pos, d.len16), (0, 6));
         assert!(d.message.contains("SHAM header"), "{}", d.message);
+        let d = diagnose_end(&NESL, &NESL, "abc", "#!end_'");
+        assert_eq!((d.pos, d.len16), (6, 1));
+        assert!(d.message.contains("block id is missing"), "{}", d.message);
     }
 }

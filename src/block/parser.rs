@@ -299,15 +299,14 @@ impl<'a> Parser<'a> {
                 // the same rules as any other line (the reference keeps the first duplicate
                 // silently and skips key checks there).
                 if self.check_key(line, raw_key, key) {
-                    let present = self
+                    // IndexMap::insert keeps an existing key's position: last value wins in
+                    // first-insertion order, as in the reference.
+                    let replaced = self
                         .block
-                        .as_ref()
-                        .is_some_and(|b| b.properties.contains_key(key));
-                    if present {
+                        .as_mut()
+                        .is_some_and(|b| b.properties.insert(key.to_string(), value).is_some());
+                    if replaced {
                         self.report_duplicate(line, key);
-                    }
-                    if let Some(b) = self.block.as_mut() {
-                        b.properties.insert(key.to_string(), value);
                     }
                 }
                 if let Some(pos) = trailing {
@@ -385,7 +384,12 @@ impl<'a> Parser<'a> {
             return;
         };
         let closing: Option<&str> = if open.markers.lenient_close {
-            match line.text.find(h.delimiter) {
+            // A closing line ends with the delimiter, optionally followed by `'`; checking
+            // that first keeps the substring search off ordinary body lines.
+            let t = line.text;
+            let tail = t.strip_suffix('\'').unwrap_or(t);
+            let candidate = t.ends_with(h.delimiter) || tail.ends_with(h.delimiter);
+            match candidate.then(|| t.find(h.delimiter)).flatten() {
                 Some(i) => {
                     let before = &line.text[..i];
                     let after = &line.text[i + h.delimiter.len()..];
@@ -463,5 +467,101 @@ impl<'a> Parser<'a> {
             blocks: self.blocks,
             errors: self.errors,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::block::{parse, Spelling};
+
+    fn heredoc_value(text: &str, dialect: Dialect) -> Option<String> {
+        let r = parse(text, dialect);
+        r.blocks.first()?.properties.get("k").cloned()
+    }
+
+    #[test]
+    fn nesl_heredoc_close_rule() {
+        let nesl = |body: &str| {
+            heredoc_value(
+                &format!("#!nesl [@x: abc]\nk = <<'EOT_abc'\n{body}\n#!end_abc"),
+                Dialect::Nesl,
+            )
+        };
+        assert_eq!(nesl("a\nEOT_abc").as_deref(), Some("a"));
+        assert_eq!(nesl("a\nEOT_abc'").as_deref(), Some("a"));
+        assert_eq!(nesl("a\ntextEOT_abc").as_deref(), Some("a\ntext"));
+        assert_eq!(nesl("textEOT_abc").as_deref(), Some("text"));
+        assert_eq!(nesl("a\n  EOT_abc").as_deref(), Some("a\n  "));
+        // Not a close: `<<` before the delimiter, trailing space, trailing text.
+        assert_eq!(
+            nesl("x <<EOT_abc\nEOT_abc ").as_deref(),
+            None,
+            "unclosed heredoc keeps no value"
+        );
+        assert_eq!(nesl("EOT_abcx\nEOT_abc").as_deref(), Some("EOT_abcx"));
+        assert_eq!(nesl("\n\nEOT_abc").as_deref(), Some("\n"));
+        assert_eq!(nesl("EOT_abc").as_deref(), Some(""));
+    }
+
+    #[test]
+    fn strict_heredoc_close_needs_the_exact_line() {
+        let text = "#!SHAM [@three-char-SHA-256: abc]\nk = <<'EOT_SHAM_abc'\n  EOT_SHAM_abc\nxEOT_SHAM_abc\nEOT_SHAM_abc'\nEOT_SHAM_abc\n#!END_SHAM_abc";
+        assert_eq!(
+            heredoc_value(text, Dialect::Sham).as_deref(),
+            Some("  EOT_SHAM_abc\nxEOT_SHAM_abc\nEOT_SHAM_abc'")
+        );
+        let upper = text.replace("SHAM", "NESL");
+        assert_eq!(
+            heredoc_value(&upper, Dialect::NeslUpper),
+            heredoc_value(text, Dialect::Sham).map(|v| v.replace("SHAM", "NESL"))
+        );
+    }
+
+    #[test]
+    fn heredoc_body_drops_only_the_cr_of_crlf() {
+        let text = "#!nesl [@x: abc]\r\nk = <<'EOT_abc'\r\na\r\nb\r\r\n\rc\r\nEOT_abc\r\n#!end_abc";
+        assert_eq!(
+            heredoc_value(text, Dialect::Auto).as_deref(),
+            Some("a\nb\r\n\rc")
+        );
+    }
+
+    #[test]
+    fn auto_mode_lets_each_header_pick_its_spelling() {
+        let text = "#!SHAM [@three-char-SHA-256: s1]\n#!end_s1\n#!END_SHAM_s1\n\
+                    #!NESL [@three-char-SHA-256: u1]\nk = <<'EOT_NESL_u1'\nEOT_NESL_u1\n#!END_NESL_u1\n\
+                    #!nesl [@any: n1]\nk = <<'EOT_n1'\nxEOT_n1\n#!end_n1'";
+        let r = parse(text, Dialect::Auto);
+        let spellings: Vec<_> = r
+            .blocks
+            .iter()
+            .map(|b| (b.id.as_str(), b.spelling))
+            .collect();
+        assert_eq!(
+            spellings,
+            vec![
+                ("s1", Spelling::Sham),
+                ("u1", Spelling::NeslUpper),
+                ("n1", Spelling::Nesl)
+            ]
+        );
+        assert_eq!(r.blocks[2].properties["k"], "x");
+        // `#!end_s1` is a nesl end marker inside a SHAM block.
+        assert_eq!(r.errors.len(), 1);
+        assert_eq!(r.errors[0].code, ErrorCode::MalformedEnd);
+        assert_eq!(r.errors[0].line, 2);
+        // A forced dialect sees only its own blocks.
+        let only_nesl = parse(text, Dialect::Nesl);
+        assert_eq!(only_nesl.blocks.len(), 1);
+        assert_eq!(only_nesl.blocks[0].id, "n1");
+    }
+
+    #[test]
+    fn prose_is_skipped_without_errors() {
+        let text = "# Title\n\n```sh\nk = v\n#!END_SHAM_abc\n```\n  #!SHAMX\n\u{feff}text";
+        let r = parse(text, Dialect::Auto);
+        assert!(r.blocks.is_empty());
+        assert!(r.errors.is_empty());
     }
 }

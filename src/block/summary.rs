@@ -21,7 +21,7 @@ pub fn summary(result: &ParseResult) -> String {
     for b in &result.blocks {
         let span = match b.end_line {
             Some(end) => format!("lines {}-{}", b.start_line, end),
-            None => format!("line {}-, not closed", b.start_line),
+            None => format!("from line {}, not closed", b.start_line),
         };
         let keys: Vec<&str> = b.properties.keys().map(String::as_str).collect();
         let keys = if keys.is_empty() {
@@ -45,14 +45,9 @@ pub fn summary(result: &ParseResult) -> String {
             code_name(e.code),
             e.message
         );
-        if e.content.is_empty()
-            && matches!(
-                e.code,
-                ErrorCode::UnclosedBlock | ErrorCode::UnclosedHeredoc
-            )
-            && e.length == 0
-        {
-            // An end-of-input error has no line to show.
+        if e.content.is_empty() && e.length == 0 {
+            // End-of-input errors (and a block left open before an empty line) have no text
+            // to point at; the message says where.
             continue;
         }
         let gutter = e.line.to_string();
@@ -132,6 +127,27 @@ mod tests {
         assert_eq!(marker("\tk = x", 7, 1), "\t     ^");
         assert_eq!(marker("abc", 4, 1), "   ^");
         assert_eq!(marker("abc", 1, 0), "^");
+    }
+
+    #[test]
+    fn full_summary() {
+        let text =
+            "intro\n#!SHAM [@three-char-SHA-256: abc]\npath = \"a\"\n😀k = \"v\"\n#!END_SHAM_abc\n\
+                    #!nesl [@x: q1]\n\tk = x\n";
+        let out = summary(&crate::block::parse(text, crate::block::Dialect::Auto));
+        let expected = "\
+2 blocks, 3 errors
+block abc (lines 2-5, SHAM): path
+block q1 (from line 6, not closed, nesl): (no keys)
+error 4:1 INVALID_KEY: Key contains invalid character '😀' at position 1
+  4 | 😀k = \"v\"
+    | ^^
+error 7:6 INVALID_VALUE: Value must be a quoted string or heredoc
+  7 | \tk = x
+    | \t    ^
+error 9:1 UNCLOSED_BLOCK: Block 'q1' not closed before EOF
+";
+        assert_eq!(out, expected);
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! `git clada parse`: print the raw block parse result.
 
+use std::io::Write as _;
 use std::path::PathBuf;
 
 use crate::block::{self, Dialect};
@@ -53,15 +54,16 @@ impl From<DialectArg> for Dialect {
 pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
     let reply = crate::input::read_reply(args.file.as_deref())?;
     let result = block::parse(&reply.text, args.dialect.into());
-    let out = match global.format.unwrap_or(Format::Json) {
+    // Streamed: a reply with millions of errors would otherwise be held twice in memory.
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    match global.format.unwrap_or(Format::Json) {
         Format::Json => {
-            let mut s = serde_json::to_string_pretty(&result)?;
-            s.push('\n');
-            s
+            serde_json::to_writer_pretty(&mut out, &result)?;
+            out.write_all(b"\n")?;
         }
-        Format::Human | Format::Llm => block::summary(&result),
-    };
-    print!("{out}");
+        Format::Human | Format::Llm => out.write_all(block::summary(&result).as_bytes())?,
+    }
+    out.flush()?;
     Ok(if result.errors.is_empty() {
         Outcome::Success
     } else {

@@ -1,0 +1,197 @@
+//! Parser throughput: (a) a realistic ~1 MB LLM reply (markdown prose, ~200 blocks in the
+//! three spellings with multi-line heredocs of code), (b) the same shape at 50 MiB, the
+//! largest reply `git clada` accepts, and (c) 1,000,000 tiny blocks. Inputs are generated
+//! deterministically so runs are comparable.
+
+use std::fmt::Write as _;
+use std::hint::black_box;
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use git_clada::block::{self, Dialect};
+
+/// A small deterministic generator (64-bit LCG); quality does not matter, repeatability does.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        self.0 >> 33
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+
+    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+        items[self.below(items.len() as u64) as usize]
+    }
+}
+
+const WORDS: &[&str] = &[
+    "the",
+    "parser",
+    "reads",
+    "each",
+    "line",
+    "once",
+    "and",
+    "keeps",
+    "blocks",
+    "in",
+    "order",
+    "so",
+    "that",
+    "errors",
+    "point",
+    "at",
+    "exact",
+    "columns",
+    "we",
+    "change",
+    "function",
+    "because",
+    "tests",
+    "need",
+    "a",
+    "clearer",
+    "result",
+    "with",
+    "`Vec<String>`",
+    "**bold**",
+    "überall",
+    "naïve",
+    "日本語",
+    "→",
+];
+
+const CODE: &[&str] = &[
+    "fn main() {",
+    "    let mut total = 0usize;",
+    "    for (i, line) in text.lines().enumerate() {",
+    "        if line.trim().is_empty() { continue; }",
+    "        total += line.len() * i;",
+    "    }",
+    "    println!(\"{total} = {:?}\", items);",
+    "}",
+    "def handler(event, context):",
+    "    return {\"status\": 200, \"body\": json.dumps(event)}",
+    "    # key = \"value\" inside a heredoc is content",
+    "const x = a => a * 2; // => arrows are fine here",
+    "",
+    "\tindented_with_tab = true;",
+];
+
+fn prose(rng: &mut Rng, out: &mut String) {
+    match rng.below(4) {
+        0 => {
+            let _ = writeln!(out, "## Step {}\n", rng.below(100));
+        }
+        1 => {
+            for _ in 0..1 + rng.below(4) {
+                out.push_str("- ");
+                for _ in 0..3 + rng.below(8) {
+                    out.push_str(rng.pick(WORDS));
+                    out.push(' ');
+                }
+                out.push('\n');
+            }
+            out.push('\n');
+        }
+        _ => {
+            for _ in 0..40 + rng.below(120) {
+                out.push_str(rng.pick(WORDS));
+                out.push(' ');
+            }
+            out.push_str("\n\n");
+        }
+    }
+}
+
+fn block(rng: &mut Rng, n: usize, out: &mut String) {
+    let id = format!("b{:x}", n % 0xfff_ffff);
+    let (header, end, eot) = match n % 3 {
+        0 => (
+            format!("#!SHAM [@three-char-SHA-256: {id}]"),
+            format!("#!END_SHAM_{id}"),
+            format!("EOT_SHAM_{id}"),
+        ),
+        1 => (
+            format!("#!NESL [@three-char-SHA-256: {id}]"),
+            format!("#!END_NESL_{id}"),
+            format!("EOT_NESL_{id}"),
+        ),
+        _ => (
+            format!("#!nesl [@three-char-SHA-256: {id}]"),
+            format!("#!end_{id}"),
+            format!("EOT_{id}"),
+        ),
+    };
+    out.push_str("```sh nesl\n");
+    let _ = writeln!(out, "{header}");
+    let _ = writeln!(out, "action = \"file_write\"");
+    let _ = writeln!(out, "path = \"src/module_{n}/file\\u00e9.rs\"");
+    let _ = writeln!(out, "content = <<'{eot}'");
+    for _ in 0..40 + rng.below(80) {
+        out.push_str(rng.pick(CODE));
+        out.push('\n');
+    }
+    let _ = writeln!(out, "{eot}");
+    let _ = writeln!(out, "{end}");
+    out.push_str("```\n\n");
+}
+
+/// A reply of about `size` bytes: prose with a block every ~5 KB.
+fn reply(size: usize) -> String {
+    let mut rng = Rng(0x5eed);
+    let mut out = String::with_capacity(size + 4096);
+    let mut n = 0;
+    while out.len() < size {
+        prose(&mut rng, &mut out);
+        if rng.below(5) == 0 {
+            block(&mut rng, n, &mut out);
+            n += 1;
+        }
+    }
+    out
+}
+
+fn tiny_blocks(count: usize) -> String {
+    let mut out = String::with_capacity(count * 40);
+    for i in 0..count {
+        let _ = write!(out, "#!nesl [@x: b{i:06}]\nk = \"v\"\n#!end_b{i:06}\n");
+    }
+    out
+}
+
+fn bench(c: &mut Criterion) {
+    let realistic = reply(1 << 20);
+    let check = block::parse(&realistic, Dialect::Auto);
+    assert!(check.errors.is_empty(), "generator made an invalid reply");
+    let mut g = c.benchmark_group("parse");
+    g.throughput(Throughput::Bytes(realistic.len() as u64));
+    g.bench_function(
+        format!("realistic_1MB_{}_blocks", check.blocks.len()),
+        |b| b.iter(|| block::parse(black_box(&realistic), Dialect::Auto)),
+    );
+    g.finish();
+
+    let big = reply(50 << 20);
+    let tiny = tiny_blocks(1_000_000);
+    let mut g = c.benchmark_group("parse_large");
+    g.sample_size(10);
+    g.throughput(Throughput::Bytes(big.len() as u64));
+    g.bench_function("realistic_50MiB", |b| {
+        b.iter(|| block::parse(black_box(&big), Dialect::Auto))
+    });
+    g.throughput(Throughput::Bytes(tiny.len() as u64));
+    g.bench_function("tiny_blocks_1M", |b| {
+        b.iter(|| block::parse(black_box(&tiny), Dialect::Auto))
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

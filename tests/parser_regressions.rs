@@ -1,0 +1,166 @@
+//! Robustness of `block::decode` and `block::parse`: any input is safe.
+//!
+//! * every file in `test-data/parser/regressions/` (fuzzer finds and hand-made boundary cases)
+//!   goes through `decode` and `parse` in every dialect with the invariants the fuzz target
+//!   checks;
+//! * strict UTF-8 decoding reports the first bad byte's offset and line;
+//! * property tests feed random mixtures of markers, quotes, escapes and odd whitespace.
+
+use std::fs;
+use std::path::Path;
+
+use git_clada::block::{self, Dialect, ParseResult};
+use proptest::prelude::*;
+
+const DIALECTS: [Dialect; 4] = [
+    Dialect::Auto,
+    Dialect::Sham,
+    Dialect::NeslUpper,
+    Dialect::Nesl,
+];
+
+/// The invariants callers rely on, for a result of parsing `text`.
+fn check_invariants(text: &str, result: &ParseResult) {
+    let lines = text.split('\n').count();
+    for pair in result.blocks.windows(2) {
+        assert!(pair[0].start_line < pair[1].start_line);
+    }
+    for b in &result.blocks {
+        assert!((1..=lines).contains(&b.start_line));
+        if let Some(end) = b.end_line {
+            assert!(end > b.start_line && end <= lines);
+        }
+    }
+    for pair in result.errors.windows(2) {
+        assert!(pair[0].line <= pair[1].line);
+    }
+    for e in &result.errors {
+        assert!((1..=lines + 1).contains(&e.line), "error line {}", e.line);
+        assert!(e.column >= 1);
+        assert!(e.column <= block::len16(&e.content) + 1);
+        assert!(text.contains(&e.context));
+    }
+    // Serialising and rendering must not panic either.
+    serde_json::to_string(result).unwrap();
+    block::summary(result);
+}
+
+fn parse_everywhere(bytes: &[u8]) {
+    let Ok(text) = block::decode(bytes) else {
+        return;
+    };
+    for dialect in DIALECTS {
+        check_invariants(text, &block::parse(text, dialect));
+    }
+}
+
+#[test]
+fn regression_inputs() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("test-data/parser/regressions");
+    let mut count = 0;
+    for entry in fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "md") {
+            continue;
+        }
+        parse_everywhere(&fs::read(&path).unwrap());
+        count += 1;
+    }
+    assert!(count > 0, "no regression inputs in {}", dir.display());
+}
+
+#[test]
+fn decode_accepts_utf8_and_reports_first_bad_byte() {
+    assert_eq!(block::decode(b"").unwrap(), "");
+    assert_eq!(block::decode("a😀\r\n".as_bytes()).unwrap(), "a😀\r\n");
+
+    let e = block::decode(b"\xffabc").unwrap_err();
+    assert_eq!((e.offset, e.byte, e.line), (0, 0xFF, 1));
+
+    let e = block::decode(b"ab\ncd\n\xc3(").unwrap_err();
+    assert_eq!((e.offset, e.byte, e.line), (6, 0xC3, 3));
+
+    // A multi-byte sequence cut off at the end of the input.
+    let e = block::decode(b"ab\xe2\x82").unwrap_err();
+    assert_eq!((e.offset, e.byte, e.line), (2, 0xE2, 1));
+
+    // UTF-8-encoded surrogates and overlong encodings are not UTF-8.
+    assert_eq!(block::decode(b"x\xed\xa0\x80").unwrap_err().offset, 1);
+    assert_eq!(block::decode(b"\xc0\xaf").unwrap_err().offset, 0);
+
+    let msg = block::decode(b"ok\n\n\x80").unwrap_err().to_string();
+    assert!(msg.contains("byte offset 4"), "{msg}");
+    assert!(msg.contains("0x80"), "{msg}");
+    assert!(msg.contains("line 3"), "{msg}");
+}
+
+#[test]
+fn lone_surrogate_escapes_are_invalid_values() {
+    let text =
+        "#!nesl [@x: abc]\na = \"\\uDBFF\"\nb = \"\\uDBFF\\uDFFF\"\nc = \"\\uDC00x\"\n#!end_abc";
+    let r = block::parse(text, Dialect::Auto);
+    assert_eq!(
+        r.blocks[0].properties.get("b").map(String::as_str),
+        Some("\u{10FFFF}")
+    );
+    assert!(!r.blocks[0].properties.contains_key("a"));
+    assert!(!r.blocks[0].properties.contains_key("c"));
+    let lines: Vec<usize> = r.errors.iter().map(|e| e.line).collect();
+    assert_eq!(lines, vec![2, 4]);
+    assert!(r.errors.iter().all(|e| e.message.contains("surrogate")));
+}
+
+/// Fragments that steer random lines into every branch of the grammar.
+fn fragment() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just("#!SHAM [@three-char-SHA-256: abc]".to_string()),
+        Just("#!NESL [@three-char-SHA-256: abc]".to_string()),
+        Just("#!nesl [@x-1: abc]".to_string()),
+        Just("#!END_SHAM_abc".to_string()),
+        Just("#!END_NESL_abc".to_string()),
+        Just("#!end_abc'".to_string()),
+        Just("#!END_SHAM_".to_string()),
+        Just("k = <<'EOT_SHAM_abc'".to_string()),
+        Just("k = <<'EOT_NESL_abc'".to_string()),
+        Just("k = <<'EOT_abc'".to_string()),
+        Just("EOT_SHAM_abc".to_string()),
+        Just("EOT_abc".to_string()),
+        Just("key = \"v\\u00e9\\uD83D\\uDE00\"".to_string()),
+        Just("\"\\".to_string()),
+        Just(" = ".to_string()),
+        Just(":=".to_string()),
+        Just("=>".to_string()),
+        Just("<<'".to_string()),
+        Just("'".to_string()),
+        Just("\r".to_string()),
+        Just("\r\n".to_string()),
+        Just("\n".to_string()),
+        Just("\u{feff}".to_string()),
+        Just("\u{2028}".to_string()),
+        Just("\u{85}".to_string()),
+        Just("😀".to_string()),
+        Just("é".to_string()),
+        Just("\t".to_string()),
+        "[a-z]{0,3}".prop_map(|s| s),
+        any::<char>().prop_map(|c| c.to_string()),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn random_marker_soup_is_safe(parts in prop::collection::vec(fragment(), 0..40)) {
+        parse_everywhere(parts.concat().as_bytes());
+    }
+
+    #[test]
+    fn arbitrary_bytes_are_safe(bytes in prop::collection::vec(any::<u8>(), 0..200)) {
+        parse_everywhere(&bytes);
+    }
+
+    #[test]
+    fn arbitrary_strings_are_safe(text in any::<String>()) {
+        parse_everywhere(text.as_bytes());
+    }
+}
