@@ -22,6 +22,7 @@ mod hooks;
 mod index;
 mod lock;
 mod notes;
+mod scan;
 mod status;
 mod tree;
 mod walk;

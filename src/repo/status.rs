@@ -66,6 +66,10 @@ impl Repo {
             staged: self.staged_paths(head_tree, index)?,
             ..Status::default()
         };
+        if !untracked {
+            status.unstaged = self.unstaged_paths(index)?;
+            return Ok(status);
+        }
         let platform = self
             .repo
             .status(gix::progress::Discard)
@@ -117,7 +121,7 @@ impl Repo {
     }
 
     /// Paths whose index entry differs from `head_tree`.
-    fn staged_paths(&self, head_tree: ObjectId, index: &Index) -> Result<Vec<BString>> {
+    pub(crate) fn staged_paths(&self, head_tree: ObjectId, index: &Index) -> Result<Vec<BString>> {
         if index.valid_cached_tree() == Some(head_tree) {
             return Ok(Vec::new());
         }

@@ -304,7 +304,12 @@ impl Repo {
             .repo
             .filter_pipeline(None)
             .ctx("cannot set up git's content filters")?;
-        Ok(Hasher { pipeline, index })
+        Ok(Hasher {
+            pipeline,
+            index,
+            workdir: self.workdir().to_path_buf(),
+            object_hash: self.repo.object_hash(),
+        })
     }
 
     /// Reads the symlink-free metadata of a worktree path; `None` if nothing is there.
@@ -335,6 +340,8 @@ fn entry(mode: gix::objs::tree::EntryMode, id: ObjectId) -> Entry {
 pub struct Hasher<'r> {
     pipeline: gix::filter::Pipeline<'r>,
     index: gix::worktree::IndexPersistedOrInMemory,
+    workdir: std::path::PathBuf,
+    object_hash: gix::hash::Kind,
 }
 
 impl Hasher<'_> {
@@ -355,6 +362,61 @@ impl Hasher<'_> {
             )),
             _ => None,
         })
+    }
+
+    /// The entry the worktree file at `rel` would have if added, without writing anything;
+    /// `None` when nothing trackable is there.
+    pub fn id_of(&mut self, rel: &BStr) -> Result<Option<Entry>> {
+        use gix::filter::plumbing::pipeline::convert::ToGitOutcome;
+        let path = self
+            .pipeline_root()
+            .join(gix::path::from_bstr(rel).ctx(format!("invalid path '{rel}'"))?);
+        let md = match std::fs::symlink_metadata(&path) {
+            Ok(md) => md,
+            Err(_) => return Ok(None),
+        };
+        let hash_kind = self.object_hash;
+        let (bytes, kind) = if md.file_type().is_symlink() {
+            use std::os::unix::ffi::OsStrExt;
+            let t = std::fs::read_link(&path).map_err(super::io_err("cannot read link", &path))?;
+            (t.as_os_str().as_bytes().to_vec(), EntryKind::Link)
+        } else if md.is_file() {
+            use std::os::unix::fs::PermissionsExt;
+            let file = std::fs::File::open(&path).map_err(super::io_err("cannot read", &path))?;
+            let rel_path = gix::path::from_bstr(rel).ctx(format!("invalid path '{rel}'"))?;
+            let out = self
+                .pipeline
+                .convert_to_git(file, &rel_path, &self.index)
+                .ctx(format!("cannot filter '{rel}'"))?;
+            let mut bytes = Vec::new();
+            use std::io::Read;
+            match out {
+                ToGitOutcome::Unchanged(mut f) => {
+                    f.read_to_end(&mut bytes)
+                        .map_err(super::io_err("cannot read", &path))?;
+                }
+                ToGitOutcome::Buffer(b) => bytes.extend_from_slice(b),
+                ToGitOutcome::Process(mut r) => {
+                    r.read_to_end(&mut bytes)
+                        .map_err(super::io_err("cannot read", &path))?;
+                }
+            }
+            let kind = if md.permissions().mode() & 0o100 != 0 {
+                EntryKind::Executable
+            } else {
+                EntryKind::Blob
+            };
+            (bytes, kind)
+        } else {
+            return Ok(None);
+        };
+        let id = gix::objs::compute_hash(hash_kind, gix::objs::Kind::Blob, &bytes)
+            .map_err(|e| RepoError::Invalid(format!("cannot hash '{rel}': {e}")))?;
+        Ok(Some(Entry { kind, id }))
+    }
+
+    fn pipeline_root(&self) -> &std::path::Path {
+        &self.workdir
     }
 
     /// Converts a blob's content to what the worktree file should hold (smudge, eol).

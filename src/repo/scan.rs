@@ -1,0 +1,312 @@
+//! The fast index-vs-worktree comparison behind [`Repo::status`](super::Repo::status) when no
+//! untracked listing is needed — the one part of an apply whose cost grows with the size of
+//! the repository.
+//!
+//! Like git, it trusts the index's stat data: a file whose `lstat` matches its entry (mtime,
+//! ctime, size, inode, uid, gid, mode) and is not racily clean is unchanged; only the others
+//! are read and hashed. Two things make it cheaper than a plain loop of `lstat(path)`: each
+//! directory is opened once and its files are `fstatat`-ed by name (the kernel walks one path
+//! component per file instead of the whole path), and the work is split over the cores at
+//! directory boundaries. Suspects are hashed through git's filters without writing objects, so
+//! a dry run stays read-only.
+
+use std::ffi::CString;
+use std::os::unix::ffi::OsStrExt;
+
+use gix::bstr::{BStr, BString, ByteSlice};
+use gix::index::entry::{Mode, Stage, Stat};
+
+use super::index::{kind_of, Index};
+use super::status::Dirt;
+use super::{EntryKind, Repo, Result};
+
+/// How stat data is compared (`core.trustctime`, `core.checkStat`, `core.fileMode`).
+#[derive(Clone, Copy)]
+struct Policy {
+    stat: gix::index::entry::stat::Options,
+    file_mode: bool,
+}
+
+/// What the stat pass concluded for one entry.
+enum Verdict {
+    Clean,
+    Dirty(Dirt),
+    /// Stat data differs or is racy: compare the content.
+    Suspect,
+}
+
+/// An open directory, closed on drop.
+struct DirFd(libc::c_int);
+
+impl Drop for DirFd {
+    fn drop(&mut self) {
+        // SAFETY: the descriptor was opened by us and is closed exactly once.
+        unsafe {
+            libc::close(self.0);
+        }
+    }
+}
+
+fn open_dir(at: libc::c_int, path: &[u8]) -> Option<DirFd> {
+    let c = CString::new(path).ok()?;
+    // SAFETY: `c` is a valid NUL-terminated string; flags request a path-only descriptor.
+    let fd = unsafe {
+        libc::openat(
+            at,
+            c.as_ptr(),
+            libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC | libc::O_NOFOLLOW,
+        )
+    };
+    (fd >= 0).then_some(DirFd(fd))
+}
+
+fn lstat_at(dir: libc::c_int, name: &[u8]) -> std::io::Result<libc::stat> {
+    let c =
+        CString::new(name).map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidInput))?;
+    // SAFETY: a zeroed `stat` is a valid out-parameter; `c` is NUL-terminated.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: as above; AT_SYMLINK_NOFOLLOW makes this an lstat relative to `dir`.
+    let rc = unsafe { libc::fstatat(dir, c.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW) };
+    if rc == 0 {
+        Ok(st)
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+fn stat_of(st: &libc::stat) -> Stat {
+    use gix::index::entry::stat::Time;
+    Stat {
+        mtime: Time {
+            secs: st.st_mtime as u32,
+            nsecs: st.st_mtime_nsec as u32,
+        },
+        ctime: Time {
+            secs: st.st_ctime as u32,
+            nsecs: st.st_ctime_nsec as u32,
+        },
+        dev: st.st_dev as u32,
+        ino: st.st_ino as u32,
+        uid: st.st_uid,
+        gid: st.st_gid,
+        size: st.st_size as u32,
+    }
+}
+
+fn judge(
+    entry: &gix::index::Entry,
+    st: &libc::stat,
+    policy: Policy,
+    index_time: gix::index::entry::stat::Time,
+) -> Verdict {
+    let fmt = st.st_mode & libc::S_IFMT;
+    let kind = match kind_of(entry.mode) {
+        Some(k) => k,
+        None => return Verdict::Suspect,
+    };
+    match kind {
+        EntryKind::Link if fmt != libc::S_IFLNK => return Verdict::Dirty(Dirt::TypeChanged),
+        EntryKind::Blob | EntryKind::Executable if fmt != libc::S_IFREG => {
+            return Verdict::Dirty(Dirt::TypeChanged)
+        }
+        EntryKind::Executable | EntryKind::Blob if policy.file_mode => {
+            let exec = st.st_mode & 0o100 != 0;
+            if exec != (kind == EntryKind::Executable) {
+                return Verdict::Dirty(Dirt::Modified);
+            }
+        }
+        _ => {}
+    }
+    let disk = stat_of(st);
+    if !entry.stat.matches(&disk, policy.stat) {
+        return Verdict::Suspect;
+    }
+    // Racily clean: modified in the same second the index was written, so equal stat data
+    // proves nothing.
+    if disk.mtime.secs >= index_time.secs {
+        return Verdict::Suspect;
+    }
+    Verdict::Clean
+}
+
+impl Repo {
+    fn scan_policy(&self) -> Policy {
+        let cfg = self.repo.config_snapshot();
+        let trust_ctime = cfg.boolean("core.trustctime").unwrap_or(true);
+        let check_stat = cfg
+            .string("core.checkStat")
+            .map(|v| !v.eq_ignore_ascii_case(b"minimal"))
+            .unwrap_or(true);
+        let file_mode = cfg.boolean("core.fileMode").unwrap_or(true);
+        Policy {
+            stat: gix::index::entry::stat::Options {
+                trust_ctime,
+                check_stat,
+                // git compares whole seconds unless built with USE_NSEC.
+                use_nsec: false,
+                use_stdev: false,
+            },
+            file_mode,
+        }
+    }
+
+    /// Tracked paths whose worktree file differs from `index`, sorted.
+    pub(crate) fn unstaged_paths(&self, index: &Index) -> Result<Vec<(BString, Dirt)>> {
+        let entries = index.file.entries();
+        let policy = self.scan_policy();
+        let index_time = {
+            let t = index.file.timestamp();
+            gix::index::entry::stat::Time {
+                secs: t.unix_seconds() as u32,
+                nsecs: t.nanoseconds(),
+            }
+        };
+        let root =
+            open_dir(libc::AT_FDCWD, self.workdir().as_os_str().as_bytes()).ok_or_else(|| {
+                super::io_err("cannot open the worktree", self.workdir())(
+                    std::io::Error::last_os_error(),
+                )
+            })?;
+
+        // Split at directory boundaries so each thread opens its own directories.
+        let threads = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .clamp(1, 8);
+        let mut bounds = vec![0usize];
+        for t in 1..threads {
+            let mut cut = entries.len() * t / threads;
+            while cut > 0
+                && cut < entries.len()
+                && parent(entries[cut].path(&index.file))
+                    == parent(entries[cut - 1].path(&index.file))
+            {
+                cut += 1;
+            }
+            if cut > *bounds.last().unwrap_or(&0) && cut < entries.len() {
+                bounds.push(cut);
+            }
+        }
+        bounds.push(entries.len());
+
+        let chunks: Vec<(usize, usize)> = bounds.windows(2).map(|w| (w[0], w[1])).collect();
+        let results: Vec<(Vec<(BString, Dirt)>, Vec<usize>)> = std::thread::scope(|s| {
+            let handles: Vec<_> = chunks
+                .iter()
+                .map(|&(from, to)| {
+                    let root = root.0;
+                    s.spawn(move || scan_range(index, from, to, root, policy, index_time))
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|_| (Vec::new(), (from_all(entries.len()))))
+                })
+                .collect()
+        });
+
+        let mut dirty = Vec::new();
+        let mut suspects = Vec::new();
+        for (d, s) in results {
+            dirty.extend(d);
+            suspects.extend(s);
+        }
+        // Content check for the suspects, through git's filters, writing nothing.
+        if !suspects.is_empty() {
+            let mut hasher = self.hasher()?;
+            for i in suspects {
+                let e = &entries[i];
+                let path = e.path(&index.file);
+                match hasher.id_of(path)? {
+                    None => dirty.push((path.to_owned(), Dirt::Deleted)),
+                    Some(found) => {
+                        let same = kind_of(e.mode) == Some(found.kind) && found.id == e.id;
+                        if !same {
+                            dirty.push((path.to_owned(), Dirt::Modified));
+                        }
+                    }
+                }
+            }
+        }
+        dirty.sort();
+        dirty.dedup_by(|a, b| a.0 == b.0);
+        Ok(dirty)
+    }
+}
+
+/// Every index position, for the (unreachable in practice) case of a panicked scan thread:
+/// treating everything as suspect is slow but correct.
+fn from_all(n: usize) -> Vec<usize> {
+    (0..n).collect()
+}
+
+fn parent(path: &BStr) -> &[u8] {
+    match path.rfind_byte(b'/') {
+        Some(pos) => &path[..pos],
+        None => b"",
+    }
+}
+
+/// Scans entries `from..to`: dirty paths found by stat alone, and the positions of suspects.
+fn scan_range(
+    index: &Index,
+    from: usize,
+    to: usize,
+    root: libc::c_int,
+    policy: Policy,
+    index_time: gix::index::entry::stat::Time,
+) -> (Vec<(BString, Dirt)>, Vec<usize>) {
+    let entries = index.file.entries();
+    let mut dirty = Vec::new();
+    let mut suspects = Vec::new();
+    let mut current: Option<(Vec<u8>, Option<DirFd>)> = None;
+    for (i, e) in entries.iter().enumerate().take(to).skip(from) {
+        let path = e.path(&index.file);
+        if e.stage() != Stage::Unconflicted {
+            dirty.push((path.to_owned(), Dirt::Conflicted));
+            continue;
+        }
+        if e.flags.contains(gix::index::entry::Flags::SKIP_WORKTREE) || e.mode == Mode::COMMIT {
+            continue;
+        }
+        if e.flags.contains(gix::index::entry::Flags::INTENT_TO_ADD) {
+            dirty.push((path.to_owned(), Dirt::Modified));
+            continue;
+        }
+        let dir = parent(path);
+        let name = match path.rfind_byte(b'/') {
+            Some(pos) => &path[pos + 1..],
+            None => &path[..],
+        };
+        let fresh = match &current {
+            Some((d, _)) => d.as_slice() != dir,
+            None => true,
+        };
+        if fresh {
+            let fd = if dir.is_empty() {
+                open_dir(root, b".")
+            } else {
+                open_dir(root, dir)
+            };
+            current = Some((dir.to_vec(), fd));
+        }
+        let Some((_, fd)) = &current else { continue };
+        let Some(fd) = fd else {
+            dirty.push((path.to_owned(), Dirt::Deleted));
+            continue;
+        };
+        match lstat_at(fd.0, name) {
+            Ok(st) => match judge(e, &st, policy, index_time) {
+                Verdict::Clean => {}
+                Verdict::Dirty(d) => dirty.push((path.to_owned(), d)),
+                Verdict::Suspect => suspects.push(i),
+            },
+            Err(err) if matches!(err.raw_os_error(), Some(libc::ENOENT) | Some(libc::ENOTDIR)) => {
+                dirty.push((path.to_owned(), Dirt::Deleted))
+            }
+            Err(_) => suspects.push(i),
+        }
+    }
+    (dirty, suspects)
+}
