@@ -376,9 +376,8 @@ impl Vfs {
     /// Writes a whole file atomically (temp file in the same directory, then rename), keeping
     /// the permissions of the file it replaces; `executable` sets the x bits of a new file.
     pub fn write_file(&mut self, p: &Path, bytes: &[u8], new_executable: bool) -> io::Result<()> {
-        match self.kind(p) {
-            Ok(EntryKind::Dir) => return Err(errno(libc::EISDIR)),
-            Ok(_) | Err(_) => {}
+        if let Ok(EntryKind::Dir) = self.kind(p) {
+            return Err(errno(libc::EISDIR));
         }
         self.touch(p)?;
         if self.dry_run {

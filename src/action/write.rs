@@ -248,7 +248,7 @@ pub(super) fn replace(
 
 /// A line spec that failed to parse.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum SpecError {
+pub enum SpecError {
     Invalid,
     Reversed,
 }
