@@ -103,7 +103,12 @@ pub(super) fn file_append(
                         .to_string(),
                 );
             }
-            if !old.is_empty() && !old.ends_with(b"\n") && !add.is_empty() {
+            if !old.is_empty()
+                && !old.ends_with(b"\n")
+                && !add.is_empty()
+                && !add.starts_with(b"\n")
+                && !add.starts_with(b"\r\n")
+            {
                 warnings.push(
                     "the file did not end with a line break, so the appended text continues its \
                      last line"
@@ -434,17 +439,28 @@ pub(super) fn replace_lines(
     let mut data = json!({"path": path.given, "lines_replaced": end - start + 1});
     let mut result = Outcome::default();
     if cs != start {
+        let now = if cs == ce {
+            cs.to_string()
+        } else {
+            format!("{cs}-{ce}")
+        };
+        let orig = if start == end {
+            format!("line {start}")
+        } else {
+            format!("lines {start}-{end}")
+        };
         data["lineNumbering"] = json!("original");
-        data["currentLines"] = json!(format!("{cs}-{ce}"));
+        data["currentLines"] = json!(now);
         let by: Vec<String> = mapped
             .shifted_by
             .iter()
             .map(|t| format!("{} ({})", t.block_id, t.action))
             .collect();
         result.warnings.push(format!(
-            "lines {spec} refer to the file before this reply; earlier edits of this reply \
-             (blocks {}) moved them to lines {cs}-{ce}, which were replaced",
-            by.join(", ")
+            "{orig} of the file before this reply {} now at {} {now} after earlier edits of this reply (block {}); the replacement was made there",
+            if start == end { "is" } else { "are" },
+            if cs == ce { "line" } else { "lines" },
+            by.join(", block ")
         ));
     }
     result.success = true;

@@ -16,6 +16,10 @@ use serde_json::Value;
 pub struct Section {
     pub heading: String,
     pub blocks: Vec<String>,
+    /// Per block: the info string after the opening fence.
+    pub infos: Vec<String>,
+    /// Per block: 0-based line indexes of the body, `start..end` (between the fences).
+    pub spans: Vec<(usize, usize)>,
 }
 
 /// Removes HTML comments (`<!-- … -->`); fences inside them are not code blocks.
@@ -56,18 +60,27 @@ fn fence_close(line: &str, open: usize) -> bool {
 /// between the fences joined by `\n`, without the line break before the closing fence.
 pub fn sections(md: &str, level: &str) -> Vec<Section> {
     let mut out: Vec<Section> = Vec::new();
-    let mut lines = md.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l));
-    while let Some(line) = lines.next() {
+    let mut lines = md
+        .split('\n')
+        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+        .enumerate();
+    while let Some((i, line)) = lines.next() {
         if let Some(n) = fence_open(line) {
+            let info = line.trim_start_matches(' ')[n..].trim().to_string();
             let mut body = Vec::new();
-            for l in lines.by_ref() {
+            let mut end = i + 1;
+            for (j, l) in lines.by_ref() {
+                end = j;
                 if fence_close(l, n) {
                     break;
                 }
                 body.push(l);
+                end = j + 1;
             }
             if let Some(s) = out.last_mut() {
                 s.blocks.push(body.join("\n"));
+                s.infos.push(info);
+                s.spans.push((i + 1, end));
             }
             continue;
         }
@@ -76,6 +89,8 @@ pub fn sections(md: &str, level: &str) -> Vec<Section> {
             out.push(Section {
                 heading: line[hashes..].trim().to_string(),
                 blocks: Vec::new(),
+                infos: Vec::new(),
+                spans: Vec::new(),
             });
         }
     }
