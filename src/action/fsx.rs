@@ -15,6 +15,21 @@ use indexmap::IndexMap;
 use super::{FileChange, FileState};
 use crate::sandbox::{has_git_component, Sandbox};
 
+/// A delete or move refused because the tree holds a `.git` entry (carried inside an
+/// `io::Error` of kind `Other`).
+#[derive(Debug, thiserror::Error)]
+#[error("the tree contains the git directory '{}'", .0.display())]
+pub struct GitInside(pub PathBuf);
+
+impl GitInside {
+    /// The `.git` path, if `e` is this refusal.
+    pub fn find(e: &io::Error) -> Option<&Path> {
+        e.get_ref()
+            .and_then(|x| x.downcast_ref::<GitInside>())
+            .map(|g| g.0.as_path())
+    }
+}
+
 /// Text actions refuse files larger than this (DESIGN §4).
 pub const MAX_TEXT_BYTES: u64 = 10 * 1024 * 1024;
 /// A NUL byte in this many leading bytes marks a file as binary.
@@ -467,10 +482,7 @@ impl Vfs {
             }
             for (q, _) in self.walk(from)? {
                 if has_git_component(q.strip_prefix(from).unwrap_or(&q)) {
-                    return Err(io::Error::other(format!(
-                        "refusing to move '{}': it contains a .git entry",
-                        q.display()
-                    )));
+                    return Err(io::Error::other(GitInside(q)));
                 }
                 let rel = q
                     .strip_prefix(from)

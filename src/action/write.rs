@@ -2,9 +2,11 @@
 //! (replace_text, replace_all_text, edit), file_replace_lines, file_delete, file_move and the
 //! directory actions. Result data and error texts follow clada-semantics §4–§5.
 
+use std::path::Path;
+
 use serde_json::json;
 
-use super::fsx::{node_error, text_refusal, EntryKind, MAX_TEXT_BYTES};
+use super::fsx::{node_error, text_refusal, EntryKind, GitInside, MAX_TEXT_BYTES};
 use super::lines::{count_lines, Tag};
 use super::textmatch::{self, Hint};
 use super::{Ctx, Outcome};
@@ -493,8 +495,8 @@ pub(super) fn file_move(ctx: &mut Ctx<'_>, from: &ResolvedPath, to: &ResolvedPat
             return Outcome::fail(node_error(&e, &from.given, "rename", Some(&to.given)));
         }
         if let Err(e) = ctx.vfs.rename(&from.abs, &to.abs) {
-            if e.kind() == std::io::ErrorKind::Other {
-                return Outcome::fail(format!("file_move: {e}"));
+            if let Some(git) = GitInside::find(&e) {
+                return Outcome::fail(git_inside(ctx, "move", &from.given, git));
             }
             return Outcome::fail(node_error(&e, &from.given, "rename", Some(&to.given)));
         }
@@ -505,6 +507,19 @@ pub(super) fn file_move(ctx: &mut Ctx<'_>, from: &ResolvedPath, to: &ResolvedPat
         data["overwrote"] = json!(true);
     }
     Outcome::ok(data)
+}
+
+/// The refusal of a recursive delete or a move of a tree that holds a `.git` entry.
+fn git_inside(ctx: &Ctx<'_>, verb: &str, given: &str, git: &Path) -> String {
+    let shown = ctx
+        .sandbox
+        .rel(git)
+        .unwrap_or_else(|| git.display().to_string());
+    format!(
+        "git_dir: '{given}' contains the git directory '{shown}' (a nested repository or \
+         submodule); git-clada never deletes or moves git's data — {verb} the other entries one \
+         by one, or handle the nested repository yourself"
+    )
 }
 
 pub(super) fn dir_create(ctx: &mut Ctx<'_>, path: &ResolvedPath) -> Outcome {
