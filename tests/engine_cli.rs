@@ -69,7 +69,7 @@ fn apply_reads_stdin_and_a_failed_block_is_exit_1() {
         .write_stdin(reply)
         .assert()
         .code(1)
-        .stdout(predicate::str::starts_with("=== CLADA RESULTS ===\nok1 ✅ file_write a.txt\nbad ❌ file_replace_text a.txt - file_replace_text: old_text not found in file\n"))
+        .stdout(predicate::str::starts_with("=== CLADA RESULTS ===\nok1 ✅ file_write a.txt\nbad ❌ file_replace_text a.txt - old_text not found in file\n"))
         .stdout(predicate::str::contains("do not send them again"));
 }
 
