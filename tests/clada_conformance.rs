@@ -249,7 +249,7 @@ fn fs_ops_suite(rel: &str, layout: Layout) {
         } else {
             contents
         };
-        let mut overridden = overridden || contents_override.exists();
+        let overridden = overridden || contents_override.exists();
         if let (Some(want_text), Some(true)) = (contents, want["success"].as_bool()) {
             let target = path_params(&setup)
                 .last()
@@ -267,7 +267,6 @@ fn fs_ops_suite(rel: &str, layout: Layout) {
                 });
                 continue;
             }
-            overridden |= false;
         }
         tally.check(&sec.heading, true, overridden, String::new);
     }
