@@ -58,6 +58,22 @@ impl ExecOutput {
         self.error.is_none() && self.exit_code == Some(0)
     }
 
+    /// The original `ExecResult` object: `{success, stdout, stderr, exit_code?, error?}`.
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut v = json!({
+            "success": self.success(),
+            "stdout": self.stdout,
+            "stderr": self.stderr,
+        });
+        if let Some(code) = self.exit_code {
+            v["exit_code"] = json!(code);
+        }
+        if let Some(e) = &self.error {
+            v["error"] = json!(e);
+        }
+        v
+    }
+
     fn failed(error: String) -> ExecOutput {
         ExecOutput {
             stdout: String::new(),

@@ -10,7 +10,7 @@ pub mod exec;
 pub mod fsx;
 pub mod lines;
 mod plan;
-mod read;
+pub mod read;
 pub mod schema;
 mod search;
 pub mod textmatch;

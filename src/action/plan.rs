@@ -280,3 +280,34 @@ fn typed(v: &Validated<'_>, sandbox: &Sandbox) -> Result<Action, PathError> {
         }
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use indexmap::IndexMap;
+
+    /// Every schema action has a typed form: a block with all its required parameters (and
+    /// every optional one) plans to an action, never to the "no executor" refusal.
+    #[test]
+    fn every_schema_action_becomes_a_typed_action() {
+        let dir = tempfile::tempdir().expect("temp");
+        let sandbox = Sandbox::new(dir.path(), false).expect("sandbox");
+        for (name, def) in &schema::schema().actions {
+            let mut props: IndexMap<String, String> = IndexMap::new();
+            props.insert("action".into(), name.clone());
+            for (p, d) in &def.params {
+                let v = match d.ty {
+                    schema::ParamType::Integer => "2".to_string(),
+                    schema::ParamType::Boolean => "true".to_string(),
+                    schema::ParamType::Enum => d.values[0].clone(),
+                    schema::ParamType::String => "x.txt".to_string(),
+                };
+                props.insert(p.clone(), v);
+            }
+            let v = schema::validate(&props, schema::schema())
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            let typed = typed(&v, &sandbox);
+            assert!(typed.is_ok(), "{name}: {typed:?}");
+        }
+    }
+}

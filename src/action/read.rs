@@ -3,7 +3,8 @@
 
 use serde_json::json;
 
-use super::write::{parse_line_spec, read_text, spec_error, SpecError};
+pub use super::write::SpecError;
+use super::write::{parse_line_spec, read_text, spec_error};
 use super::{Ctx, Outcome};
 use crate::sandbox::ResolvedPath;
 
@@ -34,7 +35,7 @@ pub(super) fn file_read(ctx: &mut Ctx<'_>, path: &ResolvedPath) -> Outcome {
 
 /// The result of numbering lines (the original's `extractNumberedLines`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Numbered {
+pub struct Numbered {
     pub result: String,
     pub line_count: usize,
     /// `(requested spec, line count)` when the range went past the end.
@@ -45,7 +46,7 @@ pub(crate) struct Numbered {
 /// right-aligned to the width of the last number shown, the delimiter, the text. A final line
 /// break does not start another line (the same count `file_replace_lines` uses); CRs before
 /// line breaks and a leading BOM are not shown.
-pub(crate) fn extract_numbered(
+pub fn extract_numbered(
     content: &str,
     spec: Option<&str>,
     delimiter: &str,

@@ -7,6 +7,8 @@
 //! caller translates new_text the same way. The closest-region search is for hints only and
 //! never edits anything.
 
+use std::time::{Duration, Instant};
+
 use bstr::ByteSlice;
 use serde::{Deserialize, Serialize};
 
@@ -169,19 +171,32 @@ fn split_lines(text: &str) -> Vec<&str> {
     v
 }
 
-fn char_ratio(a: &str, b: &str) -> f64 {
-    similar::TextDiff::from_chars(a, b).ratio() as f64
+/// Character-level similarity of two texts, computed until `deadline`. A diff cut short by
+/// the deadline is not minimal, so the ratio can only come out lower than the true one; that
+/// happens only for texts so different (edit distance in the thousands) that they are far below
+/// [`MIN_SIMILARITY`] anyway, while near misses diff in microseconds.
+fn char_ratio(a: &str, b: &str, deadline: Instant) -> f64 {
+    similar::TextDiff::configure()
+        .deadline(deadline)
+        .diff_chars(a, b)
+        .ratio() as f64
 }
 
 /// How many windows get the exact character comparison after the line prefilter.
 const CANDIDATES: usize = 12;
+/// Fewer when no line of old_text occurs in the file (the ranking is then rougher and the
+/// comparisons are against less similar text, so slower).
+const CANDIDATES_WITHOUT_SHARED_LINES: usize = 4;
+/// Time allowed for all exact comparisons of one hint (DESIGN §8: well under 100 ms).
+const EXACT_BUDGET: Duration = Duration::from_millis(40);
 
 /// The window of `content` (as many lines as old_text) most similar to old_text, if at least
 /// [`MIN_SIMILARITY`]. CRs are ignored; ties go to the earliest window.
 ///
 /// Speed: every window is first scored by how many of old_text's lines (whitespace-trimmed) it
-/// contains, in one sliding pass; only the best few windows get the character-level ratio. When
-/// no line is shared at all, windows are ranked by a cheap bag-of-characters bound instead.
+/// contains, in one sliding pass; only the best few windows get the character-level ratio, most
+/// promising first, within a fixed time budget. When no line is shared at all, windows are
+/// ranked by a cheap bag-of-characters bound instead.
 pub fn closest(content: &[u8], old: &str) -> Option<Closest> {
     let text = String::from_utf8_lossy(content).replace('\r', "");
     let old = old.replace('\r', "");
@@ -194,6 +209,7 @@ pub fn closest(content: &[u8], old: &str) -> Option<Closest> {
     let n_windows = file_lines.len() + 1 - w;
     let window_text = |i: usize| file_lines[i..i + w].join("\n");
 
+    // Candidates in priority order.
     let candidates: Vec<usize> = if n_windows <= CANDIDATES {
         (0..n_windows).collect()
     } else {
@@ -202,19 +218,29 @@ pub fn closest(content: &[u8], old: &str) -> Option<Closest> {
         let mut order: Vec<usize> = (0..n_windows).collect();
         if best > 0 {
             order.sort_by(|&a, &b| scores[b].cmp(&scores[a]).then(a.cmp(&b)));
+            order.truncate(CANDIDATES);
         } else {
             let bounds = char_bag_bounds(&file_lines, &old, w);
             order.sort_by(|&a, &b| bounds[b].total_cmp(&bounds[a]).then(a.cmp(&b)));
+            order.truncate(CANDIDATES_WITHOUT_SHARED_LINES);
         }
-        order.truncate(CANDIDATES);
-        order.sort_unstable();
         order
     };
 
+    let end = Instant::now() + EXACT_BUDGET;
     let mut best: Option<(usize, f64)> = None;
-    for i in candidates {
-        let r = char_ratio(&old, &window_text(i));
-        if best.is_none_or(|(_, b)| r > b) {
+    for (k, &i) in candidates.iter().enumerate() {
+        let now = Instant::now();
+        if now >= end {
+            break;
+        }
+        let share = (end - now) / (candidates.len() - k) as u32;
+        let r = char_ratio(&old, &window_text(i), now + share);
+        let better = match best {
+            None => true,
+            Some((bi, br)) => r > br || (r == br && i < bi),
+        };
+        if better {
             best = Some((i, r));
         }
     }

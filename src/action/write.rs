@@ -2,9 +2,11 @@
 //! (replace_text, replace_all_text, edit), file_replace_lines, file_delete, file_move and the
 //! directory actions. Result data and error texts follow clada-semantics §4–§5.
 
+use std::path::Path;
+
 use serde_json::json;
 
-use super::fsx::{node_error, text_refusal, EntryKind, MAX_TEXT_BYTES};
+use super::fsx::{node_error, text_refusal, EntryKind, GitInside, MAX_TEXT_BYTES};
 use super::lines::{count_lines, Tag};
 use super::textmatch::{self, Hint};
 use super::{Ctx, Outcome};
@@ -103,7 +105,12 @@ pub(super) fn file_append(
                         .to_string(),
                 );
             }
-            if !old.is_empty() && !old.ends_with(b"\n") && !add.is_empty() {
+            if !old.is_empty()
+                && !old.ends_with(b"\n")
+                && !add.is_empty()
+                && !add.starts_with(b"\n")
+                && !add.starts_with(b"\r\n")
+            {
                 warnings.push(
                     "the file did not end with a line break, so the appended text continues its \
                      last line"
@@ -248,7 +255,7 @@ pub(super) fn replace(
 
 /// A line spec that failed to parse.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum SpecError {
+pub enum SpecError {
     Invalid,
     Reversed,
 }
@@ -434,17 +441,28 @@ pub(super) fn replace_lines(
     let mut data = json!({"path": path.given, "lines_replaced": end - start + 1});
     let mut result = Outcome::default();
     if cs != start {
+        let now = if cs == ce {
+            cs.to_string()
+        } else {
+            format!("{cs}-{ce}")
+        };
+        let orig = if start == end {
+            format!("line {start}")
+        } else {
+            format!("lines {start}-{end}")
+        };
         data["lineNumbering"] = json!("original");
-        data["currentLines"] = json!(format!("{cs}-{ce}"));
+        data["currentLines"] = json!(now);
         let by: Vec<String> = mapped
             .shifted_by
             .iter()
             .map(|t| format!("{} ({})", t.block_id, t.action))
             .collect();
         result.warnings.push(format!(
-            "lines {spec} refer to the file before this reply; earlier edits of this reply \
-             (blocks {}) moved them to lines {cs}-{ce}, which were replaced",
-            by.join(", ")
+            "{orig} of the file before this reply {} now at {} {now} after earlier edits of this reply (block {}); the replacement was made there",
+            if start == end { "is" } else { "are" },
+            if cs == ce { "line" } else { "lines" },
+            by.join(", block ")
         ));
     }
     result.success = true;
@@ -477,8 +495,8 @@ pub(super) fn file_move(ctx: &mut Ctx<'_>, from: &ResolvedPath, to: &ResolvedPat
             return Outcome::fail(node_error(&e, &from.given, "rename", Some(&to.given)));
         }
         if let Err(e) = ctx.vfs.rename(&from.abs, &to.abs) {
-            if e.kind() == std::io::ErrorKind::Other {
-                return Outcome::fail(format!("file_move: {e}"));
+            if let Some(git) = GitInside::find(&e) {
+                return Outcome::fail(git_inside(ctx, "move", &from.given, git));
             }
             return Outcome::fail(node_error(&e, &from.given, "rename", Some(&to.given)));
         }
@@ -489,6 +507,19 @@ pub(super) fn file_move(ctx: &mut Ctx<'_>, from: &ResolvedPath, to: &ResolvedPat
         data["overwrote"] = json!(true);
     }
     Outcome::ok(data)
+}
+
+/// The refusal of a recursive delete or a move of a tree that holds a `.git` entry.
+fn git_inside(ctx: &Ctx<'_>, verb: &str, given: &str, git: &Path) -> String {
+    let shown = ctx
+        .sandbox
+        .rel(git)
+        .unwrap_or_else(|| git.display().to_string());
+    format!(
+        "git_dir: '{given}' contains the git directory '{shown}' (a nested repository or \
+         submodule); git-clada never deletes or moves git's data — {verb} the other entries one \
+         by one, or handle the nested repository yourself"
+    )
 }
 
 pub(super) fn dir_create(ctx: &mut Ctx<'_>, path: &ResolvedPath) -> Outcome {

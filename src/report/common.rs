@@ -32,6 +32,18 @@ pub fn primary(r: &ActionResult) -> String {
     }
 }
 
+/// The first line of a result's error for a report line, without a leading `action: ` (the
+/// line already names the action): `xyz ❌ file_replace_text src/main.rs - old_text not found in
+/// file`.
+pub fn error_head(r: &ActionResult) -> &str {
+    let err = r.error.as_deref().unwrap_or("Unknown error");
+    let first = err.lines().next().unwrap_or_default();
+    first
+        .strip_prefix(r.action.as_str())
+        .and_then(|rest| rest.strip_prefix(": "))
+        .unwrap_or(first)
+}
+
 /// The lines explaining a failed match (DESIGN §8), without indentation.
 pub fn hint_lines(h: &Hint) -> Vec<String> {
     let list = |v: &[usize]| {

@@ -2,8 +2,8 @@
 //! and exec output under a failure, parse errors, read outputs after, then a summary.
 
 use super::common::{
-    distinct_messages, group_parse_errors, hint_lines, output_body, output_header, primary,
-    shows_output,
+    distinct_messages, error_head, group_parse_errors, hint_lines, output_body, output_header,
+    primary, shows_output,
 };
 use crate::action::ExecutionResult;
 
@@ -67,15 +67,13 @@ pub fn render(r: &ExecutionResult, color: bool) -> String {
                 primary(res)
             )
         } else {
-            let err = res.error.as_deref().unwrap_or("Unknown error");
-            let first = err.lines().next().unwrap_or_default();
             format!(
                 "{} {} {} {} - {}",
                 res.block_id,
                 p.bad("❌"),
                 res.action,
                 primary(res),
-                first
+                error_head(res)
             )
         };
         out.push_str(line.trim_end());

@@ -3,8 +3,8 @@
 //! LLM what is already applied.
 
 use super::common::{
-    distinct_messages, group_parse_errors, hint_lines, output_body, output_header, primary,
-    shows_output,
+    distinct_messages, error_head, group_parse_errors, hint_lines, output_body, output_header,
+    primary, shows_output,
 };
 use crate::action::ExecutionResult;
 
@@ -19,13 +19,12 @@ pub fn render(r: &ExecutionResult) -> String {
         let mut line = if res.success {
             format!("{} ✅ {} {}", res.block_id, res.action, primary(res))
         } else {
-            let err = res.error.as_deref().unwrap_or("Unknown error");
-            let first = err.lines().next().unwrap_or_default();
             format!(
-                "{} ❌ {} {} - {first}",
+                "{} ❌ {} {} - {}",
                 res.block_id,
                 res.action,
-                primary(res)
+                primary(res),
+                error_head(res)
             )
         };
         if res.skipped {

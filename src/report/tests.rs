@@ -77,7 +77,7 @@ fn human_lines_hints_and_outputs() {
     let s = render(&sample(), ReportFormat::Human, false);
     assert!(s.starts_with("abc ✅ file_write src/app.rs\n"), "{s}");
     assert!(s.contains(
-        "xyz ❌ file_replace_text src/main.rs - file_replace_text: old_text not found in file\n    closest match at lines 12-15 (87% similar):\n    --- old_text\n"
+        "xyz ❌ file_replace_text src/main.rs - old_text not found in file\n    closest match at lines 12-15 (87% similar):\n    --- old_text\n"
     ), "{s}");
     assert!(
         s.contains(
@@ -96,7 +96,7 @@ fn human_lines_hints_and_outputs() {
 #[test]
 fn llm_format_has_sections_hints_and_closing_line() {
     let s = render(&sample(), ReportFormat::Llm, false);
-    let expected_head = "=== CLADA RESULTS ===\nabc ✅ file_write src/app.rs\nxyz ❌ file_replace_text src/main.rs - file_replace_text: old_text not found in file\n    closest match at lines 12-15 (87% similar):\n";
+    let expected_head = "=== CLADA RESULTS ===\nabc ✅ file_write src/app.rs\nxyz ❌ file_replace_text src/main.rs - old_text not found in file\n    closest match at lines 12-15 (87% similar):\n";
     assert!(s.starts_with(expected_head), "{s}");
     assert!(s.contains("bad ❌ file_write ERROR: Missing required parameter: content (line 30)\n=== END ===\n\n=== OUTPUTS ===\n\n[rd1] file_read:\n"), "{s}");
     assert!(s.contains("=== END FILE: a.txt ===\n=== END ===\nThe 2 blocks marked ✅ are applied; do not send them again."), "{s}");

@@ -1,0 +1,181 @@
+//! The engine's own case files, `test-data/actions/*.cases.md`, in the seeds' style.
+//!
+//! Each `###` case has fenced blocks told apart by their info string:
+//! - `sh nesl setup` (optional): a reply run first in an empty temp root; every block must
+//!   succeed;
+//! - `sh nesl` (required): the reply under test, run with `--no-git` semantics in that root
+//!   (paths relative to it, exec allowed);
+//! - `json`: the expected `ExecutionResult` (the empty top-level `warnings` left out), with the
+//!   temp root written as `{ROOT}` and its parent as `{PARENT}`;
+//! - `file PATH` (any number): the exact expected content of that file afterwards (the text
+//!   between the fences; a block ending in an empty line means the file ends with `\n`);
+//! - `absent PATH`: that path must not exist afterwards.
+//!
+//! `CLADA_BLESS=1` writes the actual result into the `json` block of failing cases (review the
+//! diff before committing).
+
+mod engine_support;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use engine_support::{pretty, run_reply, sections};
+use git_clada::action::ExecPolicy;
+use serde_json::{json, Value};
+
+fn dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("test-data/actions")
+}
+
+/// The result as JSON with the root replaced by `{ROOT}`.
+fn normalised(result: &git_clada::action::ExecutionResult, root: &Path) -> Value {
+    let mut v = serde_json::to_value(result).expect("serialises");
+    if let Some(o) = v.as_object_mut() {
+        if o.get("warnings") == Some(&json!([])) {
+            o.remove("warnings");
+        }
+    }
+    let mut text = serde_json::to_string(&v)
+        .expect("serialises")
+        .replace(&root.display().to_string(), "{ROOT}");
+    if let Some(parent) = root.parent().filter(|p| p.parent().is_some()) {
+        text = text.replace(&parent.display().to_string(), "{PARENT}");
+    }
+    serde_json::from_str(&text).expect("still JSON")
+}
+
+fn run_file(name: &str) {
+    let path = dir().join(name);
+    let md = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let secs = sections(&md, "###");
+    assert!(!secs.is_empty(), "{name}: no cases");
+    let bless = std::env::var_os("CLADA_BLESS").is_some();
+    let mut replacements: Vec<((usize, usize), String)> = Vec::new();
+    let mut failures = Vec::new();
+    let mut passed = 0;
+    for sec in &secs {
+        let case = format!("{name} / {}", sec.heading);
+        let tmp = tempfile::tempdir().expect("temp dir");
+        let root = fs::canonicalize(tmp.path()).expect("canonical root");
+        let find = |pred: &dyn Fn(&str) -> bool| {
+            sec.infos
+                .iter()
+                .enumerate()
+                .filter(|(_, i)| pred(i))
+                .map(|(k, _)| k)
+                .collect::<Vec<_>>()
+        };
+        let setup = find(&|i| i.contains("nesl") && i.ends_with("setup"));
+        let reply = find(&|i| i.contains("nesl") && !i.ends_with("setup"));
+        let expected = find(&|i| i == "json");
+        if reply.len() != 1 || expected.len() != 1 {
+            failures.push(format!(
+                "{case}: needs exactly one reply and one json block"
+            ));
+            continue;
+        }
+        for &k in &setup {
+            let out = run_reply(&sec.blocks[k], &root, false, ExecPolicy::Allow);
+            if !out.result.success {
+                failures.push(format!(
+                    "{case}: setup failed:\n{}",
+                    pretty(&serde_json::to_value(&out.result).unwrap_or_default())
+                ));
+            }
+        }
+        let out = run_reply(&sec.blocks[reply[0]], &root, false, ExecPolicy::Allow);
+        let actual = normalised(&out.result, &root);
+        let k = expected[0];
+        let want: Value = match serde_json::from_str(&sec.blocks[k]) {
+            Ok(v) => v,
+            Err(e) if bless => {
+                let _ = e;
+                Value::Null
+            }
+            Err(e) => {
+                failures.push(format!("{case}: expected JSON does not parse: {e}"));
+                continue;
+            }
+        };
+        let mut ok = true;
+        if actual != want {
+            ok = false;
+            if bless {
+                replacements.push((sec.spans[k], pretty(&actual)));
+            }
+            failures.push(format!(
+                "{case}: result differs\nexpected:\n{}\nactual:\n{}",
+                pretty(&want),
+                pretty(&actual)
+            ));
+        }
+        for (k, info) in sec.infos.iter().enumerate() {
+            if let Some(p) = info.strip_prefix("file ") {
+                let got = fs::read(root.join(p.trim()))
+                    .map(|b| String::from_utf8_lossy(&b).into_owned())
+                    .unwrap_or_else(|e| format!("<unreadable: {e}>"));
+                if got != sec.blocks[k] {
+                    ok = false;
+                    failures.push(format!(
+                        "{case}: file {p}\nexpected {:?}\nactual   {got:?}",
+                        sec.blocks[k]
+                    ));
+                }
+            }
+            if let Some(p) = info.strip_prefix("absent ") {
+                if fs::symlink_metadata(root.join(p.trim())).is_ok() {
+                    ok = false;
+                    failures.push(format!("{case}: {p} should not exist"));
+                }
+            }
+        }
+        if ok {
+            passed += 1;
+        }
+    }
+    if bless && !replacements.is_empty() {
+        let mut lines: Vec<String> = md.split('\n').map(String::from).collect();
+        replacements.sort_by_key(|(span, _)| std::cmp::Reverse(span.0));
+        for ((start, end), text) in replacements {
+            lines.splice(start..end, text.split('\n').map(String::from));
+        }
+        fs::write(&path, lines.join("\n")).expect("rewrite case file");
+    }
+    println!("{name}: {passed} of {} cases passed", secs.len());
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn write_cases() {
+    run_file("write.cases.md");
+}
+
+#[test]
+fn text_cases() {
+    run_file("text.cases.md");
+}
+
+#[test]
+fn lines_cases() {
+    run_file("lines.cases.md");
+}
+
+#[test]
+fn read_cases() {
+    run_file("read.cases.md");
+}
+
+#[test]
+fn search_cases() {
+    run_file("search.cases.md");
+}
+
+#[test]
+fn validation_cases() {
+    run_file("validation.cases.md");
+}
+
+#[test]
+fn exec_cases() {
+    run_file("exec.cases.md");
+}
