@@ -87,7 +87,7 @@ impl ExecOutput {
 /// Seconds in shortest decimal form: `30`, `0.2`.
 fn seconds(d: Duration) -> String {
     let ms = d.as_millis();
-    if ms % 1000 == 0 {
+    if ms.is_multiple_of(1000) {
         format!("{}", ms / 1000)
     } else {
         let s = format!("{:.3}", ms as f64 / 1000.0);

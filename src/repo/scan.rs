@@ -27,6 +27,9 @@ struct Policy {
     file_mode: bool,
 }
 
+/// Dirty paths found by stat alone, and the index positions of entries to content-check.
+type ScanOutput = (Vec<(BString, Dirt)>, Vec<usize>);
+
 /// What the stat pass concluded for one entry.
 enum Verdict {
     Clean,
@@ -189,7 +192,7 @@ impl Repo {
         bounds.push(entries.len());
 
         let chunks: Vec<(usize, usize)> = bounds.windows(2).map(|w| (w[0], w[1])).collect();
-        let results: Vec<(Vec<(BString, Dirt)>, Vec<usize>)> = std::thread::scope(|s| {
+        let results: Vec<ScanOutput> = std::thread::scope(|s| {
             let handles: Vec<_> = chunks
                 .iter()
                 .map(|&(from, to)| {
@@ -256,7 +259,7 @@ fn scan_range(
     root: libc::c_int,
     policy: Policy,
     index_time: gix::index::entry::stat::Time,
-) -> (Vec<(BString, Dirt)>, Vec<usize>) {
+) -> ScanOutput {
     let entries = index.file.entries();
     let mut dirty = Vec::new();
     let mut suspects = Vec::new();
@@ -277,7 +280,7 @@ fn scan_range(
         let dir = parent(path);
         let name = match path.rfind_byte(b'/') {
             Some(pos) => &path[pos + 1..],
-            None => &path[..],
+            None => path,
         };
         let fresh = match &current {
             Some((d, _)) => d.as_slice() != dir,
