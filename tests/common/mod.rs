@@ -244,20 +244,8 @@ impl TestRepo {
     }
 }
 
-impl State {
-    /// The user-visible state: HEAD and its branch, the index, every worktree byte and the
-    /// status. git-clada's own refs (`refs/clada/*`, notes) are not part of it.
-    pub fn user_view(&self) -> (String, String, BTreeMap<String, (u32, Vec<u8>)>, String) {
-        (
-            self.head.clone(),
-            self.index.clone(),
-            self.files.clone(),
-            self.status.clone(),
-        )
-    }
-}
-
-/// Asserts two states are the same for the user (see [`State::user_view`]).
+/// Asserts two states are the same for the user: HEAD and its branch, the index, every
+/// worktree byte and the status (git-clada's own refs and notes are not compared).
 #[track_caller]
 pub fn assert_same_user_state(actual: &State, expected: &State, what: &str) {
     assert_eq!(actual.head, expected.head, "{what}: HEAD");
