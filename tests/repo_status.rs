@@ -1,0 +1,115 @@
+//! The repository layer's status (our own stat scan) agrees with `git status` on every kind of
+//! change, including racily-clean files and type changes, and never writes objects.
+
+mod common;
+
+use std::collections::BTreeSet;
+
+use common::TestRepo;
+use git_clada::repo::Repo;
+
+/// Paths git reports as changed in the worktree (second status column) or staged (first).
+fn git_view(repo: &TestRepo) -> (BTreeSet<String>, BTreeSet<String>) {
+    let out = repo.git(&[
+        "status",
+        "--porcelain=v1",
+        "--untracked-files=no",
+        "--no-renames",
+    ]);
+    let mut staged = BTreeSet::new();
+    let mut unstaged = BTreeSet::new();
+    for line in out.lines() {
+        let (x, y, path) = (&line[0..1], &line[1..2], line[3..].to_string());
+        if x != " " {
+            staged.insert(path.clone());
+        }
+        if y != " " {
+            unstaged.insert(path);
+        }
+    }
+    (staged, unstaged)
+}
+
+fn our_view(repo: &TestRepo) -> (BTreeSet<String>, BTreeSet<String>) {
+    let r = Repo::open(repo.path()).unwrap();
+    let head = r.head().unwrap().commit().unwrap();
+    let tree = r.tree_of(head).unwrap();
+    let index = r.read_index().unwrap();
+    let st = r.status(tree, &index, false).unwrap();
+    (
+        st.staged.iter().map(|p| p.to_string()).collect(),
+        st.unstaged.iter().map(|(p, _)| p.to_string()).collect(),
+    )
+}
+
+#[test]
+fn scan_agrees_with_git_status_on_every_kind_of_change() {
+    let repo = TestRepo::with_files(&[
+        ("same-size.txt", "aaaa\n"),
+        ("deleted.txt", "d\n"),
+        ("to-link.txt", "l\n"),
+        ("mode.sh", "echo\n"),
+        ("dir/inner.txt", "i\n"),
+        ("dir/deep/x.txt", "x\n"),
+        ("gone/a.txt", "a\n"),
+        ("becomes-dir", "f\n"),
+        ("staged.txt", "s\n"),
+        ("untouched.txt", "u\n"),
+    ]);
+    // Same size, same second as the index: only a content check can tell (racy git).
+    repo.write("same-size.txt", "bbbb\n");
+    std::fs::remove_file(repo.path().join("deleted.txt")).unwrap();
+    std::fs::remove_file(repo.path().join("to-link.txt")).unwrap();
+    std::os::unix::fs::symlink("untouched.txt", repo.path().join("to-link.txt")).unwrap();
+    repo.set_executable("mode.sh");
+    repo.write("dir/deep/x.txt", "changed\n");
+    std::fs::remove_dir_all(repo.path().join("gone")).unwrap();
+    std::fs::remove_file(repo.path().join("becomes-dir")).unwrap();
+    repo.write("becomes-dir/child.txt", "c\n");
+    repo.write("staged.txt", "staged change\n");
+    repo.git(&["add", "staged.txt"]);
+    repo.write("untracked.txt", "not part of the comparison\n");
+    let objects_before = common::files_of(&repo.path().join(".git/objects"));
+    let ours = our_view(&repo);
+    assert_eq!(ours, git_view(&repo));
+    assert_eq!(ours.1.len(), 7, "{ours:?}");
+    assert_eq!(
+        common::files_of(&repo.path().join(".git/objects")),
+        objects_before,
+        "status wrote objects"
+    );
+}
+
+#[test]
+fn touched_but_unchanged_files_are_clean() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n"), ("b/c.txt", "c\n")]);
+    // New mtimes, same content: suspects that the content check clears.
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    repo.write("a.txt", "a\n");
+    repo.write("b/c.txt", "c\n");
+    let (staged, unstaged) = our_view(&repo);
+    assert!(
+        staged.is_empty() && unstaged.is_empty(),
+        "{staged:?} {unstaged:?}"
+    );
+    assert_eq!(git_view(&repo), (BTreeSet::new(), BTreeSet::new()));
+}
+
+#[test]
+fn crlf_conversion_is_applied_before_comparing() {
+    let repo = TestRepo::with_files(&[
+        (".gitattributes", "*.txt text eol=crlf\n"),
+        ("a.txt", "one\ntwo\n"),
+    ]);
+    // The worktree copy is CRLF after a checkout with eol=crlf; git stores LF.
+    std::fs::remove_file(repo.path().join("a.txt")).unwrap();
+    repo.git(&["checkout", "--", "a.txt"]);
+    assert_eq!(
+        std::fs::read(repo.path().join("a.txt")).unwrap(),
+        b"one\r\ntwo\r\n"
+    );
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    repo.write_bytes("a.txt", b"one\r\ntwo\r\n");
+    assert_eq!(our_view(&repo), git_view(&repo));
+    assert!(our_view(&repo).1.is_empty());
+}
