@@ -113,3 +113,87 @@ fn crlf_conversion_is_applied_before_comparing() {
     assert_eq!(our_view(&repo), git_view(&repo));
     assert!(our_view(&repo).1.is_empty());
 }
+
+/// git trusts a valid cache-tree blindly (`git write-tree` returns it), so ours must be exact.
+#[track_caller]
+fn assert_cache_tree_exact(repo: &TestRepo) {
+    let ours = repo.git(&["write-tree"]);
+    let tmp = repo.home.path().join("fresh-index");
+    let _ = std::fs::remove_file(&tmp);
+    let fresh = {
+        let mut cmd = std::process::Command::new("git");
+        cmd.current_dir(repo.path())
+            .env("GIT_INDEX_FILE", &tmp)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("HOME", repo.home.path());
+        // Rebuild an index from the same entries without any cache-tree.
+        let ls = repo.git(&["ls-files", "-s"]);
+        let mut child = cmd
+            .args(["update-index", "--index-info"])
+            .stdin(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::Write;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(ls.as_bytes())
+            .unwrap();
+        assert!(child.wait().unwrap().success());
+        let out = std::process::Command::new("git")
+            .current_dir(repo.path())
+            .env("GIT_INDEX_FILE", &tmp)
+            .args(["write-tree"])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    assert_eq!(
+        ours, fresh,
+        "the cache-tree does not match the index entries"
+    );
+}
+
+#[test]
+fn cache_tree_written_by_apply_undo_and_redo_is_exact() {
+    let repo = TestRepo::with_files(&[
+        ("a/b/c.txt", "c\n"),
+        ("a/d.txt", "d\n"),
+        ("e/f.txt", "f\n"),
+        ("top.txt", "t\n"),
+    ]);
+    repo.write("e/f.txt", "user\n");
+    repo.git(&["add", "e/f.txt"]);
+    let reply = [
+        common::block(
+            "c1",
+            &[
+                ("action", "file_write"),
+                ("path", "a/b/new.txt"),
+                ("content", "n\n"),
+            ],
+        ),
+        common::block("c2", &[("action", "file_delete"), ("path", "a/d.txt")]),
+        common::block(
+            "c3",
+            &[
+                ("action", "file_write"),
+                ("path", "g/h/i.txt"),
+                ("content", "i\n"),
+            ],
+        ),
+    ]
+    .concat();
+    assert_eq!(repo.apply(&reply, &[]).status.code(), Some(0));
+    assert_eq!(
+        repo.git(&["write-tree"]),
+        repo.git(&["rev-parse", "HEAD^{tree}"])
+    );
+    assert_cache_tree_exact(&repo);
+    assert_eq!(repo.clada(&["undo"]).status.code(), Some(0));
+    assert_cache_tree_exact(&repo);
+    assert_eq!(repo.clada(&["redo"]).status.code(), Some(0));
+    assert_cache_tree_exact(&repo);
+    repo.assert_fsck();
+}

@@ -319,11 +319,14 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
             worktree_matches: true,
         })
         .collect();
-    let mut partial_index = index.clone();
-    partial_index.apply(&repo, &ai_updates)?;
+    let partial_index = || -> Result<Index, ApplyError> {
+        let mut partial = index.clone();
+        partial.apply(&repo, &ai_updates)?;
+        Ok(partial)
+    };
 
     if opts.no_commit {
-        repo.lock_index()?.commit(&partial_index)?;
+        repo.lock_index()?.commit(&partial_index()?)?;
         Journal::remove(&repo)?;
         execution.result.steps.push(Step {
             name: "stage".into(),
@@ -359,6 +362,8 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
     }
     let mut full_index = index.clone();
     full_index.apply(&repo, &full_updates)?;
+    // Everything is staged now, so the index holds exactly the new tree.
+    full_index.set_cache_tree(&repo, new_tree, Some(&index))?;
     // The index lock is held until the new index is in place; the branch moves only after.
     {
         let lock = repo.lock_index()?;
@@ -385,7 +390,7 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
             HookVerdict::Pass(steps) => execution.result.steps.extend(steps),
             HookVerdict::Fail(steps) => {
                 execution.result.steps.extend(steps);
-                repo.lock_index()?.commit(&partial_index)?;
+                repo.lock_index()?.commit(&partial_index()?)?;
                 Journal::remove(&repo)?;
                 execution.result.warnings.push(
                     "a hook failed, so nothing was committed; the AI's changes are applied and staged (fix the problem and `git commit`, or `git restore --staged --worktree` the paths)".into(),

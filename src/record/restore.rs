@@ -124,6 +124,7 @@ pub fn run(repo: &Repo, plan: &RestorePlan, reflog: &str) -> Result<(), RestoreE
         .cloned()
         .collect();
     index.refresh_stat(repo, &fresh)?;
+    index.set_cache_tree(repo, index_tree, Some(&old_index))?;
     write_index(repo, &index)?;
     crate::failpoint::hit("restore:after-index");
 

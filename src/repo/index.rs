@@ -36,7 +36,12 @@ impl std::fmt::Debug for IndexLock {
 #[derive(Clone)]
 pub struct Index {
     pub(crate) file: gix::index::File,
+    /// A cache-tree computed by [`Index::set_cache_tree`], written in place of gix's own
+    /// (gix cannot attach one to an index read without it).
+    cache_tree: Option<CacheTree>,
 }
+
+type CacheTree = gix::index::extension::Tree;
 
 /// What to record for a path in the index: its entry, and whether the worktree file is known
 /// to hold exactly that content (then its stat data is recorded so git trusts it; otherwise
@@ -63,7 +68,10 @@ impl Repo {
         } else {
             gix::index::File::from_state(gix::index::State::new(self.repo.object_hash()), path)
         };
-        Ok(Index { file })
+        Ok(Index {
+            file,
+            cache_tree: None,
+        })
     }
 
     /// An index holding exactly `tree` (stat data empty; see [`Index::carry_stat_from`]).
@@ -73,7 +81,10 @@ impl Repo {
             .index_from_tree(&tree)
             .ctx(format!("cannot build an index from tree {tree}"))?;
         file.set_path(self.repo.index_path());
-        Ok(Index { file })
+        Ok(Index {
+            file,
+            cache_tree: None,
+        })
     }
 
     /// Takes git's `index.lock`, waiting briefly if a git command holds it.
@@ -108,14 +119,10 @@ impl Repo {
 impl IndexLock {
     /// Writes `index` through the lock and renames it into place.
     pub fn commit(self, index: &Index) -> Result<()> {
-        let mut writer = std::io::BufWriter::with_capacity(64 * 1024, self.lock);
-        index
-            .file
-            .write_to(&mut writer, gix::index::write::Options::default())
-            .ctx("cannot write the index")?;
-        let lock = writer
-            .into_inner()
-            .map_err(|e| io_err("cannot write the index", &self.path)(e.into_error()))?;
+        let bytes = index.serialize()?;
+        let mut lock = self.lock;
+        lock.write_all(&bytes)
+            .map_err(io_err("cannot write the index", &self.path))?;
         lock.commit().map_err(|e| {
             RepoError::Invalid(format!(
                 "cannot replace the index '{}': {e}",
@@ -173,12 +180,65 @@ impl Index {
         self.file.entries().is_empty()
     }
 
-    /// The root tree id recorded in git's cache-tree extension, when it is complete and valid.
-    /// When it equals HEAD's tree, nothing is staged, without comparing any entry.
+    /// The root tree id recorded in git's cache-tree extension, when it is complete and valid:
+    /// then it is the tree the index holds, known without looking at any entry.
     pub fn valid_cached_tree(&self) -> Option<ObjectId> {
-        let tree = self.file.tree()?;
+        let tree = self.cache_tree.as_ref().or_else(|| self.file.tree())?;
         tree.num_entries?;
         Some(tree.id)
+    }
+
+    /// Records that this index holds exactly `tree` by (re)building git's cache-tree
+    /// extension, so git and the next status know it without comparing entries. Subtrees whose
+    /// id did not change are reused from the current cache-tree, so only the directories on
+    /// changed paths are read (from `reuse`, or this index's own cache-tree).
+    pub fn set_cache_tree(
+        &mut self,
+        repo: &Repo,
+        tree: ObjectId,
+        reuse: Option<&Index>,
+    ) -> Result<()> {
+        let old = match reuse {
+            Some(other) => other
+                .cache_tree
+                .clone()
+                .or_else(|| other.file.tree().cloned()),
+            None => self.cache_tree.take().or_else(|| self.file.tree().cloned()),
+        };
+        let built = build_cache_tree(repo, tree, &[], old.as_ref())?;
+        self.cache_tree = Some(built);
+        Ok(())
+    }
+
+    /// The bytes of the index file: gix's serialisation, with our cache-tree spliced in when
+    /// we have one, and the trailing checksum.
+    fn serialize(&self) -> Result<Vec<u8>> {
+        let mut out = Vec::with_capacity(64 + self.file.entries().len() * 80);
+        let options = match &self.cache_tree {
+            Some(_) => gix::index::write::Options {
+                extensions: gix::index::write::Extensions::Given {
+                    tree_cache: false,
+                    end_of_index_entry: false,
+                },
+                ..Default::default()
+            },
+            None => gix::index::write::Options::default(),
+        };
+        let state: &gix::index::State = &self.file;
+        state
+            .write_to(&mut out, options)
+            .ctx("cannot serialise the index")?;
+        if let Some(tree) = &self.cache_tree {
+            tree.write_to(&mut out)
+                .map_err(|e| RepoError::Invalid(format!("cannot serialise the cache-tree: {e}")))?;
+        }
+        let mut hasher = gix::hash::hasher(self.file.object_hash());
+        hasher.update(&out);
+        let digest = hasher
+            .try_finalize()
+            .map_err(|e| RepoError::Invalid(format!("cannot checksum the index: {e}")))?;
+        out.extend_from_slice(digest.as_slice());
+        Ok(out)
     }
 
     /// Sets (or removes) the entries of the given paths; all other entries are untouched.
@@ -232,6 +292,7 @@ impl Index {
                 }
             }
             self.invalidate_cached_tree(u.path.as_bstr());
+            self.cache_tree = None;
         }
         if !to_remove.is_empty() {
             self.file
@@ -311,14 +372,68 @@ impl Index {
 
     /// Writes this index as a standalone file (for hooks run against a temporary index).
     pub fn write_to_path(&self, path: &std::path::Path) -> Result<()> {
-        let mut out = Vec::new();
-        self.file
-            .write_to(&mut out, gix::index::write::Options::default())
-            .ctx("cannot serialise the index")?;
+        let bytes = self.serialize()?;
         let mut f = std::fs::File::create(path).map_err(io_err("cannot create", path))?;
-        f.write_all(&out).map_err(io_err("cannot write", path))?;
+        f.write_all(&bytes).map_err(io_err("cannot write", path))?;
         Ok(())
     }
+}
+
+/// Builds the cache-tree node for `id` (named `name`), reusing `old` where the ids match.
+/// git orders subtrees by name length, then bytes.
+fn build_cache_tree(
+    repo: &Repo,
+    id: ObjectId,
+    name: &[u8],
+    old: Option<&CacheTree>,
+) -> Result<CacheTree> {
+    if let Some(o) = old {
+        if o.num_entries.is_some() && o.id == id {
+            let mut reused = o.clone();
+            reused.name = name.into();
+            return Ok(reused);
+        }
+    }
+    let tree = repo
+        .repo
+        .find_tree(id)
+        .ctx(format!("cannot read tree {id}"))?;
+    let decoded = tree.decode().ctx(format!("cannot decode tree {id}"))?;
+    let mut files = 0u32;
+    let mut subtrees: Vec<(Vec<u8>, ObjectId)> = Vec::new();
+    for e in &decoded.entries {
+        if e.mode.is_tree() {
+            subtrees.push((e.filename.to_vec(), e.oid.to_owned()));
+        } else {
+            files += 1;
+        }
+    }
+    let mut children = Vec::with_capacity(subtrees.len());
+    for (child_name, child_id) in subtrees {
+        let old_child = old.and_then(|o| {
+            o.children
+                .iter()
+                .find(|c| c.name.as_slice() == child_name.as_slice())
+        });
+        children.push(build_cache_tree(repo, child_id, &child_name, old_child)?);
+    }
+    children.sort_by(|a, b| {
+        a.name
+            .len()
+            .cmp(&b.name.len())
+            .then_with(|| a.name.cmp(&b.name))
+    });
+    let total = files
+        + children
+            .iter()
+            .map(|c| c.num_entries.unwrap_or(0))
+            .sum::<u32>();
+    Ok(CacheTree {
+        name: name.into(),
+        id,
+        num_entries: Some(total),
+        children,
+    })
 }
 
 pub(crate) fn mode_of(kind: EntryKind) -> Mode {

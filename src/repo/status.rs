@@ -122,8 +122,14 @@ impl Repo {
 
     /// Paths whose index entry differs from `head_tree`.
     pub(crate) fn staged_paths(&self, head_tree: ObjectId, index: &Index) -> Result<Vec<BString>> {
-        if index.valid_cached_tree() == Some(head_tree) {
-            return Ok(Vec::new());
+        // A valid cache-tree names the tree the index holds: compare two trees, at a cost
+        // that grows with their difference, instead of every entry.
+        if let Some(root) = index.valid_cached_tree() {
+            return Ok(self
+                .diff_trees(head_tree, root)?
+                .into_iter()
+                .map(|d| d.path)
+                .collect());
         }
         let mut out = Vec::new();
         self.repo
