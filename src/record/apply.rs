@@ -370,9 +370,9 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
         crate::failpoint::hit("apply:index-locked");
         lock.commit(&full_index)?;
     }
-    crate::trace::phase("write index");
     crate::failpoint::hit("apply:after-index");
 
+    crate::trace::phase("write index");
     let coauthor = repo.config_string("clada.coauthor");
     let reply_blob = repo.write_blob(reply.text.as_bytes())?;
     let mut msg = message::build(
@@ -439,10 +439,11 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
         Expected::Value(head_commit),
         &format!("clada: apply {}: {subject}", reply.source),
     )?;
-    crate::trace::phase("hooks+commit+ref");
+    crate::trace::phase("commit+ref");
     crate::failpoint::hit("apply:after-ref");
 
     store_record(&repo, commit, &journal)?;
+    crate::trace::phase("record");
     execution.result.git_commit = Some(commit.to_string());
     execution.result.snapshot_commit = snap.map(|s| s.commit.to_string());
     execution.result.steps.push(Step {
@@ -453,8 +454,9 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
     execution.result.update_success();
     let note = crate::report::json(&execution.result);
     repo.set_note(commit, note.as_bytes())?;
+    crate::trace::phase("note");
     repo.set_note_at(super::REPLY_NOTES_REF, commit, reply.text.as_bytes())?;
-    crate::trace::phase("record+notes");
+    crate::trace::phase("reply note");
     crate::failpoint::hit("apply:after-notes");
 
     if !opts.no_verify {
