@@ -115,13 +115,7 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
     crate::trace::phase("parse+plan");
 
     if plan.nothing_to_do() {
-        let execution = action::execute(&plan, &sandbox, &opts.engine);
-        return Ok(ApplyOutcome {
-            execution,
-            commit: None,
-            snapshot: None,
-            diff: None,
-        });
+        return Ok(uncommitted(action::execute(&plan, &sandbox, &opts.engine)));
     }
 
     // A dry run reads the state without taking the lock, so it changes nothing, not even
@@ -166,7 +160,7 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
     }
 
     if dry {
-        return dry_run(&repo, &plan, &sandbox, opts, &status);
+        return dry_run(&plan, &sandbox, opts, &status);
     }
 
     let mut hasher = repo.hasher()?;
@@ -231,13 +225,7 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
         execution.result.warnings.push(
             "--atomic: a block failed, so every change of this reply was undone and nothing was committed".into(),
         );
-        execution.result.update_success();
-        return Ok(ApplyOutcome {
-            execution,
-            commit: None,
-            snapshot: None,
-            diff: None,
-        });
+        return Ok(uncommitted(execution));
     }
 
     // Files an action wrote that git ignores are left in place but not committed, as
@@ -300,13 +288,7 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
                 .warnings
                 .push("the reply left every tracked file as it was: nothing to commit".into());
         }
-        execution.result.update_success();
-        return Ok(ApplyOutcome {
-            execution,
-            commit: None,
-            snapshot: None,
-            diff: None,
-        });
+        return Ok(uncommitted(execution));
     }
 
     // Two index states: everything staged (what is committed), and the user's own index with
@@ -336,13 +318,7 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
                 tree_changes.len()
             ),
         });
-        execution.result.update_success();
-        return Ok(ApplyOutcome {
-            execution,
-            commit: None,
-            snapshot: None,
-            diff: None,
-        });
+        return Ok(uncommitted(execution));
     }
 
     let mut full_updates = ai_updates.clone();
@@ -395,13 +371,7 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
                 execution.result.warnings.push(
                     "a hook failed, so nothing was committed; the AI's changes are applied and staged (fix the problem and `git commit`, or `git restore --staged --worktree` the paths)".into(),
                 );
-                execution.result.update_success();
-                return Ok(ApplyOutcome {
-                    execution,
-                    commit: None,
-                    snapshot: None,
-                    diff: None,
-                });
+                return Ok(uncommitted(execution));
             }
         }
         // A hook may have re-staged files (formatters do): commit what the index holds.
@@ -476,6 +446,17 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
         snapshot: snap.map(|s| s.commit),
         diff: None,
     })
+}
+
+/// The outcome of an apply that committed nothing (its report finalised).
+fn uncommitted(mut execution: Execution) -> ApplyOutcome {
+    execution.result.update_success();
+    ApplyOutcome {
+        execution,
+        commit: None,
+        snapshot: None,
+        diff: None,
+    }
 }
 
 fn now() -> i64 {
@@ -745,7 +726,6 @@ fn hook_step(run: crate::repo::HookRun) -> Step {
 /// `--dry-run`: the engine runs against an in-memory overlay; the report and the diff that
 /// would be committed come back, and nothing on disk (not even `.git`) changes.
 fn dry_run(
-    repo: &Repo,
     plan: &action::Plan,
     sandbox: &Sandbox,
     opts: &ApplyOptions,
@@ -768,16 +748,13 @@ fn dry_run(
             snapshot::describe_paths(&status.dirty_paths(), 5)
         ));
     }
-    let _ = repo;
     execution
         .result
         .warnings
         .push("dry run: nothing was changed".into());
     Ok(ApplyOutcome {
-        execution,
-        commit: None,
-        snapshot: None,
         diff: Some(diff),
+        ..uncommitted(execution)
     })
 }
 
