@@ -301,14 +301,9 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
             worktree_matches: true,
         })
         .collect();
-    let partial_index = || -> Result<Index, ApplyError> {
-        let mut partial = index.clone();
-        partial.apply(&repo, &ai_updates)?;
-        Ok(partial)
-    };
-
     if opts.no_commit {
-        repo.lock_index()?.commit(&partial_index()?)?;
+        repo.lock_index()?
+            .commit(&with_updates(&repo, &index, &ai_updates)?)?;
         Journal::remove(&repo)?;
         execution.result.steps.push(Step {
             name: "stage".into(),
@@ -336,10 +331,17 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
             worktree_matches: true,
         });
     }
-    let mut full_index = index.clone();
+    // The user's own index is kept only when a hook could fail and need it back.
+    let may_need_partial = !opts.no_verify
+        && (repo.hook_path("pre-commit").is_some() || repo.hook_path("commit-msg").is_some());
+    let (mut full_index, index) = if may_need_partial {
+        (index.clone(), index)
+    } else {
+        (index, Index::empty_like(&repo))
+    };
     full_index.apply(&repo, &full_updates)?;
     // Everything is staged now, so the index holds exactly the new tree.
-    full_index.set_cache_tree(&repo, new_tree, Some(&index))?;
+    full_index.set_cache_tree(&repo, new_tree, None)?;
     // The index lock is held until the new index is in place; the branch moves only after.
     {
         let lock = repo.lock_index()?;
@@ -366,7 +368,8 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
             HookVerdict::Pass(steps) => execution.result.steps.extend(steps),
             HookVerdict::Fail(steps) => {
                 execution.result.steps.extend(steps);
-                repo.lock_index()?.commit(&partial_index()?)?;
+                repo.lock_index()?
+                    .commit(&with_updates(&repo, &index, &ai_updates)?)?;
                 Journal::remove(&repo)?;
                 execution.result.warnings.push(
                     "a hook failed, so nothing was committed; the AI's changes are applied and staged (fix the problem and `git commit`, or `git restore --staged --worktree` the paths)".into(),
@@ -446,6 +449,13 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
         snapshot: snap.map(|s| s.commit),
         diff: None,
     })
+}
+
+/// `index` with `updates` applied (the user's index with only the AI's paths staged).
+fn with_updates(repo: &Repo, index: &Index, updates: &[IndexUpdate]) -> Result<Index, ApplyError> {
+    let mut out = index.clone();
+    out.apply(repo, updates)?;
+    Ok(out)
 }
 
 /// The outcome of an apply that committed nothing (its report finalised).

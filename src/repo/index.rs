@@ -119,10 +119,13 @@ impl Repo {
 impl IndexLock {
     /// Writes `index` through the lock and renames it into place.
     pub fn commit(self, index: &Index) -> Result<()> {
-        let bytes = index.serialize()?;
-        let mut lock = self.lock;
-        lock.write_all(&bytes)
+        let mut out = std::io::BufWriter::with_capacity(256 * 1024, self.lock);
+        index
+            .serialize_to(&mut out)
             .map_err(io_err("cannot write the index", &self.path))?;
+        let lock = out
+            .into_inner()
+            .map_err(|e| io_err("cannot write the index", &self.path)(e.into_error()))?;
         lock.commit().map_err(|e| {
             RepoError::Invalid(format!(
                 "cannot replace the index '{}': {e}",
@@ -133,7 +136,39 @@ impl IndexLock {
     }
 }
 
+/// A writer that hashes everything it passes on, for the index's trailing checksum. A plain
+/// SHA-1 is right here: the checksum guards against corruption, not collisions, and git reads
+/// it back with the same function.
+struct HashingWriter<W> {
+    inner: W,
+    hasher: sha1::Sha1,
+}
+
+impl<W: std::io::Write> std::io::Write for HashingWriter<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        use sha1::Digest;
+        let n = self.inner.write(buf)?;
+        self.hasher.update(&buf[..n]);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
 impl Index {
+    /// An empty index for `repo` (a placeholder where none is needed).
+    pub fn empty_like(repo: &Repo) -> Index {
+        Index {
+            file: gix::index::File::from_state(
+                gix::index::State::new(repo.repo.object_hash()),
+                repo.repo.index_path(),
+            ),
+            cache_tree: None,
+        }
+    }
+
     /// The stage-0 entry of `path`.
     pub fn entry(&self, path: &BStr) -> Option<Entry> {
         let e = self
@@ -210,10 +245,15 @@ impl Index {
         Ok(())
     }
 
-    /// The bytes of the index file: gix's serialisation, with our cache-tree spliced in when
+    /// Writes the index file to `out`: gix's serialisation of the entries, our cache-tree when
     /// we have one, and the trailing checksum.
-    fn serialize(&self) -> Result<Vec<u8>> {
-        let mut out = Vec::with_capacity(64 + self.file.entries().len() * 80);
+    fn serialize_to(&self, out: &mut impl std::io::Write) -> std::io::Result<()> {
+        use sha1::Digest;
+        if self.file.object_hash() != gix::hash::Kind::Sha1 {
+            return Err(std::io::Error::other(
+                "only SHA-1 repositories are supported",
+            ));
+        }
         let options = match &self.cache_tree {
             Some(_) => gix::index::write::Options {
                 extensions: gix::index::write::Extensions::Given {
@@ -224,21 +264,19 @@ impl Index {
             },
             None => gix::index::write::Options::default(),
         };
+        let mut w = HashingWriter {
+            inner: out,
+            hasher: sha1::Sha1::new(),
+        };
         let state: &gix::index::State = &self.file;
         state
-            .write_to(&mut out, options)
-            .ctx("cannot serialise the index")?;
+            .write_to(&mut w, options)
+            .map_err(|e| std::io::Error::other(format!("cannot serialise the index: {e}")))?;
         if let Some(tree) = &self.cache_tree {
-            tree.write_to(&mut out)
-                .map_err(|e| RepoError::Invalid(format!("cannot serialise the cache-tree: {e}")))?;
+            tree.write_to(&mut w)?;
         }
-        let mut hasher = gix::hash::hasher(self.file.object_hash());
-        hasher.update(&out);
-        let digest = hasher
-            .try_finalize()
-            .map_err(|e| RepoError::Invalid(format!("cannot checksum the index: {e}")))?;
-        out.extend_from_slice(digest.as_slice());
-        Ok(out)
+        let digest = w.hasher.finalize();
+        w.inner.write_all(&digest)
     }
 
     /// Sets (or removes) the entries of the given paths; all other entries are untouched.
@@ -372,9 +410,11 @@ impl Index {
 
     /// Writes this index as a standalone file (for hooks run against a temporary index).
     pub fn write_to_path(&self, path: &std::path::Path) -> Result<()> {
-        let bytes = self.serialize()?;
-        let mut f = std::fs::File::create(path).map_err(io_err("cannot create", path))?;
-        f.write_all(&bytes).map_err(io_err("cannot write", path))?;
+        let f = std::fs::File::create(path).map_err(io_err("cannot create", path))?;
+        let mut out = std::io::BufWriter::new(f);
+        self.serialize_to(&mut out)
+            .map_err(io_err("cannot write", path))?;
+        out.flush().map_err(io_err("cannot write", path))?;
         Ok(())
     }
 }
