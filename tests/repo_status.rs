@@ -197,3 +197,31 @@ fn cache_tree_written_by_apply_undo_and_redo_is_exact() {
     assert_cache_tree_exact(&repo);
     repo.assert_fsck();
 }
+
+#[test]
+fn a_corrupt_index_is_refused_with_a_way_out() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    let index = repo.path().join(".git/index");
+    let mut bytes = std::fs::read(&index).unwrap();
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 0xff;
+    std::fs::write(&index, bytes).unwrap();
+    let out = repo.apply(
+        &common::block(
+            "x1",
+            &[
+                ("action", "file_write"),
+                ("path", "b.txt"),
+                ("content", "b\n"),
+            ],
+        ),
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("is corrupt (bad checksum)") && err.contains("git reset"),
+        "{err}"
+    );
+    assert!(!repo.exists("b.txt"));
+}

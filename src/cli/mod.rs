@@ -113,6 +113,7 @@ pub enum Command {
 
 /// Runs the parsed command line and maps its outcome or error to the process exit code.
 pub fn main(cli: Cli) -> std::process::ExitCode {
+    crate::trace::phase("start");
     match run(cli) {
         Ok(outcome) => std::process::ExitCode::from(outcome.code()),
         Err(err) => {

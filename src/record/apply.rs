@@ -137,8 +137,9 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
     }
     let identity = repo.identity()?;
     let head_tree = repo.tree_of(head_commit)?;
+    crate::trace::phase("checks");
     let index = repo.read_index()?;
-    crate::trace::phase("checks+read index");
+    crate::trace::phase("read index");
     let conflicted = index.conflicted_paths();
     if !conflicted.is_empty() {
         return Err(ApplyError::Refused(format!(

@@ -58,10 +58,13 @@ impl Repo {
     pub fn read_index(&self) -> Result<Index> {
         let path = self.repo.index_path();
         let file = if path.exists() {
+            verify_checksum(&path)?;
+            // Verified above with a plain SHA-1; gix's own check uses the slower
+            // collision-detecting one, which buys nothing for a checksum.
             gix::index::File::at(
                 &path,
                 self.repo.object_hash(),
-                false,
+                true,
                 gix::index::decode::Options::default(),
             )
             .ctx(format!("cannot read the index '{}'", path.display()))?
@@ -417,6 +420,29 @@ impl Index {
         out.flush().map_err(io_err("cannot write", path))?;
         Ok(())
     }
+}
+
+/// Checks the index file's trailing SHA-1 (all zeroes means `index.skipHash`: nothing to check).
+fn verify_checksum(path: &std::path::Path) -> Result<()> {
+    use sha1::Digest;
+    let data = std::fs::read(path).map_err(io_err("cannot read the index", path))?;
+    if data.len() < 32 {
+        return Err(RepoError::Invalid(format!(
+            "the index '{}' is truncated; restore it with `git reset` (your files are untouched)",
+            path.display()
+        )));
+    }
+    let (body, trailer) = data.split_at(data.len() - 20);
+    if trailer.iter().all(|b| *b == 0) {
+        return Ok(());
+    }
+    if sha1::Sha1::digest(body).as_slice() != trailer {
+        return Err(RepoError::Invalid(format!(
+            "the index '{}' is corrupt (bad checksum); rebuild it with `git reset` (your files are untouched)",
+            path.display()
+        )));
+    }
+    Ok(())
 }
 
 /// Builds the cache-tree node for `id` (named `name`), reusing `old` where the ids match.
