@@ -60,3 +60,60 @@ pub fn undo_report(r: &UndoReport) -> String {
     }
     out
 }
+
+/// `Squashed 3 commits into 1a2b3c4 "AI: …"` per group, then what was copied or left alone.
+pub fn squash_report(r: &super::squash::SquashReport) -> String {
+    let mut out = String::new();
+    let (verb, moved) = if r.dry_run {
+        ("Would squash", "would move")
+    } else {
+        ("Squashed", "moved")
+    };
+    for g in &r.groups {
+        out.push_str(&format!(
+            "{verb} {} commits into {} \"{}\":\n",
+            g.squashed.len(),
+            short(&g.commit),
+            g.subject
+        ));
+        for c in &g.squashed {
+            let mark = if c.kind == "snapshot" {
+                "  (snapshot of your own uncommitted work, folded in)"
+            } else {
+                ""
+            };
+            out.push_str(&format!("  {} {}{mark}\n", short(&c.commit), c.subject));
+        }
+    }
+    if !r.replayed.is_empty() {
+        out.push_str(&format!(
+            "{} commit(s) above {} copied with new parents (same content and message):\n",
+            r.replayed.len(),
+            if r.dry_run { "would be" } else { "were" }
+        ));
+        for c in &r.replayed {
+            out.push_str(&format!("  {} {}\n", short(&c.commit), c.subject));
+        }
+    }
+    if !r.left_alone.is_empty() {
+        out.push_str("Left as they are:\n");
+        for c in &r.left_alone {
+            out.push_str(&format!(
+                "  {} {} ({})\n",
+                short(&c.commit),
+                c.subject,
+                c.reason
+            ));
+        }
+    }
+    let branch = r.branch.strip_prefix("refs/heads/").unwrap_or(&r.branch);
+    out.push_str(&format!(
+        "{branch} {moved} from {} to {}; the final tree, the index and your files are unchanged\n",
+        short(&r.from),
+        short(&r.to)
+    ));
+    if !r.dry_run {
+        out.push_str("`git clada undo` takes the squash back\n");
+    }
+    out
+}

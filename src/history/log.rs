@@ -1,0 +1,1 @@
+//! log, show and status (placeholder).
