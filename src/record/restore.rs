@@ -136,7 +136,11 @@ pub fn run(repo: &Repo, plan: &RestorePlan, reflog: &str) -> Result<(), RestoreE
         Some(branch) => {
             let current = repo.read_ref(branch)?;
             if current != Some(head) {
-                repo.update_ref(branch, head, Expected::Any, reflog)?;
+                // Through HEAD when it is on that branch, so HEAD's reflog records the move
+                // too, as it does for git's own commands.
+                let on_branch = repo.head()?.branch() == Some(branch.as_str());
+                let name = if on_branch { "HEAD" } else { branch.as_str() };
+                repo.update_ref(name, head, Expected::Any, reflog)?;
             }
             let head_now = repo.head()?;
             if head_now.branch() != Some(branch.as_str()) {
