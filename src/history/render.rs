@@ -117,3 +117,71 @@ pub fn squash_report(r: &super::squash::SquashReport) -> String {
     }
     out
 }
+
+/// What a step-back or step-forward did.
+pub fn step_report(r: &super::step::StepReport) -> String {
+    let mut out = String::new();
+    let branch = r.branch.strip_prefix("refs/heads/").unwrap_or(&r.branch);
+    let would = |done: &'static str, planned: &'static str| if r.dry_run { planned } else { done };
+    let list = |v: &[String]| {
+        crate::record::snapshot::describe_paths(
+            &v.iter().map(|p| p.as_str().into()).collect::<Vec<_>>(),
+            8,
+        )
+    };
+    if !r.stashed_files.is_empty() {
+        out.push_str(&format!(
+            "{} your uncommitted work ({} file(s): {}){}\n",
+            would("Parked", "Would park"),
+            r.stashed_files.len(),
+            list(&r.stashed_files),
+            match (&r.stash, &r.stash_ref, r.dry_run) {
+                (Some(s), Some(name), false) => format!(" in {name} ({})", short(s)),
+                _ => String::new(),
+            }
+        ));
+    }
+    if r.returned {
+        out.push_str(&format!(
+            "{} on {branch} at {} \"{}\"\n",
+            would("Back", "Would be back"),
+            short(&r.to),
+            r.subject
+        ));
+        if !r.restored_files.is_empty() {
+            out.push_str(&format!(
+                "your parked work {} ({} file(s): {})\n",
+                would("is restored", "would be restored"),
+                r.restored_files.len(),
+                list(&r.restored_files)
+            ));
+        }
+    } else {
+        let verb = if r.operation == "step-back" {
+            would("Stepped back", "Would step back")
+        } else {
+            would("Stepped forward", "Would step forward")
+        };
+        out.push_str(&format!(
+            "{verb} to {} \"{}\": {} commit(s) behind {branch}, HEAD detached\n",
+            short(&r.to),
+            r.subject,
+            r.behind
+        ));
+    }
+    if !r.paths.is_empty() {
+        out.push_str(&format!(
+            "{} path(s) {}: {}\n",
+            r.paths.len(),
+            would("rewritten", "would be rewritten"),
+            list(&r.paths)
+        ));
+    }
+    if !r.returned && !r.dry_run {
+        out.push_str(&format!(
+            "`git clada step-forward` goes one commit forward, `git clada step-forward --all` returns to {branch}{}\n",
+            if r.stash.is_some() { " and restores your work" } else { "" }
+        ));
+    }
+    out
+}
