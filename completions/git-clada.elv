@@ -65,6 +65,8 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand --dialect 'Block spelling: auto picks SHAM, NESL or nesl per block from its header'
             cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
             cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)'
+            cand --no-git 'Resolve paths against the current directory instead of the worktree root'
+            cand --allow-outside 'Accept absolute paths outside the root (as `apply --allow-outside` would)'
             cand --dry-run 'Show what would happen without changing any file, ref or the index'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'

@@ -76,6 +76,8 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand check" -s C -d 'Run 
 complete -c git-clada -n "__fish_git_clada_using_subcommand check" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)' -r -f -a "human\t'One line per block with ✅/❌, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in the README)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'"
+complete -c git-clada -n "__fish_git_clada_using_subcommand check" -l no-git -d 'Resolve paths against the current directory instead of the worktree root'
+complete -c git-clada -n "__fish_git_clada_using_subcommand check" -l allow-outside -d 'Accept absolute paths outside the root (as `apply --allow-outside` would)'
 complete -c git-clada -n "__fish_git_clada_using_subcommand check" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand check" -s V -l version -d 'Print version'

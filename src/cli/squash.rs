@@ -11,8 +11,14 @@ use crate::repo::Repo;
 
 /// Collapse runs of AI commits into one commit each.
 ///
-/// Only the current branch's first-parent history is touched; pushed commits, tagged commits
-/// and merges are never rewritten. The final tree stays exactly the same.
+/// Only the current branch's first-parent history above the first merge commit is touched;
+/// pushed commits (reachable from a remote-tracking branch or a tag) are never rewritten. A
+/// snapshot commit of your own uncommitted work goes with the AI commit made on top of it,
+/// and the squashed message says so. Trailers and notes of the squashed commits are merged;
+/// commits above are copied with new parents only. The final tree stays exactly the same, so
+/// the index and your files (uncommitted changes included) are not touched. `git clada undo`
+/// takes a squash back. Exit status 3 when there is nothing to squash or it is refused
+/// (nothing is changed then).
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Examples:\n  git clada squash --mode auto_ai\n  git clada squash --mode hours --hours 3 --message 'AI: refactor parser'"

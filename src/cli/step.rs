@@ -9,15 +9,20 @@ use crate::repo::Repo;
 
 /// Move the worktree one commit back, parking uncommitted work first.
 ///
-/// Uncommitted work (staged, unstaged and untracked) is parked in a stash-format commit under
-/// refs/clada/stash/; HEAD is detached at the parent. Repeat to go further back.
+/// Uncommitted work (staged, unstaged and untracked; ignored files stay where they are) is
+/// parked in a stash-format commit under refs/clada/stash/; HEAD is detached at the parent of
+/// the branch's tip. Repeat to go further back. Only the paths that differ are rewritten.
+/// Refuses at the root commit, at a merge commit, when you changed tracked files while
+/// stepped back, and when an untracked or ignored file is in the way. While stepped back,
+/// apply, undo and squash refuse; `git clada status` says where you are.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Example:\n  git clada step-back\n  git clada step-forward --all")]
 pub struct BackArgs {}
 
 /// Move the worktree one commit toward the tip step-back started from.
 ///
-/// Arriving at the tip re-attaches the branch and restores the parked work exactly.
+/// Arriving at the tip re-attaches the branch and restores the parked work exactly: staged
+/// and unstaged changes and untracked files.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Example:\n  git clada step-forward\n  git clada step-forward --all")]
 pub struct ForwardArgs {
