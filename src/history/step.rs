@@ -412,8 +412,9 @@ fn back_further(repo: &Repo, state: &StepState, dry_run: bool) -> Result<StepRep
     let info = chain
         .last()
         .ok_or_else(|| RepoError::Invalid("empty history chain".into()))?;
-    let target = step_target(info)?;
+    // Lost work is the more important news than "cannot go further".
     require_unchanged(repo, info.tree, "stepping back")?;
+    let target = step_target(info)?;
     let target_info = repo.commit_info(target)?;
     let plan = repo.plan_checkout(info.tree, target_info.tree)?;
     let conflicts = repo.checkout_conflicts(info.tree, &plan)?;
