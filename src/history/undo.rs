@@ -297,6 +297,11 @@ fn undo_squash(
 ) -> Result<UndoReport, UndoError> {
     let tip_tree = repo.tree_of(tip)?;
     let before_tree = repo.tree_of(before)?;
+    require_unpublished(
+        repo,
+        oldest_not_in(repo, tip, before)?,
+        "undoing the squash",
+    )?;
     require_clean(repo, tip_tree, "the squash")?;
     let paths: Vec<String> = repo
         .diff_trees(tip_tree, before_tree)?
@@ -340,6 +345,33 @@ fn undo_squash(
         &format!("clada: undo squash {}", Repo::short(tip)),
     )?;
     Ok(report)
+}
+
+/// The oldest commit on `tip`'s first-parent chain that is not on `before`'s: the first
+/// commit an undo back to `before` would drop. Both chains are walked in step, so the cost
+/// is the distance to where they meet.
+fn oldest_not_in(repo: &Repo, tip: ObjectId, before: ObjectId) -> Result<ObjectId, UndoError> {
+    let mut on_tip: Vec<ObjectId> = Vec::new();
+    let mut on_before = std::collections::HashSet::new();
+    let (mut a, mut b) = (Some(tip), Some(before));
+    while a.is_some() || b.is_some() {
+        if let Some(x) = a {
+            if on_before.contains(&x) {
+                break;
+            }
+            on_tip.push(x);
+            a = repo.commit_info(x)?.parents.first().copied();
+        }
+        if let Some(y) = b {
+            if let Some(pos) = on_tip.iter().position(|&t| t == y) {
+                on_tip.truncate(pos);
+                break;
+            }
+            on_before.insert(y);
+            b = repo.commit_info(y)?.parents.first().copied();
+        }
+    }
+    Ok(on_tip.last().copied().unwrap_or(tip))
 }
 
 /// `git clada redo`: re-applies what the last undo took back, if nothing moved since.
