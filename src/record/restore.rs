@@ -5,8 +5,6 @@
 //! A restore is idempotent (it writes target content, it does not apply deltas), and it is
 //! itself journaled: if it is interrupted, running it again finishes it.
 
-use std::collections::BTreeSet;
-
 use serde::{Deserialize, Serialize};
 
 use crate::repo::{
@@ -101,12 +99,17 @@ pub fn run(repo: &Repo, plan: &RestorePlan, reflog: &str) -> Result<(), RestoreE
     let written = repo.execute_checkout(&checkout, &mut hasher)?;
     crate::failpoint::hit("restore:after-worktree");
 
-    // Untracked files the operation had overwritten or created.
-    let tracked: BTreeSet<&str> = plan.paths.iter().map(String::as_str).collect();
+    // Untracked files the operation had overwritten or created. A path the operation made
+    // tracked is also in `paths` (the checkout just deleted it); only a path the target
+    // tree itself tracks is left to the checkout.
     let mut untracked = plan.untracked.clone();
     untracked.sort_by_key(|jp| std::cmp::Reverse(jp.path.len()));
     for jp in &untracked {
-        if tracked.contains(jp.path.as_str()) {
+        let rel = BString::from(jp.path.as_str());
+        if repo
+            .tree_entry(worktree_tree, rel.as_bstr())?
+            .is_some_and(|e| e.kind != EntryKind::Tree)
+        {
             continue;
         }
         restore_untracked(repo, jp, worktree_tree)?;
