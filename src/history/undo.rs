@@ -433,19 +433,25 @@ pub fn redo(repo: &Repo, dry_run: bool) -> Result<UndoReport, UndoError> {
     let target_tree = info.tree;
     let checkout = repo.plan_checkout(w, target_tree)?;
     let conflicts = repo.checkout_conflicts(w, &checkout)?;
-    // Files the apply created and undo removed may not have come back in the meantime.
-    if let Some(c) = conflicts.first() {
-        return Err(UndoError::Refused(format!(
-            "redo would overwrite '{}' ({}); move it away first (nothing was changed)",
-            c.path, c.reason
-        )));
+    // Files the apply created and undo removed may not have come back in the meantime. An
+    // untracked file the apply had overwritten and undo put back is no conflict while it
+    // still holds what the apply record saved: the record keeps it for the next undo.
+    for c in &conflicts {
+        if !saved_by_record(repo, journal.as_ref(), c.path.as_bstr())? {
+            return Err(UndoError::Refused(format!(
+                "redo would overwrite '{}' ({}); move it away first (nothing was changed)",
+                c.path, c.reason
+            )));
+        }
     }
-    let _ = journal;
+    let untracked = untracked_redo(repo, journal.as_ref())?;
     let paths: Vec<String> = checkout
         .paths()
         .into_iter()
         .map(|p| p.to_string())
         .collect();
+    let mut report_paths = paths.clone();
+    report_paths.extend(untracked.iter().map(|u| u.path.clone()));
     let report = UndoReport {
         operation: "redo".into(),
         kind: if squash_before.is_some() {
@@ -458,7 +464,7 @@ pub fn redo(repo: &Repo, dry_run: bool) -> Result<UndoReport, UndoError> {
         subject: Some(info.subject().to_string()),
         from: tip.to_string(),
         to: undone.to_string(),
-        paths: paths.clone(),
+        paths: report_paths,
         restored_work: None,
         dry_run,
     };
@@ -473,7 +479,7 @@ pub fn redo(repo: &Repo, dry_run: bool) -> Result<UndoReport, UndoError> {
         worktree_tree: target_tree.to_string(),
         index_tree: target_tree.to_string(),
         paths,
-        untracked: Vec::new(),
+        untracked,
     };
     restore::run(
         repo,
@@ -482,6 +488,75 @@ pub fn redo(repo: &Repo, dry_run: bool) -> Result<UndoReport, UndoError> {
     )?;
     repo.delete_ref(&redo_ref(&branch), Expected::Any)?;
     Ok(report)
+}
+
+/// Whether the worktree file at `path` holds exactly what the apply record saved for it
+/// (an untracked file or symlink the apply overwrote).
+fn saved_by_record(
+    repo: &Repo,
+    journal: Option<&Journal>,
+    path: &crate::repo::BStr,
+) -> Result<bool, UndoError> {
+    let Some(jp) = journal.and_then(|j| {
+        j.paths
+            .iter()
+            .find(|jp| jp.path.as_bytes() == path.as_bytes())
+    }) else {
+        return Ok(false);
+    };
+    match jp.before {
+        Before::Blob { .. } | Before::Link { .. } => holds(repo, path, &jp.before),
+        _ => Ok(false),
+    }
+}
+
+/// Whether the worktree holds `state` at `path` right now (content and kind; for a file the
+/// bytes, for a symlink its target).
+fn holds(repo: &Repo, path: &crate::repo::BStr, state: &Before) -> Result<bool, UndoError> {
+    use std::os::unix::ffi::OsStrExt;
+    let abs = repo.abs_path(path);
+    let md = std::fs::symlink_metadata(&abs).ok();
+    Ok(match (state, md) {
+        (Before::Absent, md) => md.is_none(),
+        (Before::Dir, Some(md)) => md.is_dir(),
+        (Before::Blob { id, .. }, Some(md)) if md.is_file() => {
+            std::fs::read(&abs).ok() == Some(repo.read_blob(parse_id(id)?)?)
+        }
+        (Before::Link { id }, Some(md)) if md.file_type().is_symlink() => {
+            std::fs::read_link(&abs)
+                .ok()
+                .map(|t| t.as_os_str().as_bytes().to_vec())
+                == Some(repo.read_blob(parse_id(id)?)?)
+        }
+        _ => false,
+    })
+}
+
+/// The untracked paths redo must put back as the apply left them (an untracked file the
+/// reply deleted, an ignored file it wrote): each must still be as undo restored it, or the
+/// redo is refused rather than lose a change made since.
+fn untracked_redo(repo: &Repo, journal: Option<&Journal>) -> Result<Vec<JournalPath>, UndoError> {
+    let Some(j) = journal else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::new();
+    for after in &j.after {
+        let Some(before) = j.paths.iter().find(|jp| jp.path == after.path) else {
+            continue;
+        };
+        if before.before == after.before || matches!(before.before, Before::Tracked) {
+            continue;
+        }
+        let rel = BString::from(after.path.as_str());
+        if !holds(repo, rel.as_bstr(), &before.before)? {
+            return Err(UndoError::Refused(format!(
+                "redo would change '{}', which changed since the undo; move it away first (nothing was changed)",
+                after.path
+            )));
+        }
+        out.push(after.clone());
+    }
+    Ok(out)
 }
 
 /// Finishes a restore (undo/redo) that was interrupted.
