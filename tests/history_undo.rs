@@ -1,0 +1,86 @@
+//! undo/redo cases the property tests found (kept as plain tests so they always run): an
+//! apply that overwrites or deletes the user's untracked files, taken back and redone.
+
+mod common;
+
+use common::{block, TestRepo};
+
+fn code(out: &std::process::Output) -> i32 {
+    out.status.code().unwrap_or(-1)
+}
+
+fn stderr(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn ok(repo: &TestRepo, args: &[&str]) {
+    let out = repo.clada(args);
+    assert_eq!(code(&out), 0, "{args:?}: {}", stderr(&out));
+}
+
+#[test]
+fn an_untracked_file_the_ai_overwrote_comes_back_and_redo_overwrites_it_again() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    repo.write("notes.txt", "my untracked notes\n");
+    let before = repo.state();
+    let reply = block(
+        "ow1",
+        &[
+            ("action", "file_write"),
+            ("path", "notes.txt"),
+            ("content", "AI text"),
+        ],
+    );
+    assert_eq!(code(&repo.apply(&reply, &[])), 0);
+    let applied = repo.state();
+    assert_eq!(repo.status(), "");
+    ok(&repo, &["undo"]);
+    assert_eq!(repo.state().files, before.files);
+    assert_eq!(repo.read("notes.txt"), "my untracked notes\n");
+    assert_eq!(repo.status(), "?? notes.txt\n");
+    // The record still holds the notes, so redo may overwrite them again…
+    ok(&repo, &["redo"]);
+    assert_eq!(repo.state().files, applied.files);
+    assert_eq!(repo.status(), "");
+    // …and the next undo brings them back once more.
+    ok(&repo, &["undo"]);
+    assert_eq!(repo.read("notes.txt"), "my untracked notes\n");
+    // Changed since the undo: redo refuses rather than lose that.
+    repo.write("notes.txt", "edited after the undo\n");
+    let out = repo.clada(&["redo"]);
+    assert_eq!(code(&out), 3, "{}", stderr(&out));
+    assert!(stderr(&out).contains("'notes.txt'"), "{}", stderr(&out));
+    assert_eq!(repo.read("notes.txt"), "edited after the undo\n");
+}
+
+#[test]
+fn redo_deletes_again_an_untracked_file_the_ai_deleted() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    repo.write("scratch.txt", "untracked scratch\n");
+    let before = repo.state();
+    let reply = format!(
+        "{}{}",
+        block("dl1", &[("action", "file_delete"), ("path", "scratch.txt")]),
+        block(
+            "dl2",
+            &[
+                ("action", "file_write"),
+                ("path", "a.txt"),
+                ("content", "b")
+            ]
+        )
+    );
+    assert_eq!(code(&repo.apply(&reply, &[])), 0);
+    assert!(!repo.exists("scratch.txt"));
+    let applied = repo.state();
+    ok(&repo, &["undo"]);
+    let undone = repo.state();
+    assert_eq!(undone.files, before.files);
+    assert_eq!(undone.status, before.status);
+    ok(&repo, &["redo"]);
+    let redone = repo.state();
+    assert_eq!(redone.files, applied.files);
+    assert_eq!(redone.head, applied.head);
+    assert_eq!(redone.status, applied.status);
+    repo.assert_fsck();
+}
