@@ -166,7 +166,7 @@ struct Candidate {
 /// Why the window ends where it ends.
 enum WindowEnd {
     Root,
-    Merge(CommitInfo),
+    Merge(Box<CommitInfo>),
     /// auto_ai: the first commit that is not git-clada's.
     NotClada,
 }
@@ -309,7 +309,7 @@ fn read_window(
     while let Some(id) = next {
         let info = repo.commit_info(id)?;
         if info.parents.len() > 1 {
-            return Ok((out, WindowEnd::Merge(info)));
+            return Ok((out, WindowEnd::Merge(Box::new(info))));
         }
         let kind = classify(&info);
         if *selection == Selection::AutoAi && kind.is_none() {
