@@ -308,8 +308,14 @@ fn no_contiguous_only_refuses_when_a_human_commit_touches_the_same_path() {
     let h = human(&repo, "a.txt", "human\n", "human edit of a");
     ai_write(&repo, "c21", "a.txt", "2\n");
     let before = repo.state();
+    let objects = common::files_of(&repo.path().join(".git/objects"));
     let out = squash(&repo, &["--mode", "ai_messages", "--no-contiguous-only"]);
     assert_eq!(code(&out), 3, "{}", stderr(&out));
+    assert_eq!(
+        common::files_of(&repo.path().join(".git/objects")),
+        objects,
+        "not even an unreachable object is left behind"
+    );
     let err = stderr(&out);
     assert!(err.contains("conflict resolution"), "{err}");
     assert!(

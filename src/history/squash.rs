@@ -227,20 +227,28 @@ pub fn squash(repo: &Repo, opts: &SquashOptions) -> Result<SquashReport, History
         )?);
     }
 
-    // Build in memory for a dry run, so it computes exactly what a real run would write.
-    let memory;
-    let build_repo = if opts.dry_run {
-        memory = repo.with_object_memory();
-        &memory
-    } else {
-        repo
-    };
-    let built = build(build_repo, &window, &groups, opts, tip)?;
-    trace.phase("commits");
+    // Build in memory for a dry run, so it computes exactly what a real run would write;
+    // and first in memory when gathering across other commits, which may turn out to need
+    // conflict resolution: a refusal then leaves not even an unreachable object behind.
+    // (Runs squashed in place cannot conflict: their trees are the trees they had.)
+    let memory = repo.with_object_memory();
     let tip_tree = repo.tree_of(tip)?;
-    if !built.conflicts.is_empty() || built.tree != tip_tree {
-        return Err(conflict_refusal(build_repo, &window, &groups, &built)?);
+    let try_first = opts.dry_run || !opts.contiguous_only;
+    let build_repo = if opts.dry_run { &memory } else { repo };
+    let mut built = build(
+        if try_first { &memory } else { repo },
+        &window,
+        &groups,
+        opts,
+        tip,
+    )?;
+    if try_first && !opts.dry_run && built.conflicts.is_empty() && built.tree == tip_tree {
+        built = build(repo, &window, &groups, opts, tip)?;
     }
+    if !built.conflicts.is_empty() || built.tree != tip_tree {
+        return Err(conflict_refusal(&memory, &window, &groups, &built)?);
+    }
+    trace.phase("commits");
 
     let mut report = SquashReport {
         mode: opts.selection.mode().into(),
