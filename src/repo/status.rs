@@ -71,7 +71,7 @@ impl Repo {
             .status(gix::progress::Discard)
             .ctx("cannot compute the status")?
             .index(gix::worktree::IndexPersistedOrInMemory::InMemory(
-                index.file.clone(),
+                self.index_for_status(index)?,
             ))
             .index_worktree_rewrites(None)
             .index_worktree_submodules(None)
@@ -114,6 +114,32 @@ impl Repo {
         status.unstaged.dedup_by(|a, b| a.0 == b.0);
         status.untracked.sort();
         Ok(status)
+    }
+
+    /// The copy of `index` the worktree status runs on. gix 0.90 does not see an executable
+    /// file replaced by a symlink as a type change (a symlink's mode bits look executable)
+    /// and reads the file through the link instead, failing on a dangling link or one to a
+    /// directory. Marked non-executable in the copy, such an entry is seen as a type change.
+    fn index_for_status(&self, index: &Index) -> Result<gix::index::File> {
+        use gix::index::entry::Mode;
+        let mut file = index.file.clone();
+        let executables: Vec<usize> = file
+            .entries()
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| e.mode == Mode::FILE_EXECUTABLE)
+            .map(|(i, _)| i)
+            .collect();
+        for i in executables {
+            let path = file.entries()[i].path(&file).to_owned();
+            if self
+                .worktree_metadata(path.as_bstr())?
+                .is_some_and(|m| m.file_type().is_symlink())
+            {
+                file.entries_mut()[i].mode = Mode::FILE;
+            }
+        }
+        Ok(file)
     }
 
     /// Paths whose index entry differs from `head_tree`.
