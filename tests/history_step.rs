@@ -397,3 +397,21 @@ fn switching_back_by_hand_is_finished_by_step_forward() {
     forward(&repo, true);
     assert_eq!(repo.state(), before);
 }
+
+#[test]
+fn an_untracked_file_where_an_older_commit_tracks_one_is_parked_and_comes_back() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    repo.write("new.txt", "old tracked content\n");
+    repo.git(&["add", "new.txt"]);
+    repo.git(&["commit", "-q", "-m", "track new.txt"]);
+    repo.git(&["rm", "-q", "new.txt"]);
+    repo.git(&["commit", "-q", "-m", "delete new.txt"]);
+    repo.write("new.txt", "my untracked file\n");
+    let before = repo.state();
+    back(&repo);
+    assert_eq!(repo.read("new.txt"), "old tracked content\n");
+    assert_eq!(repo.status(), "");
+    let r = forward(&repo, true);
+    assert_eq!(r["restoredFiles"], serde_json::json!(["new.txt"]));
+    assert_eq!(repo.state(), before);
+}

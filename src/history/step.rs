@@ -759,6 +759,11 @@ fn untracked_conflict(
     let Some(md) = repo.worktree_metadata(path)? else {
         return Ok(None);
     };
+    // What the checkout removes first (a file tracked here but not at the tip, a directory
+    // of such files) is not in the way.
+    if deleted.contains(path) || (md.is_dir() && goes_away(repo, path, &BTreeSet::new(), plan)) {
+        return Ok(None);
+    }
     if md.is_dir() {
         return Ok(Some(PathConflict {
             path: path.to_owned(),
