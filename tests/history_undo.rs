@@ -84,3 +84,32 @@ fn redo_deletes_again_an_untracked_file_the_ai_deleted() {
     assert_eq!(redone.status, applied.status);
     repo.assert_fsck();
 }
+
+#[test]
+fn an_executable_replaced_by_a_dangling_symlink_survives_apply_undo_redo() {
+    let repo = TestRepo::with_files(&[("tool.sh", "#!/bin/sh\n")]);
+    repo.set_executable("tool.sh");
+    repo.git(&["commit", "-q", "-am", "executable"]);
+    std::fs::remove_file(repo.path().join("tool.sh")).unwrap();
+    std::os::unix::fs::symlink("missing-target", repo.path().join("tool.sh")).unwrap();
+    assert_eq!(repo.status(), " T tool.sh\n");
+    let before = repo.state();
+    let reply = block(
+        "sy1",
+        &[
+            ("action", "file_write"),
+            ("path", "a.txt"),
+            ("content", "a"),
+        ],
+    );
+    assert_eq!(code(&repo.apply(&reply, &[])), 0);
+    let applied = repo.state();
+    ok(&repo, &["undo"]);
+    assert_eq!(repo.state().files, before.files);
+    assert_eq!(repo.status(), " T tool.sh\n");
+    ok(&repo, &["redo"]);
+    assert_eq!(repo.state().files, applied.files);
+    ok(&repo, &["step-back"]);
+    ok(&repo, &["step-forward", "--all"]);
+    assert_eq!(repo.state().files, applied.files);
+}
