@@ -415,3 +415,28 @@ fn an_untracked_file_where_an_older_commit_tracks_one_is_parked_and_comes_back()
     assert_eq!(r["restoredFiles"], serde_json::json!(["new.txt"]));
     assert_eq!(repo.state(), before);
 }
+
+#[test]
+fn a_commit_made_while_stepped_back_is_not_walked_over() {
+    let repo = history();
+    back(&repo);
+    repo.write("b.txt", "committed while stepped back\n");
+    repo.git(&["commit", "-q", "-am", "detached work"]);
+    let before = repo.state();
+    for args in [&["step-back"][..], &["step-forward", "--all"]] {
+        let out = repo.clada(args);
+        assert_eq!(code(&out), 3, "{args:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("git branch <name>"),
+            "{}",
+            stderr(&out)
+        );
+        assert_eq!(repo.state(), before);
+    }
+    let position = repo.git(&["rev-parse", "refs/clada/step/position"]);
+    repo.git(&["branch", "kept"]);
+    repo.git(&["checkout", "-q", "--detach", position.trim()]);
+    forward(&repo, true);
+    assert_eq!(repo.subject("kept"), "detached work");
+    assert_eq!(repo.status(), "");
+}

@@ -372,7 +372,7 @@ fn current_position(
         Head::Branch { name, commit } if name == state.branch && commit == state.tip => commit,
         _ => {
             return Err(HistoryError::Refused(format!(
-                "HEAD left the history git-clada stepped back through (it was at {} on {short_branch}); run `git checkout --detach {}` to go back there, then step again",
+                "HEAD left the history git-clada stepped back through (step-back left it at {} on {short_branch}). If you made commits since, keep them with `git branch <name>` first; then `git checkout --detach {}` and step again",
                 Repo::short(state.position),
                 state.position
             )))
@@ -394,7 +394,7 @@ fn current_position(
         }
     }
     Err(HistoryError::Refused(format!(
-        "HEAD ({}) is not on the first-parent history of {short_branch} that step-back walks; run `git checkout --detach {}` to go back to where step-back left you, then step again",
+        "HEAD ({}) is not on the first-parent history of {short_branch} that step-back walks. If you made commits there, keep them with `git branch <name>` first; then `git checkout --detach {}` to go back to where step-back left you, and step again",
         Repo::short(position),
         state.position
     )))
