@@ -1,4 +1,5 @@
-//! Human-readable lines for the history commands' reports (JSON is their serde form).
+//! Human-readable text for the history commands' reports: undo/redo, squash, step-back/forward,
+//! log, status and show (their JSON form is the serde form of the same structs).
 
 use super::undo::UndoReport;
 
