@@ -66,6 +66,48 @@ impl Repo {
             staged: self.staged_paths(head_tree, index)?,
             ..Status::default()
         };
+        self.worktree_status(index, untracked, Vec::new(), &mut status)?;
+        Ok(status)
+    }
+
+    /// Like [`Repo::status`] without untracked files, except that the worktree is only
+    /// looked at for `paths` (the index is still compared with `head_tree` in full). For
+    /// operations that rewrite only those paths, this keeps the cost of the worktree check
+    /// growing with the change instead of with the repository.
+    pub fn status_of_paths(
+        &self,
+        head_tree: ObjectId,
+        index: &Index,
+        paths: &[BString],
+    ) -> Result<Status> {
+        let mut status = Status {
+            staged: self.staged_paths(head_tree, index)?,
+            ..Status::default()
+        };
+        if !paths.is_empty() {
+            // Literal pathspecs: a path with `*` or `[` in it means just that path.
+            let patterns = paths
+                .iter()
+                .map(|p| {
+                    let mut spec = BString::from(":(literal)");
+                    spec.extend_from_slice(p);
+                    spec
+                })
+                .collect();
+            self.worktree_status(index, false, patterns, &mut status)?;
+        }
+        Ok(status)
+    }
+
+    /// Fills `status.unstaged` (and `status.untracked` with `untracked`) from a comparison
+    /// of `index` with the worktree, limited to `patterns` unless they are empty.
+    fn worktree_status(
+        &self,
+        index: &Index,
+        untracked: bool,
+        patterns: Vec<BString>,
+        status: &mut Status,
+    ) -> Result<()> {
         let platform = self
             .repo
             .status(gix::progress::Discard)
@@ -81,7 +123,7 @@ impl Repo {
                 gix::status::UntrackedFiles::None
             });
         let iter = platform
-            .into_index_worktree_iter(Vec::new())
+            .into_index_worktree_iter(patterns)
             .ctx("cannot compute the status")?;
         for item in iter {
             let item = item.ctx("cannot compute the status")?;
@@ -113,7 +155,7 @@ impl Repo {
         status.unstaged.sort();
         status.unstaged.dedup_by(|a, b| a.0 == b.0);
         status.untracked.sort();
-        Ok(status)
+        Ok(())
     }
 
     /// The copy of `index` the worktree status runs on. gix 0.90 does not see an executable
