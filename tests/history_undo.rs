@@ -113,3 +113,40 @@ fn an_executable_replaced_by_a_dangling_symlink_survives_apply_undo_redo() {
     ok(&repo, &["step-forward", "--all"]);
     assert_eq!(repo.state().files, applied.files);
 }
+
+#[test]
+fn undo_keeps_unrelated_worktree_changes_and_refuses_staged_ones() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n"), ("z.txt", "z\n")]);
+    let reply = block(
+        "un1",
+        &[
+            ("action", "file_write"),
+            ("path", "a.txt"),
+            ("content", "ai"),
+        ],
+    );
+    assert_eq!(code(&repo.apply(&reply, &[])), 0);
+    let ai = repo.head();
+    // A file the undo does not rewrite may be edited meanwhile: the edit stays.
+    repo.write("z.txt", "edited after the apply\n");
+    ok(&repo, &["undo"]);
+    assert_eq!(repo.read("a.txt"), "a\n");
+    assert_eq!(repo.read("z.txt"), "edited after the apply\n");
+    assert_eq!(repo.status(), " M z.txt\n");
+    // Redo insists on exactly the state undo left (it re-checks everything it restores).
+    repo.git(&["checkout", "--", "z.txt"]);
+    ok(&repo, &["redo"]);
+    assert_eq!(repo.head(), ai);
+    // A staged change would be lost with the index undo puts back: refused, named.
+    repo.write("z.txt", "staged after the apply\n");
+    repo.git(&["add", "z.txt"]);
+    let before = repo.state();
+    let out = repo.clada(&["undo"]);
+    assert_eq!(code(&out), 3, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("the worktree has changed since the apply: z.txt"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(repo.state(), before);
+}

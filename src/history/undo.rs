@@ -95,10 +95,19 @@ pub(crate) fn current_branch(repo: &Repo, what: &str) -> Result<(String, ObjectI
     }
 }
 
-/// Refuses when the tracked worktree or index differ from `tree` (naming the paths).
-pub(crate) fn require_clean(repo: &Repo, tree: ObjectId, what: &str) -> Result<(), UndoError> {
+/// Refuses when the index differs from `tree`, or the worktree differs from it at `paths`
+/// (the paths the operation rewrites). The index is checked in full because the operation
+/// replaces it; worktree changes elsewhere are not in the way and stay as they are. Only the
+/// named paths are looked at, so the check costs what the change costs, not what the
+/// repository's size costs.
+pub(crate) fn require_clean_paths(
+    repo: &Repo,
+    tree: ObjectId,
+    paths: &[BString],
+    what: &str,
+) -> Result<(), UndoError> {
     let index = repo.read_index()?;
-    let status = repo.status(tree, &index, false)?;
+    let status = repo.status_of_paths(tree, &index, paths)?;
     if status.is_dirty() {
         return Err(UndoError::Refused(format!(
             "the worktree has changed since {what}: {}; commit or stash those changes first (nothing was changed)",
@@ -207,9 +216,9 @@ fn undo_apply(
         .filter(|p| *p != head_before)
         .unwrap_or(info.id);
     require_unpublished(repo, first_rewritten, "undoing it")?;
-    require_clean(repo, info.tree, "the apply")?;
     let diff = repo.diff_trees(info.tree, w)?;
     let plan_paths: Vec<BString> = diff.iter().map(|d| d.path.clone()).collect();
+    require_clean_paths(repo, info.tree, &plan_paths, "the apply")?;
     let checkout = repo.plan_checkout(info.tree, w)?;
     let conflicts = repo.checkout_conflicts(info.tree, &checkout)?;
     if let Some(c) = conflicts.first() {
@@ -302,12 +311,13 @@ fn undo_squash(
         oldest_not_in(repo, tip, before)?,
         "undoing the squash",
     )?;
-    require_clean(repo, tip_tree, "the squash")?;
-    let paths: Vec<String> = repo
+    let changed: Vec<BString> = repo
         .diff_trees(tip_tree, before_tree)?
         .into_iter()
-        .map(|d| d.path.to_string())
+        .map(|d| d.path)
         .collect();
+    require_clean_paths(repo, tip_tree, &changed, "the squash")?;
+    let paths: Vec<String> = changed.iter().map(|p| p.to_string()).collect();
     let info = repo.commit_info(tip)?;
     let report = UndoReport {
         operation: "undo".into(),
