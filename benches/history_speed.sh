@@ -50,6 +50,7 @@ echo "== undo: repository of $N_FILES files"
 UNDO="$WORK/undo"
 git init -q -b main "$UNDO"
 cd "$UNDO"
+git config gc.auto 0
 awk -v n="$N_FILES" 'BEGIN {
     for (i = 0; i < n; i++) {
         c = sprintf("file %d\nsecond line of file %d\n", i, i)
@@ -87,6 +88,9 @@ echo "== squash: runs of AI commits made by real applies"
 SQ="$WORK/squash"
 git init -q -b main "$SQ"
 cd "$SQ"
+# No automatic packing halfway through (git commit would trigger it): every command sees
+# the same object store, loose objects as a series of applies leaves them.
+git config gc.auto 0
 for i in $(seq 0 99); do printf 'file %d\n' "$i" >"f$i.txt"; done
 git add -A && git commit -q -m initial
 BASE=$(git rev-parse HEAD)
