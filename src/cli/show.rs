@@ -1,9 +1,22 @@
-//! `git clada show`: the stored reply and result report of one AI commit.
+//! `git clada show`: the stored reply and result report of one AI commit. Argument handling
+//! only; the work is in `history::log`.
 
-use crate::cli::{not_implemented, Global};
-use crate::error::Outcome;
+use std::io::IsTerminal;
+
+use crate::cli::{Format, Global};
+use crate::error::{Outcome, Refusal};
+use crate::history::{log, HistoryError};
+use crate::repo::Repo;
+use crate::report::{self, ReportFormat};
 
 /// Show the reply an AI commit was made from and its result report.
+///
+/// Prints the reply text stored with the commit (`refs/notes/clada-reply`) and the result
+/// report stored as a note (`refs/notes/clada`), rendered in the chosen format: human, llm
+/// (the paste-back block) or json (one object with the reply and the stored report). For a
+/// squashed commit, every original reply with its report, oldest first; for a snapshot
+/// commit, the paths of your own work it recorded. Exit status 3 when REV is not a git-clada
+/// commit (or not a commit at all).
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Example:\n  git clada show\n  git clada show HEAD~2 --format json")]
 pub struct Args {
@@ -12,6 +25,26 @@ pub struct Args {
     pub rev: Option<String>,
 }
 
-pub fn run(_args: Args, _global: Global) -> anyhow::Result<Outcome> {
-    Err(not_implemented("show"))
+pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
+    let repo = Repo::discover(&std::env::current_dir()?)?;
+    let rev = args.rev.as_deref().unwrap_or("HEAD");
+    let shown = match log::show(&repo, rev) {
+        Ok(s) => s,
+        Err(HistoryError::Refused(msg)) => return Err(Refusal(msg).into()),
+        Err(e) => return Err(e.into()),
+    };
+    let format = match global.format_or_default() {
+        Format::Json => {
+            println!("{}", serde_json::to_string_pretty(&shown)?);
+            return Ok(Outcome::Success);
+        }
+        Format::Human => ReportFormat::Human,
+        Format::Llm => ReportFormat::Llm,
+    };
+    let color = report::use_color(std::io::stdout().is_terminal());
+    print!(
+        "{}",
+        crate::history::render::show_report(&shown, format, color)
+    );
+    Ok(Outcome::Success)
 }

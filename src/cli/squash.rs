@@ -1,12 +1,24 @@
-//! `git clada squash`: collapse runs of AI commits.
+//! `git clada squash`: collapse runs of AI commits. Argument handling only; the work is in
+//! `history::squash`.
 
-use crate::cli::{not_implemented, Global};
-use crate::error::Outcome;
+use clap::ValueEnum;
+
+use crate::cli::{Format, Global};
+use crate::error::{Outcome, Refusal, UsageError};
+use crate::history::squash::{self, Selection, SquashOptions};
+use crate::history::HistoryError;
+use crate::repo::Repo;
 
 /// Collapse runs of AI commits into one commit each.
 ///
-/// Only the current branch's first-parent history is touched; pushed commits, tagged commits
-/// and merges are never rewritten. The final tree stays exactly the same.
+/// Only the current branch's first-parent history above the first merge commit is touched;
+/// pushed commits (reachable from a remote-tracking branch or a tag) are never rewritten. A
+/// snapshot commit of your own uncommitted work goes with the AI commit made on top of it,
+/// and the squashed message says so. Trailers and notes of the squashed commits are merged;
+/// commits above are copied with new parents only. The final tree stays exactly the same, so
+/// the index and your files (uncommitted changes included) are not touched. `git clada undo`
+/// takes a squash back. Exit status 3 when there is nothing to squash or it is refused
+/// (nothing is changed then).
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Examples:\n  git clada squash --mode auto_ai\n  git clada squash --mode hours --hours 3 --message 'AI: refactor parser'"
@@ -57,6 +69,69 @@ pub enum SquashMode {
     MsgContains,
 }
 
-pub fn run(_args: Args, _global: Global) -> anyhow::Result<Outcome> {
-    Err(not_implemented("squash"))
+pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
+    let selection = selection(&args)?;
+    let opts = SquashOptions {
+        selection,
+        message: args.message.clone(),
+        contiguous_only: !args.no_contiguous_only,
+        dry_run: global.dry_run,
+        now: crate::history::now(),
+    };
+    let cwd = std::env::current_dir()?;
+    let repo = Repo::discover(&cwd)?;
+    match squash::squash(&repo, &opts) {
+        Ok(report) => {
+            match global.format_or_default() {
+                Format::Json => println!("{}", serde_json::to_string_pretty(&report)?),
+                Format::Human | Format::Llm => {
+                    print!("{}", crate::history::render::squash_report(&report))
+                }
+            }
+            Ok(Outcome::Success)
+        }
+        Err(HistoryError::Refused(msg)) => Err(Refusal(msg).into()),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// The mode with its parameter; a parameter given to the wrong mode is a usage error.
+fn selection(args: &Args) -> Result<Selection, UsageError> {
+    let stray = |flag: &str| {
+        UsageError(format!(
+            "{flag} does not apply to --mode {}",
+            args.mode
+                .to_possible_value()
+                .map(|v| v.get_name().to_string())
+                .unwrap_or_default()
+        ))
+    };
+    if args.hours.is_some() && args.mode != SquashMode::Hours {
+        return Err(stray("--hours"));
+    }
+    if args.days.is_some() && args.mode != SquashMode::Days {
+        return Err(stray("--days"));
+    }
+    if args.msg_target.is_some() && args.mode != SquashMode::MsgContains {
+        return Err(stray("--msg-target"));
+    }
+    Ok(match args.mode {
+        SquashMode::AutoAi => Selection::AutoAi,
+        SquashMode::AiMessages => Selection::AiMessages,
+        SquashMode::Hours => Selection::Hours(args.hours.ok_or_else(|| {
+            UsageError("--mode hours needs --hours N (AI commits of the last N hours)".into())
+        })?),
+        SquashMode::Days => Selection::Days(args.days.ok_or_else(|| {
+            UsageError("--mode days needs --days N (AI commits of the last N days)".into())
+        })?),
+        SquashMode::MsgContains => {
+            match &args.msg_target {
+                Some(s) if !s.is_empty() => Selection::MsgContains(s.clone()),
+                _ => return Err(UsageError(
+                    "--mode msg_contains needs --msg-target S (commits whose message contains S)"
+                        .into(),
+                )),
+            }
+        }
+    })
 }

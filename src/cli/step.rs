@@ -1,19 +1,28 @@
-//! `git clada step-back` / `step-forward`: walk the worktree through history.
+//! `git clada step-back` / `step-forward`: walk the worktree through history. Argument
+//! handling only; the work is in `history::step`.
 
-use crate::cli::{not_implemented, Global};
-use crate::error::Outcome;
+use crate::cli::{Format, Global};
+use crate::error::{Outcome, Refusal};
+use crate::history::step::{self, StepReport};
+use crate::history::HistoryError;
+use crate::repo::Repo;
 
 /// Move the worktree one commit back, parking uncommitted work first.
 ///
-/// Uncommitted work (staged, unstaged and untracked) is parked in a stash-format commit under
-/// refs/clada/stash/; HEAD is detached at the parent. Repeat to go further back.
+/// Uncommitted work (staged, unstaged and untracked; ignored files stay where they are) is
+/// parked in a stash-format commit under refs/clada/stash/; HEAD is detached at the parent of
+/// the branch's tip. Repeat to go further back. Only the paths that differ are rewritten.
+/// Refuses at the root commit, at a merge commit, when you changed tracked files while
+/// stepped back, and when an untracked or ignored file is in the way. While stepped back,
+/// apply, undo and squash refuse; `git clada status` says where you are.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Example:\n  git clada step-back\n  git clada step-forward --all")]
 pub struct BackArgs {}
 
 /// Move the worktree one commit toward the tip step-back started from.
 ///
-/// Arriving at the tip re-attaches the branch and restores the parked work exactly.
+/// Arriving at the tip re-attaches the branch and restores the parked work exactly: staged
+/// and unstaged changes and untracked files.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Example:\n  git clada step-forward\n  git clada step-forward --all")]
 pub struct ForwardArgs {
@@ -22,10 +31,31 @@ pub struct ForwardArgs {
     pub all: bool,
 }
 
-pub fn run_back(_args: BackArgs, _global: Global) -> anyhow::Result<Outcome> {
-    Err(not_implemented("step-back"))
+pub fn run_back(_args: BackArgs, global: Global) -> anyhow::Result<Outcome> {
+    let repo = Repo::discover(&std::env::current_dir()?)?;
+    print_result(step::step_back(&repo, global.dry_run), &global)
 }
 
-pub fn run_forward(_args: ForwardArgs, _global: Global) -> anyhow::Result<Outcome> {
-    Err(not_implemented("step-forward"))
+pub fn run_forward(args: ForwardArgs, global: Global) -> anyhow::Result<Outcome> {
+    let repo = Repo::discover(&std::env::current_dir()?)?;
+    print_result(step::step_forward(&repo, args.all, global.dry_run), &global)
+}
+
+fn print_result(
+    result: Result<StepReport, HistoryError>,
+    global: &Global,
+) -> anyhow::Result<Outcome> {
+    match result {
+        Ok(report) => {
+            match global.format_or_default() {
+                Format::Json => println!("{}", serde_json::to_string_pretty(&report)?),
+                Format::Human | Format::Llm => {
+                    print!("{}", crate::history::render::step_report(&report))
+                }
+            }
+            Ok(Outcome::Success)
+        }
+        Err(HistoryError::Refused(msg)) => Err(Refusal(msg).into()),
+        Err(e) => Err(e.into()),
+    }
 }

@@ -10,8 +10,9 @@ use crate::repo::Repo;
 /// For an apply: removes the AI commit and its snapshot commit and restores your uncommitted
 /// work exactly, staged and unstaged (untracked files the AI overwrote included). For a
 /// squash: restores the commits it collapsed. Refuses when HEAD is not a git-clada commit,
-/// when the worktree changed since, or when the commit was pushed. Also rolls back an apply
-/// that was interrupted (crash, kill) and finishes an interrupted undo or redo.
+/// when a file it would rewrite or the index changed since, or when the commit was pushed;
+/// edits of other files are kept. Also rolls back an apply that was interrupted (crash,
+/// kill) and finishes an interrupted undo or redo.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Example:\n  git clada undo\n  git clada --dry-run undo")]
 pub struct Args {}

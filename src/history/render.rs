@@ -1,4 +1,5 @@
-//! Human-readable lines for the history commands' reports (JSON is their serde form).
+//! Human-readable text for the history commands' reports: undo/redo, squash, step-back/forward,
+//! log, status and show (their JSON form is the serde form of the same structs).
 
 use super::undo::UndoReport;
 
@@ -57,6 +58,286 @@ pub fn undo_report(r: &UndoReport) -> String {
     }
     if r.operation == "undo" && !r.dry_run {
         out.push_str("`git clada redo` re-applies it while nothing else changes\n");
+    }
+    out
+}
+
+/// `Squashed 3 commits into 1a2b3c4 "AI: …"` per group, then what was copied or left alone.
+pub fn squash_report(r: &super::squash::SquashReport) -> String {
+    let mut out = String::new();
+    let (verb, moved) = if r.dry_run {
+        ("Would squash", "would move")
+    } else {
+        ("Squashed", "moved")
+    };
+    for g in &r.groups {
+        out.push_str(&format!(
+            "{verb} {} commits into {} \"{}\":\n",
+            g.squashed.len(),
+            short(&g.commit),
+            g.subject
+        ));
+        for c in &g.squashed {
+            let mark = if c.kind == "snapshot" {
+                "  (snapshot of your own uncommitted work, folded in)"
+            } else {
+                ""
+            };
+            out.push_str(&format!("  {} {}{mark}\n", short(&c.commit), c.subject));
+        }
+    }
+    if !r.replayed.is_empty() {
+        out.push_str(&format!(
+            "{} commit(s) above {} copied with new parents (same content and message):\n",
+            r.replayed.len(),
+            if r.dry_run { "would be" } else { "were" }
+        ));
+        for c in &r.replayed {
+            out.push_str(&format!("  {} {}\n", short(&c.commit), c.subject));
+        }
+    }
+    if !r.left_alone.is_empty() {
+        out.push_str("Left as they are:\n");
+        for c in &r.left_alone {
+            out.push_str(&format!(
+                "  {} {} ({})\n",
+                short(&c.commit),
+                c.subject,
+                c.reason
+            ));
+        }
+    }
+    let branch = r.branch.strip_prefix("refs/heads/").unwrap_or(&r.branch);
+    out.push_str(&format!(
+        "{branch} {moved} from {} to {}; the final tree, the index and your files are unchanged\n",
+        short(&r.from),
+        short(&r.to)
+    ));
+    if !r.dry_run {
+        out.push_str("`git clada undo` takes the squash back\n");
+    }
+    out
+}
+
+/// What a step-back or step-forward did.
+pub fn step_report(r: &super::step::StepReport) -> String {
+    let mut out = String::new();
+    let branch = r.branch.strip_prefix("refs/heads/").unwrap_or(&r.branch);
+    let would = |done: &'static str, planned: &'static str| if r.dry_run { planned } else { done };
+    let list = |v: &[String]| {
+        crate::record::snapshot::describe_paths(
+            &v.iter().map(|p| p.as_str().into()).collect::<Vec<_>>(),
+            8,
+        )
+    };
+    if !r.stashed_files.is_empty() {
+        out.push_str(&format!(
+            "{} your uncommitted work ({} file(s): {}){}\n",
+            would("Parked", "Would park"),
+            r.stashed_files.len(),
+            list(&r.stashed_files),
+            match (&r.stash, &r.stash_ref, r.dry_run) {
+                (Some(s), Some(name), false) => format!(" in {name} ({})", short(s)),
+                _ => String::new(),
+            }
+        ));
+    }
+    if r.returned {
+        out.push_str(&format!(
+            "{} on {branch} at {} \"{}\"\n",
+            would("Back", "Would be back"),
+            short(&r.to),
+            r.subject
+        ));
+        if !r.restored_files.is_empty() {
+            out.push_str(&format!(
+                "your parked work {} ({} file(s): {})\n",
+                would("is restored", "would be restored"),
+                r.restored_files.len(),
+                list(&r.restored_files)
+            ));
+        }
+    } else {
+        let verb = if r.operation == "step-back" {
+            would("Stepped back", "Would step back")
+        } else {
+            would("Stepped forward", "Would step forward")
+        };
+        out.push_str(&format!(
+            "{verb} to {} \"{}\": {} commit(s) behind {branch}, HEAD detached\n",
+            short(&r.to),
+            r.subject,
+            r.behind
+        ));
+    }
+    if !r.paths.is_empty() {
+        out.push_str(&format!(
+            "{} path(s) {}: {}\n",
+            r.paths.len(),
+            would("rewritten", "would be rewritten"),
+            list(&r.paths)
+        ));
+    }
+    if !r.returned && !r.dry_run {
+        out.push_str(&format!(
+            "`git clada step-forward` goes one commit forward, `git clada step-forward --all` returns to {branch}{}\n",
+            if r.stash.is_some() { " and restores your work" } else { "" }
+        ));
+    }
+    out
+}
+
+/// One line per git-clada commit: `1a2b3c4  2 hours ago  AI: edit a.txt  [3 ok, 1 failed]`.
+pub fn log_report(r: &super::log::LogReport) -> String {
+    if r.entries.is_empty() {
+        return format!("no git-clada commits on {}\n", r.branch);
+    }
+    let age_width = r.entries.iter().map(|e| e.age.len()).max().unwrap_or(0);
+    let mut out = String::new();
+    for e in &r.entries {
+        let marker = if e.current { "*" } else { " " };
+        let tag = match e.kind.as_str() {
+            "snapshot" => "[snapshot of your uncommitted work]".to_string(),
+            _ => {
+                let mut parts = Vec::new();
+                if let Some(n) = e.squashed {
+                    parts.push(format!("squash of {n}"));
+                }
+                parts.push(format!("{} ok", e.blocks_ok));
+                if e.blocks_failed > 0 {
+                    parts.push(format!("{} failed", e.blocks_failed));
+                }
+                format!("[{}]", parts.join(", "))
+            }
+        };
+        out.push_str(&format!(
+            "{marker}{}  {:<age_width$}  {}  {tag}\n",
+            short(&e.commit),
+            e.age,
+            e.subject
+        ));
+    }
+    out
+}
+
+/// Where you are: branch, step-back position, interrupted work, what undo would do.
+pub fn status_report(r: &super::log::StatusReport) -> String {
+    let mut out = String::new();
+    let at = match (&r.head, &r.subject) {
+        (Some(h), Some(s)) => format!("at {} \"{s}\"", short(h)),
+        _ => "with no commits yet".into(),
+    };
+    match (&r.stepped_back, &r.branch) {
+        (Some(s), _) => {
+            out.push_str(&format!(
+                "Stepped back: at {} of {}{} behind {}: {} ({}, HEAD detached)\n",
+                s.behind,
+                s.total,
+                if s.total_is_lower_bound { "+" } else { "" },
+                s.branch,
+                s.subject,
+                short(&s.position)
+            ));
+            match &s.stash {
+                Some(stash) => out.push_str(&format!(
+                    "Your uncommitted work is parked in {stash}; `git clada step-forward --all` returns to {} and restores it\n",
+                    s.branch
+                )),
+                None => out.push_str(&format!(
+                    "`git clada step-forward --all` returns to {}\n",
+                    s.branch
+                )),
+            }
+        }
+        (None, Some(b)) => out.push_str(&format!("On branch {b} {at}\n")),
+        (None, None) => out.push_str(&format!("HEAD detached {at}\n")),
+    }
+    if let Some(p) = &r.in_progress {
+        out.push_str(&format!("git: {p}\n"));
+    }
+    if let Some(i) = &r.interrupted {
+        out.push_str(&format!("Interrupted: {i}\n"));
+    }
+    match (&r.undo, &r.undo_refused) {
+        (Some(u), _) => {
+            let what = match (u.operation.as_str(), &u.commit, &u.subject) {
+                ("recover", _, Some(s)) => format!("finish or roll back: {s}"),
+                (_, Some(c), Some(s)) => format!("take back {} {} \"{s}\"", u.kind, short(c)),
+                _ => u.kind.clone(),
+            };
+            out.push_str(&format!("`git clada undo` would {what}"));
+            if let Some(w) = &u.restored_work {
+                out.push_str(&format!(
+                    " and bring back your uncommitted work ({} staged, {} unstaged path(s))",
+                    w.staged, w.unstaged
+                ));
+            }
+            out.push('\n');
+        }
+        (None, Some(why)) => out.push_str(&format!("`git clada undo` would refuse: {why}\n")),
+        (None, None) => {}
+    }
+    if let Some(redo) = &r.redo {
+        out.push_str(&format!(
+            "`git clada redo` would re-apply {} {} \"{}\"\n",
+            redo.kind,
+            redo.commit.as_deref().map(short).unwrap_or(""),
+            redo.subject.as_deref().unwrap_or("")
+        ));
+    }
+    out
+}
+
+/// The commit, then each stored reply followed by its result report in `format`.
+pub fn show_report(
+    r: &super::log::ShowReport,
+    format: crate::report::ReportFormat,
+    color: bool,
+) -> String {
+    let mut out = format!(
+        "{} {} \"{}\"\nAuthor: {}\n",
+        r.kind,
+        short(&r.commit),
+        r.subject,
+        r.author
+    );
+    if r.kind == "snapshot" {
+        out.push_str(&format!(
+            "\nA snapshot of your own uncommitted work, recorded before an AI edit (no reply). Paths: {}\n",
+            r.snapshot_paths.join(", ")
+        ));
+        return out;
+    }
+    let many = r.replies.len() > 1 || r.kind == "squash";
+    for (n, reply) in r.replies.iter().enumerate() {
+        if many {
+            out.push_str(&format!(
+                "\n=== {} of {}: {} \"{}\" ===\n",
+                n + 1,
+                r.replies.len(),
+                short(&reply.commit),
+                reply.subject
+            ));
+        }
+        out.push_str("\n--- reply ---\n");
+        match &reply.reply {
+            Some(text) => {
+                out.push_str(text);
+                if !text.ends_with('\n') {
+                    out.push('\n');
+                }
+            }
+            None => out.push_str("(the reply is not stored in this repository)\n"),
+        }
+        out.push_str("\n--- result ---\n");
+        match (reply.result(), &reply.report) {
+            (Some(result), _) => out.push_str(&crate::report::render(&result, format, color)),
+            (None, Some(raw)) => {
+                out.push_str(&serde_json::to_string_pretty(raw).unwrap_or_default());
+                out.push('\n');
+            }
+            (None, None) => out.push_str("(no result report is stored for it)\n"),
+        }
     }
     out
 }

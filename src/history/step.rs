@@ -1,10 +1,56 @@
-//! step-back / step-forward: walking the worktree through history with uncommitted work parked
-//! under `refs/clada/stash/`.
+//! step-back / step-forward (DESIGN §7.4): walking the worktree through the current branch's
+//! first-parent history, with uncommitted work parked under `refs/clada/stash/`.
+//!
+//! The first `step-back` parks the user's uncommitted work — index, tracked worktree changes
+//! and untracked (not ignored) files — in a commit of `git stash -u` format: `W` (the tracked
+//! worktree) with parents `[tip, I, U]`, `I` holding the index, `U` the untracked files (raw
+//! bytes, so they come back byte for byte). `git stash apply refs/clada/stash/<tip>` could
+//! read it. The untracked files are then removed, and HEAD is detached at the tip's first
+//! parent; repeated, it goes one commit further back. `step-forward` goes one commit toward
+//! the tip; arriving there (or at once with `--all`) it re-attaches the branch and restores
+//! the parked work exactly: staged and unstaged changes, untracked files.
+//!
+//! All state lives in refs, so it survives restarts:
+//! - `refs/clada/step/tip`: the branch's tip when stepping began (its presence means
+//!   "stepped back"; `apply`, `undo` and `squash` refuse while it exists);
+//! - `refs/clada/step/position`: the commit step-back left HEAD at;
+//! - `refs/clada/step/branch`: a blob holding the branch name (refs can only point at
+//!   objects);
+//! - `refs/clada/stash/<tip>`: the parked work, when there was any.
+//!
+//! Every move is an in-place checkout of the paths that differ, done by the journaled
+//! `record::restore` (an interrupted step is finished by `git clada undo`). A step refuses
+//! rather than lose anything: tracked files changed while stepped back, untracked or ignored
+//! files in the way, a merge commit to step across, the root commit.
 
-use crate::repo::{Repo, RepoError};
+use std::collections::BTreeSet;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::PermissionsExt;
+
+use serde::Serialize;
+
+use crate::record::journal::{Before, JournalPath};
+use crate::record::restore::{self, RestorePlan};
+use crate::record::snapshot;
+use crate::repo::{
+    BStr, BString, ByteSlice, CheckoutPlan, CommitInfo, Entry, EntryKind, Expected, Head, ObjectId,
+    PathConflict, Repo, RepoError, TreeChange,
+};
+
+use super::undo::write_orig_head;
+use super::{refuse_busy, HistoryError, Trace};
 
 /// The ref recording an active step-back (its presence means "stepped back").
 pub const STATE_REF: &str = "refs/clada/step/tip";
+/// The commit step-back left HEAD at.
+pub const POSITION_REF: &str = "refs/clada/step/position";
+/// A blob holding the full name of the branch stepping started on.
+pub const BRANCH_REF: &str = "refs/clada/step/branch";
+
+/// The ref holding the work parked when stepping back from `tip`.
+pub fn stash_ref(tip: ObjectId) -> String {
+    format!("refs/clada/stash/{tip}")
+}
 
 /// `Some(message)` when the worktree is stepped back, explaining how to return.
 pub fn stepped_back(repo: &Repo) -> Result<Option<String>, RepoError> {
@@ -13,5 +59,732 @@ pub fn stepped_back(repo: &Repo) -> Result<Option<String>, RepoError> {
             "you are stepped back in history (the tip is {}); run `git clada step-forward --all` to return first",
             Repo::short(tip)
         )
+    }))
+}
+
+/// An active step-back, as recorded in the refs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StepState {
+    /// The branch's tip when stepping began.
+    pub tip: ObjectId,
+    /// Where step-back left HEAD.
+    pub position: ObjectId,
+    /// The branch (full name) to re-attach at the end.
+    pub branch: String,
+    /// The parked work (a stash-format commit), if there was any.
+    pub stash: Option<ObjectId>,
+}
+
+/// Reads the step state; `None` when not stepped back.
+pub fn read_state(repo: &Repo) -> Result<Option<StepState>, HistoryError> {
+    let Some(tip) = repo.read_ref(STATE_REF)? else {
+        return Ok(None);
+    };
+    let incomplete = |what: &str| {
+        HistoryError::Refused(format!(
+            "the step-back state is incomplete ({what} is missing); if you are back where you want to be, remove it with `git update-ref -d {STATE_REF}`"
+        ))
+    };
+    let position = repo
+        .read_ref(POSITION_REF)?
+        .ok_or_else(|| incomplete(POSITION_REF))?;
+    let branch_blob = repo
+        .read_ref(BRANCH_REF)?
+        .ok_or_else(|| incomplete(BRANCH_REF))?;
+    let branch = String::from_utf8(repo.read_blob(branch_blob)?)
+        .map_err(|_| incomplete("a readable branch name"))?
+        .trim()
+        .to_string();
+    if !branch.starts_with("refs/heads/") {
+        return Err(incomplete("a branch name"));
+    }
+    let stash = repo.read_ref(&stash_ref(tip))?;
+    Ok(Some(StepState {
+        tip,
+        position,
+        branch,
+        stash,
+    }))
+}
+
+/// What a step did (or would do, with `dryRun`).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StepReport {
+    /// `step-back` or `step-forward`.
+    pub operation: String,
+    pub branch: String,
+    pub tip: String,
+    /// HEAD before and after.
+    pub from: String,
+    pub to: String,
+    /// Subject of the commit now checked out.
+    pub subject: String,
+    /// First-parent commits between the new position and the tip (0: at the tip).
+    pub behind: usize,
+    /// True when the step ended at the tip with the branch re-attached.
+    pub returned: bool,
+    /// Tracked worktree paths rewritten.
+    pub paths: Vec<String>,
+    /// Uncommitted work parked by this step (tracked paths, then untracked files).
+    pub stashed_files: Vec<String>,
+    /// The stash-format commit holding the parked work, and the ref that keeps it.
+    pub stash: Option<String>,
+    pub stash_ref: Option<String>,
+    /// Parked work put back by this step.
+    pub restored_files: Vec<String>,
+    pub dry_run: bool,
+}
+
+impl StepReport {
+    fn new(operation: &str, branch: &str, tip: ObjectId, from: ObjectId, dry_run: bool) -> Self {
+        StepReport {
+            operation: operation.into(),
+            branch: branch.into(),
+            tip: tip.to_string(),
+            from: from.to_string(),
+            to: from.to_string(),
+            subject: String::new(),
+            behind: 0,
+            returned: false,
+            paths: Vec::new(),
+            stashed_files: Vec::new(),
+            stash: None,
+            stash_ref: None,
+            restored_files: Vec::new(),
+            dry_run,
+        }
+    }
+}
+
+/// The commit before `info` on the first-parent chain, refusing at a merge or the root.
+fn step_target(info: &CommitInfo) -> Result<ObjectId, HistoryError> {
+    match info.parents.as_slice() {
+        [] => Err(HistoryError::Refused(format!(
+            "{} \"{}\" is the root commit; there is nothing before it to step back to",
+            Repo::short(info.id),
+            info.subject()
+        ))),
+        [parent] => Ok(*parent),
+        _ => Err(HistoryError::Refused(format!(
+            "{} \"{}\" is a merge commit; step-back walks the first-parent history one commit at a time and does not step across a merge. Look at either side with `git checkout --detach <commit>` instead",
+            Repo::short(info.id),
+            info.subject()
+        ))),
+    }
+}
+
+/// Refuses when tracked files or the index differ from `tree`: while stepped back, changes
+/// would be lost by the next checkout.
+fn require_unchanged(repo: &Repo, tree: ObjectId, next: &str) -> Result<(), HistoryError> {
+    let index = repo.read_index()?;
+    let status = repo.status(tree, &index, false)?;
+    if status.is_dirty() {
+        return Err(HistoryError::Refused(format!(
+            "you changed tracked files while stepped back: {}; {next} would lose those changes, so nothing was changed. Keep them with `git stash` (and `git stash pop` after `git clada step-forward --all`), or discard them with `git restore --staged --worktree .`, then step again",
+            snapshot::describe_paths(&status.dirty_paths(), 8)
+        )));
+    }
+    Ok(())
+}
+
+fn conflict_refusal(what: &str, conflicts: &[PathConflict]) -> HistoryError {
+    let list: Vec<String> = conflicts
+        .iter()
+        .take(8)
+        .map(|c| format!("'{}' ({})", c.path, c.reason))
+        .collect();
+    HistoryError::Refused(format!(
+        "{what} would overwrite {}{}; move those away first (nothing was changed)",
+        list.join(", "),
+        if conflicts.len() > 8 {
+            format!(" and {} more", conflicts.len() - 8)
+        } else {
+            String::new()
+        }
+    ))
+}
+
+/// `git clada step-back`.
+pub fn step_back(repo: &Repo, dry_run: bool) -> Result<StepReport, HistoryError> {
+    let _lock = if dry_run { None } else { Some(repo.lock()?) };
+    refuse_busy(repo)?;
+    match read_state(repo)? {
+        None => back_from_tip(repo, dry_run),
+        Some(state) => back_further(repo, &state, dry_run),
+    }
+}
+
+/// The first step back: park the uncommitted work, detach HEAD at the tip's parent.
+fn back_from_tip(repo: &Repo, dry_run: bool) -> Result<StepReport, HistoryError> {
+    let mut trace = Trace::new("step-back");
+    let (branch, tip) = match repo.head()? {
+        Head::Branch { name, commit } => (name, commit),
+        Head::Detached { .. } => {
+            return Err(HistoryError::Refused(
+                "HEAD is detached; step-back walks a branch's history: check out a branch first (`git switch <branch>`)".into(),
+            ))
+        }
+        Head::Unborn { .. } => {
+            return Err(HistoryError::Refused(
+                "the branch has no commits; there is nothing to step back to".into(),
+            ))
+        }
+    };
+    let info = repo.commit_info(tip)?;
+    let target = step_target(&info)?;
+    let index = repo.read_index()?;
+    let conflicted = index.conflicted_paths();
+    if !conflicted.is_empty() {
+        return Err(HistoryError::Refused(format!(
+            "the index has unresolved conflicts in {}; resolve them first",
+            snapshot::describe_paths(&conflicted, 5)
+        )));
+    }
+    let status = repo.status(info.tree, &index, true)?;
+    trace.phase("status");
+
+    // The parked work as trees; a dry run keeps every object it writes in memory.
+    let memory;
+    let build = if dry_run {
+        memory = repo.with_object_memory();
+        &memory
+    } else {
+        repo
+    };
+    let mut hasher = build.hasher()?;
+    let i_tree = snapshot::index_tree(build, info.tree, &index, &status)?;
+    let w_tree = snapshot::worktree_tree(build, i_tree, &status, &mut hasher)?;
+    let (u_tree, parked) = untracked_tree(build, &status.untracked)?;
+    trace.phase("park trees");
+
+    let target_info = repo.commit_info(target)?;
+    let plan = build.plan_checkout(w_tree, target_info.tree)?;
+    let parked_set: BTreeSet<&BStr> = parked.iter().map(|p| p.as_bstr()).collect();
+    let conflicts: Vec<PathConflict> = build
+        .checkout_conflicts(w_tree, &plan)?
+        .into_iter()
+        .filter(|c| !goes_away(repo, c.path.as_bstr(), &parked_set, &plan))
+        .collect();
+    if !conflicts.is_empty() {
+        return Err(conflict_refusal("step-back", &conflicts));
+    }
+    trace.phase("plan");
+
+    let mut report = StepReport::new("step-back", &branch, tip, tip, dry_run);
+    report.to = target.to_string();
+    report.subject = target_info.subject().to_string();
+    report.behind = 1;
+    report.paths = plan.paths().iter().map(|p| p.to_string()).collect();
+    report.stashed_files = status
+        .dirty_paths()
+        .iter()
+        .chain(parked.iter())
+        .map(|p| p.to_string())
+        .collect();
+    let has_work = status.is_dirty() || !parked.is_empty();
+    if dry_run {
+        return Ok(report);
+    }
+
+    // Park: the stash-format commits, then the refs (the tip last: its presence is what
+    // "stepped back" means), ORIG_HEAD; then the untracked files leave the worktree.
+    if has_work {
+        let (author, committer) = repo.identity()?;
+        let short = branch.strip_prefix("refs/heads/").unwrap_or(&branch);
+        let on = format!("{short}: {} {}", Repo::short(tip), info.subject());
+        let i = repo.write_commit(
+            i_tree,
+            &[tip],
+            &format!("index on {on}\n"),
+            &author,
+            &committer,
+        )?;
+        let mut parents = vec![tip, i];
+        if let Some(u_tree) = u_tree {
+            parents.push(repo.write_commit(
+                u_tree,
+                &[],
+                &format!("untracked files on {on}\n"),
+                &author,
+                &committer,
+            )?);
+        }
+        let w = repo.write_commit(
+            w_tree,
+            &parents,
+            &format!("WIP on {on}\n\nParked by `git clada step-back`; `git clada step-forward --all` restores it.\n"),
+            &author,
+            &committer,
+        )?;
+        repo.update_ref(
+            &stash_ref(tip),
+            w,
+            Expected::Any,
+            "clada: step-back parked uncommitted work",
+        )?;
+        report.stash = Some(w.to_string());
+        report.stash_ref = Some(stash_ref(tip));
+    }
+    let branch_blob = repo.write_blob(branch.as_bytes())?;
+    repo.update_ref(BRANCH_REF, branch_blob, Expected::Any, "clada: step-back")?;
+    repo.update_ref(POSITION_REF, target, Expected::Any, "clada: step-back")?;
+    repo.update_ref(STATE_REF, tip, Expected::MustNotExist, "clada: step-back")?;
+    write_orig_head(repo, tip)?;
+    remove_parked(repo, &parked)?;
+    trace.phase("park");
+
+    let plan = RestorePlan {
+        reason: format!("step-back to {target}"),
+        head: target.to_string(),
+        branch: None,
+        worktree_tree: target_info.tree.to_string(),
+        index_tree: target_info.tree.to_string(),
+        paths: report.paths.clone(),
+        untracked: Vec::new(),
+    };
+    restore::run(
+        repo,
+        &plan,
+        &format!(
+            "clada: step-back to {}: {}",
+            Repo::short(target),
+            target_info.subject()
+        ),
+    )?;
+    trace.phase("checkout");
+    Ok(report)
+}
+
+/// Where HEAD stands in an active step-back: a detached commit on the tip's first-parent
+/// chain (normally the recorded position), or the branch itself at the tip (the user
+/// switched back by hand). Returns the position and the chain from the tip down to it.
+fn current_position(
+    repo: &Repo,
+    state: &StepState,
+) -> Result<(ObjectId, Vec<CommitInfo>), HistoryError> {
+    let short_branch = state
+        .branch
+        .strip_prefix("refs/heads/")
+        .unwrap_or(&state.branch);
+    let position = match repo.head()? {
+        Head::Detached { commit } => commit,
+        Head::Branch { name, commit } if name == state.branch && commit == state.tip => commit,
+        _ => {
+            return Err(HistoryError::Refused(format!(
+                "HEAD left the history git-clada stepped back through (step-back left it at {} on {short_branch}). If you made commits since, keep them with `git branch <name>` first; then `git checkout --detach {}` and step again",
+                Repo::short(state.position),
+                state.position
+            )))
+        }
+    };
+    // Walk from the tip to the position (normally a few commits).
+    let mut chain = Vec::new();
+    let mut next = Some(state.tip);
+    while let Some(id) = next {
+        let info = repo.commit_info(id)?;
+        next = match info.parents.as_slice() {
+            [p] => Some(*p),
+            _ => None,
+        };
+        let found = id == position;
+        chain.push(info);
+        if found {
+            return Ok((position, chain));
+        }
+    }
+    Err(HistoryError::Refused(format!(
+        "HEAD ({}) is not on the first-parent history of {short_branch} that step-back walks. If you made commits there, keep them with `git branch <name>` first; then `git checkout --detach {}` to go back to where step-back left you, and step again",
+        Repo::short(position),
+        state.position
+    )))
+}
+
+/// A further step back while already stepped back.
+fn back_further(repo: &Repo, state: &StepState, dry_run: bool) -> Result<StepReport, HistoryError> {
+    let (position, chain) = current_position(repo, state)?;
+    if position == state.tip {
+        return Err(HistoryError::Refused(format!(
+            "you are back on the tip of {} but the step-back state remains; run `git clada step-forward --all` to restore the parked work first",
+            state.branch.strip_prefix("refs/heads/").unwrap_or(&state.branch)
+        )));
+    }
+    let info = chain
+        .last()
+        .ok_or_else(|| RepoError::Invalid("empty history chain".into()))?;
+    // Lost work is the more important news than "cannot go further".
+    require_unchanged(repo, info.tree, "stepping back")?;
+    let target = step_target(info)?;
+    let target_info = repo.commit_info(target)?;
+    let plan = repo.plan_checkout(info.tree, target_info.tree)?;
+    let conflicts = repo.checkout_conflicts(info.tree, &plan)?;
+    if !conflicts.is_empty() {
+        return Err(conflict_refusal("step-back", &conflicts));
+    }
+    let mut report = StepReport::new("step-back", &state.branch, state.tip, position, dry_run);
+    report.to = target.to_string();
+    report.subject = target_info.subject().to_string();
+    report.behind = chain.len();
+    report.paths = plan.paths().iter().map(|p| p.to_string()).collect();
+    report.stash = state.stash.map(|s| s.to_string());
+    report.stash_ref = state.stash.map(|_| stash_ref(state.tip));
+    if dry_run {
+        return Ok(report);
+    }
+    move_detached(repo, position, &target_info, &report.paths, "step-back")?;
+    Ok(report)
+}
+
+/// Detaches HEAD at `target`, rewriting `paths`, and records the new position.
+fn move_detached(
+    repo: &Repo,
+    from: ObjectId,
+    target: &CommitInfo,
+    paths: &[String],
+    op: &str,
+) -> Result<(), HistoryError> {
+    write_orig_head(repo, from)?;
+    let plan = RestorePlan {
+        reason: format!("{op} to {}", target.id),
+        head: target.id.to_string(),
+        branch: None,
+        worktree_tree: target.tree.to_string(),
+        index_tree: target.tree.to_string(),
+        paths: paths.to_vec(),
+        untracked: Vec::new(),
+    };
+    restore::run(
+        repo,
+        &plan,
+        &format!(
+            "clada: {op} to {}: {}",
+            Repo::short(target.id),
+            target.subject()
+        ),
+    )?;
+    repo.update_ref(
+        POSITION_REF,
+        target.id,
+        Expected::Any,
+        &format!("clada: {op}"),
+    )?;
+    Ok(())
+}
+
+/// `git clada step-forward [--all]`.
+pub fn step_forward(repo: &Repo, all: bool, dry_run: bool) -> Result<StepReport, HistoryError> {
+    let _lock = if dry_run { None } else { Some(repo.lock()?) };
+    refuse_busy(repo)?;
+    let Some(state) = read_state(repo)? else {
+        return Err(HistoryError::Refused(
+            "you are not stepped back, so there is nothing to step forward to (`git clada step-back` first)".into(),
+        ));
+    };
+    let (position, chain) = current_position(repo, &state)?;
+    let short_branch = state
+        .branch
+        .strip_prefix("refs/heads/")
+        .unwrap_or(&state.branch)
+        .to_string();
+    if repo.read_ref(&state.branch)? != Some(state.tip) {
+        return Err(HistoryError::Refused(format!(
+            "the branch {short_branch} moved while you were stepped back (it was at {}); git-clada will not re-attach it to a different commit. Put it back with `git branch -f {short_branch} {}`, or check it out yourself and restore the parked work with `git stash apply --index {}`",
+            Repo::short(state.tip),
+            state.tip,
+            stash_ref(state.tip)
+        )));
+    }
+    let position_info = chain
+        .last()
+        .ok_or_else(|| RepoError::Invalid("empty history chain".into()))?;
+    require_unchanged(repo, position_info.tree, "stepping forward")?;
+    let mut report = StepReport::new("step-forward", &state.branch, state.tip, position, dry_run);
+    report.stash = state.stash.map(|s| s.to_string());
+    report.stash_ref = state.stash.map(|_| stash_ref(state.tip));
+    if !all && chain.len() > 2 {
+        let next = &chain[chain.len() - 2];
+        let plan = repo.plan_checkout(position_info.tree, next.tree)?;
+        let conflicts = repo.checkout_conflicts(position_info.tree, &plan)?;
+        if !conflicts.is_empty() {
+            return Err(conflict_refusal("step-forward", &conflicts));
+        }
+        report.to = next.id.to_string();
+        report.subject = next.subject().to_string();
+        report.behind = chain.len() - 2;
+        report.paths = plan.paths().iter().map(|p| p.to_string()).collect();
+        if !dry_run {
+            move_detached(repo, position, next, &report.paths, "step-forward")?;
+        }
+        return Ok(report);
+    }
+    return_to_tip(repo, &state, position_info, report)
+}
+
+/// The last step forward: back on the branch at its tip, with the parked work restored.
+fn return_to_tip(
+    repo: &Repo,
+    state: &StepState,
+    position: &CommitInfo,
+    mut report: StepReport,
+) -> Result<StepReport, HistoryError> {
+    let tip_info = repo.commit_info(state.tip)?;
+    let (w_tree, i_tree, untracked) = match state.stash {
+        Some(w) => {
+            let stash = repo.commit_info(w)?;
+            let i_tree = match stash.parents.get(1) {
+                Some(i) => repo.tree_of(*i)?,
+                None => stash.tree,
+            };
+            let untracked = match stash.parents.get(2) {
+                Some(u) => repo.tree_files(repo.tree_of(*u)?)?,
+                None => Default::default(),
+            };
+            (stash.tree, i_tree, untracked)
+        }
+        None => (tip_info.tree, tip_info.tree, Default::default()),
+    };
+    let plan = repo.plan_checkout(position.tree, w_tree)?;
+    let mut conflicts = repo.checkout_conflicts(position.tree, &plan)?;
+    for (path, entry) in &untracked {
+        if let Some(c) = untracked_conflict(repo, path.as_bstr(), entry, &plan)? {
+            conflicts.push(c);
+        }
+    }
+    if !conflicts.is_empty() {
+        return Err(conflict_refusal(
+            "returning to the tip and restoring your parked work",
+            &conflicts,
+        ));
+    }
+    report.to = state.tip.to_string();
+    report.subject = tip_info.subject().to_string();
+    report.behind = 0;
+    report.returned = true;
+    report.paths = plan.paths().iter().map(|p| p.to_string()).collect();
+    if let Some(w) = state.stash {
+        let mut restored: BTreeSet<String> = repo
+            .diff_trees(tip_info.tree, w_tree)?
+            .into_iter()
+            .map(|d| d.path.to_string())
+            .collect();
+        restored.extend(
+            repo.diff_trees(tip_info.tree, i_tree)?
+                .into_iter()
+                .map(|d| d.path.to_string()),
+        );
+        report.restored_files = restored.into_iter().collect();
+        report
+            .restored_files
+            .extend(untracked.keys().map(|p| p.to_string()));
+        let _ = w;
+    }
+    if report.dry_run {
+        return Ok(report);
+    }
+    write_orig_head(repo, position.id)?;
+    let untracked_paths: Vec<JournalPath> = untracked
+        .iter()
+        .filter_map(|(path, entry)| {
+            let before = match entry.kind {
+                EntryKind::Link => Before::Link {
+                    id: entry.id.to_string(),
+                },
+                EntryKind::Blob | EntryKind::Executable => Before::Blob {
+                    id: entry.id.to_string(),
+                    executable: entry.kind == EntryKind::Executable,
+                },
+                EntryKind::Commit | EntryKind::Tree => return None,
+            };
+            Some(JournalPath {
+                path: path.to_string(),
+                before,
+            })
+        })
+        .collect();
+    let short_branch = state
+        .branch
+        .strip_prefix("refs/heads/")
+        .unwrap_or(&state.branch);
+    let restore_plan = RestorePlan {
+        reason: format!("step-forward to the tip of {short_branch}"),
+        head: state.tip.to_string(),
+        branch: Some(state.branch.clone()),
+        worktree_tree: w_tree.to_string(),
+        index_tree: i_tree.to_string(),
+        paths: report.paths.clone(),
+        untracked: untracked_paths,
+    };
+    restore::run(
+        repo,
+        &restore_plan,
+        &format!(
+            "clada: step-forward to the tip {}: back on {short_branch}",
+            Repo::short(state.tip)
+        ),
+    )?;
+    // The state goes last, the tip first: once it is gone nothing refuses any more.
+    repo.delete_ref(STATE_REF, Expected::Value(state.tip))?;
+    repo.delete_ref(POSITION_REF, Expected::Any)?;
+    repo.delete_ref(BRANCH_REF, Expected::Any)?;
+    if let Some(w) = state.stash {
+        repo.delete_ref(&stash_ref(state.tip), Expected::Value(w))?;
+    }
+    Ok(report)
+}
+
+/// The untracked files to park: a tree of their raw bytes (links as their target), and
+/// their paths. `None` when there are none. Only files and symlinks are parked; anything
+/// else (a nested repository, a socket) stays where it is.
+fn untracked_tree(
+    repo: &Repo,
+    untracked: &[BString],
+) -> Result<(Option<ObjectId>, Vec<BString>), HistoryError> {
+    let mut changes = Vec::new();
+    let mut parked = Vec::new();
+    for rel in untracked {
+        let abs = repo.abs_path(rel.as_bstr());
+        let Some(md) = repo.worktree_metadata(rel.as_bstr())? else {
+            continue;
+        };
+        let entry = if md.file_type().is_symlink() {
+            let target = std::fs::read_link(&abs)
+                .map_err(crate::repo::io_err_pub("cannot read link", &abs))?;
+            Entry {
+                kind: EntryKind::Link,
+                id: repo.write_blob(target.as_os_str().as_bytes())?,
+            }
+        } else if md.is_file() {
+            let data = std::fs::read(&abs).map_err(crate::repo::io_err_pub("cannot read", &abs))?;
+            Entry {
+                kind: if md.permissions().mode() & 0o111 != 0 {
+                    EntryKind::Executable
+                } else {
+                    EntryKind::Blob
+                },
+                id: repo.write_blob(&data)?,
+            }
+        } else {
+            continue;
+        };
+        changes.push(TreeChange {
+            path: rel.clone(),
+            entry: Some(entry),
+        });
+        parked.push(rel.clone());
+    }
+    if changes.is_empty() {
+        return Ok((None, parked));
+    }
+    Ok((Some(repo.edit_tree(repo.empty_tree(), &changes)?), parked))
+}
+
+/// Whether a checkout conflict disappears once the parked untracked files are removed: the
+/// path itself is parked, or it is a directory holding only parked files and files the
+/// checkout deletes.
+fn goes_away(repo: &Repo, path: &BStr, parked: &BTreeSet<&BStr>, plan: &CheckoutPlan) -> bool {
+    if parked.contains(path) {
+        return true;
+    }
+    let abs = repo.abs_path(path);
+    if !abs.is_dir() {
+        return false;
+    }
+    let deleted: BTreeSet<&BStr> = plan.deletes.iter().map(|p| p.as_bstr()).collect();
+    let mut stack = vec![abs];
+    while let Some(dir) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&dir) else {
+            return false;
+        };
+        for ent in rd.flatten() {
+            let p = ent.path();
+            if ent.file_type().is_ok_and(|t| t.is_dir()) {
+                stack.push(p);
+                continue;
+            }
+            let Some(rel) = p
+                .strip_prefix(repo.workdir())
+                .ok()
+                .map(|r| BString::from(r.as_os_str().as_bytes()))
+            else {
+                return false;
+            };
+            if !parked.contains(rel.as_bstr()) && !deleted.contains(rel.as_bstr()) {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+/// Removes the parked untracked files from the worktree, pruning directories they leave
+/// empty.
+fn remove_parked(repo: &Repo, parked: &[BString]) -> Result<(), HistoryError> {
+    for rel in parked {
+        let abs = repo.abs_path(rel.as_bstr());
+        match std::fs::remove_file(&abs) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(crate::repo::io_err_pub("cannot remove", &abs)(e).into()),
+        }
+        if let Some(parent) = abs.parent() {
+            crate::fsutil::prune_empty_dirs(parent, repo.workdir());
+        }
+    }
+    Ok(())
+}
+
+/// Whether restoring the parked untracked file `path` would overwrite something that is
+/// there now (created while stepped back, or ignored); the same content is no conflict.
+fn untracked_conflict(
+    repo: &Repo,
+    path: &BStr,
+    entry: &Entry,
+    plan: &CheckoutPlan,
+) -> Result<Option<PathConflict>, HistoryError> {
+    let deleted: BTreeSet<&BStr> = plan.deletes.iter().map(|p| p.as_bstr()).collect();
+    let mut parent = path;
+    while let Some(pos) = parent.rfind_byte(b'/') {
+        parent = parent[..pos].as_bstr();
+        if let Some(md) = repo.worktree_metadata(parent)? {
+            if !md.is_dir() && !deleted.contains(parent) {
+                return Ok(Some(PathConflict {
+                    path: parent.to_owned(),
+                    reason: format!(
+                        "a file stands where the directory of your parked '{path}' goes"
+                    ),
+                }));
+            }
+        }
+    }
+    let Some(md) = repo.worktree_metadata(path)? else {
+        return Ok(None);
+    };
+    // What the checkout removes first (a file tracked here but not at the tip, a directory
+    // of such files) is not in the way.
+    if deleted.contains(path) || (md.is_dir() && goes_away(repo, path, &BTreeSet::new(), plan)) {
+        return Ok(None);
+    }
+    if md.is_dir() {
+        return Ok(Some(PathConflict {
+            path: path.to_owned(),
+            reason: "a directory stands where your parked untracked file goes".into(),
+        }));
+    }
+    let abs = repo.abs_path(path);
+    let same = if md.file_type().is_symlink() {
+        entry.kind == EntryKind::Link
+            && std::fs::read_link(&abs)
+                .ok()
+                .map(|t| t.as_os_str().as_bytes().to_vec())
+                == Some(repo.read_blob(entry.id)?)
+    } else {
+        entry.kind != EntryKind::Link && std::fs::read(&abs).ok() == Some(repo.read_blob(entry.id)?)
+    };
+    if same {
+        return Ok(None);
+    }
+    Ok(Some(PathConflict {
+        path: path.to_owned(),
+        reason: "a different file stands where your parked untracked file goes".into(),
     }))
 }

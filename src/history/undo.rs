@@ -95,10 +95,19 @@ pub(crate) fn current_branch(repo: &Repo, what: &str) -> Result<(String, ObjectI
     }
 }
 
-/// Refuses when the tracked worktree or index differ from `tree` (naming the paths).
-pub(crate) fn require_clean(repo: &Repo, tree: ObjectId, what: &str) -> Result<(), UndoError> {
+/// Refuses when the index differs from `tree`, or the worktree differs from it at `paths`
+/// (the paths the operation rewrites). The index is checked in full because the operation
+/// replaces it; worktree changes elsewhere are not in the way and stay as they are. Only the
+/// named paths are looked at, so the check costs what the change costs, not what the
+/// repository's size costs.
+pub(crate) fn require_clean_paths(
+    repo: &Repo,
+    tree: ObjectId,
+    paths: &[BString],
+    what: &str,
+) -> Result<(), UndoError> {
     let index = repo.read_index()?;
-    let status = repo.status(tree, &index, false)?;
+    let status = repo.status_of_paths(tree, &index, paths)?;
     if status.is_dirty() {
         return Err(UndoError::Refused(format!(
             "the worktree has changed since {what}: {}; commit or stash those changes first (nothing was changed)",
@@ -207,9 +216,9 @@ fn undo_apply(
         .filter(|p| *p != head_before)
         .unwrap_or(info.id);
     require_unpublished(repo, first_rewritten, "undoing it")?;
-    require_clean(repo, info.tree, "the apply")?;
     let diff = repo.diff_trees(info.tree, w)?;
     let plan_paths: Vec<BString> = diff.iter().map(|d| d.path.clone()).collect();
+    require_clean_paths(repo, info.tree, &plan_paths, "the apply")?;
     let checkout = repo.plan_checkout(info.tree, w)?;
     let conflicts = repo.checkout_conflicts(info.tree, &checkout)?;
     if let Some(c) = conflicts.first() {
@@ -297,12 +306,18 @@ fn undo_squash(
 ) -> Result<UndoReport, UndoError> {
     let tip_tree = repo.tree_of(tip)?;
     let before_tree = repo.tree_of(before)?;
-    require_clean(repo, tip_tree, "the squash")?;
-    let paths: Vec<String> = repo
+    require_unpublished(
+        repo,
+        oldest_not_in(repo, tip, before)?,
+        "undoing the squash",
+    )?;
+    let changed: Vec<BString> = repo
         .diff_trees(tip_tree, before_tree)?
         .into_iter()
-        .map(|d| d.path.to_string())
+        .map(|d| d.path)
         .collect();
+    require_clean_paths(repo, tip_tree, &changed, "the squash")?;
+    let paths: Vec<String> = changed.iter().map(|p| p.to_string()).collect();
     let info = repo.commit_info(tip)?;
     let report = UndoReport {
         operation: "undo".into(),
@@ -340,6 +355,33 @@ fn undo_squash(
         &format!("clada: undo squash {}", Repo::short(tip)),
     )?;
     Ok(report)
+}
+
+/// The oldest commit on `tip`'s first-parent chain that is not on `before`'s: the first
+/// commit an undo back to `before` would drop. Both chains are walked in step, so the cost
+/// is the distance to where they meet.
+fn oldest_not_in(repo: &Repo, tip: ObjectId, before: ObjectId) -> Result<ObjectId, UndoError> {
+    let mut on_tip: Vec<ObjectId> = Vec::new();
+    let mut on_before = std::collections::HashSet::new();
+    let (mut a, mut b) = (Some(tip), Some(before));
+    while a.is_some() || b.is_some() {
+        if let Some(x) = a {
+            if on_before.contains(&x) {
+                break;
+            }
+            on_tip.push(x);
+            a = repo.commit_info(x)?.parents.first().copied();
+        }
+        if let Some(y) = b {
+            if let Some(pos) = on_tip.iter().position(|&t| t == y) {
+                on_tip.truncate(pos);
+                break;
+            }
+            on_before.insert(y);
+            b = repo.commit_info(y)?.parents.first().copied();
+        }
+    }
+    Ok(on_tip.last().copied().unwrap_or(tip))
 }
 
 /// `git clada redo`: re-applies what the last undo took back, if nothing moved since.
@@ -400,37 +442,26 @@ pub fn redo(repo: &Repo, dry_run: bool) -> Result<UndoReport, UndoError> {
     }
     let target_tree = info.tree;
     let checkout = repo.plan_checkout(w, target_tree)?;
-    let mut conflicts = repo.checkout_conflicts(w, &checkout)?;
-    // An untracked file the apply overwrote is back after the undo; overwriting it again is
-    // safe when it still holds exactly what the apply record saved (undo can restore it).
-    if let Some(j) = &journal {
-        let mut kept = Vec::new();
-        for c in conflicts {
-            let saved = j.paths.iter().find_map(|jp| match &jp.before {
-                Before::Blob { id, .. } | Before::Link { id } if c.path == jp.path.as_str() => {
-                    Some(id.clone())
-                }
-                _ => None,
-            });
-            let current = repo.raw_blob_id(c.path.as_bstr())?.map(|id| id.to_string());
-            if saved.is_none() || saved != current {
-                kept.push(c);
-            }
+    let conflicts = repo.checkout_conflicts(w, &checkout)?;
+    // Files the apply created and undo removed may not have come back in the meantime. An
+    // untracked file the apply had overwritten and undo put back is no conflict while it
+    // still holds what the apply record saved: the record keeps it for the next undo.
+    for c in &conflicts {
+        if !saved_by_record(repo, journal.as_ref(), c.path.as_bstr())? {
+            return Err(UndoError::Refused(format!(
+                "redo would overwrite '{}' ({}); move it away first (nothing was changed)",
+                c.path, c.reason
+            )));
         }
-        conflicts = kept;
     }
-    // Anything else standing where the apply's files go is the user's: refuse.
-    if let Some(c) = conflicts.first() {
-        return Err(UndoError::Refused(format!(
-            "redo would overwrite '{}' ({}); move it away first (nothing was changed)",
-            c.path, c.reason
-        )));
-    }
+    let untracked = untracked_redo(repo, journal.as_ref())?;
     let paths: Vec<String> = checkout
         .paths()
         .into_iter()
         .map(|p| p.to_string())
         .collect();
+    let mut report_paths = paths.clone();
+    report_paths.extend(untracked.iter().map(|u| u.path.clone()));
     let report = UndoReport {
         operation: "redo".into(),
         kind: if squash_before.is_some() {
@@ -443,7 +474,7 @@ pub fn redo(repo: &Repo, dry_run: bool) -> Result<UndoReport, UndoError> {
         subject: Some(info.subject().to_string()),
         from: tip.to_string(),
         to: undone.to_string(),
-        paths: paths.clone(),
+        paths: report_paths,
         restored_work: None,
         dry_run,
     };
@@ -458,7 +489,7 @@ pub fn redo(repo: &Repo, dry_run: bool) -> Result<UndoReport, UndoError> {
         worktree_tree: target_tree.to_string(),
         index_tree: target_tree.to_string(),
         paths,
-        untracked: Vec::new(),
+        untracked,
     };
     restore::run(
         repo,
@@ -467,6 +498,75 @@ pub fn redo(repo: &Repo, dry_run: bool) -> Result<UndoReport, UndoError> {
     )?;
     repo.delete_ref(&redo_ref(&branch), Expected::Any)?;
     Ok(report)
+}
+
+/// Whether the worktree file at `path` holds exactly what the apply record saved for it
+/// (an untracked file or symlink the apply overwrote).
+fn saved_by_record(
+    repo: &Repo,
+    journal: Option<&Journal>,
+    path: &crate::repo::BStr,
+) -> Result<bool, UndoError> {
+    let Some(jp) = journal.and_then(|j| {
+        j.paths
+            .iter()
+            .find(|jp| jp.path.as_bytes() == path.as_bytes())
+    }) else {
+        return Ok(false);
+    };
+    match jp.before {
+        Before::Blob { .. } | Before::Link { .. } => holds(repo, path, &jp.before),
+        _ => Ok(false),
+    }
+}
+
+/// Whether the worktree holds `state` at `path` right now (content and kind; for a file the
+/// bytes, for a symlink its target).
+fn holds(repo: &Repo, path: &crate::repo::BStr, state: &Before) -> Result<bool, UndoError> {
+    use std::os::unix::ffi::OsStrExt;
+    let abs = repo.abs_path(path);
+    let md = std::fs::symlink_metadata(&abs).ok();
+    Ok(match (state, md) {
+        (Before::Absent, md) => md.is_none(),
+        (Before::Dir, Some(md)) => md.is_dir(),
+        (Before::Blob { id, .. }, Some(md)) if md.is_file() => {
+            std::fs::read(&abs).ok() == Some(repo.read_blob(parse_id(id)?)?)
+        }
+        (Before::Link { id }, Some(md)) if md.file_type().is_symlink() => {
+            std::fs::read_link(&abs)
+                .ok()
+                .map(|t| t.as_os_str().as_bytes().to_vec())
+                == Some(repo.read_blob(parse_id(id)?)?)
+        }
+        _ => false,
+    })
+}
+
+/// The untracked paths redo must put back as the apply left them (an untracked file the
+/// reply deleted, an ignored file it wrote): each must still be as undo restored it, or the
+/// redo is refused rather than lose a change made since.
+fn untracked_redo(repo: &Repo, journal: Option<&Journal>) -> Result<Vec<JournalPath>, UndoError> {
+    let Some(j) = journal else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::new();
+    for after in &j.after {
+        let Some(before) = j.paths.iter().find(|jp| jp.path == after.path) else {
+            continue;
+        };
+        if before.before == after.before || matches!(before.before, Before::Tracked) {
+            continue;
+        }
+        let rel = BString::from(after.path.as_str());
+        if !holds(repo, rel.as_bstr(), &before.before)? {
+            return Err(UndoError::Refused(format!(
+                "redo would change '{}', which changed since the undo; move it away first (nothing was changed)",
+                after.path
+            )));
+        }
+        out.push(after.clone());
+    }
+    Ok(out)
 }
 
 /// Finishes a restore (undo/redo) that was interrupted.

@@ -189,6 +189,7 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
         paths: journal_paths(&repo, &plan, base_tree)?,
         exec: has_exec,
         commit: None,
+        after: Vec::new(),
     };
     journal.write(&repo)?;
     crate::trace::phase("snapshot trees+journal");
@@ -416,6 +417,7 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
     crate::trace::phase("commit+ref");
     crate::failpoint::hit("apply:after-ref");
 
+    journal.after = untracked_after(&repo, &journal, commit_tree)?;
     store_record(&repo, commit, &journal)?;
     crate::trace::phase("record");
     execution.result.git_commit = Some(commit.to_string());
@@ -545,6 +547,51 @@ fn journal_paths(
     Ok(out)
 }
 
+/// The state now of every journaled path that `tree` (the AI commit) does not track.
+fn untracked_after(
+    repo: &Repo,
+    journal: &Journal,
+    tree: ObjectId,
+) -> Result<Vec<JournalPath>, ApplyError> {
+    let mut out = Vec::new();
+    for jp in &journal.paths {
+        let rel = BString::from(jp.path.as_str());
+        if repo
+            .tree_entry(tree, rel.as_bstr())?
+            .is_some_and(|e| e.kind != EntryKind::Tree)
+        {
+            continue;
+        }
+        let abs = repo.abs_path(rel.as_bstr());
+        let before = match std::fs::symlink_metadata(&abs) {
+            Err(_) => Before::Absent,
+            Ok(md) if md.is_dir() => Before::Dir,
+            Ok(md) if md.file_type().is_symlink() => {
+                use std::os::unix::ffi::OsStrExt;
+                let target = std::fs::read_link(&abs)
+                    .map_err(crate::repo::io_err_pub("cannot read link", &abs))?;
+                Before::Link {
+                    id: repo.write_blob(target.as_os_str().as_bytes())?.to_string(),
+                }
+            }
+            Ok(md) => {
+                use std::os::unix::fs::PermissionsExt;
+                let data =
+                    std::fs::read(&abs).map_err(crate::repo::io_err_pub("cannot read", &abs))?;
+                Before::Blob {
+                    id: repo.write_blob(&data)?.to_string(),
+                    executable: md.permissions().mode() & 0o111 != 0,
+                }
+            }
+        };
+        out.push(JournalPath {
+            path: jp.path.clone(),
+            before,
+        });
+    }
+    Ok(out)
+}
+
 /// Tracked paths exec changed (compared with the base tree) and untracked files it created.
 fn exec_changes(
     repo: &Repo,
@@ -639,13 +686,23 @@ fn store_record(repo: &Repo, commit: ObjectId, journal: &Journal) -> Result<(), 
             id: index_tree,
         }),
     });
-    for (i, jp) in journal.paths.iter().enumerate() {
+    let saved = journal
+        .paths
+        .iter()
+        .enumerate()
+        .map(|(i, jp)| (format!("saved/{i}"), jp));
+    let after = journal
+        .after
+        .iter()
+        .enumerate()
+        .map(|(i, jp)| (format!("after/{i}"), jp));
+    for (name, jp) in saved.chain(after) {
         let id = match &jp.before {
             Before::Blob { id, .. } | Before::Link { id } => id,
             _ => continue,
         };
         changes.push(TreeChange {
-            path: format!("saved/{i}").into(),
+            path: name.into(),
             entry: Some(crate::repo::Entry {
                 kind: EntryKind::Blob,
                 id: super::journal::parse_id(id)?,

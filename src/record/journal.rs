@@ -62,6 +62,11 @@ pub struct Journal {
     pub exec: bool,
     /// The AI commit, recorded just before the branch is moved to it.
     pub commit: Option<String>,
+    /// In the apply record only: the state right after the apply of every journaled path the
+    /// AI commit does not track (an untracked file the reply deleted, an ignored file it
+    /// wrote), so `redo` can put those back exactly as the apply left them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub after: Vec<JournalPath>,
 }
 
 impl Journal {

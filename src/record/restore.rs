@@ -99,12 +99,19 @@ pub fn run(repo: &Repo, plan: &RestorePlan, reflog: &str) -> Result<(), RestoreE
     let written = repo.execute_checkout(&checkout, &mut hasher)?;
     crate::failpoint::hit("restore:after-worktree");
 
-    // Untracked files the operation had overwritten or created. They come after the tracked
-    // paths: an untracked file the AI overwrote was committed, so the checkout above removed
-    // it (it is not in the target tree), and it is put back here.
+    // Untracked files the operation had overwritten or created. A path the operation made
+    // tracked is also in `paths` (the checkout just deleted it); only a path the target
+    // tree itself tracks is left to the checkout.
     let mut untracked = plan.untracked.clone();
     untracked.sort_by_key(|jp| std::cmp::Reverse(jp.path.len()));
     for jp in &untracked {
+        let rel = BString::from(jp.path.as_str());
+        if repo
+            .tree_entry(worktree_tree, rel.as_bstr())?
+            .is_some_and(|e| e.kind != EntryKind::Tree)
+        {
+            continue;
+        }
         restore_untracked(repo, jp, worktree_tree)?;
     }
 
@@ -133,7 +140,11 @@ pub fn run(repo: &Repo, plan: &RestorePlan, reflog: &str) -> Result<(), RestoreE
         Some(branch) => {
             let current = repo.read_ref(branch)?;
             if current != Some(head) {
-                repo.update_ref(branch, head, Expected::Any, reflog)?;
+                // Through HEAD when it is on that branch, so HEAD's reflog records the move
+                // too, as it does for git's own commands.
+                let on_branch = repo.head()?.branch() == Some(branch.as_str());
+                let name = if on_branch { "HEAD" } else { branch.as_str() };
+                repo.update_ref(name, head, Expected::Any, reflog)?;
             }
             let head_now = repo.head()?;
             if head_now.branch() != Some(branch.as_str()) {

@@ -6,7 +6,7 @@ use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
 use gix::refs::Target;
 use gix::ObjectId;
 
-use super::{GixContext, Repo, RepoError, Result};
+use super::{GixContext, Head, Repo, RepoError, Result};
 
 /// Who and when, as stored in a commit.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -276,7 +276,15 @@ impl Repo {
     }
 
     /// Points HEAD at the branch `branch` (a full `refs/heads/…` name) again.
+    ///
+    /// gix writes no reflog entry for a symbolic change, so a detached HEAD is first moved
+    /// to the branch's commit: HEAD's reflog then records the move (as git's does).
     pub fn attach_head(&self, branch: &str, reflog: &str) -> Result<()> {
+        if let (Head::Detached { commit }, Some(tip)) = (self.head()?, self.read_ref(branch)?) {
+            if commit != tip {
+                self.detach_head(tip, Expected::Value(commit), reflog)?;
+            }
+        }
         let target: gix::refs::FullName = branch
             .try_into()
             .map_err(|e| RepoError::Invalid(format!("invalid branch name '{branch}': {e}")))?;

@@ -22,6 +22,7 @@ mod hooks;
 mod index;
 mod lock;
 mod notes;
+mod rewrite;
 mod scan;
 mod status;
 mod tree;
@@ -33,6 +34,7 @@ pub use hooks::HookRun;
 pub use index::{Index, IndexLock, IndexUpdate};
 pub use lock::CladaLock;
 pub use notes::NOTES_REF;
+pub use rewrite::NoteBook;
 pub use status::{Dirt, Status};
 pub use tree::{Entry, EntryKind, Hasher, TreeChange, TreeDiff};
 

@@ -71,12 +71,54 @@ impl Repo {
             status.unstaged = self.unstaged_paths(index)?;
             return Ok(status);
         }
+        self.worktree_status(index, untracked, Vec::new(), &mut status)?;
+        Ok(status)
+    }
+
+    /// Like [`Repo::status`] without untracked files, except that the worktree is only
+    /// looked at for `paths` (the index is still compared with `head_tree` in full). For
+    /// operations that rewrite only those paths, this keeps the cost of the worktree check
+    /// growing with the change instead of with the repository.
+    pub fn status_of_paths(
+        &self,
+        head_tree: ObjectId,
+        index: &Index,
+        paths: &[BString],
+    ) -> Result<Status> {
+        let mut status = Status {
+            staged: self.staged_paths(head_tree, index)?,
+            ..Status::default()
+        };
+        if !paths.is_empty() {
+            // Literal pathspecs: a path with `*` or `[` in it means just that path.
+            let patterns = paths
+                .iter()
+                .map(|p| {
+                    let mut spec = BString::from(":(literal)");
+                    spec.extend_from_slice(p);
+                    spec
+                })
+                .collect();
+            self.worktree_status(index, false, patterns, &mut status)?;
+        }
+        Ok(status)
+    }
+
+    /// Fills `status.unstaged` (and `status.untracked` with `untracked`) from a comparison
+    /// of `index` with the worktree, limited to `patterns` unless they are empty.
+    fn worktree_status(
+        &self,
+        index: &Index,
+        untracked: bool,
+        patterns: Vec<BString>,
+        status: &mut Status,
+    ) -> Result<()> {
         let platform = self
             .repo
             .status(gix::progress::Discard)
             .ctx("cannot compute the status")?
             .index(gix::worktree::IndexPersistedOrInMemory::InMemory(
-                index.file.clone(),
+                self.index_for_status(index)?,
             ))
             .index_worktree_rewrites(None)
             .index_worktree_submodules(None)
@@ -86,7 +128,7 @@ impl Repo {
                 gix::status::UntrackedFiles::None
             });
         let iter = platform
-            .into_index_worktree_iter(Vec::new())
+            .into_index_worktree_iter(patterns)
             .ctx("cannot compute the status")?;
         for item in iter {
             let item = item.ctx("cannot compute the status")?;
@@ -118,7 +160,33 @@ impl Repo {
         status.unstaged.sort();
         status.unstaged.dedup_by(|a, b| a.0 == b.0);
         status.untracked.sort();
-        Ok(status)
+        Ok(())
+    }
+
+    /// The copy of `index` the worktree status runs on. gix 0.90 does not see an executable
+    /// file replaced by a symlink as a type change (a symlink's mode bits look executable)
+    /// and reads the file through the link instead, failing on a dangling link or one to a
+    /// directory. Marked non-executable in the copy, such an entry is seen as a type change.
+    fn index_for_status(&self, index: &Index) -> Result<gix::index::File> {
+        use gix::index::entry::Mode;
+        let mut file = index.file.clone();
+        let executables: Vec<usize> = file
+            .entries()
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| e.mode == Mode::FILE_EXECUTABLE)
+            .map(|(i, _)| i)
+            .collect();
+        for i in executables {
+            let path = file.entries()[i].path(&file).to_owned();
+            if self
+                .worktree_metadata(path.as_bstr())?
+                .is_some_and(|m| m.file_type().is_symlink())
+            {
+                file.entries_mut()[i].mode = Mode::FILE;
+            }
+        }
+        Ok(file)
     }
 
     /// Paths whose index entry differs from `head_tree`.

@@ -1,0 +1,437 @@
+//! The read-only views of the history commands: `status` (where you are: branch, step-back
+//! position, interrupted work, what undo would take back), `log` (the git-clada commits of
+//! the branch's first-parent history) and `show` (one commit's stored reply and result
+//! report). Nothing here changes the repository, not even a lock file.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::action::ExecutionResult;
+use crate::record::journal::Journal;
+use crate::record::{classify, restore, trailer, CladaCommit, REPLY_NOTES_REF};
+use crate::repo::{CommitInfo, Head, ObjectId, Repo, NOTES_REF};
+
+use super::step::{self, StepState};
+use super::undo::{self, UndoReport};
+use super::HistoryError;
+
+/// `2 hours ago`, `3 days ago`, … (git's approximations).
+pub fn age(now: i64, then: i64) -> String {
+    let d = now - then;
+    if d < 0 {
+        return "in the future".into();
+    }
+    let plural = |n: i64, unit: &str| {
+        if n == 1 {
+            format!("1 {unit} ago")
+        } else {
+            format!("{n} {unit}s ago")
+        }
+    };
+    match d {
+        0..=89 => plural(d, "second"),
+        90..=5399 => plural((d + 30) / 60, "minute"),
+        5400..=129_599 => plural((d + 1800) / 3600, "hour"),
+        129_600..=1_209_599 => plural((d + 43_200) / 86_400, "day"),
+        1_209_600..=5_183_999 => plural((d + 302_400) / 604_800, "week"),
+        5_184_000..=31_535_999 => plural((d + 1_296_000) / 2_592_000, "month"),
+        _ => plural(d / 31_536_000, "year"),
+    }
+}
+
+fn kind_name(kind: CladaCommit) -> &'static str {
+    match kind {
+        CladaCommit::Apply => "apply",
+        CladaCommit::Snapshot => "snapshot",
+        CladaCommit::Squash => "squash",
+    }
+}
+
+/// One git-clada commit in `log`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LogEntry {
+    pub commit: String,
+    /// `apply`, `snapshot` or `squash`.
+    pub kind: String,
+    pub subject: String,
+    pub author: String,
+    /// Committer time, Unix seconds.
+    pub date: i64,
+    pub age: String,
+    /// Block ids in `Clada-Blocks` / `Clada-Failed`.
+    pub blocks_ok: usize,
+    pub blocks_failed: usize,
+    /// For a squash: how many commits it replaced.
+    pub squashed: Option<usize>,
+    /// HEAD is here (while stepped back, the log starts at the tip).
+    pub current: bool,
+}
+
+/// What `log` lists.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LogReport {
+    /// The branch (short name), or `HEAD` when detached.
+    pub branch: String,
+    pub entries: Vec<LogEntry>,
+}
+
+fn entry(info: &CommitInfo, kind: CladaCommit, now: i64, head: Option<ObjectId>) -> LogEntry {
+    let count = |name: &str| {
+        info.trailer(name)
+            .map(|v| v.split_whitespace().count())
+            .unwrap_or(0)
+    };
+    let squashed = (kind == CladaCommit::Squash)
+        .then(|| {
+            info.message.lines().find_map(|l| {
+                l.strip_prefix("Squashed ")?
+                    .split_whitespace()
+                    .next()?
+                    .parse()
+                    .ok()
+            })
+        })
+        .flatten();
+    LogEntry {
+        commit: info.id.to_string(),
+        kind: kind_name(kind).into(),
+        subject: info.subject().to_string(),
+        author: format!("{} <{}>", info.author.name, info.author.email),
+        date: info.committer.seconds,
+        age: age(now, info.committer.seconds),
+        blocks_ok: count(trailer::BLOCKS),
+        blocks_failed: count(trailer::FAILED),
+        squashed,
+        current: head == Some(info.id),
+    }
+}
+
+/// `git clada log`: the git-clada commits of the current branch's first-parent history,
+/// newest first, at most `max`. While stepped back it lists the branch from its tip and
+/// marks where HEAD is.
+pub fn log(repo: &Repo, max: Option<usize>, now: i64) -> Result<LogReport, HistoryError> {
+    let head = repo.head()?;
+    let state = step::read_state(repo).ok().flatten();
+    let (branch, start) = match (&state, &head) {
+        (Some(s), _) => (short_branch(&s.branch), Some(s.tip)),
+        (None, h) => (h.short_name().to_string(), h.commit()),
+    };
+    let mut entries = Vec::new();
+    let limit = max.unwrap_or(usize::MAX);
+    let mut next = start;
+    while let Some(id) = next {
+        if entries.len() >= limit {
+            break;
+        }
+        let info = repo.commit_info(id)?;
+        if let Some(kind) = classify(&info) {
+            entries.push(entry(&info, kind, now, head.commit()));
+        }
+        next = info.parents.first().copied();
+    }
+    Ok(LogReport { branch, entries })
+}
+
+fn short_branch(full: &str) -> String {
+    full.strip_prefix("refs/heads/").unwrap_or(full).to_string()
+}
+
+/// One reply and its result report, as `show` prints them.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ShownReply {
+    /// The commit the reply was applied in (for a squash: the original commit).
+    pub commit: String,
+    pub subject: String,
+    pub reply: Option<String>,
+    /// The stored JSON result report (the `ExecutionResult`), as stored.
+    pub report: Option<Value>,
+}
+
+/// What `show` prints.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ShowReport {
+    pub commit: String,
+    /// `apply`, `snapshot` or `squash`.
+    pub kind: String,
+    pub subject: String,
+    pub author: String,
+    pub date: i64,
+    /// One for an apply, one per squashed apply for a squash, none for a snapshot.
+    pub replies: Vec<ShownReply>,
+    /// For a snapshot: the paths of the user's work it recorded.
+    pub snapshot_paths: Vec<String>,
+}
+
+impl ShownReply {
+    /// The stored report as an `ExecutionResult`, when it is one.
+    pub fn result(&self) -> Option<ExecutionResult> {
+        self.report
+            .as_ref()
+            .and_then(|r| serde_json::from_value(r.clone()).ok())
+    }
+}
+
+/// `git clada show [REV]`: the reply a git-clada commit was made from and its results.
+/// Refuses (nothing to show) for a commit git-clada did not make.
+pub fn show(repo: &Repo, rev: &str) -> Result<ShowReport, HistoryError> {
+    let id = repo
+        .resolve_commit(rev)
+        .map_err(|e| HistoryError::Refused(format!("{e}; nothing to show")))?;
+    let info = repo.commit_info(id)?;
+    let Some(kind) = classify(&info) else {
+        return Err(HistoryError::Refused(format!(
+            "{} \"{}\" is not a git-clada commit (it has no Clada-* trailers), so there is no stored reply to show; `git clada log` lists git-clada commits",
+            Repo::short(id),
+            info.subject()
+        )));
+    };
+    let mut report = ShowReport {
+        commit: id.to_string(),
+        kind: kind_name(kind).into(),
+        subject: info.subject().to_string(),
+        author: format!("{} <{}>", info.author.name, info.author.email),
+        date: info.committer.seconds,
+        replies: Vec::new(),
+        snapshot_paths: Vec::new(),
+    };
+    let note: Option<Value> = repo
+        .note_at(NOTES_REF, id)?
+        .and_then(|b| serde_json::from_slice(&b).ok());
+    match kind {
+        CladaCommit::Snapshot => {
+            let before = match info.parents.first() {
+                Some(p) => repo.tree_of(*p)?,
+                None => repo.empty_tree(),
+            };
+            report.snapshot_paths = repo
+                .diff_trees(before, info.tree)?
+                .into_iter()
+                .map(|d| d.path.to_string())
+                .collect();
+        }
+        CladaCommit::Apply => {
+            let reply = match repo.note_at(REPLY_NOTES_REF, id)? {
+                Some(b) => Some(String::from_utf8_lossy(&b).into_owned()),
+                None => reply_blob(repo, &info),
+            };
+            report.replies.push(ShownReply {
+                commit: id.to_string(),
+                subject: info.subject().to_string(),
+                reply,
+                report: note,
+            });
+        }
+        CladaCommit::Squash => {
+            let entries = note
+                .as_ref()
+                .and_then(|n| n.get("squashed"))
+                .and_then(Value::as_array);
+            match entries {
+                Some(entries) => {
+                    for e in entries {
+                        if e.get("kind").and_then(Value::as_str) == Some("snapshot") {
+                            continue;
+                        }
+                        let text = |k: &str| e.get(k).and_then(Value::as_str).map(String::from);
+                        report.replies.push(ShownReply {
+                            commit: text("commit").unwrap_or_default(),
+                            subject: text("subject").unwrap_or_default(),
+                            reply: text("reply"),
+                            report: e.get("report").filter(|r| !r.is_null()).cloned(),
+                        });
+                    }
+                }
+                // No merged note (made elsewhere, notes not fetched): the reply blobs the
+                // trailers name are all there is.
+                None => {
+                    for (k, v) in info.trailers() {
+                        if !k.eq_ignore_ascii_case(trailer::REPLY) {
+                            continue;
+                        }
+                        let reply = ObjectId::from_hex(v.as_bytes())
+                            .ok()
+                            .and_then(|b| repo.read_blob(b).ok())
+                            .map(|b| String::from_utf8_lossy(&b).into_owned());
+                        report.replies.push(ShownReply {
+                            commit: id.to_string(),
+                            subject: info.subject().to_string(),
+                            reply,
+                            report: None,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    Ok(report)
+}
+
+/// The reply blob named by the `Clada-Reply` trailer, if it is still in the repository.
+fn reply_blob(repo: &Repo, info: &CommitInfo) -> Option<String> {
+    let hex = info.trailer(trailer::REPLY)?;
+    let id = ObjectId::from_hex(hex.as_bytes()).ok()?;
+    let data = repo.read_blob(id).ok()?;
+    Some(String::from_utf8_lossy(&data).into_owned())
+}
+
+/// Where a step-back stands.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SteppedBack {
+    pub branch: String,
+    pub tip: String,
+    /// Where HEAD is.
+    pub position: String,
+    pub subject: String,
+    /// First-parent commits between HEAD and the tip.
+    pub behind: usize,
+    /// How far back step-back can go from the tip (to the root or a merge commit); at least
+    /// this many when `totalIsLowerBound`.
+    pub total: usize,
+    pub total_is_lower_bound: bool,
+    /// The ref holding the parked uncommitted work, if any.
+    pub stash: Option<String>,
+}
+
+/// What `status` reports.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StatusReport {
+    /// The branch (short name); `None` when detached or unborn without a name.
+    pub branch: Option<String>,
+    pub head: Option<String>,
+    pub subject: Option<String>,
+    pub detached: bool,
+    pub stepped_back: Option<SteppedBack>,
+    /// A git operation in progress (merge, rebase, …), described.
+    pub in_progress: Option<String>,
+    /// An interrupted git-clada operation, described with what to do.
+    pub interrupted: Option<String>,
+    /// What `git clada undo` would take back now …
+    pub undo: Option<UndoReport>,
+    /// … or why it would refuse.
+    pub undo_refused: Option<String>,
+    /// What `git clada redo` would re-apply, when an undo can be redone.
+    pub redo: Option<UndoReport>,
+}
+
+/// How far `status` walks to count the commits step-back could go through.
+const STATUS_WALK_LIMIT: usize = 10_000;
+
+/// `git clada status`.
+pub fn status(repo: &Repo) -> Result<StatusReport, HistoryError> {
+    let head = repo.head()?;
+    let head_commit = head.commit();
+    let subject = match head_commit {
+        Some(c) => Some(repo.commit_info(c)?.subject().to_string()),
+        None => None,
+    };
+    let mut report = StatusReport {
+        branch: head.branch().map(short_branch),
+        head: head_commit.map(|c| c.to_string()),
+        subject,
+        detached: matches!(head, Head::Detached { .. }),
+        stepped_back: None,
+        in_progress: repo.in_progress().map(|p| p.describe().to_string()),
+        interrupted: None,
+        undo: None,
+        undo_refused: None,
+        redo: None,
+    };
+    if let Some(j) = Journal::read(repo)? {
+        report.interrupted = Some(format!(
+            "an apply of {} was interrupted (pid {}); `git clada undo` rolls it back",
+            j.source, j.pid
+        ));
+    } else if let Some(plan) = restore::pending(repo)? {
+        report.interrupted = Some(format!(
+            "{} was interrupted; `git clada undo` finishes it",
+            plan.reason
+        ));
+    }
+    match step::read_state(repo) {
+        Ok(Some(state)) => report.stepped_back = Some(stepped_back(repo, &state, head_commit)?),
+        Ok(None) => {}
+        Err(HistoryError::Refused(msg)) => report.interrupted = Some(msg),
+        Err(e) => return Err(e),
+    }
+    match undo::undo(repo, true) {
+        Ok(r) => report.undo = Some(r),
+        Err(HistoryError::Refused(msg)) => report.undo_refused = Some(msg),
+        Err(e) => return Err(e),
+    }
+    if report.stepped_back.is_none() && report.interrupted.is_none() {
+        report.redo = undo::redo(repo, true).ok();
+    }
+    Ok(report)
+}
+
+fn stepped_back(
+    repo: &Repo,
+    state: &StepState,
+    head: Option<ObjectId>,
+) -> Result<SteppedBack, HistoryError> {
+    let position = head.unwrap_or(state.position);
+    let mut behind = None;
+    let mut total = 0usize;
+    let mut lower_bound = false;
+    let mut next = Some(state.tip);
+    let mut subject = String::new();
+    while let Some(id) = next {
+        let info = repo.commit_info(id)?;
+        if id == position {
+            behind = Some(total);
+            subject = info.subject().to_string();
+        }
+        next = match info.parents.as_slice() {
+            [p] => Some(*p),
+            _ => None,
+        };
+        if next.is_none() {
+            break;
+        }
+        if total >= STATUS_WALK_LIMIT && behind.is_some() {
+            lower_bound = true;
+            break;
+        }
+        total += 1;
+    }
+    Ok(SteppedBack {
+        branch: short_branch(&state.branch),
+        tip: state.tip.to_string(),
+        position: position.to_string(),
+        subject,
+        behind: behind.unwrap_or(0),
+        total,
+        total_is_lower_bound: lower_bound,
+        stash: state.stash.map(|_| step::stash_ref(state.tip)),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::age;
+
+    #[test]
+    fn ages_read_like_git() {
+        assert_eq!(age(1000, 1000), "0 seconds ago");
+        assert_eq!(age(1000, 999), "1 second ago");
+        assert_eq!(age(10_000, 10_000 - 120), "2 minutes ago");
+        assert_eq!(age(100_000, 100_000 - 2 * 3600), "2 hours ago");
+        assert_eq!(age(1_000_000, 1_000_000 - 3 * 86_400), "3 days ago");
+        assert_eq!(age(10_000_000, 10_000_000 - 3 * 604_800), "3 weeks ago");
+        assert_eq!(
+            age(100_000_000, 100_000_000 - 4 * 2_592_000),
+            "4 months ago"
+        );
+        assert_eq!(
+            age(1_000_000_000, 1_000_000_000 - 2 * 31_536_000),
+            "2 years ago"
+        );
+        assert_eq!(age(0, 10), "in the future");
+    }
+}

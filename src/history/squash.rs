@@ -1,0 +1,929 @@
+//! squash (DESIGN §7.3): collapse runs of AI commits into one commit each.
+//!
+//! The selection is made on a *window*: the current branch's first-parent history from the
+//! tip down to (not including) the first merge commit, or to the root, cut where published
+//! history (reachable from a remote-tracking branch or a tag) begins. Nothing outside the
+//! window is ever rewritten.
+//!
+//! In the window, commits are selected by the mode. A snapshot commit (the user's work
+//! recorded before an apply) belongs to the apply above it: it is selected exactly when that
+//! commit is, so it is folded in with it — and the squashed message says so, because that
+//! part of the commit is the user's work, not the AI's.
+//!
+//! - contiguous (the default): each run of ≥ 2 adjacent selected commits becomes one commit
+//!   whose tree is the run's last tree; commits above are copied with new parents only (same
+//!   tree, message, author, committer), so every tree of the branch stays what it was.
+//! - `--no-contiguous-only`: all selected commits become one commit at the place of the
+//!   oldest of them; the commits in between are replayed on top of it with their own changes.
+//!   This is allowed only when nothing needs resolving: each replayed commit's changes must
+//!   apply to exactly the content they were made on, and the final tree must be identical.
+//!   Otherwise the squash is refused, naming the commits and paths that conflict.
+//!
+//! The branch moves with compare-and-swap; `refs/clada/squash/<new tip>` records the old tip
+//! (so `git clada undo` takes the squash back), as does `ORIG_HEAD`. Notes of the squashed
+//! commits are merged into one note on the new commit, notes of copied commits are copied.
+//! The final tree is identical by construction and checked before the branch moves, so the
+//! index and the worktree are never touched — which is why a dirty worktree is no reason to
+//! refuse.
+
+use std::collections::{BTreeSet, HashMap};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::record::{classify, snapshot, trailer, CladaCommit, REPLY_NOTES_REF};
+use crate::repo::{
+    BString, ByteSlice, CommitInfo, Expected, ObjectId, Repo, RepoError, TreeChange, NOTES_REF,
+};
+
+use super::undo::{current_branch, squash_ref, write_orig_head};
+use super::{refuse_busy, refuse_stepped_back, HistoryError, Trace};
+
+/// Which commits to select (the seeds' `git_squash` modes, with their parameter).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Selection {
+    /// The run of git-clada commits (applies, snapshots, squashes) at the tip.
+    AutoAi,
+    /// Commits whose subject starts with `AI:`.
+    AiMessages,
+    /// git-clada commits whose committer time is within the last N hours.
+    Hours(u64),
+    /// git-clada commits whose committer time is within the last N days.
+    Days(u64),
+    /// Commits whose message contains the text.
+    MsgContains(String),
+}
+
+impl Selection {
+    /// The mode's name as the command line spells it.
+    pub fn mode(&self) -> &'static str {
+        match self {
+            Selection::AutoAi => "auto_ai",
+            Selection::AiMessages => "ai_messages",
+            Selection::Hours(_) => "hours",
+            Selection::Days(_) => "days",
+            Selection::MsgContains(_) => "msg_contains",
+        }
+    }
+
+    fn describe(&self) -> String {
+        match self {
+            Selection::AutoAi => "--mode auto_ai".into(),
+            Selection::AiMessages => "--mode ai_messages (subject starting with `AI:`)".into(),
+            Selection::Hours(h) => format!("--mode hours --hours {h}"),
+            Selection::Days(d) => format!("--mode days --days {d}"),
+            Selection::MsgContains(s) => format!("--mode msg_contains --msg-target {s:?}"),
+        }
+    }
+}
+
+/// How to squash.
+#[derive(Debug, Clone)]
+pub struct SquashOptions {
+    pub selection: Selection,
+    /// Replaces the combined subject of every squashed commit.
+    pub message: Option<String>,
+    /// Squash each contiguous run in place (default) instead of gathering all selected
+    /// commits into one.
+    pub contiguous_only: bool,
+    pub dry_run: bool,
+    /// "Now" for `hours`/`days`, in Unix seconds.
+    pub now: i64,
+}
+
+/// A commit as the report names it.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CommitSummary {
+    pub commit: String,
+    pub subject: String,
+    /// `apply`, `snapshot`, `squash` or `other`.
+    pub kind: String,
+}
+
+/// One new commit made of several old ones.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SquashedGroup {
+    /// The new commit (with `--dry-run`: the commit that would be written now).
+    pub commit: String,
+    pub subject: String,
+    /// The commits it replaces, oldest first.
+    pub squashed: Vec<CommitSummary>,
+    /// Snapshot commits of the user's own work folded into it.
+    pub snapshots: Vec<String>,
+}
+
+/// A selected commit that was not squashed, and why.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LeftAlone {
+    pub commit: String,
+    pub subject: String,
+    pub reason: String,
+}
+
+/// What squash did (or would do, with `dryRun`).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SquashReport {
+    pub mode: String,
+    pub branch: String,
+    /// The tip before and after.
+    pub from: String,
+    pub to: String,
+    pub groups: Vec<SquashedGroup>,
+    /// Commits copied with new parents (human commits, unselected AI commits), oldest first.
+    pub replayed: Vec<CommitSummary>,
+    pub left_alone: Vec<LeftAlone>,
+    pub dry_run: bool,
+}
+
+fn kind_name(kind: Option<CladaCommit>) -> &'static str {
+    match kind {
+        Some(CladaCommit::Apply) => "apply",
+        Some(CladaCommit::Snapshot) => "snapshot",
+        Some(CladaCommit::Squash) => "squash",
+        None => "other",
+    }
+}
+
+fn summary(c: &Candidate) -> CommitSummary {
+    CommitSummary {
+        commit: c.info.id.to_string(),
+        subject: c.info.subject().to_string(),
+        kind: kind_name(c.kind).into(),
+    }
+}
+
+/// A commit of the window.
+struct Candidate {
+    info: CommitInfo,
+    kind: Option<CladaCommit>,
+    selected: bool,
+}
+
+/// Why the window ends where it ends.
+enum WindowEnd {
+    Root,
+    Merge(Box<CommitInfo>),
+    /// auto_ai: the first commit that is not git-clada's.
+    NotClada,
+}
+
+/// `git clada squash`.
+pub fn squash(repo: &Repo, opts: &SquashOptions) -> Result<SquashReport, HistoryError> {
+    let mut trace = Trace::new("squash");
+    let _lock = if opts.dry_run {
+        None
+    } else {
+        Some(repo.lock()?)
+    };
+    refuse_busy(repo)?;
+    refuse_stepped_back(repo)?;
+    let (branch, tip) = current_branch(repo, "squash")?;
+    trace.phase("checks");
+
+    // The window, newest first.
+    let (mut window, end) = read_window(repo, tip, &opts.selection)?;
+    select(&mut window, &opts.selection, opts.now);
+    trace.phase("walk");
+
+    // Published history is never rewritten: cut the window where it begins.
+    let mut left_alone = Vec::new();
+    let mut published_ref = None;
+    if let Some(oldest) = oldest_rewritten(&window, opts.contiguous_only) {
+        if repo.published_by(window[oldest].info.id)?.is_some() {
+            let cut = first_published(repo, &window, oldest)?;
+            published_ref = repo.published_by(window[cut].info.id)?;
+            for c in window[cut..].iter().filter(|c| c.selected) {
+                left_alone.push(LeftAlone {
+                    commit: c.info.id.to_string(),
+                    subject: c.info.subject().to_string(),
+                    reason: format!(
+                        "already published (reachable from {})",
+                        published_ref
+                            .as_deref()
+                            .unwrap_or("a remote-tracking branch or tag")
+                    ),
+                });
+            }
+            window.truncate(cut);
+        }
+    }
+    trace.phase("published");
+
+    // Oldest first from here on.
+    window.reverse();
+    let groups = group(&window, opts.contiguous_only, &mut left_alone);
+    if groups.is_empty() {
+        return Err(nothing_to_squash(
+            repo,
+            tip,
+            &window,
+            &end,
+            published_ref.as_deref(),
+            opts,
+        )?);
+    }
+
+    // Build in memory for a dry run, so it computes exactly what a real run would write;
+    // and first in memory when gathering across other commits, which may turn out to need
+    // conflict resolution: a refusal then leaves not even an unreachable object behind.
+    // (Runs squashed in place cannot conflict: their trees are the trees they had.)
+    let memory = repo.with_object_memory();
+    let tip_tree = repo.tree_of(tip)?;
+    let try_first = opts.dry_run || !opts.contiguous_only;
+    let build_repo = if opts.dry_run { &memory } else { repo };
+    let mut built = build(
+        if try_first { &memory } else { repo },
+        &window,
+        &groups,
+        opts,
+        tip,
+    )?;
+    if try_first && !opts.dry_run && built.conflicts.is_empty() && built.tree == tip_tree {
+        built = build(repo, &window, &groups, opts, tip)?;
+    }
+    if !built.conflicts.is_empty() || built.tree != tip_tree {
+        return Err(conflict_refusal(&memory, &window, &groups, &built)?);
+    }
+    trace.phase("commits");
+
+    let mut report = SquashReport {
+        mode: opts.selection.mode().into(),
+        branch: branch.clone(),
+        from: tip.to_string(),
+        to: built.tip.to_string(),
+        groups: Vec::new(),
+        replayed: built
+            .replayed
+            .iter()
+            .map(|&i| summary(&window[i]))
+            .collect(),
+        left_alone,
+        dry_run: opts.dry_run,
+    };
+    for (g, new) in groups.iter().zip(&built.group_commits) {
+        report.groups.push(SquashedGroup {
+            commit: new.0.to_string(),
+            subject: new.1.clone(),
+            squashed: g.iter().map(|&i| summary(&window[i])).collect(),
+            snapshots: g
+                .iter()
+                .filter(|&&i| window[i].kind == Some(CladaCommit::Snapshot))
+                .map(|&i| window[i].info.id.to_string())
+                .collect(),
+        });
+    }
+
+    merge_notes(build_repo, &window, &groups, &built, opts.dry_run)?;
+    trace.phase("notes");
+    if opts.dry_run {
+        return Ok(report);
+    }
+
+    // The record first (harmless if the branch then cannot move), the branch last.
+    repo.update_ref(
+        &squash_ref(built.tip),
+        tip,
+        Expected::Any,
+        &format!("clada: squash record (tip before: {tip})"),
+    )?;
+    write_orig_head(repo, tip)?;
+    let squashed: usize = groups.iter().map(Vec::len).sum();
+    let reflog = format!(
+        "clada: squash --mode {}: {squashed} commits into {}",
+        opts.selection.mode(),
+        groups.len()
+    );
+    if let Err(e) = repo.update_ref("HEAD", built.tip, Expected::Value(tip), &reflog) {
+        let _ = repo.delete_ref(&squash_ref(built.tip), Expected::Value(tip));
+        return Err(e.into());
+    }
+    trace.phase("refs");
+    Ok(report)
+}
+
+/// Reads the window from `tip`: first-parent commits down to a merge (excluded) or the root;
+/// for auto_ai only the run of git-clada commits at the tip.
+fn read_window(
+    repo: &Repo,
+    tip: ObjectId,
+    selection: &Selection,
+) -> Result<(Vec<Candidate>, WindowEnd), HistoryError> {
+    let mut out = Vec::new();
+    let mut next = Some(tip);
+    while let Some(id) = next {
+        let info = repo.commit_info(id)?;
+        if info.parents.len() > 1 {
+            return Ok((out, WindowEnd::Merge(Box::new(info))));
+        }
+        let kind = classify(&info);
+        if *selection == Selection::AutoAi && kind.is_none() {
+            return Ok((out, WindowEnd::NotClada));
+        }
+        next = info.parents.first().copied();
+        out.push(Candidate {
+            info,
+            kind,
+            selected: false,
+        });
+    }
+    Ok((out, WindowEnd::Root))
+}
+
+/// Marks the selected commits of `window` (newest first). A snapshot goes with the commit
+/// above it, whose user work it recorded.
+fn select(window: &mut [Candidate], selection: &Selection, now: i64) {
+    for i in 0..window.len() {
+        let c = &window[i];
+        let selected = if c.kind == Some(CladaCommit::Snapshot) {
+            i > 0 && window[i - 1].selected
+        } else {
+            match selection {
+                Selection::AutoAi => c.kind.is_some(),
+                Selection::AiMessages => c.info.subject().starts_with("AI:"),
+                Selection::Hours(h) => {
+                    c.kind.is_some()
+                        && c.info.committer.seconds
+                            >= now.saturating_sub((*h as i64).saturating_mul(3600))
+                }
+                Selection::Days(d) => {
+                    c.kind.is_some()
+                        && c.info.committer.seconds
+                            >= now.saturating_sub((*d as i64).saturating_mul(86_400))
+                }
+                Selection::MsgContains(s) => c.info.message.contains(s.as_str()),
+            }
+        };
+        window[i].selected = selected;
+    }
+}
+
+/// Index (newest first) of the oldest commit the squash would rewrite, if any.
+fn oldest_rewritten(window: &[Candidate], contiguous: bool) -> Option<usize> {
+    let mut oldest = None;
+    for i in 0..window.len() {
+        if !window[i].selected {
+            continue;
+        }
+        let neighbour =
+            (i > 0 && window[i - 1].selected) || (i + 1 < window.len() && window[i + 1].selected);
+        if !contiguous || neighbour {
+            oldest = Some(i);
+        }
+    }
+    if !contiguous && window.iter().filter(|c| c.selected).count() < 2 {
+        return None;
+    }
+    oldest
+}
+
+/// The newest published commit of `window` (newest first), knowing `window[oldest]` is
+/// published. Published commits form a suffix of a first-parent chain (an ancestor of a
+/// published commit is published), so a binary search finds the boundary.
+fn first_published(
+    repo: &Repo,
+    window: &[Candidate],
+    oldest: usize,
+) -> Result<usize, HistoryError> {
+    let (mut lo, mut hi) = (0usize, oldest);
+    while lo < hi {
+        let mid = (lo + hi) / 2;
+        if repo.published_by(window[mid].info.id)?.is_some() {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    Ok(lo)
+}
+
+/// The groups of commits (indices into the oldest-first window) that become one commit each.
+fn group(
+    window: &[Candidate],
+    contiguous: bool,
+    left_alone: &mut Vec<LeftAlone>,
+) -> Vec<Vec<usize>> {
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    if contiguous {
+        let mut run: Vec<usize> = Vec::new();
+        for i in 0..=window.len() {
+            if i < window.len() && window[i].selected {
+                run.push(i);
+                continue;
+            }
+            match run.len() {
+                0 => {}
+                1 => {
+                    let c = &window[run[0]];
+                    left_alone.push(LeftAlone {
+                        commit: c.info.id.to_string(),
+                        subject: c.info.subject().to_string(),
+                        reason: "no selected commit next to it to squash it with".into(),
+                    });
+                }
+                _ => groups.push(run.clone()),
+            }
+            run.clear();
+        }
+    } else {
+        let all: Vec<usize> = (0..window.len()).filter(|&i| window[i].selected).collect();
+        if all.len() >= 2 {
+            groups.push(all);
+        }
+    }
+    groups
+}
+
+/// The explanation when there is nothing to squash (a refusal: nothing changed).
+fn nothing_to_squash(
+    repo: &Repo,
+    tip: ObjectId,
+    window: &[Candidate],
+    end: &WindowEnd,
+    published: Option<&str>,
+    opts: &SquashOptions,
+) -> Result<HistoryError, HistoryError> {
+    let short = |c: &CommitInfo| format!("{} \"{}\"", Repo::short(c.id), c.subject());
+    if let Some(r) = published {
+        return Ok(HistoryError::Refused(format!(
+            "the commits {} selects are already published (reachable from {r}); squashing them would rewrite shared history, so nothing was changed. Squash before pushing, or leave them as they are",
+            opts.selection.describe()
+        )));
+    }
+    if opts.selection == Selection::AutoAi {
+        let info = repo.commit_info(tip)?;
+        if window.is_empty() {
+            return Ok(HistoryError::Refused(match end {
+                WindowEnd::Merge(_) => format!(
+                    "HEAD ({}) is a merge commit; squash never rewrites across a merge, so nothing was changed",
+                    short(&info)
+                ),
+                _ => format!(
+                    "HEAD ({}) is not a git-clada commit; --mode auto_ai squashes the run of AI commits at the tip, so there is nothing to squash (`git clada log` lists AI commits; other modes select differently)",
+                    short(&info)
+                ),
+            }));
+        }
+        return Ok(HistoryError::Refused(format!(
+            "only one git-clada commit at the tip ({}); there is nothing to squash it with",
+            short(&window[0].info)
+        )));
+    }
+    let selected: Vec<&Candidate> = window.iter().filter(|c| c.selected).collect();
+    let below_merge = match end {
+        WindowEnd::Merge(m) => format!(
+            " (history below merge commit {} is never rewritten; squash never crosses a merge)",
+            short(m)
+        ),
+        _ => String::new(),
+    };
+    Ok(HistoryError::Refused(match selected.len() {
+        0 => format!(
+            "no commit on this branch matches {}{below_merge}; nothing to squash",
+            opts.selection.describe()
+        ),
+        1 => format!(
+            "only one commit matches {} ({}){below_merge}; nothing to squash it with",
+            opts.selection.describe(),
+            short(&selected[0].info)
+        ),
+        n => format!(
+            "{n} commits match {}, but no two of them are adjacent (human commits lie between them); they were left as they are. `--no-contiguous-only` gathers them into one commit when that needs no conflict resolution",
+            opts.selection.describe()
+        ),
+    }))
+}
+
+/// The new commits.
+struct Built {
+    tip: ObjectId,
+    tree: ObjectId,
+    /// Per group: the new commit and its subject.
+    group_commits: Vec<(ObjectId, String)>,
+    /// Window indices of the copied commits, oldest first, and their copies.
+    replayed: Vec<usize>,
+    copies: Vec<(ObjectId, ObjectId)>,
+    /// Replayed commits whose changes would not apply to the content they were made on:
+    /// (window index, path).
+    conflicts: Vec<(usize, BString)>,
+}
+
+/// Writes the squashed commits and the copies of the commits above them.
+fn build(
+    repo: &Repo,
+    window: &[Candidate],
+    groups: &[Vec<usize>],
+    opts: &SquashOptions,
+    old_tip: ObjectId,
+) -> Result<Built, HistoryError> {
+    let identity = repo.identity()?;
+    let mut group_of: HashMap<usize, usize> = HashMap::new();
+    for (g, members) in groups.iter().enumerate() {
+        for &i in members {
+            group_of.insert(i, g);
+        }
+    }
+    let start = groups
+        .iter()
+        .filter_map(|g| g.first())
+        .min()
+        .copied()
+        .unwrap_or(0);
+    let orig_parent_tree = |i: usize| orig_parent(repo, window, i);
+    let mut parent: Option<ObjectId> = window[start].info.parents.first().copied();
+    let mut parent_tree = orig_parent_tree(start)?;
+    let mut built = Built {
+        tip: old_tip,
+        tree: parent_tree,
+        group_commits: vec![(old_tip, String::new()); groups.len()],
+        replayed: Vec::new(),
+        copies: Vec::new(),
+        conflicts: Vec::new(),
+    };
+    for i in start..window.len() {
+        let c = &window[i];
+        if let Some(&g) = group_of.get(&i) {
+            if groups[g].first() != Some(&i) {
+                continue; // folded into its group's commit
+            }
+            let members = &groups[g];
+            let adjacent = members.windows(2).all(|w| w[1] == w[0] + 1);
+            let tree = if adjacent && parent_tree == orig_parent_tree(i)? {
+                // A run squashed in place ends exactly where its last commit ended.
+                window[members[members.len() - 1]].info.tree
+            } else {
+                let mut t = parent_tree;
+                for &m in members {
+                    let changes: Vec<TreeChange> = repo
+                        .diff_trees(orig_parent_tree(m)?, window[m].info.tree)?
+                        .into_iter()
+                        .map(|d| TreeChange {
+                            path: d.path,
+                            entry: d.new,
+                        })
+                        .collect();
+                    t = repo.edit_tree(t, &changes)?;
+                }
+                t
+            };
+            let (subject, message) = squash_message(repo, window, members, opts, old_tip)?;
+            let author = &window[members[0]].info.author;
+            let parents: Vec<ObjectId> = parent.into_iter().collect();
+            let id = repo.write_commit(tree, &parents, &message, author, &identity.1)?;
+            built.group_commits[g] = (id, subject);
+            parent = Some(id);
+            parent_tree = tree;
+            continue;
+        }
+        // Copied with new parents; its own changes re-applied if what lies below changed.
+        let old_pt = orig_parent_tree(i)?;
+        let tree = if parent_tree == old_pt {
+            c.info.tree
+        } else {
+            let diff = repo.diff_trees(old_pt, c.info.tree)?;
+            let mut changes = Vec::with_capacity(diff.len());
+            for d in diff {
+                if repo.tree_entry(parent_tree, d.path.as_bstr())? != d.old {
+                    built.conflicts.push((i, d.path.clone()));
+                }
+                changes.push(TreeChange {
+                    path: d.path,
+                    entry: d.new,
+                });
+            }
+            repo.edit_tree(parent_tree, &changes)?
+        };
+        let parents: Vec<ObjectId> = parent.into_iter().collect();
+        let id = repo.replay_commit(c.info.id, tree, &parents)?;
+        built.replayed.push(i);
+        built.copies.push((c.info.id, id));
+        parent = Some(id);
+        parent_tree = tree;
+    }
+    built.tip = parent.unwrap_or(old_tip);
+    built.tree = parent_tree;
+    Ok(built)
+}
+
+/// The subject and full message of a squashed commit.
+fn squash_message(
+    repo: &Repo,
+    window: &[Candidate],
+    members: &[usize],
+    opts: &SquashOptions,
+    old_tip: ObjectId,
+) -> Result<(String, String), HistoryError> {
+    let subject = match &opts.message {
+        Some(m) if !m.trim().is_empty() => m.trim().lines().next().unwrap_or("").to_string(),
+        _ => combined_subject(
+            members
+                .iter()
+                .map(|&i| &window[i])
+                .filter(|c| c.kind != Some(CladaCommit::Snapshot))
+                .map(|c| c.info.subject()),
+        ),
+    };
+    let mut body = format!(
+        "Squashed {} commits with git-clada ({}):\n",
+        members.len(),
+        opts.selection.describe()
+    );
+    let mut snapshot_lines = Vec::new();
+    for &i in members {
+        let c = &window[i];
+        body.push_str(&format!(
+            "- {} {}\n",
+            Repo::short(c.info.id),
+            c.info.subject()
+        ));
+        if c.kind == Some(CladaCommit::Snapshot) {
+            let before = orig_parent(repo, window, i)?;
+            let paths: Vec<BString> = repo
+                .diff_trees(before, c.info.tree)?
+                .into_iter()
+                .map(|d| d.path)
+                .collect();
+            snapshot_lines.push(format!(
+                "- {}: {}",
+                Repo::short(c.info.id),
+                snapshot::describe_paths(&paths, 8)
+            ));
+        }
+    }
+    if !snapshot_lines.is_empty() {
+        body.push_str(
+            "\nThis commit also holds uncommitted work of the user that git-clada recorded in\nsnapshot commits before applying AI replies; those changes are the user's, not the AI's:\n",
+        );
+        for l in &snapshot_lines {
+            body.push_str(l);
+            body.push('\n');
+        }
+    }
+
+    // Trailers: ours first, then every other trailer of the originals once.
+    let mut replies: Vec<String> = Vec::new();
+    let mut blocks: Vec<String> = Vec::new();
+    let mut failed: Vec<String> = Vec::new();
+    let mut others: Vec<(String, String)> = Vec::new();
+    let mut any_blocks = false;
+    for &i in members {
+        for (k, v) in window[i].info.trailers() {
+            let is = |name: &str| k.eq_ignore_ascii_case(name);
+            if is(trailer::REPLY) {
+                push_unique(&mut replies, v);
+            } else if is(trailer::BLOCKS) {
+                any_blocks = true;
+                for id in v.split_whitespace() {
+                    push_unique(&mut blocks, id.to_string());
+                }
+            } else if is(trailer::FAILED) {
+                for id in v.split_whitespace() {
+                    push_unique(&mut failed, id.to_string());
+                }
+            } else if is(trailer::VERSION)
+                || is(trailer::SQUASHED)
+                || is(trailer::SNAPSHOT)
+                || is(trailer::INDEX)
+            {
+            } else if !others.contains(&(k.clone(), v.clone())) {
+                others.push((k, v));
+            }
+        }
+    }
+    let mut msg = format!("{subject}\n\n{body}\n");
+    msg.push_str(&format!("{}: {}\n", trailer::VERSION, crate::VERSION));
+    msg.push_str(&format!("{}: {old_tip}\n", trailer::SQUASHED));
+    for r in &replies {
+        msg.push_str(&format!("{}: {r}\n", trailer::REPLY));
+    }
+    if any_blocks {
+        msg.push_str(&format!("{}: {}\n", trailer::BLOCKS, blocks.join(" ")));
+    }
+    if !failed.is_empty() {
+        msg.push_str(&format!("{}: {}\n", trailer::FAILED, failed.join(" ")));
+    }
+    for (k, v) in others {
+        msg.push_str(&format!("{k}: {v}\n"));
+    }
+    Ok((subject, msg))
+}
+
+/// The tree the commit at window index `i` was made on.
+fn orig_parent(repo: &Repo, window: &[Candidate], i: usize) -> Result<ObjectId, HistoryError> {
+    if i > 0 {
+        return Ok(window[i - 1].info.tree);
+    }
+    Ok(match window[i].info.parents.first() {
+        Some(p) => repo.tree_of(*p)?,
+        None => repo.empty_tree(),
+    })
+}
+
+fn push_unique(list: &mut Vec<String>, v: String) {
+    if !list.contains(&v) {
+        list.push(v);
+    }
+}
+
+/// `AI: a; b; c`, or as many as fit in 72 columns followed by `(+N more)`.
+fn combined_subject<'a>(subjects: impl Iterator<Item = &'a str>) -> String {
+    let mut items: Vec<&str> = Vec::new();
+    let all: Vec<&str> = subjects.collect();
+    let ai = !all.is_empty() && all.iter().all(|s| s.starts_with("AI:"));
+    for s in &all {
+        let item = if ai {
+            s["AI:".len()..].trim()
+        } else {
+            s.trim()
+        };
+        if !item.is_empty() && !items.contains(&item) {
+            items.push(item);
+        }
+    }
+    let prefix = if ai { "AI: " } else { "" };
+    if items.is_empty() {
+        return format!("{prefix}squashed commits");
+    }
+    let mut shown = items.len();
+    loop {
+        let mut s = format!("{prefix}{}", items[..shown].join("; "));
+        if shown < items.len() {
+            s.push_str(&format!(" (+{} more)", items.len() - shown));
+        }
+        if s.chars().count() <= 72 || shown == 1 {
+            return s;
+        }
+        shown -= 1;
+    }
+}
+
+/// Merges the notes of every group's commits into one note on its new commit (the JSON
+/// report note: `{"squashed": [{commit, subject, kind, reply, report}, …]}`, nested squashes
+/// flattened; the reply note: the replies one after the other), and copies the notes of
+/// the replayed commits. With `dry_run` nothing is written.
+fn merge_notes(
+    repo: &Repo,
+    window: &[Candidate],
+    groups: &[Vec<usize>],
+    built: &Built,
+    dry_run: bool,
+) -> Result<(), HistoryError> {
+    let mut reports = repo.note_book(NOTES_REF)?;
+    let mut replies = repo.note_book(REPLY_NOTES_REF)?;
+    for (members, (new_commit, _)) in groups.iter().zip(&built.group_commits) {
+        let mut entries: Vec<Value> = Vec::new();
+        let mut reply_text = String::new();
+        for &i in members {
+            let c = &window[i];
+            let report: Option<Value> = reports
+                .get(c.info.id)?
+                .and_then(|b| serde_json::from_slice(&b).ok());
+            let reply = replies
+                .get(c.info.id)?
+                .map(|b| String::from_utf8_lossy(&b).into_owned());
+            if let Some(nested) = report
+                .as_ref()
+                .and_then(|r| r.get("squashed"))
+                .and_then(Value::as_array)
+            {
+                entries.extend(nested.iter().cloned());
+            } else {
+                entries.push(serde_json::json!({
+                    "commit": c.info.id.to_string(),
+                    "subject": c.info.subject(),
+                    "kind": kind_name(c.kind),
+                    "reply": reply,
+                    "report": report,
+                }));
+            }
+            if let Some(r) = reply {
+                if !reply_text.is_empty() && !reply_text.ends_with('\n') {
+                    reply_text.push('\n');
+                }
+                if c.kind != Some(CladaCommit::Squash) {
+                    reply_text.push_str(&format!(
+                        "=== git-clada reply of {} \"{}\" ===\n",
+                        Repo::short(c.info.id),
+                        c.info.subject()
+                    ));
+                }
+                reply_text.push_str(&r);
+            }
+        }
+        let note = serde_json::json!({ "squashed": entries });
+        let mut bytes = serde_json::to_vec_pretty(&note)
+            .map_err(|e| RepoError::Invalid(format!("cannot serialise the merged note: {e}")))?;
+        bytes.push(b'\n');
+        reports.stage(*new_commit, &bytes)?;
+        if !reply_text.is_empty() {
+            replies.stage(*new_commit, reply_text.as_bytes())?;
+        }
+    }
+    for (old, new) in &built.copies {
+        if let Some(n) = reports.get(*old)? {
+            reports.stage(*new, &n)?;
+        }
+        if let Some(n) = replies.get(*old)? {
+            replies.stage(*new, &n)?;
+        }
+    }
+    if dry_run {
+        return Ok(());
+    }
+    reports.commit("Notes merged by 'git clada squash'")?;
+    replies.commit("Notes merged by 'git clada squash'")?;
+    Ok(())
+}
+
+/// The refusal of a `--no-contiguous-only` squash that would need conflict resolution.
+fn conflict_refusal(
+    repo: &Repo,
+    window: &[Candidate],
+    groups: &[Vec<usize>],
+    built: &Built,
+) -> Result<HistoryError, HistoryError> {
+    let mut lines = Vec::new();
+    for (i, path) in &built.conflicts {
+        let h = &window[*i];
+        // The selected commits above it that change the same path (or one above/below it).
+        let mut movers = Vec::new();
+        for g in groups {
+            for &m in g.iter().filter(|&&m| m > *i) {
+                let touched = repo
+                    .diff_trees(orig_parent(repo, window, m)?, window[m].info.tree)?
+                    .into_iter()
+                    .any(|d| paths_overlap(d.path.as_bstr(), path.as_bstr()));
+                if touched {
+                    movers.push(Repo::short(window[m].info.id));
+                }
+            }
+        }
+        lines.push(format!(
+            "{} \"{}\" changes {path}{}",
+            Repo::short(h.info.id),
+            h.info.subject(),
+            if movers.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    ", which {} (moved below it) also change(s)",
+                    movers.join(", ")
+                )
+            }
+        ));
+    }
+    let mut seen = BTreeSet::new();
+    lines.retain(|l| seen.insert(l.clone()));
+    let detail = if lines.is_empty() {
+        "the result would not have the same final tree".to_string()
+    } else {
+        lines.join("; ")
+    };
+    Ok(HistoryError::Refused(format!(
+        "gathering the selected commits across the commits between them would need conflict resolution: {detail}. Nothing was changed; squash without --no-contiguous-only (each run in place) instead"
+    )))
+}
+
+fn paths_overlap(a: &crate::repo::BStr, b: &crate::repo::BStr) -> bool {
+    let under = |x: &crate::repo::BStr, y: &crate::repo::BStr| {
+        x.len() > y.len() && x.starts_with(y.as_bytes()) && x[y.len()] == b'/'
+    };
+    a == b || under(a, b) || under(b, a)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::combined_subject;
+
+    #[test]
+    fn subjects_are_combined_without_repeating_the_prefix() {
+        let s =
+            combined_subject(["AI: edit a.txt", "AI: create b.txt", "AI: edit a.txt"].into_iter());
+        assert_eq!(s, "AI: edit a.txt; create b.txt");
+    }
+
+    #[test]
+    fn long_combinations_are_cut_with_a_count() {
+        let subjects: Vec<String> = (0..20)
+            .map(|i| format!("AI: edit src/file{i}.rs"))
+            .collect();
+        let s = combined_subject(subjects.iter().map(String::as_str));
+        assert!(s.chars().count() <= 72, "{s}");
+        assert!(s.ends_with("more)"), "{s}");
+        assert!(
+            s.starts_with("AI: edit src/file0.rs; edit src/file1.rs"),
+            "{s}"
+        );
+    }
+
+    #[test]
+    fn human_subjects_keep_their_form() {
+        assert_eq!(
+            combined_subject(["fix typo", "AI: x"].into_iter()),
+            "fix typo; AI: x"
+        );
+    }
+}
