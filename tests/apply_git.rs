@@ -612,3 +612,44 @@ fn concurrent_applies_serialise_and_never_interleave() {
     assert_eq!(repo.status(), "");
     repo.assert_fsck();
 }
+
+#[test]
+fn gitattributes_filters_apply_to_what_is_committed() {
+    let repo = TestRepo::with_files(&[
+        (".gitattributes", "*.txt text eol=crlf\n"),
+        ("a.txt", "one\n"),
+    ]);
+    // The worktree holds CRLF (as a checkout with these attributes writes it).
+    std::fs::remove_file(repo.path().join("a.txt")).unwrap();
+    repo.git(&["checkout", "--", "a.txt"]);
+    let reply = block(
+        "ea",
+        &[
+            ("action", "file_write"),
+            ("path", "b.txt"),
+            ("content", "x\r\ny\r\n"),
+        ],
+    );
+    let out = repo.apply(&reply, &[]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    // git stores LF for text files, whatever the worktree holds.
+    assert_eq!(repo.git(&["cat-file", "blob", "HEAD:b.txt"]), "x\ny\n");
+    assert_eq!(repo.status(), "");
+}
+
+#[test]
+fn autocrlf_applies_to_what_is_committed() {
+    let repo = TestRepo::with_files(&[("a.txt", "one\n")]);
+    repo.git(&["config", "core.autocrlf", "true"]);
+    let reply = block(
+        "ac",
+        &[
+            ("action", "file_write"),
+            ("path", "b.txt"),
+            ("content", "x\r\ny\r\n"),
+        ],
+    );
+    let out = repo.apply(&reply, &[]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(repo.git(&["cat-file", "blob", "HEAD:b.txt"]), "x\ny\n");
+}

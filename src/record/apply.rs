@@ -164,7 +164,7 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
         return dry_run(&plan, &sandbox, opts, &status);
     }
 
-    let mut hasher = repo.hasher()?;
+    let mut hasher = repo.hasher_with(&index)?;
     // The user's tracked work as trees (blobs are written, no ref moves); the snapshot
     // commit itself is only made when there is something to commit on top of it.
     let (index_tree, base_tree) = if status.is_dirty() {

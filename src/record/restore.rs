@@ -82,7 +82,8 @@ pub fn run(repo: &Repo, plan: &RestorePlan, reflog: &str) -> Result<(), RestoreE
     let worktree_tree = parse_id(&plan.worktree_tree)?;
     let index_tree = parse_id(&plan.index_tree)?;
     let head = parse_id(&plan.head)?;
-    let mut hasher = repo.hasher()?;
+    let old_index = repo.read_index()?;
+    let mut hasher = repo.hasher_with(&old_index)?;
 
     // Tracked paths: deletions first (deepest first), then writes.
     let mut writes: Vec<(BString, Entry)> = Vec::new();
@@ -118,7 +119,6 @@ pub fn run(repo: &Repo, plan: &RestorePlan, reflog: &str) -> Result<(), RestoreE
     // The index: exactly `index_tree`, keeping stat data of unchanged entries so git does
     // not re-read them, and fresh stat data for files just written whose content the index
     // records.
-    let old_index = repo.read_index()?;
     let mut index = repo.index_from_tree(index_tree)?;
     index.carry_stat_from(&old_index);
     let fresh: Vec<BString> = written

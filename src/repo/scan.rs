@@ -209,6 +209,7 @@ impl Repo {
                 .collect()
         });
 
+        crate::trace::phase("scan: stat");
         let mut dirty = Vec::new();
         let mut suspects = Vec::new();
         for (d, s) in results {
@@ -216,8 +217,15 @@ impl Repo {
             suspects.extend(s);
         }
         // Content check for the suspects, through git's filters, writing nothing.
+        if std::env::var_os("GIT_CLADA_TRACE").is_some() {
+            eprintln!(
+                "trace: {} suspects in {} chunks",
+                suspects.len(),
+                chunks.len()
+            );
+        }
         if !suspects.is_empty() {
-            let mut hasher = self.hasher()?;
+            let mut hasher = self.hasher_with(index)?;
             for i in suspects {
                 let e = &entries[i];
                 let path = e.path(&index.file);
@@ -232,6 +240,7 @@ impl Repo {
                 }
             }
         }
+        crate::trace::phase("scan: content checks");
         dirty.sort();
         dirty.dedup_by(|a, b| a.0 == b.0);
         Ok(dirty)

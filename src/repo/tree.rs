@@ -297,18 +297,59 @@ impl Repo {
         Ok(by_path.into_values().filter(|d| d.old != d.new).collect())
     }
 
-    /// Starts hashing worktree files into blobs through git's filters (`.gitattributes`,
-    /// `core.autocrlf`), so the stored content is what `git add` would store.
+    /// Starts hashing worktree files into blobs as `git add` would store them. Reads the
+    /// index to learn whether any `.gitattributes` apply; prefer [`Repo::hasher_with`] when
+    /// the index is at hand.
     pub fn hasher(&self) -> Result<Hasher<'_>> {
-        let (pipeline, index) = self
-            .repo
-            .filter_pipeline(None)
-            .ctx("cannot set up git's content filters")?;
+        let index = self.read_index()?;
+        self.hasher_with(&index)
+    }
+
+    /// Like [`Repo::hasher`], with the index the caller already has. Setting up git's content
+    /// filters (attribute stacks) costs milliseconds, so when nothing can filter — no
+    /// `.gitattributes` anywhere, no `core.autocrlf` — files are hashed as they are, which is
+    /// exactly what git stores then.
+    pub fn hasher_with(&self, index: &super::Index) -> Result<Hasher<'_>> {
+        let filters = if self.filters_possible(index) {
+            let (pipeline, index) = self
+                .repo
+                .filter_pipeline(None)
+                .ctx("cannot set up git's content filters")?;
+            Some(Filters { pipeline, index })
+        } else {
+            None
+        };
         Ok(Hasher {
-            pipeline,
-            index,
-            workdir: self.workdir().to_path_buf(),
-            object_hash: self.repo.object_hash(),
+            repo: self,
+            filters,
+        })
+    }
+
+    /// Whether any attribute or eol setting could make git's stored content differ from the
+    /// worktree bytes.
+    fn filters_possible(&self, index: &super::Index) -> bool {
+        let cfg = self.repo.config_snapshot();
+        let autocrlf = cfg
+            .string("core.autocrlf")
+            .is_some_and(|v| !v.eq_ignore_ascii_case(b"false"));
+        if autocrlf || cfg.string("core.attributesFile").is_some() {
+            return true;
+        }
+        let global = std::env::var_os("XDG_CONFIG_HOME")
+            .map(std::path::PathBuf::from)
+            .or_else(|| {
+                std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".config"))
+            })
+            .map(|d| d.join("git").join("attributes"));
+        if global.is_some_and(|p| p.exists())
+            || self.common_dir().join("info").join("attributes").exists()
+            || self.workdir().join(".gitattributes").exists()
+        {
+            return true;
+        }
+        index.file.entries().iter().any(|e| {
+            let p = e.path(&index.file);
+            p == ".gitattributes" || p.ends_with(b"/.gitattributes")
         })
     }
 
@@ -338,91 +379,102 @@ fn entry(mode: gix::objs::tree::EntryMode, id: ObjectId) -> Entry {
 /// Hashes worktree files into the object database. Create once per operation with
 /// [`Repo::hasher`]: setting up the filters reads the attributes.
 pub struct Hasher<'r> {
+    repo: &'r Repo,
+    /// `None` when no filter can apply: files are hashed as they are.
+    filters: Option<Filters<'r>>,
+}
+
+struct Filters<'r> {
     pipeline: gix::filter::Pipeline<'r>,
     index: gix::worktree::IndexPersistedOrInMemory,
-    workdir: std::path::PathBuf,
-    object_hash: gix::hash::Kind,
 }
 
 impl Hasher<'_> {
     /// Writes the worktree file at `rel` as a blob and returns its entry and metadata; `None`
     /// when nothing trackable is there (missing, a directory, a socket…).
     pub fn hash(&mut self, rel: &BStr) -> Result<Option<(Entry, std::fs::Metadata)>> {
-        let out = self
-            .pipeline
-            .worktree_file_to_object(rel, &self.index)
-            .ctx(format!("cannot hash '{rel}'"))?;
-        Ok(match out {
-            Some((id, kind, md)) if kind != GixKind::Commit && kind != GixKind::Tree => Some((
-                Entry {
-                    kind: EntryKind::from_gix(kind),
-                    id,
-                },
-                md,
-            )),
-            _ => None,
-        })
+        let Some((bytes, kind, md)) = self.git_bytes(rel)? else {
+            return Ok(None);
+        };
+        let id = self.repo.write_blob(&bytes)?;
+        Ok(Some((Entry { kind, id }, md)))
     }
 
     /// The entry the worktree file at `rel` would have if added, without writing anything;
     /// `None` when nothing trackable is there.
     pub fn id_of(&mut self, rel: &BStr) -> Result<Option<Entry>> {
-        use gix::filter::plumbing::pipeline::convert::ToGitOutcome;
-        let path = self
-            .pipeline_root()
-            .join(gix::path::from_bstr(rel).ctx(format!("invalid path '{rel}'"))?);
+        let Some((bytes, kind, _)) = self.git_bytes(rel)? else {
+            return Ok(None);
+        };
+        let id =
+            gix::objs::compute_hash(self.repo.repo.object_hash(), gix::objs::Kind::Blob, &bytes)
+                .map_err(|e| RepoError::Invalid(format!("cannot hash '{rel}': {e}")))?;
+        Ok(Some(Entry { kind, id }))
+    }
+
+    /// The content git would store for the worktree path `rel` (a symlink's target for links,
+    /// the filtered file otherwise), its kind and metadata.
+    fn git_bytes(&mut self, rel: &BStr) -> Result<Option<(Vec<u8>, EntryKind, std::fs::Metadata)>> {
+        use std::io::Read;
+        let path = self.repo.abs_path(rel);
         let md = match std::fs::symlink_metadata(&path) {
             Ok(md) => md,
             Err(_) => return Ok(None),
         };
-        let hash_kind = self.object_hash;
-        let (bytes, kind) = if md.file_type().is_symlink() {
+        if md.file_type().is_symlink() {
             use std::os::unix::ffi::OsStrExt;
             let t = std::fs::read_link(&path).map_err(super::io_err("cannot read link", &path))?;
-            (t.as_os_str().as_bytes().to_vec(), EntryKind::Link)
-        } else if md.is_file() {
-            use std::os::unix::fs::PermissionsExt;
-            let file = std::fs::File::open(&path).map_err(super::io_err("cannot read", &path))?;
-            let rel_path = gix::path::from_bstr(rel).ctx(format!("invalid path '{rel}'"))?;
-            let out = self
-                .pipeline
-                .convert_to_git(file, &rel_path, &self.index)
-                .ctx(format!("cannot filter '{rel}'"))?;
-            let mut bytes = Vec::new();
-            use std::io::Read;
-            match out {
-                ToGitOutcome::Unchanged(mut f) => {
-                    f.read_to_end(&mut bytes)
-                        .map_err(super::io_err("cannot read", &path))?;
-                }
-                ToGitOutcome::Buffer(b) => bytes.extend_from_slice(b),
-                ToGitOutcome::Process(mut r) => {
-                    r.read_to_end(&mut bytes)
-                        .map_err(super::io_err("cannot read", &path))?;
+            return Ok(Some((
+                t.as_os_str().as_bytes().to_vec(),
+                EntryKind::Link,
+                md,
+            )));
+        }
+        if !md.is_file() {
+            return Ok(None);
+        }
+        let kind = if gix::fs::is_executable(&md) {
+            EntryKind::Executable
+        } else {
+            EntryKind::Blob
+        };
+        let mut file = std::fs::File::open(&path).map_err(super::io_err("cannot read", &path))?;
+        let mut bytes = Vec::with_capacity(md.len() as usize);
+        match &mut self.filters {
+            None => {
+                file.read_to_end(&mut bytes)
+                    .map_err(super::io_err("cannot read", &path))?;
+            }
+            Some(f) => {
+                use gix::filter::plumbing::pipeline::convert::ToGitOutcome;
+                let rel_path = gix::path::from_bstr(rel).ctx(format!("invalid path '{rel}'"))?;
+                match f
+                    .pipeline
+                    .convert_to_git(file, &rel_path, &f.index)
+                    .ctx(format!("cannot filter '{rel}'"))?
+                {
+                    ToGitOutcome::Unchanged(mut r) => {
+                        r.read_to_end(&mut bytes)
+                            .map_err(super::io_err("cannot read", &path))?;
+                    }
+                    ToGitOutcome::Buffer(b) => bytes.extend_from_slice(b),
+                    ToGitOutcome::Process(mut r) => {
+                        r.read_to_end(&mut bytes)
+                            .map_err(super::io_err("cannot read", &path))?;
+                    }
                 }
             }
-            let kind = if md.permissions().mode() & 0o100 != 0 {
-                EntryKind::Executable
-            } else {
-                EntryKind::Blob
-            };
-            (bytes, kind)
-        } else {
-            return Ok(None);
-        };
-        let id = gix::objs::compute_hash(hash_kind, gix::objs::Kind::Blob, &bytes)
-            .map_err(|e| RepoError::Invalid(format!("cannot hash '{rel}': {e}")))?;
-        Ok(Some(Entry { kind, id }))
-    }
-
-    fn pipeline_root(&self) -> &std::path::Path {
-        &self.workdir
+        }
+        Ok(Some((bytes, kind, md)))
     }
 
     /// Converts a blob's content to what the worktree file should hold (smudge, eol).
     pub fn to_worktree(&mut self, rel: &BStr, data: &[u8]) -> Result<Vec<u8>> {
         use gix::filter::plumbing::pipeline::convert::ToWorktreeOutcome;
-        let out = self
+        let Some(f) = &mut self.filters else {
+            return Ok(data.to_vec());
+        };
+        let out = f
             .pipeline
             .convert_to_worktree(data, rel, Default::default())
             .ctx(format!("cannot convert '{rel}' for the worktree"))?;
