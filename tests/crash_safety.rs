@@ -17,7 +17,6 @@ const APPLY_POINTS: &[&str] = &[
     "apply:after-index",
     "apply:before-ref",
     "apply:after-ref",
-    "apply:after-notes",
 ];
 
 /// A repository with every kind of uncommitted work, and a reply that edits a file the user

@@ -114,6 +114,7 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
         Err(ApplyError::Refused(msg)) => return Err(Refusal(msg).into()),
         Err(e) => return Err(e.into()),
     };
+    crate::trace::phase("apply returned");
     if let Some(diff) = &outcome.diff {
         if !diff.is_empty() && global.format_or_default() != Format::Json {
             let mut stdout = std::io::stdout().lock();

@@ -115,7 +115,10 @@ pub enum Command {
 pub fn main(cli: Cli) -> std::process::ExitCode {
     crate::trace::phase("start");
     match run(cli) {
-        Ok(outcome) => std::process::ExitCode::from(outcome.code()),
+        Ok(outcome) => {
+            crate::trace::phase("done");
+            std::process::ExitCode::from(outcome.code())
+        }
         Err(err) => {
             eprintln!("git-clada: {err:#}");
             std::process::ExitCode::from(exit_code_for(&err))

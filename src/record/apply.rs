@@ -22,8 +22,8 @@ use crate::action::{self, EngineOptions, Execution, FileState, Step};
 use crate::block::{self, Dialect};
 use crate::input::Reply;
 use crate::repo::{
-    BString, ByteSlice, EntryKind, Expected, Head, Index, IndexUpdate, ObjectId, Repo, RepoError,
-    Status, TreeChange,
+    BString, ByteSlice, EntryKind, Expected, Head, Index, IndexUpdate, ObjectId, RefUpdate, Repo,
+    RepoError, Status, TreeChange,
 };
 use crate::sandbox::{Sandbox, SandboxError};
 
@@ -341,9 +341,12 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
     } else {
         (index, Index::empty_like(&repo))
     };
+    crate::trace::phase("index: prepare");
     full_index.apply(&repo, &full_updates)?;
+    crate::trace::phase("index: apply");
     // Everything is staged now, so the index holds exactly the new tree.
     full_index.set_cache_tree(&repo, new_tree, None)?;
+    crate::trace::phase("index: cache-tree");
     // The index lock is held until the new index is in place; the branch moves only after.
     {
         let lock = repo.lock_index()?;
@@ -404,22 +407,9 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
     }
     let commit = repo.write_commit(commit_tree, &[parent], &msg, &identity.0, &identity.1)?;
     journal.commit = Some(commit.to_string());
-    journal.write(&repo)?;
-    crate::failpoint::hit("apply:before-ref");
-
-    let subject = msg.lines().next().unwrap_or_default().to_string();
-    repo.update_ref(
-        "HEAD",
-        commit,
-        Expected::Value(head_commit),
-        &format!("clada: apply {}: {subject}", reply.source),
-    )?;
-    crate::trace::phase("commit+ref");
-    crate::failpoint::hit("apply:after-ref");
-
     journal.after = untracked_after(&repo, &journal, commit_tree)?;
-    store_record(&repo, commit, &journal)?;
-    crate::trace::phase("record");
+    let record = record_tree(&repo, &journal)?;
+    let subject = msg.lines().next().unwrap_or_default().to_string();
     execution.result.git_commit = Some(commit.to_string());
     execution.result.snapshot_commit = snap.map(|s| s.commit.to_string());
     execution.result.steps.push(Step {
@@ -428,12 +418,34 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
         output: format!("{} {subject}", Repo::short(commit)),
     });
     execution.result.update_success();
-    let note = crate::report::json(&execution.result);
-    repo.set_note(commit, note.as_bytes())?;
-    crate::trace::phase("note");
-    repo.set_note_at(super::REPLY_NOTES_REF, commit, reply.text.as_bytes())?;
-    crate::trace::phase("reply note");
-    crate::failpoint::hit("apply:after-notes");
+    let mut reports = repo.note_book(crate::repo::NOTES_REF)?;
+    reports.stage(commit, crate::report::json(&execution.result).as_bytes())?;
+    let mut replies = repo.note_book(super::REPLY_NOTES_REF)?;
+    replies.stage(commit, reply.text.as_bytes())?;
+    let short = Repo::short(commit);
+    // The branch, the apply record and both notes move in one transaction: all or none.
+    let mut updates = vec![
+        RefUpdate {
+            name: "HEAD".into(),
+            new: commit,
+            expected: Expected::Value(head_commit),
+            reflog: format!("clada: apply {}: {subject}", reply.source),
+        },
+        RefUpdate {
+            name: record_ref(commit),
+            new: record,
+            expected: Expected::Any,
+            reflog: "clada: apply record".into(),
+        },
+    ];
+    updates.extend(reports.write(&format!("clada: results of {short}"))?);
+    updates.extend(replies.write(&format!("clada: reply of {short}"))?);
+    journal.write(&repo)?;
+    crate::trace::phase("commit+record+notes");
+    crate::failpoint::hit("apply:before-ref");
+    repo.update_refs(&updates)?;
+    crate::trace::phase("refs");
+    crate::failpoint::hit("apply:after-ref");
 
     if !opts.no_verify {
         if let Some(run) = repo.run_hook("post-commit", &[])? {
@@ -666,9 +678,9 @@ fn roll_back(
     Ok(())
 }
 
-/// Stores the apply record (journal, index tree, saved files) under `refs/clada/apply/<commit>`
-/// so undo can restore untracked files and the staged/unstaged split.
-fn store_record(repo: &Repo, commit: ObjectId, journal: &Journal) -> Result<(), ApplyError> {
+/// The apply record's tree (journal, index tree, saved files), kept under
+/// `refs/clada/apply/<commit>` so undo can restore untracked files and the staged/unstaged split.
+fn record_tree(repo: &Repo, journal: &Journal) -> Result<ObjectId, ApplyError> {
     let json = serde_json::to_vec_pretty(journal)
         .map_err(|e| RepoError::Invalid(format!("cannot serialise the apply record: {e}")))?;
     let mut changes = vec![TreeChange {
@@ -709,14 +721,7 @@ fn store_record(repo: &Repo, commit: ObjectId, journal: &Journal) -> Result<(), 
             }),
         });
     }
-    let tree = repo.edit_tree(repo.empty_tree(), &changes)?;
-    repo.update_ref(
-        &record_ref(commit),
-        tree,
-        Expected::Any,
-        "clada: apply record",
-    )?;
-    Ok(())
+    Ok(repo.edit_tree(repo.empty_tree(), &changes)?)
 }
 
 /// Reads the apply record of an AI commit.

@@ -104,6 +104,15 @@ pub fn parse_trailers(message: &str) -> Vec<(String, String)> {
     out
 }
 
+/// One reference move of [`Repo::update_refs`]. `HEAD` is followed to its branch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RefUpdate {
+    pub name: String,
+    pub new: ObjectId,
+    pub expected: Expected,
+    pub reflog: String,
+}
+
 /// The value a reference must have for an update to proceed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Expected {
@@ -230,6 +239,35 @@ impl Repo {
         self.repo
             .edit_reference(edit)
             .map_err(|e| cas_error(name, e))?;
+        Ok(())
+    }
+
+    /// Moves several references in one transaction: every one is locked before any is
+    /// changed, and if one's compare-and-swap fails, none moves.
+    pub fn update_refs(&self, updates: &[RefUpdate]) -> Result<()> {
+        let mut edits = Vec::with_capacity(updates.len());
+        for u in updates {
+            let full = u.name.as_str().try_into().map_err(|e| {
+                RepoError::Invalid(format!("invalid reference name '{}': {e}", u.name))
+            })?;
+            edits.push(
+                RefEdit::update_with_log(
+                    full,
+                    Target::Object(u.new),
+                    u.expected.to_gix(),
+                    LogChange {
+                        mode: RefLog::AndReference,
+                        force_create_reflog: false,
+                        message: BString::from(u.reflog.as_str()),
+                    },
+                )
+                .with_deref(u.name == "HEAD"),
+            );
+        }
+        let names: Vec<&str> = updates.iter().map(|u| u.name.as_str()).collect();
+        self.repo
+            .edit_references(edits)
+            .map_err(|e| cas_error(&names.join(", "), e))?;
         Ok(())
     }
 

@@ -57,19 +57,36 @@ impl Repo {
     /// Reads the index fresh from disk (an empty one if there is none yet).
     pub fn read_index(&self) -> Result<Index> {
         let path = self.repo.index_path();
-        let file = if path.exists() {
-            verify_checksum(&path)?;
-            // Verified above with a plain SHA-1; gix's own check uses the slower
-            // collision-detecting one, which buys nothing for a checksum.
-            gix::index::File::at(
-                &path,
-                self.repo.object_hash(),
-                true,
-                gix::index::decode::Options::default(),
-            )
-            .ctx(format!("cannot read the index '{}'", path.display()))?
-        } else {
-            gix::index::File::from_state(gix::index::State::new(self.repo.object_hash()), path)
+        let file = match std::fs::File::open(&path) {
+            Ok(f) => {
+                // One read serves both the checksum (a plain SHA-1, see `verify_checksum`)
+                // and the decoding.
+                let mtime = f
+                    .metadata()
+                    .map(|m| filetime::FileTime::from_last_modification_time(&m))
+                    .map_err(io_err("cannot read the index", &path))?;
+                let data = {
+                    use std::io::Read;
+                    let mut data = Vec::new();
+                    let mut f = f;
+                    f.read_to_end(&mut data)
+                        .map_err(io_err("cannot read the index", &path))?;
+                    data
+                };
+                verify_checksum(&data, &path)?;
+                let (state, _) = gix::index::State::from_bytes(
+                    &data,
+                    mtime,
+                    self.repo.object_hash(),
+                    gix::index::decode::Options::default(),
+                )
+                .ctx(format!("cannot read the index '{}'", path.display()))?;
+                gix::index::File::from_state(state, path)
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                gix::index::File::from_state(gix::index::State::new(self.repo.object_hash()), path)
+            }
+            Err(e) => return Err(io_err("cannot read the index", &path)(e)),
         };
         Ok(Index {
             file,
@@ -122,13 +139,12 @@ impl Repo {
 impl IndexLock {
     /// Writes `index` through the lock and renames it into place.
     pub fn commit(self, index: &Index) -> Result<()> {
-        let mut out = std::io::BufWriter::with_capacity(256 * 1024, self.lock);
+        let mut lock = self.lock;
+        crate::trace::phase("index: locked");
         index
-            .serialize_to(&mut out)
+            .serialize_to(&mut lock)
             .map_err(io_err("cannot write the index", &self.path))?;
-        let lock = out
-            .into_inner()
-            .map_err(|e| io_err("cannot write the index", &self.path)(e.into_error()))?;
+        crate::trace::phase("index: serialized");
         lock.commit().map_err(|e| {
             RepoError::Invalid(format!(
                 "cannot replace the index '{}': {e}",
@@ -267,10 +283,15 @@ impl Index {
             },
             None => gix::index::write::Options::default(),
         };
-        let mut w = HashingWriter {
-            inner: out,
-            hasher: sha1::Sha1::new(),
-        };
+        // Buffer before hashing: gix writes each entry as many small pieces, and feeding
+        // SHA-1 a few bytes at a time costs more than the hashing itself.
+        let mut w = std::io::BufWriter::with_capacity(
+            256 * 1024,
+            HashingWriter {
+                inner: out,
+                hasher: sha1::Sha1::new(),
+            },
+        );
         let state: &gix::index::State = &self.file;
         state
             .write_to(&mut w, options)
@@ -278,6 +299,7 @@ impl Index {
         if let Some(tree) = &self.cache_tree {
             tree.write_to(&mut w)?;
         }
+        let w = w.into_inner().map_err(|e| e.into_error())?;
         let digest = w.hasher.finalize();
         w.inner.write_all(&digest)
     }
@@ -423,9 +445,8 @@ impl Index {
 }
 
 /// Checks the index file's trailing SHA-1 (all zeroes means `index.skipHash`: nothing to check).
-fn verify_checksum(path: &std::path::Path) -> Result<()> {
+fn verify_checksum(data: &[u8], path: &std::path::Path) -> Result<()> {
     use sha1::Digest;
-    let data = std::fs::read(path).map_err(io_err("cannot read the index", path))?;
     if data.len() < 32 {
         return Err(RepoError::Invalid(format!(
             "the index '{}' is truncated; restore it with `git reset` (your files are untouched)",

@@ -29,7 +29,7 @@ mod tree;
 mod walk;
 
 pub use checkout::{CheckoutPlan, PathConflict};
-pub use commit::{parse_trailers, CommitInfo, Expected, Signature};
+pub use commit::{parse_trailers, CommitInfo, Expected, RefUpdate, Signature};
 pub use hooks::HookRun;
 pub use index::{Index, IndexLock, IndexUpdate};
 pub use lock::CladaLock;

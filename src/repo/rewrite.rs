@@ -5,7 +5,7 @@
 
 use gix::ObjectId;
 
-use super::{Expected, GixContext, Repo, RepoError, Result};
+use super::{Expected, GixContext, RefUpdate, Repo, RepoError, Result};
 
 /// The notes of one notes ref, loaded once and edited in memory; [`NoteBook::commit`] writes
 /// every staged edit as a single notes commit.
@@ -82,9 +82,28 @@ impl NoteBook<'_> {
 
     /// Writes the staged edits as one notes commit and moves the notes ref to it, provided
     /// nobody else moved it since the book was opened. Nothing staged: nothing written.
-    pub fn commit(mut self, message: &str) -> Result<()> {
+    pub fn commit(self, message: &str) -> Result<()> {
+        let repo = self.repo;
+        let notes_ref = self.notes_ref.clone();
+        match self.write(message)? {
+            Some(update) => repo
+                .update_ref(&update.name, update.new, update.expected, &update.reflog)
+                .map_err(|e| match e {
+                    RepoError::Invalid(m) => {
+                        RepoError::Invalid(format!("cannot update {notes_ref}: {m}"))
+                    }
+                    other => other,
+                }),
+            None => Ok(()),
+        }
+    }
+
+    /// Writes the staged edits as one notes commit without moving the notes ref, and returns
+    /// the move to make (compare-and-swap against the commit the book was opened at), so it
+    /// can join other reference moves in one transaction. `None` when nothing was staged.
+    pub fn write(mut self, message: &str) -> Result<Option<RefUpdate>> {
         if self.staged == 0 {
-            return Ok(());
+            return Ok(None);
         }
         let tree = self
             .state
@@ -99,19 +118,12 @@ impl NoteBook<'_> {
             Some(p) => Expected::Value(p),
             None => Expected::MustNotExist,
         };
-        self.repo
-            .update_ref(
-                &self.notes_ref,
-                commit,
-                expected,
-                &format!("notes: {message}"),
-            )
-            .map_err(|e| match e {
-                RepoError::Invalid(m) => {
-                    RepoError::Invalid(format!("cannot update {}: {m}", self.notes_ref))
-                }
-                other => other,
-            })
+        Ok(Some(RefUpdate {
+            name: self.notes_ref,
+            new: commit,
+            expected,
+            reflog: format!("notes: {message}"),
+        }))
     }
 }
 
