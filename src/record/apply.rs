@@ -108,6 +108,10 @@ pub fn refuse_if_busy(repo: &Repo) -> Result<(), ApplyError> {
 pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutcome, ApplyError> {
     let repo = Repo::discover(cwd)?;
     crate::trace::phase("open");
+    // The repository-sized work (reading the index, comparing it with the worktree) runs in
+    // the background while the reply is parsed and the lock taken; `finish_status` redoes it
+    // if the index changed in between.
+    let prefetch = repo.prefetch_status();
     let parsed = block::parse(&reply.text, opts.dialect);
     let sandbox = Sandbox::new(repo.workdir(), opts.allow_outside)?;
     let plan = action::plan(&parsed, &sandbox);
@@ -138,8 +142,18 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
     let identity = repo.identity()?;
     let head_tree = repo.tree_of(head_commit)?;
     crate::trace::phase("checks");
-    let index = repo.read_index()?;
-    crate::trace::phase("read index");
+    let has_exec = plan
+        .actions
+        .iter()
+        .any(|a| a.action == "exec" && a.op.is_ok());
+    // Exec may create files, so its status includes untracked ones (a directory walk).
+    let (index, status) = if has_exec {
+        let index = repo.read_index()?;
+        let status = repo.status(head_tree, &index, true)?;
+        (index, status)
+    } else {
+        repo.finish_status(prefetch, head_tree)?
+    };
     let conflicted = index.conflicted_paths();
     if !conflicted.is_empty() {
         return Err(ApplyError::Refused(format!(
@@ -147,11 +161,6 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
             snapshot::describe_paths(&conflicted, 5)
         )));
     }
-    let has_exec = plan
-        .actions
-        .iter()
-        .any(|a| a.action == "exec" && a.op.is_ok());
-    let status = repo.status(head_tree, &index, has_exec)?;
     crate::trace::phase("status");
     if status.is_dirty() && opts.no_snapshot {
         return Err(ApplyError::Refused(format!(

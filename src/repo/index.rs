@@ -56,42 +56,7 @@ pub struct IndexUpdate {
 impl Repo {
     /// Reads the index fresh from disk (an empty one if there is none yet).
     pub fn read_index(&self) -> Result<Index> {
-        let path = self.repo.index_path();
-        let file = match std::fs::File::open(&path) {
-            Ok(f) => {
-                // One read serves both the checksum (a plain SHA-1, see `verify_checksum`)
-                // and the decoding.
-                let mtime = f
-                    .metadata()
-                    .map(|m| filetime::FileTime::from_last_modification_time(&m))
-                    .map_err(io_err("cannot read the index", &path))?;
-                let data = {
-                    use std::io::Read;
-                    let mut data = Vec::new();
-                    let mut f = f;
-                    f.read_to_end(&mut data)
-                        .map_err(io_err("cannot read the index", &path))?;
-                    data
-                };
-                verify_checksum(&data, &path)?;
-                let (state, _) = gix::index::State::from_bytes(
-                    &data,
-                    mtime,
-                    self.repo.object_hash(),
-                    gix::index::decode::Options::default(),
-                )
-                .ctx(format!("cannot read the index '{}'", path.display()))?;
-                gix::index::File::from_state(state, path)
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                gix::index::File::from_state(gix::index::State::new(self.repo.object_hash()), path)
-            }
-            Err(e) => return Err(io_err("cannot read the index", &path)(e)),
-        };
-        Ok(Index {
-            file,
-            cache_tree: None,
-        })
+        read_index_file(self.repo.index_path(), self.repo.object_hash())
     }
 
     /// An index holding exactly `tree` (stat data empty; see [`Index::carry_stat_from`]).
@@ -442,6 +407,45 @@ impl Index {
         out.flush().map_err(io_err("cannot write", path))?;
         Ok(())
     }
+}
+
+/// Reads the index file at `path` (an empty index if there is none yet).
+pub(crate) fn read_index_file(path: PathBuf, hash: gix::hash::Kind) -> Result<Index> {
+    let file = match std::fs::File::open(&path) {
+        Ok(f) => {
+            // One read serves both the checksum (a plain SHA-1, see `verify_checksum`)
+            // and the decoding.
+            let mtime = f
+                .metadata()
+                .map(|m| filetime::FileTime::from_last_modification_time(&m))
+                .map_err(io_err("cannot read the index", &path))?;
+            let data = {
+                use std::io::Read;
+                let mut data = Vec::new();
+                let mut f = f;
+                f.read_to_end(&mut data)
+                    .map_err(io_err("cannot read the index", &path))?;
+                data
+            };
+            verify_checksum(&data, &path)?;
+            let (state, _) = gix::index::State::from_bytes(
+                &data,
+                mtime,
+                hash,
+                gix::index::decode::Options::default(),
+            )
+            .ctx(format!("cannot read the index '{}'", path.display()))?;
+            gix::index::File::from_state(state, path)
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            gix::index::File::from_state(gix::index::State::new(hash), path)
+        }
+        Err(e) => return Err(io_err("cannot read the index", &path)(e)),
+    };
+    Ok(Index {
+        file,
+        cache_tree: None,
+    })
 }
 
 /// Checks the index file's trailing SHA-1 (all zeroes means `index.skipHash`: nothing to check).

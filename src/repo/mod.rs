@@ -35,6 +35,7 @@ pub use index::{Index, IndexLock, IndexUpdate};
 pub use lock::CladaLock;
 pub use notes::NOTES_REF;
 pub use rewrite::NoteBook;
+pub use scan::StatusPrefetch;
 pub use status::{Dirt, Status};
 pub use tree::{Entry, EntryKind, Hasher, TreeChange, TreeDiff};
 

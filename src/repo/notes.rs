@@ -1,5 +1,7 @@
-//! Git notes on `refs/notes/clada`: the JSON result report of each AI commit, readable with
-//! `git log --notes=clada`. The notes commit also keeps the stored reply blob reachable.
+//! Reading git notes: `refs/notes/clada` holds the JSON result report of each AI commit
+//! (readable with `git log --notes=clada`), `refs/notes/clada-reply` the reply text. Writing
+//! goes through [`NoteBook`](super::rewrite::NoteBook), so notes move with other refs in one
+//! transaction.
 
 use gix::ObjectId;
 
@@ -9,24 +11,6 @@ use super::{GixContext, Repo, Result};
 pub const NOTES_REF: &str = "refs/notes/clada";
 
 impl Repo {
-    /// Adds or replaces the note on `target`.
-    pub fn set_note(&self, target: ObjectId, data: &[u8]) -> Result<()> {
-        let mut notes = self.repo.notes().ctx("cannot open the notes")?;
-        notes
-            .replace(NOTES_REF, target, data)
-            .ctx(format!("cannot write the note on {target}"))?;
-        Ok(())
-    }
-
-    /// Adds or replaces the note on `target` in the notes ref `notes_ref`.
-    pub fn set_note_at(&self, notes_ref: &str, target: ObjectId, data: &[u8]) -> Result<()> {
-        let mut notes = self.repo.notes().ctx("cannot open the notes")?;
-        notes
-            .replace(notes_ref, target, data)
-            .ctx(format!("cannot write the note on {target} in {notes_ref}"))?;
-        Ok(())
-    }
-
     /// The note on `target`, if any.
     pub fn note(&self, target: ObjectId) -> Result<Option<Vec<u8>>> {
         self.note_at(NOTES_REF, target)

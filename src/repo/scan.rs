@@ -18,7 +18,8 @@ use gix::index::entry::{Mode, Stage, Stat};
 
 use super::index::{kind_of, Index};
 use super::status::Dirt;
-use super::{EntryKind, Repo, Result};
+use super::status::Status;
+use super::{EntryKind, ObjectId, Repo, Result};
 
 /// How stat data is compared (`core.trustctime`, `core.checkStat`, `core.fileMode`).
 #[derive(Clone, Copy)]
@@ -155,75 +156,19 @@ impl Repo {
 
     /// Tracked paths whose worktree file differs from `index`, sorted.
     pub(crate) fn unstaged_paths(&self, index: &Index) -> Result<Vec<(BString, Dirt)>> {
+        let (dirty, suspects) = stat_pass(index, self.workdir(), self.scan_policy())?;
+        self.content_check(index, dirty, suspects)
+    }
+
+    /// Hashes the suspects of a stat pass (through git's filters, writing nothing) and adds
+    /// the ones whose content differs.
+    fn content_check(
+        &self,
+        index: &Index,
+        mut dirty: Vec<(BString, Dirt)>,
+        suspects: Vec<usize>,
+    ) -> Result<Vec<(BString, Dirt)>> {
         let entries = index.file.entries();
-        let policy = self.scan_policy();
-        let index_time = {
-            let t = index.file.timestamp();
-            gix::index::entry::stat::Time {
-                secs: t.unix_seconds() as u32,
-                nsecs: t.nanoseconds(),
-            }
-        };
-        let root =
-            open_dir(libc::AT_FDCWD, self.workdir().as_os_str().as_bytes()).ok_or_else(|| {
-                super::io_err("cannot open the worktree", self.workdir())(
-                    std::io::Error::last_os_error(),
-                )
-            })?;
-
-        // Split at directory boundaries so each thread opens its own directories.
-        let threads = std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
-            .clamp(1, 8);
-        let mut bounds = vec![0usize];
-        for t in 1..threads {
-            let mut cut = entries.len() * t / threads;
-            while cut > 0
-                && cut < entries.len()
-                && parent(entries[cut].path(&index.file))
-                    == parent(entries[cut - 1].path(&index.file))
-            {
-                cut += 1;
-            }
-            if cut > *bounds.last().unwrap_or(&0) && cut < entries.len() {
-                bounds.push(cut);
-            }
-        }
-        bounds.push(entries.len());
-
-        let chunks: Vec<(usize, usize)> = bounds.windows(2).map(|w| (w[0], w[1])).collect();
-        let results: Vec<ScanOutput> = std::thread::scope(|s| {
-            let handles: Vec<_> = chunks
-                .iter()
-                .map(|&(from, to)| {
-                    let root = root.0;
-                    s.spawn(move || scan_range(index, from, to, root, policy, index_time))
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| {
-                    h.join()
-                        .unwrap_or_else(|_| (Vec::new(), (from_all(entries.len()))))
-                })
-                .collect()
-        });
-
-        crate::trace::phase("scan: stat");
-        let mut dirty = Vec::new();
-        let mut suspects = Vec::new();
-        for (d, s) in results {
-            dirty.extend(d);
-            suspects.extend(s);
-        }
-        // Content check for the suspects, through git's filters, writing nothing.
-        if std::env::var_os("GIT_CLADA_TRACE").is_some() {
-            eprintln!(
-                "trace: {} suspects in {} chunks",
-                suspects.len(),
-                chunks.len()
-            );
-        }
         if !suspects.is_empty() {
             let mut hasher = self.hasher_with(index)?;
             for i in suspects {
@@ -245,6 +190,148 @@ impl Repo {
         dirty.dedup_by(|a, b| a.0 == b.0);
         Ok(dirty)
     }
+
+    /// Starts reading the index and comparing it with the worktree on a background thread,
+    /// so the repository-sized part of an apply overlaps with parsing the reply and taking
+    /// the lock. Finish with [`Repo::finish_status`].
+    pub fn prefetch_status(&self) -> StatusPrefetch {
+        let path = self.repo.index_path();
+        let hash = self.repo.object_hash();
+        let workdir = self.workdir().to_path_buf();
+        let policy = self.scan_policy();
+        let handle = std::thread::spawn(move || -> Result<Prefetched> {
+            let stamp = IndexStamp::of(&path);
+            let index = super::index::read_index_file(path, hash)?;
+            let (dirty, suspects) = stat_pass(&index, &workdir, policy)?;
+            Ok(Prefetched {
+                index,
+                stamp,
+                dirty,
+                suspects,
+            })
+        });
+        StatusPrefetch { handle }
+    }
+
+    /// The index and its status against `head_tree`, from a prefetch. If the index file
+    /// changed since the prefetch read it (another process committed in between), both are
+    /// computed again here, so the result is always as of now.
+    pub fn finish_status(
+        &self,
+        prefetch: StatusPrefetch,
+        head_tree: ObjectId,
+    ) -> Result<(Index, Status)> {
+        let pre = prefetch.handle.join().map_err(|_| {
+            super::RepoError::Invalid("the status scan stopped unexpectedly".into())
+        })??;
+        if IndexStamp::of(&self.repo.index_path()) != pre.stamp {
+            let index = self.read_index()?;
+            let status = self.status(head_tree, &index, false)?;
+            return Ok((index, status));
+        }
+        crate::trace::phase("scan: stat (prefetched)");
+        let unstaged = self.content_check(&pre.index, pre.dirty, pre.suspects)?;
+        let status = Status {
+            staged: self.staged_paths(head_tree, &pre.index)?,
+            unstaged,
+            untracked: Vec::new(),
+        };
+        Ok((pre.index, status))
+    }
+}
+
+/// A background index read and stat pass (see [`Repo::prefetch_status`]).
+pub struct StatusPrefetch {
+    handle: std::thread::JoinHandle<Result<Prefetched>>,
+}
+
+struct Prefetched {
+    index: Index,
+    stamp: Option<IndexStamp>,
+    dirty: Vec<(BString, Dirt)>,
+    suspects: Vec<usize>,
+}
+
+/// Identifies one version of the index file: git and git-clada replace it by renaming a new
+/// file into place, so a rewrite changes at least the inode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct IndexStamp {
+    ino: u64,
+    len: u64,
+    mtime: (i64, i64),
+}
+
+impl IndexStamp {
+    fn of(path: &std::path::Path) -> Option<IndexStamp> {
+        use std::os::unix::fs::MetadataExt;
+        let md = std::fs::metadata(path).ok()?;
+        Some(IndexStamp {
+            ino: md.ino(),
+            len: md.len(),
+            mtime: (md.mtime(), md.mtime_nsec()),
+        })
+    }
+}
+
+/// The stat half of the comparison: dirty paths stat data proves, and the positions of the
+/// entries whose content must be checked. Needs no repository handle, so it can run on any
+/// thread.
+fn stat_pass(index: &Index, workdir: &std::path::Path, policy: Policy) -> Result<ScanOutput> {
+    let entries = index.file.entries();
+    let index_time = {
+        let t = index.file.timestamp();
+        gix::index::entry::stat::Time {
+            secs: t.unix_seconds() as u32,
+            nsecs: t.nanoseconds(),
+        }
+    };
+    let root = open_dir(libc::AT_FDCWD, workdir.as_os_str().as_bytes()).ok_or_else(|| {
+        super::io_err("cannot open the worktree", workdir)(std::io::Error::last_os_error())
+    })?;
+
+    // Split at directory boundaries so each thread opens its own directories.
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, 8);
+    let mut bounds = vec![0usize];
+    for t in 1..threads {
+        let mut cut = entries.len() * t / threads;
+        while cut > 0
+            && cut < entries.len()
+            && parent(entries[cut].path(&index.file)) == parent(entries[cut - 1].path(&index.file))
+        {
+            cut += 1;
+        }
+        if cut > *bounds.last().unwrap_or(&0) && cut < entries.len() {
+            bounds.push(cut);
+        }
+    }
+    bounds.push(entries.len());
+
+    let chunks: Vec<(usize, usize)> = bounds.windows(2).map(|w| (w[0], w[1])).collect();
+    let results: Vec<ScanOutput> = std::thread::scope(|s| {
+        let handles: Vec<_> = chunks
+            .iter()
+            .map(|&(from, to)| {
+                let root = root.0;
+                s.spawn(move || scan_range(index, from, to, root, policy, index_time))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| (Vec::new(), from_all(entries.len())))
+            })
+            .collect()
+    });
+    let mut dirty = Vec::new();
+    let mut suspects = Vec::new();
+    for (d, s) in results {
+        dirty.extend(d);
+        suspects.extend(s);
+    }
+    Ok((dirty, suspects))
 }
 
 /// Every index position, for the (unreachable in practice) case of a panicked scan thread:
