@@ -653,3 +653,71 @@ fn autocrlf_applies_to_what_is_committed() {
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     assert_eq!(repo.git(&["cat-file", "blob", "HEAD:b.txt"]), "x\ny\n");
 }
+
+#[test]
+fn a_missing_identity_or_a_bad_date_is_a_clear_error_and_changes_nothing() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    repo.git(&["config", "--unset", "user.name"]);
+    repo.git(&["config", "--unset", "user.email"]);
+    let before = repo.state();
+    let reply = replace("id", "a.txt", "a", "b");
+    let mut cmd = repo.clada_cmd();
+    for var in [
+        "GIT_AUTHOR_NAME",
+        "GIT_AUTHOR_EMAIL",
+        "GIT_COMMITTER_NAME",
+        "GIT_COMMITTER_EMAIL",
+        "EMAIL",
+    ] {
+        cmd.env_remove(var);
+    }
+    let file = repo.home.path().join("r.md");
+    std::fs::write(&file, &reply).unwrap();
+    let out = cmd.arg("apply").arg(&file).output().unwrap();
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("git config --global user.name"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(repo.state(), before);
+
+    repo.git(&["config", "user.name", "T"]);
+    repo.git(&["config", "user.email", "t@example.com"]);
+    let mut cmd = repo.clada_cmd();
+    let out = cmd
+        .env("GIT_AUTHOR_DATE", "not a date")
+        .arg("apply")
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("GIT_AUTHOR_DATE 'not a date'"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(repo.read("a.txt"), "a\n");
+}
+
+#[test]
+fn commit_dates_and_identity_follow_git_rules() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    repo.git(&["config", "author.name", "Author Name"]);
+    let mut cmd = repo.clada_cmd();
+    let file = repo.home.path().join("r.md");
+    std::fs::write(&file, replace("dt", "a.txt", "a", "b")).unwrap();
+    let out = cmd
+        .env_remove("GIT_AUTHOR_NAME")
+        .env("GIT_AUTHOR_DATE", "@1700000000 +0200")
+        .arg("apply")
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(
+        repo.git(&["log", "-1", "--format=%an|%ae|%ad|%cn", "--date=raw"])
+            .trim(),
+        "Author Name|test@example.com|1700000000 +0200|Test User"
+    );
+}

@@ -125,7 +125,9 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
     // A dry run reads the state without taking the lock, so it changes nothing, not even
     // the lock file.
     let _lock = if dry { None } else { Some(repo.lock()?) };
+    crate::trace::phase("checks: lock");
     refuse_if_busy(&repo)?;
+    crate::trace::phase("checks: busy");
     let head = repo.head()?;
     let head_commit = match &head {
         Head::Unborn { name } => {
@@ -139,7 +141,9 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
     if let Some(msg) = crate::history::step::stepped_back(&repo)? {
         return Err(ApplyError::Refused(msg));
     }
+    crate::trace::phase("checks: head+step");
     let identity = repo.identity()?;
+    crate::trace::phase("checks: identity");
     let head_tree = repo.tree_of(head_commit)?;
     crate::trace::phase("checks");
     let has_exec = plan
@@ -449,7 +453,8 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
     ];
     updates.extend(reports.write(&format!("clada: results of {short}"))?);
     updates.extend(replies.write(&format!("clada: reply of {short}"))?);
-    journal.write(&repo)?;
+    // The journal on disk needs no update for this step: rolling back restores its HEAD
+    // whether or not the move below happened.
     crate::trace::phase("commit+record+notes");
     crate::failpoint::hit("apply:before-ref");
     repo.update_refs(&updates)?;

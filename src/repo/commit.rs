@@ -72,6 +72,26 @@ impl CommitInfo {
     }
 }
 
+/// Now, as Unix seconds, with the local UTC offset (from the C library, which reads
+/// `TZ` / `/etc/localtime` directly).
+fn now_local() -> (i64, i32) {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0);
+    let t = secs as libc::time_t;
+    // SAFETY: `tm` is a plain C struct written by localtime_r; `t` outlives the call.
+    let offset = unsafe {
+        let mut tm: libc::tm = std::mem::zeroed();
+        if libc::localtime_r(&t, &mut tm).is_null() {
+            0
+        } else {
+            tm.tm_gmtoff as i32
+        }
+    };
+    (secs, offset)
+}
+
 /// Trailers of a commit message: the `Token: value` lines of its last paragraph, which must
 /// not be the subject paragraph. Every line of that paragraph must be a trailer (or a
 /// continuation line starting with whitespace), as git requires.
@@ -132,32 +152,55 @@ impl Expected {
 }
 
 impl Repo {
-    /// Author and committer as git would use them now (config, `GIT_AUTHOR_*`,
-    /// `GIT_COMMITTER_*` including the dates).
+    /// Author and committer as git would use them now: `GIT_AUTHOR_*` / `GIT_COMMITTER_*`,
+    /// then `author.*` / `committer.*`, then `user.*` (and `EMAIL` for the address); the
+    /// dates from `GIT_AUTHOR_DATE` / `GIT_COMMITTER_DATE`, else now with the local UTC
+    /// offset. Resolved here rather than through gix's personas because gix names the local
+    /// time zone by walking the zoneinfo database, which costs milliseconds per run.
     pub fn identity(&self) -> Result<(Signature, Signature)> {
-        let missing = || {
-            RepoError::Invalid(
-                "your git identity is not configured; set it with `git config --global user.name \"Your Name\"` and `git config --global user.email you@example.com`".into(),
-            )
-        };
-        let author = self
-            .repo
-            .author()
-            .ok_or_else(missing)?
-            .ctx("cannot read the author identity (is GIT_AUTHOR_DATE valid?)")?
-            .to_owned()
-            .ctx("cannot read the author identity")?;
-        let committer = self
-            .repo
-            .committer()
-            .ok_or_else(missing)?
-            .ctx("cannot read the committer identity (is GIT_COMMITTER_DATE valid?)")?
-            .to_owned()
-            .ctx("cannot read the committer identity")?;
         Ok((
-            Signature::from_gix(&author),
-            Signature::from_gix(&committer),
+            self.persona("AUTHOR", "author")?,
+            self.persona("COMMITTER", "committer")?,
         ))
+    }
+
+    fn persona(&self, env_kind: &str, section: &str) -> Result<Signature> {
+        let env = |k: String| std::env::var(k).ok().filter(|v| !v.is_empty());
+        let cfg = self.repo.config_snapshot();
+        let from_config = |key: &str| {
+            cfg.string(key)
+                .map(|v| v.to_str_lossy().trim().to_string())
+                .filter(|v| !v.is_empty())
+        };
+        let name = env(format!("GIT_{env_kind}_NAME"))
+            .or_else(|| from_config(&format!("{section}.name")))
+            .or_else(|| from_config("user.name"));
+        let email = env(format!("GIT_{env_kind}_EMAIL"))
+            .or_else(|| from_config(&format!("{section}.email")))
+            .or_else(|| from_config("user.email"))
+            .or_else(|| env("EMAIL".into()));
+        let (Some(name), Some(email)) = (name, email) else {
+            return Err(RepoError::Invalid(
+                "your git identity is not configured; set it with `git config --global user.name \"Your Name\"` and `git config --global user.email you@example.com`".into(),
+            ));
+        };
+        let (seconds, offset) = match env(format!("GIT_{env_kind}_DATE")) {
+            Some(date) => {
+                let t = gix::date::parse(&date, None).map_err(|e| {
+                    RepoError::Invalid(format!(
+                        "GIT_{env_kind}_DATE '{date}' is not a date git understands: {e}"
+                    ))
+                })?;
+                (t.seconds, t.offset)
+            }
+            None => now_local(),
+        };
+        Ok(Signature {
+            name,
+            email,
+            seconds,
+            offset,
+        })
     }
 
     /// Writes a commit object (no reference is moved).
