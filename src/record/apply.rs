@@ -346,10 +346,11 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
             worktree_matches: true,
         });
     }
-    // The user's own index is kept only when a hook could fail and need it back.
-    let may_need_partial = !opts.no_verify
+    // Whether a pre-commit or commit-msg hook will run: they read the staged index from
+    // disk, may re-stage files, and may fail, which needs the user's own index back.
+    let runs_hooks = !opts.no_verify
         && (repo.hook_path("pre-commit").is_some() || repo.hook_path("commit-msg").is_some());
-    let (mut full_index, index) = if may_need_partial {
+    let (mut full_index, index) = if runs_hooks {
         (index.clone(), index)
     } else {
         (index, Index::empty_like(&repo))
@@ -361,12 +362,18 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
     full_index.set_cache_tree(&repo, new_tree, None)?;
     crate::trace::phase("index: cache-tree");
     // The index lock is held until the new index is in place; the branch moves only after.
-    {
-        let lock = repo.lock_index()?;
-        crate::failpoint::hit("apply:index-locked");
+    // Hooks read the index from disk, so with hooks it is written now; without, it is written
+    // on another thread while the commit, record and notes objects are made, and joined
+    // before any ref moves.
+    let lock = repo.lock_index()?;
+    crate::failpoint::hit("apply:index-locked");
+    let mut index_writer = None;
+    if runs_hooks {
         lock.commit(&full_index)?;
+        crate::failpoint::hit("apply:after-index");
+    } else {
+        index_writer = Some(std::thread::spawn(move || lock.commit(&full_index)));
     }
-    crate::failpoint::hit("apply:after-index");
 
     crate::trace::phase("write index");
     let coauthor = repo.config_string("clada.coauthor");
@@ -381,7 +388,7 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
     );
     let mut commit_tree = new_tree;
 
-    if !opts.no_verify {
+    if runs_hooks {
         match run_pre_commit_hooks(&repo, &mut msg)? {
             HookVerdict::Pass(steps) => execution.result.steps.extend(steps),
             HookVerdict::Fail(steps) => {
@@ -453,6 +460,12 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
     ];
     updates.extend(reports.write(&format!("clada: results of {short}"))?);
     updates.extend(replies.write(&format!("clada: reply of {short}"))?);
+    if let Some(writer) = index_writer {
+        writer
+            .join()
+            .map_err(|_| RepoError::Invalid("writing the index stopped unexpectedly".into()))??;
+        crate::failpoint::hit("apply:after-index");
+    }
     // The journal on disk needs no update for this step: rolling back restores its HEAD
     // whether or not the move below happened.
     crate::trace::phase("commit+record+notes");
