@@ -26,6 +26,8 @@ make_repo() { # $1 = number of files, $2 = dir
   local n=$1 dir=$2
   rm -rf "$dir" && mkdir -p "$dir" && cd "$dir"
   git init -q -b main
+  git config gc.auto 0
+  git config maintenance.auto false
   python3 - "$n" <<'EOF'
 import os, sys
 n = int(sys.argv[1])
@@ -36,6 +38,9 @@ for i in range(n):
         f.write("".join(f"fn f{i}_{j}() -> u32 {{ {j} }}\n" for j in range(20)))
 EOF
   git add -A && git commit -q -m init
+  # A packed, stable object store (set before any commit: otherwise the commit starts a
+  # background `git gc --auto` that packs objects while the timings run).
+  git gc -q
   # The reply: 10 exact-text replacements in 10 files spread over the tree.
   python3 - "$n" > "$dir.reply.md" <<'EOF'
 import sys
