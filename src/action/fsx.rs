@@ -6,7 +6,7 @@
 //! the same reply see, so a dry run reports exactly what a real run would (DESIGN §6, `--dry-run`).
 
 use std::collections::HashMap;
-use std::io::{self, Write};
+use std::io;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
@@ -539,38 +539,17 @@ impl Vfs {
     }
 }
 
-/// Writes `bytes` to `p` through a temp file in the same directory and a rename. An existing
-/// file's permission bits are carried over; a new file gets 0o666 minus the umask (plus x bits
-/// when `new_executable`).
+/// Writes `bytes` to `p` atomically (temp file + rename, see [`crate::fsutil::write_atomic`]).
+/// An existing file's permission bits are carried over; a new file gets 0o666 minus the umask
+/// (0o777 when `new_executable`).
 pub fn atomic_write(p: &Path, bytes: &[u8], new_executable: bool) -> io::Result<()> {
-    let dir = match p.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let existing_mode = std::fs::metadata(p).ok().map(|m| m.permissions().mode());
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".clada-tmp-")
-        .permissions(std::fs::Permissions::from_mode(0o666))
-        .tempfile_in(dir)?;
-    // No fsync: the rename makes the write atomic for every reader and against a crash of the
-    // process (DESIGN's crash model: a fail point aborts between steps); durability against
-    // power loss is left to the filesystem, as git does for worktree files. An fsync per file
-    // made a 200-block apply 100 times slower.
-    tmp.write_all(bytes)?;
-    let mode = match existing_mode {
-        Some(m) => Some(m & 0o7777),
-        None if new_executable => {
-            let m = tmp.as_file().metadata()?.permissions().mode();
-            Some((m | ((m & 0o444) >> 2)) & 0o7777)
-        }
-        None => None,
-    };
-    if let Some(mode) = mode {
-        tmp.as_file()
-            .set_permissions(std::fs::Permissions::from_mode(mode))?;
-    }
-    tmp.persist(p).map_err(|e| e.error)?;
-    Ok(())
+    crate::fsutil::write_atomic(
+        p,
+        bytes,
+        crate::fsutil::Perm::KeepExisting {
+            executable_if_new: new_executable,
+        },
+    )
 }
 
 /// Puts every `before` state back, newest change first; used by `--atomic` (DESIGN §6.4).

@@ -154,6 +154,26 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
     }
 }
 
+/// Prints a history command's report — its JSON form, or `human`'s rendering — or hands its
+/// error to `main`, a refusal as [`crate::error::Refusal`] (exit 3).
+pub fn print_history<R: serde::Serialize>(
+    result: Result<R, crate::history::HistoryError>,
+    global: &Global,
+    human: impl FnOnce(&R) -> String,
+) -> anyhow::Result<Outcome> {
+    match result {
+        Ok(report) => {
+            match global.format_or_default() {
+                Format::Json => println!("{}", serde_json::to_string_pretty(&report)?),
+                Format::Human | Format::Llm => print!("{}", human(&report)),
+            }
+            Ok(Outcome::Success)
+        }
+        Err(crate::history::HistoryError::Refused(msg)) => Err(crate::error::Refusal(msg).into()),
+        Err(e) => Err(e.into()),
+    }
+}
+
 /// The error every subcommand that is declared but not built yet returns (exit 2).
 pub fn not_implemented(command: &str) -> anyhow::Error {
     UsageError(format!("{command} is not implemented yet")).into()

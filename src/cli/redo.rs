@@ -13,5 +13,9 @@ pub struct Args {}
 pub fn run(_args: Args, global: Global) -> anyhow::Result<Outcome> {
     let cwd = std::env::current_dir()?;
     let repo = Repo::discover(&cwd)?;
-    super::undo::print_result(undo::redo(&repo, global.dry_run), &global)
+    super::print_history(
+        undo::redo(&repo, global.dry_run),
+        &global,
+        crate::history::render::undo_report,
+    )
 }

@@ -3,10 +3,9 @@
 
 use clap::ValueEnum;
 
-use crate::cli::{Format, Global};
-use crate::error::{Outcome, Refusal, UsageError};
+use crate::cli::Global;
+use crate::error::{Outcome, UsageError};
 use crate::history::squash::{self, Selection, SquashOptions};
-use crate::history::HistoryError;
 use crate::repo::Repo;
 
 /// Collapse runs of AI commits into one commit each.
@@ -80,19 +79,11 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
     };
     let cwd = std::env::current_dir()?;
     let repo = Repo::discover(&cwd)?;
-    match squash::squash(&repo, &opts) {
-        Ok(report) => {
-            match global.format_or_default() {
-                Format::Json => println!("{}", serde_json::to_string_pretty(&report)?),
-                Format::Human | Format::Llm => {
-                    print!("{}", crate::history::render::squash_report(&report))
-                }
-            }
-            Ok(Outcome::Success)
-        }
-        Err(HistoryError::Refused(msg)) => Err(Refusal(msg).into()),
-        Err(e) => Err(e.into()),
-    }
+    super::print_history(
+        squash::squash(&repo, &opts),
+        &global,
+        crate::history::render::squash_report,
+    )
 }
 
 /// The mode with its parameter; a parameter given to the wrong mode is a usage error.

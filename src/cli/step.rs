@@ -1,10 +1,9 @@
 //! `git clada step-back` / `step-forward`: walk the worktree through history. Argument
 //! handling only; the work is in `history::step`.
 
-use crate::cli::{Format, Global};
-use crate::error::{Outcome, Refusal};
-use crate::history::step::{self, StepReport};
-use crate::history::HistoryError;
+use crate::cli::Global;
+use crate::error::Outcome;
+use crate::history::step;
 use crate::repo::Repo;
 
 /// Move the worktree one commit back, parking uncommitted work first.
@@ -33,29 +32,18 @@ pub struct ForwardArgs {
 
 pub fn run_back(_args: BackArgs, global: Global) -> anyhow::Result<Outcome> {
     let repo = Repo::discover(&std::env::current_dir()?)?;
-    print_result(step::step_back(&repo, global.dry_run), &global)
+    super::print_history(
+        step::step_back(&repo, global.dry_run),
+        &global,
+        crate::history::render::step_report,
+    )
 }
 
 pub fn run_forward(args: ForwardArgs, global: Global) -> anyhow::Result<Outcome> {
     let repo = Repo::discover(&std::env::current_dir()?)?;
-    print_result(step::step_forward(&repo, args.all, global.dry_run), &global)
-}
-
-fn print_result(
-    result: Result<StepReport, HistoryError>,
-    global: &Global,
-) -> anyhow::Result<Outcome> {
-    match result {
-        Ok(report) => {
-            match global.format_or_default() {
-                Format::Json => println!("{}", serde_json::to_string_pretty(&report)?),
-                Format::Human | Format::Llm => {
-                    print!("{}", crate::history::render::step_report(&report))
-                }
-            }
-            Ok(Outcome::Success)
-        }
-        Err(HistoryError::Refused(msg)) => Err(Refusal(msg).into()),
-        Err(e) => Err(e.into()),
-    }
+    super::print_history(
+        step::step_forward(&repo, args.all, global.dry_run),
+        &global,
+        crate::history::render::step_report,
+    )
 }

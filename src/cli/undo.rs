@@ -1,8 +1,8 @@
 //! `git clada undo`: take back the last clada operation.
 
-use crate::cli::{Format, Global};
-use crate::error::{Outcome, Refusal};
-use crate::history::undo::{self, UndoError, UndoReport};
+use crate::cli::Global;
+use crate::error::Outcome;
+use crate::history::undo;
 use crate::repo::Repo;
 
 /// Take back the last clada operation on this branch.
@@ -20,25 +20,9 @@ pub struct Args {}
 pub fn run(_args: Args, global: Global) -> anyhow::Result<Outcome> {
     let cwd = std::env::current_dir()?;
     let repo = Repo::discover(&cwd)?;
-    print_result(undo::undo(&repo, global.dry_run), &global)
-}
-
-/// Prints an undo/redo report (human or JSON) or maps a refusal to exit 3.
-pub fn print_result(
-    result: Result<UndoReport, UndoError>,
-    global: &Global,
-) -> anyhow::Result<Outcome> {
-    match result {
-        Ok(report) => {
-            match global.format_or_default() {
-                Format::Json => println!("{}", serde_json::to_string_pretty(&report)?),
-                Format::Human | Format::Llm => {
-                    print!("{}", crate::history::render::undo_report(&report))
-                }
-            }
-            Ok(Outcome::Success)
-        }
-        Err(UndoError::Refused(msg)) => Err(Refusal(msg).into()),
-        Err(e) => Err(e.into()),
-    }
+    super::print_history(
+        undo::undo(&repo, global.dry_run),
+        &global,
+        crate::history::render::undo_report,
+    )
 }

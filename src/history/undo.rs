@@ -78,8 +78,12 @@ pub fn squash_ref(new_tip: ObjectId) -> String {
 /// Writes `ORIG_HEAD` as git does before rewriting commands.
 pub fn write_orig_head(repo: &Repo, id: ObjectId) -> Result<(), RepoError> {
     let path = repo.git_dir().join("ORIG_HEAD");
-    crate::fsutil::write_atomic(&path, format!("{id}\n").as_bytes(), false)
-        .map_err(crate::repo::io_err_pub("cannot write", &path))
+    crate::fsutil::write_atomic(
+        &path,
+        format!("{id}\n").as_bytes(),
+        crate::fsutil::Perm::Executable(false),
+    )
+    .map_err(crate::repo::io_err_pub("cannot write", &path))
 }
 
 /// The branch HEAD is on, refusing detached or unborn HEADs.

@@ -99,7 +99,7 @@ impl Journal {
             path: path.clone(),
             source,
         })?;
-        crate::fsutil::write_atomic(&path, &bytes, false)
+        crate::fsutil::write_atomic(&path, &bytes, crate::fsutil::Perm::Executable(false))
             .map_err(|source| JournalError::Io { path, source })
     }
 

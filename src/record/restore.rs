@@ -73,10 +73,12 @@ pub fn run(repo: &Repo, plan: &RestorePlan, reflog: &str) -> Result<(), RestoreE
         path: jpath.clone(),
         source,
     })?;
-    crate::fsutil::write_atomic(&jpath, &bytes, false).map_err(|source| JournalError::Io {
-        path: jpath.clone(),
-        source,
-    })?;
+    crate::fsutil::write_atomic(&jpath, &bytes, crate::fsutil::Perm::Executable(false)).map_err(
+        |source| JournalError::Io {
+            path: jpath.clone(),
+            source,
+        },
+    )?;
     crate::failpoint::hit("restore:after-journal");
 
     let worktree_tree = parse_id(&plan.worktree_tree)?;
@@ -217,7 +219,8 @@ fn restore_untracked(
             if std::fs::symlink_metadata(&abs).is_ok_and(|m| m.is_dir()) {
                 std::fs::remove_dir_all(&abs).map_err(io("cannot replace directory"))?;
             }
-            crate::fsutil::write_atomic(&abs, &data, *executable).map_err(io("cannot write"))?;
+            crate::fsutil::write_atomic(&abs, &data, crate::fsutil::Perm::Executable(*executable))
+                .map_err(io("cannot write"))?;
         }
         Before::Link { id } => {
             use std::os::unix::ffi::OsStrExt;

@@ -193,8 +193,12 @@ impl Repo {
             }
             EntryKind::Blob | EntryKind::Executable => {
                 let data = hasher.to_worktree(rel, &data)?;
-                crate::fsutil::write_atomic(&abs, &data, entry.kind == EntryKind::Executable)
-                    .map_err(io_err("cannot write", &abs))?;
+                crate::fsutil::write_atomic(
+                    &abs,
+                    &data,
+                    crate::fsutil::Perm::Executable(entry.kind == EntryKind::Executable),
+                )
+                .map_err(io_err("cannot write", &abs))?;
                 // An existing file keeps its mode through rename only if we set it: the new
                 // inode was created with the umask applied, which is what git does too.
             }

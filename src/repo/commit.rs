@@ -265,20 +265,13 @@ impl Repo {
         expected: Expected,
         reflog: &str,
     ) -> Result<()> {
-        let full = name
-            .try_into()
-            .map_err(|e| RepoError::Invalid(format!("invalid reference name '{name}': {e}")))?;
-        let edit = RefEdit::update_with_log(
-            full,
+        let edit = ref_edit(
+            name,
             Target::Object(new),
             expected.to_gix(),
-            LogChange {
-                mode: RefLog::AndReference,
-                force_create_reflog: false,
-                message: BString::from(reflog),
-            },
-        )
-        .with_deref(name == "HEAD");
+            reflog,
+            name == "HEAD",
+        )?;
         self.repo
             .edit_reference(edit)
             .map_err(|e| cas_error(name, e))?;
@@ -290,22 +283,13 @@ impl Repo {
     pub fn update_refs(&self, updates: &[RefUpdate]) -> Result<()> {
         let mut edits = Vec::with_capacity(updates.len());
         for u in updates {
-            let full = u.name.as_str().try_into().map_err(|e| {
-                RepoError::Invalid(format!("invalid reference name '{}': {e}", u.name))
-            })?;
-            edits.push(
-                RefEdit::update_with_log(
-                    full,
-                    Target::Object(u.new),
-                    u.expected.to_gix(),
-                    LogChange {
-                        mode: RefLog::AndReference,
-                        force_create_reflog: false,
-                        message: BString::from(u.reflog.as_str()),
-                    },
-                )
-                .with_deref(u.name == "HEAD"),
-            );
+            edits.push(ref_edit(
+                &u.name,
+                Target::Object(u.new),
+                u.expected.to_gix(),
+                &u.reflog,
+                u.name == "HEAD",
+            )?);
         }
         let names: Vec<&str> = updates.iter().map(|u| u.name.as_str()).collect();
         self.repo
@@ -338,18 +322,7 @@ impl Repo {
 
     /// Points HEAD at a commit directly (detached), recording `reflog`.
     pub fn detach_head(&self, to: ObjectId, expected: Expected, reflog: &str) -> Result<()> {
-        let edit = RefEdit::update_with_log(
-            "HEAD"
-                .try_into()
-                .map_err(|e| RepoError::Invalid(format!("{e}")))?,
-            Target::Object(to),
-            expected.to_gix(),
-            LogChange {
-                mode: RefLog::AndReference,
-                force_create_reflog: false,
-                message: BString::from(reflog),
-            },
-        );
+        let edit = ref_edit("HEAD", Target::Object(to), expected.to_gix(), reflog, false)?;
         self.repo
             .edit_reference(edit)
             .map_err(|e| cas_error("HEAD", e))?;
@@ -369,23 +342,43 @@ impl Repo {
         let target: gix::refs::FullName = branch
             .try_into()
             .map_err(|e| RepoError::Invalid(format!("invalid branch name '{branch}': {e}")))?;
-        let edit = RefEdit::update_with_log(
-            "HEAD"
-                .try_into()
-                .map_err(|e| RepoError::Invalid(format!("{e}")))?,
+        let edit = ref_edit(
+            "HEAD",
             Target::Symbolic(target),
             PreviousValue::Any,
-            LogChange {
-                mode: RefLog::AndReference,
-                force_create_reflog: false,
-                message: BString::from(reflog),
-            },
-        );
+            reflog,
+            false,
+        )?;
         self.repo
             .edit_reference(edit)
             .map_err(|e| cas_error("HEAD", e))?;
         Ok(())
     }
+}
+
+/// An update of reference `name` to `target`, logged with `reflog`; `HEAD` with `deref` moves
+/// the branch it points to.
+fn ref_edit(
+    name: &str,
+    target: Target,
+    expected: PreviousValue,
+    reflog: &str,
+    deref: bool,
+) -> Result<RefEdit> {
+    let full = name
+        .try_into()
+        .map_err(|e| RepoError::Invalid(format!("invalid reference name '{name}': {e}")))?;
+    Ok(RefEdit::update_with_log(
+        full,
+        target,
+        expected,
+        LogChange {
+            mode: RefLog::AndReference,
+            force_create_reflog: false,
+            message: BString::from(reflog),
+        },
+    )
+    .with_deref(deref))
 }
 
 fn cas_error(name: &str, e: gix::Error) -> RepoError {
