@@ -33,8 +33,17 @@ fn a_reply_of_exactly_50_mib_is_read() {
     let limit = sparse_file(dir.path(), 50 * 1024 * 1024);
     let repo = common::TestRepo::new();
     let mut cmd = repo.clada_cmd();
-    let out = cmd.args(["parse", "--format", "json"]).arg(&limit).output().unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = cmd
+        .args(["parse", "--format", "json"])
+        .arg(&limit)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]

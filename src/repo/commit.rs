@@ -272,9 +272,7 @@ impl Repo {
             reflog,
             name == "HEAD",
         )?;
-        self.repo
-            .edit_reference(edit)
-            .map_err(|e| cas_error(name, e))?;
+        self.edit_refs(vec![edit]).map_err(|e| cas_error(name, e))?;
         Ok(())
     }
 
@@ -292,10 +290,24 @@ impl Repo {
             )?);
         }
         let names: Vec<&str> = updates.iter().map(|u| u.name.as_str()).collect();
-        self.repo
-            .edit_references(edits)
+        self.edit_refs(edits)
             .map_err(|e| cas_error(&names.join(", "), e))?;
         Ok(())
+    }
+
+    /// Runs one ref transaction, signing reflog lines with the committer resolved as in
+    /// [`Repo::identity`]: gix's own would name the local time zone by walking the zoneinfo
+    /// database on every run. Without an identity, gix falls back as git does.
+    fn edit_refs(&self, edits: Vec<RefEdit>) -> std::result::Result<Vec<RefEdit>, gix::Error> {
+        match self.persona("COMMITTER", "committer") {
+            Ok(committer) => {
+                let sig = committer.to_gix();
+                let mut buf = gix::date::parse::TimeBuf::default();
+                self.repo
+                    .edit_references_as(edits, Some(sig.to_ref(&mut buf)))
+            }
+            Err(_) => self.repo.edit_references(edits),
+        }
     }
 
     /// Deletes `name` if it has the `expected` value (or unconditionally with `Any`).
@@ -314,17 +326,14 @@ impl Repo {
             name: full,
             deref: false,
         };
-        self.repo
-            .edit_reference(edit)
-            .map_err(|e| cas_error(name, e))?;
+        self.edit_refs(vec![edit]).map_err(|e| cas_error(name, e))?;
         Ok(())
     }
 
     /// Points HEAD at a commit directly (detached), recording `reflog`.
     pub fn detach_head(&self, to: ObjectId, expected: Expected, reflog: &str) -> Result<()> {
         let edit = ref_edit("HEAD", Target::Object(to), expected.to_gix(), reflog, false)?;
-        self.repo
-            .edit_reference(edit)
+        self.edit_refs(vec![edit])
             .map_err(|e| cas_error("HEAD", e))?;
         Ok(())
     }
@@ -349,8 +358,7 @@ impl Repo {
             reflog,
             false,
         )?;
-        self.repo
-            .edit_reference(edit)
+        self.edit_refs(vec![edit])
             .map_err(|e| cas_error("HEAD", e))?;
         Ok(())
     }
