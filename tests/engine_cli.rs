@@ -70,7 +70,9 @@ fn apply_reads_stdin_and_a_failed_block_is_exit_1() {
         .assert()
         .code(1)
         .stdout(predicate::str::starts_with("=== CLADA RESULTS ===\nok1 ✅ file_write a.txt\nbad ❌ file_replace_text a.txt - old_text not found in file\n"))
-        .stdout(predicate::str::contains("do not send them again"));
+        .stdout(predicate::str::contains(
+            "The 1 block marked ✅ is applied; do not send it again. Send corrected versions of the 1 block marked ❌ only.",
+        ));
 }
 
 #[test]

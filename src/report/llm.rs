@@ -120,12 +120,31 @@ fn closing_line(r: &ExecutionResult) -> String {
         Some(c) => format!("applied and committed ({})", &c[..c.len().min(12)]),
         None => "applied".to_string(),
     };
+    let blocks = |n: usize| {
+        if n == 1 {
+            "1 block".to_string()
+        } else {
+            format!("{n} blocks")
+        }
+    };
     if failed == 0 {
-        format!("All {ok} blocks are {applied}; do not send them again.")
+        if ok == 1 {
+            format!("The block is {applied}; do not send it again.")
+        } else {
+            format!("All {ok} blocks are {applied}; do not send them again.")
+        }
+    } else if ok == 0 {
+        format!(
+            "No block was applied. Send corrected versions of the {} marked ❌.",
+            blocks(failed)
+        )
     } else {
         format!(
-            "The {ok} blocks marked ✅ are {applied}; do not send them again. Send corrected \
-             versions of the {failed} blocks marked ❌ only."
+            "The {} marked ✅ {} {applied}; do not send {} again. Send corrected versions of the {} marked ❌ only.",
+            blocks(ok),
+            if ok == 1 { "is" } else { "are" },
+            if ok == 1 { "it" } else { "them" },
+            blocks(failed)
         )
     }
 }
