@@ -567,21 +567,7 @@ fn concurrent_applies_serialise_and_never_interleave() {
     // A slow pre-commit hook keeps the first apply inside its transaction.
     install_hook(&repo, ".git/hooks", "pre-commit", "sleep 1");
     let spawn = |reply: String, wait_ms: &str| {
-        use std::io::Write;
-        let mut cmd = repo.clada_cmd();
-        cmd.env("GIT_CLADA_LOCK_WAIT_MS", wait_ms)
-            .args(["--format", "json", "apply", "-"])
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped());
-        let mut child = cmd.spawn().unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(reply.as_bytes())
-            .unwrap();
-        child
+        repo.spawn_apply(&[("GIT_CLADA_LOCK_WAIT_MS", wait_ms)], &reply, &[])
     };
     // Second apply gives up quickly: it must fail cleanly, changing nothing.
     let first = spawn(replace("p1", "a.txt", "a", "A"), "5000");

@@ -108,23 +108,10 @@ fn every_fail_point_of_apply_is_recoverable_by_undo() {
     for point in APPLY_POINTS {
         let (repo, reply) = scenario();
         let before = repo.state();
-        let out = {
-            use std::io::Write;
-            let mut cmd = repo.clada_cmd();
-            cmd.env("GIT_CLADA_FAILPOINT", point)
-                .args(["--format", "json", "apply", "-"])
-                .stdin(std::process::Stdio::piped())
-                .stdout(std::process::Stdio::piped())
-                .stderr(std::process::Stdio::piped());
-            let mut child = cmd.spawn().unwrap();
-            child
-                .stdin
-                .take()
-                .unwrap()
-                .write_all(reply.as_bytes())
-                .unwrap();
-            child.wait_with_output().unwrap()
-        };
+        let out = repo
+            .spawn_apply(&[("GIT_CLADA_FAILPOINT", point)], &reply, &[])
+            .wait_with_output()
+            .unwrap();
         assert_eq!(
             out.status.code(),
             None,

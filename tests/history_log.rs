@@ -266,21 +266,15 @@ fn status_while_stepped_back() {
 #[test]
 fn status_reports_an_interrupted_apply_and_a_merge_in_progress() {
     let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
-    let mut cmd = repo.clada_cmd();
-    cmd.env("GIT_CLADA_FAILPOINT", "apply:after-execute")
-        .args(["--format", "json", "apply", "-"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null());
-    let mut child = cmd.spawn().unwrap();
-    use std::io::Write;
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(write("i1", "a.txt", "crashed\n").as_bytes())
+    let crashed = repo
+        .spawn_apply(
+            &[("GIT_CLADA_FAILPOINT", "apply:after-execute")],
+            &write("i1", "a.txt", "crashed\n"),
+            &[],
+        )
+        .wait_with_output()
         .unwrap();
-    assert!(!child.wait().unwrap().success());
+    assert!(!crashed.status.success());
     let text = run(&repo, &["--format", "human", "status"]);
     assert!(
         text.contains("Interrupted: an apply of stdin was interrupted"),

@@ -324,31 +324,23 @@ fn git_operations_in_progress() {
 #[test]
 fn an_interrupted_apply_blocks_squash_and_step() {
     let repo = two_ai_commits();
-    let mut cmd = repo.clada_cmd();
-    cmd.env("GIT_CLADA_FAILPOINT", "apply:after-execute")
-        .args(["apply", "-"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null());
-    let mut child = cmd.spawn().unwrap();
-    use std::io::Write;
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(
-            block(
-                "ia",
-                &[
-                    ("action", "file_write"),
-                    ("path", "c.txt"),
-                    ("content", "c"),
-                ],
-            )
-            .as_bytes(),
+    let reply = block(
+        "ia",
+        &[
+            ("action", "file_write"),
+            ("path", "c.txt"),
+            ("content", "c"),
+        ],
+    );
+    let crashed = repo
+        .spawn_apply(
+            &[("GIT_CLADA_FAILPOINT", "apply:after-execute")],
+            &reply,
+            &[],
         )
+        .wait_with_output()
         .unwrap();
-    assert!(!child.wait().unwrap().success());
+    assert!(!crashed.status.success());
     for args in [&["squash", "--mode", "auto_ai"][..], &["step-back"]] {
         assert_refused(&repo, args, &["was interrupted", "git clada undo"]);
     }

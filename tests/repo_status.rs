@@ -128,19 +128,9 @@ fn assert_cache_tree_exact(repo: &TestRepo) {
             .env("HOME", repo.home.path());
         // Rebuild an index from the same entries without any cache-tree.
         let ls = repo.git(&["ls-files", "-s"]);
-        let mut child = cmd
-            .args(["update-index", "--index-info"])
-            .stdin(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        use std::io::Write;
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(ls.as_bytes())
-            .unwrap();
-        assert!(child.wait().unwrap().success());
+        cmd.args(["update-index", "--index-info"]);
+        let built = common::spawn_fed(cmd, &ls).wait_with_output().unwrap();
+        assert!(built.status.success());
         let out = std::process::Command::new("git")
             .current_dir(repo.path())
             .env("GIT_INDEX_FILE", &tmp)

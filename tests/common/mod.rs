@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Child, Command, Output};
 
 /// Fixed author/committer date for every git and git-clada process.
 pub const DATE: &str = "2026-01-01T12:00:00 +0000";
@@ -125,20 +125,20 @@ impl TestRepo {
 
     /// Runs `git-clada apply --format json -` with `reply` on stdin (plus `extra` args).
     pub fn apply(&self, reply: &str, extra: &[&str]) -> Output {
-        use std::io::Write;
+        self.spawn_apply(&[], reply, extra)
+            .wait_with_output()
+            .expect("wait git-clada")
+    }
+
+    /// Starts `git-clada apply --format json -` with `env` set, `reply` fed on stdin and
+    /// stdout/stderr captured; the caller decides when to wait.
+    pub fn spawn_apply(&self, env: &[(&str, &str)], reply: &str, extra: &[&str]) -> Child {
         let mut cmd = self.clada_cmd();
-        cmd.args(["--format", "json", "apply"]).args(extra).arg("-");
-        cmd.stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped());
-        let mut child = cmd.spawn().expect("spawn git-clada");
-        child
-            .stdin
-            .take()
-            .expect("stdin")
-            .write_all(reply.as_bytes())
-            .expect("write reply");
-        child.wait_with_output().expect("wait git-clada")
+        cmd.envs(env.iter().copied())
+            .args(["--format", "json", "apply"])
+            .args(extra)
+            .arg("-");
+        spawn_fed(cmd, reply)
     }
 
     /// Parses the JSON report of an apply.
@@ -304,4 +304,20 @@ pub fn block(id: &str, props: &[(&str, &str)]) -> String {
     }
     s.push_str(&format!("#!end_{id}\n"));
     s
+}
+
+/// Spawns `cmd` with `input` written to its stdin (then closed) and stdout/stderr captured.
+pub fn spawn_fed(mut cmd: Command, input: &str) -> Child {
+    use std::io::Write;
+    cmd.stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = cmd.spawn().expect("spawn");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input.as_bytes())
+        .expect("write stdin");
+    child
 }
