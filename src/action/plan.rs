@@ -1,6 +1,8 @@
 //! Planning: parse result + sandbox → typed actions with checked paths, and the original
 //! project's `ParseError` records for everything rejected (clada-semantics §3).
 
+use std::collections::HashMap;
+
 use super::schema::{self, ErrorType, PathRole, Validated, ValidationError};
 use super::{Action, Lang, ParseErrorReport, Plan, PlannedAction};
 use crate::block::{Block, ParseError, ParseResult, Spelling};
@@ -19,9 +21,13 @@ pub fn plan(parsed: &ParseResult, sandbox: &Sandbox) -> Plan {
         let line = block.map(|b| b.start_line).unwrap_or(err.line);
         errors.push((line, syntax_report(err, block)));
     }
+    let mut has_syntax_error = vec![false; parsed.blocks.len()];
+    for i in owners.iter().flatten() {
+        has_syntax_error[*i] = true;
+    }
     let mut actions = Vec::new();
-    for (i, block) in parsed.blocks.iter().enumerate() {
-        if owners.contains(&Some(i)) {
+    for (block, failed) in parsed.blocks.iter().zip(has_syntax_error) {
+        if failed {
             continue;
         }
         match schema::validate(&block.properties, schema) {
@@ -38,33 +44,35 @@ pub fn plan(parsed: &ParseResult, sandbox: &Sandbox) -> Plan {
 }
 
 /// For each syntax error, the index of the block it belongs to: the block with that id whose
-/// span (header to end marker, or to the next header / end of input) contains the error line.
-/// Matching by line as well as id matters: replies often reuse an id for several blocks.
+/// span (header to end marker, or to the next header / end of input) contains the error line,
+/// else the first block with that id. Matching by line as well as id matters: replies often
+/// reuse an id for several blocks. Spans are disjoint and in line order, so a binary search
+/// among the blocks of one id finds the span; a reply with as many errors as blocks stays
+/// linear instead of comparing every error with every block.
 fn owners(parsed: &ParseResult) -> Vec<Option<usize>> {
-    let spans: Vec<(usize, usize)> = parsed
-        .blocks
-        .iter()
-        .enumerate()
-        .map(|(i, b)| {
-            let next = parsed
-                .blocks
-                .get(i + 1)
-                .map(|n| n.start_line.saturating_sub(1))
-                .unwrap_or(usize::MAX);
-            (b.start_line, b.end_line.unwrap_or(next))
-        })
-        .collect();
+    let blocks = &parsed.blocks;
+    let span_end = |i: usize| -> usize {
+        let next = blocks
+            .get(i + 1)
+            .map(|n| n.start_line.saturating_sub(1))
+            .unwrap_or(usize::MAX);
+        blocks[i].end_line.unwrap_or(next)
+    };
+    let mut by_id: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, b) in blocks.iter().enumerate() {
+        by_id.entry(b.id.as_str()).or_default().push(i);
+    }
     parsed
         .errors
         .iter()
         .map(|e| {
-            let id = e.block_id.as_deref()?;
-            parsed
-                .blocks
-                .iter()
-                .enumerate()
-                .position(|(i, b)| b.id == id && e.line >= spans[i].0 && e.line <= spans[i].1)
-                .or_else(|| parsed.blocks.iter().position(|b| b.id == id))
+            let same_id = by_id.get(e.block_id.as_deref()?)?;
+            let after = same_id.partition_point(|&i| blocks[i].start_line <= e.line);
+            let containing = after
+                .checked_sub(1)
+                .map(|k| same_id[k])
+                .filter(|&i| e.line <= span_end(i));
+            containing.or_else(|| same_id.first().copied())
         })
         .collect()
 }
@@ -309,5 +317,66 @@ mod tests {
             let typed = typed(&v, &sandbox);
             assert!(typed.is_ok(), "{name}: {typed:?}");
         }
+    }
+
+    use crate::block::{parse, Dialect};
+
+    fn write_block(id: &str, path: &str, broken: bool) -> String {
+        let junk = if broken { "not an assignment\n" } else { "" };
+        format!(
+            "#!nesl [@three-char-SHA-256: {id}]\naction = \"file_write\"\npath = \"{path}\"\n{junk}content = \"x\"\n#!end_{id}\n\n"
+        )
+    }
+
+    #[test]
+    fn a_syntax_error_belongs_to_the_block_of_its_id_whose_span_holds_it() {
+        // Three blocks share one id; only the middle one is broken.
+        let reply = [
+            write_block("abc", "one.txt", false),
+            write_block("xyz", "other.txt", false),
+            write_block("abc", "two.txt", true),
+            write_block("abc", "three.txt", false),
+        ]
+        .concat();
+        let parsed = parse(&reply, Dialect::Auto);
+        assert_eq!(parsed.errors.len(), 1);
+        assert_eq!(owners(&parsed), vec![Some(2)]);
+
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let plan = plan(&parsed, &Sandbox::new(tmp.path(), false).expect("sandbox"));
+        let planned: Vec<&str> = plan.actions.iter().map(|a| a.block_id.as_str()).collect();
+        assert_eq!(planned, ["abc", "xyz", "abc"]);
+        assert_eq!(plan.actions[2].start_line, parsed.blocks[3].start_line);
+        assert_eq!(plan.errors.len(), 1);
+        assert_eq!(
+            plan.errors[0].block_start_line,
+            Some(parsed.blocks[2].start_line)
+        );
+    }
+
+    #[test]
+    fn an_error_outside_every_span_of_its_id_goes_to_the_first_block_of_that_id() {
+        let reply = [
+            write_block("abc", "one.txt", false),
+            write_block("abc", "two.txt", false),
+        ]
+        .concat();
+        let mut parsed = parse(&reply, Dialect::Auto);
+        // An error naming "abc" on a line past both blocks' spans (after the last end marker
+        // no span reaches), and one naming an id no block has.
+        let mut err = crate::block::ParseError {
+            code: crate::block::ErrorCode::MalformedAssignment,
+            line: 1000,
+            column: 1,
+            length: 0,
+            block_id: Some("abc".into()),
+            content: String::new(),
+            context: String::new(),
+            message: String::new(),
+        };
+        parsed.errors.push(err.clone());
+        err.block_id = Some("nope".into());
+        parsed.errors.push(err);
+        assert_eq!(owners(&parsed), vec![Some(0), None]);
     }
 }
