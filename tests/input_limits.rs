@@ -54,3 +54,21 @@ fn a_missing_reply_file_is_a_clear_error() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("cannot read 'no-such-reply.md'"), "{err}");
 }
+
+#[test]
+fn a_directory_given_as_the_reply_is_one_clear_error_line() {
+    let repo = common::TestRepo::with_files(&[("a.txt", "a\n")]);
+    std::fs::create_dir(repo.path().join("replies")).unwrap();
+    let before = repo.state();
+    let out = repo.clada(&["apply", "replies"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with("git-clada: cannot read 'replies': "),
+        "{err}"
+    );
+    // The cause is said once, not repeated by the error chain.
+    assert_eq!(err.matches("(os error").count(), 1, "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert_eq!(repo.state(), before);
+}

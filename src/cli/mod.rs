@@ -120,10 +120,24 @@ pub fn main(cli: Cli) -> std::process::ExitCode {
             std::process::ExitCode::from(outcome.code())
         }
         Err(err) => {
-            eprintln!("git-clada: {err:#}");
+            eprintln!("git-clada: {}", error_message(&err));
             std::process::ExitCode::from(exit_code_for(&err))
         }
     }
+}
+
+/// The error and its causes on one line. Many of our messages already quote their cause (so
+/// they read well on their own), and printing the chain as well would say it twice.
+fn error_message(err: &anyhow::Error) -> String {
+    let mut msg = err.to_string();
+    for cause in err.chain().skip(1) {
+        let cause = cause.to_string();
+        if !msg.contains(&cause) {
+            msg.push_str(": ");
+            msg.push_str(&cause);
+        }
+    }
+    msg
 }
 
 fn run(cli: Cli) -> anyhow::Result<Outcome> {
