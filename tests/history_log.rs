@@ -198,9 +198,14 @@ fn show_refuses_commits_git_clada_did_not_make() {
         "{}",
         stderr(&out)
     );
+    // A revision that does not exist is a usage error, not a safety refusal.
     let out = repo.clada(&["show", "no-such-rev"]);
-    assert_eq!(code(&out), 3);
-    assert!(stderr(&out).contains("no-such-rev"), "{}", stderr(&out));
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("unknown revision 'no-such-rev'"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]

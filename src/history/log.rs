@@ -178,9 +178,8 @@ impl ShownReply {
 /// `git clada show [REV]`: the reply a git-clada commit was made from and its results.
 /// Refuses (nothing to show) for a commit git-clada did not make.
 pub fn show(repo: &Repo, rev: &str) -> Result<ShowReport, HistoryError> {
-    let id = repo
-        .resolve_commit(rev)
-        .map_err(|e| HistoryError::Refused(format!("{e}; nothing to show")))?;
+    // A revision that does not resolve is a usage error (exit 2), not a safety refusal.
+    let id = repo.resolve_commit(rev)?;
     let info = repo.commit_info(id)?;
     let Some(kind) = classify(&info) else {
         return Err(HistoryError::Refused(format!(
