@@ -707,3 +707,73 @@ fn commit_dates_and_identity_follow_git_rules() {
         "Author Name|test@example.com|1700000000 +0200|Test User"
     );
 }
+
+#[test]
+fn a_git_command_holding_the_index_lock_makes_apply_fail_with_nothing_changed() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n"), ("b.txt", "b\n")]);
+    repo.write("a.txt", "users edit\n");
+    repo.write("mine.txt", "untracked\n");
+    // Another git command is in the middle of writing the index.
+    let lock = repo.path().join(".git/index.lock");
+    std::fs::write(&lock, b"").unwrap();
+    let before = repo.state();
+    let reply = [
+        write("l1", "new.txt", "new\n"),
+        replace("l2", "b.txt", "b", "B"),
+    ]
+    .concat();
+    let out = repo.apply(&reply, &["--exec", "allow"]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("cannot lock the index"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(repo.state(), before);
+    assert!(!repo.exists("new.txt"));
+    assert!(
+        lock.exists(),
+        "the other command's lock is not ours to remove"
+    );
+    // No interrupted transaction is left behind: once the lock is gone, apply just works.
+    std::fs::remove_file(&lock).unwrap();
+    let out = repo.apply(&reply, &[]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(repo.read("b.txt"), "B\n");
+    repo.assert_fsck();
+}
+
+#[test]
+fn with_exec_a_held_index_lock_rolls_the_replys_changes_back() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n"), ("b.txt", "b\n")]);
+    repo.write("mine.txt", "untracked\n");
+    let lock = repo.path().join(".git/index.lock");
+    std::fs::write(&lock, b"").unwrap();
+    let before = repo.state();
+    let reply = [
+        replace("x1", "b.txt", "b", "B"),
+        block(
+            "x2",
+            &[
+                ("action", "exec"),
+                ("lang", "bash"),
+                (
+                    "code",
+                    "mkdir -p gen && echo made > gen/out.txt && echo changed > a.txt",
+                ),
+            ],
+        ),
+    ]
+    .concat();
+    let out = repo.apply(&reply, &["--exec", "allow"]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("cannot lock the index"), "{err}");
+    assert!(err.contains("rolled back; nothing was committed"), "{err}");
+    assert_eq!(repo.state(), before);
+    assert!(!repo.exists("gen/out.txt"));
+    std::fs::remove_file(&lock).unwrap();
+    // Nothing is pending: status has nothing interrupted to report, and undo has nothing to do.
+    assert_eq!(code(&repo.clada(&["undo"])), 3);
+    repo.assert_fsck();
+}

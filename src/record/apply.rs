@@ -207,6 +207,22 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
     journal.write(&repo)?;
     crate::trace::phase("snapshot trees+journal");
     crate::failpoint::hit("apply:after-journal");
+    // git's index lock is taken before any file is written, so a git command holding it
+    // makes the apply fail with nothing changed. It is taken after the journal so that a
+    // crash from here on leaves a journal, and undo knows the lock left behind is ours.
+    // Exec may run git commands that need the lock themselves, so with exec it is taken
+    // after the actions ran.
+    let mut early_lock = if has_exec {
+        None
+    } else {
+        match repo.lock_index() {
+            Ok(lock) => Some(lock),
+            Err(err) => {
+                Journal::remove(&repo)?;
+                return Err(err.into());
+            }
+        }
+    };
 
     let mut execution = action::execute(&plan, &sandbox, &opts.engine);
     crate::trace::phase("execute");
@@ -317,8 +333,11 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
         })
         .collect();
     if opts.no_commit {
-        repo.lock_index()?
-            .commit(&with_updates(&repo, &index, &ai_updates)?)?;
+        let lock = match early_lock.take() {
+            Some(lock) => lock,
+            None => lock_after_actions(&repo, &journal, &execution, &order)?,
+        };
+        lock.commit(&with_updates(&repo, &index, &ai_updates)?)?;
         Journal::remove(&repo)?;
         execution.result.steps.push(Step {
             name: "stage".into(),
@@ -365,7 +384,10 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
     // Hooks read the index from disk, so with hooks it is written now; without, it is written
     // on another thread while the commit, record and notes objects are made, and joined
     // before any ref moves.
-    let lock = repo.lock_index()?;
+    let lock = match early_lock.take() {
+        Some(lock) => lock,
+        None => lock_after_actions(&repo, &journal, &execution, &order)?,
+    };
     crate::failpoint::hit("apply:index-locked");
     let mut index_writer = None;
     if runs_hooks {
@@ -661,6 +683,25 @@ fn exec_changes(
         }
     }
     Ok(out)
+}
+
+/// Takes git's index lock once the actions ran (the exec case). When another git command
+/// holds it, the reply's changes are rolled back so the failure leaves nothing behind.
+fn lock_after_actions(
+    repo: &Repo,
+    journal: &Journal,
+    execution: &Execution,
+    changed: &[BString],
+) -> Result<crate::repo::IndexLock, ApplyError> {
+    let err = match repo.lock_index() {
+        Ok(lock) => return Ok(lock),
+        Err(err) => err,
+    };
+    roll_back(repo, journal, execution, changed)?;
+    Journal::remove(repo)?;
+    Err(ApplyError::Repo(RepoError::Invalid(format!(
+        "{err} (the reply's changes were rolled back; nothing was committed)"
+    ))))
 }
 
 /// Puts every path the reply changed back as it was (`--atomic`).
