@@ -292,6 +292,7 @@ fn typed(v: &Validated<'_>, sandbox: &Sandbox) -> Result<Action, PathError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::block::{parse, Dialect};
     use indexmap::IndexMap;
 
     /// Every schema action has a typed form: a block with all its required parameters (and
@@ -318,8 +319,6 @@ mod tests {
             assert!(typed.is_ok(), "{name}: {typed:?}");
         }
     }
-
-    use crate::block::{parse, Dialect};
 
     fn write_block(id: &str, path: &str, broken: bool) -> String {
         let junk = if broken { "not an assignment\n" } else { "" };

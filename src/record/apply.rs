@@ -212,7 +212,7 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
     // crash from here on leaves a journal, and undo knows the lock left behind is ours.
     // Exec may run git commands that need the lock themselves, so with exec it is taken
     // after the actions ran.
-    let mut early_lock = if has_exec {
+    let early_lock = if has_exec {
         None
     } else {
         match repo.lock_index() {
@@ -333,10 +333,7 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
         })
         .collect();
     if opts.no_commit {
-        let lock = match early_lock.take() {
-            Some(lock) => lock,
-            None => lock_after_actions(&repo, &journal, &execution, &order)?,
-        };
+        let lock = index_lock(early_lock, &repo, &journal, &execution, &order)?;
         lock.commit(&with_updates(&repo, &index, &ai_updates)?)?;
         Journal::remove(&repo)?;
         execution.result.steps.push(Step {
@@ -384,10 +381,7 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
     // Hooks read the index from disk, so with hooks it is written now; without, it is written
     // on another thread while the commit, record and notes objects are made, and joined
     // before any ref moves.
-    let lock = match early_lock.take() {
-        Some(lock) => lock,
-        None => lock_after_actions(&repo, &journal, &execution, &order)?,
-    };
+    let lock = index_lock(early_lock, &repo, &journal, &execution, &order)?;
     crate::failpoint::hit("apply:index-locked");
     let mut index_writer = None;
     if runs_hooks {
@@ -685,14 +679,19 @@ fn exec_changes(
     Ok(out)
 }
 
-/// Takes git's index lock once the actions ran (the exec case). When another git command
-/// holds it, the reply's changes are rolled back so the failure leaves nothing behind.
-fn lock_after_actions(
+/// git's index lock: the one taken before the actions ran, or (the exec case) taken now. When
+/// another git command holds it now, the reply's changes are rolled back so the failure leaves
+/// nothing behind.
+fn index_lock(
+    early: Option<crate::repo::IndexLock>,
     repo: &Repo,
     journal: &Journal,
     execution: &Execution,
     changed: &[BString],
 ) -> Result<crate::repo::IndexLock, ApplyError> {
+    if let Some(lock) = early {
+        return Ok(lock);
+    }
     let err = match repo.lock_index() {
         Ok(lock) => return Ok(lock),
         Err(err) => err,
