@@ -178,10 +178,7 @@ pub(super) fn replace(
     let found = textmatch::locate(&content, old.as_bytes());
     let n = found.positions.len();
     let not_found = |message: String| {
-        Outcome::fail(message).with_hint(Hint::NotFound {
-            path: path.given.clone(),
-            closest: textmatch::closest(&content, old),
-        })
+        Outcome::fail(message).with_hint(textmatch::not_found_hint(&content, old, new, &path.given))
     };
     let lines = || textmatch::lines_of(&content, &found.positions);
     let ambiguous = || {

@@ -44,6 +44,7 @@ fn sample() -> ExecutionResult {
                         end_line: 15,
                         similarity: 0.87,
                         diff: "--- old_text\n+++ file lines 12-15\n-a\n+b".into(),
+                        whitespace_only: None,
                     }),
                 }),
                 ..ActionResult::default()
