@@ -46,6 +46,8 @@ struct FileReport {
     total_blocks: usize,
     /// Blocks that would run.
     valid_actions: usize,
+    /// Block headers an unclosed heredoc read as text (each also has a parse error).
+    swallowed_blocks: usize,
     parse_errors: Vec<ParseErrorReport>,
     refused: Vec<Refused>,
 }
@@ -106,9 +108,16 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
                 message: e.to_string(),
             })
             .collect();
+        let swallowed_blocks = parsed
+            .errors
+            .iter()
+            .filter_map(|e| e.note.as_ref())
+            .map(|n| n.swallowed.len())
+            .sum();
         reports.push(FileReport {
             source: reply.source,
             total_blocks: plan.total_blocks,
+            swallowed_blocks,
             valid_actions: plan.actions.iter().filter(|a| a.op.is_ok()).count(),
             parse_errors: plan.errors,
             refused,
@@ -141,8 +150,15 @@ fn human(reports: &[FileReport]) -> String {
             ));
             continue;
         }
+        let swallowed = match r.swallowed_blocks {
+            0 => String::new(),
+            n => format!(
+                " (and {n} more block{} swallowed by an unclosed heredoc)",
+                if n == 1 { "" } else { "s" }
+            ),
+        };
         out.push_str(&format!(
-            "{}: {} problem(s) in {} blocks\n",
+            "{}: {} problem(s) in {} blocks{swallowed}\n",
             r.source,
             r.parse_errors.len() + r.refused.len(),
             r.total_blocks
