@@ -13,6 +13,7 @@ mod plan;
 pub mod read;
 pub mod schema;
 mod search;
+mod suggest;
 pub mod textmatch;
 mod write;
 
@@ -338,6 +339,10 @@ pub struct ExecutionResult {
     /// True when nothing was changed on disk (`--dry-run`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub dry_run: bool,
+    /// True when every change was rolled back (`--atomic` after a failure): no result took
+    /// effect.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rolled_back: bool,
 }
 
 impl ExecutionResult {
@@ -380,6 +385,10 @@ pub struct ActionResult {
     /// Not run (exec in a dry run).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub skipped: bool,
+    /// It succeeded, but its change was rolled back with the whole reply (`--atomic`);
+    /// `success` is then false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rolled_back: bool,
 }
 
 /// A step of the transaction around the actions (a hook, the commit), for the reports.
@@ -483,13 +492,16 @@ pub fn execute(plan: &Plan, sandbox: &Sandbox, opts: &EngineOptions) -> Executio
     };
     let mut results = Vec::with_capacity(plan.actions.len());
     for (i, pa) in plan.actions.iter().enumerate() {
-        let (outcome, refused) = match &pa.op {
+        let (mut outcome, refused) = match &pa.op {
             Err(e) => (Outcome::fail(e.to_string()), true),
             Ok(action) => match recheck(sandbox, action) {
                 Err(e) => (Outcome::fail(e.to_string()), true),
                 Ok(()) => (run(&mut ctx, pa, action), false),
             },
         };
+        if let (Ok(action), Some(error), None) = (&pa.op, &outcome.error, &outcome.hint) {
+            outcome.hint = suggest::missing_path_hint(&ctx, action, error);
+        }
         let mut warnings = pa.warnings.clone();
         warnings.extend(outcome.warnings);
         results.push(ActionResult {
@@ -504,6 +516,7 @@ pub fn execute(plan: &Plan, sandbox: &Sandbox, opts: &EngineOptions) -> Executio
             warnings,
             refused,
             skipped: outcome.skipped,
+            rolled_back: false,
         });
     }
     let changes = ctx.vfs.changes(sandbox);
