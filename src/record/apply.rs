@@ -253,9 +253,7 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
     if opts.atomic && !execution.result.success {
         roll_back(&repo, &journal, &execution, &order)?;
         Journal::remove(&repo)?;
-        execution.result.warnings.push(
-            "--atomic: a block failed, so every change of this reply was undone and nothing was committed".into(),
-        );
+        crate::report::mark_rolled_back(&mut execution.result, "--atomic");
         return Ok(uncommitted(execution));
     }
 
@@ -278,9 +276,8 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
         .into_iter()
         .collect();
     for p in &ignored {
-        execution.result.warnings.push(format!(
-            "{p} is ignored by .gitignore: written, but not committed (git add -f it yourself if you want it tracked)"
-        ));
+        let warning = crate::report::ignored_path_warning(&execution.changes, &p.to_string());
+        execution.result.warnings.push(warning);
     }
     order.retain(|p| !ignored.contains(p));
 
