@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use gix::bstr::{BStr, BString, ByteSlice};
@@ -82,11 +82,20 @@ impl Repo {
             0,
         )
         .map_err(|e| {
-            RepoError::Invalid(format!(
-                "cannot lock the index ({}): {e}; if no other git command is running, remove '{}.lock' and try again",
-                path.display(),
-                path.display()
-            ))
+            let lock = format!("{}.lock", path.display());
+            if Path::new(&lock).exists() {
+                RepoError::Invalid(format!(
+                    "cannot lock the index: '{lock}' exists, so another git command is using the index (waited 2 s); if no other git command is running (one may have crashed), remove '{lock}' and try again"
+                ))
+            } else {
+                // gix's own words end in a full stop.
+                let why = e.to_string();
+                RepoError::Invalid(format!(
+                    "cannot lock the index ({}): {}",
+                    path.display(),
+                    why.trim_end().trim_end_matches('.')
+                ))
+            }
         })?;
         Ok(IndexLock { lock, path })
     }
