@@ -198,6 +198,22 @@ fn benches(c: &mut Criterion) {
     c.bench_function("hint/closest_50_unrelated_lines_in_5000", |b| {
         b.iter(|| black_box(textmatch::closest(big.as_bytes(), &unrelated)))
     });
+    // A near miss whose only line shared with the file is `}`, at the end of 20,000 lines of
+    // small functions: found by the trigram ranking, not by shared lines.
+    let mut funcs = String::new();
+    for i in 0..4000 {
+        let _ = write!(
+            funcs,
+            "fn handler_{i}(req: &Request) -> Response {{\n    let body = req.body();\n    Response::ok(body)\n}}\n\n"
+        );
+    }
+    funcs.push_str("fn upload(req: &Request) -> Response {\n    let payload = req.bytes();\n    storage::save(payload)\n}\n");
+    let near = "fn upload(request: &Request) -> Response {\n    let data = request.bytes();\n    storage::save(data)\n}\n";
+    let found = textmatch::closest(funcs.as_bytes(), near);
+    assert_eq!(found.map(|c| c.start_line), Some(20001));
+    c.bench_function("hint/closest_brace_only_near_miss_in_20000", |b| {
+        b.iter(|| black_box(textmatch::closest(funcs.as_bytes(), near)))
+    });
 }
 
 criterion_group!(name = engine; config = Criterion::default().sample_size(20); targets = benches);
