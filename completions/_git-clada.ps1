@@ -241,6 +241,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-clada' -ScriptBlock {
         }
         'git-clada;install-man' {
             [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Directory that receives git-clada.1 and git-clada-<command>.1 (a `man1` directory)')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Show what would happen without changing any file, ref or the index')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')

@@ -685,13 +685,17 @@ _git__clada() {
             return 0
             ;;
         git__subcmd__clada__subcmd__install__subcmd__man)
-            opts="-h -V --dir --format --dry-run --help --version"
+            opts="-C -h -V --dir --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -C)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -218,6 +218,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
         }
         &'git-clada;install-man'= {
             cand --dir 'Directory that receives git-clada.1 and git-clada-<command>.1 (a `man1` directory)'
+            cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
             cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)'
             cand --dry-run 'Show what would happen without changing any file, ref or the index'
             cand -h 'Print help (see more with ''--help'')'

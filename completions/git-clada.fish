@@ -197,6 +197,7 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_se
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from help" -f -a "uninstall" -d 'Remove the hooks, keeping any other content of the hook files'
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c git-clada -n "__fish_git_clada_using_subcommand install-man" -l dir -d 'Directory that receives git-clada.1 and git-clada-<command>.1 (a `man1` directory)' -r -F
+complete -c git-clada -n "__fish_git_clada_using_subcommand install-man" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
 complete -c git-clada -n "__fish_git_clada_using_subcommand install-man" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)' -r -f -a "human\t'One line per block with ✅/❌, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in the README)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'"
