@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{block, TestRepo};
+use common::{write_block, TestRepo};
 
 fn code(out: &std::process::Output) -> i32 {
     out.status.code().unwrap_or(-1)
@@ -16,17 +16,6 @@ fn stdout(out: &std::process::Output) -> String {
 
 fn stderr(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-fn write_block(id: &str, path: &str, content: &str) -> String {
-    block(
-        id,
-        &[
-            ("action", "file_write"),
-            ("path", path),
-            ("content", content),
-        ],
-    )
 }
 
 #[test]

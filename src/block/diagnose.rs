@@ -297,30 +297,41 @@ mod tests {
     fn header_problems_are_named() {
         let p = |m, l| header_problem(m, l);
         assert!(p(&SHAM, "   #!SHAM [@three-char-SHA-256: abc]").contains("indented (3 spaces)"));
-        assert_eq!(
-            p(&SHAM, "#!SHAM [@sha256: abc]"),
-            "the label must be `three-char-SHA-256`, not `sha256`"
-        );
-        assert_eq!(
-            p(&SHAM, "#!SHAM [@three-char-SHA-256: abc"),
-            "the header must end with `]`"
-        );
-        assert_eq!(
-            p(&SHAM, "#!SHAM [@three-char-SHA-256: abc] "),
-            "whitespace after the closing `]`: the header must end with `]`"
-        );
-        assert_eq!(
-            p(&SHAM, "#!SHAM [@three-char-SHA-256:abc]"),
-            "`: ` (a colon and one space) must follow the label"
-        );
-        assert_eq!(
-            p(&NESL, "#!nesl abc"),
-            "`[@` must follow `#!nesl` directly (one space between them)"
-        );
-        assert_eq!(
-            p(&NESL, "#!nesl [@x: ]"),
-            "the block id between `: ` and `]` is missing"
-        );
+        let cases: [(&Markers, &str, &str); 6] = [
+            (
+                &SHAM,
+                "#!SHAM [@sha256: abc]",
+                "the label must be `three-char-SHA-256`, not `sha256`",
+            ),
+            (
+                &SHAM,
+                "#!SHAM [@three-char-SHA-256: abc",
+                "the header must end with `]`",
+            ),
+            (
+                &SHAM,
+                "#!SHAM [@three-char-SHA-256: abc] ",
+                "whitespace after the closing `]`: the header must end with `]`",
+            ),
+            (
+                &SHAM,
+                "#!SHAM [@three-char-SHA-256:abc]",
+                "`: ` (a colon and one space) must follow the label",
+            ),
+            (
+                &NESL,
+                "#!nesl abc",
+                "`[@` must follow `#!nesl` directly (one space between them)",
+            ),
+            (
+                &NESL,
+                "#!nesl [@x: ]",
+                "the block id between `: ` and `]` is missing",
+            ),
+        ];
+        for (m, line, want) in cases {
+            assert_eq!(p(m, line), want, "{line}");
+        }
     }
 
     #[test]

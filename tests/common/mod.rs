@@ -306,6 +306,18 @@ pub fn block(id: &str, props: &[(&str, &str)]) -> String {
     s
 }
 
+/// A NESL `file_write` block.
+pub fn write_block(id: &str, path: &str, content: &str) -> String {
+    block(
+        id,
+        &[
+            ("action", "file_write"),
+            ("path", path),
+            ("content", content),
+        ],
+    )
+}
+
 /// Spawns `cmd` with `input` written to its stdin (then closed) and stdout/stderr captured.
 pub fn spawn_fed(mut cmd: Command, input: &str) -> Child {
     use std::io::Write;
