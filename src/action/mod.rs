@@ -542,13 +542,18 @@ fn recheck(sandbox: &Sandbox, action: &Action) -> Result<(), PathError> {
         }
         Ok(())
     };
+    // An exec can have checked out a submodule since.
+    for p in action.write_paths() {
+        sandbox.check_nested(p)?;
+    }
     match action {
         Action::FileDelete { path }
         | Action::DirCreate { path }
         | Action::DirDelete { path, .. } => check(path, Access::Entry),
         Action::FileMove { old_path, new_path } => {
             check(old_path, Access::Entry)?;
-            check(new_path, Access::Entry)
+            check(new_path, Access::Entry)?;
+            sandbox.check_move(old_path, new_path)
         }
         Action::FilesRead { paths } => paths.iter().try_for_each(|p| check(p, Access::Follow)),
         Action::Exec { cwd, .. } => cwd.iter().try_for_each(|p| check(p, Access::Follow)),

@@ -113,7 +113,8 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
     // if the index changed in between.
     let prefetch = repo.prefetch_status();
     let parsed = block::parse(&reply.text, opts.dialect);
-    let sandbox = Sandbox::new(repo.workdir(), opts.allow_outside)?;
+    let sandbox = Sandbox::new(repo.workdir(), opts.allow_outside)?
+        .refuse_nested_repositories(&repo.declared_submodules());
     let plan = action::plan(&parsed, &sandbox);
     let dry = opts.engine.dry_run;
     crate::trace::phase("parse+plan");

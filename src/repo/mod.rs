@@ -349,6 +349,20 @@ impl Repo {
             .map(|v| v.to_string())
     }
 
+    /// The submodule paths `.gitmodules` in the worktree declares (worktree-relative,
+    /// `/`-separated). Checked-out submodules are also recognised by their `.git`; this list
+    /// names the ones that are not checked out. An unreadable or malformed file declares none
+    /// (git would complain about it itself).
+    pub fn declared_submodules(&self) -> Vec<String> {
+        let Ok(Some(file)) = self.repo.open_modules_file() else {
+            return Vec::new();
+        };
+        file.names()
+            .filter_map(|name| file.path(name).ok())
+            .map(|p| p.to_string().trim_end_matches('/').to_string())
+            .collect()
+    }
+
     /// Hex of `id` abbreviated to 7 characters (enough for reports; never used to resolve).
     pub fn short(id: ObjectId) -> String {
         id.to_hex_with_len(7).to_string()
