@@ -304,3 +304,52 @@ fn writing_inside_a_nested_repository_is_refused() {
         "{error}"
     );
 }
+
+#[test]
+fn git_dir_without_git_work_tree_uses_the_current_directory_as_the_worktree() {
+    // As git does: with only GIT_DIR set, the current directory is the top of the worktree.
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    let elsewhere = tempfile::tempdir().expect("tempdir");
+    std::fs::write(elsewhere.path().join("a.txt"), "a\n").expect("write");
+    let git_dir = repo.path().join(".git");
+    let reply = write("gd1", "b.txt");
+    let mut cmd = repo.clada_cmd();
+    cmd.current_dir(elsewhere.path())
+        .env("GIT_DIR", &git_dir)
+        .args(["--format", "json", "apply", "-"]);
+    let out = common::spawn_fed(cmd, &reply)
+        .wait_with_output()
+        .expect("run");
+    assert_eq!(code(&out), 0, "{}", text(&out));
+    assert!(elsewhere.path().join("b.txt").exists());
+    assert!(!repo.path().join("b.txt").exists());
+    let tree = repo.git(&["ls-tree", "-r", "--name-only", "HEAD"]);
+    assert_eq!(tree, "a.txt\nb.txt\n");
+    // git agrees: with the same environment, the status there is clean.
+    let status = std::process::Command::new("git")
+        .current_dir(elsewhere.path())
+        .env("GIT_DIR", &git_dir)
+        .env_remove("GIT_WORK_TREE")
+        .args(["status", "--porcelain"])
+        .output()
+        .expect("git status");
+    assert_eq!(String::from_utf8_lossy(&status.stdout), "");
+
+    // check resolves paths the same way.
+    let file = repo.home.path().join("reply.md");
+    std::fs::write(&file, write("gd2", "../escape.txt")).expect("write");
+    let mut cmd = repo.clada_cmd();
+    let checked = cmd
+        .current_dir(elsewhere.path())
+        .env("GIT_DIR", &git_dir)
+        .args(["check", file.to_str().expect("utf-8")])
+        .output()
+        .expect("run");
+    assert_eq!(code(&checked), 1, "{}", text(&checked));
+    assert!(text(&checked).contains(&format!(
+        "outside '{}'",
+        std::fs::canonicalize(elsewhere.path())
+            .expect("canonical")
+            .display()
+    )));
+}

@@ -169,8 +169,10 @@ impl std::fmt::Debug for Repo {
 
 impl Repo {
     /// Finds the repository containing `dir`, honouring `GIT_DIR` and `GIT_WORK_TREE` like git.
+    /// As with git, `GIT_DIR` without `GIT_WORK_TREE` (and without `core.worktree`) makes `dir`
+    /// the top of the worktree, unless the repository is bare.
     pub fn discover(dir: &Path) -> Result<Repo> {
-        let repo = match gix::discover_with_environment_overrides(dir) {
+        let mut repo = match gix::discover_with_environment_overrides(dir) {
             Ok(repo) => repo,
             Err(e) => {
                 let err: gix::Error = e;
@@ -187,6 +189,20 @@ impl Repo {
                 });
             }
         };
+        let set = |var: &str| std::env::var_os(var).is_some_and(|v| !v.is_empty());
+        if set("GIT_DIR") && !set("GIT_WORK_TREE") {
+            let config = repo.config_snapshot();
+            let implicit = config.string("core.worktree").is_none()
+                && !config.boolean("core.bare").unwrap_or(false);
+            drop(config);
+            if implicit {
+                repo.set_workdir(Some(dir.to_path_buf())).ctx(format!(
+                    "cannot use '{}' as the worktree of GIT_DIR (set GIT_WORK_TREE to choose \
+                     another)",
+                    dir.display()
+                ))?;
+            }
+        }
         Self::from_gix(repo, dir)
     }
 
