@@ -70,3 +70,78 @@ fn exec_without_background_processes_has_no_warning() {
     assert!(r.get("warnings").is_none(), "{r}");
     assert_eq!(repo.read("made.txt"), "made\n");
 }
+
+#[test]
+fn thousands_of_appends_to_one_file_give_exactly_the_appended_text() {
+    let repo = TestRepo::with_files(&[("log.txt", "head\n"), ("other.txt", "o\n")]);
+    let mut reply = String::new();
+    let mut want = String::from("head\n");
+    for i in 0..3000 {
+        let line = format!("line {i}\n");
+        reply.push_str(&append(&format!("a{i}"), "log.txt", &line));
+        want.push_str(&line);
+        if i == 1500 {
+            // An edit in the middle of the run, on the same file.
+            reply.push_str(&block(
+                "mid",
+                &[
+                    ("action", "file_replace_text"),
+                    ("path", "log.txt"),
+                    ("old_text", "line 7\n"),
+                    ("new_text", "line seven\n"),
+                ],
+            ));
+            want = want.replace("line 7\n", "line seven\n");
+        }
+    }
+    // Original line 1 is still addressable after the appends.
+    reply.push_str(&block(
+        "rl1",
+        &[
+            ("action", "file_replace_lines"),
+            ("path", "log.txt"),
+            ("lines", "1"),
+            ("new_content", "HEAD"),
+        ],
+    ));
+    want = want.replacen("head\n", "HEAD\n", 1);
+    // Alternating appends to two files.
+    for i in 0..50 {
+        reply.push_str(&append(&format!("x{i}"), "other.txt", "x\n"));
+        reply.push_str(&append(&format!("y{i}"), "new/created.txt", "y\n"));
+    }
+    let out = repo.apply(&reply, &[]);
+    assert_eq!(
+        code(&out),
+        0,
+        "{}",
+        &text(&out)[..2000.min(text(&out).len())]
+    );
+    assert_eq!(repo.read("log.txt"), want);
+    assert_eq!(repo.git(&["show", "HEAD:log.txt"]), want);
+    assert_eq!(repo.read("other.txt"), format!("o\n{}", "x\n".repeat(50)));
+    assert_eq!(repo.read("new/created.txt"), "y\n".repeat(50));
+    assert_eq!(repo.status(), "");
+    let leftovers: Vec<String> = common::files_of(repo.path())
+        .into_keys()
+        .filter(|p| p.contains(".clada-tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+    repo.assert_fsck();
+}
+
+#[test]
+fn appends_to_a_crlf_file_stay_crlf_across_a_run() {
+    let repo = TestRepo::new();
+    repo.write("w.txt", "a\r\nb\r\n");
+    repo.git(&["add", "w.txt"]);
+    repo.git(&["commit", "-q", "-m", "crlf"]);
+    let reply = format!(
+        "{}{}",
+        append("c1", "w.txt", "c\n"),
+        append("c2", "w.txt", "d\ne\n")
+    );
+    let out = repo.apply(&reply, &[]);
+    assert_eq!(code(&out), 0, "{}", text(&out));
+    assert_eq!(repo.read("w.txt"), "a\r\nb\r\nc\r\nd\r\ne\r\n");
+}
