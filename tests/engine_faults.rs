@@ -145,3 +145,82 @@ fn appends_to_a_crlf_file_stay_crlf_across_a_run() {
     assert_eq!(code(&out), 0, "{}", text(&out));
     assert_eq!(repo.read("w.txt"), "a\r\nb\r\nc\r\nd\r\ne\r\n");
 }
+
+/// A repository with one file in a sub-directory, and the reply that edits it.
+fn edit_scenario() -> (TestRepo, String) {
+    let repo = TestRepo::with_files(&[("src/a.txt", "one\n"), ("b.txt", "b\n")]);
+    let reply = block(
+        "ed1",
+        &[
+            ("action", "file_replace_text"),
+            ("path", "src/a.txt"),
+            ("old_text", "one"),
+            ("new_text", "two"),
+        ],
+    );
+    (repo, reply)
+}
+
+fn temp_files(repo: &TestRepo) -> Vec<String> {
+    common::files_of(repo.path())
+        .into_keys()
+        .filter(|p| p.contains(".clada-tmp-"))
+        .collect()
+}
+
+#[test]
+fn undo_after_a_kill_mid_write_removes_the_temporary_file() {
+    let (repo, reply) = edit_scenario();
+    // Files that only look like ours, or belong to paths the apply never touched, stay.
+    repo.write("src/.a.txt.clada-tmp-notours", "keep\n");
+    repo.write(".b.txt.clada-tmp-1-1", "keep\n");
+    let before = repo.state();
+    let out = repo
+        .spawn_apply(
+            &[("GIT_CLADA_FAILPOINT", "engine:before-rename")],
+            &reply,
+            &[],
+        )
+        .wait_with_output()
+        .expect("wait");
+    assert_eq!(
+        code(&out),
+        -1,
+        "the apply should have been killed: {}",
+        text(&out)
+    );
+    let left = temp_files(&repo);
+    assert!(
+        left.iter()
+            .any(|p| p.starts_with("src/.a.txt.clada-tmp-") && !p.ends_with("notours")),
+        "{left:?}"
+    );
+    let undo = repo.clada(&["undo"]);
+    assert_eq!(code(&undo), 0, "{}", text(&undo));
+    common::assert_same_user_state(&repo.state(), &before, "after undo");
+    assert_eq!(
+        temp_files(&repo),
+        vec![".b.txt.clada-tmp-1-1", "src/.a.txt.clada-tmp-notours"]
+    );
+    repo.assert_fsck();
+}
+
+#[test]
+fn an_undo_killed_mid_write_leaves_no_temporary_file_once_finished() {
+    let (repo, reply) = edit_scenario();
+    let before = repo.state();
+    let out = repo.apply(&reply, &[]);
+    assert_eq!(code(&out), 0, "{}", text(&out));
+    let crashed = repo
+        .clada_cmd()
+        .env("GIT_CLADA_FAILPOINT", "checkout:before-rename")
+        .arg("undo")
+        .output()
+        .expect("run");
+    assert_eq!(code(&crashed), -1, "undo should have been killed");
+    assert!(!temp_files(&repo).is_empty());
+    let undo = repo.clada(&["undo"]);
+    assert_eq!(code(&undo), 0, "{}", text(&undo));
+    assert_eq!(temp_files(&repo), Vec::<String>::new());
+    common::assert_same_user_state(&repo.state(), &before, "after the finished undo");
+}

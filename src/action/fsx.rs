@@ -741,12 +741,13 @@ impl Vfs {
 /// An existing file's permission bits are carried over; a new file gets 0o666 minus the umask
 /// (0o777 when `new_executable`).
 pub fn atomic_write(p: &Path, bytes: &[u8], new_executable: bool) -> io::Result<()> {
-    crate::fsutil::write_atomic(
+    crate::fsutil::write_atomic_at(
         p,
         bytes,
         crate::fsutil::Perm::KeepExisting {
             executable_if_new: new_executable,
         },
+        "engine:before-rename",
     )
 }
 
@@ -871,7 +872,7 @@ mod tests {
         let leftovers: Vec<_> = std::fs::read_dir(dir.path())
             .unwrap()
             .filter_map(|e| e.ok())
-            .filter(|e| e.file_name().to_string_lossy().starts_with(".clada-tmp-"))
+            .filter(|e| e.file_name().to_string_lossy().contains(".clada-tmp-"))
             .collect();
         assert!(leftovers.is_empty());
     }
