@@ -224,3 +224,94 @@ fn an_undo_killed_mid_write_leaves_no_temporary_file_once_finished() {
     assert_eq!(temp_files(&repo), Vec::<String>::new());
     common::assert_same_user_state(&repo.state(), &before, "after the finished undo");
 }
+
+#[test]
+fn undo_keeps_empty_directories_that_existed_before_the_apply() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    std::fs::create_dir_all(repo.path().join("empty/inner")).expect("mkdir");
+    let before = repo.state();
+    let reply = block(
+        "nd1",
+        &[
+            ("action", "file_write"),
+            ("path", "empty/inner/new.txt"),
+            ("content", "new\n"),
+        ],
+    );
+    let out = repo.apply(&reply, &[]);
+    assert_eq!(code(&out), 0, "{}", text(&out));
+    let undo = repo.clada(&["undo"]);
+    assert_eq!(code(&undo), 0, "{}", text(&undo));
+    assert!(repo.path().join("empty/inner").is_dir());
+    assert_eq!(repo.state().files, before.files);
+}
+
+#[test]
+fn undo_removes_the_directories_the_apply_created() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    let before = repo.state();
+    let reply = block(
+        "nd2",
+        &[
+            ("action", "file_write"),
+            ("path", "made/deep/new.txt"),
+            ("content", "new\n"),
+        ],
+    );
+    let out = repo.apply(&reply, &[]);
+    assert_eq!(code(&out), 0, "{}", text(&out));
+    let undo = repo.clada(&["undo"]);
+    assert_eq!(code(&undo), 0, "{}", text(&undo));
+    assert!(!repo.path().join("made").exists());
+    assert_eq!(repo.state().files, before.files);
+}
+
+#[test]
+fn redo_gives_exactly_the_worktree_the_apply_left_and_undo_the_one_before() {
+    for (name, reply) in [
+        (
+            "delete the last file of a directory",
+            block("rd1", &[("action", "file_delete"), ("path", "a/b/x.txt")]),
+        ),
+        (
+            "move a file out of nested directories",
+            block(
+                "rd2",
+                &[
+                    ("action", "file_move"),
+                    ("old_path", "a/b/x.txt"),
+                    ("new_path", "moved/x.txt"),
+                ],
+            ),
+        ),
+        (
+            "delete a directory",
+            block(
+                "rd3",
+                &[
+                    ("action", "dir_delete"),
+                    ("path", "a/b"),
+                    ("recursive", "true"),
+                ],
+            ),
+        ),
+    ] {
+        let repo = TestRepo::with_files(&[("a/b/x.txt", "x\n"), ("k.txt", "k\n")]);
+        // An empty directory that was there before stays through everything.
+        std::fs::create_dir_all(repo.path().join("keep/me")).expect("mkdir");
+        let before = repo.state();
+        let out = repo.apply(&reply, &[]);
+        assert_eq!(code(&out), 0, "{name}: {}", text(&out));
+        let applied = repo.state();
+        // Like `git rm`: the directories the change emptied are gone.
+        assert!(!repo.path().join("a").exists(), "{name}");
+        assert!(repo.path().join("keep/me").is_dir(), "{name}");
+        let undo = repo.clada(&["undo"]);
+        assert_eq!(code(&undo), 0, "{name}: {}", text(&undo));
+        common::assert_same_user_state(&repo.state(), &before, name);
+        let redo = repo.clada(&["redo"]);
+        assert_eq!(code(&redo), 0, "{name}: {}", text(&redo));
+        assert_eq!(repo.state().files, applied.files, "{name}: redo");
+        repo.assert_fsck();
+    }
+}

@@ -610,6 +610,29 @@ impl Vfs {
         Ok(())
     }
 
+    /// Removes the directories a delete or move emptied, from `dir` upwards, stopping below
+    /// `root` or at the first directory with something in it — as `git rm` and `git mv` do,
+    /// so the worktree an apply leaves is the one a checkout of its commit (redo) gives.
+    /// Each removal is recorded, so a restore puts the directory back.
+    pub fn prune_emptied(&mut self, dir: &Path, root: &Path) -> io::Result<()> {
+        let mut dir = dir.to_path_buf();
+        while dir != root && dir.starts_with(root) {
+            if !matches!(self.kind(&dir), Ok(EntryKind::Dir)) || !self.list_dir(&dir)?.is_empty() {
+                break;
+            }
+            self.touch(&dir)?;
+            if self.dry_run {
+                self.overlay.insert(dir.clone(), Node::Absent);
+            } else if std::fs::remove_dir(&dir).is_err() {
+                break;
+            }
+            if !dir.pop() {
+                break;
+            }
+        }
+        Ok(())
+    }
+
     /// Removes a file or symlink.
     pub fn remove_file(&mut self, p: &Path) -> io::Result<()> {
         match self.kind(p)? {

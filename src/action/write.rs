@@ -487,11 +487,20 @@ pub(super) fn replace_lines(
     result
 }
 
+/// Removes the directories that removing `gone` emptied (see [`super::fsx::Vfs::prune_emptied`]).
+/// A failure here is no failure of the action: its entry is gone either way.
+fn prune_after(ctx: &mut Ctx<'_>, gone: &Path) {
+    if let Some(parent) = gone.parent() {
+        let _ = ctx.vfs.prune_emptied(parent, ctx.sandbox.root());
+    }
+}
+
 pub(super) fn file_delete(ctx: &mut Ctx<'_>, path: &ResolvedPath) -> Outcome {
     if let Err(e) = ctx.vfs.remove_file(&path.abs) {
         return Outcome::fail(node_error(&e, &path.given, "unlink", None));
     }
     ctx.lines.reset(&path.abs);
+    prune_after(ctx, &path.abs);
     Outcome::ok(json!({"path": path.given}))
 }
 
@@ -518,6 +527,7 @@ pub(super) fn file_move(ctx: &mut Ctx<'_>, from: &ResolvedPath, to: &ResolvedPat
             return Outcome::fail(node_error(&e, &from.given, "rename", Some(&to.given)));
         }
         ctx.lines.rename(&from.abs, &to.abs);
+        prune_after(ctx, &from.abs);
     }
     let mut data = json!({"old_path": from.given, "new_path": to.given});
     if overwrote {
@@ -561,6 +571,7 @@ pub(super) fn dir_create(ctx: &mut Ctx<'_>, path: &ResolvedPath) -> Outcome {
 pub(super) fn dir_delete(ctx: &mut Ctx<'_>, path: &ResolvedPath, recursive: bool) -> Outcome {
     match ctx.vfs.remove_dir(&path.abs, recursive) {
         Ok(removed) => {
+            prune_after(ctx, &path.abs);
             let mut data = json!({"path": path.given});
             if recursive {
                 data["removedEntries"] = json!(removed.len());

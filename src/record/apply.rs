@@ -599,7 +599,41 @@ fn journal_paths(
         };
         out.push(JournalPath { path: rel, before });
     }
+    out.extend(untracked_parent_dirs(repo, base_tree, &seen)?);
     out.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(out)
+}
+
+/// The directories that already hold the journaled paths `rels` without git tracking them
+/// (empty ones, or ones with only untracked files), as `Before::Dir`: git does not record
+/// them, so this is how undo knows to keep them when it removes what the apply created.
+fn untracked_parent_dirs(
+    repo: &Repo,
+    base_tree: ObjectId,
+    rels: &BTreeSet<String>,
+) -> Result<Vec<JournalPath>, ApplyError> {
+    let mut dirs = BTreeSet::new();
+    for rel in rels {
+        let mut dir = rel.as_str();
+        while let Some((parent, _)) = dir.rsplit_once('/') {
+            dir = parent;
+            if rels.contains(dir) || !dirs.insert(dir.to_string()) {
+                break;
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for dir in dirs {
+        let b = BString::from(dir.as_str());
+        let is_dir =
+            std::fs::symlink_metadata(repo.abs_path(b.as_bstr())).is_ok_and(|m| m.is_dir());
+        if is_dir && repo.tree_entry(base_tree, b.as_bstr())?.is_none() {
+            out.push(JournalPath {
+                path: dir,
+                before: Before::Dir,
+            });
+        }
+    }
     Ok(out)
 }
 
