@@ -353,3 +353,33 @@ fn git_dir_without_git_work_tree_uses_the_current_directory_as_the_worktree() {
             .display()
     )));
 }
+
+#[test]
+fn names_git_refuses_that_an_exec_creates_are_left_out_of_the_commit() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    let script = "mkdir -p .git. GIT~1 \"$(printf '.g\\342\\200\\214it')\" && \
+                  echo x > .git./x && echo y > GIT~1/y && \
+                  echo z > \"$(printf '.g\\342\\200\\214it')/z\" && \
+                  ln -s a.txt .gitmodules && echo ok > ok.txt";
+    let reply = block(
+        "ex1",
+        &[("action", "exec"), ("lang", "bash"), ("code", script)],
+    );
+    let out = repo.apply(&reply, &["--exec", "allow"]);
+    assert_eq!(code(&out), 0, "{}", text(&out));
+    let report = TestRepo::report(&out);
+    let warnings = report["warnings"].to_string();
+    for name in [".git./x", "GIT~1/y", ".g<U+200C>it/z", ".gitmodules"] {
+        assert!(
+            warnings.contains(&format!("'{name}' was not committed")),
+            "{name}: {warnings}"
+        );
+    }
+    assert_eq!(
+        repo.git(&["ls-tree", "-r", "--name-only", "HEAD"]),
+        "a.txt\nok.txt\n"
+    );
+    assert!(repo.path().join(".git./x").exists(), "left in place");
+    assert!(no_journal(&repo));
+    repo.assert_fsck();
+}

@@ -284,6 +284,7 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
         ));
     }
     order.retain(|p| !ignored.contains(p));
+    drop_refused_names(&repo, &mut order, &mut execution.result.warnings);
 
     // The new tree: the base tree with every changed path hashed from the worktree.
     let mut tree_changes = Vec::with_capacity(order.len());
@@ -602,6 +603,23 @@ fn journal_paths(
     out.extend(untracked_parent_dirs(repo, base_tree, &seen)?);
     out.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(out)
+}
+
+/// Leaves out of the commit the paths git refuses (`.git` look-alikes, a symlinked
+/// `.gitmodules`): the sandbox refuses them in file actions, but an exec can create them. They
+/// stay on disk; a warning says why they were not committed.
+fn drop_refused_names(repo: &Repo, order: &mut Vec<BString>, warnings: &mut Vec<String>) {
+    order.retain(|p| {
+        let is_link = std::fs::symlink_metadata(repo.abs_path(p.as_bstr()))
+            .is_ok_and(|m| m.file_type().is_symlink());
+        match crate::sandbox::gitname::refused_path(&p.to_str_lossy(), is_link) {
+            Some(why) => {
+                warnings.push(why);
+                false
+            }
+            None => true,
+        }
+    });
 }
 
 /// The directories that already hold the journaled paths `rels` without git tracking them

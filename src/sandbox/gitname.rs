@@ -118,6 +118,42 @@ pub fn symlink_name(component: &str) -> Option<(&'static str, Lookalike)> {
     None
 }
 
+/// Why git would refuse the worktree path `rel` (`/`-separated) in a commit, if it would: a
+/// component that is `.git` or a look-alike, or a symlink named like `.gitmodules` & co.
+/// For paths the sandbox never saw (an exec created them).
+pub fn refused_path(rel: &str, is_symlink: bool) -> Option<String> {
+    if let Some((c, how)) = rel.split('/').find_map(|c| dotgit(c).map(|how| (c, how))) {
+        return Some(format!(
+            "'{}' was not committed: {}, and git refuses such paths ({}); rename or remove it",
+            shown(rel),
+            how.explain(c, ".git"),
+            how.git_setting()
+        ));
+    }
+    let leaf = rel.rsplit('/').next().unwrap_or(rel);
+    match symlink_name(leaf) {
+        Some((name, how)) if is_symlink => Some(format!(
+            "'{}' was not committed: {}; replace it with a regular file",
+            shown(rel),
+            symlink_refusal(leaf, name, &how)
+        )),
+        _ => None,
+    }
+}
+
+/// Why a symlink named `leaf` (standing for `name`) is refused.
+pub fn symlink_refusal(leaf: &str, name: &str, how: &Lookalike) -> String {
+    let because = if leaf == name {
+        String::new()
+    } else {
+        format!(" ({})", how.explain(leaf, name))
+    };
+    format!(
+        "git reads {name} without following symlinks and refuses or warns about a symlink named \
+         so{because}"
+    )
+}
+
 /// `component` is `.` + `name` once the HFS+-ignorable code points are dropped, and it has at
 /// least one of them (the first is returned).
 fn hfs_match(component: &str, name: &str) -> Option<char> {

@@ -349,11 +349,10 @@ impl Sandbox {
                 return Err(refuse(
                     PathErrorCode::GitDir,
                     format!(
-                        "{what} would make a symlink named '{}': {}; git reads that file \
-                         without following links, so it refuses or warns about a symlink there \
-                         — move the file the link points to instead",
+                        "{what} would make a symlink named '{}': {} — move the file the link \
+                         points to instead",
                         gitname::shown(&name),
-                        how.explain(&name, protected)
+                        gitname::symlink_refusal(&name, protected, &how)
                     ),
                 ));
             }
