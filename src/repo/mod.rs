@@ -191,10 +191,11 @@ impl Repo {
         };
         let set = |var: &str| std::env::var_os(var).is_some_and(|v| !v.is_empty());
         if set("GIT_DIR") && !set("GIT_WORK_TREE") {
-            let config = repo.config_snapshot();
-            let implicit = config.string("core.worktree").is_none()
-                && !config.boolean("core.bare").unwrap_or(false);
-            drop(config);
+            let implicit = {
+                let config = repo.config_snapshot();
+                config.string("core.worktree").is_none()
+                    && !config.boolean("core.bare").unwrap_or(false)
+            };
             if implicit {
                 repo.set_workdir(Some(dir.to_path_buf())).ctx(format!(
                     "cannot use '{}' as the worktree of GIT_DIR (set GIT_WORK_TREE to choose \
