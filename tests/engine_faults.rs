@@ -3,19 +3,7 @@
 
 mod common;
 
-use common::{block, TestRepo};
-
-fn code(out: &std::process::Output) -> i32 {
-    out.status.code().unwrap_or(-1)
-}
-
-fn text(out: &std::process::Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
+use common::{block, exit_code as code, output_text as text, TestRepo};
 
 fn exec(id: &str, code: &str) -> String {
     block(id, &[("action", "exec"), ("lang", "bash"), ("code", code)])

@@ -8,19 +8,7 @@ mod common;
 use std::os::unix::fs::symlink;
 use std::path::Path;
 
-use common::{block, TestRepo};
-
-fn code(out: &std::process::Output) -> i32 {
-    out.status.code().unwrap_or(-1)
-}
-
-fn text(out: &std::process::Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
+use common::{block, exit_code as code, output_text as text, TestRepo};
 
 fn write(id: &str, path: &str) -> String {
     block(

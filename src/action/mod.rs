@@ -196,9 +196,8 @@ pub enum Action {
 }
 
 impl Action {
-    /// The file whose content this action reads or edits in place (not its directory entry):
-    /// consecutive such actions on one file share the in-memory copy of it.
-    pub fn content_path(&self) -> Option<&Path> {
+    /// The file whose text this action rewrites in place.
+    fn edited_file(&self) -> Option<&ResolvedPath> {
         match self {
             Action::FileWrite { path, .. }
             | Action::FileCreate { path, .. }
@@ -206,24 +205,24 @@ impl Action {
             | Action::FileReplaceText { path, .. }
             | Action::FileReplaceAllText { path, .. }
             | Action::FileEdit { path, .. }
-            | Action::FileReplaceLines { path, .. }
-            | Action::FileRead { path }
-            | Action::FileReadNumbered { path, .. } => Some(&path.abs),
+            | Action::FileReplaceLines { path, .. } => Some(path),
             _ => None,
+        }
+    }
+
+    /// The file whose content this action reads or edits in place (not its directory entry):
+    /// consecutive such actions on one file share the in-memory copy of it.
+    pub fn content_path(&self) -> Option<&Path> {
+        match self {
+            Action::FileRead { path } | Action::FileReadNumbered { path, .. } => Some(&path.abs),
+            _ => self.edited_file().map(|p| p.abs.as_path()),
         }
     }
 
     /// The paths this action may create, change or delete.
     pub fn write_paths(&self) -> Vec<&ResolvedPath> {
         match self {
-            Action::FileWrite { path, .. }
-            | Action::FileCreate { path, .. }
-            | Action::FileAppend { path, .. }
-            | Action::FileReplaceText { path, .. }
-            | Action::FileReplaceAllText { path, .. }
-            | Action::FileEdit { path, .. }
-            | Action::FileReplaceLines { path, .. }
-            | Action::FileDelete { path }
+            Action::FileDelete { path }
             | Action::DirCreate { path }
             | Action::DirDelete { path, .. } => vec![path],
             Action::FileMove { old_path, new_path } => vec![old_path, new_path],
@@ -234,6 +233,7 @@ impl Action {
             | Action::Grep { .. }
             | Action::Glob { .. }
             | Action::Exec { .. } => Vec::new(),
+            _ => self.edited_file().into_iter().collect(),
         }
     }
 }
