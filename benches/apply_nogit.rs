@@ -1,5 +1,6 @@
 //! `apply --no-git` as a library call: a generated 200-block reply editing 50 files in a temp
-//! directory (parse + plan + execute, real writes), the same reply as a dry run, and the
+//! directory (parse + plan + execute, real writes), the same reply as a dry run, 10,000
+//! appends to one file (issue 10: once quadratic), and the
 //! not-found hint of a 50-line old_text against a 5,000-line file (DESIGN §8 asks for well
 //! under 100 ms).
 
@@ -160,6 +161,35 @@ fn benches(c: &mut Criterion) {
     c.bench_function("parse_and_plan/200_blocks", |b| {
         let sandbox = Sandbox::new(dir.path(), false).unwrap_or_else(|e| panic!("{e}"));
         b.iter(|| black_box(action::plan(&block::parse(&text, Dialect::Auto), &sandbox)))
+    });
+
+    // 10,000 appends to one file: linear (each append costs its own text, not the file's).
+    let appends: String = (0..10_000)
+        .map(|i| {
+            nesl(
+                &format!("p{i}"),
+                &[
+                    ("action", "file_append".into()),
+                    ("path", "log.txt".into()),
+                    ("content", format!("appended line {i}\n")),
+                ],
+            )
+        })
+        .collect();
+    c.bench_function("apply_nogit/10k_appends_one_file", |b| {
+        b.iter_batched(
+            || {
+                let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("temp: {e}"));
+                let _ = std::fs::write(dir.path().join("log.txt"), "start\n");
+                dir
+            },
+            |dir| {
+                let out = apply(dir.path(), &appends, false);
+                assert!(out.result.success);
+                (dir, black_box(out))
+            },
+            BatchSize::PerIteration,
+        )
     });
 
     // Hint speed: 50 lines of old_text, one line changed, against a 5,000-line file.

@@ -245,7 +245,11 @@ fn path(v: &Validated<'_>, name: &str, sandbox: &Sandbox) -> Result<ResolvedPath
         PathRole::Entry => Access::Entry,
         PathRole::Read | PathRole::Write | PathRole::List | PathRole::Cwd => Access::Follow,
     };
-    sandbox.resolve(&v.str(name).unwrap_or_default(), access)
+    let resolved = sandbox.resolve(&v.str(name).unwrap_or_default(), access)?;
+    if matches!(role, PathRole::Write | PathRole::Entry) {
+        sandbox.check_nested(&resolved)?;
+    }
+    Ok(resolved)
 }
 
 /// `files_read`'s list: one path per line, trimmed, blank lines dropped.
@@ -296,10 +300,11 @@ fn typed(v: &Validated<'_>, sandbox: &Sandbox) -> Result<Action, PathError> {
             new_content: s("new_content"),
         },
         "file_delete" => Action::FileDelete { path: p("path")? },
-        "file_move" => Action::FileMove {
-            old_path: p("old_path")?,
-            new_path: p("new_path")?,
-        },
+        "file_move" => {
+            let (old_path, new_path) = (p("old_path")?, p("new_path")?);
+            sandbox.check_move(&old_path, &new_path)?;
+            Action::FileMove { old_path, new_path }
+        }
         "dir_create" => Action::DirCreate { path: p("path")? },
         "dir_delete" => Action::DirDelete {
             path: p("path")?,

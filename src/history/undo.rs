@@ -863,6 +863,11 @@ fn recover_apply(repo: &Repo, journal: &Journal, dry_run: bool) -> Result<UndoRe
         &plan,
         &format!("clada: roll back interrupted apply of {}", journal.source),
     )?;
+    // A kill in the middle of an atomic write leaves its temporary file next to the target.
+    crate::fsutil::remove_temp_files(
+        repo.workdir(),
+        journal.paths.iter().map(|p| p.path.as_str()),
+    );
     Journal::remove(repo)?;
     Ok(report)
 }

@@ -159,6 +159,14 @@ pub fn run(repo: &Repo, plan: &RestorePlan, reflog: &str) -> Result<(), RestoreE
             }
         }
     }
+    // An interrupted run of this restore may have left temporary files of its writes.
+    crate::fsutil::remove_temp_files(
+        repo.workdir(),
+        plan.paths
+            .iter()
+            .map(String::as_str)
+            .chain(plan.untracked.iter().map(|u| u.path.as_str())),
+    );
     std::fs::remove_file(&jpath).map_err(|source| JournalError::Io {
         path: jpath,
         source,

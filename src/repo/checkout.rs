@@ -193,10 +193,11 @@ impl Repo {
             }
             EntryKind::Blob | EntryKind::Executable => {
                 let data = hasher.to_worktree(rel, &data)?;
-                crate::fsutil::write_atomic(
+                crate::fsutil::write_atomic_at(
                     &abs,
                     &data,
                     crate::fsutil::Perm::Executable(entry.kind == EntryKind::Executable),
+                    "checkout:before-rename",
                 )
                 .map_err(io_err("cannot write", &abs))?;
                 // An existing file keeps its mode through rename only if we set it: the new

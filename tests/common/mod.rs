@@ -289,6 +289,20 @@ pub fn files_of(root: &Path) -> BTreeMap<String, (u32, Vec<u8>)> {
     out
 }
 
+/// The exit code of a finished process (-1 when a signal ended it).
+pub fn exit_code(out: &Output) -> i32 {
+    out.status.code().unwrap_or(-1)
+}
+
+/// Everything a process printed: stdout, then stderr (for assertion messages).
+pub fn output_text(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
 /// A NESL block.
 pub fn block(id: &str, props: &[(&str, &str)]) -> String {
     let mut s = format!("#!nesl [@three-char-SHA-256: {id}]\n");
