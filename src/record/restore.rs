@@ -93,7 +93,9 @@ pub fn run(repo: &Repo, plan: &RestorePlan, reflog: &str) -> Result<(), RestoreE
     for p in &plan.paths {
         let rel = BString::from(p.as_str());
         match repo.tree_entry(worktree_tree, rel.as_bstr())? {
-            Some(e) if e.kind == EntryKind::Tree => {}
+            // A directory in the target: whatever file is there now goes (the checkout
+            // leaves directories alone), so the files below it can be written.
+            Some(e) if e.kind == EntryKind::Tree => deletes.push(rel),
             Some(e) => writes.push((rel, e)),
             None => deletes.push(rel),
         }
