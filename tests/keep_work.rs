@@ -8,14 +8,13 @@ mod common;
 
 use common::{assert_same_user_state, block, TestRepo};
 
-fn code(out: &std::process::Output) -> i32 {
-    out.status.code().unwrap_or(-1)
-}
+use common::{exit_code as code, output_text, write_block as write};
 
 fn stderr(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
+/// A NESL `file_replace_text` block.
 fn replace(id: &str, path: &str, old: &str, new: &str) -> String {
     block(
         id,
@@ -28,30 +27,13 @@ fn replace(id: &str, path: &str, old: &str, new: &str) -> String {
     )
 }
 
-fn write(id: &str, path: &str, content: &str) -> String {
-    block(
-        id,
-        &[
-            ("action", "file_write"),
-            ("path", path),
-            ("content", content),
-        ],
-    )
-}
-
 fn exec(id: &str, code: &str) -> String {
     block(id, &[("action", "exec"), ("lang", "bash"), ("code", code)])
 }
 
 #[track_caller]
 fn ok(out: &std::process::Output) {
-    assert_eq!(
-        code(out),
-        0,
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        stderr(out)
-    );
+    assert_eq!(code(out), 0, "{}", output_text(out));
 }
 
 #[track_caller]
