@@ -17,9 +17,9 @@ use serde::Serialize;
 
 use crate::record::apply::{read_record, ApplyError};
 use crate::record::journal::{parse_id, Before, Journal, JournalError, JournalPath};
-use crate::record::restore::{self, RestoreError, RestorePlan};
+use crate::record::restore::{self, RefChange, RestoreError, RestorePlan};
 use crate::record::{classify, snapshot, CladaCommit};
-use crate::repo::{BString, ByteSlice, CommitInfo, Expected, Head, ObjectId, Repo, RepoError};
+use crate::repo::{BString, ByteSlice, CommitInfo, Head, ObjectId, Repo, RepoError};
 
 /// What undo or redo did (or would do, with `dry_run`).
 #[derive(Debug, Clone, Serialize)]
@@ -148,7 +148,7 @@ fn refuse_busy_states(repo: &Repo) -> Result<(), UndoError> {
 
 /// `git clada undo`.
 pub fn undo(repo: &Repo, dry_run: bool) -> Result<UndoReport, UndoError> {
-    let _lock = if dry_run { None } else { Some(repo.lock()?) };
+    let lock = if dry_run { None } else { Some(repo.lock()?) };
 
     // Interrupted work first: finishing it is what the user needs.
     if let Some(plan) = restore::pending(repo)? {
@@ -156,6 +156,16 @@ pub fn undo(repo: &Repo, dry_run: bool) -> Result<UndoReport, UndoError> {
     }
     if let Some(journal) = Journal::read(repo)? {
         return recover_apply(repo, &journal, dry_run);
+    }
+    // A git-clada killed in a ref transaction outside any journal (a squash, the record of
+    // an undo) left the repository as it was before or after that transaction; taking the
+    // lock cleared its lock files, and that was all there was to recover.
+    let stale = match &lock {
+        Some(l) => l.stale().found,
+        None => repo.stale_locks_pending(),
+    };
+    if stale {
+        return Ok(recovered_locks(repo, lock.as_ref(), dry_run)?);
     }
     refuse_busy_states(repo)?;
     let (branch, tip) = current_branch(repo, "undo")?;
@@ -242,6 +252,15 @@ fn undo_apply(
         index_tree: i.to_string(),
         paths: plan_paths.iter().map(|p| p.to_string()).collect(),
         untracked,
+        flags: journal.map(|j| j.index_flags.clone()).unwrap_or_default(),
+        // Recorded for redo inside the journaled restore, so a restore that fails or is
+        // killed leaves no redo record of an undo that did not happen.
+        refs_before: vec![RefChange::set(
+            redo_ref(branch),
+            info.id,
+            "clada: undo (kept for redo)",
+        )],
+        ..Default::default()
     };
     let report = UndoReport {
         operation: "undo".into(),
@@ -258,12 +277,6 @@ fn undo_apply(
         return Ok(report);
     }
     write_orig_head(repo, info.id)?;
-    repo.update_ref(
-        &redo_ref(branch),
-        info.id,
-        Expected::Any,
-        "clada: undo (kept for redo)",
-    )?;
     restore::run(
         repo,
         &plan,
@@ -338,12 +351,6 @@ fn undo_squash(
         return Ok(report);
     }
     write_orig_head(repo, tip)?;
-    repo.update_ref(
-        &redo_ref(branch),
-        tip,
-        Expected::Any,
-        "clada: undo (kept for redo)",
-    )?;
     let plan = RestorePlan {
         reason: format!("undo of squash {tip}"),
         head: before.to_string(),
@@ -351,7 +358,12 @@ fn undo_squash(
         worktree_tree: before_tree.to_string(),
         index_tree: before_tree.to_string(),
         paths,
-        untracked: Vec::new(),
+        refs_before: vec![RefChange::set(
+            redo_ref(branch),
+            tip,
+            "clada: undo (kept for redo)",
+        )],
+        ..Default::default()
     };
     restore::run(
         repo,
@@ -492,15 +504,17 @@ pub fn redo(repo: &Repo, dry_run: bool) -> Result<UndoReport, UndoError> {
         branch: Some(branch.clone()),
         worktree_tree: target_tree.to_string(),
         index_tree: target_tree.to_string(),
+        flags: restore::flags_as_written(&index, checkout.paths().iter().map(|p| p.as_bstr())),
         paths,
         untracked,
+        refs_after: vec![RefChange::delete(redo_ref(&branch))],
+        ..Default::default()
     };
     restore::run(
         repo,
         &plan,
         &format!("clada: redo {}: {}", Repo::short(undone), info.subject()),
     )?;
-    repo.delete_ref(&redo_ref(&branch), Expected::Any)?;
     Ok(report)
 }
 
@@ -591,10 +605,60 @@ fn finish_restore(repo: &Repo, plan: RestorePlan, dry_run: bool) -> Result<UndoR
         dry_run,
     };
     if !dry_run {
-        remove_stale_index_lock(repo, None);
         restore::run(repo, &plan, &format!("clada: finish {}", plan.reason))?;
     }
     Ok(report)
+}
+
+/// The report of a recovery that only cleared the lock files of a killed git-clada.
+fn recovered_locks(
+    repo: &Repo,
+    lock: Option<&crate::repo::CladaLock>,
+    dry_run: bool,
+) -> Result<UndoReport, UndoError> {
+    let head = repo
+        .head()?
+        .commit()
+        .map(|c| c.to_string())
+        .unwrap_or_default();
+    let subject = match lock.map(|l| l.stale()) {
+        Some(stale) => format!(
+            "the clean-up after a killed git-clada ({} lock file(s) of its own removed{})",
+            stale.removed.len(),
+            if stale.left.is_empty() {
+                String::new()
+            } else {
+                format!(", {} left in place", stale.left.len())
+            }
+        ),
+        None => "the clean-up after a killed git-clada (its lock files)".into(),
+    };
+    Ok(UndoReport {
+        operation: "recover".into(),
+        kind: "interrupted-transaction".into(),
+        commit: None,
+        subject: Some(subject),
+        from: head.clone(),
+        to: head,
+        paths: Vec::new(),
+        restored_work: None,
+        dry_run,
+    })
+}
+
+/// The commit the interrupted apply of `journal` moved its branch to, if it got that far:
+/// the branch's commit when its apply record is this journal's (same start, same process).
+fn moved_by(repo: &Repo, journal: &Journal) -> Result<Option<ObjectId>, UndoError> {
+    let now = match &journal.branch {
+        Some(b) => repo.read_ref(b)?,
+        None => repo.head()?.commit(),
+    };
+    let Some(now) = now else {
+        return Ok(None);
+    };
+    Ok(read_record(repo, now)?
+        .filter(|r| r.head == journal.head && r.started == journal.started && r.pid == journal.pid)
+        .map(|_| now))
 }
 
 /// Rolls back an apply that was interrupted (the process died mid-transaction).
@@ -635,7 +699,6 @@ fn recover_apply(repo: &Repo, journal: &Journal, dry_run: bool) -> Result<UndoRe
     if dry_run {
         return Ok(report);
     }
-    remove_stale_index_lock(repo, Some(journal.started));
     let plan = RestorePlan {
         reason: format!("roll back of the interrupted apply of {}", journal.source),
         head: head.to_string(),
@@ -644,30 +707,24 @@ fn recover_apply(repo: &Repo, journal: &Journal, dry_run: bool) -> Result<UndoRe
         index_tree: i.to_string(),
         paths: paths.into_iter().collect(),
         untracked,
+        flags: journal.index_flags.clone(),
+        // The branch is where the apply found it, or at the AI commit if the apply moved
+        // it; anywhere else it moved for another reason, and is not moved back.
+        head_from: std::iter::once(journal.head.clone())
+            .chain(moved_by(repo, journal)?.map(|c| c.to_string()))
+            .collect(),
+        ..Default::default()
     };
-    restore::run(
+    let result = restore::run(
         repo,
         &plan,
         &format!("clada: roll back interrupted apply of {}", journal.source),
-    )?;
+    );
+    if let Err(RestoreError::HeadMoved { .. }) = &result {
+        // Everything but the branch is rolled back: the apply is over.
+        Journal::remove(repo)?;
+    }
+    result?;
     Journal::remove(repo)?;
     Ok(report)
-}
-
-/// A crashed git-clada leaves git's `index.lock` behind; remove it when it is ours (created
-/// after the interrupted transaction started) and no git process can be holding it.
-fn remove_stale_index_lock(repo: &Repo, started: Option<i64>) {
-    let lock = repo.git_dir().join("index.lock");
-    let Ok(md) = std::fs::metadata(&lock) else {
-        return;
-    };
-    let mtime = md
-        .modified()
-        .ok()
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map(|d| d.as_secs() as i64)
-        .unwrap_or(0);
-    if started.is_none_or(|s| mtime >= s) {
-        let _ = std::fs::remove_file(&lock);
-    }
 }

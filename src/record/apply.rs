@@ -203,6 +203,7 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
         exec: has_exec,
         commit: None,
         after: Vec::new(),
+        index_flags: Vec::new(),
     };
     journal.write(&repo)?;
     crate::trace::phase("snapshot trees+journal");
@@ -308,6 +309,9 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
     }
     let items = message::fold_moves(items, &execution.result);
     let new_tree = repo.edit_tree(base_tree, &tree_changes)?;
+    // For undo: the index flags the commit's index update clears (recovery helper's call).
+    let recorded_flags =
+        restore::flags_to_record(&index, tree_changes.iter().map(|c| c.path.as_bstr()));
     crate::trace::phase("ignore check+hash+tree");
     crate::failpoint::hit("apply:after-tree");
 
@@ -444,6 +448,7 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
     let commit = repo.write_commit(commit_tree, &[parent], &msg, &identity.0, &identity.1)?;
     journal.commit = Some(commit.to_string());
     journal.after = untracked_after(&repo, &journal, commit_tree)?;
+    journal.index_flags = recorded_flags;
     let record = record_tree(&repo, &journal)?;
     let subject = msg.lines().next().unwrap_or_default().to_string();
     execution.result.git_commit = Some(commit.to_string());
