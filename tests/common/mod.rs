@@ -3,6 +3,8 @@
 //! system config, fixed dates, UTC, English messages).
 #![allow(dead_code)]
 
+pub mod crash;
+
 use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
