@@ -28,7 +28,8 @@ fn applies_racing_human_commits_drop_no_commit_and_leave_nothing_interrupted() {
                 if !repo.git_output(&["add", &name]).status.success() {
                     continue;
                 }
-                let out = repo.git_output(&["commit", "-q", "-m", &format!("human {i}"), "--", &name]);
+                let out =
+                    repo.git_output(&["commit", "-q", "-m", &format!("human {i}"), "--", &name]);
                 if out.status.success() {
                     // The commit that holds this file, wherever HEAD moved since.
                     let log = repo.git_output(&[

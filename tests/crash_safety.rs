@@ -374,7 +374,11 @@ fn recovery_leaves_ref_locks_it_cannot_prove_its_own() {
     let (repo, reply) = scenario();
     let before = repo.state();
     let out = repo
-        .spawn_apply(&[("GIT_CLADA_FAILPOINT", "refs:before-lock#1")], &reply, &[])
+        .spawn_apply(
+            &[("GIT_CLADA_FAILPOINT", "refs:before-lock#1")],
+            &reply,
+            &[],
+        )
         .wait_with_output()
         .unwrap();
     assert_eq!(out.status.code(), None);
@@ -409,7 +413,11 @@ fn rolling_back_a_killed_apply_never_drops_a_commit_made_since() {
     let (repo, reply) = scenario();
     let before = repo.state();
     let out = repo
-        .spawn_apply(&[("GIT_CLADA_FAILPOINT", "apply:after-journal")], &reply, &[])
+        .spawn_apply(
+            &[("GIT_CLADA_FAILPOINT", "apply:after-journal")],
+            &reply,
+            &[],
+        )
         .wait_with_output()
         .unwrap();
     assert_eq!(out.status.code(), None);
@@ -436,4 +444,63 @@ fn rolling_back_a_killed_apply_never_drops_a_commit_made_since() {
     let report: serde_json::Value = serde_json::from_slice(&status.stdout).unwrap();
     assert!(report["interrupted"].is_null(), "{report}");
     repo.assert_fsck();
+}
+
+/// step-back killed while parking the work (at every step of its journaled restore): status
+/// says so, `git clada undo` finishes the step-back, and `step-forward --all` then brings
+/// back exactly the work that was there — nothing is asked to be stashed again, nothing lost.
+#[test]
+fn a_step_back_killed_while_parking_is_finished_and_returns_the_work() {
+    for point in [
+        "restore:after-journal",
+        "restore:after-refs-before",
+        "restore:after-remove",
+        "restore:after-worktree",
+        "restore:after-index",
+        "restore:after-head",
+        "refs:prepared#2",
+        "refs:locked#4",
+    ] {
+        let (repo, reply) = scenario();
+        assert_eq!(repo.apply(&reply, &[]).status.code(), Some(0));
+        repo.write("notes.md", "work while stepping\n");
+        repo.write("parked/u.txt", "untracked work\n");
+        let before = repo.state();
+        let out = repo
+            .clada_cmd()
+            .env("GIT_CLADA_FAILPOINT", point)
+            .arg("step-back")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), None, "{point}: should abort");
+        let status = repo.clada(&["--format", "json", "status"]);
+        let report: serde_json::Value = serde_json::from_slice(&status.stdout).unwrap();
+        assert!(!report["interrupted"].is_null(), "{point}: {report}");
+        // Nothing builds on the half-done step.
+        let blocked = repo.clada(&["step-forward", "--all"]);
+        assert_eq!(blocked.status.code(), Some(3), "{point}");
+
+        let undo = repo.clada(&["undo"]);
+        assert_eq!(
+            undo.status.code(),
+            Some(0),
+            "{point}: {}",
+            String::from_utf8_lossy(&undo.stderr)
+        );
+        assert!(
+            repo.exists(".git/refs/clada/step/tip"),
+            "{point}: stepped back"
+        );
+        assert!(!repo.exists("parked/u.txt"), "{point}: the work is parked");
+        let forward = repo.clada(&["step-forward", "--all"]);
+        assert_eq!(
+            forward.status.code(),
+            Some(0),
+            "{point}: {}",
+            String::from_utf8_lossy(&forward.stderr)
+        );
+        common::assert_same_user_state(&repo.state(), &before, point);
+        assert!(common::crash::lock_files(&repo.path().join(".git")).is_empty());
+        repo.assert_fsck();
+    }
 }

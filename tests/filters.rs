@@ -66,7 +66,10 @@ fn undo_redo_and_step_run_the_smudge_filter() {
     let repo = filtered_repo();
     let before = repo.state();
     ok(&repo.apply(&reply(), &[]), "apply");
-    assert_eq!(repo.git(&["show", "HEAD:a.txt"]), "a STORED value, edited\n");
+    assert_eq!(
+        repo.git(&["show", "HEAD:a.txt"]),
+        "a STORED value, edited\n"
+    );
     assert_eq!(repo.git(&["show", "HEAD:c.txt"]), "c STORED new\n");
     assert_eq!(repo.status(), "");
     let after = repo.state();

@@ -103,7 +103,11 @@ fn undo_of_an_apply_that_wrote_outside_the_cone_makes_the_file_sparse_again() {
     assert!(!repo.exists("out/b.txt"));
     assert_eq!(repo.git(&["show", ":out/b.txt"]), "b0\n");
     ok(&repo.clada(&["redo"]), "redo");
-    assert_eq!(flag_state(&repo), after, "redo writes it again, as the apply did");
+    assert_eq!(
+        flag_state(&repo),
+        after,
+        "redo writes it again, as the apply did"
+    );
 }
 
 #[test]
@@ -120,7 +124,10 @@ fn sparse_checkout_survives_squash_and_step() {
 
     ok(&repo.clada(&["step-back"]), "step-back");
     let back = flag_state(&repo);
-    assert_eq!(back, before, "one step back is the initial commit, still sparse");
+    assert_eq!(
+        back, before,
+        "one step back is the initial commit, still sparse"
+    );
     ok(&repo.clada(&["step-forward", "--all"]), "step-forward");
     assert_eq!(flag_state(&repo), tip_state);
     repo.assert_fsck();
@@ -154,7 +161,11 @@ fn assume_unchanged_survives_apply_undo_redo_and_step() {
 
     ok(&repo.apply(&edit("a.txt", "a0", "a1"), &[]), "apply");
     let after = flag_state(&repo);
-    assert!(after.0.contains("h b.txt"), "apply keeps the bit: {}", after.0);
+    assert!(
+        after.0.contains("h b.txt"),
+        "apply keeps the bit: {}",
+        after.0
+    );
     ok(&repo.clada(&["undo"]), "undo");
     assert_eq!(flag_state(&repo), before);
     ok(&repo.clada(&["redo"]), "redo");
@@ -175,7 +186,11 @@ fn intent_to_add_survives_apply_undo_and_step() {
 
     ok(&repo.apply(&edit("a.txt", "a0", "a1"), &[]), "apply");
     ok(&repo.clada(&["undo"]), "undo");
-    assert_eq!(flag_state(&repo), before, "undo brings the intent-to-add entry back");
+    assert_eq!(
+        flag_state(&repo),
+        before,
+        "undo brings the intent-to-add entry back"
+    );
     assert_eq!(repo.read("planned.txt"), "not staged yet\n");
 
     repo.git(&["commit", "-qam", "second"]);
@@ -184,8 +199,15 @@ fn intent_to_add_survives_apply_undo_and_step() {
     repo.git(&["add", "-N", "later.txt"]);
     let tip = flag_state(&repo);
     ok(&repo.clada(&["step-back"]), "step-back");
-    assert!(!repo.exists("later.txt"), "parked with the rest of the work");
+    assert!(
+        !repo.exists("later.txt"),
+        "parked with the rest of the work"
+    );
     ok(&repo.clada(&["step-forward", "--all"]), "step-forward");
-    assert_eq!(flag_state(&repo), tip, "step-forward brings it back as intent-to-add");
+    assert_eq!(
+        flag_state(&repo),
+        tip,
+        "step-forward brings it back as intent-to-add"
+    );
     repo.assert_fsck();
 }

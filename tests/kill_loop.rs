@@ -48,6 +48,8 @@ struct Row {
     recovered: usize,
     before: usize,
     after: usize,
+    /// Runs that left `.clada-tmp-*` files of an interrupted atomic write.
+    temp_left: usize,
     failures: Vec<String>,
 }
 
@@ -127,10 +129,15 @@ fn kill_at_random_and_recover() {
             row.killed += 1;
         }
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            crash::recover_and_check(op, &repo, &what)
+            crash::recover_and_check_tmp(op, &repo, &what)
         }));
         match result {
-            Ok((outcome, recovered)) => {
+            Ok((outcome, recovered, tmp)) => {
+                if !tmp.is_empty() {
+                    row.temp_left += 1;
+                    row.failures
+                        .push(format!("{what}: temporary files left: {tmp:?}"));
+                }
                 if recovered {
                     row.recovered += 1;
                 }
@@ -151,19 +158,20 @@ fn kill_at_random_and_recover() {
     }
 
     let mut text = String::from(
-        "| operation | runs | ended before the kill | killed | recovered by undo | before | after | failures |\n|---|---|---|---|---|---|---|---|\n",
+        "| operation | runs | ended before the kill | killed | recovered by undo | before | after | temp files left | failures |\n|---|---|---|---|---|---|---|---|---|\n",
     );
     let mut total = Row::default();
     let mut failures = Vec::new();
     for (name, row) in &table {
         text.push_str(&format!(
-            "| {name} | {} | {} | {} | {} | {} | {} | {} |\n",
+            "| {name} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
             row.runs,
             row.finished,
             row.killed,
             row.recovered,
             row.before,
             row.after,
+            row.temp_left,
             row.failures.len()
         ));
         total.runs += row.runs;
@@ -172,21 +180,26 @@ fn kill_at_random_and_recover() {
         total.recovered += row.recovered;
         total.before += row.before;
         total.after += row.after;
+        total.temp_left += row.temp_left;
         failures.extend(row.failures.iter().cloned());
     }
     text.push_str(&format!(
-        "| all | {} | {} | {} | {} | {} | {} | {} |\n",
+        "| all | {} | {} | {} | {} | {} | {} | {} | {} |\n",
         total.runs,
         total.finished,
         total.killed,
         total.recovered,
         total.before,
         total.after,
+        total.temp_left,
         failures.len()
     ));
     eprintln!("{text}");
     if let Ok(path) = std::env::var("CLADA_KILL_REPORT") {
-        let _ = std::fs::write(path, format!("seed {seed}\n{text}\n{}", failures.join("\n\n")));
+        let _ = std::fs::write(
+            path,
+            format!("seed {seed}\n{text}\n{}", failures.join("\n\n")),
+        );
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }

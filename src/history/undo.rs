@@ -165,7 +165,7 @@ pub fn undo(repo: &Repo, dry_run: bool) -> Result<UndoReport, UndoError> {
         None => repo.stale_locks_pending(),
     };
     if stale {
-        return Ok(recovered_locks(repo, lock.as_ref(), dry_run)?);
+        return recovered_locks(repo, lock.as_ref(), dry_run);
     }
     refuse_busy_states(repo)?;
     let (branch, tip) = current_branch(repo, "undo")?;

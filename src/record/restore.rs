@@ -251,7 +251,11 @@ pub fn run(repo: &Repo, plan: &RestorePlan, reflog: &str) -> Result<(), RestoreE
     for pf in &plan.flags {
         flags.insert(BString::from(pf.path.as_str()), pf.flags);
     }
-    let old_sparse = |p: &BString| old_index.flags_of(p.as_bstr()).is_some_and(|f| f.skip_worktree);
+    let old_sparse = |p: &BString| {
+        old_index
+            .flags_of(p.as_bstr())
+            .is_some_and(|f| f.skip_worktree)
+    };
     let new_sparse = |p: &BString| flags.get(p).is_some_and(|f| f.skip_worktree);
 
     // Tracked paths: deletions first (deepest first), then writes. A path that stays outside
@@ -327,7 +331,7 @@ pub fn run(repo: &Repo, plan: &RestorePlan, reflog: &str) -> Result<(), RestoreE
         && !plan
             .head_from
             .iter()
-            .any(|h| current.is_some_and(|c| c.to_string() == *h))
+            .any(|h| current.is_some_and(|c| parse_id(h).ok() == Some(c)))
     {
         std::fs::remove_file(&jpath).map_err(|source| JournalError::Io {
             path: jpath.clone(),

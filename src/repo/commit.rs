@@ -328,7 +328,7 @@ impl Repo {
         let out = prepared.commit(signature);
         crate::failpoint::hit("refs:committed");
         drop(intents);
-        Ok(out?)
+        out
     }
 
     /// The lock files a transaction of `edits` will create, each with the intent recorded
@@ -416,7 +416,9 @@ impl Repo {
             let ms = cfg.integer(key).unwrap_or(default_ms);
             match ms {
                 0 => Fail::Immediately,
-                ms if ms < 0 => Fail::AfterDurationWithBackoff(Duration::from_secs(u32::MAX as u64)),
+                ms if ms < 0 => {
+                    Fail::AfterDurationWithBackoff(Duration::from_secs(u32::MAX as u64))
+                }
                 ms => Fail::AfterDurationWithBackoff(Duration::from_millis(ms as u64)),
             }
         };

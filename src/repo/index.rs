@@ -35,8 +35,7 @@ impl Drop for IndexLock {
         // Not committed: release the lock, if it is still ours.
         if let Some(file) = self.file.take() {
             use std::os::unix::fs::MetadataExt;
-            if let (Ok(held), Ok(now)) = (file.metadata(), std::fs::symlink_metadata(&self.path))
-            {
+            if let (Ok(held), Ok(now)) = (file.metadata(), std::fs::symlink_metadata(&self.path)) {
                 if held.dev() == now.dev() && held.ino() == now.ino() {
                     let _ = std::fs::remove_file(&self.path);
                 }
@@ -165,7 +164,9 @@ impl IndexLock {
     pub fn commit(mut self, index: &Index) -> Result<()> {
         crate::trace::phase("index: locked");
         let Some(file) = self.file.as_mut() else {
-            return Err(RepoError::Invalid("the index lock was already released".into()));
+            return Err(RepoError::Invalid(
+                "the index lock was already released".into(),
+            ));
         };
         index
             .serialize_to(file)
@@ -488,7 +489,9 @@ impl Index {
                     e.flags.set(Flags::ASSUME_VALID, f.assume_unchanged);
                     e.flags
                         .set(Flags::INTENT_TO_ADD, f.intent_to_add && e.id == empty_blob);
-                    if e.flags.intersects(Flags::SKIP_WORKTREE | Flags::INTENT_TO_ADD) {
+                    if e.flags
+                        .intersects(Flags::SKIP_WORKTREE | Flags::INTENT_TO_ADD)
+                    {
                         e.flags.insert(Flags::EXTENDED);
                     }
                 }

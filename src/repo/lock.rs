@@ -106,7 +106,6 @@ impl Repo {
             return true;
         };
         // SAFETY: flock on a file descriptor we own; no memory is involved.
-        let free = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_SH | libc::LOCK_NB) } == 0;
-        free
+        unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_SH | libc::LOCK_NB) == 0 }
     }
 }

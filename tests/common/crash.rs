@@ -219,7 +219,12 @@ pub fn ops() -> Vec<Op> {
 
     ok(&repo.clada(&["step-back"]), "setup step-back");
     ok(&repo.clada(&["step-back"]), "setup step-back 2");
-    out.push(make_op("step-forward", &["step-forward"], None, copy_of(&repo)));
+    out.push(make_op(
+        "step-forward",
+        &["step-forward"],
+        None,
+        copy_of(&repo),
+    ));
     out.push(make_op(
         "step-forward-all",
         &["step-forward", "--all"],
@@ -256,11 +261,40 @@ pub enum Outcome {
     After,
 }
 
+/// Temporary files of an atomic write (`.<name>.clada-tmp-<pid>-<n>`) a kill left in the
+/// worktree; the state comparison is made without them, and the caller reports them.
+pub fn temp_files(state: &mut KeyState) -> Vec<String> {
+    let tmp: Vec<String> = state
+        .files
+        .keys()
+        .filter(|k| k.contains(".clada-tmp-"))
+        .cloned()
+        .collect();
+    for k in &tmp {
+        state.files.remove(k);
+    }
+    state.status = state
+        .status
+        .lines()
+        .filter(|l| !l.contains(".clada-tmp-"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    tmp
+}
+
 /// After a crash of `op` in `repo`: recovers the way a user would (`git clada undo` when
 /// `git clada status` reports an interrupted operation), then checks the repository is
 /// exactly before or after, nothing is left behind and git is happy. Returns the outcome
 /// and whether a recovery ran; panics with `what` on any violation.
 pub fn recover_and_check(op: &Op, repo: &TestRepo, what: &str) -> (Outcome, bool) {
+    let (outcome, recovered, tmp) = recover_and_check_tmp(op, repo, what);
+    assert!(tmp.is_empty(), "{what}: temporary files left: {tmp:?}");
+    (outcome, recovered)
+}
+
+/// [`recover_and_check`], except that temporary files left in the worktree are returned
+/// instead of failing the check.
+pub fn recover_and_check_tmp(op: &Op, repo: &TestRepo, what: &str) -> (Outcome, bool, Vec<String>) {
     let status = repo.clada(&["--format", "json", "status"]);
     ok(&status, &format!("{what}: status"));
     let report: serde_json::Value = serde_json::from_slice(&status.stdout).expect("status json");
@@ -285,7 +319,8 @@ pub fn recover_and_check(op: &Op, repo: &TestRepo, what: &str) -> (Outcome, bool
         );
     }
     repo.assert_fsck();
-    let now = key_state(repo);
+    let mut now = key_state(repo);
+    let tmp = temp_files(&mut now);
     let outcome = if now == op.before {
         Outcome::Before
     } else if now == op.after {
@@ -300,7 +335,7 @@ pub fn recover_and_check(op: &Op, repo: &TestRepo, what: &str) -> (Outcome, bool
     let commit = repo.git_output(&["commit", "-q", "--allow-empty", "-m", "probe"]);
     ok(&commit, &format!("{what}: git commit after recovery"));
     repo.git(&["reset", "-q", "--soft", "HEAD~1"]);
-    (outcome, interrupted)
+    (outcome, interrupted, tmp)
 }
 
 fn describe_difference(now: &KeyState, before: &KeyState, after: &KeyState) -> String {
