@@ -253,35 +253,50 @@ fn crash_points() -> Vec<String> {
 #[test]
 fn every_operation_killed_at_every_step_recovers_to_before_or_after() {
     let points = crash_points();
-    let mut report = Vec::new();
-    for op in common::crash::ops() {
-        let mut reached = 0;
-        for point in &points {
-            let repo = common::crash::copy_of(&op.template);
-            let out = op.run(&repo, &[("GIT_CLADA_FAILPOINT", point)]);
-            if out.status.code().is_some() {
-                // Not on this operation's path: it ran to the end.
-                assert_eq!(
-                    out.status.code(),
-                    Some(0),
-                    "{} with {point}: {}",
-                    op.name,
-                    String::from_utf8_lossy(&out.stderr)
-                );
-                continue;
-            }
-            reached += 1;
-            let what = format!("{} killed at {point}", op.name);
-            let (outcome, recovered) = common::crash::recover_and_check(&op, &repo, &what);
-            report.push(format!("{what}: {outcome:?} (recovery ran: {recovered})"));
-        }
-        assert!(
-            reached >= 5,
-            "{}: only {reached} fail points reached",
-            op.name
-        );
-    }
-    eprintln!("{}", report.join("\n"));
+    let ops = common::crash::ops();
+    // One thread per operation: the runs are independent repositories.
+    let reports: Vec<Vec<String>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = ops
+            .iter()
+            .map(|op| {
+                let points = &points;
+                scope.spawn(move || {
+                    let mut report = Vec::new();
+                    for point in points {
+                        let repo = common::crash::copy_of(&op.template);
+                        let out = op.run(&repo, &[("GIT_CLADA_FAILPOINT", point)]);
+                        if out.status.code().is_some() {
+                            // Not on this operation's path: it ran to the end.
+                            assert_eq!(
+                                out.status.code(),
+                                Some(0),
+                                "{} with {point}: {}",
+                                op.name,
+                                String::from_utf8_lossy(&out.stderr)
+                            );
+                            continue;
+                        }
+                        let what = format!("{} killed at {point}", op.name);
+                        let (outcome, recovered) =
+                            common::crash::recover_and_check(op, &repo, &what);
+                        report.push(format!("{what}: {outcome:?} (recovery ran: {recovered})"));
+                    }
+                    assert!(
+                        report.len() >= 5,
+                        "{}: only {} fail points reached",
+                        op.name,
+                        report.len()
+                    );
+                    report
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("an operation's crash runs failed"))
+            .collect()
+    });
+    eprintln!("{}", reports.concat().join("\n"));
 }
 
 /// `git commit -a` holds `index.lock` while its editor is open. A recovery running then

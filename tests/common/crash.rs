@@ -192,6 +192,17 @@ pub fn ops() -> Vec<Op> {
     let repo = base_repo();
     out.push(make_op("apply", apply_args, Some(reply(1)), repo));
 
+    // As most clones are: refs packed, so every ref transaction locks packed-refs too.
+    let repo = base_repo();
+    ok(&repo.apply(&reply(1), &[]), "setup apply");
+    repo.git(&["pack-refs", "--all"]);
+    out.push(make_op(
+        "apply (packed refs)",
+        apply_args,
+        Some(reply(2)),
+        repo,
+    ));
+
     let repo = base_repo();
     ok(&repo.apply(&reply(1), &[]), "setup apply");
     out.push(make_op("undo", &["undo"], None, copy_of(&repo)));
