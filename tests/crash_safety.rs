@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{block, State, TestRepo};
+use common::{assert_aborted, assert_ok, block, State, TestRepo};
 
 /// Every fail point of the apply transaction, in order.
 const APPLY_POINTS: &[&str] = &[
@@ -217,6 +217,26 @@ fn an_interrupted_undo_is_finished_by_running_undo_again() {
     }
 }
 
+/// Runs the apply of `reply` with the fail point `point` and checks it aborted there.
+fn crash_apply(repo: &TestRepo, reply: &str, point: &str) {
+    let out = repo
+        .spawn_apply(&[("GIT_CLADA_FAILPOINT", point)], reply, &[])
+        .wait_with_output()
+        .unwrap();
+    assert_aborted(&out, point);
+}
+
+/// Runs git-clada with `args` and the fail point `point` and checks it aborted there.
+fn crash_clada(repo: &TestRepo, args: &[&str], point: &str) {
+    let out = repo
+        .clada_cmd()
+        .env("GIT_CLADA_FAILPOINT", point)
+        .args(args)
+        .output()
+        .unwrap();
+    assert_aborted(&out, point);
+}
+
 /// Every journaled step and every lock git-clada takes, in the order the operations reach
 /// them; `#n` is the n-th time a point is reached in one run.
 fn crash_points() -> Vec<String> {
@@ -307,13 +327,7 @@ fn recovery_never_removes_an_index_lock_a_running_git_commit_holds() {
     let before = repo.state();
     let out = repo.apply(&reply, &[]);
     assert_eq!(out.status.code(), Some(0));
-    let crashed = repo
-        .clada_cmd()
-        .env("GIT_CLADA_FAILPOINT", "restore:after-worktree")
-        .arg("undo")
-        .output()
-        .unwrap();
-    assert_eq!(crashed.status.code(), None, "should abort");
+    crash_clada(&repo, &["undo"], "restore:after-worktree");
 
     // A git commit whose editor waits for a signal file, then aborts the commit.
     let signal = repo.home.path().join("go");
@@ -367,17 +381,8 @@ fn recovery_never_removes_an_index_lock_a_running_git_commit_holds() {
     std::fs::write(&signal, "").unwrap();
     git.wait().unwrap();
     assert!(!lock.exists());
-    let undo = repo.clada(&["undo"]);
-    assert_eq!(
-        undo.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&undo.stderr)
-    );
-    let restored = repo.state();
-    assert_eq!(restored.head, before.head);
-    assert_eq!(restored.index, before.index);
-    assert_eq!(restored.files, before.files);
+    assert_ok(&repo.clada(&["undo"]), "undo");
+    common::assert_same_user_state(&repo.state(), &before, "undo once git is done");
     repo.assert_fsck();
 }
 
@@ -388,36 +393,20 @@ fn recovery_never_removes_an_index_lock_a_running_git_commit_holds() {
 fn recovery_leaves_ref_locks_it_cannot_prove_its_own() {
     let (repo, reply) = scenario();
     let before = repo.state();
-    let out = repo
-        .spawn_apply(
-            &[("GIT_CLADA_FAILPOINT", "refs:before-lock#1")],
-            &reply,
-            &[],
-        )
-        .wait_with_output()
-        .unwrap();
-    assert_eq!(out.status.code(), None);
+    crash_apply(&repo, &reply, "refs:before-lock#1");
     let lock = repo.path().join(".git/refs/heads/main.lock");
     assert!(!lock.exists(), "killed before the lock was taken");
     let foreign = b"0123456789012345678901234567890123456789\n";
     std::fs::write(&lock, foreign).unwrap();
 
-    let undo = repo.clada(&["undo"]);
-    assert_eq!(
-        undo.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&undo.stderr)
-    );
+    assert_ok(&repo.clada(&["undo"]), "undo");
     assert_eq!(
         std::fs::read(&lock).ok().as_deref(),
         Some(&foreign[..]),
         "left in place"
     );
     std::fs::remove_file(&lock).unwrap();
-    let restored = repo.state();
-    assert_eq!(restored.head, before.head);
-    assert_eq!(restored.files, before.files);
+    common::assert_same_user_state(&repo.state(), &before, "rolled back");
     repo.assert_fsck();
 }
 
@@ -427,15 +416,7 @@ fn recovery_leaves_ref_locks_it_cannot_prove_its_own() {
 fn rolling_back_a_killed_apply_never_drops_a_commit_made_since() {
     let (repo, reply) = scenario();
     let before = repo.state();
-    let out = repo
-        .spawn_apply(
-            &[("GIT_CLADA_FAILPOINT", "apply:after-journal")],
-            &reply,
-            &[],
-        )
-        .wait_with_output()
-        .unwrap();
-    assert_eq!(out.status.code(), None);
+    crash_apply(&repo, &reply, "apply:after-journal");
     repo.write("human.txt", "made while the apply lay dead\n");
     repo.git(&["add", "human.txt"]);
     repo.git(&["commit", "-q", "-m", "human", "--", "human.txt"]);
@@ -481,13 +462,7 @@ fn a_step_back_killed_while_parking_is_finished_and_returns_the_work() {
         repo.write("notes.md", "work while stepping\n");
         repo.write("parked/u.txt", "untracked work\n");
         let before = repo.state();
-        let out = repo
-            .clada_cmd()
-            .env("GIT_CLADA_FAILPOINT", point)
-            .arg("step-back")
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), None, "{point}: should abort");
+        crash_clada(&repo, &["step-back"], point);
         let status = repo.clada(&["--format", "json", "status"]);
         let report: serde_json::Value = serde_json::from_slice(&status.stdout).unwrap();
         assert!(!report["interrupted"].is_null(), "{point}: {report}");
@@ -495,25 +470,13 @@ fn a_step_back_killed_while_parking_is_finished_and_returns_the_work() {
         let blocked = repo.clada(&["step-forward", "--all"]);
         assert_eq!(blocked.status.code(), Some(3), "{point}");
 
-        let undo = repo.clada(&["undo"]);
-        assert_eq!(
-            undo.status.code(),
-            Some(0),
-            "{point}: {}",
-            String::from_utf8_lossy(&undo.stderr)
-        );
+        assert_ok(&repo.clada(&["undo"]), point);
         assert!(
             repo.exists(".git/refs/clada/step/tip"),
             "{point}: stepped back"
         );
         assert!(!repo.exists("parked/u.txt"), "{point}: the work is parked");
-        let forward = repo.clada(&["step-forward", "--all"]);
-        assert_eq!(
-            forward.status.code(),
-            Some(0),
-            "{point}: {}",
-            String::from_utf8_lossy(&forward.stderr)
-        );
+        assert_ok(&repo.clada(&["step-forward", "--all"]), point);
         common::assert_same_user_state(&repo.state(), &before, point);
         assert!(common::crash::lock_files(&repo.path().join(".git")).is_empty());
         repo.assert_fsck();

@@ -5,20 +5,10 @@
 
 mod common;
 
-use common::{block, TestRepo};
+use common::{assert_ok as ok, block, TestRepo};
 
 fn code(out: &std::process::Output) -> Option<i32> {
     out.status.code()
-}
-
-fn ok(out: &std::process::Output, what: &str) {
-    assert_eq!(
-        code(out),
-        Some(0),
-        "{what}: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
 }
 
 /// Stored content says `STORED` where the worktree says `local`.

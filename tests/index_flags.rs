@@ -5,17 +5,7 @@
 
 mod common;
 
-use common::{block, TestRepo};
-
-fn ok(out: &std::process::Output, what: &str) {
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{what}: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
+use common::{assert_ok as ok, block, TestRepo};
 
 /// What the flags look like to git: `ls-files -v` (S skip-worktree, lowercase
 /// assume-unchanged), the status (` A` for intent-to-add, ` D` for a lost sparse file) and

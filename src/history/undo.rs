@@ -27,7 +27,8 @@ use crate::repo::{BString, ByteSlice, CommitInfo, Head, ObjectId, Repo, RepoErro
 pub struct UndoReport {
     /// `undo`, `redo` or `recover`.
     pub operation: String,
-    /// `apply`, `squash` or `interrupted-apply`.
+    /// `apply`, `squash`, `interrupted-apply`, `interrupted-restore` or
+    /// `interrupted-transaction` (only the lock files of a killed git-clada were left).
     pub kind: String,
     /// The commit taken back (undo) or re-applied (redo).
     pub commit: Option<String>,

@@ -7,7 +7,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use super::{block, TestRepo};
+use super::{assert_ok as ok, block, TestRepo};
 
 /// One operation to crash, from a fixed starting repository.
 pub struct Op {
@@ -91,16 +91,6 @@ impl Op {
             None => cmd.output().expect("run git-clada"),
         }
     }
-}
-
-fn ok(out: &std::process::Output, what: &str) {
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{what}: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
 }
 
 /// The reply of the n-th apply: an edit of a file the user also changed (staged and

@@ -246,6 +246,29 @@ impl TestRepo {
     }
 }
 
+/// Asserts a command exited 0, showing its output otherwise.
+#[track_caller]
+pub fn assert_ok(out: &Output, what: &str) {
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{what}: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Asserts a command was aborted at a fail point (killed by a signal, no exit code).
+#[track_caller]
+pub fn assert_aborted(out: &Output, what: &str) {
+    assert_eq!(
+        out.status.code(),
+        None,
+        "{what}: should have aborted: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// Asserts two states are the same for the user: HEAD and its branch, the index, every
 /// worktree byte and the status (git-clada's own refs and notes are not compared).
 #[track_caller]
