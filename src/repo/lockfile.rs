@@ -147,21 +147,30 @@ impl Repo {
         lock: &Path,
         wait: Duration,
     ) -> Result<(File, Option<LockToken>), LockBusy> {
-        let (token_path, intent) = self.token_paths().map_err(LockBusy::Other)?;
         // The token first, then the intent: an intent of this kind never exists without
-        // its token.
-        let file = OpenOptions::new()
+        // its token. Where no token can be made (`.git/clada` not writable), the lock is
+        // still taken, only without the proof.
+        let Ok((token_path, intent)) = self.token_paths() else {
+            return create_plain_lock(lock, wait).map(|f| (f, None));
+        };
+        let Ok(file) = OpenOptions::new()
             .read(true)
             .write(true)
             .create_new(true)
             .mode(0o666)
             .open(&token_path)
-            .map_err(|e| LockBusy::Other(io_err("cannot create", &token_path)(e)))?;
+        else {
+            return create_plain_lock(lock, wait).map(|f| (f, None));
+        };
         let token = LockToken {
             token: token_path,
             intent,
         };
-        write_intent(&token.intent, lock, &Linking::Before).map_err(LockBusy::Other)?;
+        if write_intent(&token.intent, lock, &Linking::Before).is_err() {
+            drop(file);
+            drop(token);
+            return create_plain_lock(lock, wait).map(|f| (f, None));
+        }
         let start = Instant::now();
         let mut pause = Duration::from_millis(1);
         loop {
@@ -361,4 +370,81 @@ pub(crate) enum LockBusy {
     /// Another process held it for the whole wait.
     Held,
     Other(RepoError),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn repo() -> (tempfile::TempDir, Repo) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let repo = Repo::init(dir.path()).expect("init");
+        (dir, repo)
+    }
+
+    #[test]
+    fn a_lock_left_by_a_dead_holder_is_removed_and_only_it() {
+        let (_dir, repo) = repo();
+        let lock = repo.git_dir().join("index.lock");
+        let (file, token) = repo
+            .create_tokened_lock(&lock, Duration::ZERO)
+            .expect("lock");
+        // The process "dies": nothing is cleaned up.
+        std::mem::forget(file);
+        std::mem::forget(token);
+        assert!(lock.exists());
+        let stale = repo.clear_stale_locks();
+        assert!(stale.found);
+        assert_eq!(stale.removed, vec![lock.clone()]);
+        assert!(!lock.exists());
+        assert!(!repo.git_dir().join("clada/locks").exists());
+        // Nothing left to find the next time.
+        assert_eq!(repo.clear_stale_locks(), StaleLocks::default());
+    }
+
+    #[test]
+    fn a_lock_someone_else_holds_now_is_left() {
+        let (_dir, repo) = repo();
+        let lock = repo.git_dir().join("index.lock");
+        let (file, token) = repo
+            .create_tokened_lock(&lock, Duration::ZERO)
+            .expect("lock");
+        std::mem::forget(file);
+        std::mem::forget(token);
+        // Ours went away, and a git command took the lock since.
+        std::fs::remove_file(&lock).expect("rm");
+        std::fs::write(&lock, b"").expect("write");
+        let stale = repo.clear_stale_locks();
+        assert!(stale.found);
+        assert!(stale.removed.is_empty());
+        assert!(lock.exists(), "a lock that is not ours is never removed");
+    }
+
+    #[test]
+    fn a_ref_lock_not_yet_linked_is_judged_by_its_content() {
+        let (_dir, repo) = repo();
+        let lock = repo.common_dir().join("refs/heads/main.lock");
+        std::fs::create_dir_all(lock.parent().expect("parent")).expect("mkdir");
+        for (content, ours) in [(&b"abc\n"[..], true), (&b"xyz\n"[..], false)] {
+            let token = repo.ref_lock_intent(&lock, Some(b"abc\n")).expect("intent");
+            std::mem::forget(token);
+            std::fs::write(&lock, content).expect("write");
+            let stale = repo.clear_stale_locks();
+            assert_eq!(stale.removed.is_empty(), !ours, "{content:?}");
+            assert_eq!(lock.exists(), !ours, "{content:?}");
+            let _ = std::fs::remove_file(&lock);
+        }
+    }
+
+    #[test]
+    fn a_second_holder_waits_then_gives_up() {
+        let (_dir, repo) = repo();
+        let lock = repo.git_dir().join("index.lock");
+        let first = repo
+            .create_tokened_lock(&lock, Duration::ZERO)
+            .expect("lock");
+        let second = repo.create_tokened_lock(&lock, Duration::from_millis(20));
+        assert!(matches!(second, Err(LockBusy::Held)));
+        drop(first);
+    }
 }
