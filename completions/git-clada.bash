@@ -165,7 +165,7 @@ _git__clada() {
             return 0
             ;;
         git__subcmd__clada__subcmd__apply)
-            opts="-m -C -h -V --dialect --no-git --allow-outside --atomic --no-commit --no-verify --no-snapshot --message --exec --format --dry-run --help --version"
+            opts="-m -C -h -V --dialect --no-git --allow-outside --atomic --no-commit --no-verify --no-snapshot --wip --message --exec --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -173,6 +173,10 @@ _git__clada() {
             case "${prev}" in
                 --dialect)
                     COMPREPLY=($(compgen -W "auto sham nesl-upper nesl" -- "${cur}"))
+                    return 0
+                    ;;
+                --wip)
+                    COMPREPLY=($(compgen -W "keep commit" -- "${cur}"))
                     return 0
                     ;;
                 --message)

@@ -44,6 +44,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
         }
         &'git-clada;apply'= {
             cand --dialect 'Block spelling: auto picks SHAM, NESL or nesl per block from its header'
+            cand --wip 'What happens to uncommitted work: `keep` leaves it uncommitted (staged stays staged) and the AI commit holds only the AI''s changes; `commit` first records it in a `clada: snapshot before AI edit` commit on the branch'
             cand -m 'Use MESSAGE as the commit subject instead of the generated `AI: …` summary'
             cand --message 'Use MESSAGE as the commit subject instead of the generated `AI: …` summary'
             cand --exec 'Policy for `exec` blocks: ask on a terminal, allow, or deny. Default: ask on a terminal, deny otherwise'
@@ -54,7 +55,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand --atomic 'All-or-nothing: if any block fails, restore every file and commit nothing'
             cand --no-commit 'Apply and stage the changes but do not commit'
             cand --no-verify 'Do not run the pre-commit, commit-msg and post-commit hooks'
-            cand --no-snapshot 'Refuse a dirty worktree instead of recording it in a snapshot commit first'
+            cand --no-snapshot 'Refuse to apply when there is uncommitted work'
             cand --dry-run 'Show what would happen without changing any file, ref or the index'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'

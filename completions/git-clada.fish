@@ -51,6 +51,8 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -l dialect -d
 sham\t'Only `#!SHAM [@three-char-SHA-256: id]` … `#!END_SHAM_id`'
 nesl-upper\t'Only `#!NESL [@three-char-SHA-256: id]` … `#!END_NESL_id`'
 nesl\t'Only `#!nesl [@LABEL: id]` … `#!end_id`'"
+complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -l wip -d 'What happens to uncommitted work: `keep` leaves it uncommitted (staged stays staged) and the AI commit holds only the AI\'s changes; `commit` first records it in a `clada: snapshot before AI edit` commit on the branch' -r -f -a "keep\t'Keep it uncommitted'
+commit\t'Record it in a snapshot commit before the AI commit'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -s m -l message -d 'Use MESSAGE as the commit subject instead of the generated `AI: …` summary' -r
 complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -l exec -d 'Policy for `exec` blocks: ask on a terminal, allow, or deny. Default: ask on a terminal, deny otherwise' -r -f -a "ask\t'Show the code and ask y/n/always (terminal only)'
 allow\t'Run every exec block'
@@ -64,7 +66,7 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -l allow-outs
 complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -l atomic -d 'All-or-nothing: if any block fails, restore every file and commit nothing'
 complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -l no-commit -d 'Apply and stage the changes but do not commit'
 complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -l no-verify -d 'Do not run the pre-commit, commit-msg and post-commit hooks'
-complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -l no-snapshot -d 'Refuse a dirty worktree instead of recording it in a snapshot commit first'
+complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -l no-snapshot -d 'Refuse to apply when there is uncommitted work'
 complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -s V -l version -d 'Print version'

@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{block, TestRepo};
+use common::{assert_same_user_state, block, TestRepo};
 
 fn code(out: &std::process::Output) -> i32 {
     out.status.code().unwrap_or(-1)
@@ -112,7 +112,7 @@ fn failed_block_is_listed_in_the_commit_and_exit_status_is_1() {
 }
 
 #[test]
-fn dirty_repo_is_snapshotted_and_the_ai_commit_holds_only_the_ai_changes() {
+fn wip_commit_snapshots_a_dirty_repo_and_the_ai_commit_holds_only_the_ai_changes() {
     let repo = TestRepo::with_files(&[
         ("staged.txt", "s0\n"),
         ("unstaged.txt", "u0\n"),
@@ -132,7 +132,7 @@ fn dirty_repo_is_snapshotted_and_the_ai_commit_holds_only_the_ai_changes() {
     repo.write("debug.log", "ignored\n");
     let head = repo.head();
 
-    let out = repo.apply(&replace("ai1", "ai.txt", "a0", "a1"), &[]);
+    let out = repo.apply(&replace("ai1", "ai.txt", "a0", "a1"), &["--wip", "commit"]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let report = TestRepo::report(&out);
     let snapshot = report["snapshotCommit"].as_str().unwrap().to_string();
@@ -223,7 +223,7 @@ fn install_hook(repo: &TestRepo, dir: &str, name: &str, body: &str) {
 }
 
 #[test]
-fn failing_pre_commit_hook_leaves_changes_staged_and_commits_nothing() {
+fn failing_pre_commit_hook_commits_nothing_and_undo_takes_the_changes_back() {
     let repo = TestRepo::with_files(&[("a.txt", "a\n"), ("b.txt", "b\n")]);
     install_hook(
         &repo,
@@ -232,7 +232,10 @@ fn failing_pre_commit_hook_leaves_changes_staged_and_commits_nothing() {
         "echo 'lint: a.txt is ugly' >&2; exit 1",
     );
     repo.write("b.txt", "user edit\n");
+    repo.write("c.txt", "staged\n");
+    repo.git(&["add", "c.txt"]);
     let head = repo.head();
+    let before = repo.state();
     let out = repo.apply(&replace("h1", "a.txt", "a", "ai"), &[]);
     assert_eq!(code(&out), 1, "{}", stderr(&out));
     let report = TestRepo::report(&out);
@@ -245,9 +248,15 @@ fn failing_pre_commit_hook_leaves_changes_staged_and_commits_nothing() {
         .contains("lint: a.txt is ugly"));
     assert_eq!(repo.head(), head, "nothing committed");
     assert!(report.get("gitCommit").is_none());
-    // The AI's change is staged; the user's unstaged edit stays unstaged.
-    assert_eq!(repo.status(), "M  a.txt\n M b.txt\n");
+    // The AI's change is in the worktree, unstaged; the user's index is as it was.
+    assert_eq!(repo.status(), " M a.txt\n M b.txt\nA  c.txt\n");
     assert_eq!(repo.read("a.txt"), "ai\n");
+    repo.assert_fsck();
+    // The failed apply is undoable: exactly the state before.
+    let out = repo.clada(&["undo"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_same_user_state(&repo.state(), &before, "undo after a failing hook");
+    assert_eq!(repo.head(), head);
     repo.assert_fsck();
 }
 

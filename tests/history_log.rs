@@ -73,7 +73,7 @@ fn log_lists_git_clada_commits_with_age_and_block_counts() {
     repo.git(&["commit", "-q", "-m", "human commit"]);
     repo.write("m.txt", "my work\n");
     let reply = format!("{}{}", write("l2", "c.txt", "c\n"), failing("l3"));
-    assert_eq!(code(&repo.apply(&reply, &[])), 1);
+    assert_eq!(code(&repo.apply(&reply, &["--wip", "commit"])), 1);
     repo.env.clear();
 
     let text = run(&repo, &["--format", "human", "log"]);
@@ -181,7 +181,10 @@ fn show_of_a_squash_prints_every_original_reply() {
 fn show_of_a_snapshot_names_the_users_paths() {
     let repo = TestRepo::with_files(&[("a.txt", "a\n"), ("mine.txt", "m\n")]);
     repo.write("mine.txt", "changed\n");
-    assert_eq!(code(&repo.apply(&write("p1", "b.txt", "b\n"), &[])), 0);
+    assert_eq!(
+        code(&repo.apply(&write("p1", "b.txt", "b\n"), &["--wip", "commit"])),
+        0
+    );
     let j = json(&repo, &["show", "HEAD~1"]);
     assert_eq!(j["kind"], "snapshot");
     assert_eq!(j["snapshotPaths"], serde_json::json!(["mine.txt"]));

@@ -114,10 +114,10 @@ fn dirty_paths_that_would_be_touched_are_named() {
     // redo: the worktree must be as the undo left it.
     repo.git(&["checkout", "--", "b.txt"]);
     assert_eq!(code(&repo.clada(&["undo"])), 0);
-    repo.write("a.txt", "changed after the undo\n");
-    assert_refused(&repo, &["redo"], &["changed since the undo", "a.txt"]);
+    repo.write("b.txt", "re-created after the undo\n");
+    assert_refused(&repo, &["redo"], &["redo would overwrite 'b.txt'"]);
     // While stepped back, changed tracked files would be lost by the next step.
-    repo.git(&["checkout", "--", "a.txt"]);
+    std::fs::remove_file(repo.path().join("b.txt")).expect("remove b.txt");
     assert_eq!(code(&repo.clada(&["step-back"])), 0);
     repo.write("other.txt", "edited while stepped back\n");
     for args in [

@@ -20,6 +20,10 @@ fn stdout(out: &std::process::Output) -> String {
 
 /// Applies one `file_write` block and returns the AI commit.
 fn ai_write(repo: &TestRepo, id: &str, path: &str, content: &str) -> String {
+    ai_write_with(repo, id, path, content, &[])
+}
+
+fn ai_write_with(repo: &TestRepo, id: &str, path: &str, content: &str, args: &[&str]) -> String {
     let reply = block(
         id,
         &[
@@ -28,7 +32,7 @@ fn ai_write(repo: &TestRepo, id: &str, path: &str, content: &str) -> String {
             ("content", content),
         ],
     );
-    let out = repo.apply(&reply, &[]);
+    let out = repo.apply(&reply, args);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     TestRepo::report(&out)["gitCommit"]
         .as_str()
@@ -188,7 +192,7 @@ fn a_snapshot_of_user_work_is_folded_in_and_the_message_says_so() {
     let repo = TestRepo::with_files(&[("a.txt", "a\n"), ("mine.txt", "m\n")]);
     ai_write(&repo, "sn1", "a.txt", "one\n");
     repo.write("mine.txt", "my own change\n");
-    ai_write(&repo, "sn2", "b.txt", "two\n");
+    ai_write_with(&repo, "sn2", "b.txt", "two\n", &["--wip", "commit"]);
     assert_eq!(repo.subject("HEAD~1"), "clada: snapshot before AI edit");
     let out = squash(&repo, &["--mode", "auto_ai"]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));

@@ -144,7 +144,7 @@ fn undo_keeps_unrelated_worktree_changes_and_refuses_staged_ones() {
     let out = repo.clada(&["undo"]);
     assert_eq!(code(&out), 3, "{}", stderr(&out));
     assert!(
-        stderr(&out).contains("the worktree has changed since the apply: z.txt"),
+        stderr(&out).contains("the index has changed since the apply (staged: z.txt)"),
         "{}",
         stderr(&out)
     );

@@ -119,6 +119,10 @@ enum Work {
         path: usize,
         content: String,
     },
+    /// `git rm --cached`: the file stays on disk, untracked.
+    RmCached {
+        path: usize,
+    },
 }
 
 fn work() -> impl Strategy<Value = Work> {
@@ -136,6 +140,7 @@ fn work() -> impl Strategy<Value = Work> {
             .prop_map(|(path, content, exec)| Work::Untracked { path, content, exec }),
         1 => (0..IGNORED.len(), content()).prop_map(|(path, content)| Work::Ignored { path, content }),
         1 => (0..NEW.len(), content()).prop_map(|(path, content)| Work::AddNew { path, content }),
+        1 => (0..TRACKED.len()).prop_map(|path| Work::RmCached { path }),
     ]
 }
 
@@ -166,6 +171,11 @@ enum Op {
         from: usize,
         to: usize,
     },
+    /// An exec block that deletes or appends to a file (tracked, untracked or absent).
+    Exec {
+        path: usize,
+        delete: bool,
+    },
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -177,8 +187,29 @@ fn op() -> impl Strategy<Value = Op> {
         2 => (p.clone(), 0..WORDS.len(), content())
             .prop_map(|(path, old, new)| Op::Replace { path, old, new }),
         1 => p.clone().prop_map(|path| Op::Delete { path }),
-        1 => (p.clone(), p).prop_map(|(from, to)| Op::Move { from, to }),
+        1 => (p.clone(), p.clone()).prop_map(|(from, to)| Op::Move { from, to }),
+        1 => (p, any::<bool>()).prop_map(|(path, delete)| Op::Exec { path, delete }),
     ]
+}
+
+/// The paths a reply names (what its AI commit may change).
+fn reply_paths(ops: &[Op]) -> Vec<&'static str> {
+    let mut out = Vec::new();
+    for op in ops {
+        match op {
+            Op::Write { path, .. }
+            | Op::Create { path, .. }
+            | Op::Append { path, .. }
+            | Op::Replace { path, .. }
+            | Op::Delete { path }
+            | Op::Exec { path, .. } => out.push(any_path(*path)),
+            Op::Move { from, to } => {
+                out.push(any_path(*from));
+                out.push(any_path(*to));
+            }
+        }
+    }
+    out
 }
 
 fn reply(ops: &[Op], tag: &str) -> String {
@@ -230,6 +261,18 @@ fn reply(ops: &[Op], tag: &str) -> String {
                     ("new_path", any_path(*to)),
                 ],
             ),
+            Op::Exec { path, delete } => {
+                let rel = any_path(*path);
+                let code = if *delete {
+                    format!("rm -f '{rel}'")
+                } else {
+                    format!("[ -f '{rel}' ] && echo appended >> '{rel}' || true")
+                };
+                block(
+                    &id,
+                    &[("action", "exec"), ("lang", "bash"), ("code", &code)],
+                )
+            }
         };
         out.push_str(&b);
     }
@@ -385,6 +428,9 @@ fn do_work(repo: &TestRepo, work: &[Work]) {
                     stage(repo, rel);
                 }
             }
+            Work::RmCached { path } => {
+                let _ = repo.git_output(&["rm", "-q", "--cached", "--", TRACKED[*path]]);
+            }
         }
     }
 }
@@ -440,7 +486,7 @@ fn worktree_view(s: &State) -> (String, String, String, Vec<String>) {
 
 /// Applies `ops`; returns whether an AI commit was made.
 fn apply(repo: &TestRepo, ops: &[Op], tag: &str) -> Result<bool, TestCaseError> {
-    let out = repo.apply(&reply(ops, tag), &[]);
+    let out = repo.apply(&reply(ops, tag), &["--exec", "allow"]);
     prop_assert!(
         [0, 1, 3].contains(&code(&out)),
         "apply must succeed, partly fail or refuse: {}",
@@ -473,11 +519,32 @@ proptest! {
         let repo = setup(&init);
         do_work(&repo, &work);
         let before = repo.state();
+        // A write through a symlink changes its target.
+        let mut named: Vec<String> = reply_paths(&ops).iter().map(|p| p.to_string()).collect();
+        for n in named.clone() {
+            if let Ok(target) = std::fs::read_link(repo.path().join(&n)) {
+                let parent = std::path::Path::new(&n).parent().unwrap_or(std::path::Path::new(""));
+                named.push(parent.join(target).to_string_lossy().into_owned());
+            }
+        }
         if !apply(&repo, &ops, "p")? {
+            // Nothing committed: whatever the reply changed (untracked or ignored files,
+            // or nothing at all) is undoable all the same.
+            let out = repo.clada(&["--format", "json", "undo"]);
+            prop_assert!([0, 3].contains(&code(&out)), "undo: {}", explain(&out));
+            prop_assert_eq!(worktree_view(&repo.state()), worktree_view(&before), "apply∘undo (uncommitted)");
             return Ok(());
         }
         let applied = repo.state();
         repo.assert_fsck();
+        // The AI commit holds only paths the reply changed (never the user's work).
+
+        for p in repo.git(&["diff-tree", "--no-commit-id", "--name-only", "-r", "HEAD"]).lines() {
+            prop_assert!(
+                named.iter().any(|n| n == p || p.starts_with(&format!("{n}/"))),
+                "the AI commit changed {} which the reply did not name ({:?})", p, named
+            );
+        }
 
         let out = repo.clada(&["--format", "json", "undo"]);
         prop_assert_eq!(code(&out), 0, "undo: {}", explain(&out));

@@ -22,8 +22,8 @@ use crate::sandbox::Sandbox;
 ///
 /// Every block is parsed and validated, every path is checked against the sandbox before
 /// anything runs, then the valid actions run in order. A failed block does not stop later
-/// ones (use --atomic for all-or-nothing). Uncommitted work is first recorded in a snapshot
-/// commit so `git clada undo` restores it exactly. The report goes to stdout.
+/// ones (use --atomic for all-or-nothing). Uncommitted work stays uncommitted: the AI commit
+/// holds only the AI's changes, and `git clada undo` restores your work exactly. The report goes to stdout.
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Examples:\n  git clada apply reply.md\n  llm 'add a --verbose flag' | git clada apply -\n  git clada apply --no-git --format json reply.md"
@@ -58,9 +58,15 @@ pub struct Args {
     #[arg(long)]
     pub no_verify: bool,
 
-    /// Refuse a dirty worktree instead of recording it in a snapshot commit first.
+    /// Refuse to apply when there is uncommitted work.
     #[arg(long)]
     pub no_snapshot: bool,
+
+    /// What happens to uncommitted work: `keep` leaves it uncommitted (staged stays staged)
+    /// and the AI commit holds only the AI's changes; `commit` first records it in a
+    /// `clada: snapshot before AI edit` commit on the branch.
+    #[arg(long, value_enum, value_name = "MODE", default_value_t = WipArg::Keep)]
+    pub wip: WipArg,
 
     /// Use MESSAGE as the commit subject instead of the generated `AI: …` summary.
     #[arg(short = 'm', long = "message", value_name = "MESSAGE")]
@@ -70,6 +76,15 @@ pub struct Args {
     /// terminal, deny otherwise.
     #[arg(long, value_enum, value_name = "POLICY")]
     pub exec: Option<ExecPolicyArg>,
+}
+
+/// What to do with uncommitted work during an apply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum WipArg {
+    /// Keep it uncommitted.
+    Keep,
+    /// Record it in a snapshot commit before the AI commit.
+    Commit,
 }
 
 /// Policy for running `exec` blocks.
@@ -106,6 +121,7 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
         no_commit: args.no_commit,
         no_verify: args.no_verify,
         no_snapshot: args.no_snapshot,
+        wip_commit: args.wip == WipArg::Commit,
         message: args.message.clone(),
         engine: engine_options(&args, &global),
     };

@@ -44,7 +44,7 @@ use super::undo::write_orig_head;
 use super::{refuse_busy, HistoryError, Trace};
 
 /// The ref recording an active step-back (its presence means "stepped back").
-pub const STATE_REF: &str = "refs/clada/step/tip";
+pub const STATE_REF: &str = crate::record::STEP_STATE_REF;
 /// The commit step-back left HEAD at.
 pub const POSITION_REF: &str = "refs/clada/step/position";
 /// A blob holding the full name of the branch stepping started on.
@@ -58,15 +58,7 @@ pub fn stash_ref(tip: ObjectId) -> String {
     format!("refs/clada/stash/{tip}")
 }
 
-/// `Some(message)` when the worktree is stepped back, explaining how to return.
-pub fn stepped_back(repo: &Repo) -> Result<Option<String>, RepoError> {
-    Ok(repo.read_ref(STATE_REF)?.map(|tip| {
-        format!(
-            "you are stepped back in history (the tip is {}); run `git clada step-forward --all` to return first",
-            Repo::short(tip)
-        )
-    }))
-}
+pub use crate::record::stepped_back;
 
 /// An active step-back, as recorded in the refs.
 #[derive(Debug, Clone, PartialEq, Eq)]

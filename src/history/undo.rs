@@ -15,7 +15,7 @@
 
 use serde::Serialize;
 
-use crate::record::apply::{read_record, ApplyError};
+use crate::record::apply::{pending_ref, read_record, ApplyError};
 use crate::record::journal::{parse_id, Before, Journal, JournalError, JournalPath};
 use crate::record::restore::{self, RefChange, RestoreError, RestorePlan};
 use crate::record::{classify, snapshot, CladaCommit};
@@ -27,8 +27,8 @@ use crate::repo::{BString, ByteSlice, CommitInfo, Head, ObjectId, Repo, RepoErro
 pub struct UndoReport {
     /// `undo`, `redo` or `recover`.
     pub operation: String,
-    /// `apply`, `squash`, `interrupted-apply`, `interrupted-restore` or
-    /// `interrupted-transaction` (only the lock files of a killed git-clada were left).
+    /// `apply`, `squash`, `uncommitted-apply`, `interrupted-apply`, `interrupted-restore`
+    /// or `interrupted-transaction` (only the lock files of a killed git-clada were left).
     pub kind: String,
     /// The commit taken back (undo) or re-applied (redo).
     pub commit: Option<String>,
@@ -113,10 +113,81 @@ pub(crate) fn require_clean_paths(
 ) -> Result<(), UndoError> {
     let index = repo.read_index()?;
     let status = repo.status_of_paths(tree, &index, paths)?;
+    if !status.staged.is_empty() {
+        return Err(staged_since(&status.staged, what));
+    }
     if status.is_dirty() {
         return Err(UndoError::Refused(format!(
             "the worktree has changed since {what}: {}; commit or stash those changes first (nothing was changed)",
             snapshot::describe_paths(&status.dirty_paths(), 8)
+        )));
+    }
+    Ok(())
+}
+
+fn staged_since(paths: &[BString], what: &str) -> UndoError {
+    UndoError::Refused(format!(
+        "the index has changed since {what} (staged: {}); unstage or commit those changes first (nothing was changed)",
+        snapshot::describe_paths(paths, 8)
+    ))
+}
+
+/// Refuses unless the index holds exactly `index_tree` and the worktree holds `worktree_tree`
+/// at `paths` (the paths about to be rewritten). Worktree changes elsewhere are not in the way.
+fn require_state(
+    repo: &Repo,
+    index_tree: ObjectId,
+    worktree_tree: ObjectId,
+    paths: &[BString],
+    what: &str,
+) -> Result<(), UndoError> {
+    let index = repo.read_index()?;
+    let staged = repo.status_of_paths(index_tree, &index, &[])?.staged;
+    if !staged.is_empty() {
+        return Err(staged_since(&staged, what));
+    }
+    let mut hasher = repo.hasher_with(&index)?;
+    let mut changed = Vec::new();
+    for p in paths {
+        let want = repo
+            .tree_entry(worktree_tree, p.as_bstr())?
+            .filter(|e| e.kind != crate::repo::EntryKind::Tree);
+        if hasher.id_of(p.as_bstr())? != want {
+            changed.push(p.clone());
+        }
+    }
+    if !changed.is_empty() {
+        return Err(UndoError::Refused(format!(
+            "the worktree has changed since {what}: {}; commit or stash those changes (or move them away) first (nothing was changed)",
+            snapshot::describe_paths(&changed, 8)
+        )));
+    }
+    Ok(())
+}
+
+/// Refuses when an untracked or ignored path the apply wrote or deleted is no longer as the
+/// apply left it (the user edited or re-created it): undo would destroy that work.
+fn require_untracked_after(repo: &Repo, journal: Option<&Journal>) -> Result<(), UndoError> {
+    let Some(j) = journal else {
+        return Ok(());
+    };
+    let mut changed = Vec::new();
+    for after in &j.after {
+        let Some(before) = j.paths.iter().find(|jp| jp.path == after.path) else {
+            continue;
+        };
+        if before.before == after.before || matches!(before.before, Before::Tracked) {
+            continue;
+        }
+        let rel = BString::from(after.path.as_str());
+        if !holds(repo, rel.as_bstr(), &after.before)? {
+            changed.push(rel);
+        }
+    }
+    if !changed.is_empty() {
+        return Err(UndoError::Refused(format!(
+            "{} changed since the apply (untracked or ignored); undo would overwrite or delete that work, so it is refused: move it away first (nothing was changed)",
+            snapshot::describe_paths(&changed, 8)
         )));
     }
     Ok(())
@@ -159,8 +230,8 @@ pub fn undo(repo: &Repo, dry_run: bool) -> Result<UndoReport, UndoError> {
         return recover_apply(repo, &journal, dry_run);
     }
     // A git-clada killed in a ref transaction outside any journal (a squash, the record of
-    // an undo) left the repository as it was before or after that transaction; taking the
-    // lock cleared its lock files, and that was all there was to recover.
+    // an uncommitted apply) left the repository as it was before or after that
+    // transaction; taking the lock cleared its lock files, and that was all to recover.
     let stale = match &lock {
         Some(l) => l.stale().found,
         None => repo.stale_locks_pending(),
@@ -170,6 +241,11 @@ pub fn undo(repo: &Repo, dry_run: bool) -> Result<UndoReport, UndoError> {
     }
     refuse_busy_states(repo)?;
     let (branch, tip) = current_branch(repo, "undo")?;
+    if let Some(j) = pending_record(repo, &branch)? {
+        if j.head_id()? == tip {
+            return undo_pending(repo, &branch, &j, dry_run);
+        }
+    }
     if let Some(before) = repo.read_ref(&squash_ref(tip))? {
         return undo_squash(repo, &branch, tip, before, dry_run);
     }
@@ -184,17 +260,35 @@ pub fn undo(repo: &Repo, dry_run: bool) -> Result<UndoReport, UndoError> {
     }
 }
 
-/// The pre-apply state of an AI commit: (head before, worktree tree, index tree, journal).
-fn pre_apply_state(
-    repo: &Repo,
-    info: &CommitInfo,
-) -> Result<(ObjectId, ObjectId, ObjectId, Option<Journal>), UndoError> {
+/// One side of an apply: HEAD, the index's tree and the tracked worktree's tree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Side {
+    head: ObjectId,
+    index: ObjectId,
+    worktree: ObjectId,
+}
+
+/// The state before and after an AI commit's apply, from its record (or, without one, from
+/// the commit and its snapshot parent).
+fn apply_sides(repo: &Repo, info: &CommitInfo) -> Result<(Side, Side, Option<Journal>), UndoError> {
     if let Some(j) = read_record(repo, info.id)? {
-        let head = j.head_id()?;
-        let w = parse_id(&j.base_tree)?;
-        let i = parse_id(&j.index_tree)?;
-        return Ok((head, w, i, Some(j)));
+        let before = Side {
+            head: j.head_id()?,
+            index: parse_id(&j.index_tree)?,
+            worktree: parse_id(&j.base_tree)?,
+        };
+        let after = Side {
+            head: info.id,
+            index: j.after_index.as_deref().map_or(Ok(info.tree), parse_id)?,
+            worktree: j.after_tree.as_deref().map_or(Ok(info.tree), parse_id)?,
+        };
+        return Ok((before, after, Some(j)));
     }
+    let after = Side {
+        head: info.id,
+        index: info.tree,
+        worktree: info.tree,
+    };
     // Without a record (made elsewhere, or records pruned) the parent chain still says it:
     // the snapshot's tree is the worktree, its index tree is in its trailer.
     let parent = *info.parents.first().ok_or_else(|| {
@@ -212,9 +306,68 @@ fn pre_apply_state(
             .trailer(crate::record::trailer::INDEX)
             .and_then(|h| parse_id(&h).ok())
             .unwrap_or(pinfo.tree);
-        return Ok((head, pinfo.tree, i, None));
+        let before = Side {
+            head,
+            index: i,
+            worktree: pinfo.tree,
+        };
+        return Ok((before, after, None));
     }
-    Ok((parent, pinfo.tree, pinfo.tree, None))
+    let before = Side {
+        head: parent,
+        index: pinfo.tree,
+        worktree: pinfo.tree,
+    };
+    Ok((before, after, None))
+}
+
+/// The record of the last apply on `branch` that committed nothing, if any.
+fn pending_record(repo: &Repo, branch: &str) -> Result<Option<Journal>, UndoError> {
+    let Some(tree) = repo.read_ref(&pending_ref(Some(branch)))? else {
+        return Ok(None);
+    };
+    Ok(crate::record::apply::record_journal(repo, tree)?)
+}
+
+/// The state change from `from` to `to`: checks that nothing is in the way, then the restore
+/// plan (or, with `dry_run`, only the report's paths).
+fn plan_move(
+    repo: &Repo,
+    branch: &str,
+    from: Side,
+    to: Side,
+    untracked: Vec<JournalPath>,
+    reason: String,
+    what: &str,
+) -> Result<RestorePlan, UndoError> {
+    let paths: Vec<BString> = repo
+        .diff_trees(from.worktree, to.worktree)?
+        .into_iter()
+        .map(|d| d.path)
+        .collect();
+    require_state(repo, from.index, from.worktree, &paths, what)?;
+    Ok(RestorePlan {
+        reason,
+        head: to.head.to_string(),
+        branch: Some(branch.to_string()),
+        worktree_tree: to.worktree.to_string(),
+        index_tree: to.index.to_string(),
+        paths: paths.iter().map(|p| p.to_string()).collect(),
+        untracked,
+        ..Default::default()
+    })
+}
+
+/// Every path a restore touches: tracked ones and untracked or ignored ones.
+fn all_paths(plan: &RestorePlan) -> Vec<String> {
+    let mut out = plan.paths.clone();
+    for u in &plan.untracked {
+        if !out.contains(&u.path) {
+            out.push(u.path.clone());
+        }
+    }
+    out.sort();
+    out
 }
 
 fn undo_apply(
@@ -223,54 +376,56 @@ fn undo_apply(
     info: &CommitInfo,
     dry_run: bool,
 ) -> Result<UndoReport, UndoError> {
-    let (head_before, w, i, journal) = pre_apply_state(repo, info)?;
+    let (before, after, journal) = apply_sides(repo, info)?;
     let first_rewritten = info
         .parents
         .first()
         .copied()
-        .filter(|p| *p != head_before)
+        .filter(|p| *p != before.head)
         .unwrap_or(info.id);
     require_unpublished(repo, first_rewritten, "undoing it")?;
-    let diff = repo.diff_trees(info.tree, w)?;
-    let plan_paths: Vec<BString> = diff.iter().map(|d| d.path.clone()).collect();
-    require_clean_paths(repo, info.tree, &plan_paths, "the apply")?;
-    let checkout = repo.plan_checkout(info.tree, w)?;
-    let conflicts = repo.checkout_conflicts(info.tree, &checkout)?;
+    require_untracked_after(repo, journal.as_ref())?;
+    let untracked = untracked_restores(repo, journal.as_ref(), before.worktree)?;
+    let mut plan = plan_move(
+        repo,
+        branch,
+        after,
+        before,
+        untracked,
+        format!("undo of {}", info.id),
+        "the apply",
+    )?;
+    plan.flags = journal
+        .as_ref()
+        .map(|j| j.index_flags.clone())
+        .unwrap_or_default();
+    // Recorded for redo inside the journaled restore, so a restore that fails or is killed
+    // leaves no redo record of an undo that did not happen.
+    plan.refs_before = vec![RefChange::set(
+        redo_ref(branch),
+        info.id,
+        "clada: undo (kept for redo)",
+    )];
+    let checkout = repo.plan_checkout(after.worktree, before.worktree)?;
+    let conflicts = repo.checkout_conflicts(after.worktree, &checkout)?;
     if let Some(c) = conflicts.first() {
         return Err(UndoError::Refused(format!(
             "undo would overwrite '{}' ({}); move it away first (nothing was changed)",
             c.path, c.reason
         )));
     }
-    let untracked = untracked_restores(repo, journal.as_ref(), w)?;
-    let staged = repo.diff_trees(repo.tree_of(head_before)?, i)?.len();
-    let unstaged = repo.diff_trees(i, w)?.len();
-    let plan = RestorePlan {
-        reason: format!("undo of {}", info.id),
-        head: head_before.to_string(),
-        branch: Some(branch.to_string()),
-        worktree_tree: w.to_string(),
-        index_tree: i.to_string(),
-        paths: plan_paths.iter().map(|p| p.to_string()).collect(),
-        untracked,
-        flags: journal.map(|j| j.index_flags.clone()).unwrap_or_default(),
-        // Recorded for redo inside the journaled restore, so a restore that fails or is
-        // killed leaves no redo record of an undo that did not happen.
-        refs_before: vec![RefChange::set(
-            redo_ref(branch),
-            info.id,
-            "clada: undo (kept for redo)",
-        )],
-        ..Default::default()
-    };
+    let staged = repo
+        .diff_trees(repo.tree_of(before.head)?, before.index)?
+        .len();
+    let unstaged = repo.diff_trees(before.index, before.worktree)?.len();
     let report = UndoReport {
         operation: "undo".into(),
         kind: "apply".into(),
         commit: Some(info.id.to_string()),
         subject: Some(info.subject().to_string()),
         from: info.id.to_string(),
-        to: head_before.to_string(),
-        paths: plan.paths.clone(),
+        to: before.head.to_string(),
+        paths: all_paths(&plan),
         restored_work: (staged + unstaged > 0).then_some(RestoredWork { staged, unstaged }),
         dry_run,
     };
@@ -286,6 +441,66 @@ fn undo_apply(
             Repo::short(info.id),
             info.subject()
         ),
+    )?;
+    Ok(report)
+}
+
+/// Undo of an apply that committed nothing (`--no-commit`, a failing hook, a reply that
+/// changed only untracked or ignored files): HEAD stays, the index and files go back.
+fn undo_pending(
+    repo: &Repo,
+    branch: &str,
+    journal: &Journal,
+    dry_run: bool,
+) -> Result<UndoReport, UndoError> {
+    let head = journal.head_id()?;
+    let before = Side {
+        head,
+        index: parse_id(&journal.index_tree)?,
+        worktree: parse_id(&journal.base_tree)?,
+    };
+    let after = Side {
+        head,
+        index: journal
+            .after_index
+            .as_deref()
+            .map_or(Ok(before.index), parse_id)?,
+        worktree: journal
+            .after_tree
+            .as_deref()
+            .map_or(Ok(before.worktree), parse_id)?,
+    };
+    require_untracked_after(repo, Some(journal))?;
+    let untracked = untracked_restores(repo, Some(journal), before.worktree)?;
+    let mut plan = plan_move(
+        repo,
+        branch,
+        after,
+        before,
+        untracked,
+        format!("undo of the uncommitted apply of {}", journal.source),
+        "the apply",
+    )?;
+    plan.flags = journal.index_flags.clone();
+    plan.refs_after = vec![RefChange::delete(pending_ref(Some(branch)))];
+    let report = UndoReport {
+        operation: "undo".into(),
+        kind: "uncommitted-apply".into(),
+        commit: None,
+        subject: Some(format!("uncommitted apply of {}", journal.source)),
+        from: head.to_string(),
+        to: head.to_string(),
+        paths: all_paths(&plan),
+        restored_work: None,
+        dry_run,
+    };
+    if dry_run {
+        return Ok(report);
+    }
+    restore::run(
+        repo,
+        &plan,
+        &format!("clada: undo uncommitted apply of {}", journal.source),
     )?;
     Ok(report)
 }
@@ -421,45 +636,29 @@ pub fn redo(repo: &Repo, dry_run: bool) -> Result<UndoReport, UndoError> {
     };
     let info = repo.commit_info(undone)?;
     let squash_before = repo.read_ref(&squash_ref(undone))?;
-    let (expected_head, w, i, journal) = match squash_before {
+    let (before, after, journal) = match squash_before {
         Some(before) => {
             let t = repo.tree_of(before)?;
-            (before, t, t, None)
+            let side = |head, tree| Side {
+                head,
+                index: tree,
+                worktree: tree,
+            };
+            (side(before, t), side(undone, info.tree), None)
         }
-        None => pre_apply_state(repo, &info)?,
+        None => apply_sides(repo, &info)?,
     };
-    if tip != expected_head {
+    if tip != before.head {
         return Err(UndoError::Refused(format!(
             "the branch moved since the undo (it is at {}, the undo left it at {}); redo would lose that, so it is refused",
             Repo::short(tip),
-            Repo::short(expected_head)
+            Repo::short(before.head)
         )));
     }
-    // The worktree and index must be exactly as the undo left them.
-    let head_tree = repo.tree_of(tip)?;
-    let index = repo.read_index()?;
-    let status = repo.status(head_tree, &index, false)?;
-    let mut hasher = repo.hasher()?;
-    let now_i = snapshot::index_tree(repo, head_tree, &index, &status)?;
-    let now_w = snapshot::worktree_tree(repo, now_i, &status, &mut hasher)?;
-    if now_i != i || now_w != w {
-        let changed: Vec<BString> = repo
-            .diff_trees(w, now_w)?
-            .into_iter()
-            .map(|d| d.path)
-            .collect();
-        return Err(UndoError::Refused(format!(
-            "the worktree or index changed since the undo{}; redo would overwrite that, so it is refused",
-            if changed.is_empty() {
-                String::new()
-            } else {
-                format!(" ({})", snapshot::describe_paths(&changed, 8))
-            }
-        )));
-    }
-    let target_tree = info.tree;
-    let checkout = repo.plan_checkout(w, target_tree)?;
-    let conflicts = repo.checkout_conflicts(w, &checkout)?;
+    // The index and the paths redo rewrites must be exactly as the undo left them; other
+    // worktree changes (ones the undo kept) are not in the way.
+    let checkout = repo.plan_checkout(before.worktree, after.worktree)?;
+    let conflicts = repo.checkout_conflicts(before.worktree, &checkout)?;
     // Files the apply created and undo removed may not have come back in the meantime. An
     // untracked file the apply had overwritten and undo put back is no conflict while it
     // still holds what the apply record saved: the record keeps it for the next undo.
@@ -472,13 +671,37 @@ pub fn redo(repo: &Repo, dry_run: bool) -> Result<UndoReport, UndoError> {
         }
     }
     let untracked = untracked_redo(repo, journal.as_ref())?;
-    let paths: Vec<String> = checkout
-        .paths()
-        .into_iter()
-        .map(|p| p.to_string())
-        .collect();
-    let mut report_paths = paths.clone();
-    report_paths.extend(untracked.iter().map(|u| u.path.clone()));
+    let conflicted: Vec<&BString> = conflicts.iter().map(|c| &c.path).collect();
+    let mut plan = {
+        // Paths an untracked file saved by the record occupies are checked above.
+        let paths: Vec<BString> = repo
+            .diff_trees(before.worktree, after.worktree)?
+            .into_iter()
+            .map(|d| d.path)
+            .filter(|p| !conflicted.contains(&p))
+            .collect();
+        require_state(repo, before.index, before.worktree, &paths, "the undo")?;
+        RestorePlan {
+            reason: format!("redo of {undone}"),
+            head: undone.to_string(),
+            branch: Some(branch.clone()),
+            worktree_tree: after.worktree.to_string(),
+            index_tree: after.index.to_string(),
+            paths: checkout
+                .paths()
+                .into_iter()
+                .map(|p| p.to_string())
+                .collect(),
+            untracked,
+            flags: restore::flags_as_written(
+                &repo.read_index()?,
+                checkout.paths().iter().map(|p| p.as_bstr()),
+            ),
+            refs_after: vec![RefChange::delete(redo_ref(&branch))],
+            ..Default::default()
+        }
+    };
+    plan.paths.sort();
     let report = UndoReport {
         operation: "redo".into(),
         kind: if squash_before.is_some() {
@@ -491,7 +714,7 @@ pub fn redo(repo: &Repo, dry_run: bool) -> Result<UndoReport, UndoError> {
         subject: Some(info.subject().to_string()),
         from: tip.to_string(),
         to: undone.to_string(),
-        paths: report_paths,
+        paths: all_paths(&plan),
         restored_work: None,
         dry_run,
     };
@@ -499,18 +722,6 @@ pub fn redo(repo: &Repo, dry_run: bool) -> Result<UndoReport, UndoError> {
         return Ok(report);
     }
     write_orig_head(repo, tip)?;
-    let plan = RestorePlan {
-        reason: format!("redo of {undone}"),
-        head: undone.to_string(),
-        branch: Some(branch.clone()),
-        worktree_tree: target_tree.to_string(),
-        index_tree: target_tree.to_string(),
-        flags: restore::flags_as_written(&index, checkout.paths().iter().map(|p| p.as_bstr())),
-        paths,
-        untracked,
-        refs_after: vec![RefChange::delete(redo_ref(&branch))],
-        ..Default::default()
-    };
     restore::run(
         repo,
         &plan,
@@ -647,21 +858,6 @@ fn recovered_locks(
     })
 }
 
-/// The commit the interrupted apply of `journal` moved its branch to, if it got that far:
-/// the branch's commit when its apply record is this journal's (same start, same process).
-fn moved_by(repo: &Repo, journal: &Journal) -> Result<Option<ObjectId>, UndoError> {
-    let now = match &journal.branch {
-        Some(b) => repo.read_ref(b)?,
-        None => repo.head()?.commit(),
-    };
-    let Some(now) = now else {
-        return Ok(None);
-    };
-    Ok(read_record(repo, now)?
-        .filter(|r| r.head == journal.head && r.started == journal.started && r.pid == journal.pid)
-        .map(|_| now))
-}
-
 /// Rolls back an apply that was interrupted (the process died mid-transaction).
 fn recover_apply(repo: &Repo, journal: &Journal, dry_run: bool) -> Result<UndoReport, UndoError> {
     let head = journal.head_id()?;
@@ -709,10 +905,11 @@ fn recover_apply(repo: &Repo, journal: &Journal, dry_run: bool) -> Result<UndoRe
         paths: paths.into_iter().collect(),
         untracked,
         flags: journal.index_flags.clone(),
-        // The branch is where the apply found it, or at the AI commit if the apply moved
-        // it; anywhere else it moved for another reason, and is not moved back.
+        // The branch goes back only from where the apply put it (the journal names the
+        // commit before the branch moves): one that moved for another reason (a commit made
+        // meanwhile) keeps its commits, and the index git left with them; the restore says so.
         head_from: std::iter::once(journal.head.clone())
-            .chain(moved_by(repo, journal)?.map(|c| c.to_string()))
+            .chain(journal.commit.clone())
             .collect(),
         ..Default::default()
     };
@@ -722,7 +919,7 @@ fn recover_apply(repo: &Repo, journal: &Journal, dry_run: bool) -> Result<UndoRe
         &format!("clada: roll back interrupted apply of {}", journal.source),
     );
     if let Err(RestoreError::HeadMoved { .. }) = &result {
-        // Everything but the branch is rolled back: the apply is over.
+        // Everything but the branch and the index is rolled back: the apply is over.
         Journal::remove(repo)?;
     }
     result?;

@@ -31,6 +31,7 @@ use super::journal::{Before, Journal, JournalError, JournalPath, JournalSnapshot
 use super::message::{self, Item, Verb};
 use super::restore::{self, RestoreError};
 use super::snapshot;
+use crate::repo::StatusPrefetch;
 
 /// How to apply.
 #[derive(Debug, Clone, Default)]
@@ -44,8 +45,11 @@ pub struct ApplyOptions {
     pub no_commit: bool,
     /// Skip the pre-commit, commit-msg and post-commit hooks.
     pub no_verify: bool,
-    /// Refuse a dirty worktree instead of snapshotting it.
+    /// Refuse a dirty worktree.
     pub no_snapshot: bool,
+    /// Record the user's uncommitted work in a snapshot commit on the branch before the AI
+    /// commit (the behaviour before uncommitted work stayed uncommitted).
+    pub wip_commit: bool,
     /// Replaces the generated subject.
     pub message: Option<String>,
     /// Engine options; `engine.dry_run` makes the whole apply a dry run.
@@ -115,7 +119,6 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
     let parsed = block::parse(&reply.text, opts.dialect);
     let sandbox = Sandbox::new(repo.workdir(), opts.allow_outside)?;
     let plan = action::plan(&parsed, &sandbox);
-    let dry = opts.engine.dry_run;
     crate::trace::phase("parse+plan");
 
     if plan.nothing_to_do() {
@@ -124,396 +127,973 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
 
     // A dry run reads the state without taking the lock, so it changes nothing, not even
     // the lock file.
+    let dry = opts.engine.dry_run;
     let _lock = if dry { None } else { Some(repo.lock()?) };
-    crate::trace::phase("checks: lock");
-    refuse_if_busy(&repo)?;
-    crate::trace::phase("checks: busy");
-    let head = repo.head()?;
-    let head_commit = match &head {
-        Head::Unborn { name } => {
-            return Err(ApplyError::Refused(format!(
-                "the branch {} has no commit yet; make a first commit (e.g. `git commit --allow-empty -m init`) and apply again",
-                name.strip_prefix("refs/heads/").unwrap_or(name)
-            )))
-        }
-        Head::Branch { commit, .. } | Head::Detached { commit } => *commit,
-    };
-    if let Some(msg) = crate::history::step::stepped_back(&repo)? {
-        return Err(ApplyError::Refused(msg));
-    }
-    crate::trace::phase("checks: head+step");
-    let identity = repo.identity()?;
-    crate::trace::phase("checks: identity");
-    let head_tree = repo.tree_of(head_commit)?;
-    crate::trace::phase("checks");
-    let has_exec = plan
-        .actions
-        .iter()
-        .any(|a| a.action == "exec" && a.op.is_ok());
-    // Exec may create files, so its status includes untracked ones (a directory walk).
-    let (index, status) = if has_exec {
-        let index = repo.read_index()?;
-        let status = repo.status(head_tree, &index, true)?;
-        (index, status)
-    } else {
-        repo.finish_status(prefetch, head_tree)?
-    };
-    let conflicted = index.conflicted_paths();
-    if !conflicted.is_empty() {
-        return Err(ApplyError::Refused(format!(
-            "the index has unresolved conflicts in {}; resolve them and `git add` the files first",
-            snapshot::describe_paths(&conflicted, 5)
-        )));
-    }
-    crate::trace::phase("status");
-    if status.is_dirty() && opts.no_snapshot {
-        return Err(ApplyError::Refused(format!(
-            "uncommitted changes in {}; commit or stash them first, or apply without --no-snapshot (git-clada then records them in a snapshot commit that `git clada undo` restores)",
-            snapshot::describe_paths(&status.dirty_paths(), 5)
-        )));
-    }
-
+    let start = Start::read(&repo, &plan, opts, prefetch)?;
     if dry {
-        return dry_run(&plan, &sandbox, opts, &status);
+        return dry_run(&plan, &sandbox, opts, &start.status);
     }
-
-    let mut hasher = repo.hasher_with(&index)?;
-    // The user's tracked work as trees (blobs are written, no ref moves); the snapshot
-    // commit itself is only made when there is something to commit on top of it.
-    let (index_tree, base_tree) = if status.is_dirty() {
-        let it = snapshot::index_tree(&repo, head_tree, &index, &status)?;
-        let wt = snapshot::worktree_tree(&repo, it, &status, &mut hasher)?;
-        (it, wt)
-    } else {
-        (head_tree, head_tree)
-    };
-    crate::failpoint::hit("apply:after-snapshot-trees");
-
-    let mut journal = Journal {
-        op: "apply".into(),
-        started: now(),
-        pid: std::process::id(),
-        source: reply.source.clone(),
-        head: head_commit.to_string(),
-        branch: head.branch().map(str::to_string),
-        base_tree: base_tree.to_string(),
-        index_tree: index_tree.to_string(),
-        snapshot: None,
-        paths: journal_paths(&repo, &plan, base_tree)?,
-        exec: has_exec,
-        commit: None,
-        after: Vec::new(),
-        index_flags: Vec::new(),
-    };
-    journal.write(&repo)?;
-    crate::trace::phase("snapshot trees+journal");
-    crate::failpoint::hit("apply:after-journal");
-    // git's index lock is taken before any file is written, so a git command holding it
-    // makes the apply fail with nothing changed. It is taken after the journal so that a
-    // crash from here on leaves a journal, and undo knows the lock left behind is ours.
-    // Exec may run git commands that need the lock themselves, so with exec it is taken
-    // after the actions ran.
-    let early_lock = if has_exec {
-        None
-    } else {
-        match repo.lock_index() {
-            Ok(lock) => Some(lock),
-            Err(err) => {
-                Journal::remove(&repo)?;
-                return Err(err.into());
-            }
-        }
-    };
+    let mut tx = Transaction::begin(&repo, reply, &plan, &start)?;
 
     let mut execution = action::execute(&plan, &sandbox, &opts.engine);
     crate::trace::phase("execute");
     crate::failpoint::hit("apply:after-execute");
+    execution.result.warnings.append(&mut tx.warnings);
+    tx.run(&start, opts, reply, execution)
+}
 
-    // Paths changed by file actions, then by exec (status before vs after).
-    let mut changed: BTreeSet<BString> = BTreeSet::new();
-    let mut order: Vec<BString> = Vec::new();
-    for c in &execution.changes {
-        let Some(rel) = &c.rel else { continue };
-        let is_file = |s: &FileState| !matches!(s, FileState::Absent | FileState::Dir);
-        if !is_file(&c.before) && !is_file(&c.after) {
-            continue;
+/// The state an apply starts from, read under the clada lock after the refusal checks.
+struct Start {
+    head: Head,
+    head_commit: ObjectId,
+    head_tree: ObjectId,
+    index: Index,
+    status: Status,
+    identity: (crate::repo::Signature, crate::repo::Signature),
+    has_exec: bool,
+    /// The index file's identity when it was read, to notice a git command changing it
+    /// before the apply holds git's index lock.
+    index_stamp: Option<IndexStamp>,
+}
+
+/// Size, modification time and inode of `.git/index`: git rewrites the index by renaming a
+/// new file over it, so any change shows in these.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct IndexStamp(u64, i64, i64, u64);
+
+fn index_stamp(repo: &Repo) -> Option<IndexStamp> {
+    use std::os::unix::fs::MetadataExt;
+    let md = std::fs::metadata(repo.git_dir().join("index")).ok()?;
+    Some(IndexStamp(md.len(), md.mtime(), md.mtime_nsec(), md.ino()))
+}
+
+impl Start {
+    /// Refusal checks, then HEAD, the index and the status.
+    fn read(
+        repo: &Repo,
+        plan: &action::Plan,
+        opts: &ApplyOptions,
+        prefetch: StatusPrefetch,
+    ) -> Result<Start, ApplyError> {
+        refuse_if_busy(repo)?;
+        let head = repo.head()?;
+        let head_commit = match &head {
+            Head::Unborn { name } => {
+                return Err(ApplyError::Refused(format!(
+                    "the branch {} has no commit yet; make a first commit (e.g. `git commit --allow-empty -m init`) and apply again",
+                    name.strip_prefix("refs/heads/").unwrap_or(name)
+                )))
+            }
+            Head::Branch { commit, .. } | Head::Detached { commit } => *commit,
+        };
+        if let Some(msg) = super::stepped_back(repo)? {
+            return Err(ApplyError::Refused(msg));
         }
-        let rel = BString::from(rel.as_str());
-        if changed.insert(rel.clone()) {
-            order.push(rel);
+        let identity = repo.identity()?;
+        let head_tree = repo.tree_of(head_commit)?;
+        crate::trace::phase("checks");
+        let has_exec = plan
+            .actions
+            .iter()
+            .any(|a| a.action == "exec" && a.op.is_ok());
+        let index_stamp = index_stamp(repo);
+        // Exec may create, change or delete untracked files, so its status lists them (a
+        // directory walk) for the journal to save.
+        let (index, status) = if has_exec {
+            let index = repo.read_index()?;
+            let status = repo.status(head_tree, &index, true)?;
+            (index, status)
+        } else {
+            repo.finish_status(prefetch, head_tree)?
+        };
+        let conflicted = index.conflicted_paths();
+        if !conflicted.is_empty() {
+            return Err(ApplyError::Refused(format!(
+                "the index has unresolved conflicts in {}; resolve them and `git add` the files first",
+                snapshot::describe_paths(&conflicted, 5)
+            )));
         }
+        crate::trace::phase("status");
+        if status.is_dirty() && opts.no_snapshot {
+            return Err(ApplyError::Refused(format!(
+                "uncommitted changes in {}; commit or stash them first, or apply without --no-snapshot (they then stay uncommitted, and `git clada undo` restores them exactly)",
+                snapshot::describe_paths(&status.dirty_paths(), 5)
+            )));
+        }
+        Ok(Start {
+            head,
+            head_commit,
+            head_tree,
+            index,
+            status,
+            identity,
+            has_exec,
+            index_stamp,
+        })
     }
-    if has_exec {
-        for p in exec_changes(&repo, head_tree, base_tree, &index, &status, &mut hasher)? {
-            if changed.insert(p.clone()) {
-                order.push(p);
+
+    /// Whether HEAD or the index changed since `read` (another git command, or exec).
+    fn moved(&self, repo: &Repo) -> Result<Option<String>, ApplyError> {
+        let now = repo.head()?.commit();
+        if now != Some(self.head_commit) {
+            return Ok(Some(format!(
+                "HEAD moved from {} to {}",
+                Repo::short(self.head_commit),
+                now.map_or("nothing".into(), Repo::short)
+            )));
+        }
+        if index_stamp(repo) != self.index_stamp {
+            return Ok(Some("the index changed".into()));
+        }
+        Ok(None)
+    }
+}
+
+/// An apply in progress: the journal is on disk, so from here on `git clada undo` can roll
+/// everything back.
+struct Transaction<'r> {
+    repo: &'r Repo,
+    journal: Journal,
+    /// The tree of the tracked worktree before the apply (W) and of the index (I).
+    base_tree: ObjectId,
+    index_tree: ObjectId,
+    /// git's index lock, taken before any file is written (without exec).
+    early_lock: Option<crate::repo::IndexLock>,
+    /// Warnings found while preparing (e.g. untracked files too large to save).
+    warnings: Vec<String>,
+}
+
+impl<'r> Transaction<'r> {
+    /// Records the user's state in trees and the journal, then takes git's index lock.
+    fn begin(
+        repo: &'r Repo,
+        reply: &Reply,
+        plan: &action::Plan,
+        start: &Start,
+    ) -> Result<Transaction<'r>, ApplyError> {
+        let mut hasher = repo.hasher_with(&start.index)?;
+        let (index_tree, base_tree) = if start.status.is_dirty() {
+            let it = snapshot::index_tree(repo, start.head_tree, &start.index, &start.status)?;
+            let wt = snapshot::worktree_tree(repo, it, &start.status, &mut hasher)?;
+            (it, wt)
+        } else {
+            (start.head_tree, start.head_tree)
+        };
+        crate::failpoint::hit("apply:after-snapshot-trees");
+        let mut warnings = Vec::new();
+        let mut paths = journal_paths(repo, plan, base_tree)?;
+        if start.has_exec {
+            // Exec can touch any file: every untracked one is saved so undo can put it back.
+            let extra = save_untracked(repo, &start.status.untracked, &paths, &mut warnings)?;
+            paths.extend(extra);
+            paths.sort_by(|a, b| a.path.cmp(&b.path));
+        }
+        // For undo: the index flags of the paths the reply may write (the index update
+        // clears them) and of intent-to-add entries (recovery helper's call).
+        let index_flags = super::restore::flags_to_record(
+            &start.index,
+            paths.iter().map(|p| p.path.as_bytes().as_bstr()),
+        );
+        let journal = Journal {
+            op: "apply".into(),
+            started: now(),
+            pid: std::process::id(),
+            source: reply.source.clone(),
+            head: start.head_commit.to_string(),
+            branch: start.head.branch().map(str::to_string),
+            base_tree: base_tree.to_string(),
+            index_tree: index_tree.to_string(),
+            snapshot: None,
+            paths,
+            exec: start.has_exec,
+            commit: None,
+            after: Vec::new(),
+            kept: None,
+            after_tree: None,
+            after_index: None,
+            index_flags,
+        };
+        journal.write(repo)?;
+        crate::trace::phase("snapshot trees+journal");
+        crate::failpoint::hit("apply:after-journal");
+        // git's index lock is taken before any file is written, so a git command holding it
+        // makes the apply fail with nothing changed. It is taken after the journal so that a
+        // crash from here on leaves a journal, and undo knows the lock left behind is ours.
+        // Exec may run git commands that need the lock themselves, so with exec it is taken
+        // after the actions ran.
+        let early_lock = if start.has_exec {
+            None
+        } else {
+            let lock = match repo.lock_index() {
+                Ok(lock) => lock,
+                Err(err) => {
+                    Journal::remove(repo)?;
+                    return Err(err.into());
+                }
+            };
+            // A git command that finished between reading the state and taking the lock
+            // (a `git commit`, say) changed what the journal records: start again.
+            if let Some(what) = start.moved(repo)? {
+                drop(lock);
+                Journal::remove(repo)?;
+                return Err(ApplyError::Refused(format!(
+                    "another git command changed the repository while the reply was being prepared ({what}); nothing was changed: apply the reply again"
+                )));
+            }
+            Some(lock)
+        };
+        Ok(Transaction {
+            repo,
+            journal,
+            base_tree,
+            index_tree,
+            early_lock,
+            warnings,
+        })
+    }
+}
+
+/// The AI's changes as trees.
+struct Built {
+    /// Every changed path relative to the user's worktree tree W (what the worktree now holds).
+    changes: Vec<TreeChange>,
+    /// The tracked worktree after the apply (W').
+    after_tree: ObjectId,
+    /// The changes to commit on top of HEAD when the user's work stays uncommitted; `Err`
+    /// with the reason when it cannot be kept apart (the snapshot fallback).
+    on_head: Result<Vec<TreeChange>, String>,
+    items: Vec<Item>,
+}
+
+impl Transaction<'_> {
+    /// Everything after the actions ran: collect, build, stage, hooks, commit, record.
+    fn run(
+        mut self,
+        start: &Start,
+        opts: &ApplyOptions,
+        reply: &Reply,
+        mut execution: Execution,
+    ) -> Result<ApplyOutcome, ApplyError> {
+        let repo = self.repo;
+        let changed = self.collect_changes(start, &mut execution)?;
+        if opts.atomic && !execution.result.success {
+            roll_back(repo, &self.journal, &execution, &changed)?;
+            Journal::remove(repo)?;
+            execution.result.warnings.push(
+                "--atomic: a block failed, so every change of this reply was undone and nothing was committed".into(),
+            );
+            return Ok(uncommitted(execution));
+        }
+        // From here on git's index lock is held (with exec it is taken only now, as exec
+        // may have run git commands itself).
+        let lock = index_lock(
+            self.early_lock.take(),
+            repo,
+            &self.journal,
+            &execution,
+            &changed,
+        )?;
+        if start.has_exec {
+            if let Some(what) = start.moved(repo)? {
+                // Exec ran git itself (or another git command ran meanwhile): committing on
+                // top would mix the two, and rolling back would undo what exec meant to do.
+                drop(lock);
+                Journal::remove(repo)?;
+                execution.result.warnings.push(format!(
+                    "exec changed git's state ({what}), so git-clada committed nothing and left the repository exactly as the reply's actions and exec left it (see `git status`); `git clada undo` cannot take this reply back"
+                ));
+                return Ok(uncommitted(execution));
             }
         }
-    }
+        crate::failpoint::hit("apply:index-locked");
+        let built = self.build(start, opts, &changed, &execution)?;
+        crate::trace::phase("ignore check+hash+tree");
+        crate::failpoint::hit("apply:after-tree");
 
-    if opts.atomic && !execution.result.success {
-        roll_back(&repo, &journal, &execution, &order)?;
-        Journal::remove(&repo)?;
-        execution.result.warnings.push(
-            "--atomic: a block failed, so every change of this reply was undone and nothing was committed".into(),
-        );
-        return Ok(uncommitted(execution));
-    }
-
-    // Files an action wrote that git ignores are left in place but not committed, as
-    // `git add` would refuse them too.
-    let untracked_changed: Vec<BString> = order
-        .iter()
-        .filter(|p| {
-            index.entry(p.as_bstr()).is_none()
-                && repo
-                    .tree_entry(base_tree, p.as_bstr())
-                    .ok()
-                    .flatten()
-                    .is_none()
-        })
-        .cloned()
-        .collect();
-    let ignored: BTreeSet<BString> = repo
-        .ignored(&index, &untracked_changed)?
-        .into_iter()
-        .collect();
-    for p in &ignored {
-        execution.result.warnings.push(format!(
-            "{p} is ignored by .gitignore: written, but not committed (git add -f it yourself if you want it tracked)"
-        ));
-    }
-    order.retain(|p| !ignored.contains(p));
-
-    // The new tree: the base tree with every changed path hashed from the worktree.
-    let mut tree_changes = Vec::with_capacity(order.len());
-    let mut items = Vec::with_capacity(order.len());
-    for p in &order {
-        let entry = hasher.hash(p.as_bstr())?.map(|(e, _)| e);
-        let before = repo
-            .tree_entry(base_tree, p.as_bstr())?
-            .filter(|e| e.kind != EntryKind::Tree);
-        if before == entry {
-            continue;
+        if built.changes.is_empty() {
+            drop(lock);
+            return self.close_uncommitted(start, reply, execution, None);
         }
-        let verb = match (before, entry) {
-            (None, _) => Verb::Create,
-            (_, None) => Verb::Delete,
-            _ => Verb::Edit,
+        if opts.no_commit {
+            let updates = index_updates(&built.changes, &built.changes);
+            lock.commit(&with_updates(repo, &start.index, &updates)?)?;
+            let after_index = repo.edit_tree(self.index_tree, &built.changes)?;
+            execution.result.steps.push(Step {
+                name: "stage".into(),
+                success: true,
+                output: format!(
+                    "--no-commit: {} path(s) staged, nothing committed; review with `git diff --cached`, take back with `git clada undo`",
+                    built.changes.len()
+                ),
+            });
+            return self.close_uncommitted(
+                start,
+                reply,
+                execution,
+                Some((built.after_tree, after_index)),
+            );
+        }
+        self.commit(start, opts, reply, execution, built, lock)
+    }
+
+    /// Paths the reply changed: by file actions, then by exec (status before vs after). Paths
+    /// git ignores are left in place but not committed, as `git add` would refuse them too.
+    fn collect_changes(
+        &self,
+        start: &Start,
+        execution: &mut Execution,
+    ) -> Result<Vec<BString>, ApplyError> {
+        let repo = self.repo;
+        let mut changed: BTreeSet<BString> = BTreeSet::new();
+        let mut order: Vec<BString> = Vec::new();
+        for c in &execution.changes {
+            let Some(rel) = &c.rel else { continue };
+            let is_file = |s: &FileState| !matches!(s, FileState::Absent | FileState::Dir);
+            if !is_file(&c.before) && !is_file(&c.after) {
+                continue;
+            }
+            let rel = BString::from(rel.as_str());
+            if changed.insert(rel.clone()) {
+                order.push(rel);
+            }
+        }
+        if start.has_exec {
+            let mut hasher = repo.hasher_with(&start.index)?;
+            let by_exec = exec_changes(repo, start, self.base_tree, &mut hasher)?;
+            let untracked = untracked_touched(repo, &self.journal, &changed)?;
+            let mut listed: Vec<String> = by_exec
+                .iter()
+                .filter(|p| !changed.contains(*p))
+                .map(|p| p.to_string())
+                .collect();
+            listed.extend(
+                untracked
+                    .iter()
+                    .map(|p| format!("{p} (untracked, not committed)")),
+            );
+            if !listed.is_empty() {
+                execution.result.warnings.push(format!(
+                    "exec changed {}: {}",
+                    if listed.len() == 1 {
+                        "1 path"
+                    } else {
+                        "these paths"
+                    },
+                    listed.join(", ")
+                ));
+            }
+            for p in by_exec {
+                if changed.insert(p.clone()) {
+                    order.push(p);
+                }
+            }
+        }
+        let untracked_changed: Vec<BString> = order
+            .iter()
+            .filter(|p| {
+                start.index.entry(p.as_bstr()).is_none()
+                    && repo
+                        .tree_entry(self.base_tree, p.as_bstr())
+                        .ok()
+                        .flatten()
+                        .is_none()
+            })
+            .cloned()
+            .collect();
+        let ignored: BTreeSet<BString> = repo
+            .ignored(&start.index, &untracked_changed)?
+            .into_iter()
+            .collect();
+        for p in &ignored {
+            execution.result.warnings.push(format!(
+                "{p} is ignored by .gitignore: written, but not committed (git add -f it yourself if you want it tracked)"
+            ));
+        }
+        order.retain(|p| !ignored.contains(p));
+        Ok(order)
+    }
+
+    /// The changed paths hashed into trees: W' and, where possible, the AI's changes on top
+    /// of HEAD alone.
+    fn build(
+        &self,
+        start: &Start,
+        opts: &ApplyOptions,
+        order: &[BString],
+        execution: &Execution,
+    ) -> Result<Built, ApplyError> {
+        let repo = self.repo;
+        let mut hasher = repo.hasher_with(&start.index)?;
+        let mut changes = Vec::with_capacity(order.len());
+        let mut items = Vec::with_capacity(order.len());
+        for p in order {
+            let entry = hasher.hash(p.as_bstr())?.map(|(e, _)| e);
+            let before = file_entry(repo, self.base_tree, p)?;
+            if before == entry {
+                continue;
+            }
+            let verb = match (before, entry) {
+                (None, _) => Verb::Create,
+                (_, None) => Verb::Delete,
+                _ => Verb::Edit,
+            };
+            items.push(Item::Path(verb, p.to_string()));
+            changes.push(TreeChange {
+                path: p.clone(),
+                entry,
+            });
+        }
+        let items = message::fold_moves(items, &execution.result);
+        let after_tree = repo.edit_tree(self.base_tree, &changes)?;
+        let on_head = if opts.wip_commit && start.status.is_dirty() {
+            Err("--wip commit".to_string())
+        } else {
+            self.merge_onto_head(start, &changes)?
         };
-        items.push(Item::Path(verb, p.to_string()));
-        tree_changes.push(TreeChange {
-            path: p.clone(),
-            entry,
-        });
+        Ok(Built {
+            changes,
+            after_tree,
+            on_head,
+            items,
+        })
     }
-    let items = message::fold_moves(items, &execution.result);
-    let new_tree = repo.edit_tree(base_tree, &tree_changes)?;
-    // For undo: the index flags the commit's index update clears (recovery helper's call).
-    let recorded_flags =
-        restore::flags_to_record(&index, tree_changes.iter().map(|c| c.path.as_bstr()));
-    crate::trace::phase("ignore check+hash+tree");
-    crate::failpoint::hit("apply:after-tree");
 
-    if new_tree == base_tree {
-        Journal::remove(&repo)?;
-        if !order.is_empty() || execution.changes.iter().any(|c| c.rel.is_some()) {
-            execution
-                .result
-                .warnings
-                .push("the reply left every tracked file as it was: nothing to commit".into());
+    /// The AI's changes as changes of HEAD's tree: for a path the user had changed too, HEAD's
+    /// version plus the AI's change by a three-way merge. `Err` with the reason when a path is
+    /// staged or the merge conflicts.
+    fn merge_onto_head(
+        &self,
+        start: &Start,
+        changes: &[TreeChange],
+    ) -> Result<Result<Vec<TreeChange>, String>, ApplyError> {
+        let repo = self.repo;
+        if !start.status.is_dirty() {
+            return Ok(Ok(changes.to_vec()));
         }
-        return Ok(uncommitted(execution));
+        let mut out = Vec::with_capacity(changes.len());
+        for c in changes {
+            let h = file_entry(repo, start.head_tree, &c.path)?;
+            let i = file_entry(repo, self.index_tree, &c.path)?;
+            let w = file_entry(repo, self.base_tree, &c.path)?;
+            if i != h {
+                return Ok(Err(format!("{} has staged changes", c.path)));
+            }
+            let entry = match (w == h, c.entry, w, h) {
+                (true, e, _, _) => e,
+                (false, None, _, _) => None,
+                (false, Some(a), None, _) => Some(a),
+                (false, Some(a), Some(w), Some(h))
+                    if [a.kind, w.kind, h.kind]
+                        .iter()
+                        .all(|k| matches!(k, EntryKind::Blob | EntryKind::Executable)) =>
+                {
+                    let merged = super::merge::merge3(
+                        &repo.read_blob(w.id)?,
+                        &repo.read_blob(h.id)?,
+                        &repo.read_blob(a.id)?,
+                    );
+                    let Some(bytes) = merged else {
+                        return Ok(Err(format!(
+                            "the AI's change to {} overlaps your uncommitted change there",
+                            c.path
+                        )));
+                    };
+                    let kind = if a.kind != w.kind { a.kind } else { h.kind };
+                    Some(crate::repo::Entry {
+                        kind,
+                        id: repo.write_blob(&bytes)?,
+                    })
+                }
+                _ => {
+                    return Ok(Err(format!(
+                        "{} changed type (a symlink or a mode change) on one side",
+                        c.path
+                    )))
+                }
+            };
+            out.push(TreeChange {
+                path: c.path.clone(),
+                entry,
+            });
+        }
+        Ok(Ok(out))
     }
 
-    // Two index states: everything staged (what is committed), and the user's own index with
-    // only the AI's paths staged (what is left when nothing is committed).
-    let ai_updates: Vec<IndexUpdate> = tree_changes
+    /// Ends an apply that commits nothing. When it changed files (untracked or ignored ones,
+    /// or staged with `--no-commit`, or left by a failing hook), its record is kept under
+    /// [`pending_ref`] so `git clada undo` can take it back; `after` is (W', I') when tracked
+    /// files changed.
+    fn close_uncommitted(
+        mut self,
+        start: &Start,
+        reply: &Reply,
+        mut execution: Execution,
+        after: Option<(ObjectId, ObjectId)>,
+    ) -> Result<ApplyOutcome, ApplyError> {
+        let repo = self.repo;
+        let index_after = after.map_or(self.index_tree, |(_, index)| index);
+        self.journal.after = untracked_after(repo, &self.journal, index_after)?;
+        let untracked_changed = self.journal.after.iter().any(|a| {
+            self.journal
+                .paths
+                .iter()
+                .any(|b| b.path == a.path && b.before != a.before && b.before != Before::Tracked)
+        });
+        if after.is_none() && !untracked_changed {
+            Journal::remove(repo)?;
+            if execution.changes.iter().any(|c| c.rel.is_some()) {
+                execution
+                    .result
+                    .warnings
+                    .push("the reply left every tracked file as it was: nothing to commit".into());
+            }
+            return Ok(uncommitted(execution));
+        }
+        let (after_tree, after_index) = after.unwrap_or((self.base_tree, self.index_tree));
+        self.journal.after_tree = Some(after_tree.to_string());
+        self.journal.after_index = Some(after_index.to_string());
+        let record = record_tree(repo, &self.journal)?;
+        let name = pending_ref(start.head.branch());
+        let replies_blob = repo.write_blob(reply.text.as_bytes())?;
+        repo.update_ref(
+            &name,
+            record,
+            Expected::Any,
+            &format!(
+                "clada: uncommitted apply of {} (reply {replies_blob})",
+                reply.source
+            ),
+        )?;
+        Journal::remove(repo)?;
+        if after.is_none() {
+            execution.result.warnings.push(
+                "the reply changed only untracked or ignored files, so there was nothing to commit; `git clada undo` puts them back".into(),
+            );
+        }
+        Ok(uncommitted(execution))
+    }
+
+    /// Stages, runs the hooks, writes the commit(s), moves the branch and stores the record.
+    fn commit(
+        mut self,
+        start: &Start,
+        opts: &ApplyOptions,
+        reply: &Reply,
+        mut execution: Execution,
+        built: Built,
+        lock: crate::repo::IndexLock,
+    ) -> Result<ApplyOutcome, ApplyError> {
+        let repo = self.repo;
+        let dirty = start.status.is_dirty();
+        if let Err(reason) = &built.on_head {
+            if reason != "--wip commit" {
+                execution.result.warnings.push(format!(
+                    "your uncommitted work could not be kept apart from the AI's changes ({reason}), so it was recorded in a snapshot commit before the AI commit, as with --wip commit; `git clada undo` restores it exactly"
+                ));
+            }
+        }
+        // The index to commit from, and the one to leave behind: with the user's work kept
+        // uncommitted they differ (the user's staged work stays staged, not committed).
+        let (mut commit_tree, commit_index, mut final_index) = match &built.on_head {
+            Ok(on_head) => {
+                let tree = repo.edit_tree(start.head_tree, on_head)?;
+                let mut to_commit = on_head.clone();
+                for p in &start.status.staged {
+                    if !on_head.iter().any(|c| &c.path == p) {
+                        to_commit.push(TreeChange {
+                            path: p.clone(),
+                            entry: file_entry(repo, start.head_tree, p)?,
+                        });
+                    }
+                }
+                let commit_index = with_updates(
+                    repo,
+                    &start.index,
+                    &index_updates(&to_commit, &built.changes),
+                )?;
+                let final_index =
+                    with_updates(repo, &start.index, &index_updates(on_head, &built.changes))?;
+                (tree, commit_index, final_index)
+            }
+            Err(_) => {
+                let mut all = built.changes.clone();
+                for p in start.status.dirty_paths() {
+                    if !built.changes.iter().any(|c| c.path == p) {
+                        all.push(TreeChange {
+                            entry: file_entry(repo, self.base_tree, &p)?,
+                            path: p,
+                        });
+                    }
+                }
+                let mut index = start.index.clone();
+                index.apply(repo, &index_updates(&all, &all))?;
+                (built.after_tree, index.clone(), index)
+            }
+        };
+        crate::trace::phase("index: apply");
+        let mut after_tree = built.after_tree;
+
+        let coauthor = repo.config_string("clada.coauthor");
+        let reply_blob = repo.write_blob(reply.text.as_bytes())?;
+        let mut msg = message::build(
+            &execution.result,
+            &built.items,
+            &reply.source,
+            &reply_blob.to_string(),
+            opts.message.as_deref(),
+            coauthor.as_deref(),
+        );
+
+        // Hooks read the index from disk, may re-stage files (formatters do) and may fail.
+        let runs_hooks = !opts.no_verify
+            && (repo.hook_path("pre-commit").is_some() || repo.hook_path("commit-msg").is_some());
+        // The tree the index left behind holds (I'): the commit's tree when everything is
+        // committed, the user's index tree plus the AI's changes when their work is kept.
+        let mut final_tree = match &built.on_head {
+            Ok(on_head) if dirty => repo.edit_tree(self.index_tree, on_head)?,
+            _ => commit_tree,
+        };
+        let mut index_writer = None;
+        if runs_hooks {
+            let mut hook_index = commit_index;
+            hook_index.set_cache_tree(repo, commit_tree, None)?;
+            lock.commit(&hook_index)?;
+            crate::failpoint::hit("apply:after-index");
+            match run_pre_commit_hooks(repo, &mut msg)? {
+                HookVerdict::Pass(steps) => execution.result.steps.extend(steps),
+                HookVerdict::Fail(steps) => {
+                    execution.result.steps.extend(steps);
+                    // The user's own index back; the AI's changes stay in the worktree.
+                    repo.lock_index()?.commit(&start.index)?;
+                    execution.result.warnings.push(
+                        "a hook failed, so nothing was committed; the AI's changes are in the worktree, unstaged (fix what the hook reports and apply again, or take them back with `git clada undo`)".into(),
+                    );
+                    let index_tree = self.index_tree;
+                    return self.close_uncommitted(
+                        start,
+                        reply,
+                        execution,
+                        Some((built.after_tree, index_tree)),
+                    );
+                }
+            }
+            let after_hooks = repo.read_index()?;
+            let hooked = repo.tree_of_index(commit_tree, &after_hooks)?;
+            if hooked != commit_tree {
+                // What the hooks re-staged is committed and stays staged in the user's index.
+                let mut hasher = repo.hasher_with(&after_hooks)?;
+                let mut updates = Vec::new();
+                let mut worktree = Vec::new();
+                for d in repo.diff_trees(commit_tree, hooked)? {
+                    updates.push(IndexUpdate {
+                        path: d.path.clone(),
+                        entry: d.new,
+                        worktree_matches: false,
+                    });
+                    worktree.push(TreeChange {
+                        entry: hasher.hash(d.path.as_bstr())?.map(|(e, _)| e),
+                        path: d.path,
+                    });
+                }
+                final_index.apply(repo, &updates)?;
+                after_tree = repo.edit_tree(after_tree, &worktree)?;
+                commit_tree = hooked;
+            }
+            final_tree = repo.tree_of_index(commit_tree, &final_index)?;
+            final_index.set_cache_tree(repo, final_tree, None)?;
+            repo.lock_index()?.commit(&final_index)?;
+        } else {
+            final_index.set_cache_tree(repo, final_tree, None)?;
+            let to_write = final_index.clone();
+            // Written on another thread while the objects are made; joined before any ref
+            // moves.
+            index_writer = Some(std::thread::spawn(move || lock.commit(&to_write)));
+        }
+        crate::trace::phase("write index");
+        let after_index = final_tree;
+
+        let head_commit = start.head_commit;
+        let identity = &start.identity;
+        let mut parent = head_commit;
+        let mut snap = None;
+        let mut kept = None;
+        match &built.on_head {
+            Err(_) if dirty => {
+                let s = snapshot::commit(
+                    repo,
+                    head_commit,
+                    self.index_tree,
+                    self.base_tree,
+                    identity,
+                    &reply.source,
+                )?;
+                parent = s.commit;
+                self.journal.snapshot = Some(JournalSnapshot {
+                    commit: s.commit.to_string(),
+                    index_tree: self.index_tree.to_string(),
+                });
+                snap = Some(s);
+            }
+            Ok(_) if dirty => {
+                let k =
+                    kept_work_commit(repo, start, self.index_tree, self.base_tree, &reply.source)?;
+                self.journal.kept = Some(k.to_string());
+                kept = Some(k);
+            }
+            _ => {}
+        }
+        let commit = repo.write_commit(commit_tree, &[parent], &msg, &identity.0, &identity.1)?;
+        self.journal.commit = Some(commit.to_string());
+        // Untracked after the apply means: not in the index it leaves behind.
+        self.journal.after = untracked_after(repo, &self.journal, after_index)?;
+        self.journal.after_tree = Some(after_tree.to_string());
+        self.journal.after_index = Some(after_index.to_string());
+        let record = record_tree(repo, &self.journal)?;
+        let subject = msg.lines().next().unwrap_or_default().to_string();
+        execution.result.git_commit = Some(commit.to_string());
+        execution.result.snapshot_commit = snap.map(|s| s.commit.to_string());
+        execution.result.steps.push(Step {
+            name: "commit".into(),
+            success: true,
+            output: format!("{} {subject}", Repo::short(commit)),
+        });
+        execution.result.update_success();
+        let mut reports = repo.note_book(crate::repo::NOTES_REF)?;
+        reports.stage(commit, crate::report::json(&execution.result).as_bytes())?;
+        let mut replies = repo.note_book(super::REPLY_NOTES_REF)?;
+        replies.stage(commit, reply.text.as_bytes())?;
+        let short = Repo::short(commit);
+        // The branch, the apply record and both notes move in one transaction: all or none.
+        let mut updates = vec![
+            RefUpdate {
+                name: "HEAD".into(),
+                new: commit,
+                expected: Expected::Value(head_commit),
+                reflog: format!("clada: apply {}: {subject}", reply.source),
+            },
+            RefUpdate {
+                name: record_ref(commit),
+                new: record,
+                expected: Expected::Any,
+                reflog: "clada: apply record".into(),
+            },
+        ];
+        if let Some(k) = kept {
+            updates.push(RefUpdate {
+                name: kept_ref(commit),
+                new: k,
+                expected: Expected::Any,
+                reflog: "clada: your uncommitted work before the apply".into(),
+            });
+        }
+        updates.extend(reports.write(&format!("clada: results of {short}"))?);
+        updates.extend(replies.write(&format!("clada: reply of {short}"))?);
+        if let Some(writer) = index_writer {
+            writer.join().map_err(|_| {
+                RepoError::Invalid("writing the index stopped unexpectedly".into())
+            })??;
+            crate::failpoint::hit("apply:after-index");
+        }
+        // The journal names the commit before the branch moves to it, so a recovery knows
+        // the branch is where this apply put it (and never moves a branch that moved for
+        // another reason).
+        self.journal.write(repo)?;
+        crate::trace::phase("commit+record+notes");
+        crate::failpoint::hit("apply:before-ref");
+        repo.update_refs(&updates)?;
+        crate::trace::phase("refs");
+        crate::failpoint::hit("apply:after-ref");
+        // An uncommitted apply recorded earlier is part of the user's work now (its changes
+        // are in this apply's "before"): undo reaches it again once this commit is undone.
+
+        if !opts.no_verify {
+            if let Some(run) = repo.run_hook("post-commit", &[])? {
+                if !run.success {
+                    execution.result.warnings.push(format!(
+                        "the post-commit hook failed (exit {}); the commit stands",
+                        run.exit_code.map_or("signal".into(), |c| c.to_string())
+                    ));
+                }
+            }
+        }
+        Journal::remove(repo)?;
+        Ok(ApplyOutcome {
+            execution,
+            commit: Some(commit),
+            snapshot: snap.map(|s| s.commit),
+            diff: None,
+        })
+    }
+}
+
+/// A path's non-tree entry in `tree`.
+fn file_entry(
+    repo: &Repo,
+    tree: ObjectId,
+    path: &BString,
+) -> Result<Option<crate::repo::Entry>, ApplyError> {
+    Ok(repo
+        .tree_entry(tree, path.as_bstr())?
+        .filter(|e| e.kind != EntryKind::Tree))
+}
+
+/// Index updates setting each path to its entry in `changes`; the worktree file matches
+/// when `worktree` (what the files now hold) has the same entry.
+fn index_updates(changes: &[TreeChange], worktree: &[TreeChange]) -> Vec<IndexUpdate> {
+    changes
         .iter()
         .map(|c| IndexUpdate {
             path: c.path.clone(),
             entry: c.entry,
-            worktree_matches: true,
+            worktree_matches: worktree
+                .iter()
+                .find(|w| w.path == c.path)
+                .is_some_and(|w| w.entry == c.entry),
         })
-        .collect();
-    if opts.no_commit {
-        let lock = index_lock(early_lock, &repo, &journal, &execution, &order)?;
-        lock.commit(&with_updates(&repo, &index, &ai_updates)?)?;
-        Journal::remove(&repo)?;
-        execution.result.steps.push(Step {
-            name: "stage".into(),
-            success: true,
-            output: format!(
-                "--no-commit: {} path(s) staged, nothing committed; review with `git diff --cached`",
-                tree_changes.len()
-            ),
-        });
-        return Ok(uncommitted(execution));
-    }
+        .collect()
+}
 
-    let mut full_updates = ai_updates.clone();
-    let ai_paths: BTreeSet<&BString> = tree_changes.iter().map(|c| &c.path).collect();
-    for p in status.dirty_paths() {
-        if ai_paths.contains(&p) {
+/// The ref under which the user's uncommitted work before an apply is kept, as a
+/// stash-format commit (`git stash apply refs/clada/work/<commit>` works on it too).
+pub fn kept_ref(commit: ObjectId) -> String {
+    format!("refs/clada/work/{commit}")
+}
+
+/// The ref keeping the record of the last apply that committed nothing on `branch`.
+pub fn pending_ref(branch: Option<&str>) -> String {
+    format!(
+        "refs/clada/pending/{}",
+        branch
+            .map(|b| b.strip_prefix("refs/heads/").unwrap_or(b))
+            .unwrap_or("HEAD")
+    )
+}
+
+/// The user's work as a stash-format commit: tree W, parents HEAD and a commit of the index
+/// tree, as `git stash` writes them.
+fn kept_work_commit(
+    repo: &Repo,
+    start: &Start,
+    index_tree: ObjectId,
+    worktree_tree: ObjectId,
+    source: &str,
+) -> Result<ObjectId, ApplyError> {
+    let head = start.head_commit;
+    let subject = repo.commit_info(head)?.subject().to_string();
+    let on = format!(
+        "{}: {} {subject}",
+        start.head.short_name(),
+        Repo::short(head)
+    );
+    let (author, committer) = &start.identity;
+    let index_commit = repo.write_commit(
+        index_tree,
+        &[head],
+        &format!("index on {on}\n"),
+        author,
+        committer,
+    )?;
+    Ok(repo.write_commit(
+        worktree_tree,
+        &[head, index_commit],
+        &format!(
+            "WIP on {on}\n\nYour uncommitted work, recorded by git-clada before applying {source}; it stayed uncommitted.\n"
+        ),
+        author,
+        committer,
+    )?)
+}
+
+/// Every untracked (not ignored) file not yet journaled, saved as a blob, up to a size cap
+/// (what exec might delete or change).
+fn save_untracked(
+    repo: &Repo,
+    untracked: &[BString],
+    journaled: &[JournalPath],
+    warnings: &mut Vec<String>,
+) -> Result<Vec<JournalPath>, ApplyError> {
+    const TOTAL_CAP: u64 = 256 << 20;
+    let known: BTreeSet<&str> = journaled.iter().map(|j| j.path.as_str()).collect();
+    let mut total = 0u64;
+    let mut skipped = Vec::new();
+    let mut out = Vec::new();
+    for p in untracked {
+        let rel = p.to_string();
+        if known.contains(rel.as_str()) {
             continue;
         }
-        let entry = repo
-            .tree_entry(base_tree, p.as_bstr())?
-            .filter(|e| e.kind != EntryKind::Tree);
-        full_updates.push(IndexUpdate {
-            path: p,
-            entry,
-            worktree_matches: true,
+        let abs = repo.abs_path(p.as_bstr());
+        let Ok(md) = std::fs::symlink_metadata(&abs) else {
+            continue;
+        };
+        if md.is_file() && total + md.len() > TOTAL_CAP {
+            skipped.push(rel);
+            continue;
+        }
+        total += md.len();
+        out.push(JournalPath {
+            before: prior_state(repo, &abs, &md)?,
+            path: rel,
         });
     }
-    // Whether a pre-commit or commit-msg hook will run: they read the staged index from
-    // disk, may re-stage files, and may fail, which needs the user's own index back.
-    let runs_hooks = !opts.no_verify
-        && (repo.hook_path("pre-commit").is_some() || repo.hook_path("commit-msg").is_some());
-    let (mut full_index, index) = if runs_hooks {
-        (index.clone(), index)
-    } else {
-        (index, Index::empty_like(&repo))
-    };
-    crate::trace::phase("index: prepare");
-    full_index.apply(&repo, &full_updates)?;
-    crate::trace::phase("index: apply");
-    // Everything is staged now, so the index holds exactly the new tree.
-    full_index.set_cache_tree(&repo, new_tree, None)?;
-    crate::trace::phase("index: cache-tree");
-    // The index lock is held until the new index is in place; the branch moves only after.
-    // Hooks read the index from disk, so with hooks it is written now; without, it is written
-    // on another thread while the commit, record and notes objects are made, and joined
-    // before any ref moves.
-    let lock = index_lock(early_lock, &repo, &journal, &execution, &order)?;
-    crate::failpoint::hit("apply:index-locked");
-    let mut index_writer = None;
-    if runs_hooks {
-        lock.commit(&full_index)?;
-        crate::failpoint::hit("apply:after-index");
-    } else {
-        index_writer = Some(std::thread::spawn(move || lock.commit(&full_index)));
+    if !skipped.is_empty() {
+        warnings.push(format!(
+            "untracked files beyond {} MiB were not saved before exec, so undo cannot restore them if exec changes them: {}",
+            TOTAL_CAP >> 20,
+            snapshot::describe_paths(
+                &skipped.iter().map(|s| BString::from(s.as_str())).collect::<Vec<_>>(),
+                5
+            )
+        ));
     }
+    Ok(out)
+}
 
-    crate::trace::phase("write index");
-    let coauthor = repo.config_string("clada.coauthor");
-    let reply_blob = repo.write_blob(reply.text.as_bytes())?;
-    let mut msg = message::build(
-        &execution.result,
-        &items,
-        &reply.source,
-        &reply_blob.to_string(),
-        opts.message.as_deref(),
-        coauthor.as_deref(),
-    );
-    let mut commit_tree = new_tree;
-
-    if runs_hooks {
-        match run_pre_commit_hooks(&repo, &mut msg)? {
-            HookVerdict::Pass(steps) => execution.result.steps.extend(steps),
-            HookVerdict::Fail(steps) => {
-                execution.result.steps.extend(steps);
-                repo.lock_index()?
-                    .commit(&with_updates(&repo, &index, &ai_updates)?)?;
-                Journal::remove(&repo)?;
-                execution.result.warnings.push(
-                    "a hook failed, so nothing was committed; the AI's changes are applied and staged (fix the problem and `git commit`, or `git restore --staged --worktree` the paths)".into(),
-                );
-                return Ok(uncommitted(execution));
-            }
+/// What a path on disk holds, saved as a blob.
+fn prior_state(repo: &Repo, abs: &Path, md: &std::fs::Metadata) -> Result<Before, ApplyError> {
+    use std::os::unix::ffi::OsStrExt;
+    use std::os::unix::fs::PermissionsExt;
+    Ok(if md.is_dir() {
+        Before::Dir
+    } else if md.file_type().is_symlink() {
+        let target =
+            std::fs::read_link(abs).map_err(crate::repo::io_err_pub("cannot read link", abs))?;
+        Before::Link {
+            id: repo.write_blob(target.as_os_str().as_bytes())?.to_string(),
         }
-        // A hook may have re-staged files (formatters do): commit what the index holds.
-        let after = repo.read_index()?;
-        commit_tree = repo.tree_of_index(new_tree, &after)?;
-    }
-
-    let mut parent = head_commit;
-    let mut snap = None;
-    if status.is_dirty() {
-        let s = snapshot::commit(
-            &repo,
-            head_commit,
-            index_tree,
-            base_tree,
-            &identity,
-            &reply.source,
-        )?;
-        parent = s.commit;
-        journal.snapshot = Some(JournalSnapshot {
-            commit: s.commit.to_string(),
-            index_tree: index_tree.to_string(),
-        });
-        snap = Some(s);
-    }
-    let commit = repo.write_commit(commit_tree, &[parent], &msg, &identity.0, &identity.1)?;
-    journal.commit = Some(commit.to_string());
-    journal.after = untracked_after(&repo, &journal, commit_tree)?;
-    journal.index_flags = recorded_flags;
-    let record = record_tree(&repo, &journal)?;
-    let subject = msg.lines().next().unwrap_or_default().to_string();
-    execution.result.git_commit = Some(commit.to_string());
-    execution.result.snapshot_commit = snap.map(|s| s.commit.to_string());
-    execution.result.steps.push(Step {
-        name: "commit".into(),
-        success: true,
-        output: format!("{} {subject}", Repo::short(commit)),
-    });
-    execution.result.update_success();
-    let mut reports = repo.note_book(crate::repo::NOTES_REF)?;
-    reports.stage(commit, crate::report::json(&execution.result).as_bytes())?;
-    let mut replies = repo.note_book(super::REPLY_NOTES_REF)?;
-    replies.stage(commit, reply.text.as_bytes())?;
-    let short = Repo::short(commit);
-    // The branch, the apply record and both notes move in one transaction: all or none.
-    let mut updates = vec![
-        RefUpdate {
-            name: "HEAD".into(),
-            new: commit,
-            expected: Expected::Value(head_commit),
-            reflog: format!("clada: apply {}: {subject}", reply.source),
-        },
-        RefUpdate {
-            name: record_ref(commit),
-            new: record,
-            expected: Expected::Any,
-            reflog: "clada: apply record".into(),
-        },
-    ];
-    updates.extend(reports.write(&format!("clada: results of {short}"))?);
-    updates.extend(replies.write(&format!("clada: reply of {short}"))?);
-    if let Some(writer) = index_writer {
-        writer
-            .join()
-            .map_err(|_| RepoError::Invalid("writing the index stopped unexpectedly".into()))??;
-        crate::failpoint::hit("apply:after-index");
-    }
-    // The journal on disk needs no update for this step: rolling back restores its HEAD
-    // whether or not the move below happened.
-    crate::trace::phase("commit+record+notes");
-    crate::failpoint::hit("apply:before-ref");
-    repo.update_refs(&updates)?;
-    crate::trace::phase("refs");
-    crate::failpoint::hit("apply:after-ref");
-
-    if !opts.no_verify {
-        if let Some(run) = repo.run_hook("post-commit", &[])? {
-            if !run.success {
-                execution.result.warnings.push(format!(
-                    "the post-commit hook failed (exit {}); the commit stands",
-                    run.exit_code.map_or("signal".into(), |c| c.to_string())
-                ));
-            }
+    } else {
+        let data = std::fs::read(abs).map_err(crate::repo::io_err_pub("cannot read", abs))?;
+        Before::Blob {
+            id: repo.write_blob(&data)?.to_string(),
+            executable: md.permissions().mode() & 0o111 != 0,
         }
-    }
-    Journal::remove(&repo)?;
-    Ok(ApplyOutcome {
-        execution,
-        commit: Some(commit),
-        snapshot: snap.map(|s| s.commit),
-        diff: None,
     })
 }
 
+/// Journaled untracked files (not named by an action) that are no longer as they were.
+fn untracked_touched(
+    repo: &Repo,
+    journal: &Journal,
+    by_actions: &BTreeSet<BString>,
+) -> Result<Vec<String>, ApplyError> {
+    let mut out = Vec::new();
+    for jp in &journal.paths {
+        if !matches!(jp.before, Before::Blob { .. } | Before::Link { .. })
+            || by_actions.contains(&BString::from(jp.path.as_str()))
+        {
+            continue;
+        }
+        let abs = repo.abs_path(BString::from(jp.path.as_str()).as_bstr());
+        let now = match std::fs::symlink_metadata(&abs) {
+            Ok(md) => Some(prior_state(repo, &abs, &md)?),
+            Err(_) => None,
+        };
+        if now.as_ref() != Some(&jp.before) {
+            out.push(jp.path.clone());
+        }
+    }
+    Ok(out)
+}
 /// `index` with `updates` applied (the user's index with only the AI's paths staged).
 fn with_updates(repo: &Repo, index: &Index, updates: &[IndexUpdate]) -> Result<Index, ApplyError> {
     let mut out = index.clone();
@@ -583,23 +1163,7 @@ fn journal_paths(
                     Before::Dir
                 }
             }
-            (_, Some(md)) if md.file_type().is_symlink() => {
-                use std::os::unix::ffi::OsStrExt;
-                let target = std::fs::read_link(&abs)
-                    .map_err(crate::repo::io_err_pub("cannot read link", &abs))?;
-                Before::Link {
-                    id: repo.write_blob(target.as_os_str().as_bytes())?.to_string(),
-                }
-            }
-            (_, Some(md)) => {
-                use std::os::unix::fs::PermissionsExt;
-                let data =
-                    std::fs::read(&abs).map_err(crate::repo::io_err_pub("cannot read", &abs))?;
-                Before::Blob {
-                    id: repo.write_blob(&data)?.to_string(),
-                    executable: md.permissions().mode() & 0o111 != 0,
-                }
-            }
+            (_, Some(md)) => prior_state(repo, &abs, md)?,
         };
         out.push(JournalPath { path: rel, before });
     }
@@ -607,7 +1171,8 @@ fn journal_paths(
     Ok(out)
 }
 
-/// The state now of every journaled path that `tree` (the AI commit) does not track.
+/// The state now of every journaled path that `tree` (the index the apply leaves) does not
+/// track.
 fn untracked_after(
     repo: &Repo,
     journal: &Journal,
@@ -625,24 +1190,7 @@ fn untracked_after(
         let abs = repo.abs_path(rel.as_bstr());
         let before = match std::fs::symlink_metadata(&abs) {
             Err(_) => Before::Absent,
-            Ok(md) if md.is_dir() => Before::Dir,
-            Ok(md) if md.file_type().is_symlink() => {
-                use std::os::unix::ffi::OsStrExt;
-                let target = std::fs::read_link(&abs)
-                    .map_err(crate::repo::io_err_pub("cannot read link", &abs))?;
-                Before::Link {
-                    id: repo.write_blob(target.as_os_str().as_bytes())?.to_string(),
-                }
-            }
-            Ok(md) => {
-                use std::os::unix::fs::PermissionsExt;
-                let data =
-                    std::fs::read(&abs).map_err(crate::repo::io_err_pub("cannot read", &abs))?;
-                Before::Blob {
-                    id: repo.write_blob(&data)?.to_string(),
-                    executable: md.permissions().mode() & 0o111 != 0,
-                }
-            }
+            Ok(md) => prior_state(repo, &abs, &md)?,
         };
         out.push(JournalPath {
             path: jp.path.clone(),
@@ -652,26 +1200,27 @@ fn untracked_after(
     Ok(out)
 }
 
-/// Tracked paths exec changed (compared with the base tree) and untracked files it created.
+/// Tracked paths exec changed (compared with the user's worktree tree W, so a dirty file exec
+/// reverted counts too) and files it created. A path the index does not track that existed
+/// before (an untracked file, one the user stopped tracking with `git rm --cached`) is never
+/// committed for exec: its prior content is in the journal, and undo puts it back.
 fn exec_changes(
     repo: &Repo,
-    head_tree: ObjectId,
+    start: &Start,
     base_tree: ObjectId,
-    index: &Index,
-    before: &Status,
     hasher: &mut crate::repo::Hasher<'_>,
 ) -> Result<Vec<BString>, ApplyError> {
-    let after = repo.status(head_tree, index, true)?;
-    let before_dirty: BTreeSet<BString> = before.dirty_paths().into_iter().collect();
-    let before_untracked: BTreeSet<&BString> = before.untracked.iter().collect();
+    let after = repo.status(start.head_tree, &start.index, true)?;
+    let before_untracked: BTreeSet<&BString> = start.status.untracked.iter().collect();
+    let mut candidates: BTreeSet<BString> = start.status.dirty_paths().into_iter().collect();
+    candidates.extend(after.dirty_paths());
     let mut out = Vec::new();
-    for p in after.dirty_paths() {
-        if !before_dirty.contains(&p) {
-            out.push(p);
+    for p in candidates {
+        if before_untracked.contains(&p) {
             continue;
         }
         let now = hasher.hash(p.as_bstr())?.map(|(e, _)| e);
-        let was = repo.tree_entry(base_tree, p.as_bstr())?;
+        let was = file_entry(repo, base_tree, &p)?;
         if now != was {
             out.push(p);
         }
@@ -770,6 +1319,23 @@ fn record_tree(repo: &Repo, journal: &Journal) -> Result<ObjectId, ApplyError> {
             id: index_tree,
         }),
     });
+    // The trees undo and redo move between; for an apply that kept the user's work
+    // uncommitted (or committed nothing) no commit keeps them reachable.
+    for (name, tree) in [
+        ("worktree", Some(journal.base_tree.as_str())),
+        ("after-index", journal.after_index.as_deref()),
+        ("after-worktree", journal.after_tree.as_deref()),
+    ] {
+        if let Some(tree) = tree {
+            changes.push(TreeChange {
+                path: name.into(),
+                entry: Some(crate::repo::Entry {
+                    kind: EntryKind::Tree,
+                    id: super::journal::parse_id(tree)?,
+                }),
+            });
+        }
+    }
     let saved = journal
         .paths
         .iter()
@@ -801,12 +1367,17 @@ pub fn read_record(repo: &Repo, commit: ObjectId) -> Result<Option<Journal>, App
     let Some(tree) = repo.read_ref(&record_ref(commit))? else {
         return Ok(None);
     };
+    record_journal(repo, tree)
+}
+
+/// The journal stored in a record tree.
+pub fn record_journal(repo: &Repo, tree: ObjectId) -> Result<Option<Journal>, ApplyError> {
     let Some(entry) = repo.tree_entry(tree, b"journal.json".as_bstr())? else {
         return Ok(None);
     };
     let data = repo.read_blob(entry.id)?;
     let journal = serde_json::from_slice(&data).map_err(|source| JournalError::Corrupt {
-        path: std::path::PathBuf::from(record_ref(commit)),
+        path: std::path::PathBuf::from(format!("record {tree}")),
         source,
     })?;
     Ok(Some(journal))
@@ -889,7 +1460,7 @@ fn dry_run(
     }
     if status.is_dirty() {
         execution.result.warnings.push(format!(
-            "your uncommitted changes ({}) would first be recorded in a snapshot commit",
+            "your uncommitted changes ({}) stay uncommitted (where the AI changes a file you changed too, both changes are kept)",
             snapshot::describe_paths(&status.dirty_paths(), 5)
         ));
     }

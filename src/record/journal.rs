@@ -72,6 +72,16 @@ pub struct Journal {
     /// which the apply clears or commits; undo sets them back.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub index_flags: Vec<super::restore::PathFlags>,
+    /// The stash-format commit of the user's work when it stayed uncommitted (kept under
+    /// `refs/clada/work/<commit>`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kept: Option<String>,
+    /// The tracked worktree (W') and the index (I') as the apply left them; records written
+    /// before these existed left both equal to the commit's tree.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after_tree: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after_index: Option<String>,
 }
 
 impl Journal {

@@ -5,6 +5,7 @@
 
 pub mod apply;
 pub mod journal;
+pub mod merge;
 pub mod message;
 pub mod restore;
 pub mod snapshot;
@@ -25,7 +26,22 @@ pub mod trailer {
     pub const SQUASHED: &str = "Clada-Squashed";
 }
 
-use crate::repo::CommitInfo;
+use crate::repo::{CommitInfo, Repo, RepoError};
+
+/// The ref that exists while the user is stepped back in history (`git clada step-back`); its
+/// value is the branch's tip when stepping began.
+pub const STEP_STATE_REF: &str = "refs/clada/step/tip";
+
+/// Why nothing may change the branch now, when the user is stepped back in history. Lives
+/// here, below both `record` and `history`, so neither imports the other for it.
+pub fn stepped_back(repo: &Repo) -> Result<Option<String>, RepoError> {
+    Ok(repo.read_ref(STEP_STATE_REF)?.map(|tip| {
+        format!(
+            "you are stepped back in history (the tip is {}); run `git clada step-forward --all` to return first",
+            Repo::short(tip)
+        )
+    }))
+}
 
 /// What kind of git-clada commit a commit is, judged by its trailers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,0 +1,372 @@
+//! Issue 9: the user's uncommitted work stays uncommitted, and nothing an apply touches is
+//! lost (exec and untracked files, `git rm --cached`, work done after the apply, replies that
+//! change only untracked files, failing hooks, `--no-commit`, redo after an undo that kept an
+//! unrelated edit). Every test runs the real binary on a real repository and checks it with
+//! the git CLI.
+
+mod common;
+
+use common::{assert_same_user_state, block, TestRepo};
+
+fn code(out: &std::process::Output) -> i32 {
+    out.status.code().unwrap_or(-1)
+}
+
+fn stderr(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn replace(id: &str, path: &str, old: &str, new: &str) -> String {
+    block(
+        id,
+        &[
+            ("action", "file_replace_text"),
+            ("path", path),
+            ("old_text", old),
+            ("new_text", new),
+        ],
+    )
+}
+
+fn write(id: &str, path: &str, content: &str) -> String {
+    block(
+        id,
+        &[
+            ("action", "file_write"),
+            ("path", path),
+            ("content", content),
+        ],
+    )
+}
+
+fn exec(id: &str, code: &str) -> String {
+    block(id, &[("action", "exec"), ("lang", "bash"), ("code", code)])
+}
+
+#[track_caller]
+fn ok(out: &std::process::Output) {
+    assert_eq!(
+        code(out),
+        0,
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        stderr(out)
+    );
+}
+
+#[track_caller]
+fn undo_restores(repo: &TestRepo, before: &common::State, what: &str) {
+    let out = repo.clada(&["undo"]);
+    ok(&out);
+    assert_same_user_state(&repo.state(), before, what);
+    repo.assert_fsck();
+}
+
+/// The user's work in every shape: staged, unstaged, staged-then-edited, new staged file,
+/// untracked, ignored.
+fn dirty_repo() -> TestRepo {
+    let repo = TestRepo::with_files(&[
+        ("staged.txt", "s0\n"),
+        ("unstaged.txt", "u0\n"),
+        ("both.txt", "b0\n"),
+        ("ai.txt", "a0\n"),
+        (
+            "shared.txt",
+            "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\n",
+        ),
+        (".gitignore", "*.log\n"),
+    ]);
+    repo.write("staged.txt", "s1\n");
+    repo.git(&["add", "staged.txt"]);
+    repo.write("unstaged.txt", "u1\n");
+    repo.write("both.txt", "b1\n");
+    repo.git(&["add", "both.txt"]);
+    repo.write("both.txt", "b2\n");
+    repo.write("new-staged.txt", "n\n");
+    repo.git(&["add", "new-staged.txt"]);
+    repo.write("untracked.txt", "t\n");
+    repo.write("debug.log", "ignored\n");
+    repo
+}
+
+#[test]
+fn uncommitted_work_stays_uncommitted_and_the_ai_commit_holds_only_the_ai_changes() {
+    let repo = dirty_repo();
+    let head = repo.head();
+    let status_before = repo.status();
+    let staged_before = repo.git(&["diff", "--cached"]);
+    let unstaged_before = repo.git(&["diff"]);
+    let before = repo.state();
+
+    let out = repo.apply(&replace("ai1", "ai.txt", "a0", "a1"), &[]);
+    ok(&out);
+    let report = TestRepo::report(&out);
+    assert!(report.get("snapshotCommit").is_none(), "{report}");
+    // The AI commit sits directly on HEAD and holds only the AI's change.
+    assert_eq!(repo.git(&["rev-parse", "HEAD~1"]).trim(), head);
+    assert_eq!(
+        repo.git(&["diff-tree", "--no-commit-id", "--name-status", "-r", "HEAD"]),
+        "M\tai.txt\n"
+    );
+    // The user's work is exactly as it was: staged stays staged, unstaged stays unstaged.
+    assert_eq!(repo.status(), status_before);
+    assert_eq!(repo.git(&["diff", "--cached"]), staged_before);
+    assert_eq!(repo.git(&["diff"]), unstaged_before);
+    assert_eq!(repo.read("debug.log"), "ignored\n");
+    // …and recorded for undo as a stash-format commit under refs/clada/.
+    let commit = repo.head();
+    let kept = repo.git(&["rev-parse", &format!("refs/clada/work/{commit}")]);
+    let kept = kept.trim();
+    assert_eq!(repo.git(&["rev-parse", &format!("{kept}^1")]).trim(), head);
+    assert_eq!(repo.git(&["show", &format!("{kept}:both.txt")]), "b2\n");
+    assert_eq!(repo.git(&["show", &format!("{kept}^2:both.txt")]), "b1\n");
+    repo.assert_fsck();
+
+    undo_restores(&repo, &before, "undo of a kept-work apply");
+    // redo comes back to the same state, undo again to the start.
+    ok(&repo.clada(&["redo"]));
+    assert_eq!(repo.head(), commit);
+    assert_eq!(repo.status(), status_before);
+    assert_eq!(repo.read("ai.txt"), "a1\n");
+    undo_restores(&repo, &before, "undo after redo");
+}
+
+#[test]
+fn a_file_both_changed_gets_heads_version_plus_the_ai_change_and_keeps_both_on_disk() {
+    let repo = dirty_repo();
+    repo.write(
+        "shared.txt",
+        "ONE (user)\ntwo\nthree\nfour\nfive\nsix\nseven\neight\n",
+    );
+    let before = repo.state();
+    let out = repo.apply(&replace("m01", "shared.txt", "eight", "EIGHT (ai)"), &[]);
+    ok(&out);
+    // Committed: HEAD's version with only the AI's change.
+    assert_eq!(
+        repo.git(&["show", "HEAD:shared.txt"]),
+        "one\ntwo\nthree\nfour\nfive\nsix\nseven\nEIGHT (ai)\n"
+    );
+    // On disk: both changes; `git diff` shows only the user's.
+    assert_eq!(
+        repo.read("shared.txt"),
+        "ONE (user)\ntwo\nthree\nfour\nfive\nsix\nseven\nEIGHT (ai)\n"
+    );
+    let diff = repo.git(&["diff", "--", "shared.txt"]);
+    assert!(diff.contains("-one\n+ONE (user)\n"), "{diff}");
+    assert!(!diff.contains("EIGHT"), "{diff}");
+    assert_eq!(
+        repo.git(&["diff-tree", "--no-commit-id", "--name-only", "-r", "HEAD"]),
+        "shared.txt\n"
+    );
+    undo_restores(&repo, &before, "undo of a merged apply");
+}
+
+#[test]
+fn overlapping_or_staged_changes_fall_back_to_a_snapshot_commit_and_say_so() {
+    for (path, reason) in [("shared.txt", "overlaps"), ("staged.txt", "staged")] {
+        let repo = dirty_repo();
+        repo.write(
+            "shared.txt",
+            "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight (user)\n",
+        );
+        let before = repo.state();
+        let head = repo.head();
+        let reply = if path == "shared.txt" {
+            replace("c01", "shared.txt", "seven", "SEVEN")
+        } else {
+            replace("c01", "staged.txt", "s1", "s2")
+        };
+        let out = repo.apply(&reply, &[]);
+        ok(&out);
+        let report = TestRepo::report(&out);
+        let snapshot = report["snapshotCommit"].as_str().unwrap_or_default();
+        assert_eq!(
+            repo.git(&["rev-parse", "HEAD~1"]).trim(),
+            snapshot,
+            "{path}"
+        );
+        assert_eq!(repo.git(&["rev-parse", "HEAD~2"]).trim(), head, "{path}");
+        let warnings = report["warnings"].to_string();
+        assert!(
+            warnings.contains("could not be kept apart") && warnings.contains(reason),
+            "{path}: {warnings}"
+        );
+        undo_restores(&repo, &before, path);
+    }
+}
+
+#[test]
+fn a_clean_tree_behaves_as_before() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    let head = repo.head();
+    ok(&repo.apply(&replace("x01", "a.txt", "a", "b"), &[]));
+    assert_eq!(repo.git(&["rev-parse", "HEAD~1"]).trim(), head);
+    assert_eq!(repo.status(), "");
+    assert!(repo.git(&["for-each-ref", "refs/clada/work"]).is_empty());
+}
+
+#[test]
+fn exec_deleting_and_appending_to_untracked_files_is_undone_exactly() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    repo.write("notes.txt", "my notes\n");
+    repo.write("keep.txt", "keep\n");
+    repo.write("a.txt", "dirty\n");
+    let before = repo.state();
+    let reply = format!(
+        "{}{}",
+        write("w01", "b.txt", "b\n"),
+        exec(
+            "e1",
+            "rm notes.txt; echo more >> keep.txt; printf 'a\\n' > a.txt"
+        )
+    );
+    let out = repo.apply(&reply, &["--exec", "allow"]);
+    ok(&out);
+    let report = TestRepo::report(&out);
+    let warnings = report["warnings"].to_string();
+    assert!(
+        warnings.contains("notes.txt (untracked, not committed)")
+            && warnings.contains("keep.txt (untracked, not committed)")
+            && warnings.contains("a.txt"),
+        "{warnings}"
+    );
+    // The untracked files exec touched are not committed; the reverted file is.
+    let committed = repo.git(&["diff-tree", "--no-commit-id", "--name-only", "-r", "HEAD"]);
+    assert_eq!(committed, "b.txt\n");
+    undo_restores(&repo, &before, "undo of exec on untracked files");
+    assert_eq!(repo.read("notes.txt"), "my notes\n");
+    assert_eq!(repo.read("keep.txt"), "keep\n");
+    assert_eq!(repo.read("a.txt"), "dirty\n");
+}
+
+#[test]
+fn a_file_removed_with_rm_cached_is_not_committed_by_exec_and_undo_keeps_it() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n"), ("secrets.env", "KEY=1\n")]);
+    repo.git(&["rm", "-q", "--cached", "secrets.env"]);
+    let before = repo.state();
+    let reply = format!(
+        "{}{}",
+        replace("r01", "a.txt", "a", "b"),
+        exec("e01", "echo ran")
+    );
+    ok(&repo.apply(&reply, &["--exec", "allow"]));
+    let committed = repo.git(&["diff-tree", "--no-commit-id", "--name-only", "-r", "HEAD"]);
+    assert_eq!(committed, "a.txt\n");
+    assert_eq!(repo.read("secrets.env"), "KEY=1\n");
+    undo_restores(&repo, &before, "undo after rm --cached");
+    assert_eq!(repo.read("secrets.env"), "KEY=1\n");
+}
+
+#[test]
+fn undo_refuses_to_destroy_an_ignored_file_the_user_edited_after_the_apply() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n"), (".gitignore", "*.log\n")]);
+    let reply = format!(
+        "{}{}",
+        replace("r01", "a.txt", "a", "b"),
+        write("w01", "out.log", "ai\n")
+    );
+    ok(&repo.apply(&reply, &[]));
+    repo.write("out.log", "the user's edit\n");
+    let before_undo = repo.state();
+    let out = repo.clada(&["undo"]);
+    assert_eq!(code(&out), 3, "{}", stderr(&out));
+    assert!(stderr(&out).contains("out.log"), "{}", stderr(&out));
+    assert_same_user_state(&repo.state(), &before_undo, "refused undo");
+}
+
+#[test]
+fn undo_refuses_to_overwrite_a_file_the_user_recreated_where_the_ai_deleted_one() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n"), ("gone.txt", "g\n")]);
+    let reply = block("d01", &[("action", "file_delete"), ("path", "gone.txt")]);
+    ok(&repo.apply(&reply, &[]));
+    repo.write("gone.txt", "the user's new file\n");
+    let before_undo = repo.state();
+    let out = repo.clada(&["undo"]);
+    assert_eq!(code(&out), 3, "{}", stderr(&out));
+    assert!(stderr(&out).contains("gone.txt"), "{}", stderr(&out));
+    assert_same_user_state(&repo.state(), &before_undo, "refused undo");
+    // The dry run names the path too.
+    repo.write("gone.txt", "");
+    std::fs::remove_file(repo.path().join("gone.txt")).unwrap_or_default();
+    let out = repo.clada(&["--format", "json", "--dry-run", "undo"]);
+    ok(&out);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("gone.txt"));
+}
+
+#[test]
+fn a_reply_that_changes_only_untracked_or_ignored_files_is_undoable() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n"), (".gitignore", "*.log\n")]);
+    repo.write("scratch.txt", "mine\n");
+    repo.write("build.log", "old log\n");
+    let before = repo.state();
+    let reply = format!(
+        "{}{}",
+        block("d01", &[("action", "file_delete"), ("path", "scratch.txt")]),
+        write("w01", "build.log", "new log\n")
+    );
+    let out = repo.apply(&reply, &[]);
+    ok(&out);
+    assert!(TestRepo::report(&out)["warnings"]
+        .to_string()
+        .contains("git clada undo"));
+    assert!(!repo.path().join("scratch.txt").exists());
+    // dry-run undo lists both paths, untracked and ignored.
+    let out = repo.clada(&["--format", "json", "--dry-run", "undo"]);
+    ok(&out);
+    let dry = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        dry.contains("scratch.txt") && dry.contains("build.log"),
+        "{dry}"
+    );
+    undo_restores(&repo, &before, "undo of an untracked-only reply");
+}
+
+#[test]
+fn no_commit_applies_are_undoable() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n"), ("b.txt", "b\n")]);
+    repo.write("b.txt", "user\n");
+    let before = repo.state();
+    ok(&repo.apply(&replace("r01", "a.txt", "a", "ai"), &["--no-commit"]));
+    assert_eq!(repo.status(), "M  a.txt\n M b.txt\n");
+    undo_restores(&repo, &before, "undo of --no-commit");
+}
+
+#[test]
+fn redo_is_not_refused_because_undo_kept_an_unrelated_edit() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n"), ("b.txt", "b\n")]);
+    ok(&repo.apply(&replace("r01", "a.txt", "a", "ai"), &[]));
+    let commit = repo.head();
+    repo.write("b.txt", "user edit after the apply\n");
+    ok(&repo.clada(&["undo"]));
+    assert_eq!(repo.read("b.txt"), "user edit after the apply\n");
+    let out = repo.clada(&["redo"]);
+    ok(&out);
+    assert_eq!(repo.head(), commit);
+    assert_eq!(repo.read("a.txt"), "ai\n");
+    assert_eq!(repo.read("b.txt"), "user edit after the apply\n");
+    repo.assert_fsck();
+}
+
+#[test]
+fn a_commit_made_by_exec_is_reported_and_the_repository_left_as_exec_left_it() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    let reply = format!(
+        "{}{}",
+        replace("r01", "a.txt", "a", "ai"),
+        exec("e01", "git add a.txt && git commit -q -m 'by exec'")
+    );
+    let out = repo.apply(&reply, &["--exec", "allow"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let report = TestRepo::report(&out);
+    assert!(report.get("gitCommit").is_none());
+    assert!(
+        report["warnings"]
+            .to_string()
+            .contains("exec changed git's state"),
+        "{report}"
+    );
+    assert_eq!(repo.subject("HEAD"), "by exec");
+    assert_eq!(repo.status(), "");
+    assert!(!repo.path().join(".git/clada/transaction.json").exists());
+    repo.assert_fsck();
+}
