@@ -149,6 +149,10 @@ fn require_state(
     let mut hasher = repo.hasher_with(&index)?;
     let mut changed = Vec::new();
     for p in paths {
+        // Outside a sparse checkout the file is absent by design, as git's status says.
+        if index.flags_of(p.as_bstr()).is_some_and(|f| f.skip_worktree) {
+            continue;
+        }
         let want = repo
             .tree_entry(worktree_tree, p.as_bstr())?
             .filter(|e| e.kind != crate::repo::EntryKind::Tree);
