@@ -382,16 +382,21 @@ mod tests {
         (dir, repo)
     }
 
-    #[test]
-    fn a_lock_left_by_a_dead_holder_is_removed_and_only_it() {
-        let (_dir, repo) = repo();
+    /// Takes the index lock and "dies" holding it: nothing is cleaned up.
+    fn die_holding_index_lock(repo: &Repo) -> PathBuf {
         let lock = repo.git_dir().join("index.lock");
         let (file, token) = repo
             .create_tokened_lock(&lock, Duration::ZERO)
             .expect("lock");
-        // The process "dies": nothing is cleaned up.
         std::mem::forget(file);
         std::mem::forget(token);
+        lock
+    }
+
+    #[test]
+    fn a_lock_left_by_a_dead_holder_is_removed_and_only_it() {
+        let (_dir, repo) = repo();
+        let lock = die_holding_index_lock(&repo);
         assert!(lock.exists());
         let stale = repo.clear_stale_locks();
         assert!(stale.found);
@@ -405,12 +410,7 @@ mod tests {
     #[test]
     fn a_lock_someone_else_holds_now_is_left() {
         let (_dir, repo) = repo();
-        let lock = repo.git_dir().join("index.lock");
-        let (file, token) = repo
-            .create_tokened_lock(&lock, Duration::ZERO)
-            .expect("lock");
-        std::mem::forget(file);
-        std::mem::forget(token);
+        let lock = die_holding_index_lock(&repo);
         // Ours went away, and a git command took the lock since.
         std::fs::remove_file(&lock).expect("rm");
         std::fs::write(&lock, b"").expect("write");
