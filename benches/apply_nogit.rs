@@ -1,5 +1,6 @@
 //! `apply --no-git` as a library call: a generated 200-block reply editing 50 files in a temp
-//! directory (parse + plan + execute, real writes), the same reply as a dry run, and the
+//! directory (parse + plan + execute, real writes), the same reply as a dry run, 10,000
+//! appends to one file (issue 10: once quadratic), and the
 //! not-found hint of a 50-line old_text against a 5,000-line file (DESIGN §8 asks for well
 //! under 100 ms).
 
@@ -162,6 +163,35 @@ fn benches(c: &mut Criterion) {
         b.iter(|| black_box(action::plan(&block::parse(&text, Dialect::Auto), &sandbox)))
     });
 
+    // 10,000 appends to one file: linear (each append costs its own text, not the file's).
+    let appends: String = (0..10_000)
+        .map(|i| {
+            nesl(
+                &format!("p{i}"),
+                &[
+                    ("action", "file_append".into()),
+                    ("path", "log.txt".into()),
+                    ("content", format!("appended line {i}\n")),
+                ],
+            )
+        })
+        .collect();
+    c.bench_function("apply_nogit/10k_appends_one_file", |b| {
+        b.iter_batched(
+            || {
+                let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("temp: {e}"));
+                let _ = std::fs::write(dir.path().join("log.txt"), "start\n");
+                dir
+            },
+            |dir| {
+                let out = apply(dir.path(), &appends, false);
+                assert!(out.result.success);
+                (dir, black_box(out))
+            },
+            BatchSize::PerIteration,
+        )
+    });
+
     // Hint speed: 50 lines of old_text, one line changed, against a 5,000-line file.
     let mut big = String::new();
     for l in 0..5000 {
@@ -197,6 +227,22 @@ fn benches(c: &mut Criterion) {
         .join("\n");
     c.bench_function("hint/closest_50_unrelated_lines_in_5000", |b| {
         b.iter(|| black_box(textmatch::closest(big.as_bytes(), &unrelated)))
+    });
+    // A near miss whose only line shared with the file is `}`, at the end of 20,000 lines of
+    // small functions: found by the trigram ranking, not by shared lines.
+    let mut funcs = String::new();
+    for i in 0..4000 {
+        let _ = write!(
+            funcs,
+            "fn handler_{i}(req: &Request) -> Response {{\n    let body = req.body();\n    Response::ok(body)\n}}\n\n"
+        );
+    }
+    funcs.push_str("fn upload(req: &Request) -> Response {\n    let payload = req.bytes();\n    storage::save(payload)\n}\n");
+    let near = "fn upload(request: &Request) -> Response {\n    let data = request.bytes();\n    storage::save(data)\n}\n";
+    let found = textmatch::closest(funcs.as_bytes(), near);
+    assert_eq!(found.map(|c| c.start_line), Some(20001));
+    c.bench_function("hint/closest_brace_only_near_miss_in_20000", |b| {
+        b.iter(|| black_box(textmatch::closest(funcs.as_bytes(), near)))
     });
 }
 

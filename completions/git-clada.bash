@@ -34,6 +34,9 @@ _git__clada() {
             git__clada,hooks)
                 cmd="git__clada__subcmd__hooks"
                 ;;
+            git__clada,install-man)
+                cmd="git__clada__subcmd__install__subcmd__man"
+                ;;
             git__clada,log)
                 cmd="git__clada__subcmd__log"
                 ;;
@@ -81,6 +84,9 @@ _git__clada() {
                 ;;
             git__clada__subcmd__help,hooks)
                 cmd="git__clada__subcmd__help__subcmd__hooks"
+                ;;
+            git__clada__subcmd__help,install-man)
+                cmd="git__clada__subcmd__help__subcmd__install__subcmd__man"
                 ;;
             git__clada__subcmd__help,log)
                 cmd="git__clada__subcmd__help__subcmd__log"
@@ -143,7 +149,7 @@ _git__clada() {
 
     case "${cmd}" in
         git__clada)
-            opts="-C -h -V --format --dry-run --help --version apply check parse undo redo squash step-back step-forward status log show watch hooks demo generate help"
+            opts="-C -h -V --format --dry-run --help --version apply check parse undo redo squash step-back step-forward status log show watch hooks install-man demo generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -281,7 +287,7 @@ _git__clada() {
             return 0
             ;;
         git__subcmd__clada__subcmd__help)
-            opts="apply check parse undo redo squash step-back step-forward status log show watch hooks demo generate help"
+            opts="apply check parse undo redo squash step-back step-forward status log show watch hooks install-man demo generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -395,6 +401,20 @@ _git__clada() {
         git__subcmd__clada__subcmd__help__subcmd__hooks__subcmd__uninstall)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__subcmd__clada__subcmd__help__subcmd__install__subcmd__man)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -653,6 +673,32 @@ _git__clada() {
                 return 0
             fi
             case "${prev}" in
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json llm" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__subcmd__clada__subcmd__install__subcmd__man)
+            opts="-C -h -V --dir --format --dry-run --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 -C)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

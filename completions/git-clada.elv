@@ -38,6 +38,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand show 'Show the reply an AI commit was made from and its result report'
             cand watch 'Watch FILE and apply new blocks whenever it changes (planned)'
             cand hooks 'Install or remove git-clada''s git hooks (a pre-commit hook that refuses stray block markers). Existing hook content is preserved; core.hooksPath is respected'
+            cand install-man 'Install the man pages, so `git clada --help` and `man git-clada` work'
             cand demo 'Create a scratch repository in a temporary directory, apply the bundled example reply, print the report and the commit, then undo it'
             cand generate 'Regenerate the man pages and shell completions'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -216,6 +217,16 @@ set edit:completion:arg-completer[git-clada] = {|@words|
         }
         &'git-clada;hooks;help;help'= {
         }
+        &'git-clada;install-man'= {
+            cand --dir 'Directory that receives git-clada.1 and git-clada-<command>.1 (a `man1` directory)'
+            cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)'
+            cand --dry-run 'Show what would happen without changing any file, ref or the index'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'git-clada;demo'= {
             cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
             cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)'
@@ -250,6 +261,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand show 'Show the reply an AI commit was made from and its result report'
             cand watch 'Watch FILE and apply new blocks whenever it changes (planned)'
             cand hooks 'Install or remove git-clada''s git hooks (a pre-commit hook that refuses stray block markers). Existing hook content is preserved; core.hooksPath is respected'
+            cand install-man 'Install the man pages, so `git clada --help` and `man git-clada` work'
             cand demo 'Create a scratch repository in a temporary directory, apply the bundled example reply, print the report and the commit, then undo it'
             cand generate 'Regenerate the man pages and shell completions'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -285,6 +297,8 @@ set edit:completion:arg-completer[git-clada] = {|@words|
         &'git-clada;help;hooks;install'= {
         }
         &'git-clada;help;hooks;uninstall'= {
+        }
+        &'git-clada;help;install-man'= {
         }
         &'git-clada;help;demo'= {
         }

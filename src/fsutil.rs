@@ -1,10 +1,11 @@
 //! Small filesystem helpers shared by the executor and the repository layer: atomic file
-//! replacement (never a half-written file, even if the process dies mid-write) and pruning of
-//! emptied directories.
+//! replacement (never a half-written file, even if the process dies mid-write), removal of the
+//! temporary files a killed process left, and pruning of emptied directories.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 static COUNTER: AtomicU64 = AtomicU64::new(0);
@@ -24,6 +25,17 @@ pub enum Perm {
 /// no fsync, as git does for worktree files: durability against power loss is left to the
 /// filesystem (ext4 flushes a rename-replaced file's data). Parent directories must exist.
 pub fn write_atomic(path: &Path, data: &[u8], perm: Perm) -> std::io::Result<()> {
+    write_atomic_at(path, data, perm, "write:before-rename")
+}
+
+/// [`write_atomic`] with the name of the fail point between writing the temporary file and
+/// renaming it (so the crash tests can leave a temporary file behind from one kind of write).
+pub fn write_atomic_at(
+    path: &Path,
+    data: &[u8],
+    perm: Perm,
+    fail_point: &str,
+) -> std::io::Result<()> {
     use std::os::unix::fs::PermissionsExt;
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
@@ -33,11 +45,7 @@ pub fn write_atomic(path: &Path, data: &[u8], perm: Perm) -> std::io::Result<()>
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let tmp = dir.join(format!(
-        ".{name}.clada-tmp-{}-{}",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed)
-    ));
+    let tmp = temp_path(dir, &name);
     let (executable, keep) = match perm {
         Perm::Executable(x) => (x, None),
         Perm::KeepExisting { executable_if_new } => (
@@ -58,6 +66,7 @@ pub fn write_atomic(path: &Path, data: &[u8], perm: Perm) -> std::io::Result<()>
             f.set_permissions(std::fs::Permissions::from_mode(mode))?;
         }
         drop(f);
+        crate::failpoint::hit(fail_point);
         std::fs::rename(&tmp, path)
     })();
     if result.is_err() {
@@ -69,17 +78,85 @@ pub fn write_atomic(path: &Path, data: &[u8], perm: Perm) -> std::io::Result<()>
 /// Replaces whatever is at `path` with a symlink to `target`, atomically (via rename).
 pub fn symlink_atomic(path: &Path, target: &Path) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
-    let tmp = dir.join(format!(
-        ".clada-tmp-link-{}-{}",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed)
-    ));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = temp_path(dir, &name);
     std::os::unix::fs::symlink(target, &tmp)?;
     let result = std::fs::rename(&tmp, path);
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+/// The temporary file that stands in for `dir/name` until it is renamed over it:
+/// `.<name>.clada-tmp-<pid>-<n>`, which [`remove_temp_files`] recognises.
+fn temp_path(dir: &Path, name: &str) -> PathBuf {
+    dir.join(format!(
+        ".{name}.clada-tmp-{}-{}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    ))
+}
+
+/// Whether `entry` is a temporary file of [`write_atomic`] or [`symlink_atomic`] for the file
+/// named `name`.
+fn is_temp_for(entry: &str, name: &str) -> bool {
+    let Some(rest) = entry
+        .strip_prefix('.')
+        .and_then(|r| r.strip_prefix(name))
+        .and_then(|r| r.strip_prefix(".clada-tmp-"))
+    else {
+        return false;
+    };
+    let mut parts = rest.split('-');
+    let digits =
+        |p: Option<&str>| p.is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+    digits(parts.next()) && digits(parts.next()) && parts.next().is_none()
+}
+
+/// Removes the temporary files a killed git-clada left next to the worktree files `rels`
+/// (`/`-separated, relative to `root`): only entries named as [`write_atomic`] names its
+/// temporary for one of those files, in the directories that hold them, never a directory.
+/// Returns the paths removed (relative to `root`). Call it only while holding git-clada's
+/// lock, so no live process can be writing them.
+pub fn remove_temp_files<'a>(root: &Path, rels: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let mut by_dir: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    for rel in rels {
+        let (dir, name) = rel.rsplit_once('/').unwrap_or(("", rel));
+        if !name.is_empty() {
+            by_dir.entry(dir).or_default().insert(name);
+        }
+    }
+    let mut removed = Vec::new();
+    for (dir, names) in by_dir {
+        let abs = dir
+            .split('/')
+            .filter(|c| !c.is_empty())
+            .fold(root.to_path_buf(), |p, c| p.join(c));
+        let Ok(entries) = std::fs::read_dir(&abs) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let entry = e.file_name().to_string_lossy().into_owned();
+            if !names.iter().any(|n| is_temp_for(&entry, n)) {
+                continue;
+            }
+            if e.file_type().is_ok_and(|t| t.is_dir()) {
+                continue;
+            }
+            if std::fs::remove_file(e.path()).is_ok() {
+                removed.push(if dir.is_empty() {
+                    entry
+                } else {
+                    format!("{dir}/{entry}")
+                });
+            }
+        }
+    }
+    removed
 }
 
 /// Removes the empty directories from `dir` upwards, stopping at `root` (never removed) or at
@@ -93,5 +170,43 @@ pub fn prune_empty_dirs(mut dir: &Path, root: &Path) {
             Some(p) => dir = p,
             None => break,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn temp_names_are_recognised_exactly() {
+        assert!(is_temp_for(".a.txt.clada-tmp-123-0", "a.txt"));
+        assert!(!is_temp_for(".a.txt.clada-tmp-123-", "a.txt"));
+        assert!(!is_temp_for(".a.txt.clada-tmp-x-1", "a.txt"));
+        assert!(!is_temp_for(".a.txt.clada-tmp-1-2-3", "a.txt"));
+        assert!(!is_temp_for(".b.txt.clada-tmp-1-2", "a.txt"));
+        assert!(!is_temp_for("a.txt.clada-tmp-1-2", "a.txt"));
+    }
+
+    #[test]
+    fn only_temp_files_of_the_named_paths_are_removed() {
+        let dir = tempfile::tempdir().expect("temp");
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("d")).expect("mkdir");
+        for name in [
+            "d/.f.rs.clada-tmp-1-0",
+            "d/.g.rs.clada-tmp-1-0",
+            "d/.f.rs.clada-tmp-keep",
+            ".top.clada-tmp-9-9",
+        ] {
+            std::fs::write(root.join(name), "x").expect("write");
+        }
+        std::fs::create_dir(root.join("d/.f.rs.clada-tmp-2-2")).expect("mkdir");
+        let removed = remove_temp_files(root, ["d/f.rs", "top", "missing/x"]);
+        assert_eq!(removed.len(), 2, "{removed:?}");
+        assert!(!root.join("d/.f.rs.clada-tmp-1-0").exists());
+        assert!(!root.join(".top.clada-tmp-9-9").exists());
+        assert!(root.join("d/.g.rs.clada-tmp-1-0").exists());
+        assert!(root.join("d/.f.rs.clada-tmp-keep").exists());
+        assert!(root.join("d/.f.rs.clada-tmp-2-2").is_dir());
     }
 }

@@ -1,6 +1,8 @@
 //! `exec` (DESIGN §5.2): runs LLM-written code under a policy (ask/allow/deny), with stdin
 //! closed, the root (or a `cwd` inside it) as working directory, its own process group, a
-//! timeout that kills the whole group, and each output stream capped.
+//! timeout that kills the whole group, and each output stream capped. When the code exits,
+//! whatever it left running in the background is killed too: nothing may change the worktree
+//! after the exec's changes were collected.
 //!
 //! Result data is `{stdout, stderr, exit_code}`; a non-zero exit is a failed action whose report
 //! still carries the output (the original hid it). Error texts follow clada-semantics §6.
@@ -9,7 +11,7 @@ use std::io::Read;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
@@ -113,47 +115,124 @@ fn signal_name(sig: i32) -> String {
     }
 }
 
-/// Reads a stream to the end, keeping at most `cap` bytes.
-fn capture(mut r: impl Read + Send + 'static, cap: usize) -> mpsc::Receiver<(Vec<u8>, bool)> {
-    let (tx, rx) = mpsc::channel();
+/// One output stream being read on its own thread: what was read so far (at most the cap),
+/// whether more was cut off, and a signal when the stream ended.
+struct Capture {
+    kept: Arc<Mutex<(Vec<u8>, bool)>>,
+    ended: mpsc::Receiver<()>,
+}
+
+/// Reads a stream to the end on a thread, keeping at most `cap` bytes.
+fn capture(mut r: impl Read + Send + 'static, cap: usize) -> Capture {
+    let kept = Arc::new(Mutex::new((Vec::new(), false)));
+    let (tx, ended) = mpsc::channel();
+    let shared = Arc::clone(&kept);
     std::thread::spawn(move || {
-        let mut kept = Vec::new();
-        let mut truncated = false;
         let mut buf = [0u8; 16 * 1024];
         loop {
             match r.read(&mut buf) {
                 Ok(0) | Err(_) => break,
                 Ok(n) => {
-                    let room = cap.saturating_sub(kept.len());
+                    let Ok(mut k) = shared.lock() else { break };
+                    let room = cap.saturating_sub(k.0.len());
                     if n > room {
-                        truncated = true;
+                        k.1 = true;
                     }
-                    kept.extend_from_slice(&buf[..n.min(room)]);
+                    k.0.extend_from_slice(&buf[..n.min(room)]);
                 }
             }
         }
-        let _ = tx.send((kept, truncated));
+        let _ = tx.send(());
     });
-    rx
+    Capture { kept, ended }
 }
 
-fn finish(rx: mpsc::Receiver<(Vec<u8>, bool)>, grace: Duration) -> String {
-    // A grandchild that escaped the process group can keep the pipe open; do not wait for it
-    // forever.
-    match rx.recv_timeout(grace) {
-        Ok((bytes, truncated)) => {
-            let mut s = String::from_utf8_lossy(&bytes).into_owned();
-            if truncated {
-                s.push_str(TRUNCATED);
-            }
-            s
+/// What a stream produced, waiting until `deadline` at most for its end. A process that left
+/// the exec's process group (setsid, daemons) can keep the pipe open after everything in the
+/// group was killed: then whatever was read by the deadline is returned, with `false`.
+fn finish(c: Capture, deadline: Instant) -> (String, bool) {
+    let ended = c
+        .ended
+        .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+        .is_ok();
+    let (bytes, truncated) = match c.kept.lock() {
+        Ok(mut k) => (std::mem::take(&mut k.0), k.1),
+        Err(_) => (Vec::new(), false),
+    };
+    let mut s = String::from_utf8_lossy(&bytes).into_owned();
+    if truncated {
+        s.push_str(TRUNCATED);
+    }
+    (s, ended)
+}
+
+/// Whether the process `pid` has ended, without reaping it: while it is an unreaped zombie
+/// its id (and so its process group's id) cannot be reused, so the group can still be
+/// signalled safely. `None` when it cannot be told (the caller then waits normally).
+fn ended_unreaped(pid: libc::pid_t) -> Option<bool> {
+    loop {
+        // SAFETY: siginfo_t is plain data; waitid only writes into it.
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        // SAFETY: WNOWAIT leaves the child waitable, so `Child::wait` still reaps it.
+        let r = unsafe {
+            libc::waitid(
+                libc::P_PID,
+                pid as libc::id_t,
+                &mut info,
+                libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
+            )
+        };
+        if r == 0 {
+            // SAFETY: filled in by waitid (zero when the child has not ended yet).
+            return Some(unsafe { info.si_pid() } != 0);
         }
-        Err(_) => String::new(),
+        if std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
+            return None;
+        }
     }
 }
 
+/// Whether a process other than `leader` is in process group `pgid` (from `/proc`; `false`
+/// where there is none).
+fn group_has_others(pgid: libc::pid_t, leader: libc::pid_t) -> bool {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return false;
+    };
+    entries.flatten().any(|e| {
+        let Some(pid) = e
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<libc::pid_t>().ok())
+        else {
+            return false;
+        };
+        if pid == leader {
+            return false;
+        }
+        // `pid (comm) state ppid pgrp …`; comm may hold spaces and parentheses.
+        let Ok(stat) = std::fs::read_to_string(e.path().join("stat")) else {
+            return false;
+        };
+        stat.rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().nth(2)?.parse::<libc::pid_t>().ok())
+            == Some(pgid)
+    })
+}
+
+/// What [`run_command`] observed besides the output.
+struct Run {
+    output: ExecOutput,
+    /// Processes the code started in the background were still running when it exited (they
+    /// were killed).
+    left_running: bool,
+    /// An output pipe was still held open by a process outside the group after it ended.
+    pipes_held: bool,
+}
+
 /// Runs `code` with the interpreter for `lang` in `cwd`, stdin closed, in a new process group;
-/// on timeout the whole group gets SIGTERM, then SIGKILL 100 ms later.
+/// on timeout the whole group gets SIGTERM, then SIGKILL 100 ms later. When the main process
+/// exits, whatever it left running in its group is killed, so nothing changes the worktree
+/// after the exec and nothing holds its output pipes.
 pub fn run_command(
     lang: &str,
     code: &str,
@@ -161,10 +240,19 @@ pub fn run_command(
     timeout: Duration,
     max_output: usize,
 ) -> ExecOutput {
+    run(lang, code, cwd, timeout, max_output).output
+}
+
+fn run(lang: &str, code: &str, cwd: &Path, timeout: Duration, max_output: usize) -> Run {
+    let done = |output| Run {
+        output,
+        left_running: false,
+        pipes_held: false,
+    };
     let Some((prog, args)) = command_for(lang, code) else {
-        return ExecOutput::failed(format!(
+        return done(ExecOutput::failed(format!(
             "exec: Unsupported language '{lang}' (LANG_UNSUPPORTED)"
-        ));
+        )));
     };
     let mut cmd = Command::new(prog);
     cmd.args(&args)
@@ -176,20 +264,39 @@ pub fn run_command(
     let mut child = match cmd.spawn() {
         Ok(c) => c,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return ExecOutput::failed(format!("exec: {prog} not found in PATH (ENOENT)"))
+            return done(ExecOutput::failed(format!(
+                "exec: {prog} not found in PATH (ENOENT)"
+            )))
         }
-        Err(e) => return ExecOutput::failed(format!("exec: cannot start {prog}: {e}")),
+        Err(e) => {
+            return done(ExecOutput::failed(format!(
+                "exec: cannot start {prog}: {e}"
+            )))
+        }
     };
-    let pgid = child.id() as libc::pid_t;
-    let out_rx = child.stdout.take().map(|s| capture(s, max_output));
-    let err_rx = child.stderr.take().map(|s| capture(s, max_output));
+    let pid = child.id() as libc::pid_t;
+    let pgid = pid;
+    let out_cap = child.stdout.take().map(|s| capture(s, max_output));
+    let err_cap = child.stderr.take().map(|s| capture(s, max_output));
     let deadline = Instant::now() + timeout;
     let mut timed_out = false;
+    let mut left_running = false;
     let status = loop {
-        match child.try_wait() {
-            Ok(Some(st)) => break Some(st),
-            Ok(None) => {}
-            Err(_) => break None,
+        match ended_unreaped(pid) {
+            Some(true) => {
+                left_running = group_has_others(pgid, pid);
+                // SAFETY: the leader is an unreaped zombie, so `pgid` is still this group.
+                unsafe {
+                    libc::killpg(pgid, libc::SIGKILL);
+                }
+                break child.wait().ok();
+            }
+            Some(false) => {}
+            None => match child.try_wait() {
+                Ok(Some(st)) => break Some(st),
+                Ok(None) => {}
+                Err(_) => break None,
+            },
         }
         if Instant::now() >= deadline {
             timed_out = true;
@@ -205,47 +312,46 @@ pub fn run_command(
         }
         std::thread::sleep(Duration::from_millis(5));
     };
-    let grace = Duration::from_secs(2);
-    let stdout = out_rx.map(|r| finish(r, grace)).unwrap_or_default();
-    let stderr = err_rx.map(|r| finish(r, grace)).unwrap_or_default();
-    if timed_out {
-        return ExecOutput {
-            stdout,
-            stderr,
-            exit_code: None,
-            error: Some(format!(
+    // Everything in the group is gone, so the pipes close at once unless a process escaped
+    // the group; do not wait long for that one.
+    let grace = Instant::now() + Duration::from_millis(500);
+    let (stdout, out_ended) = out_cap.map(|c| finish(c, grace)).unwrap_or_default();
+    let (stderr, err_ended) = err_cap.map(|c| finish(c, grace)).unwrap_or_default();
+    let pipes_held = !(out_ended && err_ended);
+    let output = |exit_code, error| ExecOutput {
+        stdout: stdout.clone(),
+        stderr: stderr.clone(),
+        exit_code,
+        error,
+    };
+    let output = if timed_out {
+        output(
+            None,
+            Some(format!(
                 "exec: Process timeout after {}s (TIMEOUT)",
                 seconds(timeout)
             )),
-        };
-    }
-    match status {
-        Some(st) => match (st.code(), st.signal()) {
-            (Some(code), _) => ExecOutput {
-                stdout,
-                stderr,
-                exit_code: Some(code),
-                error: None,
+        )
+    } else {
+        match status {
+            Some(st) => match (st.code(), st.signal()) {
+                (Some(code), _) => output(Some(code), None),
+                (None, Some(sig)) => output(
+                    None,
+                    Some(format!("Process killed by signal {}", signal_name(sig))),
+                ),
+                (None, None) => output(
+                    None,
+                    Some("exec: process ended without an exit status".into()),
+                ),
             },
-            (None, Some(sig)) => ExecOutput {
-                stdout,
-                stderr,
-                exit_code: None,
-                error: Some(format!("Process killed by signal {}", signal_name(sig))),
-            },
-            (None, None) => ExecOutput {
-                stdout,
-                stderr,
-                exit_code: None,
-                error: Some("exec: process ended without an exit status".into()),
-            },
-        },
-        None => ExecOutput {
-            stdout,
-            stderr,
-            exit_code: None,
-            error: Some("exec: lost track of the process".into()),
-        },
+            None => output(None, Some("exec: lost track of the process".into())),
+        }
+    };
+    Run {
+        output,
+        left_running,
+        pipes_held,
     }
 }
 
@@ -314,7 +420,8 @@ pub(super) fn run_block(
     let limit = timeout
         .map(Duration::from_secs)
         .unwrap_or(ctx.opts.exec_timeout);
-    let out = run_command(lang_name(lang), code, &dir, limit, ctx.opts.exec_max_output);
+    let run = run(lang_name(lang), code, &dir, limit, ctx.opts.exec_max_output);
+    let out = run.output;
     let mut data = json!({"stdout": out.stdout, "stderr": out.stderr});
     if let Some(code) = out.exit_code {
         data["exit_code"] = json!(code);
@@ -325,10 +432,27 @@ pub(super) fn run_block(
         (None, Some(code)) if code != 0 => Some(format!("exec: exited with code {code}")),
         _ => None,
     };
+    let mut warnings = Vec::new();
+    if run.left_running {
+        warnings.push(
+            "the code left processes running in the background when it exited; they were \
+             killed, so their later output and changes are not part of this apply (an exec \
+             block must finish its work before it exits)"
+                .to_string(),
+        );
+    }
+    if run.pipes_held {
+        warnings.push(
+            "a process that left the exec's process group still held its output open; the \
+             output shown is what was written before the exec ended"
+                .to_string(),
+        );
+    }
     Outcome {
         success,
         error,
         data: Some(data),
+        warnings,
         ..Outcome::default()
     }
 }

@@ -188,6 +188,47 @@ pub struct Vfs {
     overlay: HashMap<PathBuf, Node>,
     /// Every path touched, in order of first touch, with its state before that touch.
     touched: IndexMap<PathBuf, FileState>,
+    /// Whether content writes may be held in memory (see [`Held`]).
+    holding: bool,
+    held: Option<Held>,
+    /// The action now running (recorded as the writer of held content).
+    writer: usize,
+}
+
+/// A file whose newest content is kept in memory while consecutive actions of one reply edit
+/// it, and written once (atomically) when they are done: a reply of N appends to one file
+/// then costs O(N) instead of rewriting the growing file N times. The caller ([`super::execute`])
+/// flushes it before any action that could look at the disk in another way.
+#[derive(Debug)]
+struct Held {
+    path: PathBuf,
+    bytes: Vec<u8>,
+    executable: bool,
+    /// The file did not exist before (its mode then comes from `executable`).
+    new: bool,
+    /// Counts of CRLF and of LF in `bytes`, once known (appends keep them up to date).
+    eol: Option<(usize, usize)>,
+    /// The actions whose changes are in `bytes` but not yet on disk.
+    writers: Vec<usize>,
+}
+
+/// Held content that could not be written: the error and the actions whose changes it held.
+#[derive(Debug)]
+pub struct FlushError {
+    pub error: io::Error,
+    pub path: PathBuf,
+    pub writers: Vec<usize>,
+}
+
+/// What a text action needs to know about a file before appending to it.
+#[derive(Debug, Clone, Copy)]
+pub struct TextInfo {
+    pub len: u64,
+    /// Why it cannot be edited as text ([`text_refusal`]).
+    pub refusal: Option<&'static str>,
+    pub ends_with_lf: bool,
+    /// [`super::textmatch::uses_crlf`] of the content.
+    pub crlf: bool,
 }
 
 impl Vfs {
@@ -200,6 +241,122 @@ impl Vfs {
 
     pub fn dry_run(&self) -> bool {
         self.dry_run
+    }
+
+    /// Lets content writes be held in memory until [`Vfs::flush`] (real runs only; a dry run
+    /// keeps everything in its overlay anyway).
+    pub fn set_holding(&mut self, on: bool) {
+        self.holding = on && !self.dry_run;
+    }
+
+    /// Records `index` as the action now running.
+    pub fn set_writer(&mut self, index: usize) {
+        self.writer = index;
+    }
+
+    /// The file whose content is held in memory, if any.
+    pub fn held_path(&self) -> Option<&Path> {
+        self.held.as_ref().map(|h| h.path.as_path())
+    }
+
+    fn held(&self, p: &Path) -> Option<&Held> {
+        self.held.as_ref().filter(|h| h.path == p)
+    }
+
+    /// Writes held content to disk (atomically) and forgets it. On failure the file keeps
+    /// what it had before the writers ran.
+    pub fn flush(&mut self) -> Result<(), FlushError> {
+        let Some(h) = self.held.take() else {
+            return Ok(());
+        };
+        if h.writers.is_empty() {
+            return Ok(());
+        }
+        atomic_write(&h.path, &h.bytes, h.new && h.executable).map_err(|error| FlushError {
+            error,
+            path: h.path,
+            writers: h.writers,
+        })
+    }
+
+    /// Holds the file at `p` in memory (a real run with holding on) so that the next edits
+    /// read and change it there; the overlay already does that in a dry run. No-op for
+    /// anything but a file.
+    fn load(&mut self, p: &Path) -> io::Result<()> {
+        if !self.holding || self.held(p).is_some() {
+            return Ok(());
+        }
+        if self.held.as_ref().is_some_and(|h| !h.writers.is_empty()) {
+            // Another file's changes are pending; this one is not held then.
+            return Ok(());
+        }
+        if let Ok(EntryKind::File { executable, .. }) = disk_kind(p) {
+            let bytes = std::fs::read(p)?;
+            self.held = Some(Held {
+                path: p.to_path_buf(),
+                bytes,
+                executable,
+                new: false,
+                eol: None,
+                writers: Vec::new(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Runs `f` on the content of the file at `p` without copying it when it is in memory.
+    pub fn with_content<R>(&self, p: &Path, f: impl FnOnce(&[u8]) -> R) -> io::Result<R> {
+        if let Some(h) = self.held(p) {
+            return Ok(f(&h.bytes));
+        }
+        if let Some(Node::File { bytes, .. }) = self.dry_run.then(|| self.overlay.get(p)).flatten()
+        {
+            return Ok(f(bytes));
+        }
+        Ok(f(&self.read(p)?))
+    }
+
+    /// The facts an append needs about the file at `p`, computed once per file and kept up
+    /// to date while it is held.
+    pub fn text_info(&mut self, p: &Path) -> io::Result<TextInfo> {
+        self.load(p)?;
+        let eol = match self.held.as_mut().filter(|h| h.path == p) {
+            Some(h) => *h.eol.get_or_insert_with(|| eol_counts(&h.bytes)),
+            None => self.with_content(p, eol_counts)?,
+        };
+        self.with_content(p, |b| TextInfo {
+            len: b.len() as u64,
+            refusal: text_refusal(b),
+            ends_with_lf: b.ends_with(b"\n"),
+            crlf: eol.0 > 0 && eol.0 * 2 >= eol.1,
+        })
+    }
+
+    /// Appends `add` to the existing file at `p`, in place when it is held or in the overlay.
+    pub fn append(&mut self, p: &Path, add: &[u8]) -> io::Result<()> {
+        self.load(p)?;
+        self.touch(p)?;
+        let writer = self.writer;
+        if let Some(h) = self.held.as_mut().filter(|h| h.path == p) {
+            if let Some((crlf, lf)) = &mut h.eol {
+                let (c, l) = eol_counts(add);
+                let joined = h.bytes.ends_with(b"\r") && add.starts_with(b"\n");
+                *crlf += c + usize::from(joined);
+                *lf += l;
+            }
+            h.bytes.extend_from_slice(add);
+            h.writers.push(writer);
+            return Ok(());
+        }
+        if self.dry_run {
+            if let Some(Node::File { bytes, .. }) = self.overlay.get_mut(p) {
+                bytes.extend_from_slice(add);
+                return Ok(());
+            }
+        }
+        let mut bytes = self.read(p)?;
+        bytes.extend_from_slice(add);
+        self.write_file(p, &bytes, false)
     }
 
     /// The overlay's say about `p`: `Some(Ok(node))` when decided by the overlay, `Some(Err)`
@@ -227,6 +384,12 @@ impl Vfs {
 
     /// What is at `p` (a final symlink is not followed); `NotFound` when nothing.
     pub fn kind(&self, p: &Path) -> io::Result<EntryKind> {
+        if let Some(h) = self.held(p) {
+            return Ok(EntryKind::File {
+                len: h.bytes.len() as u64,
+                executable: h.executable,
+            });
+        }
         match self.overlay_lookup(p) {
             Some(Ok(Node::File { bytes, executable })) => Ok(EntryKind::File {
                 len: bytes.len() as u64,
@@ -246,6 +409,12 @@ impl Vfs {
 
     /// The whole state at `p` (contents included).
     pub fn state(&self, p: &Path) -> io::Result<FileState> {
+        if let Some(h) = self.held(p) {
+            return Ok(FileState::File {
+                bytes: h.bytes.clone(),
+                executable: h.executable,
+            });
+        }
         match self.overlay_lookup(p) {
             Some(Ok(Node::File { bytes, executable })) => Ok(FileState::File { bytes, executable }),
             Some(Ok(Node::Dir { .. })) => Ok(FileState::Dir),
@@ -257,6 +426,9 @@ impl Vfs {
 
     /// Reads a file (following a final symlink on disk, like `open`).
     pub fn read(&self, p: &Path) -> io::Result<Vec<u8>> {
+        if let Some(h) = self.held(p) {
+            return Ok(h.bytes.clone());
+        }
         match self.overlay_lookup(p) {
             Some(Ok(Node::File { bytes, .. })) => Ok(bytes),
             Some(Ok(Node::Dir { .. })) => Err(errno(libc::EISDIR)),
@@ -409,7 +581,56 @@ impl Vfs {
             );
             return Ok(());
         }
-        atomic_write(p, bytes, new_executable)
+        let writer = self.writer;
+        if let Some(h) = self.held.as_mut().filter(|h| h.path == p) {
+            h.bytes = bytes.to_vec();
+            h.eol = None;
+            h.writers.push(writer);
+            return Ok(());
+        }
+        if !self.holding || self.held.as_ref().is_some_and(|h| !h.writers.is_empty()) {
+            return atomic_write(p, bytes, new_executable);
+        }
+        let (new, executable) = match disk_kind(p) {
+            Ok(EntryKind::File { executable, .. }) => (false, executable),
+            Ok(EntryKind::Symlink) => {
+                // The content goes through the link: write it now, as a file write would.
+                return atomic_write(p, bytes, new_executable);
+            }
+            _ => (true, new_executable),
+        };
+        self.held = Some(Held {
+            path: p.to_path_buf(),
+            bytes: bytes.to_vec(),
+            executable,
+            new,
+            eol: None,
+            writers: vec![writer],
+        });
+        Ok(())
+    }
+
+    /// Removes the directories a delete or move emptied, from `dir` upwards, stopping below
+    /// `root` or at the first directory with something in it — as `git rm` and `git mv` do,
+    /// so the worktree an apply leaves is the one a checkout of its commit (redo) gives.
+    /// Each removal is recorded, so a restore puts the directory back.
+    pub fn prune_emptied(&mut self, dir: &Path, root: &Path) -> io::Result<()> {
+        let mut dir = dir.to_path_buf();
+        while dir != root && dir.starts_with(root) {
+            if !matches!(self.kind(&dir), Ok(EntryKind::Dir)) || !self.list_dir(&dir)?.is_empty() {
+                break;
+            }
+            self.touch(&dir)?;
+            if self.dry_run {
+                self.overlay.insert(dir.clone(), Node::Absent);
+            } else if std::fs::remove_dir(&dir).is_err() {
+                break;
+            }
+            if !dir.pop() {
+                break;
+            }
+        }
+        Ok(())
     }
 
     /// Removes a file or symlink.
@@ -543,12 +764,13 @@ impl Vfs {
 /// An existing file's permission bits are carried over; a new file gets 0o666 minus the umask
 /// (0o777 when `new_executable`).
 pub fn atomic_write(p: &Path, bytes: &[u8], new_executable: bool) -> io::Result<()> {
-    crate::fsutil::write_atomic(
+    crate::fsutil::write_atomic_at(
         p,
         bytes,
         crate::fsutil::Perm::KeepExisting {
             executable_if_new: new_executable,
         },
+        "engine:before-rename",
     )
 }
 
@@ -610,6 +832,15 @@ fn restore_one(p: &Path, before: &FileState) -> io::Result<()> {
     }
 }
 
+/// (CRLF count, LF count) of `bytes`.
+fn eol_counts(bytes: &[u8]) -> (usize, usize) {
+    let lf = memchr::memchr_iter(b'\n', bytes).count();
+    let crlf = memchr::memchr_iter(b'\n', bytes)
+        .filter(|&i| i > 0 && bytes[i - 1] == b'\r')
+        .count();
+    (crlf, lf)
+}
+
 /// Why a file cannot be edited as text.
 pub fn text_refusal(bytes: &[u8]) -> Option<&'static str> {
     if bytes.len() as u64 > MAX_TEXT_BYTES {
@@ -664,9 +895,58 @@ mod tests {
         let leftovers: Vec<_> = std::fs::read_dir(dir.path())
             .unwrap()
             .filter_map(|e| e.ok())
-            .filter(|e| e.file_name().to_string_lossy().starts_with(".clada-tmp-"))
+            .filter(|e| e.file_name().to_string_lossy().contains(".clada-tmp-"))
             .collect();
         assert!(leftovers.is_empty());
+    }
+
+    #[test]
+    fn held_content_is_seen_by_reads_and_written_once_at_flush() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("f.txt");
+        std::fs::write(&p, "a\r\n").unwrap();
+        let mut v = Vfs::new(false);
+        v.set_holding(true);
+        v.set_writer(0);
+        v.append(&p, b"b\r\n").unwrap();
+        v.set_writer(1);
+        v.append(&p, b"c").unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), b"a\r\n", "not written yet");
+        assert_eq!(v.read(&p).unwrap(), b"a\r\nb\r\nc");
+        let info = v.text_info(&p).unwrap();
+        assert!(info.crlf && !info.ends_with_lf && info.len == 7);
+        v.flush().unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), b"a\r\nb\r\nc");
+        assert_eq!(v.held_path(), None);
+        let changes = v.changes(&Sandbox::new(dir.path(), false).unwrap());
+        assert_eq!(changes.len(), 1);
+        assert_eq!(
+            changes[0].before,
+            FileState::File {
+                bytes: b"a\r\n".to_vec(),
+                executable: false
+            }
+        );
+    }
+
+    #[test]
+    fn a_failed_flush_names_every_writer() {
+        let dir = tempfile::tempdir().unwrap();
+        let sub = dir.path().join("sub");
+        std::fs::create_dir(&sub).unwrap();
+        let p = sub.join("new.txt");
+        let mut v = Vfs::new(false);
+        v.set_holding(true);
+        v.set_writer(3);
+        v.write_file(&p, b"x", false).unwrap();
+        v.set_writer(4);
+        v.append(&p, b"y").unwrap();
+        // The directory disappears before the content reaches the disk.
+        std::fs::remove_dir(&sub).unwrap();
+        let e = v.flush().unwrap_err();
+        assert_eq!(e.writers, vec![3, 4]);
+        assert_eq!(e.path, p);
+        assert_eq!(e.error.kind(), io::ErrorKind::NotFound);
     }
 
     #[test]

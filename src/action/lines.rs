@@ -56,6 +56,8 @@ impl Seg {
 #[derive(Debug, Clone)]
 pub struct LineMap {
     segs: Vec<Seg>,
+    /// The sum of the segments' lengths: the pieces of the current text.
+    lines: usize,
     /// Original line ranges changed (replaced or deleted) and by whom.
     changed: Vec<(usize, usize, Tag)>,
 }
@@ -82,11 +84,13 @@ fn pieces(text: &[u8]) -> usize {
 
 impl LineMap {
     fn new(base: &[u8]) -> LineMap {
+        let lines = pieces(base);
         LineMap {
             segs: vec![Seg::Orig {
                 start: 1,
-                len: pieces(base),
+                len: lines,
             }],
+            lines,
             changed: Vec::new(),
         }
     }
@@ -94,10 +98,19 @@ impl LineMap {
     /// Replaces current lines `start ..= start + old_len - 1` by `new_len` lines from `tag`.
     fn replace(&mut self, start: usize, old_len: usize, new_len: usize, tag: &Tag) {
         let end = start + old_len; // exclusive, current numbering
+                                   // Segments that end at or before `start` stay as they are. They are found from the
+                                   // end, so an edit near the end of the file (an append) costs O(1), not O(segments).
+        let mut keep = self.segs.len();
+        let mut pos = self.lines + 1;
+        while keep > 0 && pos > start {
+            pos -= self.segs[keep - 1].len();
+            keep -= 1;
+        }
+        let prefix = pos - 1;
+        let tail = self.segs.split_off(keep);
         let mut before = Vec::new();
         let mut after = Vec::new();
-        let mut pos = 1;
-        for seg in self.segs.drain(..) {
+        for seg in tail {
             let len = seg.len();
             let (s0, s1) = (pos, pos + len);
             pos = s1;
@@ -115,7 +128,7 @@ impl LineMap {
                 after.push(seg.slice(end.max(s0) - s0, len));
             }
         }
-        self.segs = before;
+        self.segs.extend(before);
         if new_len > 0 {
             self.segs.push(Seg::New {
                 len: new_len,
@@ -123,6 +136,7 @@ impl LineMap {
             });
         }
         self.segs.extend(after);
+        self.lines = prefix + self.segs[keep..].iter().map(Seg::len).sum::<usize>();
     }
 
     /// Where original lines `start ..= end` are now, if no block of this reply changed them or
@@ -247,6 +261,22 @@ impl LineTracker {
             .replace(first, old_len, new_len, tag);
     }
 
+    /// Records that `inserted` was appended to `old` (the content before). Once the file has
+    /// a map this costs O(`inserted`), not O(`old`): appends only touch the map's end.
+    pub fn record_append(&mut self, path: &Path, old: &[u8], inserted: &[u8], tag: &Tag) {
+        let at_line_start = old.is_empty() || old.ends_with(b"\n");
+        let nl = pieces(inserted) - 1;
+        let (old_len, new_len) =
+            if at_line_start && (inserted.is_empty() || inserted.ends_with(b"\n")) {
+                (0, nl)
+            } else {
+                (1, nl + 1)
+            };
+        let map = &mut self.entry(path, old).0;
+        let first = map.lines;
+        map.replace(first, old_len, new_len, tag);
+    }
+
     /// Records that current lines `start ..= start + old_len - 1` became `new_len` lines.
     pub fn record_lines(
         &mut self,
@@ -333,6 +363,53 @@ mod tests {
         m.replace(3, 0, 2, &tag("ins"));
         assert!(m.map(2, 3).is_err());
         assert_eq!(m.map(3, 4).unwrap().start, 5);
+    }
+
+    #[test]
+    fn appends_map_like_the_byte_edits_they_are() {
+        let p = Path::new("/f");
+        for (base, adds) in [
+            (
+                &b"a\nb\n"[..],
+                &[&b"c\n"[..], b"d", b"e\nf\n", b"", b"\n"][..],
+            ),
+            (b"", &[b"x", b"y\n", b"z\n"]),
+            (b"no newline", &[b"\nmore\n", b"tail"]),
+        ] {
+            let (mut by_bytes, mut by_append) = (LineTracker::default(), LineTracker::default());
+            let mut content = base.to_vec();
+            for (i, add) in adds.iter().enumerate() {
+                let t = tag(&format!("b{i}"));
+                by_bytes.record_bytes(p, &content, content.len(), b"", add, &t);
+                by_append.record_append(p, &content, add, &t);
+                content.extend_from_slice(add);
+            }
+            let lines = count_lines(base).max(1);
+            for start in 1..=lines {
+                for end in start..=lines {
+                    assert_eq!(
+                        by_bytes.map(p, base, start, end),
+                        by_append.map(p, base, start, end),
+                        "{base:?} + {adds:?}: {start}-{end}"
+                    );
+                }
+            }
+            let (a, b) = (&by_bytes.maps[p].0, &by_append.maps[p].0);
+            assert_eq!(a.lines, pieces(&content));
+            assert_eq!(b.lines, pieces(&content));
+        }
+    }
+
+    #[test]
+    fn edits_keep_the_line_total() {
+        let mut m = LineMap::new(b"1\n2\n3\n4\n5\n");
+        m.replace(2, 2, 5, &tag("a"));
+        assert_eq!(m.lines, 6 - 2 + 5);
+        m.replace(1, 1, 0, &tag("b"));
+        assert_eq!(m.lines, 8);
+        assert_eq!(m.lines, m.segs.iter().map(Seg::len).sum::<usize>());
+        m.replace(100, 0, 2, &tag("c"));
+        assert_eq!(m.lines, m.segs.iter().map(Seg::len).sum::<usize>());
     }
 
     #[test]

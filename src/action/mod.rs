@@ -13,10 +13,11 @@ mod plan;
 pub mod read;
 pub mod schema;
 mod search;
+mod suggest;
 pub mod textmatch;
 mod write;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -196,8 +197,8 @@ pub enum Action {
 }
 
 impl Action {
-    /// The paths this action may create, change or delete.
-    pub fn write_paths(&self) -> Vec<&ResolvedPath> {
+    /// The file whose text this action rewrites in place.
+    fn edited_file(&self) -> Option<&ResolvedPath> {
         match self {
             Action::FileWrite { path, .. }
             | Action::FileCreate { path, .. }
@@ -205,8 +206,24 @@ impl Action {
             | Action::FileReplaceText { path, .. }
             | Action::FileReplaceAllText { path, .. }
             | Action::FileEdit { path, .. }
-            | Action::FileReplaceLines { path, .. }
-            | Action::FileDelete { path }
+            | Action::FileReplaceLines { path, .. } => Some(path),
+            _ => None,
+        }
+    }
+
+    /// The file whose content this action reads or edits in place (not its directory entry):
+    /// consecutive such actions on one file share the in-memory copy of it.
+    pub fn content_path(&self) -> Option<&Path> {
+        match self {
+            Action::FileRead { path } | Action::FileReadNumbered { path, .. } => Some(&path.abs),
+            _ => self.edited_file().map(|p| p.abs.as_path()),
+        }
+    }
+
+    /// The paths this action may create, change or delete.
+    pub fn write_paths(&self) -> Vec<&ResolvedPath> {
+        match self {
+            Action::FileDelete { path }
             | Action::DirCreate { path }
             | Action::DirDelete { path, .. } => vec![path],
             Action::FileMove { old_path, new_path } => vec![old_path, new_path],
@@ -217,6 +234,7 @@ impl Action {
             | Action::Grep { .. }
             | Action::Glob { .. }
             | Action::Exec { .. } => Vec::new(),
+            _ => self.edited_file().into_iter().collect(),
         }
     }
 }
@@ -338,6 +356,10 @@ pub struct ExecutionResult {
     /// True when nothing was changed on disk (`--dry-run`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub dry_run: bool,
+    /// True when every change was rolled back (`--atomic` after a failure): no result took
+    /// effect.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rolled_back: bool,
 }
 
 impl ExecutionResult {
@@ -380,6 +402,10 @@ pub struct ActionResult {
     /// Not run (exec in a dry run).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub skipped: bool,
+    /// It succeeded, but its change was rolled back with the whole reply (`--atomic`);
+    /// `success` is then false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rolled_back: bool,
 }
 
 /// A step of the transaction around the actions (a hook, the commit), for the reports.
@@ -481,15 +507,26 @@ pub fn execute(plan: &Plan, sandbox: &Sandbox, opts: &EngineOptions) -> Executio
         lines: lines::LineTracker::default(),
         exec_always: false,
     };
+    // Consecutive edits of one file are made in memory and the file written once after them
+    // (fsx::Held); anything else first gets the disk up to date.
+    ctx.vfs.set_holding(true);
     let mut results = Vec::with_capacity(plan.actions.len());
     for (i, pa) in plan.actions.iter().enumerate() {
-        let (outcome, refused) = match &pa.op {
+        let held = ctx.vfs.held_path();
+        if held.is_some() && held != pa.op.as_ref().ok().and_then(Action::content_path) {
+            flush_held(&mut ctx, plan, &mut results);
+        }
+        ctx.vfs.set_writer(i);
+        let (mut outcome, refused) = match &pa.op {
             Err(e) => (Outcome::fail(e.to_string()), true),
             Ok(action) => match recheck(sandbox, action) {
                 Err(e) => (Outcome::fail(e.to_string()), true),
                 Ok(()) => (run(&mut ctx, pa, action), false),
             },
         };
+        if let (Ok(action), Some(error), None) = (&pa.op, &outcome.error, &outcome.hint) {
+            outcome.hint = suggest::missing_path_hint(&ctx, action, error);
+        }
         let mut warnings = pa.warnings.clone();
         warnings.extend(outcome.warnings);
         results.push(ActionResult {
@@ -504,8 +541,10 @@ pub fn execute(plan: &Plan, sandbox: &Sandbox, opts: &EngineOptions) -> Executio
             warnings,
             refused,
             skipped: outcome.skipped,
+            rolled_back: false,
         });
     }
+    flush_held(&mut ctx, plan, &mut results);
     let changes = ctx.vfs.changes(sandbox);
     let mut result = ExecutionResult {
         success: false,
@@ -518,6 +557,38 @@ pub fn execute(plan: &Plan, sandbox: &Sandbox, opts: &EngineOptions) -> Executio
     };
     result.update_success();
     Execution { result, changes }
+}
+
+/// Writes the file held in memory; if that fails, every action whose change it held fails
+/// with the reason (their changes are not on disk).
+fn flush_held(ctx: &mut Ctx<'_>, plan: &Plan, results: &mut [ActionResult]) {
+    let Err(e) = ctx.vfs.flush() else {
+        return;
+    };
+    let given = e
+        .writers
+        .first()
+        .and_then(|&i| plan.actions.get(i))
+        .and_then(|pa| pa.write_paths().first().map(|p| p.given.clone()))
+        .unwrap_or_else(|| e.path.display().to_string());
+    let reason = fsx::node_error(&e.error, &given, "open", None);
+    let ids: Vec<&str> = e
+        .writers
+        .iter()
+        .filter_map(|&i| plan.actions.get(i).map(|pa| pa.block_id.as_str()))
+        .collect();
+    let why = format!(
+        "{reason} (the file could not be written after block(s) {} edited it, so none of \
+         their changes to it were saved)",
+        ids.join(", ")
+    );
+    for &i in &e.writers {
+        if let Some(r) = results.get_mut(i) {
+            r.success = false;
+            r.data = None;
+            r.error = Some(why.clone());
+        }
+    }
 }
 
 /// Paths were checked when the plan was made; earlier actions (a move, an exec) can have
@@ -542,13 +613,18 @@ fn recheck(sandbox: &Sandbox, action: &Action) -> Result<(), PathError> {
         }
         Ok(())
     };
+    // An exec can have checked out a submodule since.
+    for p in action.write_paths() {
+        sandbox.check_nested(p)?;
+    }
     match action {
         Action::FileDelete { path }
         | Action::DirCreate { path }
         | Action::DirDelete { path, .. } => check(path, Access::Entry),
         Action::FileMove { old_path, new_path } => {
             check(old_path, Access::Entry)?;
-            check(new_path, Access::Entry)
+            check(new_path, Access::Entry)?;
+            sandbox.check_move(old_path, new_path)
         }
         Action::FilesRead { paths } => paths.iter().try_for_each(|p| check(p, Access::Follow)),
         Action::Exec { cwd, .. } => cwd.iter().try_for_each(|p| check(p, Access::Follow)),

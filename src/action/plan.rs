@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use super::schema::{self, ErrorType, PathRole, Validated, ValidationError};
 use super::{Action, Lang, ParseErrorReport, Plan, PlannedAction};
-use crate::block::{Block, ParseError, ParseResult, Spelling};
+use crate::block::{Block, ParseError, ParseResult, Spelling, Swallowed};
 use crate::sandbox::{Access, PathError, ResolvedPath, Sandbox};
 
 /// Validates every block against the schema and resolves every path through the sandbox,
@@ -20,6 +20,24 @@ pub fn plan(parsed: &ParseResult, sandbox: &Sandbox) -> Plan {
         let block = owner.map(|i| &parsed.blocks[i]);
         let line = block.map(|b| b.start_line).unwrap_or(err.line);
         errors.push((line, syntax_report(err, block)));
+        if let (Some(note), Some(b)) = (&err.note, block) {
+            for s in &note.swallowed {
+                errors.push((s.line, swallowed_report(s, b)));
+            }
+        }
+    }
+    for n in &parsed.notices {
+        errors.push((
+            n.line,
+            ParseErrorReport {
+                block_id: n.block_id.clone().unwrap_or_else(|| "unknown".into()),
+                action: n.action.clone(),
+                error_type: ErrorType::Syntax,
+                message: n.message.clone(),
+                block_start_line: Some(n.line),
+                nesl_content: None,
+            },
+        ));
     }
     let mut has_syntax_error = vec![false; parsed.blocks.len()];
     for i in owners.iter().flatten() {
@@ -100,29 +118,60 @@ fn markers(block_id: &str, spelling: Spelling) -> (String, String, String) {
 
 fn syntax_report(err: &ParseError, block: Option<&Block>) -> ParseErrorReport {
     let context = err.context.trim_end();
+    let message = match &err.note {
+        Some(note) => format!("{}: {}", err.message, note.detail),
+        None => err.message.clone(),
+    };
     match block {
         Some(b) => {
             let (header, _, _) = markers(&b.id, b.spelling);
+            // The block's own header line when the context window does not already hold it.
+            let shows_header = context
+                .lines()
+                .any(|l| crate::block::header_id(l) == Some(b.id.as_str()));
             ParseErrorReport {
                 block_id: b.id.clone(),
                 action: schema::block_action(b).map(String::from),
                 error_type: ErrorType::Syntax,
-                message: err.message.clone(),
+                message,
                 block_start_line: Some(b.start_line),
-                nesl_content: Some(format!("{header}\n{context}")),
+                nesl_content: Some(if shows_header {
+                    context.to_string()
+                } else {
+                    format!("{header}\n{context}")
+                }),
             }
         }
-        None => ParseErrorReport {
-            block_id: err
-                .block_id
-                .clone()
-                .unwrap_or_else(|| "unknown".to_string()),
-            action: None,
-            error_type: ErrorType::Syntax,
-            message: err.message.clone(),
-            block_start_line: Some(err.line),
-            nesl_content: Some(context.to_string()),
-        },
+        None => {
+            let note = err.note.as_ref();
+            ParseErrorReport {
+                block_id: note
+                    .and_then(|n| n.block_id.clone())
+                    .or_else(|| err.block_id.clone())
+                    .unwrap_or_else(|| "unknown".to_string()),
+                action: note.and_then(|n| n.action.clone()),
+                error_type: ErrorType::Syntax,
+                message,
+                block_start_line: Some(err.line),
+                nesl_content: Some(context.to_string()),
+            }
+        }
+    }
+}
+
+/// A block whose header an unclosed heredoc of block `owner` read as text.
+fn swallowed_report(s: &Swallowed, owner: &Block) -> ParseErrorReport {
+    ParseErrorReport {
+        block_id: s.id.clone(),
+        action: s.action.clone(),
+        error_type: ErrorType::Syntax,
+        message: format!(
+            "not read: this block's header is inside the unclosed heredoc of block {} (see its \
+             error); resend this block",
+            owner.id
+        ),
+        block_start_line: Some(s.line),
+        nesl_content: None,
     }
 }
 
@@ -149,11 +198,23 @@ fn reconstruct(block: &Block) -> String {
 }
 
 fn validation_report(block: &Block, e: &ValidationError) -> ParseErrorReport {
+    let message = match e {
+        // The schema's message says NESL whatever the spelling.
+        ValidationError::MissingAction => format!(
+            "Missing 'action' field in {} block: add a line `action = \"NAME\"` with NAME one of {}",
+            match block.spelling {
+                Spelling::Sham => "SHAM",
+                Spelling::NeslUpper | Spelling::Nesl => "NESL",
+            },
+            schema::schema().names().join(", ")
+        ),
+        e => e.to_string(),
+    };
     ParseErrorReport {
         block_id: block.id.clone(),
         action: schema::block_action(block).map(String::from),
         error_type: e.error_type(),
-        message: e.to_string(),
+        message,
         block_start_line: Some(block.start_line),
         nesl_content: Some(reconstruct(block)),
     }
@@ -184,7 +245,11 @@ fn path(v: &Validated<'_>, name: &str, sandbox: &Sandbox) -> Result<ResolvedPath
         PathRole::Entry => Access::Entry,
         PathRole::Read | PathRole::Write | PathRole::List | PathRole::Cwd => Access::Follow,
     };
-    sandbox.resolve(&v.str(name).unwrap_or_default(), access)
+    let resolved = sandbox.resolve(&v.str(name).unwrap_or_default(), access)?;
+    if matches!(role, PathRole::Write | PathRole::Entry) {
+        sandbox.check_nested(&resolved)?;
+    }
+    Ok(resolved)
 }
 
 /// `files_read`'s list: one path per line, trimmed, blank lines dropped.
@@ -235,10 +300,11 @@ fn typed(v: &Validated<'_>, sandbox: &Sandbox) -> Result<Action, PathError> {
             new_content: s("new_content"),
         },
         "file_delete" => Action::FileDelete { path: p("path")? },
-        "file_move" => Action::FileMove {
-            old_path: p("old_path")?,
-            new_path: p("new_path")?,
-        },
+        "file_move" => {
+            let (old_path, new_path) = (p("old_path")?, p("new_path")?);
+            sandbox.check_move(&old_path, &new_path)?;
+            Action::FileMove { old_path, new_path }
+        }
         "dir_create" => Action::DirCreate { path: p("path")? },
         "dir_delete" => Action::DirDelete {
             path: p("path")?,
@@ -372,6 +438,7 @@ mod tests {
             content: String::new(),
             context: String::new(),
             message: String::new(),
+            note: None,
         };
         parsed.errors.push(err.clone());
         err.block_id = Some("nope".into());

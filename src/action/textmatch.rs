@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use bstr::ByteSlice;
 use serde::{Deserialize, Serialize};
 
-/// A failed match, explained (serialised into a result's `hint`).
+/// A failed match (or a missing path), explained (serialised into a result's `hint`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Hint {
@@ -32,6 +32,21 @@ pub enum Hint {
         found: usize,
         lines: Vec<usize>,
     },
+    /// old_text is not in the file but new_text is: the block most likely took effect before
+    /// (a re-sent block).
+    #[serde(rename_all = "camelCase")]
+    AlreadyApplied {
+        path: String,
+        /// First line of each occurrence of new_text.
+        lines: Vec<usize>,
+        /// How many lines one occurrence spans.
+        line_count: usize,
+    },
+    /// The path does not exist, but entries with its file name do elsewhere in the tree.
+    MissingPath {
+        path: String,
+        candidates: Vec<String>,
+    },
 }
 
 /// The region of the file most similar to old_text.
@@ -40,10 +55,17 @@ pub enum Hint {
 pub struct Closest {
     pub start_line: usize,
     pub end_line: usize,
-    /// Character-level similarity in [0, 1], rounded to two decimals.
+    /// Character-level similarity in [0, 1], rounded down to two decimals: only identical
+    /// text is 1.0.
     pub similarity: f64,
-    /// Unified diff from old_text to those lines.
+    /// Unified diff from old_text to those lines. Lines that differ only in whitespace show a
+    /// space as `·` and a tab as `→`.
     pub diff: String,
+    /// Set when old_text and the region differ only in whitespace: what kind (`tabs vs
+    /// spaces`, `indentation`, `trailing whitespace`, `spacing inside lines`, `line endings
+    /// (CRLF vs LF)`, several joined with `, `).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub whitespace_only: Option<String>,
 }
 
 /// Below this similarity `closest` is omitted: unrelated code in the same language scores
@@ -171,178 +193,393 @@ fn split_lines(text: &str) -> Vec<&str> {
     v
 }
 
-/// Character-level similarity of two texts, computed until `deadline`. A diff cut short by
-/// the deadline is not minimal, so the ratio can only come out lower than the true one; that
-/// happens only for texts so different (edit distance in the thousands) that they are far below
-/// [`MIN_SIMILARITY`] anyway, while near misses diff in microseconds.
-fn char_ratio(a: &str, b: &str, deadline: Instant) -> f64 {
-    similar::TextDiff::configure()
-        .deadline(deadline)
-        .diff_chars(a, b)
-        .ratio() as f64
+/// Shortest new_text (trimmed, in characters) whose presence is taken as a sign that a block
+/// took effect before: shorter texts (`}`, `x = 1`) turn up by chance.
+const MIN_APPLIED_EVIDENCE: usize = 8;
+
+/// The hint for an old_text that does not occur in `content`: `already_applied` when new_text
+/// is there instead (and is not just part of old_text), else the closest region.
+pub fn not_found_hint(content: &[u8], old: &str, new: &str, path: &str) -> Hint {
+    if new.trim().chars().count() >= MIN_APPLIED_EVIDENCE && !old.contains(new) {
+        let found = locate(content, new.as_bytes());
+        if !found.positions.is_empty() {
+            return Hint::AlreadyApplied {
+                path: path.to_string(),
+                lines: lines_of(content, &found.positions),
+                line_count: split_lines(new.trim_end_matches('\n')).len(),
+            };
+        }
+    }
+    Hint::NotFound {
+        path: path.to_string(),
+        closest: closest(content, old),
+    }
 }
 
-/// How many windows get the exact character comparison after the line prefilter.
+/// Characters the two texts have in common in a minimal diff, and their total length, computed
+/// until `deadline`. A diff cut short by the deadline is not minimal, so the count can only
+/// come out lower than the true one; that happens only for texts so different (edit distance in
+/// the thousands) that they are far below [`MIN_SIMILARITY`] anyway, while near misses diff in
+/// microseconds.
+fn char_matches(a: &str, b: &str, deadline: Instant) -> (usize, usize) {
+    let diff = similar::TextDiff::configure()
+        .deadline(deadline)
+        .diff_chars(a, b);
+    let matched = diff
+        .ops()
+        .iter()
+        .map(|op| match op {
+            similar::DiffOp::Equal { len, .. } => *len,
+            _ => 0,
+        })
+        .sum();
+    (matched, a.chars().count() + b.chars().count())
+}
+
+/// The ratio `2·matched / total` rounded down to two decimals (only identical texts reach 1).
+fn similarity((matched, total): (usize, usize)) -> f64 {
+    if total == 0 {
+        return 1.0;
+    }
+    ((200 * matched) / total) as f64 / 100.0
+}
+
+/// How many windows get the exact character comparison after the prefilter.
 const CANDIDATES: usize = 12;
-/// Fewer when no line of old_text occurs in the file (the ranking is then rougher and the
-/// comparisons are against less similar text, so slower).
-const CANDIDATES_WITHOUT_SHARED_LINES: usize = 4;
 /// Time allowed for all exact comparisons of one hint (DESIGN §8: well under 100 ms).
 const EXACT_BUDGET: Duration = Duration::from_millis(40);
 
 /// The window of `content` (as many lines as old_text) most similar to old_text, if at least
 /// [`MIN_SIMILARITY`]. CRs are ignored; ties go to the earliest window.
 ///
-/// Speed: every window is first scored by how many of old_text's lines (whitespace-trimmed) it
-/// contains, in one sliding pass; only the best few windows get the character-level ratio, most
-/// promising first, within a fixed time budget. When no line is shared at all, windows are
-/// ranked by a cheap bag-of-characters bound instead.
+/// Speed: every window is first ranked, in one sliding pass each, by two cheap estimates: the
+/// character-trigram overlap with old_text (which finds a near miss even when every line of it
+/// differs a little), and old_text's lines it contains, each weighted by its rarity in the
+/// file (so a region sharing a rare line outranks the many sharing only `}` or a blank line).
+/// The best few of each get the exact character-level ratio, most promising first, within a
+/// fixed time budget.
 pub fn closest(content: &[u8], old: &str) -> Option<Closest> {
     let text = String::from_utf8_lossy(content).replace('\r', "");
-    let old = old.replace('\r', "");
+    let old_nocr = old.replace('\r', "");
     let file_lines = split_lines(&text);
-    let old_lines = split_lines(&old);
-    if old.trim().is_empty() || text.is_empty() {
+    let old_lines = split_lines(&old_nocr);
+    if old_nocr.trim().is_empty() || text.is_empty() {
         return None;
     }
+    // Windows are joined without a final line break, so old_text is compared without one.
+    let old_body = old_nocr.strip_suffix('\n').unwrap_or(&old_nocr);
     let w = old_lines.len().min(file_lines.len()).max(1);
     let n_windows = file_lines.len() + 1 - w;
     let window_text = |i: usize| file_lines[i..i + w].join("\n");
 
-    // Candidates in priority order.
     let candidates: Vec<usize> = if n_windows <= CANDIDATES {
         (0..n_windows).collect()
     } else {
-        let scores = shared_line_scores(&file_lines, &old_lines, w);
-        let best = scores.iter().copied().max().unwrap_or(0);
-        let mut order: Vec<usize> = (0..n_windows).collect();
-        if best > 0 {
-            order.sort_by(|&a, &b| scores[b].cmp(&scores[a]).then(a.cmp(&b)));
-            order.truncate(CANDIDATES);
-        } else {
-            let bounds = char_bag_bounds(&file_lines, &old, w);
-            order.sort_by(|&a, &b| bounds[b].total_cmp(&bounds[a]).then(a.cmp(&b)));
-            order.truncate(CANDIDATES_WITHOUT_SHARED_LINES);
+        let by_grams = top(&gram_scores(&file_lines, &old_lines, w), CANDIDATES);
+        let by_lines = top(&rare_line_scores(&file_lines, &old_lines, w), CANDIDATES);
+        let mut order = Vec::with_capacity(CANDIDATES);
+        for i in interleave(&by_grams, &by_lines) {
+            if order.len() == CANDIDATES {
+                break;
+            }
+            if !order.contains(&i) {
+                order.push(i);
+            }
         }
         order
     };
 
     let end = Instant::now() + EXACT_BUDGET;
-    let mut best: Option<(usize, f64)> = None;
+    let mut best: Option<(usize, (usize, usize))> = None;
     for (k, &i) in candidates.iter().enumerate() {
         let now = Instant::now();
         if now >= end {
             break;
         }
         let share = (end - now) / (candidates.len() - k) as u32;
-        let r = char_ratio(&old, &window_text(i), now + share);
+        let m = char_matches(old_body, &window_text(i), now + share);
+        // m.0 / m.1 > b.0 / b.1, in integers.
         let better = match best {
             None => true,
-            Some((bi, br)) => r > br || (r == br && i < bi),
+            Some((bi, b)) => {
+                let (l, r) = (m.0 * b.1, b.0 * m.1);
+                l > r || (l == r && i < bi)
+            }
         };
         if better {
-            best = Some((i, r));
+            best = Some((i, m));
         }
     }
-    let (i, ratio) = best?;
-    if ratio < MIN_SIMILARITY {
+    let (i, m) = best?;
+    let mut sim = similarity(m);
+    if sim < MIN_SIMILARITY {
         return None;
     }
     let region = window_text(i);
+    let whitespace_only = whitespace_difference(&old_lines, &file_lines[i..i + w]).or_else(|| {
+        // Equal once CRs and a final line break are dropped: one of those is the difference.
+        (old_body == region).then(|| {
+            if content.contains(&b'\r') || old.contains('\r') {
+                "line endings (CRLF vs LF)".to_string()
+            } else {
+                "the line break at the end (the file does not end with one)".to_string()
+            }
+        })
+    });
+    if whitespace_only.is_some() || region != old_body {
+        // Not identical: never shown as 100 %.
+        sim = sim.min(0.99);
+    }
     Some(Closest {
         start_line: i + 1,
         end_line: i + w,
-        similarity: (ratio * 100.0).round() / 100.0,
-        diff: short_diff(&old, &region, i + 1, i + w),
+        similarity: sim,
+        diff: short_diff(&old_nocr, &region, i + 1, i + w),
+        whitespace_only,
     })
 }
 
-/// For each window start, how many of old_text's (trimmed, non-empty) lines occur in it,
-/// counted as a multiset.
-fn shared_line_scores(file_lines: &[&str], old_lines: &[&str], w: usize) -> Vec<usize> {
-    use std::collections::HashMap;
-    let mut want: HashMap<&str, isize> = HashMap::new();
-    for l in old_lines {
-        let t = l.trim();
-        if !t.is_empty() {
-            *want.entry(t).or_default() += 1;
+/// The indices of the `k` highest positive scores, best first, ties to the lower index.
+fn top(scores: &[u64], k: usize) -> Vec<usize> {
+    let mut best: Vec<usize> = Vec::with_capacity(k + 1);
+    for (i, &s) in scores.iter().enumerate() {
+        if s == 0 || (best.len() == k && best.last().is_some_and(|&b| scores[b] >= s)) {
+            continue;
         }
+        let at = best.partition_point(|&b| scores[b] >= s);
+        best.insert(at, i);
+        best.truncate(k);
     }
-    // have[l] counts l in the current window; matched = sum over l of min(have, want).
-    fn add<'a>(
-        l: &'a str,
-        delta: isize,
-        want: &HashMap<&'a str, isize>,
-        have: &mut HashMap<&'a str, isize>,
-        matched: &mut isize,
-    ) {
-        let t = l.trim();
-        let Some(&cap) = want.get(t) else { return };
-        let h = have.entry(t).or_default();
-        let before = (*h).min(cap);
-        *h += delta;
-        *matched += (*h).min(cap) - before;
-    }
-    let mut have: HashMap<&str, isize> = HashMap::new();
-    let mut matched: isize = 0;
-    let n_windows = file_lines.len() + 1 - w;
-    let mut scores = Vec::with_capacity(n_windows);
-    for l in &file_lines[..w] {
-        add(l, 1, &want, &mut have, &mut matched);
-    }
-    scores.push(matched as usize);
-    for i in 1..n_windows {
-        add(file_lines[i - 1], -1, &want, &mut have, &mut matched);
-        add(file_lines[i + w - 1], 1, &want, &mut have, &mut matched);
-        scores.push(matched as usize);
-    }
-    scores
+    best
 }
 
-/// Upper bound of the character ratio per window from character counts alone.
-fn char_bag_bounds(file_lines: &[&str], old: &str, w: usize) -> Vec<f64> {
-    use std::collections::HashMap;
-    let mut want: HashMap<char, isize> = HashMap::new();
-    for c in old.chars() {
-        *want.entry(c).or_default() += 1;
-    }
-    let old_len = old.chars().count() as f64;
-    let line_chars: Vec<Vec<char>> = file_lines.iter().map(|l| l.chars().collect()).collect();
-    let mut have: HashMap<char, isize> = HashMap::new();
-    let mut common: isize = 0;
-    let mut len: isize = 0;
-    let apply = |cs: &[char], delta: isize, have: &mut HashMap<char, isize>, common: &mut isize| {
-        for c in cs {
-            let cap = want.get(c).copied().unwrap_or(0);
-            let h = have.entry(*c).or_default();
-            let before = (*h).min(cap);
-            *h += delta;
-            *common += (*h).min(cap) - before;
-        }
+/// a[0], b[0], a[1], b[1], …
+fn interleave<'a>(a: &'a [usize], b: &'a [usize]) -> impl Iterator<Item = usize> + 'a {
+    (0..a.len().max(b.len())).flat_map(move |k| a.get(k).into_iter().chain(b.get(k)).copied())
+}
+
+/// Slides a window of `w` lines over `file_lines`, keeping per-key counts: `key(line, f)` calls
+/// `f` with each key the line contributes; `want[key]` is how often old_text has it and
+/// `weight[key]` what one shared occurrence is worth. Returns, per window start, the sum over
+/// keys of `min(have, want) · weight`.
+fn sliding_overlap(
+    file_lines: &[&str],
+    w: usize,
+    want: &[u32],
+    weight: impl Fn(usize) -> u64,
+    key: impl Fn(&str, &mut dyn FnMut(usize)),
+) -> Vec<u64> {
+    let mut have = vec![0u32; want.len()];
+    let mut shared: u64 = 0;
+    let mut update = |line: &str, add: bool, shared: &mut u64| {
+        key(line, &mut |k| {
+            if add {
+                if have[k] < want[k] {
+                    *shared += weight(k);
+                }
+                have[k] += 1;
+            } else {
+                have[k] -= 1;
+                if have[k] < want[k] {
+                    *shared -= weight(k);
+                }
+            }
+        })
     };
     let n_windows = file_lines.len() + 1 - w;
     let mut out = Vec::with_capacity(n_windows);
-    for cs in &line_chars[..w] {
-        apply(cs, 1, &mut have, &mut common);
-        len += cs.len() as isize + 1;
+    for l in &file_lines[..w] {
+        update(l, true, &mut shared);
     }
-    let bound =
-        |common: isize, len: isize| 2.0 * common as f64 / (old_len + (len - 1) as f64).max(1.0);
-    out.push(bound(common, len));
+    out.push(shared);
     for i in 1..n_windows {
-        apply(&line_chars[i - 1], -1, &mut have, &mut common);
-        len -= line_chars[i - 1].len() as isize + 1;
-        apply(&line_chars[i + w - 1], 1, &mut have, &mut common);
-        len += line_chars[i + w - 1].len() as isize + 1;
-        out.push(bound(common, len));
+        update(file_lines[i - 1], false, &mut shared);
+        update(file_lines[i + w - 1], true, &mut shared);
+        out.push(shared);
     }
     out
+}
+
+/// Trigram buckets: collisions only make the estimate a little generous.
+const GRAM_BITS: u32 = 16;
+
+/// The trigram buckets of a line's trimmed text, padded at both ends so a short line (`}`)
+/// still has one.
+fn grams(line: &str, f: &mut dyn FnMut(usize)) {
+    let t = line.trim().as_bytes();
+    let at = |i: usize| -> u32 {
+        match i {
+            0 => 2,
+            _ if i > t.len() => 3,
+            _ => u32::from(t[i - 1]),
+        }
+    };
+    for i in 0..t.len() {
+        let g = (at(i) << 16) | (at(i + 1) << 8) | at(i + 2);
+        f((g.wrapping_mul(0x9E37_79B1) >> (32 - GRAM_BITS)) as usize);
+    }
+}
+
+/// Per window, the Dice coefficient of its trigrams and old_text's, scaled to an integer.
+fn gram_scores(file_lines: &[&str], old_lines: &[&str], w: usize) -> Vec<u64> {
+    let mut want = vec![0u32; 1 << GRAM_BITS];
+    let mut old_total = 0u64;
+    for l in old_lines {
+        grams(l, &mut |k| {
+            want[k] += 1;
+            old_total += 1;
+        });
+    }
+    let shared = sliding_overlap(file_lines, w, &want, |_| 1, grams);
+    // Window sizes in trigrams, slid the same way.
+    let len = |l: &str| l.trim().len() as u64;
+    let mut size: u64 = file_lines[..w].iter().map(|l| len(l)).sum();
+    let mut out = Vec::with_capacity(shared.len());
+    for (i, s) in shared.into_iter().enumerate() {
+        if i > 0 {
+            size = size + len(file_lines[i + w - 1]) - len(file_lines[i - 1]);
+        }
+        out.push((s << 20) / (old_total + size).max(1));
+    }
+    out
+}
+
+/// Per window, old_text's (trimmed, non-blank) lines it contains, counted as a multiset, each
+/// worth `1 / (its occurrences in the file)`: a line that occurs once in the file is strong
+/// evidence of the right region, a `}` that occurs 500 times almost none.
+fn rare_line_scores(file_lines: &[&str], old_lines: &[&str], w: usize) -> Vec<u64> {
+    use std::collections::HashMap;
+    let mut ids: HashMap<&str, usize> = HashMap::new();
+    let mut want: Vec<u32> = Vec::new();
+    for l in old_lines {
+        let t = l.trim();
+        if t.is_empty() {
+            continue;
+        }
+        let n = ids.len();
+        let id = *ids.entry(t).or_insert(n);
+        if id == want.len() {
+            want.push(0);
+        }
+        want[id] += 1;
+    }
+    let mut in_file = vec![0u64; want.len()];
+    for l in file_lines {
+        if let Some(&id) = ids.get(l.trim()) {
+            in_file[id] += 1;
+        }
+    }
+    let weight = |k: usize| (1u64 << 20) / in_file[k].max(1);
+    let key = |l: &str, f: &mut dyn FnMut(usize)| {
+        if let Some(&id) = ids.get(l.trim()) {
+            f(id);
+        }
+    };
+    sliding_overlap(file_lines, w, &want, weight, key)
+}
+
+/// When two equally long line lists differ only in whitespace (and do differ), what kind.
+fn whitespace_difference(old: &[&str], region: &[&str]) -> Option<String> {
+    if old.len() != region.len() {
+        return None;
+    }
+    let squeeze = |s: &str| s.chars().filter(|c| !c.is_whitespace()).collect::<String>();
+    let (mut tabs, mut indent, mut trailing, mut inner) = (false, false, false, false);
+    for (a, b) in old.iter().zip(region) {
+        if a == b {
+            continue;
+        }
+        if squeeze(a) != squeeze(b) {
+            return None;
+        }
+        let lead = |s: &'_ str| s.len() - s.trim_start().len();
+        let (la, lb) = (&a[..lead(a)], &b[..lead(b)]);
+        if la != lb {
+            if la.contains('\t') != lb.contains('\t') {
+                tabs = true;
+            } else {
+                indent = true;
+            }
+        }
+        let (ta, tb) = (a.trim_start(), b.trim_start());
+        if ta.trim_end() != tb.trim_end() {
+            inner = true;
+        }
+        if ta[ta.trim_end().len()..] != tb[tb.trim_end().len()..] {
+            trailing = true;
+        }
+    }
+    let kinds: Vec<&str> = [
+        (tabs, "tabs vs spaces"),
+        (indent, "indentation"),
+        (trailing, "trailing whitespace"),
+        (inner, "spacing inside lines"),
+    ]
+    .iter()
+    .filter(|(on, _)| *on)
+    .map(|(_, k)| *k)
+    .collect();
+    (!kinds.is_empty()).then(|| kinds.join(", "))
+}
+
+/// A line with its spaces shown as `·` and tabs as `→`.
+fn visible_whitespace(line: &str) -> String {
+    line.chars()
+        .map(|c| match c {
+            ' ' => '·',
+            '\t' => '→',
+            c => c,
+        })
+        .collect()
+}
+
+/// Marks whitespace on the changed lines of a unified diff where a removed line and the added
+/// line paired with it differ only in whitespace (else that difference would be invisible).
+/// Returns the diff and whether anything was marked.
+fn mark_whitespace(diff: &str) -> (String, bool) {
+    let lines: Vec<&str> = diff.lines().collect();
+    let mut out: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    let mut marked = false;
+    let body = |l: &str, c: char| {
+        l.strip_prefix(c)
+            .filter(|_| !l.starts_with("---") && !l.starts_with("+++"))
+            .is_some()
+    };
+    let mut i = 0;
+    while i < lines.len() {
+        if !body(lines[i], '-') {
+            i += 1;
+            continue;
+        }
+        let minus_start = i;
+        while i < lines.len() && body(lines[i], '-') {
+            i += 1;
+        }
+        let plus_start = i;
+        while i < lines.len() && body(lines[i], '+') {
+            i += 1;
+        }
+        let (minus, plus) = (plus_start - minus_start, i - plus_start);
+        if minus != plus {
+            continue;
+        }
+        for k in 0..minus {
+            let (a, b) = (&lines[minus_start + k][1..], &lines[plus_start + k][1..]);
+            if whitespace_difference(&[a], &[b]).is_some() {
+                out[minus_start + k] = format!("-{}", visible_whitespace(a));
+                out[plus_start + k] = format!("+{}", visible_whitespace(b));
+                marked = true;
+            }
+        }
+    }
+    (out.join("\n"), marked)
 }
 
 /// Longest diff shown in a hint, in lines.
 const MAX_DIFF_LINES: usize = 60;
 
-/// A unified diff from old_text to the file region, capped in length.
+/// A unified diff from old_text to the file region, capped in length, whitespace-only changes
+/// made visible.
 fn short_diff(old: &str, region: &str, start: usize, end: usize) -> String {
     let mut a = old.to_string();
     let mut b = region.to_string();
@@ -358,8 +595,9 @@ fn short_diff(old: &str, region: &str, start: usize, end: usize) -> String {
         .context_radius(2)
         .header("old_text", &format!("file lines {start}-{end}"))
         .to_string();
+    let (text, marked) = mark_whitespace(&text);
     let lines: Vec<&str> = text.lines().collect();
-    if lines.len() > MAX_DIFF_LINES {
+    let mut s = if lines.len() > MAX_DIFF_LINES {
         let mut s = lines[..MAX_DIFF_LINES].join("\n");
         s.push_str(&format!(
             "\n… ({} more diff lines)",
@@ -368,7 +606,11 @@ fn short_diff(old: &str, region: &str, start: usize, end: usize) -> String {
         s
     } else {
         lines.join("\n")
+    };
+    if marked {
+        s.push_str("\n(on the marked lines · is a space and → a tab)");
     }
+    s
 }
 
 #[cfg(test)]
@@ -403,6 +645,105 @@ mod tests {
         assert!(c.diff.contains("-    let y = 3;"), "{}", c.diff);
         assert!(c.diff.contains("+    let y = 2;"), "{}", c.diff);
         assert!(closest(file.as_bytes(), "completely different words here").is_none());
+    }
+
+    #[test]
+    fn similarity_rounds_down_and_only_identical_text_is_one() {
+        let line = "x".repeat(150);
+        let file = format!("{line}\n");
+        let old = format!("{}y", "x".repeat(149));
+        let c = closest(file.as_bytes(), &old).expect("a close match");
+        // 2·149 / 300 = 0.9933…: shown as 0.99, never rounded up to 1.0.
+        assert_eq!(c.similarity, 0.99);
+        assert_eq!(similarity((149, 300)), 0.99);
+        assert_eq!(similarity((29, 100)), 0.58);
+        assert_eq!(similarity((50, 100)), 1.0);
+        // Identical once CRs are dropped: still not 100 %, and the reason is named.
+        let c = closest(b"a line\r\nanother line\r\n", "a line\nanother line\n").expect("close");
+        assert_eq!(c.similarity, 0.99);
+        assert_eq!(
+            c.whitespace_only.as_deref(),
+            Some("line endings (CRLF vs LF)")
+        );
+    }
+
+    #[test]
+    fn a_near_miss_sharing_only_common_lines_is_found_late_in_a_big_file() {
+        // 4,000 small functions, each ending in `}`; old_text is the last one with every
+        // other line changed a little, so `}` is the only line it shares with the file.
+        let mut file = String::new();
+        for i in 0..4000 {
+            file.push_str(&format!(
+                "fn handler_{i}(req: &Request) -> Response {{\n    let body = req.body();\n    Response::ok(body)\n}}\n\n"
+            ));
+        }
+        file.push_str("fn upload(req: &Request) -> Response {\n    let payload = req.bytes();\n    storage::save(payload)\n}\n");
+        let old = "fn upload(request: &Request) -> Response {\n    let data = request.bytes();\n    storage::save(data)\n}\n";
+        let c = closest(file.as_bytes(), old).expect("the true region");
+        assert_eq!((c.start_line, c.end_line), (20001, 20004));
+        assert!(c.similarity >= 0.8, "{c:?}");
+    }
+
+    #[test]
+    fn a_rare_shared_line_outranks_common_ones() {
+        let file = ["}", "}", "}", "}", "rare", "q"];
+        let s = rare_line_scores(&file, &["rare", "}"], 2);
+        // Window 3 (`}`, `rare`) shares both lines; `}` is worth a quarter (4 in the file).
+        assert_eq!(
+            s,
+            [1 << 18, 1 << 18, 1 << 18, (1 << 20) + (1 << 18), 1 << 20]
+        );
+        assert_eq!(top(&s, 2), [3, 4]);
+        assert_eq!(top(&[0, 5, 5, 7], 3), [3, 1, 2]);
+    }
+
+    #[test]
+    fn whitespace_only_differences_are_named_and_made_visible() {
+        let file = "build:\n\tgo build ./...\n";
+        let c = closest(file.as_bytes(), "build:\n    go build ./...\n").expect("close");
+        assert_eq!(c.whitespace_only.as_deref(), Some("tabs vs spaces"));
+        assert!(c.diff.contains("-····go·build·./..."), "{}", c.diff);
+        assert!(c.diff.contains("+→go·build·./..."), "{}", c.diff);
+        assert!(c
+            .diff
+            .ends_with("(on the marked lines · is a space and → a tab)"));
+        let c = closest(b"a:  \nb\n", "a:\nb\n").expect("close");
+        assert_eq!(c.whitespace_only.as_deref(), Some("trailing whitespace"));
+        let c = closest(b"  x: 1\n  y: 2\n", "x: 1\ny: 2\n").expect("close");
+        assert_eq!(c.whitespace_only.as_deref(), Some("indentation"));
+        // A real difference is not whitespace-only, and only whitespace-only line pairs are
+        // marked.
+        let c = closest(b"let a = 1;\nlet  b = 2;\n", "let a = 9;\nlet b = 2;\n").expect("close");
+        assert_eq!(c.whitespace_only, None);
+        assert!(c.diff.contains("-let a = 9;"), "{}", c.diff);
+    }
+
+    #[test]
+    fn a_resent_block_is_reported_as_already_applied() {
+        let file = b"fn a() {\n    call(1);\n    call(2);\n}\n";
+        let h = not_found_hint(file, "    call(0);\n", "    call(1);\n    call(2);\n", "p");
+        assert_eq!(
+            h,
+            Hint::AlreadyApplied {
+                path: "p".into(),
+                lines: vec![2],
+                line_count: 2
+            }
+        );
+        // Too short to tell, or contained in old_text: the usual closest-match hint.
+        assert!(matches!(
+            not_found_hint(file, "call(9)", "}", "p"),
+            Hint::NotFound { .. }
+        ));
+        assert!(matches!(
+            not_found_hint(
+                file,
+                "    call(1);\n    call(2);\n    call(3);",
+                "    call(1);\n    call(2);",
+                "p"
+            ),
+            Hint::NotFound { .. }
+        ));
     }
 
     #[test]

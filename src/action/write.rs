@@ -34,19 +34,27 @@ pub(super) fn read_text(
         .read(&path.abs)
         .map_err(|e| node_error(&e, &path.given, "open", None))?;
     match text_refusal(&bytes) {
-        Some("too_large") => Err(format!(
+        Some(why) => Err(text_refusal_message(action, path, bytes.len() as u64, why)),
+        None => Ok(bytes),
+    }
+}
+
+/// Why a text action refuses a file of `len` bytes ([`text_refusal`]'s verdict `why`).
+fn text_refusal_message(action: &str, path: &ResolvedPath, len: u64, why: &str) -> String {
+    if why == "too_large" {
+        format!(
             "{action}: '{}' is {:.1} MiB, over the {} MiB limit for text actions; use file_write \
              to replace it whole, or edit it outside git-clada",
             path.given,
-            bytes.len() as f64 / (1024.0 * 1024.0),
+            len as f64 / (1024.0 * 1024.0),
             MAX_TEXT_BYTES / (1024 * 1024)
-        )),
-        Some(_) => Err(format!(
+        )
+    } else {
+        format!(
             "{action}: '{}' looks binary (it has a NUL byte in its first 8 KiB); text actions \
              only work on text files — use file_write to replace it whole",
             path.given
-        )),
-        None => Ok(bytes),
+        )
     }
 }
 
@@ -74,73 +82,82 @@ pub(super) fn file_write(
     Outcome::ok(json!({"path": path.given, "bytesWritten": content.len()}))
 }
 
+/// file_append. The file is not copied: its facts come from [`Vfs::text_info`] and the text is
+/// added in place, so many appends to one file cost what their text costs.
+///
+/// [`Vfs::text_info`]: super::fsx::Vfs::text_info
 pub(super) fn file_append(
     ctx: &mut Ctx<'_>,
     path: &ResolvedPath,
     content: &str,
     tag: &Tag,
 ) -> Outcome {
-    let existing = match ctx.vfs.kind(&path.abs) {
+    const NAME: &str = "file_append";
+    let info = match ctx.vfs.kind(&path.abs) {
         Ok(EntryKind::Dir) => {
             return Outcome::fail(format!(
                 "EISDIR: illegal operation on a directory, open '{}'",
                 path.given
             ))
         }
-        Ok(_) => match read_text(ctx, "file_append", path) {
-            Ok(b) => Some(b),
-            Err(e) => return Outcome::fail(e),
+        Ok(_) => match ctx.vfs.text_info(&path.abs) {
+            Ok(info) => Some(info),
+            Err(e) => return Outcome::fail(node_error(&e, &path.given, "open", None)),
         },
         Err(_) => None,
     };
-    let mut warnings = Vec::new();
-    let (bytes, appended) = match &existing {
-        Some(old) => {
-            let mut add = content.as_bytes().to_vec();
-            if textmatch::uses_crlf(old) && add.contains(&b'\n') {
-                add = textmatch::lf_to_crlf(&add);
-                warnings.push(
-                    "the file uses CRLF line endings, so the appended text's line breaks were \
-                     written as CRLF too"
-                        .to_string(),
-                );
-            }
-            if !old.is_empty()
-                && !old.ends_with(b"\n")
-                && !add.is_empty()
-                && !add.starts_with(b"\n")
-                && !add.starts_with(b"\r\n")
-            {
-                warnings.push(
-                    "the file did not end with a line break, so the appended text continues its \
-                     last line"
-                        .to_string(),
-                );
-            }
-            let mut all = old.clone();
-            all.extend_from_slice(&add);
-            (all, add)
+    let Some(info) = info else {
+        if let Err(e) = make_parents(ctx, path) {
+            return Outcome::fail(node_error(&e, &path.given, "open", None));
         }
-        None => {
-            if let Err(e) = make_parents(ctx, path) {
-                return Outcome::fail(node_error(&e, &path.given, "open", None));
-            }
-            (content.as_bytes().to_vec(), content.as_bytes().to_vec())
+        if let Err(e) = ctx.vfs.write_file(&path.abs, content.as_bytes(), false) {
+            return Outcome::fail(node_error(&e, &path.given, "open", None));
         }
+        ctx.lines.reset(&path.abs);
+        return Outcome::ok(json!({
+            "path": path.given,
+            "bytesAppended": content.len(),
+            "created": true,
+        }));
     };
-    if let Err(e) = ctx.vfs.write_file(&path.abs, &bytes, false) {
-        return Outcome::fail(node_error(&e, &path.given, "open", None));
+    if let Some(why) = info.refusal {
+        return Outcome::fail(text_refusal_message(NAME, path, info.len, why));
     }
-    match &existing {
-        Some(old) => ctx
-            .lines
-            .record_bytes(&path.abs, old, old.len(), b"", &appended, tag),
-        None => ctx.lines.reset(&path.abs),
+    let mut warnings = Vec::new();
+    let mut add = content.as_bytes().to_vec();
+    if info.crlf && add.contains(&b'\n') {
+        add = textmatch::lf_to_crlf(&add);
+        warnings.push(
+            "the file uses CRLF line endings, so the appended text's line breaks were written as \
+             CRLF too"
+                .to_string(),
+        );
+    }
+    if info.len > 0
+        && !info.ends_with_lf
+        && !add.is_empty()
+        && !add.starts_with(b"\n")
+        && !add.starts_with(b"\r\n")
+    {
+        warnings.push(
+            "the file did not end with a line break, so the appended text continues its last \
+             line"
+                .to_string(),
+        );
+    }
+    // The line map needs the content before the append (only its length, once it knows the
+    // file).
+    let lines = &mut ctx.lines;
+    let recorded = ctx.vfs.with_content(&path.abs, |old| {
+        lines.record_append(&path.abs, old, &add, tag)
+    });
+    if let Err(e) = recorded.and_then(|()| ctx.vfs.append(&path.abs, &add)) {
+        return Outcome::fail(node_error(&e, &path.given, "open", None));
     }
     let mut out = Outcome::ok(json!({
         "path": path.given,
-        "bytesAppended": appended.len(),
-        "created": existing.is_none(),
+        "bytesAppended": add.len(),
+        "created": false,
     }));
     out.warnings = warnings;
     out
@@ -178,10 +195,7 @@ pub(super) fn replace(
     let found = textmatch::locate(&content, old.as_bytes());
     let n = found.positions.len();
     let not_found = |message: String| {
-        Outcome::fail(message).with_hint(Hint::NotFound {
-            path: path.given.clone(),
-            closest: textmatch::closest(&content, old),
-        })
+        Outcome::fail(message).with_hint(textmatch::not_found_hint(&content, old, new, &path.given))
     };
     let lines = || textmatch::lines_of(&content, &found.positions);
     let ambiguous = || {
@@ -470,11 +484,20 @@ pub(super) fn replace_lines(
     result
 }
 
+/// Removes the directories that removing `gone` emptied (see [`super::fsx::Vfs::prune_emptied`]).
+/// A failure here is no failure of the action: its entry is gone either way.
+fn prune_after(ctx: &mut Ctx<'_>, gone: &Path) {
+    if let Some(parent) = gone.parent() {
+        let _ = ctx.vfs.prune_emptied(parent, ctx.sandbox.root());
+    }
+}
+
 pub(super) fn file_delete(ctx: &mut Ctx<'_>, path: &ResolvedPath) -> Outcome {
     if let Err(e) = ctx.vfs.remove_file(&path.abs) {
         return Outcome::fail(node_error(&e, &path.given, "unlink", None));
     }
     ctx.lines.reset(&path.abs);
+    prune_after(ctx, &path.abs);
     Outcome::ok(json!({"path": path.given}))
 }
 
@@ -501,6 +524,7 @@ pub(super) fn file_move(ctx: &mut Ctx<'_>, from: &ResolvedPath, to: &ResolvedPat
             return Outcome::fail(node_error(&e, &from.given, "rename", Some(&to.given)));
         }
         ctx.lines.rename(&from.abs, &to.abs);
+        prune_after(ctx, &from.abs);
     }
     let mut data = json!({"old_path": from.given, "new_path": to.given});
     if overwrote {
@@ -544,6 +568,7 @@ pub(super) fn dir_create(ctx: &mut Ctx<'_>, path: &ResolvedPath) -> Outcome {
 pub(super) fn dir_delete(ctx: &mut Ctx<'_>, path: &ResolvedPath, recursive: bool) -> Outcome {
     match ctx.vfs.remove_dir(&path.abs, recursive) {
         Ok(removed) => {
+            prune_after(ctx, &path.abs);
             let mut data = json!({"path": path.given});
             if recursive {
                 data["removedEntries"] = json!(removed.len());

@@ -148,6 +148,11 @@ impl<'a> LineIndex<'a> {
         LineIndex { text, starts }
     }
 
+    /// Byte offset where 1-based line `line` starts, if there is such a line.
+    pub fn start(&self, line: usize) -> Option<usize> {
+        self.starts.get(line.checked_sub(1)?).copied()
+    }
+
     /// Number of lines (always `N`, the count of the §2 split).
     pub fn count(&self) -> usize {
         self.starts.len()

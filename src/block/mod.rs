@@ -9,6 +9,7 @@
 //! producing the same `Block`s; nothing downstream depends on the spelling.
 
 mod assign;
+mod diagnose;
 mod lines;
 mod markers;
 mod parser;
@@ -17,6 +18,7 @@ mod summary;
 use indexmap::IndexMap;
 use serde::Serialize;
 
+pub use diagnose::header_id;
 pub use lines::{char_index_at_utf16, len16};
 pub use summary::summary;
 
@@ -97,6 +99,44 @@ pub struct ParseError {
     /// Up to five lines of input around the error.
     pub context: String,
     pub message: String,
+    /// What this parser adds for the reports (never serialised, so the reference shape stays
+    /// exact).
+    #[serde(skip)]
+    pub note: Option<ErrorNote>,
+}
+
+/// The explanation a report adds to a reference error message: why, where, what to do.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ErrorNote {
+    /// Appended to the message in reports.
+    pub detail: String,
+    /// For a header that opened no block: the id and action the block seems to have.
+    pub block_id: Option<String>,
+    pub action: Option<String>,
+    /// Block headers an unclosed heredoc swallowed.
+    pub swallowed: Vec<Swallowed>,
+}
+
+/// A block header read as heredoc text because an earlier heredoc was never closed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Swallowed {
+    /// 1-based line of the header.
+    pub line: usize,
+    pub id: String,
+    /// The `action` value the swallowed block seems to have.
+    pub action: Option<String>,
+}
+
+/// A problem the reference parser passes over silently (so its parse is kept unchanged), which
+/// the reports still show: a line that looks like a block header but is not one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Notice {
+    /// 1-based line.
+    pub line: usize,
+    /// The id and action the block seems to have.
+    pub block_id: Option<String>,
+    pub action: Option<String>,
+    pub message: String,
 }
 
 /// Blocks in order of their start lines and errors in emission (line) order.
@@ -104,6 +144,9 @@ pub struct ParseError {
 pub struct ParseResult {
     pub blocks: Vec<Block>,
     pub errors: Vec<ParseError>,
+    /// Near-miss headers and the like (not part of the reference shape).
+    #[serde(skip)]
+    pub notices: Vec<Notice>,
 }
 
 /// Parses reply text. Never fails: every problem is a [`ParseError`].

@@ -11,9 +11,10 @@
 use indexmap::IndexMap;
 
 use super::assign::{key_error, parse_assignment, Assignment, LineError};
+use super::diagnose;
 use super::lines::{len16, starts_with_ws, trim, trim_end, Line, LineIndex, Lines};
 use super::markers::{diagnose_end, match_end, match_header, validate_block_id, Markers};
-use super::{Block, Dialect, ErrorCode, ParseError, ParseResult};
+use super::{Block, Dialect, ErrorCode, ErrorNote, Notice, ParseError, ParseResult};
 
 /// What a line is, from its trimmed text (§4). Auto mode recognises every spelling's prefixes.
 enum Class {
@@ -63,6 +64,8 @@ struct OpenBlock<'a> {
 
 struct Heredoc<'a> {
     key: &'a str,
+    /// Line of the `key = <<'…'` opener.
+    opener_line: usize,
     delimiter: &'a str,
     /// False when the opener was rejected but its body is still consumed (indented key).
     store: bool,
@@ -79,6 +82,9 @@ struct Parser<'a> {
     heredoc: Option<Heredoc<'a>>,
     blocks: Vec<super::Block>,
     errors: Vec<ParseError>,
+    notices: Vec<Notice>,
+    /// Lines outside blocks that looked like headers: (line, byte offset of the next line).
+    near_misses: Vec<(usize, &'a str, usize)>,
     /// Line number of the current line (1-based) and the previous line's text.
     n: usize,
     prev: &'a str,
@@ -93,6 +99,8 @@ pub(crate) fn parse(text: &str, dialect: Dialect) -> ParseResult {
         heredoc: None,
         blocks: Vec::new(),
         errors: Vec::new(),
+        notices: Vec::new(),
+        near_misses: Vec::new(),
         n: 0,
         prev: "",
     };
@@ -113,8 +121,12 @@ impl<'a> Parser<'a> {
         if self.block.is_none() {
             // Outside blocks only headers matter; everything else is prose.
             if may_be_header(line.text) {
-                if let Class::Header(m) = classify(line.text, self.spellings) {
-                    self.header(line.text, m);
+                match classify(line.text, self.spellings) {
+                    Class::Header(m) => self.header(line.text, m),
+                    _ if self.is_near_miss(line.text) => {
+                        self.near_misses.push((self.n, line.text, line.end() + 1))
+                    }
+                    _ => {}
                 }
             }
             return;
@@ -163,7 +175,26 @@ impl<'a> Parser<'a> {
             content: line.to_string(),
             context: String::new(),
             message,
+            note: None,
         });
+    }
+
+    /// Attaches an explanation to the error just recorded.
+    fn note_last(&mut self, note: ErrorNote) {
+        if let Some(e) = self.errors.last_mut() {
+            e.note = Some(note);
+        }
+    }
+
+    /// A header-like line no spelling recognises (`#!Nesl [@…`); lines with a real prefix of
+    /// another spelling (plain text under a forced dialect) are left alone.
+    fn is_near_miss(&self, line: &str) -> bool {
+        let t = trim(line);
+        diagnose::near_miss_header(line)
+            && !Dialect::Auto
+                .spellings()
+                .iter()
+                .any(|m| t.starts_with(m.header_prefix))
     }
 
     fn header(&mut self, line: &'a str, m: &'static Markers) {
@@ -177,6 +208,11 @@ impl<'a> Parser<'a> {
                 len16(line),
                 m.malformed_header.to_string(),
             );
+            self.note_last(ErrorNote {
+                detail: diagnose::malformed_header(m, line),
+                block_id: diagnose::guess_id(line).map(str::to_string),
+                ..ErrorNote::default()
+            });
             return;
         };
         if let Err(message) = validate_block_id(id) {
@@ -194,6 +230,11 @@ impl<'a> Parser<'a> {
                 len16(id),
                 message.to_string(),
             );
+            self.note_last(ErrorNote {
+                detail: diagnose::invalid_id(m, line),
+                block_id: Some(id.to_string()),
+                ..ErrorNote::default()
+            });
             return;
         }
         if let Some(open) = self.block.take() {
@@ -206,6 +247,7 @@ impl<'a> Parser<'a> {
                 content: self.prev.to_string(),
                 context: String::new(),
                 message: format!("Block '{}' not closed before new block", open.id),
+                note: None,
             });
             self.emit(open, None);
         }
@@ -360,6 +402,7 @@ impl<'a> Parser<'a> {
             // misread as block lines, but the value is not stored.
             self.heredoc = Some(Heredoc {
                 key,
+                opener_line: self.n,
                 delimiter,
                 store: !indented,
                 body_start: 0,
@@ -435,14 +478,36 @@ impl<'a> Parser<'a> {
     fn finish(mut self) -> ParseResult {
         let eof_line = self.n + 1;
         if let Some(open) = self.block.take() {
-            let (code, message) = match self.heredoc.take() {
-                Some(h) => (
-                    ErrorCode::UnclosedHeredoc,
-                    format!("Heredoc '{}' not closed before EOF", h.delimiter),
-                ),
+            let (code, message, note) = match self.heredoc.take() {
+                Some(h) => {
+                    let body = if h.body_lines == 0 {
+                        ""
+                    } else {
+                        self.text.get(h.body_start..h.body_end).unwrap_or("")
+                    };
+                    let (detail, swallowed) = diagnose::Unclosed {
+                        markers: open.markers,
+                        spellings: self.spellings,
+                        key: h.key,
+                        delimiter: h.delimiter,
+                        opener_line: h.opener_line,
+                        body,
+                    }
+                    .explain();
+                    (
+                        ErrorCode::UnclosedHeredoc,
+                        format!("Heredoc '{}' not closed before EOF", h.delimiter),
+                        Some(ErrorNote {
+                            detail,
+                            swallowed,
+                            ..ErrorNote::default()
+                        }),
+                    )
+                }
                 None => (
                     ErrorCode::UnclosedBlock,
                     format!("Block '{}' not closed before EOF", open.id),
+                    None,
                 ),
             };
             self.errors.push(ParseError {
@@ -454,18 +519,32 @@ impl<'a> Parser<'a> {
                 content: String::new(),
                 context: String::new(),
                 message,
+                note,
             });
             self.emit(open, None);
         }
+        let text = self.text;
+        let after = |offset: usize| Lines::new(text.get(offset..).unwrap_or(""));
         if !self.errors.is_empty() {
             let index = LineIndex::new(self.text);
             for e in &mut self.errors {
                 e.context = index.context(e.line).to_string();
+                // A header that opened no block: find the action its block meant to run.
+                if let (Some(note), Some(start)) = (e.note.as_mut(), index.start(e.line + 1)) {
+                    if note.block_id.is_some() {
+                        note.action = diagnose::action_after(after(start));
+                    }
+                }
             }
+        }
+        for &(line, content, next) in &self.near_misses {
+            self.notices
+                .push(diagnose::near_miss_notice(content, line, after(next)));
         }
         ParseResult {
             blocks: self.blocks,
             errors: self.errors,
+            notices: self.notices,
         }
     }
 }

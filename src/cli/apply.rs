@@ -112,7 +112,7 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
     if args.no_git {
         return run_no_git(args, global);
     }
-    let reply = crate::input::read_reply(args.file.as_deref())?;
+    let reply = read_reply(&args)?;
     let cwd = std::env::current_dir().context("cannot determine the current directory")?;
     let opts = ApplyOptions {
         dialect: args.dialect.into(),
@@ -138,6 +138,19 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
         }
     }
     finish_report(&outcome.execution, &global)
+}
+
+/// Reads the reply; on a terminal, first says that it waits for one (a bare `git clada apply`
+/// would otherwise sit there silently).
+fn read_reply(args: &Args) -> anyhow::Result<crate::input::Reply> {
+    let from_stdin = args
+        .file
+        .as_deref()
+        .is_none_or(|f| f == std::path::Path::new("-"));
+    if from_stdin && std::io::stdin().is_terminal() {
+        eprintln!("reading the reply from stdin (end it with Ctrl-D, or pass a file: git clada apply reply.md)...");
+    }
+    Ok(crate::input::read_reply(args.file.as_deref())?)
 }
 
 /// The engine options the command line asks for: `--dry-run`, `--exec` (default: ask on a
@@ -194,7 +207,7 @@ fn ask_on_tty(req: &ExecRequest) -> Approval {
 
 /// `--no-git`: the engine on its own; paths are relative to the current directory.
 fn run_no_git(args: Args, global: Global) -> anyhow::Result<Outcome> {
-    let reply = crate::input::read_reply(args.file.as_deref())?;
+    let reply = read_reply(&args)?;
     let parsed = block::parse(&reply.text, args.dialect.into());
     let cwd = std::env::current_dir().context("cannot determine the current directory")?;
     let sandbox = Sandbox::new(&cwd, args.allow_outside)?;

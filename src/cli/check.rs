@@ -10,6 +10,7 @@ use crate::block;
 use crate::cli::parse::DialectArg;
 use crate::cli::{Format, Global};
 use crate::error::Outcome;
+use crate::repo::Repo;
 use crate::sandbox::Sandbox;
 
 /// Parse and validate replies without changing anything; exit 1 on any error.
@@ -46,6 +47,8 @@ struct FileReport {
     total_blocks: usize,
     /// Blocks that would run.
     valid_actions: usize,
+    /// Block headers an unclosed heredoc read as text (each also has a parse error).
+    swallowed_blocks: usize,
     parse_errors: Vec<ParseErrorReport>,
     refused: Vec<Refused>,
 }
@@ -66,26 +69,33 @@ impl FileReport {
     }
 }
 
-/// The worktree root without opening the repository: `GIT_WORK_TREE`, else the nearest
-/// ancestor holding `.git`, else the current directory.
-fn worktree_root(cwd: &Path) -> PathBuf {
-    if let Some(wt) = std::env::var_os("GIT_WORK_TREE") {
-        return cwd.join(wt);
+/// The sandbox `apply` would use: the repository's worktree root (found as git finds it,
+/// `GIT_DIR`/`GIT_WORK_TREE` included) with its submodules guarded. When no repository can
+/// be opened: `GIT_WORK_TREE`, else the nearest ancestor holding `.git`, else the current
+/// directory.
+fn sandbox_for(cwd: &Path, allow_outside: bool) -> anyhow::Result<Sandbox> {
+    if let Ok(repo) = Repo::discover(cwd) {
+        return Ok(Sandbox::new(repo.workdir(), allow_outside)?
+            .refuse_nested_repositories(&repo.declared_submodules()));
     }
-    cwd.ancestors()
-        .find(|d| d.join(".git").exists())
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| cwd.to_path_buf())
+    let root = match std::env::var_os("GIT_WORK_TREE") {
+        Some(wt) => cwd.join(wt),
+        None => cwd
+            .ancestors()
+            .find(|d| d.join(".git").exists())
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| cwd.to_path_buf()),
+    };
+    Ok(Sandbox::new(root, allow_outside)?)
 }
 
 pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
     let cwd = std::env::current_dir().context("cannot determine the current directory")?;
-    let root = if args.no_git {
-        cwd.clone()
+    let sandbox = if args.no_git {
+        Sandbox::new(&cwd, args.allow_outside)?
     } else {
-        worktree_root(&cwd)
+        sandbox_for(&cwd, args.allow_outside)?
     };
-    let sandbox = Sandbox::new(&root, args.allow_outside)?;
     let inputs: Vec<Option<PathBuf>> = if args.files.is_empty() {
         vec![None]
     } else {
@@ -106,9 +116,16 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
                 message: e.to_string(),
             })
             .collect();
+        let swallowed_blocks = parsed
+            .errors
+            .iter()
+            .filter_map(|e| e.note.as_ref())
+            .map(|n| n.swallowed.len())
+            .sum();
         reports.push(FileReport {
             source: reply.source,
             total_blocks: plan.total_blocks,
+            swallowed_blocks,
             valid_actions: plan.actions.iter().filter(|a| a.op.is_ok()).count(),
             parse_errors: plan.errors,
             refused,
@@ -141,8 +158,15 @@ fn human(reports: &[FileReport]) -> String {
             ));
             continue;
         }
+        let swallowed = match r.swallowed_blocks {
+            0 => String::new(),
+            n => format!(
+                " (and {n} more block{} swallowed by an unclosed heredoc)",
+                if n == 1 { "" } else { "s" }
+            ),
+        };
         out.push_str(&format!(
-            "{}: {} problem(s) in {} blocks\n",
+            "{}: {} problem(s) in {} blocks{swallowed}\n",
             r.source,
             r.parse_errors.len() + r.refused.len(),
             r.total_blocks

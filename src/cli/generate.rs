@@ -25,18 +25,7 @@ pub fn run(args: Args, _global: Global) -> anyhow::Result<Outcome> {
 
 /// Writes `DIR/man/man1/git-clada*.1` and `DIR/completions/*`.
 pub fn write_all(out: &Path) -> anyhow::Result<()> {
-    let man_dir = out.join("man").join("man1");
-    std::fs::create_dir_all(&man_dir)
-        .with_context(|| format!("cannot create '{}'", man_dir.display()))?;
-    // Building propagates the global options (-C, --format, --dry-run) into every
-    // subcommand, so their pages list them too.
-    let mut cmd = super::command();
-    cmd.build();
-    write_man(&cmd, "git-clada", &man_dir)?;
-    for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
-        let name = format!("git-clada-{}", sub.get_name());
-        write_man(sub, &name, &man_dir)?;
-    }
+    write_man_pages(&out.join("man").join("man1"))?;
 
     let comp_dir = out.join("completions");
     std::fs::create_dir_all(&comp_dir)
@@ -55,7 +44,34 @@ pub fn write_all(out: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn write_man(cmd: &clap::Command, name: &str, dir: &Path) -> anyhow::Result<()> {
+/// The man pages, as (file name, contents): `git-clada.1` and one `git-clada-<sub>.1` per
+/// visible subcommand.
+pub fn man_pages() -> anyhow::Result<Vec<(String, Vec<u8>)>> {
+    // Building propagates the global options (-C, --format, --dry-run) into every
+    // subcommand, so their pages list them too.
+    let mut cmd = super::command();
+    cmd.build();
+    let mut pages = vec![render_man(&cmd, "git-clada")?];
+    for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
+        pages.push(render_man(sub, &format!("git-clada-{}", sub.get_name()))?);
+    }
+    Ok(pages)
+}
+
+/// Writes every man page into `dir` (created if missing); returns the paths written.
+pub fn write_man_pages(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create '{}'", dir.display()))?;
+    let mut written = Vec::new();
+    for (name, page) in man_pages()? {
+        let path = dir.join(name);
+        std::fs::write(&path, page)
+            .with_context(|| format!("cannot write '{}'", path.display()))?;
+        written.push(path);
+    }
+    Ok(written)
+}
+
+fn render_man(cmd: &clap::Command, name: &str) -> anyhow::Result<(String, Vec<u8>)> {
     let cmd = cmd
         .clone()
         .name(name.to_string())
@@ -65,7 +81,5 @@ fn write_man(cmd: &clap::Command, name: &str, dir: &Path) -> anyhow::Result<()> 
         .date("")
         .render(&mut buf)
         .with_context(|| format!("cannot render man page {name}"))?;
-    let path = dir.join(format!("{name}.1"));
-    std::fs::write(&path, buf).with_context(|| format!("cannot write '{}'", path.display()))?;
-    Ok(())
+    Ok((format!("{name}.1"), buf))
 }

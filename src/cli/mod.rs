@@ -14,6 +14,7 @@ pub mod check;
 pub mod demo;
 pub mod generate;
 pub mod hooks;
+pub mod install_man;
 pub mod log;
 pub mod parse;
 pub mod redo;
@@ -106,6 +107,7 @@ pub enum Command {
     Show(show::Args),
     Watch(watch::Args),
     Hooks(hooks::Args),
+    InstallMan(install_man::Args),
     Demo(demo::Args),
     #[command(hide = true)]
     Generate(generate::Args),
@@ -163,6 +165,7 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Show(args) => show::run(args, global),
         Command::Watch(args) => watch::run(args, global),
         Command::Hooks(args) => hooks::run(args, global),
+        Command::InstallMan(args) => install_man::run(args, global),
         Command::Demo(args) => demo::run(args, global),
         Command::Generate(args) => generate::run(args, global),
     }

@@ -305,6 +305,26 @@ pub fn squash(repo: &Repo, opts: &SquashOptions) -> Result<SquashReport, History
     Ok(report)
 }
 
+/// The squash commit an undo of the squash that made `tip` takes back: the newest squash
+/// commit from `tip` down to `oldest` (the first commit the undo drops). With
+/// `--no-contiguous-only` the commits in between were replayed on top of it, so the tip itself
+/// is a copy of a human commit; without, the tip usually is the squash commit.
+pub fn squash_commit_of(
+    repo: &Repo,
+    tip: ObjectId,
+    oldest: ObjectId,
+) -> Result<CommitInfo, HistoryError> {
+    let mut next = Some(tip);
+    while let Some(id) = next {
+        let info = repo.commit_info(id)?;
+        if classify(&info) == Some(CladaCommit::Squash) || id == oldest {
+            return Ok(info);
+        }
+        next = info.parents.first().copied();
+    }
+    Ok(repo.commit_info(tip)?)
+}
+
 /// Reads the window from `tip`: first-parent commits down to a merge (excluded) or the root;
 /// for auto_ai only the run of git-clada commits at the tip.
 fn read_window(

@@ -543,11 +543,8 @@ fn undo_squash(
 ) -> Result<UndoReport, UndoError> {
     let tip_tree = repo.tree_of(tip)?;
     let before_tree = repo.tree_of(before)?;
-    require_unpublished(
-        repo,
-        oldest_not_in(repo, tip, before)?,
-        "undoing the squash",
-    )?;
+    let oldest = oldest_not_in(repo, tip, before)?;
+    require_unpublished(repo, oldest, "undoing the squash")?;
     let changed: Vec<BString> = repo
         .diff_trees(tip_tree, before_tree)?
         .into_iter()
@@ -555,11 +552,12 @@ fn undo_squash(
         .collect();
     require_clean_paths(repo, tip_tree, &changed, "the squash")?;
     let paths: Vec<String> = changed.iter().map(|p| p.to_string()).collect();
-    let info = repo.commit_info(tip)?;
+    // Named by the squash commit, not by a human commit replayed on top of it.
+    let info = super::squash::squash_commit_of(repo, tip, oldest)?;
     let report = UndoReport {
         operation: "undo".into(),
         kind: "squash".into(),
-        commit: Some(tip.to_string()),
+        commit: Some(info.id.to_string()),
         subject: Some(info.subject().to_string()),
         from: tip.to_string(),
         to: before.to_string(),
@@ -921,6 +919,11 @@ fn recover_apply(repo: &Repo, journal: &Journal, dry_run: bool) -> Result<UndoRe
         repo,
         &plan,
         &format!("clada: roll back interrupted apply of {}", journal.source),
+    );
+    // A kill in the middle of an atomic write leaves its temporary file next to the target.
+    crate::fsutil::remove_temp_files(
+        repo.workdir(),
+        journal.paths.iter().map(|p| p.path.as_str()),
     );
     if let Err(RestoreError::HeadMoved { .. }) = &result {
         // Everything but the branch and the index is rolled back: the apply is over.

@@ -117,7 +117,8 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
     // if the index changed in between.
     let prefetch = repo.prefetch_status();
     let parsed = block::parse(&reply.text, opts.dialect);
-    let sandbox = Sandbox::new(repo.workdir(), opts.allow_outside)?;
+    let sandbox = Sandbox::new(repo.workdir(), opts.allow_outside)?
+        .refuse_nested_repositories(&repo.declared_submodules());
     let plan = action::plan(&parsed, &sandbox);
     crate::trace::phase("parse+plan");
 
@@ -379,9 +380,7 @@ impl Transaction<'_> {
         if opts.atomic && !execution.result.success {
             roll_back(repo, &self.journal, &execution, &changed)?;
             Journal::remove(repo)?;
-            execution.result.warnings.push(
-                "--atomic: a block failed, so every change of this reply was undone and nothing was committed".into(),
-            );
+            crate::report::mark_rolled_back(&mut execution.result, "--atomic");
             return Ok(uncommitted(execution));
         }
         // From here on git's index lock is held (with exec it is taken only now, as exec
@@ -505,11 +504,11 @@ impl Transaction<'_> {
             .into_iter()
             .collect();
         for p in &ignored {
-            execution.result.warnings.push(format!(
-                "{p} is ignored by .gitignore: written, but not committed (git add -f it yourself if you want it tracked)"
-            ));
+            let warning = crate::report::ignored_path_warning(&execution.changes, &p.to_string());
+            execution.result.warnings.push(warning);
         }
         order.retain(|p| !ignored.contains(p));
+        drop_refused_names(repo, &mut order, &mut execution.result.warnings);
         Ok(order)
     }
 
@@ -1167,7 +1166,58 @@ fn journal_paths(
         };
         out.push(JournalPath { path: rel, before });
     }
+    out.extend(untracked_parent_dirs(repo, base_tree, &seen)?);
     out.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(out)
+}
+
+/// Leaves out of the commit the paths git refuses (`.git` look-alikes, a symlinked
+/// `.gitmodules`): the sandbox refuses them in file actions, but an exec can create them. They
+/// stay on disk; a warning says why they were not committed.
+fn drop_refused_names(repo: &Repo, order: &mut Vec<BString>, warnings: &mut Vec<String>) {
+    order.retain(|p| {
+        let is_link = std::fs::symlink_metadata(repo.abs_path(p.as_bstr()))
+            .is_ok_and(|m| m.file_type().is_symlink());
+        match crate::sandbox::gitname::refused_path(&p.to_str_lossy(), is_link) {
+            Some(why) => {
+                warnings.push(why);
+                false
+            }
+            None => true,
+        }
+    });
+}
+
+/// The directories that already hold the journaled paths `rels` without git tracking them
+/// (empty ones, or ones with only untracked files), as `Before::Dir`: git does not record
+/// them, so this is how undo knows to keep them when it removes what the apply created.
+fn untracked_parent_dirs(
+    repo: &Repo,
+    base_tree: ObjectId,
+    rels: &BTreeSet<String>,
+) -> Result<Vec<JournalPath>, ApplyError> {
+    let mut dirs = BTreeSet::new();
+    for rel in rels {
+        let mut dir = rel.as_str();
+        while let Some((parent, _)) = dir.rsplit_once('/') {
+            dir = parent;
+            if rels.contains(dir) || !dirs.insert(dir.to_string()) {
+                break;
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for dir in dirs {
+        let b = BString::from(dir.as_str());
+        let is_dir =
+            std::fs::symlink_metadata(repo.abs_path(b.as_bstr())).is_ok_and(|m| m.is_dir());
+        if is_dir && repo.tree_entry(base_tree, b.as_bstr())?.is_none() {
+            out.push(JournalPath {
+                path: dir,
+                before: Before::Dir,
+            });
+        }
+    }
     Ok(out)
 }
 

@@ -270,7 +270,9 @@ pub fn run(repo: &Repo, plan: &RestorePlan, reflog: &str) -> Result<(), RestoreE
         }
         let in_index = repo.tree_entry(index_tree, rel.as_bstr())?.is_some();
         match repo.tree_entry(worktree_tree, rel.as_bstr())? {
-            Some(e) if e.kind == EntryKind::Tree => {}
+            // A directory in the target: whatever file is there now goes (the checkout
+            // leaves directories alone), so the files below it can be written.
+            Some(e) if e.kind == EntryKind::Tree => deletes.push(rel),
             Some(_) if in_index && new_sparse(&rel) => deletes.push(rel),
             Some(e) => writes.push((rel, e)),
             None => deletes.push(rel),
@@ -396,6 +398,14 @@ pub fn run(repo: &Repo, plan: &RestorePlan, reflog: &str) -> Result<(), RestoreE
         change.apply(repo)?;
     }
     crate::failpoint::hit("restore:after-refs-after");
+    // An interrupted run of this restore may have left temporary files of its writes.
+    crate::fsutil::remove_temp_files(
+        repo.workdir(),
+        plan.paths
+            .iter()
+            .map(String::as_str)
+            .chain(plan.untracked.iter().map(|u| u.path.as_str())),
+    );
     std::fs::remove_file(&jpath).map_err(|source| JournalError::Io {
         path: jpath,
         source,

@@ -252,10 +252,11 @@ impl Repo {
                     Some(d) => d,
                     None => hasher.to_worktree(rel, &self.read_blob(entry.id)?)?,
                 };
-                crate::fsutil::write_atomic(
+                crate::fsutil::write_atomic_at(
                     &abs,
                     &data,
                     crate::fsutil::Perm::Executable(entry.kind == EntryKind::Executable),
+                    "checkout:before-rename",
                 )
                 .map_err(io_err("cannot write", &abs))?;
                 // An existing file keeps its mode through rename only if we set it: the new

@@ -138,7 +138,7 @@ impl Repo {
                 })
             }
             Err(super::lockfile::LockBusy::Held) => Err(RepoError::Invalid(format!(
-                "cannot lock the index: '{}' exists, so another git command is running (or one crashed); if no git command is running, remove '{}' and try again",
+                "cannot lock the index: '{}' exists, so another git command is using the index (waited 2 s); if no other git command is running (one may have crashed), remove '{}' and try again",
                 path.display(),
                 path.display()
             ))),

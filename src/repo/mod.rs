@@ -171,8 +171,10 @@ impl std::fmt::Debug for Repo {
 
 impl Repo {
     /// Finds the repository containing `dir`, honouring `GIT_DIR` and `GIT_WORK_TREE` like git.
+    /// As with git, `GIT_DIR` without `GIT_WORK_TREE` (and without `core.worktree`) makes `dir`
+    /// the top of the worktree, unless the repository is bare.
     pub fn discover(dir: &Path) -> Result<Repo> {
-        let repo = match gix::discover_with_environment_overrides(dir) {
+        let mut repo = match gix::discover_with_environment_overrides(dir) {
             Ok(repo) => repo,
             Err(e) => {
                 let err: gix::Error = e;
@@ -189,6 +191,21 @@ impl Repo {
                 });
             }
         };
+        let set = |var: &str| std::env::var_os(var).is_some_and(|v| !v.is_empty());
+        if set("GIT_DIR") && !set("GIT_WORK_TREE") {
+            let implicit = {
+                let config = repo.config_snapshot();
+                config.string("core.worktree").is_none()
+                    && !config.boolean("core.bare").unwrap_or(false)
+            };
+            if implicit {
+                repo.set_workdir(Some(dir.to_path_buf())).ctx(format!(
+                    "cannot use '{}' as the worktree of GIT_DIR (set GIT_WORK_TREE to choose \
+                     another)",
+                    dir.display()
+                ))?;
+            }
+        }
         Self::from_gix(repo, dir)
     }
 
@@ -349,6 +366,20 @@ impl Repo {
             .config_snapshot()
             .string(key)
             .map(|v| v.to_string())
+    }
+
+    /// The submodule paths `.gitmodules` in the worktree declares (worktree-relative,
+    /// `/`-separated). Checked-out submodules are also recognised by their `.git`; this list
+    /// names the ones that are not checked out. An unreadable or malformed file declares none
+    /// (git would complain about it itself).
+    pub fn declared_submodules(&self) -> Vec<String> {
+        let Ok(Some(file)) = self.repo.open_modules_file() else {
+            return Vec::new();
+        };
+        file.names()
+            .filter_map(|name| file.path(name).ok())
+            .map(|p| p.to_string().trim_end_matches('/').to_string())
+            .collect()
     }
 
     /// Hex of `id` abbreviated to 7 characters (enough for reports; never used to resolve).

@@ -44,23 +44,58 @@ pub fn error_head(r: &ActionResult) -> &str {
         .unwrap_or(first)
 }
 
-/// The lines explaining a failed match (DESIGN §8), without indentation.
+/// `line 4`, `lines 4, 19, 33`, `line 1 (3 times)`, `lines 1 (2 times), 7`: line numbers in
+/// order, a line holding several occurrences said once with its count.
+pub fn at_lines(lines: &[usize]) -> String {
+    at_spans(lines, 1)
+}
+
+/// [`at_lines`] for occurrences spanning `span` lines each: `lines 12-15, 40-43`.
+fn at_spans(lines: &[usize], span: usize) -> String {
+    let mut groups: Vec<(usize, usize)> = Vec::new();
+    for &l in lines {
+        match groups.last_mut() {
+            Some((last, n)) if *last == l => *n += 1,
+            _ => groups.push((l, 1)),
+        }
+    }
+    let parts: Vec<String> = groups
+        .iter()
+        .map(|&(l, n)| {
+            let at = if span > 1 {
+                format!("{l}-{}", l + span - 1)
+            } else {
+                l.to_string()
+            };
+            if n > 1 {
+                format!("{at} ({n} times)")
+            } else {
+                at
+            }
+        })
+        .collect();
+    let one = groups.len() == 1 && span == 1;
+    format!(
+        "{} {}",
+        if one { "line" } else { "lines" },
+        parts.join(", ")
+    )
+}
+
+/// The lines explaining a failed match or a missing path (DESIGN §8), without indentation.
 pub fn hint_lines(h: &Hint) -> Vec<String> {
-    let list = |v: &[usize]| {
-        v.iter()
-            .map(|n| n.to_string())
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
     match h {
         Hint::NotFound {
             closest: Some(c), ..
         } => {
+            let pct = (c.similarity * 100.0).round() as i64;
+            let how = match &c.whitespace_only {
+                Some(kind) => format!("{pct}% similar; differs only in whitespace: {kind}"),
+                None => format!("{pct}% similar"),
+            };
             let mut v = vec![format!(
-                "closest match at lines {}-{} ({}% similar):",
-                c.start_line,
-                c.end_line,
-                (c.similarity * 100.0).round() as i64
+                "closest match at lines {}-{} ({how}):",
+                c.start_line, c.end_line
             )];
             v.extend(c.diff.lines().map(String::from));
             v
@@ -71,8 +106,8 @@ pub fn hint_lines(h: &Hint) -> Vec<String> {
         Hint::Ambiguous {
             occurrences, lines, ..
         } => vec![format!(
-            "found {occurrences} times, at lines {} (add surrounding lines to old_text so it matches once)",
-            list(lines)
+            "found {occurrences} times, at {}; add surrounding lines to old_text so it matches once",
+            at_lines(lines)
         )],
         Hint::CountMismatch {
             expected,
@@ -80,9 +115,22 @@ pub fn hint_lines(h: &Hint) -> Vec<String> {
             lines,
             ..
         } => vec![format!(
-            "expected {expected}, found {found} times, at lines {}",
-            list(lines)
+            "expected {expected}, found {found} times, at {}",
+            at_lines(lines)
         )],
+        Hint::AlreadyApplied {
+            lines, line_count, ..
+        } => vec![format!(
+            "already applied: new_text is present at {} and old_text is not, so this block took effect before; do not send it again",
+            at_spans(lines, *line_count)
+        )],
+        Hint::MissingPath { candidates, .. } => vec![match candidates.as_slice() {
+            [one] => format!("did you mean {one}? (the same file name exists there)"),
+            many => format!(
+                "did you mean one of these? (the same file name exists there): {}",
+                many.join(", ")
+            ),
+        }],
     }
 }
 
@@ -181,7 +229,7 @@ pub fn output_body(r: &ActionResult) -> String {
                 parts.push(format!("stderr:\n{}", s("stderr").trim_end()));
             }
             if parts.is_empty() {
-                serde_json::to_string_pretty(data).unwrap_or_default()
+                "(no output)".to_string()
             } else {
                 parts.join("\n")
             }

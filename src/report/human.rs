@@ -5,6 +5,7 @@ use super::common::{
     distinct_messages, error_head, group_parse_errors, hint_lines, output_body, output_header,
     primary, shows_output,
 };
+use super::facts::{capped_output, failed_blocks, failed_hook, hook_name};
 use crate::action::ExecutionResult;
 
 struct Paint {
@@ -140,7 +141,7 @@ pub fn render(r: &ExecutionResult, color: bool) -> String {
             let mark = if s.success { p.ok("✅") } else { p.bad("❌") };
             out.push_str(&format!("{mark} {}\n", s.name));
             if !s.success {
-                for l in s.output.lines() {
+                for l in capped_output(&s.output).lines() {
                     out.push_str(&format!("{DETAIL}{l}\n"));
                 }
             }
@@ -163,6 +164,17 @@ fn summary(r: &ExecutionResult) -> String {
     if r.results.is_empty() && invalid == 0 {
         return "no action blocks found\n".to_string();
     }
+    if r.rolled_back {
+        let failed = failed_blocks(r);
+        return format!(
+            "0 of {} blocks applied: {} failed, so every change was rolled back\n",
+            r.results.len(),
+            match failed.as_slice() {
+                [one] => format!("block {one}"),
+                many => format!("blocks {}", many.join(", ")),
+            }
+        );
+    }
     let mut s = format!("{ok} of {} blocks succeeded", r.results.len());
     if failed > 0 {
         s.push_str(&format!(", {failed} failed"));
@@ -175,6 +187,12 @@ fn summary(r: &ExecutionResult) -> String {
     }
     if let Some(c) = &r.git_commit {
         s.push_str(&format!("; committed {}", &c[..c.len().min(12)]));
+    }
+    if let Some(hook) = failed_hook(r) {
+        s.push_str(&format!(
+            "; NOT committed: {} failed (its output is above)",
+            hook_name(hook)
+        ));
     }
     s.push('\n');
     s

@@ -6,6 +6,8 @@ use super::common::{
     distinct_messages, error_head, group_parse_errors, hint_lines, output_body, output_header,
     primary, shows_output,
 };
+use super::facts::{capped_output, failed_blocks, failed_hook, hook_name};
+use crate::action::textmatch::Hint;
 use crate::action::ExecutionResult;
 
 /// Indentation of detail lines under a result line.
@@ -76,7 +78,7 @@ pub fn render(r: &ExecutionResult) -> String {
         let mark = if s.success { "✅" } else { "❌" };
         out.push_str(&format!("step {mark} {}\n", s.name));
         if !s.success {
-            for l in s.output.lines() {
+            for l in capped_output(&s.output).lines() {
                 out.push_str(&format!("{DETAIL}{l}\n"));
             }
         }
@@ -105,10 +107,11 @@ pub fn render(r: &ExecutionResult) -> String {
     out
 }
 
-/// What the LLM must know before answering: which blocks already took effect.
+/// What the LLM must know before answering: which blocks already took effect, and what to send.
 fn closing_line(r: &ExecutionResult) -> String {
     let ok = r.results.iter().filter(|x| x.success && !x.skipped).count();
-    let failed = r.results.iter().filter(|x| !x.success).count() + r.parse_errors.len();
+    let failed =
+        r.results.iter().filter(|x| !x.success).count() + group_parse_errors(&r.parse_errors).len();
     if r.dry_run {
         return "Dry run: nothing was changed. These are the results the blocks would have."
             .to_string();
@@ -116,10 +119,6 @@ fn closing_line(r: &ExecutionResult) -> String {
     if r.results.is_empty() && r.parse_errors.is_empty() {
         return "No action blocks were found.".to_string();
     }
-    let applied = match &r.git_commit {
-        Some(c) => format!("applied and committed ({})", &c[..c.len().min(12)]),
-        None => "applied".to_string(),
-    };
     let blocks = |n: usize| {
         if n == 1 {
             "1 block".to_string()
@@ -127,7 +126,90 @@ fn closing_line(r: &ExecutionResult) -> String {
             format!("{n} blocks")
         }
     };
-    if failed == 0 {
+    if r.rolled_back {
+        let culprits = failed_blocks(r);
+        let sent = r.results.len() + group_parse_errors(&r.parse_errors).len();
+        return format!(
+            "Nothing was applied: every change was rolled back because {} failed. Send all {} again, with {} corrected.",
+            match culprits.as_slice() {
+                [one] => format!("block {one}"),
+                many => format!("blocks {}", many.join(", ")),
+            },
+            blocks(sent),
+            if culprits.len() == 1 { "that one" } else { "those" }
+        );
+    }
+    if let Some(hook) = failed_hook(r).filter(|_| ok > 0) {
+        let hook = hook_name(hook);
+        let fix = "send blocks that fix what the hook reports";
+        return if failed == 0 {
+            format!(
+                "The {} marked ✅ {} applied to the files but NOT committed: {hook} failed (its output is above). Do not send {} again; {fix}.",
+                blocks(ok),
+                if ok == 1 { "is" } else { "are" },
+                if ok == 1 { "it" } else { "them" },
+            )
+        } else {
+            format!(
+                "The {} marked ✅ {} applied to the files but NOT committed: {hook} failed (its output is above). Do not send {} again; {fix}, and corrected versions of the {} marked ❌.",
+                blocks(ok),
+                if ok == 1 { "is" } else { "are" },
+                if ok == 1 { "it" } else { "them" },
+                blocks(failed)
+            )
+        };
+    }
+    // A block reported as already applied needs no correction: it took effect before.
+    let before = r
+        .results
+        .iter()
+        .filter(|x| matches!(x.hint, Some(Hint::AlreadyApplied { .. })))
+        .count();
+    let main = progress(r, ok, failed - before, before > 0, &blocks);
+    match before {
+        0 => main,
+        k => {
+            let which = if k == 1 {
+                "The block marked ❌ as already applied took effect before; do not send it again."
+                    .to_string()
+            } else {
+                format!("The {k} blocks marked ❌ as already applied took effect before; do not send them again.")
+            };
+            if main.is_empty() {
+                which
+            } else {
+                format!("{main} {which}")
+            }
+        }
+    }
+}
+
+/// The usual closing line: what is applied, what to correct (`failed` excludes blocks that
+/// were already applied, `others` says there are such; empty when there is nothing else to
+/// say).
+fn progress(
+    r: &ExecutionResult,
+    ok: usize,
+    failed: usize,
+    others: bool,
+    blocks: &dyn Fn(usize) -> String,
+) -> String {
+    let applied = match &r.git_commit {
+        Some(c) => format!("applied and committed ({})", &c[..c.len().min(12)]),
+        None => "applied".to_string(),
+    };
+    if ok == 0 && failed == 0 {
+        return String::new();
+    }
+    // "the 2 other blocks marked ❌" when some ❌ blocks are already applied.
+    let to_fix = |n: usize| {
+        let b = blocks(n);
+        match (others, b.split_once(' ')) {
+            (true, Some((k, rest))) => format!("{k} other {rest}"),
+            _ => b,
+        }
+    };
+    if failed == 0 && !others {
         if ok == 1 {
             format!("The block is {applied}; do not send it again.")
         } else {
@@ -136,15 +218,21 @@ fn closing_line(r: &ExecutionResult) -> String {
     } else if ok == 0 {
         format!(
             "No block was applied. Send corrected versions of the {} marked ❌.",
-            blocks(failed)
+            to_fix(failed)
         )
     } else {
-        format!(
-            "The {} marked ✅ {} {applied}; do not send {} again. Send corrected versions of the {} marked ❌ only.",
+        let done = format!(
+            "The {} marked ✅ {} {applied}; do not send {} again.",
             blocks(ok),
             if ok == 1 { "is" } else { "are" },
             if ok == 1 { "it" } else { "them" },
-            blocks(failed)
+        );
+        if failed == 0 {
+            return done;
+        }
+        format!(
+            "{done} Send corrected versions of the {} marked ❌ only.",
+            to_fix(failed)
         )
     }
 }

@@ -7,8 +7,10 @@
 //! same as a fresh one.
 
 mod common;
+mod facts;
 
 pub use common::primary;
+pub use facts::{capped_output, ignored_path_warning, mark_rolled_back};
 mod human;
 mod llm;
 
@@ -32,9 +34,10 @@ pub fn render(result: &ExecutionResult, format: ReportFormat, color: bool) -> St
     }
 }
 
-/// The JSON report: pretty-printed, keys in a fixed order, ending in a newline.
+/// The JSON report: pretty-printed, keys in a fixed order, ending in a newline. A failed
+/// step's output is capped and a failed hook is stated among the warnings.
 pub fn json(result: &ExecutionResult) -> String {
-    let mut s = serde_json::to_string_pretty(result)
+    let mut s = serde_json::to_string_pretty(&*facts::for_json(result))
         .unwrap_or_else(|e| format!("{{\"fatalError\": \"cannot render the report: {e}\"}}"));
     s.push('\n');
     s

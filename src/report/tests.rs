@@ -44,6 +44,7 @@ fn sample() -> ExecutionResult {
                         end_line: 15,
                         similarity: 0.87,
                         diff: "--- old_text\n+++ file lines 12-15\n-a\n+b".into(),
+                        whitespace_only: None,
                     }),
                 }),
                 ..ActionResult::default()
@@ -139,4 +140,55 @@ fn json_is_pretty_and_stable() {
 #[test]
 fn color_only_on_terminal() {
     assert!(!use_color(false));
+}
+
+#[test]
+fn line_lists_say_a_repeated_line_once_with_its_count() {
+    assert_eq!(common::at_lines(&[4]), "line 4");
+    assert_eq!(common::at_lines(&[4, 19, 33]), "lines 4, 19, 33");
+    assert_eq!(common::at_lines(&[1, 1, 1]), "line 1 (3 times)");
+    assert_eq!(common::at_lines(&[1, 1, 7]), "lines 1 (2 times), 7");
+    let h = Hint::CountMismatch {
+        path: "p".into(),
+        expected: 2,
+        found: 3,
+        lines: vec![1, 1, 1],
+    };
+    assert_eq!(
+        common::hint_lines(&h),
+        ["expected 2, found 3 times, at line 1 (3 times)"]
+    );
+}
+
+#[test]
+fn already_applied_and_missing_path_hints() {
+    let h = Hint::AlreadyApplied {
+        path: "p".into(),
+        lines: vec![12, 40],
+        line_count: 4,
+    };
+    assert_eq!(
+        common::hint_lines(&h),
+        ["already applied: new_text is present at lines 12-15, 40-43 and old_text is not, so this block took effect before; do not send it again"]
+    );
+    let h = Hint::MissingPath {
+        path: "utils.py".into(),
+        candidates: vec!["src/utils.py".into(), "lib/utils.py".into()],
+    };
+    assert_eq!(
+        common::hint_lines(&h),
+        ["did you mean one of these? (the same file name exists there): src/utils.py, lib/utils.py"]
+    );
+}
+
+#[test]
+fn exec_without_output_says_so() {
+    let r = ActionResult {
+        block_id: "ex1".into(),
+        action: "exec".into(),
+        success: true,
+        data: Some(json!({"stdout": "", "stderr": "", "exit_code": 0})),
+        ..ActionResult::default()
+    };
+    assert_eq!(common::output_body(&r), "(no output)");
 }

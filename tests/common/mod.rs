@@ -314,6 +314,20 @@ pub fn files_of(root: &Path) -> BTreeMap<String, (u32, Vec<u8>)> {
     out
 }
 
+/// The exit code of a finished process (-1 when a signal ended it).
+pub fn exit_code(out: &Output) -> i32 {
+    out.status.code().unwrap_or(-1)
+}
+
+/// Everything a process printed: stdout, then stderr (for assertion messages).
+pub fn output_text(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
 /// A NESL block.
 pub fn block(id: &str, props: &[(&str, &str)]) -> String {
     let mut s = format!("#!nesl [@three-char-SHA-256: {id}]\n");
@@ -329,6 +343,18 @@ pub fn block(id: &str, props: &[(&str, &str)]) -> String {
     }
     s.push_str(&format!("#!end_{id}\n"));
     s
+}
+
+/// A NESL `file_write` block.
+pub fn write_block(id: &str, path: &str, content: &str) -> String {
+    block(
+        id,
+        &[
+            ("action", "file_write"),
+            ("path", path),
+            ("content", content),
+        ],
+    )
 }
 
 /// Spawns `cmd` with `input` written to its stdin (then closed) and stdout/stderr captured.

@@ -7,8 +7,11 @@
 //! reinterpreted by the OS). Directory symlinks along the way are resolved physically and must
 //! stay inside; a symlink as the final component is written through (content actions) or acted
 //! on itself (delete, move, mkdir) and must point inside either way. No path may have a `.git`
-//! component in any letter case, before or after resolution. With `allow_outside`, paths outside
-//! the root are permitted (they are never committed) but `.git` is still refused.
+//! component in any letter case, or a name some filesystem reads as `.git` ([`gitname`]: git
+//! refuses those too), before or after resolution. With `allow_outside`, paths outside the
+//! root are permitted (they are never committed) but `.git` is still refused.
+
+pub mod gitname;
 
 use std::ffi::OsStr;
 use std::fmt;
@@ -44,6 +47,8 @@ pub enum PathErrorCode {
     InvalidPath,
     /// Names the root itself where an entry inside it is needed.
     RootDir,
+    /// Would change a file inside a submodule or another nested repository.
+    Submodule,
 }
 
 impl PathErrorCode {
@@ -54,6 +59,7 @@ impl PathErrorCode {
             PathErrorCode::SymlinkEscape => "symlink_escape",
             PathErrorCode::InvalidPath => "invalid_path",
             PathErrorCode::RootDir => "root_dir",
+            PathErrorCode::Submodule => "submodule",
         }
     }
 }
@@ -99,6 +105,9 @@ pub struct SandboxError {
 pub struct Sandbox {
     root: PathBuf,
     allow_outside: bool,
+    /// Set when the root is a git worktree: the submodule paths it declares (absolute), and
+    /// the promise that changes inside nested repositories are refused.
+    nested: Option<Vec<PathBuf>>,
 }
 
 impl Sandbox {
@@ -112,7 +121,61 @@ impl Sandbox {
         Ok(Sandbox {
             root: canonical,
             allow_outside,
+            nested: None,
         })
+    }
+
+    /// For a git worktree: refuse changes inside a nested repository — a directory holding a
+    /// `.git` (a checked-out submodule, or a repository of its own), or one of `submodules`
+    /// (root-relative paths, e.g. from `.gitmodules`; those may not be checked out). Their
+    /// files belong to another repository's history, which the commit here cannot hold.
+    pub fn refuse_nested_repositories(mut self, submodules: &[String]) -> Sandbox {
+        let abs = submodules
+            .iter()
+            .map(|s| s.split('/').fold(self.root.clone(), |p, c| p.join(c)))
+            .collect();
+        self.nested = Some(abs);
+        self
+    }
+
+    /// Refuses a path that a write would change inside a nested repository (see
+    /// [`Sandbox::refuse_nested_repositories`]; nothing is refused without it).
+    pub fn check_nested(&self, p: &ResolvedPath) -> Result<(), PathError> {
+        let Some(submodules) = &self.nested else {
+            return Ok(());
+        };
+        let Ok(rest) = p.abs.strip_prefix(&self.root) else {
+            return Ok(());
+        };
+        let mut dir = self.root.clone();
+        for c in rest.components() {
+            dir.push(c);
+            let declared = submodules.contains(&dir);
+            if !declared && std::fs::symlink_metadata(dir.join(".git")).is_err() {
+                continue;
+            }
+            let shown = self.rel(&dir).unwrap_or_default();
+            let inside = if dir == p.abs {
+                format!("'{}' is", p.given)
+            } else {
+                format!("'{}' is inside", p.given)
+            };
+            let what = if declared {
+                format!("the submodule '{shown}'")
+            } else {
+                format!("'{shown}', a nested repository (it has its own .git)")
+            };
+            return Err(PathError {
+                code: PathErrorCode::Submodule,
+                path: p.given.clone(),
+                message: format!(
+                    "{inside} {what}; its files belong to that repository's history, which a \
+                     commit here cannot hold — change them from inside it (cd {shown} and \
+                     apply there), or leave them out of this reply"
+                ),
+            });
+        }
+        Ok(())
     }
 
     /// The canonical root.
@@ -147,8 +210,8 @@ impl Sandbox {
         };
         check_syntax(given).map_err(|m| refuse(PathErrorCode::InvalidPath, m))?;
         let raw = Path::new(given);
-        if has_git_component(raw) {
-            return Err(refuse(PathErrorCode::GitDir, git_message(given)));
+        if let Some(message) = git_lookalike_message(given, raw) {
+            return Err(refuse(PathErrorCode::GitDir, message));
         }
         let joined = if raw.is_absolute() {
             raw.to_path_buf()
@@ -231,29 +294,150 @@ impl Sandbox {
         })
     }
 
-    /// A symlink can lead into `.git` although the path as written does not mention it.
-    fn check_git_after_resolution(&self, given: &str, resolved: &Path) -> Result<(), PathError> {
-        let tail = resolved.strip_prefix(&self.root).unwrap_or(resolved);
-        if has_git_component(tail) {
-            return Err(PathError {
-                code: PathErrorCode::GitDir,
-                path: given.to_string(),
-                message: format!(
-                    "'{given}' leads to '{}', inside a .git directory; git-clada never writes \
-                     git's internals — change files in the worktree instead",
-                    resolved.display()
-                ),
-            });
+    /// Checks what a move does to symlinks: moving `from` (a symlink, or a directory holding
+    /// some) to `to` must not make a relative link lead outside the root or into `.git` (its
+    /// target is read from its new directory), nor give a link a name that git refuses or
+    /// warns about for symlinks (`.gitmodules` and its look-alikes, …).
+    pub fn check_move(&self, from: &ResolvedPath, to: &ResolvedPath) -> Result<(), PathError> {
+        let Ok(md) = std::fs::symlink_metadata(&from.abs) else {
+            // Nothing there (yet): the move itself reports it.
+            return Ok(());
+        };
+        let links = if md.file_type().is_symlink() {
+            vec![PathBuf::new()]
+        } else if md.is_dir() {
+            links_below(&from.abs)
+        } else {
+            return Ok(());
+        };
+        for rel in links {
+            let (old, new) = if rel.as_os_str().is_empty() {
+                (from.abs.clone(), to.abs.clone())
+            } else {
+                (from.abs.join(&rel), to.abs.join(&rel))
+            };
+            self.check_moved_link(from, to, &old, &new)?;
         }
         Ok(())
     }
+
+    /// One symlink of a move: `old` is where it is, `new` where the move puts it.
+    fn check_moved_link(
+        &self,
+        from: &ResolvedPath,
+        to: &ResolvedPath,
+        old: &Path,
+        new: &Path,
+    ) -> Result<(), PathError> {
+        let refuse = |code: PathErrorCode, message: String| PathError {
+            code,
+            path: to.given.clone(),
+            message,
+        };
+        let what = if old == from.abs {
+            format!("moving the symlink '{}' to '{}'", from.given, to.given)
+        } else {
+            format!(
+                "moving '{}' to '{}' (with the symlink '{}' inside)",
+                from.given,
+                to.given,
+                self.rel(old).unwrap_or_else(|| old.display().to_string())
+            )
+        };
+        if let Some(name) = new.file_name().map(|n| n.to_string_lossy()) {
+            if let Some((protected, how)) = gitname::symlink_name(&name) {
+                return Err(refuse(
+                    PathErrorCode::GitDir,
+                    format!(
+                        "{what} would make a symlink named '{}': {} — move the file the link \
+                         points to instead",
+                        gitname::shown(&name),
+                        gitname::symlink_refusal(&name, protected, &how)
+                    ),
+                ));
+            }
+        }
+        let Ok(target) = std::fs::read_link(old) else {
+            return Ok(());
+        };
+        if target.is_absolute() {
+            // Where it points does not depend on where it is; `resolve` checked the link
+            // itself, and a link inside a moved directory keeps pointing where it did.
+            return Ok(());
+        }
+        let dir = new.parent().unwrap_or(&self.root);
+        let dest = resolve_existing(&normalize(&dir.join(&target)));
+        if !self.allow_outside && !self.inside(&dest) {
+            return Err(refuse(
+                PathErrorCode::SymlinkEscape,
+                format!(
+                    "{what} would make it point outside '{}': its target '{}' is relative, so \
+                     from '{}' it leads to '{}'; move it to a place where its target stays \
+                     inside, or replace the link yourself",
+                    self.root.display(),
+                    target.display(),
+                    self.rel(new).unwrap_or_else(|| new.display().to_string()),
+                    dest.display()
+                ),
+            ));
+        }
+        self.check_git_after_resolution(&to.given, &dest)
+    }
+
+    /// A symlink can lead into `.git` although the path as written does not mention it.
+    fn check_git_after_resolution(&self, given: &str, resolved: &Path) -> Result<(), PathError> {
+        let tail = resolved.strip_prefix(&self.root).unwrap_or(resolved);
+        let message = if has_git_component(tail) {
+            format!(
+                "'{given}' leads to '{}', inside a .git directory; git-clada never writes \
+                 git's internals — change files in the worktree instead",
+                resolved.display()
+            )
+        } else if let Some((component, how)) = git_lookalike(tail) {
+            format!(
+                "'{given}' leads to '{}', and {}; git refuses such paths — refer to a file \
+                 with another name",
+                resolved.display(),
+                how.explain(&component, ".git")
+            )
+        } else {
+            return Ok(());
+        };
+        Err(PathError {
+            code: PathErrorCode::GitDir,
+            path: given.to_string(),
+            message,
+        })
+    }
 }
 
-fn git_message(given: &str) -> String {
-    format!(
-        "'{given}' is inside a .git directory; git-clada never reads or writes git's internals — \
-         change files in the worktree instead"
-    )
+/// Why `raw` (the path as given) names `.git` or a look-alike of it, if it does.
+fn git_lookalike_message(given: &str, raw: &Path) -> Option<String> {
+    let (component, how) = git_lookalike(raw)?;
+    Some(match how {
+        gitname::Lookalike::Exact => format!(
+            "'{given}' is inside a .git directory; git-clada never reads or writes git's \
+             internals — change files in the worktree instead"
+        ),
+        how => format!(
+            "'{}': {}; git refuses such paths ({}) and hosting servers reject pushes that \
+             contain them — use another name",
+            gitname::shown(given),
+            how.explain(&component, ".git"),
+            how.git_setting()
+        ),
+    })
+}
+
+/// The first component of `p` that is `.git` or a look-alike of it, and how.
+fn git_lookalike(p: &Path) -> Option<(String, gitname::Lookalike)> {
+    p.components().find_map(|c| match c {
+        Component::Normal(s) => {
+            let s = s.to_string_lossy();
+            gitname::dotgit(&s).map(|how| (s.into_owned(), how))
+        }
+        _ => None,
+    })
 }
 
 /// Empty, NUL, and length limits.
@@ -333,6 +517,30 @@ fn resolve_existing(p: &Path) -> PathBuf {
             _ => return p.to_path_buf(),
         }
     }
+}
+
+/// Every symlink below directory `dir` (not following links), relative to `dir`. Unreadable
+/// directories are skipped: the move itself then fails or succeeds on its own terms.
+fn links_below(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let Ok(ft) = e.file_type() else { continue };
+            let p = e.path();
+            if ft.is_symlink() {
+                if let Ok(rel) = p.strip_prefix(dir) {
+                    out.push(rel.to_path_buf());
+                }
+            } else if ft.is_dir() {
+                stack.push(p);
+            }
+        }
+    }
+    out
 }
 
 /// Where a symlink finally points: canonical when the target exists, else its target text

@@ -1,0 +1,135 @@
+//! Suggestions for a path that does not exist: entries elsewhere in the tree with the same file
+//! name (`requests/utils.py` → `src/requests/utils.py`), found by a bounded walk of the
+//! sandbox root that honours `.gitignore` (no git needed: the executor stays git-free).
+
+use std::path::Path;
+
+use super::textmatch::Hint;
+use super::{Action, Ctx};
+use crate::sandbox::ResolvedPath;
+
+/// Entries looked at before the walk gives up (a huge tree gets no suggestion rather than a
+/// slow report).
+const MAX_VISITED: usize = 20_000;
+/// Same-named entries collected before ranking.
+const MAX_FOUND: usize = 50;
+/// Suggestions shown.
+const MAX_SHOWN: usize = 3;
+
+/// The path of `action` that does not exist, when its failure is about a missing path.
+fn missing<'a>(ctx: &Ctx<'_>, action: &'a Action) -> Option<&'a ResolvedPath> {
+    let paths: Vec<&ResolvedPath> = match action {
+        Action::FileReplaceText { path, .. }
+        | Action::FileReplaceAllText { path, .. }
+        | Action::FileEdit { path, .. }
+        | Action::FileReplaceLines { path, .. }
+        | Action::FileDelete { path }
+        | Action::DirDelete { path, .. }
+        | Action::FileRead { path }
+        | Action::FileReadNumbered { path, .. }
+        | Action::Ls { path }
+        | Action::Grep { path, .. } => vec![path],
+        Action::FileMove { old_path, .. } => vec![old_path],
+        Action::FilesRead { paths } => paths.iter().collect(),
+        Action::Glob { base_path, .. } => vec![base_path],
+        Action::Exec { cwd, .. } => cwd.iter().collect(),
+        Action::FileWrite { .. }
+        | Action::FileCreate { .. }
+        | Action::FileAppend { .. }
+        | Action::DirCreate { .. } => Vec::new(),
+    };
+    paths.into_iter().find(|p| !ctx.vfs.exists(&p.abs))
+}
+
+/// A `missing_path` hint for a failed action whose error says a path does not exist, when
+/// entries with that file name exist elsewhere under the sandbox root.
+pub(crate) fn missing_path_hint(ctx: &Ctx<'_>, action: &Action, error: &str) -> Option<Hint> {
+    if !error.contains("ENOENT") {
+        return None;
+    }
+    let path = missing(ctx, action)?;
+    let name = Path::new(&path.given).file_name()?.to_str()?;
+    let candidates = same_name(ctx.sandbox.root(), name, &path.given);
+    (!candidates.is_empty()).then(|| Hint::MissingPath {
+        path: path.given.clone(),
+        candidates,
+    })
+}
+
+/// Root-relative paths of entries named `name`, best first: those ending with all of `given`
+/// (a missing leading directory), then by how many trailing components they share with it,
+/// then shorter, then alphabetical.
+fn same_name(root: &Path, name: &str, given: &str) -> Vec<String> {
+    let walk = ignore::WalkBuilder::new(root)
+        .hidden(false)
+        .require_git(false)
+        .max_depth(Some(32))
+        .filter_entry(|e| e.file_name() != ".git")
+        .build();
+    let mut found: Vec<String> = Vec::new();
+    for entry in walk.take(MAX_VISITED).flatten() {
+        if entry.file_name() != name || entry.depth() == 0 {
+            continue;
+        }
+        let Ok(rel) = entry.path().strip_prefix(root) else {
+            continue;
+        };
+        let Some(rel) = rel.to_str() else { continue };
+        found.push(rel.to_string());
+        if found.len() == MAX_FOUND {
+            break;
+        }
+    }
+    let given_parts: Vec<&str> = given
+        .trim_start_matches("./")
+        .split('/')
+        .filter(|p| !p.is_empty())
+        .collect();
+    let shared = |c: &str| {
+        c.split('/')
+            .rev()
+            .zip(given_parts.iter().rev())
+            .take_while(|(a, b)| a == *b)
+            .count()
+    };
+    found.retain(|c| c != given.trim_start_matches("./"));
+    found.sort_by(|a, b| {
+        shared(b)
+            .cmp(&shared(a))
+            .then(a.len().cmp(&b.len()))
+            .then(a.cmp(b))
+    });
+    found.truncate(MAX_SHOWN);
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn same_named_files_ranked_by_shared_tail_and_gitignore_honoured() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let root = tmp.path();
+        for p in [
+            "src/requests/utils.py",
+            "tools/utils.py",
+            "build/requests/utils.py",
+            "a/b/c/requests/utils.py",
+        ] {
+            let abs = root.join(p);
+            std::fs::create_dir_all(abs.parent().expect("parent")).expect("mkdir");
+            std::fs::write(abs, "x").expect("write");
+        }
+        std::fs::write(root.join(".gitignore"), "build/\n").expect("write");
+        assert_eq!(
+            same_name(root, "utils.py", "requests/utils.py"),
+            [
+                "src/requests/utils.py",
+                "a/b/c/requests/utils.py",
+                "tools/utils.py"
+            ]
+        );
+        assert!(same_name(root, "nothing.py", "nothing.py").is_empty());
+    }
+}

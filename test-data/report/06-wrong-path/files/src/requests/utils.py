@@ -1,0 +1,6 @@
+def quote(s):
+    return '"' + s + '"'
+
+
+def unquote(s):
+    return s.strip('"')

@@ -1,0 +1,1 @@
+from requests.utils import quote
