@@ -351,6 +351,10 @@ pub fn status(repo: &Repo) -> Result<StatusReport, HistoryError> {
             "{} was interrupted; `git clada undo` finishes it",
             plan.reason
         ));
+    } else if repo.stale_locks_pending() {
+        report.interrupted = Some(
+            "a git-clada was killed while holding git's lock files (git commands may fail on them); `git clada undo` removes them and changes nothing else".into(),
+        );
     }
     match step::read_state(repo) {
         Ok(Some(state)) => report.stepped_back = Some(stepped_back(repo, &state, head_commit)?),

@@ -16,10 +16,13 @@
 //! - `refs/clada/step/position`: the commit step-back left HEAD at;
 //! - `refs/clada/step/branch`: a blob holding the branch name (refs can only point at
 //!   objects);
-//! - `refs/clada/stash/<tip>`: the parked work, when there was any.
+//! - `refs/clada/stash/<tip>`: the parked work, when there was any;
+//! - `refs/clada/step/flags`: a blob of the parked index entries' flags (intent-to-add,
+//!   skip-worktree, assume-unchanged), when there were any.
 //!
 //! Every move is an in-place checkout of the paths that differ, done by the journaled
-//! `record::restore` (an interrupted step is finished by `git clada undo`). A step refuses
+//! `record::restore`, which also sets and removes the state refs and takes parked untracked
+//! files out of the worktree: killed at any point, a step is finished by `git clada undo`. A step refuses
 //! rather than lose anything: tracked files changed while stepped back, untracked or ignored
 //! files in the way, a merge commit to step across, the root commit.
 
@@ -30,10 +33,10 @@ use std::os::unix::fs::PermissionsExt;
 use serde::Serialize;
 
 use crate::record::journal::{Before, JournalPath};
-use crate::record::restore::{self, RestorePlan};
+use crate::record::restore::{self, PathFlags, RefChange, RestorePlan};
 use crate::record::snapshot;
 use crate::repo::{
-    BStr, BString, ByteSlice, CheckoutPlan, CommitInfo, Entry, EntryKind, Expected, Head, ObjectId,
+    BStr, BString, ByteSlice, CheckoutPlan, CommitInfo, Entry, EntryKind, Head, ObjectId,
     PathConflict, Repo, RepoError, TreeChange,
 };
 
@@ -46,6 +49,9 @@ pub const STATE_REF: &str = crate::record::STEP_STATE_REF;
 pub const POSITION_REF: &str = "refs/clada/step/position";
 /// A blob holding the full name of the branch stepping started on.
 pub const BRANCH_REF: &str = "refs/clada/step/branch";
+/// A blob holding the index flags of the parked work (JSON), when it had any: a stash
+/// commit's trees cannot hold intent-to-add entries or skip-worktree bits.
+pub const FLAGS_REF: &str = "refs/clada/step/flags";
 
 /// The ref holding the work parked when stepping back from `tip`.
 pub fn stash_ref(tip: ObjectId) -> String {
@@ -65,6 +71,8 @@ pub struct StepState {
     pub branch: String,
     /// The parked work (a stash-format commit), if there was any.
     pub stash: Option<ObjectId>,
+    /// The index flags of the parked work.
+    pub flags: Vec<PathFlags>,
 }
 
 /// Reads the step state; `None` when not stepped back.
@@ -91,11 +99,17 @@ pub fn read_state(repo: &Repo) -> Result<Option<StepState>, HistoryError> {
         return Err(incomplete("a branch name"));
     }
     let stash = repo.read_ref(&stash_ref(tip))?;
+    let flags = match repo.read_ref(FLAGS_REF)? {
+        Some(blob) => serde_json::from_slice(&repo.read_blob(blob)?)
+            .map_err(|_| incomplete("readable index flags"))?,
+        None => Vec::new(),
+    };
     Ok(Some(StepState {
         tip,
         position,
         branch,
         stash,
+        flags,
     }))
 }
 
@@ -279,8 +293,9 @@ fn back_from_tip(repo: &Repo, dry_run: bool) -> Result<StepReport, HistoryError>
         return Ok(report);
     }
 
-    // Park: the stash-format commits, then the refs (the tip last: its presence is what
-    // "stepped back" means), ORIG_HEAD; then the untracked files leave the worktree.
+    // Park: the stash-format commits (objects only); the refs that name them are set by
+    // the restore below.
+    let mut refs_before = Vec::new();
     if has_work {
         let (author, committer) = repo.identity()?;
         let short = branch.strip_prefix("refs/heads/").unwrap_or(&branch);
@@ -309,32 +324,47 @@ fn back_from_tip(repo: &Repo, dry_run: bool) -> Result<StepReport, HistoryError>
             &author,
             &committer,
         )?;
-        repo.update_ref(
-            &stash_ref(tip),
+        refs_before.push(RefChange::set(
+            stash_ref(tip),
             w,
-            Expected::Any,
             "clada: step-back parked uncommitted work",
-        )?;
+        ));
         report.stash = Some(w.to_string());
         report.stash_ref = Some(stash_ref(tip));
     }
+    let flags = crate::record::restore::flags_to_record(
+        &index,
+        status.dirty_paths().iter().map(|p| p.as_bstr()),
+    );
+    if !flags.is_empty() {
+        let json = serde_json::to_vec(&flags)
+            .map_err(|e| RepoError::Invalid(format!("cannot record the index flags: {e}")))?;
+        refs_before.push(RefChange::set(
+            FLAGS_REF,
+            repo.write_blob(&json)?,
+            "clada: step-back",
+        ));
+    }
     let branch_blob = repo.write_blob(branch.as_bytes())?;
-    repo.update_ref(BRANCH_REF, branch_blob, Expected::Any, "clada: step-back")?;
-    repo.update_ref(POSITION_REF, target, Expected::Any, "clada: step-back")?;
-    repo.update_ref(STATE_REF, tip, Expected::MustNotExist, "clada: step-back")?;
+    refs_before.push(RefChange::set(BRANCH_REF, branch_blob, "clada: step-back"));
+    refs_before.push(RefChange::set(POSITION_REF, target, "clada: step-back"));
+    // The tip last: its presence is what "stepped back" means.
+    refs_before.push(RefChange::set(STATE_REF, tip, "clada: step-back"));
     write_orig_head(repo, tip)?;
-    remove_parked(repo, &parked)?;
     trace.phase("park");
 
-    let plan = RestorePlan {
-        reason: format!("step-back to {target}"),
-        head: target.to_string(),
-        branch: None,
-        worktree_tree: target_info.tree.to_string(),
-        index_tree: target_info.tree.to_string(),
-        paths: report.paths.clone(),
-        untracked: Vec::new(),
-    };
+    // Parking (the refs, the untracked files leaving the worktree) and the checkout are one
+    // journaled restore: killed anywhere, `git clada undo` finishes the step.
+    let mut plan = RestorePlan::new(
+        format!("step-back to {target}"),
+        target,
+        None,
+        target_info.tree,
+        target_info.tree,
+        report.paths.clone(),
+    );
+    plan.refs_before = refs_before;
+    plan.remove_untracked = parked.iter().map(|p| p.to_string()).collect();
     restore::run(
         repo,
         &plan,
@@ -436,15 +466,19 @@ fn move_detached(
     op: &str,
 ) -> Result<(), HistoryError> {
     write_orig_head(repo, from)?;
-    let plan = RestorePlan {
-        reason: format!("{op} to {}", target.id),
-        head: target.id.to_string(),
-        branch: None,
-        worktree_tree: target.tree.to_string(),
-        index_tree: target.tree.to_string(),
-        paths: paths.to_vec(),
-        untracked: Vec::new(),
-    };
+    let mut plan = RestorePlan::new(
+        format!("{op} to {}", target.id),
+        target.id,
+        None,
+        target.tree,
+        target.tree,
+        paths.to_vec(),
+    );
+    plan.refs_after = vec![RefChange::set(
+        POSITION_REF,
+        target.id,
+        format!("clada: {op}"),
+    )];
     restore::run(
         repo,
         &plan,
@@ -453,12 +487,6 @@ fn move_detached(
             Repo::short(target.id),
             target.subject()
         ),
-    )?;
-    repo.update_ref(
-        POSITION_REF,
-        target.id,
-        Expected::Any,
-        &format!("clada: {op}"),
     )?;
     Ok(())
 }
@@ -597,15 +625,25 @@ fn return_to_tip(
         .branch
         .strip_prefix("refs/heads/")
         .unwrap_or(&state.branch);
-    let restore_plan = RestorePlan {
-        reason: format!("step-forward to the tip of {short_branch}"),
-        head: state.tip.to_string(),
-        branch: Some(state.branch.clone()),
-        worktree_tree: w_tree.to_string(),
-        index_tree: i_tree.to_string(),
-        paths: report.paths.clone(),
-        untracked: untracked_paths,
-    };
+    let mut restore_plan = RestorePlan::new(
+        format!("step-forward to the tip of {short_branch}"),
+        state.tip,
+        Some(state.branch.clone()),
+        w_tree,
+        i_tree,
+        report.paths.clone(),
+    );
+    restore_plan.untracked = untracked_paths;
+    restore_plan.flags = state.flags.clone();
+    // The state goes once HEAD is back, the tip first: once it is gone nothing refuses any
+    // more.
+    restore_plan.refs_after = vec![
+        RefChange::delete(STATE_REF),
+        RefChange::delete(POSITION_REF),
+        RefChange::delete(BRANCH_REF),
+        RefChange::delete(FLAGS_REF),
+        RefChange::delete(stash_ref(state.tip)),
+    ];
     restore::run(
         repo,
         &restore_plan,
@@ -614,13 +652,6 @@ fn return_to_tip(
             Repo::short(state.tip)
         ),
     )?;
-    // The state goes last, the tip first: once it is gone nothing refuses any more.
-    repo.delete_ref(STATE_REF, Expected::Value(state.tip))?;
-    repo.delete_ref(POSITION_REF, Expected::Any)?;
-    repo.delete_ref(BRANCH_REF, Expected::Any)?;
-    if let Some(w) = state.stash {
-        repo.delete_ref(&stash_ref(state.tip), Expected::Value(w))?;
-    }
     Ok(report)
 }
 
@@ -706,23 +737,6 @@ fn goes_away(repo: &Repo, path: &BStr, parked: &BTreeSet<&BStr>, plan: &Checkout
         }
     }
     true
-}
-
-/// Removes the parked untracked files from the worktree, pruning directories they leave
-/// empty.
-fn remove_parked(repo: &Repo, parked: &[BString]) -> Result<(), HistoryError> {
-    for rel in parked {
-        let abs = repo.abs_path(rel.as_bstr());
-        match std::fs::remove_file(&abs) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(crate::repo::io_err_pub("cannot remove", &abs)(e).into()),
-        }
-        if let Some(parent) = abs.parent() {
-            crate::fsutil::prune_empty_dirs(parent, repo.workdir());
-        }
-    }
-    Ok(())
 }
 
 /// Whether restoring the parked untracked file `path` would overwrite something that is

@@ -17,9 +17,9 @@ use serde::Serialize;
 
 use crate::record::apply::{pending_ref, read_record, ApplyError};
 use crate::record::journal::{parse_id, Before, Journal, JournalError, JournalPath};
-use crate::record::restore::{self, RestoreError, RestorePlan};
+use crate::record::restore::{self, RefChange, RestoreError, RestorePlan};
 use crate::record::{classify, snapshot, CladaCommit};
-use crate::repo::{BString, ByteSlice, CommitInfo, Expected, Head, ObjectId, Repo, RepoError};
+use crate::repo::{BString, ByteSlice, CommitInfo, Head, ObjectId, Repo, RepoError};
 
 /// What undo or redo did (or would do, with `dry_run`).
 #[derive(Debug, Clone, Serialize)]
@@ -27,7 +27,8 @@ use crate::repo::{BString, ByteSlice, CommitInfo, Expected, Head, ObjectId, Repo
 pub struct UndoReport {
     /// `undo`, `redo` or `recover`.
     pub operation: String,
-    /// `apply`, `squash` or `interrupted-apply`.
+    /// `apply`, `squash`, `uncommitted-apply`, `interrupted-apply`, `interrupted-restore`
+    /// or `interrupted-transaction` (only the lock files of a killed git-clada were left).
     pub kind: String,
     /// The commit taken back (undo) or re-applied (redo).
     pub commit: Option<String>,
@@ -148,6 +149,10 @@ fn require_state(
     let mut hasher = repo.hasher_with(&index)?;
     let mut changed = Vec::new();
     for p in paths {
+        // Outside a sparse checkout the file is absent by design, as git's status says.
+        if index.flags_of(p.as_bstr()).is_some_and(|f| f.skip_worktree) {
+            continue;
+        }
         let want = repo
             .tree_entry(worktree_tree, p.as_bstr())?
             .filter(|e| e.kind != crate::repo::EntryKind::Tree);
@@ -219,7 +224,7 @@ fn refuse_busy_states(repo: &Repo) -> Result<(), UndoError> {
 
 /// `git clada undo`.
 pub fn undo(repo: &Repo, dry_run: bool) -> Result<UndoReport, UndoError> {
-    let _lock = if dry_run { None } else { Some(repo.lock()?) };
+    let lock = if dry_run { None } else { Some(repo.lock()?) };
 
     // Interrupted work first: finishing it is what the user needs.
     if let Some(plan) = restore::pending(repo)? {
@@ -227,6 +232,16 @@ pub fn undo(repo: &Repo, dry_run: bool) -> Result<UndoReport, UndoError> {
     }
     if let Some(journal) = Journal::read(repo)? {
         return recover_apply(repo, &journal, dry_run);
+    }
+    // A git-clada killed in a ref transaction outside any journal (a squash, the record of
+    // an uncommitted apply) left the repository as it was before or after that
+    // transaction; taking the lock cleared its lock files, and that was all to recover.
+    let stale = match &lock {
+        Some(l) => l.stale().found,
+        None => repo.stale_locks_pending(),
+    };
+    if stale {
+        return recovered_locks(repo, lock.as_ref(), dry_run);
     }
     refuse_busy_states(repo)?;
     let (branch, tip) = current_branch(repo, "undo")?;
@@ -343,6 +358,7 @@ fn plan_move(
         index_tree: to.index.to_string(),
         paths: paths.iter().map(|p| p.to_string()).collect(),
         untracked,
+        ..Default::default()
     })
 }
 
@@ -374,7 +390,7 @@ fn undo_apply(
     require_unpublished(repo, first_rewritten, "undoing it")?;
     require_untracked_after(repo, journal.as_ref())?;
     let untracked = untracked_restores(repo, journal.as_ref(), before.worktree)?;
-    let plan = plan_move(
+    let mut plan = plan_move(
         repo,
         branch,
         after,
@@ -383,6 +399,17 @@ fn undo_apply(
         format!("undo of {}", info.id),
         "the apply",
     )?;
+    plan.flags = journal
+        .as_ref()
+        .map(|j| j.index_flags.clone())
+        .unwrap_or_default();
+    // Recorded for redo inside the journaled restore, so a restore that fails or is killed
+    // leaves no redo record of an undo that did not happen.
+    plan.refs_before = vec![RefChange::set(
+        redo_ref(branch),
+        info.id,
+        "clada: undo (kept for redo)",
+    )];
     let checkout = repo.plan_checkout(after.worktree, before.worktree)?;
     let conflicts = repo.checkout_conflicts(after.worktree, &checkout)?;
     if let Some(c) = conflicts.first() {
@@ -410,12 +437,6 @@ fn undo_apply(
         return Ok(report);
     }
     write_orig_head(repo, info.id)?;
-    repo.update_ref(
-        &redo_ref(branch),
-        info.id,
-        Expected::Any,
-        "clada: undo (kept for redo)",
-    )?;
     restore::run(
         repo,
         &plan,
@@ -455,7 +476,7 @@ fn undo_pending(
     };
     require_untracked_after(repo, Some(journal))?;
     let untracked = untracked_restores(repo, Some(journal), before.worktree)?;
-    let plan = plan_move(
+    let mut plan = plan_move(
         repo,
         branch,
         after,
@@ -464,6 +485,8 @@ fn undo_pending(
         format!("undo of the uncommitted apply of {}", journal.source),
         "the apply",
     )?;
+    plan.flags = journal.index_flags.clone();
+    plan.refs_after = vec![RefChange::delete(pending_ref(Some(branch)))];
     let report = UndoReport {
         operation: "undo".into(),
         kind: "uncommitted-apply".into(),
@@ -483,7 +506,6 @@ fn undo_pending(
         &plan,
         &format!("clada: undo uncommitted apply of {}", journal.source),
     )?;
-    repo.delete_ref(&pending_ref(Some(branch)), Expected::Any)?;
     Ok(report)
 }
 
@@ -547,12 +569,6 @@ fn undo_squash(
         return Ok(report);
     }
     write_orig_head(repo, tip)?;
-    repo.update_ref(
-        &redo_ref(branch),
-        tip,
-        Expected::Any,
-        "clada: undo (kept for redo)",
-    )?;
     let plan = RestorePlan {
         reason: format!("undo of squash {tip}"),
         head: before.to_string(),
@@ -560,7 +576,12 @@ fn undo_squash(
         worktree_tree: before_tree.to_string(),
         index_tree: before_tree.to_string(),
         paths,
-        untracked: Vec::new(),
+        refs_before: vec![RefChange::set(
+            redo_ref(branch),
+            tip,
+            "clada: undo (kept for redo)",
+        )],
+        ..Default::default()
     };
     restore::run(
         repo,
@@ -674,6 +695,12 @@ pub fn redo(repo: &Repo, dry_run: bool) -> Result<UndoReport, UndoError> {
                 .map(|p| p.to_string())
                 .collect(),
             untracked,
+            flags: restore::flags_as_written(
+                &repo.read_index()?,
+                checkout.paths().iter().map(|p| p.as_bstr()),
+            ),
+            refs_after: vec![RefChange::delete(redo_ref(&branch))],
+            ..Default::default()
         }
     };
     plan.paths.sort();
@@ -702,7 +729,6 @@ pub fn redo(repo: &Repo, dry_run: bool) -> Result<UndoReport, UndoError> {
         &plan,
         &format!("clada: redo {}: {}", Repo::short(undone), info.subject()),
     )?;
-    repo.delete_ref(&redo_ref(&branch), Expected::Any)?;
     Ok(report)
 }
 
@@ -793,10 +819,45 @@ fn finish_restore(repo: &Repo, plan: RestorePlan, dry_run: bool) -> Result<UndoR
         dry_run,
     };
     if !dry_run {
-        remove_stale_index_lock(repo, None);
         restore::run(repo, &plan, &format!("clada: finish {}", plan.reason))?;
     }
     Ok(report)
+}
+
+/// The report of a recovery that only cleared the lock files of a killed git-clada.
+fn recovered_locks(
+    repo: &Repo,
+    lock: Option<&crate::repo::CladaLock>,
+    dry_run: bool,
+) -> Result<UndoReport, UndoError> {
+    let head = repo
+        .head()?
+        .commit()
+        .map(|c| c.to_string())
+        .unwrap_or_default();
+    let subject = match lock.map(|l| l.stale()) {
+        Some(stale) => format!(
+            "the clean-up after a killed git-clada ({} lock file(s) of its own removed{})",
+            stale.removed.len(),
+            if stale.left.is_empty() {
+                String::new()
+            } else {
+                format!(", {} left in place", stale.left.len())
+            }
+        ),
+        None => "the clean-up after a killed git-clada (its lock files)".into(),
+    };
+    Ok(UndoReport {
+        operation: "recover".into(),
+        kind: "interrupted-transaction".into(),
+        commit: None,
+        subject: Some(subject),
+        from: head.clone(),
+        to: head,
+        paths: Vec::new(),
+        restored_work: None,
+        dry_run,
+    })
 }
 
 /// Rolls back an apply that was interrupted (the process died mid-transaction).
@@ -837,18 +898,6 @@ fn recover_apply(repo: &Repo, journal: &Journal, dry_run: bool) -> Result<UndoRe
     if dry_run {
         return Ok(report);
     }
-    remove_stale_index_lock(repo, Some(journal.started));
-    // The branch goes back only from where the apply put it: a branch that moved for another
-    // reason (a commit made meanwhile) stays where it is, so no commit is ever dropped.
-    let branch_now = match &journal.branch {
-        Some(b) => repo.read_ref(b)?,
-        None => repo.head()?.commit(),
-    };
-    let ours = journal.commit.as_deref().map(parse_id).transpose()?;
-    let head = match branch_now {
-        Some(now) if now != head && Some(now) != ours => now,
-        _ => head,
-    };
     let plan = RestorePlan {
         reason: format!("roll back of the interrupted apply of {}", journal.source),
         head: head.to_string(),
@@ -857,35 +906,30 @@ fn recover_apply(repo: &Repo, journal: &Journal, dry_run: bool) -> Result<UndoRe
         index_tree: i.to_string(),
         paths: paths.into_iter().collect(),
         untracked,
+        flags: journal.index_flags.clone(),
+        // The branch goes back only from where the apply put it (the journal names the
+        // commit before the branch moves): one that moved for another reason (a commit made
+        // meanwhile) keeps its commits, and the index git left with them; the restore says so.
+        head_from: std::iter::once(journal.head.clone())
+            .chain(journal.commit.clone())
+            .collect(),
+        ..Default::default()
     };
-    restore::run(
+    let result = restore::run(
         repo,
         &plan,
         &format!("clada: roll back interrupted apply of {}", journal.source),
-    )?;
+    );
     // A kill in the middle of an atomic write leaves its temporary file next to the target.
     crate::fsutil::remove_temp_files(
         repo.workdir(),
         journal.paths.iter().map(|p| p.path.as_str()),
     );
+    if let Err(RestoreError::HeadMoved { .. }) = &result {
+        // Everything but the branch and the index is rolled back: the apply is over.
+        Journal::remove(repo)?;
+    }
+    result?;
     Journal::remove(repo)?;
     Ok(report)
-}
-
-/// A crashed git-clada leaves git's `index.lock` behind; remove it when it is ours (created
-/// after the interrupted transaction started) and no git process can be holding it.
-fn remove_stale_index_lock(repo: &Repo, started: Option<i64>) {
-    let lock = repo.git_dir().join("index.lock");
-    let Ok(md) = std::fs::metadata(&lock) else {
-        return;
-    };
-    let mtime = md
-        .modified()
-        .ok()
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map(|d| d.as_secs() as i64)
-        .unwrap_or(0);
-    if started.is_none_or(|s| mtime >= s) {
-        let _ = std::fs::remove_file(&lock);
-    }
 }

@@ -289,6 +289,12 @@ impl<'r> Transaction<'r> {
             paths.extend(extra);
             paths.sort_by(|a, b| a.path.cmp(&b.path));
         }
+        // For undo: the index flags of the paths the reply may write (the index update
+        // clears them) and of intent-to-add entries (recovery helper's call).
+        let index_flags = super::restore::flags_to_record(
+            &start.index,
+            paths.iter().map(|p| p.path.as_bytes().as_bstr()),
+        );
         let journal = Journal {
             op: "apply".into(),
             started: now(),
@@ -306,6 +312,7 @@ impl<'r> Transaction<'r> {
             kept: None,
             after_tree: None,
             after_index: None,
+            index_flags,
         };
         journal.write(repo)?;
         crate::trace::phase("snapshot trees+journal");

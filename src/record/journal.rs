@@ -67,6 +67,11 @@ pub struct Journal {
     /// wrote), so `redo` can put those back exactly as the apply left them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub after: Vec<JournalPath>,
+    /// In the apply record only: the index flags (skip-worktree, assume-unchanged,
+    /// intent-to-add) before the apply of the paths it changed and of intent-to-add entries,
+    /// which the apply clears or commits; undo sets them back.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub index_flags: Vec<super::restore::PathFlags>,
     /// The stash-format commit of the user's work when it stayed uncommitted (kept under
     /// `refs/clada/work/<commit>`).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -3,18 +3,29 @@
 //! interrupted transaction.
 //!
 //! A restore is idempotent (it writes target content, it does not apply deltas), and it is
-//! itself journaled: if it is interrupted, running it again finishes it.
+//! itself journaled: if it is interrupted, running it again finishes it. Besides the files,
+//! the index and HEAD, a plan may carry the refs that belong to the same step (step-back's
+//! state refs, for instance: set before anything else changes, or removed once HEAD moved)
+//! and untracked files to take out of the worktree first (work step-back parked), so that
+//! every visible change of such an operation happens inside the journaled restore.
+//!
+//! The index is rebuilt from a tree, which holds no index flags; the flags users set
+//! (skip-worktree of a sparse checkout, assume-unchanged, intent-to-add) are carried over
+//! from the index being replaced, or set as the plan records them. A path whose entry stays
+//! skip-worktree is not written to the worktree, as in a sparse checkout.
 
 use serde::{Deserialize, Serialize};
 
+use std::collections::BTreeMap;
+
 use crate::repo::{
-    BString, ByteSlice, Entry, EntryKind, Expected, Index, ObjectId, Repo, RepoError,
+    BString, ByteSlice, Entry, EntryFlags, EntryKind, Expected, Index, ObjectId, Repo, RepoError,
 };
 
 use super::journal::{parse_id, Before, JournalError, JournalPath};
 
 /// The state to restore.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RestorePlan {
     /// What this restore is for (messages, reflog).
     pub reason: String,
@@ -30,6 +41,147 @@ pub struct RestorePlan {
     pub paths: Vec<String>,
     /// Untracked or ignored paths to put back as they were.
     pub untracked: Vec<JournalPath>,
+    /// Refs set (or deleted) right after the journal is written, before anything else.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub refs_before: Vec<RefChange>,
+    /// Untracked files taken out of the worktree before the checkout (saved elsewhere by
+    /// the caller, e.g. parked by step-back).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub remove_untracked: Vec<String>,
+    /// Index flags to set exactly as given for these paths; every other path keeps the
+    /// flags it has in the index being replaced.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flags: Vec<PathFlags>,
+    /// Refs set (or deleted) once HEAD is where the plan says.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub refs_after: Vec<RefChange>,
+    /// The commits HEAD (or `branch`) may be at for the restore to move it; filled with the
+    /// current one when the restore starts unless the caller knows better. A branch found
+    /// anywhere else moved for another reason (a commit made while the restore was
+    /// interrupted), and is never moved back over it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub head_from: Vec<String>,
+}
+
+impl RestorePlan {
+    /// A plan for the given HEAD, trees and paths, with nothing else to do.
+    pub fn new(
+        reason: String,
+        head: ObjectId,
+        branch: Option<String>,
+        worktree_tree: ObjectId,
+        index_tree: ObjectId,
+        paths: Vec<String>,
+    ) -> RestorePlan {
+        RestorePlan {
+            reason,
+            head: head.to_string(),
+            branch,
+            worktree_tree: worktree_tree.to_string(),
+            index_tree: index_tree.to_string(),
+            paths,
+            ..Default::default()
+        }
+    }
+}
+
+/// A ref a restore sets to an object, or deletes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RefChange {
+    pub name: String,
+    /// The object it points to afterwards; `None` deletes it.
+    pub target: Option<String>,
+    pub reflog: String,
+}
+
+impl RefChange {
+    pub fn set(name: impl Into<String>, target: ObjectId, reflog: impl Into<String>) -> Self {
+        RefChange {
+            name: name.into(),
+            target: Some(target.to_string()),
+            reflog: reflog.into(),
+        }
+    }
+
+    pub fn delete(name: impl Into<String>) -> Self {
+        RefChange {
+            name: name.into(),
+            target: None,
+            reflog: String::new(),
+        }
+    }
+
+    /// Makes the ref so; nothing happens when it already is (a re-run writes no second
+    /// reflog entry).
+    fn apply(&self, repo: &Repo) -> Result<(), RestoreError> {
+        match &self.target {
+            Some(hex) => {
+                let id = parse_id(hex)?;
+                if repo.read_ref(&self.name)? != Some(id) {
+                    repo.update_ref(&self.name, id, Expected::Any, &self.reflog)?;
+                }
+            }
+            None => repo.delete_ref(&self.name, Expected::Any)?,
+        }
+        Ok(())
+    }
+}
+
+/// The index flags a plan sets for one path.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PathFlags {
+    pub path: String,
+    #[serde(flatten)]
+    pub flags: EntryFlags,
+}
+
+/// The flags `paths` get when an apply writes them: skip-worktree and intent-to-add cleared
+/// (the file is in the worktree, its content staged), assume-unchanged kept. Only paths
+/// whose flags change are listed.
+pub fn flags_as_written<'a>(
+    index: &Index,
+    paths: impl IntoIterator<Item = &'a crate::repo::BStr>,
+) -> Vec<PathFlags> {
+    paths
+        .into_iter()
+        .filter_map(|p| {
+            let f = index.flags_of(p)?;
+            (f.skip_worktree || f.intent_to_add).then(|| PathFlags {
+                path: p.to_string(),
+                flags: EntryFlags {
+                    skip_worktree: false,
+                    intent_to_add: false,
+                    ..f
+                },
+            })
+        })
+        .collect()
+}
+
+/// The flags of `index` worth recording for a later restore of it: those of `paths` (the
+/// paths an operation is about to change, whose flags it clears) and every intent-to-add
+/// entry (which a tree cannot hold).
+pub fn flags_to_record<'a>(
+    index: &Index,
+    paths: impl IntoIterator<Item = &'a crate::repo::BStr>,
+) -> Vec<PathFlags> {
+    let mut out: BTreeMap<BString, EntryFlags> = BTreeMap::new();
+    for p in paths {
+        if let Some(f) = index.flags_of(p).filter(|f| !f.is_empty()) {
+            out.insert(p.to_owned(), f);
+        }
+    }
+    for (p, f) in index.flagged() {
+        if f.intent_to_add {
+            out.insert(p, f);
+        }
+    }
+    out.into_iter()
+        .map(|(path, flags)| PathFlags {
+            path: path.to_string(),
+            flags,
+        })
+        .collect()
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -38,6 +190,14 @@ pub enum RestoreError {
     Repo(#[from] RepoError),
     #[error(transparent)]
     Journal(#[from] JournalError),
+    /// Everything was restored but HEAD, which moved while the restore was interrupted.
+    #[error("{what} finished restoring the files, but left the index and {name} at {current}: it moved there while {what} was interrupted (a commit made since?), and git-clada never moves a branch back over commits it did not make; `git log` and `git status` show what is there (`git reset --keep {target}` moves it where {what} meant to, dropping those commits from the branch)")]
+    HeadMoved {
+        what: String,
+        name: String,
+        current: String,
+        target: String,
+    },
 }
 
 /// The journal file of an in-progress restore.
@@ -59,9 +219,68 @@ pub fn pending(repo: &Repo) -> Result<Option<RestorePlan>, RestoreError> {
     }
 }
 
-/// Carries out `plan`: journal it, rewrite the listed paths, put untracked files back, rewrite
-/// the index, move HEAD. `reflog` is the reflog message for the HEAD move.
+/// Carries out `plan`: journal it, set the refs that go first, take parked untracked files
+/// out, rewrite the listed paths, put untracked files back, rewrite the index, move HEAD, set
+/// the refs that go last. `reflog` is the reflog message for the HEAD move.
+///
+/// Before the journal is written, every file to write is read and converted for the worktree
+/// (git's smudge/eol filters): a filter that fails stops the restore with nothing changed.
 pub fn run(repo: &Repo, plan: &RestorePlan, reflog: &str) -> Result<(), RestoreError> {
+    let head_now = || -> Result<Option<ObjectId>, RepoError> {
+        match &plan.branch {
+            Some(branch) => repo.read_ref(branch),
+            None => Ok(repo.head()?.commit()),
+        }
+    };
+    let mut filled;
+    let plan = if plan.head_from.is_empty() {
+        filled = plan.clone();
+        filled.head_from = head_now()?.map(|c| c.to_string()).into_iter().collect();
+        &filled
+    } else {
+        plan
+    };
+    let worktree_tree = parse_id(&plan.worktree_tree)?;
+    let index_tree = parse_id(&plan.index_tree)?;
+    let head = parse_id(&plan.head)?;
+    let old_index = repo.read_index()?;
+    let mut hasher = repo.hasher_with(&old_index)?;
+
+    // The flags the new index gets: the old index's, with the plan's on top.
+    let mut flags: BTreeMap<BString, EntryFlags> = old_index.flagged().into_iter().collect();
+    for pf in &plan.flags {
+        flags.insert(BString::from(pf.path.as_str()), pf.flags);
+    }
+    let old_sparse = |p: &BString| {
+        old_index
+            .flags_of(p.as_bstr())
+            .is_some_and(|f| f.skip_worktree)
+    };
+    let new_sparse = |p: &BString| flags.get(p).is_some_and(|f| f.skip_worktree);
+
+    // Tracked paths: deletions first (deepest first), then writes. A path that stays outside
+    // a sparse checkout is left as it is on disk (its file is not ours to touch: status does
+    // not look at it); one that becomes sparse is removed rather than written.
+    let mut writes: Vec<(BString, Entry)> = Vec::new();
+    let mut deletes: Vec<BString> = Vec::new();
+    for p in &plan.paths {
+        let rel = BString::from(p.as_str());
+        if old_sparse(&rel) && new_sparse(&rel) {
+            continue;
+        }
+        let in_index = repo.tree_entry(index_tree, rel.as_bstr())?.is_some();
+        match repo.tree_entry(worktree_tree, rel.as_bstr())? {
+            // A directory in the target: whatever file is there now goes (the checkout
+            // leaves directories alone), so the files below it can be written.
+            Some(e) if e.kind == EntryKind::Tree => deletes.push(rel),
+            Some(_) if in_index && new_sparse(&rel) => deletes.push(rel),
+            Some(e) => writes.push((rel, e)),
+            None => deletes.push(rel),
+        }
+    }
+    let checkout = crate::repo::CheckoutPlan { writes, deletes };
+    let prepared = repo.prepare_checkout(&checkout, &mut hasher)?;
+
     let jpath = journal_path(repo);
     if let Some(dir) = jpath.parent() {
         std::fs::create_dir_all(dir).map_err(|source| JournalError::Io {
@@ -81,27 +300,14 @@ pub fn run(repo: &Repo, plan: &RestorePlan, reflog: &str) -> Result<(), RestoreE
     )?;
     crate::failpoint::hit("restore:after-journal");
 
-    let worktree_tree = parse_id(&plan.worktree_tree)?;
-    let index_tree = parse_id(&plan.index_tree)?;
-    let head = parse_id(&plan.head)?;
-    let old_index = repo.read_index()?;
-    let mut hasher = repo.hasher_with(&old_index)?;
-
-    // Tracked paths: deletions first (deepest first), then writes.
-    let mut writes: Vec<(BString, Entry)> = Vec::new();
-    let mut deletes: Vec<BString> = Vec::new();
-    for p in &plan.paths {
-        let rel = BString::from(p.as_str());
-        match repo.tree_entry(worktree_tree, rel.as_bstr())? {
-            // A directory in the target: whatever file is there now goes (the checkout
-            // leaves directories alone), so the files below it can be written.
-            Some(e) if e.kind == EntryKind::Tree => deletes.push(rel),
-            Some(e) => writes.push((rel, e)),
-            None => deletes.push(rel),
-        }
+    for change in &plan.refs_before {
+        change.apply(repo)?;
     }
-    let checkout = crate::repo::CheckoutPlan { writes, deletes };
-    let written = repo.execute_checkout(&checkout, &mut hasher)?;
+    crate::failpoint::hit("restore:after-refs-before");
+    remove_untracked(repo, &plan.remove_untracked)?;
+    crate::failpoint::hit("restore:after-remove");
+
+    let written = repo.execute_prepared(prepared, &mut hasher)?;
     crate::failpoint::hit("restore:after-worktree");
 
     // Untracked files the operation had overwritten or created. A path the operation made
@@ -120,6 +326,30 @@ pub fn run(repo: &Repo, plan: &RestorePlan, reflog: &str) -> Result<(), RestoreE
         restore_untracked(repo, jp, worktree_tree)?;
     }
 
+    // A branch that moved for another reason keeps its commits, and the index git left
+    // with them: only the files are restored.
+    let current = head_now()?;
+    if current != Some(head)
+        && !plan
+            .head_from
+            .iter()
+            .any(|h| current.is_some_and(|c| parse_id(h).ok() == Some(c)))
+    {
+        std::fs::remove_file(&jpath).map_err(|source| JournalError::Io {
+            path: jpath.clone(),
+            source,
+        })?;
+        return Err(RestoreError::HeadMoved {
+            what: plan.reason.clone(),
+            name: plan
+                .branch
+                .as_deref()
+                .map(|b| b.strip_prefix("refs/heads/").unwrap_or(b).to_string())
+                .unwrap_or_else(|| "HEAD".into()),
+            current: current.map(Repo::short).unwrap_or_else(|| "nothing".into()),
+            target: plan.head.clone(),
+        });
+    }
     // The index: exactly `index_tree`, keeping stat data of unchanged entries so git does
     // not re-read them, and fresh stat data for files just written whose content the index
     // records.
@@ -136,6 +366,8 @@ pub fn run(repo: &Repo, plan: &RestorePlan, reflog: &str) -> Result<(), RestoreE
         .collect();
     index.refresh_stat(repo, &fresh)?;
     index.set_cache_tree(repo, index_tree, Some(&old_index))?;
+    let flags: Vec<(BString, EntryFlags)> = flags.into_iter().collect();
+    index.set_flags(repo, &flags)?;
     write_index(repo, &index)?;
     crate::failpoint::hit("restore:after-index");
 
@@ -161,6 +393,11 @@ pub fn run(repo: &Repo, plan: &RestorePlan, reflog: &str) -> Result<(), RestoreE
             }
         }
     }
+    crate::failpoint::hit("restore:after-head");
+    for change in &plan.refs_after {
+        change.apply(repo)?;
+    }
+    crate::failpoint::hit("restore:after-refs-after");
     // An interrupted run of this restore may have left temporary files of its writes.
     crate::fsutil::remove_temp_files(
         repo.workdir(),
@@ -173,6 +410,29 @@ pub fn run(repo: &Repo, plan: &RestorePlan, reflog: &str) -> Result<(), RestoreE
         path: jpath,
         source,
     })?;
+    Ok(())
+}
+
+/// Takes untracked files out of the worktree (their content is saved elsewhere), pruning
+/// directories they leave empty. Missing ones are already gone (a re-run).
+fn remove_untracked(repo: &Repo, paths: &[String]) -> Result<(), RestoreError> {
+    for p in paths {
+        let rel = BString::from(p.as_str());
+        let abs = repo.abs_path(rel.as_bstr());
+        match std::fs::symlink_metadata(&abs) {
+            Ok(md) if !md.is_dir() => std::fs::remove_file(&abs).map_err(|source| {
+                RestoreError::Repo(RepoError::Io {
+                    context: "cannot remove",
+                    path: abs.clone(),
+                    source,
+                })
+            })?,
+            _ => {}
+        }
+        if let Some(parent) = abs.parent() {
+            crate::fsutil::prune_empty_dirs(parent, repo.workdir());
+        }
+    }
     Ok(())
 }
 

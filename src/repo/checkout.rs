@@ -44,6 +44,14 @@ impl CheckoutPlan {
     }
 }
 
+/// A checkout whose file contents are read and converted for the worktree.
+#[derive(Debug)]
+pub struct PreparedCheckout {
+    deletes: Vec<BString>,
+    /// Path, entry, and the converted content when filters apply (else read when written).
+    writes: Vec<(BString, Entry, Option<Vec<u8>>)>,
+}
+
 /// Something in the worktree that a checkout would destroy.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PathConflict {
@@ -150,8 +158,44 @@ impl Repo {
         plan: &CheckoutPlan,
         hasher: &mut Hasher<'_>,
     ) -> Result<Vec<BString>> {
+        let prepared = self.prepare_checkout(plan, hasher)?;
+        self.execute_prepared(prepared, hasher)
+    }
+
+    /// Reads and converts (smudge, eol) every file `plan` writes, touching nothing: with
+    /// git's filters in play this is where a failing filter stops the checkout, before any
+    /// file changed. Without filters the contents are read when written instead.
+    pub fn prepare_checkout(
+        &self,
+        plan: &CheckoutPlan,
+        hasher: &mut Hasher<'_>,
+    ) -> Result<PreparedCheckout> {
+        let mut writes = Vec::with_capacity(plan.writes.len());
+        for (path, entry) in &plan.writes {
+            let data = match entry.kind {
+                EntryKind::Blob | EntryKind::Executable if hasher.filters() => {
+                    let raw = self.read_blob(entry.id)?;
+                    Some(hasher.to_worktree(path.as_bstr(), &raw)?)
+                }
+                _ => None,
+            };
+            writes.push((path.clone(), *entry, data));
+        }
+        Ok(PreparedCheckout {
+            deletes: plan.deletes.clone(),
+            writes,
+        })
+    }
+
+    /// Carries out a prepared checkout: deletions first (emptied directories are pruned),
+    /// then writes (each file replaced atomically). Returns the paths written.
+    pub fn execute_prepared(
+        &self,
+        prepared: PreparedCheckout,
+        hasher: &mut Hasher<'_>,
+    ) -> Result<Vec<BString>> {
         let root = self.workdir().to_path_buf();
-        let mut deletes = plan.deletes.clone();
+        let mut deletes = prepared.deletes;
         // Deepest first, so directories empty out before their parents are pruned.
         deletes.sort_by(|a, b| b.len().cmp(&a.len()).then(b.cmp(a)));
         for path in &deletes {
@@ -165,16 +209,28 @@ impl Repo {
                 crate::fsutil::prune_empty_dirs(parent, &root);
             }
         }
-        let mut written = Vec::with_capacity(plan.writes.len());
-        for (path, entry) in &plan.writes {
-            self.write_entry(path.as_bstr(), entry, hasher)?;
-            written.push(path.clone());
+        let mut written = Vec::with_capacity(prepared.writes.len());
+        for (path, entry, data) in prepared.writes {
+            self.write_entry_data(path.as_bstr(), &entry, data, hasher)?;
+            written.push(path);
         }
         Ok(written)
     }
 
     /// Writes one tree entry to the worktree.
     pub fn write_entry(&self, rel: &BStr, entry: &Entry, hasher: &mut Hasher<'_>) -> Result<()> {
+        self.write_entry_data(rel, entry, None, hasher)
+    }
+
+    /// Writes one tree entry to the worktree; `converted` is the file's worktree content when
+    /// already prepared.
+    fn write_entry_data(
+        &self,
+        rel: &BStr,
+        entry: &Entry,
+        converted: Option<Vec<u8>>,
+        hasher: &mut Hasher<'_>,
+    ) -> Result<()> {
         let abs = self.abs_path(rel);
         if let Some(parent) = abs.parent() {
             make_dirs(parent, self.workdir())?;
@@ -184,15 +240,18 @@ impl Repo {
                 std::fs::remove_dir(&abs).map_err(io_err("cannot replace directory", &abs))?;
             }
         }
-        let data = self.read_blob(entry.id)?;
         match entry.kind {
             EntryKind::Link => {
+                let data = self.read_blob(entry.id)?;
                 let target = std::path::Path::new(std::ffi::OsStr::from_bytes(&data));
                 crate::fsutil::symlink_atomic(&abs, target)
                     .map_err(io_err("cannot create symlink", &abs))?;
             }
             EntryKind::Blob | EntryKind::Executable => {
-                let data = hasher.to_worktree(rel, &data)?;
+                let data = match converted {
+                    Some(d) => d,
+                    None => hasher.to_worktree(rel, &self.read_blob(entry.id)?)?,
+                };
                 crate::fsutil::write_atomic_at(
                     &abs,
                     &data,

@@ -5,6 +5,8 @@ use gix::bstr::{BString, ByteSlice};
 use gix::refs::transaction::{Change, LogChange, PreviousValue, RefEdit, RefLog};
 use gix::refs::Target;
 use gix::ObjectId;
+use std::path::PathBuf;
+use std::time::Duration;
 
 use super::{GixContext, Head, Repo, RepoError, Result};
 
@@ -298,16 +300,132 @@ impl Repo {
     /// Runs one ref transaction, signing reflog lines with the committer resolved as in
     /// [`Repo::identity`]: gix's own would name the local time zone by walking the zoneinfo
     /// database on every run. Without an identity, gix falls back as git does.
+    ///
+    /// The lock files the transaction takes are recorded first and linked to tokens as soon
+    /// as they exist (see `lockfile`), so a kill at any point leaves locks the next git-clada
+    /// can prove its own and remove.
     fn edit_refs(&self, edits: Vec<RefEdit>) -> std::result::Result<Vec<RefEdit>, gix::Error> {
-        match self.persona("COMMITTER", "committer") {
-            Ok(committer) => {
-                let sig = committer.to_gix();
-                let mut buf = gix::date::parse::TimeBuf::default();
-                self.repo
-                    .edit_references_as(edits, Some(sig.to_ref(&mut buf)))
+        let committer = self
+            .persona("COMMITTER", "committer")
+            .ok()
+            .map(|c| c.to_gix());
+        let mut buf = gix::date::parse::TimeBuf::default();
+        let signature = match &committer {
+            Some(sig) => Some(sig.to_ref(&mut buf)),
+            None => self.repo.committer().transpose()?,
+        };
+        let intents = self.ref_lock_intents(&edits);
+        let (file_fail, packed_fail) = self.ref_lock_timeouts();
+        crate::failpoint::hit("refs:before-lock");
+        let prepared = self
+            .repo
+            .refs
+            .transaction()
+            .prepare(edits, file_fail, packed_fail)?;
+        crate::failpoint::hit("refs:prepared");
+        self.link_lock_tokens(&intents);
+        crate::failpoint::hit("refs:locked");
+        let out = prepared.commit(signature);
+        crate::failpoint::hit("refs:committed");
+        drop(intents);
+        out
+    }
+
+    /// The lock files a transaction of `edits` will create, each with the intent recorded
+    /// (best effort: a lock that cannot be recorded is simply not cleared after a crash).
+    fn ref_lock_intents(&self, edits: &[RefEdit]) -> Vec<(PathBuf, super::lockfile::LockToken)> {
+        let mut out = Vec::new();
+        let mut record = |name: &str, content: Option<Vec<u8>>| {
+            let lock = self.ref_lock_path(name);
+            if let Ok(token) = self.ref_lock_intent(&lock, content.as_deref()) {
+                out.push((lock, token));
             }
-            Err(_) => self.repo.edit_references(edits),
+        };
+        for edit in edits {
+            let name = edit.name.as_bstr().to_str_lossy().into_owned();
+            let content = match &edit.change {
+                Change::Update { new, .. } => Some(match new {
+                    Target::Object(id) => format!("{id}\n").into_bytes(),
+                    Target::Symbolic(target) => format!("ref: {}\n", target.as_bstr()).into_bytes(),
+                }),
+                Change::Delete { .. } => Some(Vec::new()),
+            };
+            if edit.deref {
+                // The ref HEAD points to is locked (and written) too; HEAD itself is locked
+                // for its reflog, with the same content written to its lock.
+                let mut target = self.symbolic_target(&name);
+                let mut hops = 0;
+                while let Some(t) = target {
+                    record(&t, content.clone());
+                    target = self.symbolic_target(&t);
+                    hops += 1;
+                    if hops > 5 {
+                        break;
+                    }
+                }
+            }
+            record(&name, content);
         }
+        // gix locks packed-refs when the file exists (to look refs up under the lock).
+        let packed = self.common_dir().join("packed-refs");
+        if packed.is_file() {
+            let lock = self.common_dir().join("packed-refs.lock");
+            if let Ok(token) = self.ref_lock_intent(&lock, None) {
+                out.push((lock, token));
+            }
+        }
+        out
+    }
+
+    /// The ref `name` points to when it is symbolic.
+    fn symbolic_target(&self, name: &str) -> Option<String> {
+        let r = self.repo.try_find_reference(name).ok().flatten()?;
+        match &r.inner.target {
+            Target::Symbolic(t) => Some(t.as_bstr().to_str_lossy().into_owned()),
+            Target::Object(_) => None,
+        }
+    }
+
+    /// Where the lock file of the loose ref `name` lives: per-worktree refs in this worktree's
+    /// git dir, shared ones in the common dir.
+    fn ref_lock_path(&self, name: &str) -> PathBuf {
+        let per_worktree = !name.contains('/')
+            || ["refs/bisect/", "refs/worktree/", "refs/rewritten/"]
+                .iter()
+                .any(|p| name.starts_with(p));
+        let base = if per_worktree {
+            self.git_dir()
+        } else {
+            self.common_dir()
+        };
+        let mut path = base.to_path_buf();
+        for comp in name.split('/') {
+            path.push(comp);
+        }
+        let mut os = path.into_os_string();
+        os.push(".lock");
+        PathBuf::from(os)
+    }
+
+    /// How long to wait for ref locks held by others (git's `core.filesRefLockTimeout`,
+    /// `core.packedRefsTimeout`).
+    fn ref_lock_timeouts(&self) -> (gix::lock::acquire::Fail, gix::lock::acquire::Fail) {
+        use gix::lock::acquire::Fail;
+        let cfg = self.repo.config_snapshot();
+        let timeout = |key: &str, default_ms: i64| {
+            let ms = cfg.integer(key).unwrap_or(default_ms);
+            match ms {
+                0 => Fail::Immediately,
+                ms if ms < 0 => {
+                    Fail::AfterDurationWithBackoff(Duration::from_secs(u32::MAX as u64))
+                }
+                ms => Fail::AfterDurationWithBackoff(Duration::from_millis(ms as u64)),
+            }
+        };
+        (
+            timeout("core.filesRefLockTimeout", 100),
+            timeout("core.packedRefsTimeout", 1000),
+        )
     }
 
     /// Deletes `name` if it has the `expected` value (or unconditionally with `Any`).

@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use gix::bstr::{BStr, BString, ByteSlice};
@@ -18,10 +18,31 @@ use super::tree::{Entry, EntryKind};
 use super::{io_err, GixContext, Repo, RepoError, Result};
 
 /// git's `index.lock`, held from before the branch moves until the new index is in place, so
-/// no other git command sees the new commit with the old index.
+/// no other git command sees the new commit with the old index. It is created with a token
+/// (see `lockfile`), so a crash leaves a lock the next git-clada can prove its own and remove;
+/// dropped without [`IndexLock::commit`], it is removed.
 pub struct IndexLock {
-    lock: gix::lock::File,
+    file: Option<std::fs::File>,
+    /// `index.lock`.
     path: PathBuf,
+    /// `index`.
+    target: PathBuf,
+    token: Option<super::lockfile::LockToken>,
+}
+
+impl Drop for IndexLock {
+    fn drop(&mut self) {
+        // Not committed: release the lock, if it is still ours.
+        if let Some(file) = self.file.take() {
+            use std::os::unix::fs::MetadataExt;
+            if let (Ok(held), Ok(now)) = (file.metadata(), std::fs::symlink_metadata(&self.path)) {
+                if held.dev() == now.dev() && held.ino() == now.ino() {
+                    let _ = std::fs::remove_file(&self.path);
+                }
+            }
+        }
+        self.token.take();
+    }
 }
 
 impl std::fmt::Debug for IndexLock {
@@ -42,6 +63,34 @@ pub struct Index {
 }
 
 type CacheTree = gix::index::extension::Tree;
+
+/// The flags a user sets on index entries, which a rebuilt index must keep.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct EntryFlags {
+    /// Outside a sparse checkout: the file is not in the worktree, and that is no deletion.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub skip_worktree: bool,
+    /// `git update-index --assume-unchanged`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub assume_unchanged: bool,
+    /// `git add -N`: tracked, content not yet staged.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub intent_to_add: bool,
+}
+
+impl EntryFlags {
+    fn of(flags: Flags) -> EntryFlags {
+        EntryFlags {
+            skip_worktree: flags.contains(Flags::SKIP_WORKTREE),
+            assume_unchanged: flags.contains(Flags::ASSUME_VALID),
+            intent_to_add: flags.contains(Flags::INTENT_TO_ADD),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        !self.skip_worktree && !self.assume_unchanged && !self.intent_to_add
+    }
+}
 
 /// What to record for a path in the index: its entry, and whether the worktree file is known
 /// to hold exactly that content (then its stat data is recorded so git trusts it; otherwise
@@ -74,30 +123,30 @@ impl Repo {
 
     /// Takes git's `index.lock`, waiting briefly if a git command holds it.
     pub fn lock_index(&self) -> Result<IndexLock> {
-        let path = self.repo.index_path();
-        let lock = gix::lock::File::acquire_to_update_resource(
-            &path,
-            gix::lock::acquire::Fail::AfterDurationWithBackoff(Duration::from_secs(2)),
-            None,
-            0,
-        )
-        .map_err(|e| {
-            let lock = format!("{}.lock", path.display());
-            if Path::new(&lock).exists() {
-                RepoError::Invalid(format!(
-                    "cannot lock the index: '{lock}' exists, so another git command is using the index (waited 2 s); if no other git command is running (one may have crashed), remove '{lock}' and try again"
-                ))
-            } else {
-                // gix's own words end in a full stop.
-                let why = e.to_string();
-                RepoError::Invalid(format!(
-                    "cannot lock the index ({}): {}",
-                    path.display(),
-                    why.trim_end().trim_end_matches('.')
-                ))
+        let target = self.repo.index_path();
+        let mut path = target.clone().into_os_string();
+        path.push(".lock");
+        let path = PathBuf::from(path);
+        match self.create_tokened_lock(&path, Duration::from_secs(2)) {
+            Ok((file, token)) => {
+                crate::failpoint::hit("index:locked");
+                Ok(IndexLock {
+                    file: Some(file),
+                    path,
+                    target,
+                    token,
+                })
             }
-        })?;
-        Ok(IndexLock { lock, path })
+            Err(super::lockfile::LockBusy::Held) => Err(RepoError::Invalid(format!(
+                "cannot lock the index: '{}' exists, so another git command is using the index (waited 2 s); if no other git command is running (one may have crashed), remove '{}' and try again",
+                path.display(),
+                path.display()
+            ))),
+            Err(super::lockfile::LockBusy::Other(e)) => Err(RepoError::Invalid(format!(
+                "cannot lock the index ({}): {e}",
+                target.display()
+            ))),
+        }
     }
 
     /// Records the worktree's stat data for `rel` into an index entry.
@@ -112,19 +161,27 @@ impl Repo {
 
 impl IndexLock {
     /// Writes `index` through the lock and renames it into place.
-    pub fn commit(self, index: &Index) -> Result<()> {
-        let mut lock = self.lock;
+    pub fn commit(mut self, index: &Index) -> Result<()> {
         crate::trace::phase("index: locked");
+        let Some(file) = self.file.as_mut() else {
+            return Err(RepoError::Invalid(
+                "the index lock was already released".into(),
+            ));
+        };
         index
-            .serialize_to(&mut lock)
+            .serialize_to(file)
             .map_err(io_err("cannot write the index", &self.path))?;
         crate::trace::phase("index: serialized");
-        lock.commit().map_err(|e| {
+        crate::failpoint::hit("index:written");
+        std::fs::rename(&self.path, &self.target).map_err(|e| {
             RepoError::Invalid(format!(
                 "cannot replace the index '{}': {e}",
-                self.path.display()
+                self.target.display()
             ))
         })?;
+        // Renamed: nothing of ours is left at the lock's name to remove.
+        self.file = None;
+        crate::failpoint::hit("index:committed");
         Ok(())
     }
 }
@@ -391,6 +448,90 @@ impl Index {
                 }
             }
         }
+    }
+
+    /// The user's flags on the stage-0 entry of `path` (`None` when it has no entry).
+    pub fn flags_of(&self, path: &BStr) -> Option<EntryFlags> {
+        let e = self
+            .file
+            .entry_by_path_and_stage(path, Stage::Unconflicted)?;
+        Some(EntryFlags::of(e.flags))
+    }
+
+    /// Every stage-0 entry with a user flag set, sorted by path.
+    pub fn flagged(&self) -> Vec<(BString, EntryFlags)> {
+        self.file
+            .entries()
+            .iter()
+            .filter(|e| e.stage() == Stage::Unconflicted)
+            .filter_map(|e| {
+                let f = EntryFlags::of(e.flags);
+                (!f.is_empty()).then(|| (e.path(&self.file).to_owned(), f))
+            })
+            .collect()
+    }
+
+    /// Sets the user's flags of the given paths: on an existing entry the bits are set or
+    /// cleared (intent-to-add only on an entry of the empty blob, which is what such an
+    /// entry holds); a path without an entry gets an intent-to-add entry when `flags` say so
+    /// and its worktree file exists (a file deleted since has nothing to intend to add).
+    pub fn set_flags(&mut self, repo: &Repo, flags: &[(BString, EntryFlags)]) -> Result<()> {
+        let empty_blob = ObjectId::empty_blob(self.file.object_hash());
+        let mut added = Vec::new();
+        for (path, f) in flags {
+            match self
+                .file
+                .entry_index_by_path_and_stage(path.as_bstr(), Stage::Unconflicted)
+            {
+                Some(idx) => {
+                    let e = &mut self.file.entries_mut()[idx];
+                    e.flags.set(Flags::SKIP_WORKTREE, f.skip_worktree);
+                    e.flags.set(Flags::ASSUME_VALID, f.assume_unchanged);
+                    e.flags
+                        .set(Flags::INTENT_TO_ADD, f.intent_to_add && e.id == empty_blob);
+                    if e.flags
+                        .intersects(Flags::SKIP_WORKTREE | Flags::INTENT_TO_ADD)
+                    {
+                        e.flags.insert(Flags::EXTENDED);
+                    }
+                }
+                None if f.intent_to_add => {
+                    let Some(md) = repo.worktree_metadata(path.as_bstr())? else {
+                        continue;
+                    };
+                    let mode = if md.file_type().is_symlink() {
+                        Mode::SYMLINK
+                    } else if !md.is_file() {
+                        continue;
+                    } else if gix::fs::is_executable(&md) {
+                        Mode::FILE_EXECUTABLE
+                    } else {
+                        Mode::FILE
+                    };
+                    added.push((path.clone(), mode));
+                }
+                None => {}
+            }
+        }
+        if added.is_empty() {
+            return Ok(());
+        }
+        // git keeps intent-to-add entries out of trees and invalidates the cache-tree above
+        // them; dropping the cache-tree is the simple equivalent.
+        repo.write_blob(b"")?;
+        for (path, mode) in added {
+            self.file.dangerously_push_entry(
+                Stat::default(),
+                empty_blob,
+                Flags::INTENT_TO_ADD | Flags::EXTENDED,
+                mode,
+                path.as_bstr(),
+            );
+        }
+        self.file.sort_entries();
+        self.file.remove_tree();
+        self.cache_tree = None;
+        Ok(())
     }
 
     /// Refreshes the stat data of `paths` from the worktree (files just written there).

@@ -3,6 +3,10 @@
 //! An advisory `flock` on `<git-dir>/clada.lock`. The kernel drops it when the process dies,
 //! however it dies, so a crash never leaves a stale lock that blocks the next run; the pid
 //! written into the file only serves the error message.
+//!
+//! Taking it is also when git's lock files that a killed git-clada left behind are cleared
+//! (see `lockfile`): whoever held the clada lock before is gone, so every lock file it proved
+//! its own can go.
 
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, Write};
@@ -10,7 +14,7 @@ use std::os::unix::io::AsRawFd;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use super::{io_err, Repo, RepoError, Result};
+use super::{io_err, Repo, RepoError, Result, StaleLocks};
 
 /// How long a second git-clada waits for the first to finish before giving up.
 const DEFAULT_WAIT: Duration = Duration::from_secs(3);
@@ -20,11 +24,17 @@ const DEFAULT_WAIT: Duration = Duration::from_secs(3);
 pub struct CladaLock {
     _file: File,
     path: PathBuf,
+    stale: StaleLocks,
 }
 
 impl CladaLock {
     pub fn path(&self) -> &std::path::Path {
         &self.path
+    }
+
+    /// What was cleared of a git-clada that died before this one took the lock.
+    pub fn stale(&self) -> &StaleLocks {
+        &self.stale
     }
 }
 
@@ -74,6 +84,28 @@ impl Repo {
         let _ = file.set_len(0);
         let _ = file.rewind();
         let _ = write!(file, "{}", std::process::id());
-        Ok(CladaLock { _file: file, path })
+        let stale = self.clear_stale_locks();
+        if let Some(msg) = stale.left_message() {
+            eprintln!("git-clada: warning: {msg}");
+        }
+        Ok(CladaLock {
+            _file: file,
+            path,
+            stale,
+        })
+    }
+
+    /// Whether a git-clada died holding git's lock files (read-only: nothing is removed, and
+    /// nothing is reported while another git-clada is running, whose locks are live).
+    pub fn stale_locks_pending(&self) -> bool {
+        let dir = self.git_dir().join("clada").join("locks");
+        if std::fs::read_dir(&dir).map_or(true, |mut rd| rd.next().is_none()) {
+            return false;
+        }
+        let Ok(file) = File::open(self.git_dir().join("clada.lock")) else {
+            return true;
+        };
+        // SAFETY: flock on a file descriptor we own; no memory is involved.
+        unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_SH | libc::LOCK_NB) == 0 }
     }
 }

@@ -468,22 +468,47 @@ impl Hasher<'_> {
         Ok(Some((bytes, kind, md)))
     }
 
-    /// Converts a blob's content to what the worktree file should hold (smudge, eol).
+    /// Whether git's content filters may change bytes on the way in or out (attributes or
+    /// eol settings exist). Without, [`Hasher::to_worktree`] is a plain copy.
+    pub fn filters(&self) -> bool {
+        self.filters.is_some()
+    }
+
+    /// Converts a blob's content to what the worktree file should hold (smudge, eol). A
+    /// filter driver runs to completion here: delayed output (git's `delay` capability of
+    /// long-running filter processes) is not asked for.
     pub fn to_worktree(&mut self, rel: &BStr, data: &[u8]) -> Result<Vec<u8>> {
-        use gix::filter::plumbing::pipeline::convert::ToWorktreeOutcome;
+        use gix::filter::plumbing::driver::apply::{Delay, MaybeDelayed};
+        use gix::filter::plumbing::pipeline::convert::{to_worktree, ToWorktreeOutcome};
+        use std::io::Read;
         let Some(f) = &mut self.filters else {
             return Ok(data.to_vec());
         };
+        let options = to_worktree::Options {
+            can_delay: Delay::Forbid,
+            ..Default::default()
+        };
         let out = f
             .pipeline
-            .convert_to_worktree(data, rel, Default::default())
-            .ctx(format!("cannot convert '{rel}' for the worktree"))?;
+            .convert_to_worktree(data, rel, options)
+            .ctx(format!(
+                "cannot convert '{rel}' for the worktree (git's smudge/eol filters for it failed)"
+            ))?;
         Ok(match out {
             ToWorktreeOutcome::Unchanged(b) => b.to_vec(),
             ToWorktreeOutcome::Buffer(b) => b.to_vec(),
-            ToWorktreeOutcome::Process(_) => {
+            ToWorktreeOutcome::Process(MaybeDelayed::Immediate(mut r)) => {
+                let mut buf = Vec::with_capacity(data.len());
+                r.read_to_end(&mut buf).map_err(|e| {
+                    RepoError::Invalid(format!(
+                        "the smudge filter of '{rel}' failed: {e}; fix the filter's configuration (`git config --get-regexp '^filter\\.'`) and try again"
+                    ))
+                })?;
+                buf
+            }
+            ToWorktreeOutcome::Process(MaybeDelayed::Delayed(_)) => {
                 return Err(RepoError::Invalid(format!(
-                    "'{rel}' uses a delayed filter process, which git-clada does not support"
+                    "the filter process of '{rel}' delayed its output although git-clada asked it not to"
                 )))
             }
         })

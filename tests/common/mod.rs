@@ -3,6 +3,8 @@
 //! system config, fixed dates, UTC, English messages).
 #![allow(dead_code)]
 
+pub mod crash;
+
 use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -242,6 +244,29 @@ impl TestRepo {
             status: self.status(),
         }
     }
+}
+
+/// Asserts a command exited 0, showing its output otherwise.
+#[track_caller]
+pub fn assert_ok(out: &Output, what: &str) {
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{what}: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Asserts a command was aborted at a fail point (killed by a signal, no exit code).
+#[track_caller]
+pub fn assert_aborted(out: &Output, what: &str) {
+    assert_eq!(
+        out.status.code(),
+        None,
+        "{what}: should have aborted: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// Asserts two states are the same for the user: HEAD and its branch, the index, every

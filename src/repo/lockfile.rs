@@ -1,0 +1,450 @@
+//! git's lock files taken by git-clada (`index.lock`, `<ref>.lock`, `packed-refs.lock`), made
+//! provably ours, so that after a crash exactly these are removed — and never a lock that a
+//! live git command holds.
+//!
+//! The proof is a hard link. For every lock file git-clada holds, `<git-dir>/clada/locks/`
+//! keeps a *token*: a second name of the same inode, plus an *intent* file naming the lock
+//! and the content git-clada writes into it. While the token exists its inode cannot be
+//! reused, so "the lock file has the token's device and inode" is true of our lock and of no
+//! other file. The index lock is created as the token first and then linked into place
+//! (`link` fails if the name exists, like `O_EXCL`), so it is never ours without the proof.
+//! Ref locks are created by gix inside a ref transaction; they are linked to their tokens as
+//! soon as the transaction is prepared, and the intent (written before) covers the short
+//! window in between: a lock holding exactly the content we intended is ours too. A lock that
+//! is still empty in that window (or `packed-refs.lock`, whose content is only written at
+//! commit) is taken as ours only if it stays exactly as it is for a second while the next
+//! git-clada watches: git holds ref locks for milliseconds. Anything else — a lock another
+//! process replaced ours with, or one never proven — is left in place.
+//!
+//! Tokens and intents are written only while the clada lock (`clada.lock`) is held, so when
+//! the next git-clada takes that lock, whatever it finds in `clada/locks/` belongs to a
+//! process that died: [`Repo::clear_stale_locks`] settles it.
+
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use super::{io_err, Repo, RepoError, Result};
+
+static COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// What the clean-up of a dead git-clada's locks found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StaleLocks {
+    /// A git-clada died while holding (or taking) git locks.
+    pub found: bool,
+    /// Lock files proven ours and removed.
+    pub removed: Vec<PathBuf>,
+    /// Lock files that may be ours but could as well be a running git command's: left in
+    /// place.
+    pub left: Vec<PathBuf>,
+}
+
+impl StaleLocks {
+    /// A sentence for the user about the locks left in place, if any.
+    pub fn left_message(&self) -> Option<String> {
+        if self.left.is_empty() {
+            return None;
+        }
+        let list: Vec<String> = self
+            .left
+            .iter()
+            .map(|p| format!("'{}'", p.display()))
+            .collect();
+        Some(format!(
+            "git-clada was killed while taking the lock {}; it cannot tell it from one a running git command holds, so it is left in place: if no git command is running, remove it (`rm {}`)",
+            list.join(", "),
+            self.left
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(" ")
+        ))
+    }
+}
+
+/// One lock git-clada is about to take or holds: its intent file and (once linked) its token.
+/// Dropping it removes both (the lock itself is released by its owner); the intent goes
+/// first, so an intent never outlives its token.
+#[derive(Debug)]
+pub(crate) struct LockToken {
+    token: PathBuf,
+    intent: PathBuf,
+}
+
+impl LockToken {
+    /// Links the lock file `lock` (just created by gix acting for us) to this token. Best
+    /// effort: without the link, recovery falls back to the intent's content.
+    fn link_from(&self, lock: &Path) {
+        let _ = std::fs::hard_link(lock, &self.token);
+    }
+}
+
+impl Drop for LockToken {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.intent);
+        let _ = std::fs::remove_file(&self.token);
+    }
+}
+
+/// How the token of a lock comes to be.
+enum Linking<'a> {
+    /// The token exists before the lock: a lock without the token's inode is not ours.
+    Before,
+    /// The lock is linked to the token after it was created (by gix), and will hold
+    /// `content` (`None`: unknown).
+    After(Option<&'a [u8]>),
+}
+
+impl Repo {
+    fn lock_token_dir(&self) -> PathBuf {
+        self.git_dir().join("clada").join("locks")
+    }
+
+    /// Fresh paths for a token and its intent (the directory is created).
+    fn token_paths(&self) -> Result<(PathBuf, PathBuf)> {
+        let dir = self.lock_token_dir();
+        std::fs::create_dir_all(&dir).map_err(io_err("cannot create directory", &dir))?;
+        let name = format!(
+            "{}-{}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed)
+        );
+        Ok((dir.join(&name), dir.join(format!("{name}.intent"))))
+    }
+
+    /// Records the intent to take the lock file `lock`; its token is not linked yet.
+    fn lock_intent(&self, lock: &Path, linking: Linking<'_>) -> Result<LockToken> {
+        let (token, intent) = self.token_paths()?;
+        write_intent(&intent, lock, &linking)?;
+        Ok(LockToken { token, intent })
+    }
+
+    /// Records that a ref transaction is about to create the lock file `lock` and write
+    /// `content` into it (`None`: unknown); [`Repo::link_lock_tokens`] proves it ours once
+    /// it exists.
+    pub(crate) fn ref_lock_intent(&self, lock: &Path, content: Option<&[u8]>) -> Result<LockToken> {
+        self.lock_intent(lock, Linking::After(content))
+    }
+
+    /// Links every lock file in `locks` that exists now to its token (called right after a
+    /// ref transaction took its locks, before it commits).
+    pub(crate) fn link_lock_tokens(&self, locks: &[(PathBuf, LockToken)]) {
+        for (lock, token) in locks {
+            token.link_from(lock);
+        }
+    }
+
+    /// Creates the lock file `lock` as a second name of a token made first, waiting up to
+    /// `wait` while another process holds it. Returns the open lock file and its token
+    /// (`None` on a filesystem without hard links, where the lock is created plainly).
+    pub(crate) fn create_tokened_lock(
+        &self,
+        lock: &Path,
+        wait: Duration,
+    ) -> Result<(File, Option<LockToken>), LockBusy> {
+        // The token first, then the intent: an intent of this kind never exists without
+        // its token. Where no token can be made (`.git/clada` not writable), the lock is
+        // still taken, only without the proof.
+        let Ok((token_path, intent)) = self.token_paths() else {
+            return create_plain_lock(lock, wait).map(|f| (f, None));
+        };
+        let Ok(file) = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .mode(0o666)
+            .open(&token_path)
+        else {
+            return create_plain_lock(lock, wait).map(|f| (f, None));
+        };
+        let token = LockToken {
+            token: token_path,
+            intent,
+        };
+        if write_intent(&token.intent, lock, &Linking::Before).is_err() {
+            drop(file);
+            drop(token);
+            return create_plain_lock(lock, wait).map(|f| (f, None));
+        }
+        let start = Instant::now();
+        let mut pause = Duration::from_millis(1);
+        loop {
+            match std::fs::hard_link(&token.token, lock) {
+                Ok(()) => return Ok((file, Some(token))),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                    if start.elapsed() >= wait {
+                        return Err(LockBusy::Held);
+                    }
+                    std::thread::sleep(pause);
+                    pause = (pause * 2).min(Duration::from_millis(100));
+                }
+                // A filesystem without hard links: an exclusive create, without the proof.
+                Err(_) => {
+                    drop(file);
+                    drop(token);
+                    return create_plain_lock(lock, wait).map(|f| (f, None));
+                }
+            }
+        }
+    }
+
+    /// Removes the lock files a dead git-clada left behind — exactly those proven its own —
+    /// and its tokens. Must be called with the clada lock held: then every token belongs
+    /// to a process that is gone.
+    pub(crate) fn clear_stale_locks(&self) -> StaleLocks {
+        let mut out = StaleLocks::default();
+        let dir = self.lock_token_dir();
+        let Ok(rd) = std::fs::read_dir(&dir) else {
+            return out;
+        };
+        let names: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
+        for path in &names {
+            let Some(stem) = path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .and_then(|n| n.strip_suffix(".intent"))
+            else {
+                continue;
+            };
+            out.found = true;
+            let token = LockToken {
+                token: dir.join(stem),
+                intent: path.clone(),
+            };
+            let Ok(text) = std::fs::read(path) else {
+                continue;
+            };
+            let (lock, linking) = match text.iter().position(|b| *b == b'\n') {
+                Some(pos) => (&text[..pos], &text[pos + 1..]),
+                None => (&text[..], &b""[..]),
+            };
+            let lock = PathBuf::from(std::ffi::OsStr::from_bytes(lock));
+            let linking = match linking {
+                b"before" => Linking::Before,
+                b"after" => Linking::After(None),
+                other => Linking::After(other.strip_prefix(b"after=")),
+            };
+            match judge(&lock, &token.token, &linking) {
+                Verdict::Ours => match std::fs::remove_file(&lock) {
+                    Ok(()) => out.removed.push(lock),
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                    Err(_) => out.left.push(lock),
+                },
+                Verdict::Unknown => out.left.push(lock),
+                Verdict::NotOurs => {}
+            }
+            drop(token);
+        }
+        // Tokens without an intent: the process died right after making one.
+        for path in &names {
+            if !path.as_os_str().as_bytes().ends_with(b".intent") && path.exists() {
+                out.found = true;
+                let _ = std::fs::remove_file(path);
+            }
+        }
+        let _ = std::fs::remove_dir(&dir);
+        out
+    }
+}
+
+/// Writes the intent file: the lock's path, then how its token is linked.
+fn write_intent(intent: &Path, lock: &Path, linking: &Linking<'_>) -> Result<()> {
+    let mut text = Vec::new();
+    text.extend_from_slice(lock.as_os_str().as_bytes());
+    match linking {
+        Linking::Before => text.extend_from_slice(b"\nbefore"),
+        Linking::After(None) => text.extend_from_slice(b"\nafter"),
+        Linking::After(Some(c)) => {
+            text.extend_from_slice(b"\nafter=");
+            text.extend_from_slice(c);
+        }
+    }
+    let mut f = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(intent)
+        .map_err(io_err("cannot record a lock", intent))?;
+    f.write_all(&text)
+        .map_err(io_err("cannot record a lock", intent))
+}
+
+fn create_plain_lock(lock: &Path, wait: Duration) -> Result<File, LockBusy> {
+    let start = Instant::now();
+    let mut pause = Duration::from_millis(1);
+    loop {
+        match OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .mode(0o666)
+            .open(lock)
+        {
+            Ok(f) => return Ok(f),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                if start.elapsed() >= wait {
+                    return Err(LockBusy::Held);
+                }
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(100));
+            }
+            Err(e) => return Err(LockBusy::Other(io_err("cannot create", lock)(e))),
+        }
+    }
+}
+
+enum Verdict {
+    Ours,
+    NotOurs,
+    Unknown,
+}
+
+/// Whether the lock file at `lock` is the one whose token is at `token`.
+fn judge(lock: &Path, token: &Path, linking: &Linking<'_>) -> Verdict {
+    let Ok(md) = std::fs::symlink_metadata(lock) else {
+        return Verdict::NotOurs;
+    };
+    if let Ok(t) = std::fs::symlink_metadata(token) {
+        return if t.dev() == md.dev() && t.ino() == md.ino() {
+            Verdict::Ours
+        } else {
+            // The token names our lock's inode, and this is another file.
+            Verdict::NotOurs
+        };
+    }
+    let Linking::After(content) = linking else {
+        return Verdict::NotOurs;
+    };
+    // Killed between gix creating the lock and the link: what it holds decides.
+    let Ok(now) = std::fs::read(lock) else {
+        return Verdict::Unknown;
+    };
+    match content {
+        Some(c) if !c.is_empty() && now == *c => Verdict::Ours,
+        Some(_) if !now.is_empty() => Verdict::NotOurs,
+        // Empty (a deletion's lock, or the moment before gix wrote into it), or a lock
+        // whose content is not known in advance (packed-refs): git holds a ref lock for
+        // milliseconds (`core.filesRefLockTimeout` is 100 ms), so one that stays exactly
+        // as it is while we watch is no running command's.
+        _ => {
+            if unchanged_for(lock, &md, STALE_AFTER) {
+                Verdict::Ours
+            } else {
+                Verdict::NotOurs
+            }
+        }
+    }
+}
+
+/// How long a ref lock that may be ours must stay untouched to be taken as left behind.
+const STALE_AFTER: Duration = Duration::from_secs(1);
+
+/// Whether the file at `path` keeps the identity, size and times of `first` for `period`.
+fn unchanged_for(path: &Path, first: &std::fs::Metadata, period: Duration) -> bool {
+    let same = |md: &std::fs::Metadata| {
+        md.dev() == first.dev()
+            && md.ino() == first.ino()
+            && md.len() == first.len()
+            && md.mtime_nsec() == first.mtime_nsec()
+            && md.mtime() == first.mtime()
+            && md.ctime_nsec() == first.ctime_nsec()
+    };
+    let start = Instant::now();
+    while start.elapsed() < period {
+        std::thread::sleep(Duration::from_millis(50));
+        match std::fs::symlink_metadata(path) {
+            Ok(md) if same(&md) => {}
+            _ => return false,
+        }
+    }
+    true
+}
+
+/// Why a lock could not be taken.
+#[derive(Debug)]
+pub(crate) enum LockBusy {
+    /// Another process held it for the whole wait.
+    Held,
+    Other(RepoError),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn repo() -> (tempfile::TempDir, Repo) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let repo = Repo::init(dir.path()).expect("init");
+        (dir, repo)
+    }
+
+    /// Takes the index lock and "dies" holding it: nothing is cleaned up.
+    fn die_holding_index_lock(repo: &Repo) -> PathBuf {
+        let lock = repo.git_dir().join("index.lock");
+        let (file, token) = repo
+            .create_tokened_lock(&lock, Duration::ZERO)
+            .expect("lock");
+        std::mem::forget(file);
+        std::mem::forget(token);
+        lock
+    }
+
+    #[test]
+    fn a_lock_left_by_a_dead_holder_is_removed_and_only_it() {
+        let (_dir, repo) = repo();
+        let lock = die_holding_index_lock(&repo);
+        assert!(lock.exists());
+        let stale = repo.clear_stale_locks();
+        assert!(stale.found);
+        assert_eq!(stale.removed, vec![lock.clone()]);
+        assert!(!lock.exists());
+        assert!(!repo.git_dir().join("clada/locks").exists());
+        // Nothing left to find the next time.
+        assert_eq!(repo.clear_stale_locks(), StaleLocks::default());
+    }
+
+    #[test]
+    fn a_lock_someone_else_holds_now_is_left() {
+        let (_dir, repo) = repo();
+        let lock = die_holding_index_lock(&repo);
+        // Ours went away, and a git command took the lock since.
+        std::fs::remove_file(&lock).expect("rm");
+        std::fs::write(&lock, b"").expect("write");
+        let stale = repo.clear_stale_locks();
+        assert!(stale.found);
+        assert!(stale.removed.is_empty());
+        assert!(lock.exists(), "a lock that is not ours is never removed");
+    }
+
+    #[test]
+    fn a_ref_lock_not_yet_linked_is_judged_by_its_content() {
+        let (_dir, repo) = repo();
+        let lock = repo.common_dir().join("refs/heads/main.lock");
+        std::fs::create_dir_all(lock.parent().expect("parent")).expect("mkdir");
+        for (content, ours) in [(&b"abc\n"[..], true), (&b"xyz\n"[..], false)] {
+            let token = repo.ref_lock_intent(&lock, Some(b"abc\n")).expect("intent");
+            std::mem::forget(token);
+            std::fs::write(&lock, content).expect("write");
+            let stale = repo.clear_stale_locks();
+            assert_eq!(stale.removed.is_empty(), !ours, "{content:?}");
+            assert_eq!(lock.exists(), !ours, "{content:?}");
+            let _ = std::fs::remove_file(&lock);
+        }
+    }
+
+    #[test]
+    fn a_second_holder_waits_then_gives_up() {
+        let (_dir, repo) = repo();
+        let lock = repo.git_dir().join("index.lock");
+        let first = repo
+            .create_tokened_lock(&lock, Duration::ZERO)
+            .expect("lock");
+        let second = repo.create_tokened_lock(&lock, Duration::from_millis(20));
+        assert!(matches!(second, Err(LockBusy::Held)));
+        drop(first);
+    }
+}
