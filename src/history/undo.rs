@@ -169,6 +169,15 @@ fn require_state(
     Ok(())
 }
 
+/// The untracked or ignored paths an apply changed: (state before, state after).
+fn untracked_changes(j: &Journal) -> impl Iterator<Item = (&JournalPath, &JournalPath)> {
+    j.after.iter().filter_map(|after| {
+        let before = j.paths.iter().find(|jp| jp.path == after.path)?;
+        (before.before != after.before && !matches!(before.before, Before::Tracked))
+            .then_some((before, after))
+    })
+}
+
 /// Refuses when an untracked or ignored path the apply wrote or deleted is no longer as the
 /// apply left it (the user edited or re-created it): undo would destroy that work.
 fn require_untracked_after(repo: &Repo, journal: Option<&Journal>) -> Result<(), UndoError> {
@@ -176,13 +185,7 @@ fn require_untracked_after(repo: &Repo, journal: Option<&Journal>) -> Result<(),
         return Ok(());
     };
     let mut changed = Vec::new();
-    for after in &j.after {
-        let Some(before) = j.paths.iter().find(|jp| jp.path == after.path) else {
-            continue;
-        };
-        if before.before == after.before || matches!(before.before, Before::Tracked) {
-            continue;
-        }
+    for (_, after) in untracked_changes(j) {
         let rel = BString::from(after.path.as_str());
         if !holds(repo, rel.as_bstr(), &after.before)? {
             changed.push(rel);
@@ -782,13 +785,7 @@ fn untracked_redo(repo: &Repo, journal: Option<&Journal>) -> Result<Vec<JournalP
         return Ok(Vec::new());
     };
     let mut out = Vec::new();
-    for after in &j.after {
-        let Some(before) = j.paths.iter().find(|jp| jp.path == after.path) else {
-            continue;
-        };
-        if before.before == after.before || matches!(before.before, Before::Tracked) {
-            continue;
-        }
+    for (before, after) in untracked_changes(j) {
         let rel = BString::from(after.path.as_str());
         if !holds(repo, rel.as_bstr(), &before.before)? {
             return Err(UndoError::Refused(format!(
