@@ -11,9 +11,9 @@
 //! Ref locks are created by gix inside a ref transaction; they are linked to their tokens as
 //! soon as the transaction is prepared, and the intent (written before) covers the short
 //! window in between: a lock holding exactly the content we intended is ours too. A lock that
-//! is still empty in that window (or `packed-refs.lock`, whose content is only written at
-//! commit) is taken as ours only if it stays exactly as it is for a second while the next
-//! git-clada watches: git holds ref locks for milliseconds. Anything else — a lock another
+//! is still empty or half-written in that window (or `packed-refs.lock`, whose content is only
+//! written at commit) is taken as ours only if it stays exactly as it is for a second while the
+//! next git-clada watches: git holds ref locks for milliseconds. Anything else — a lock another
 //! process replaced ours with, or one never proven — is left in place.
 //!
 //! Tokens and intents are written only while the clada lock (`clada.lock`) is held, so when
@@ -325,11 +325,12 @@ fn judge(lock: &Path, token: &Path, linking: &Linking<'_>) -> Verdict {
     };
     match content {
         Some(c) if !c.is_empty() && now == *c => Verdict::Ours,
-        Some(_) if !now.is_empty() => Verdict::NotOurs,
-        // Empty (a deletion's lock, or the moment before gix wrote into it), or a lock
-        // whose content is not known in advance (packed-refs): git holds a ref lock for
-        // milliseconds (`core.filesRefLockTimeout` is 100 ms), so one that stays exactly
-        // as it is while we watch is no running command's.
+        // Something else than what we meant to write: another process's lock.
+        Some(c) if !c.starts_with(&now) => Verdict::NotOurs,
+        // Empty or half-written (a deletion's lock, or killed while gix wrote into it), or
+        // a lock whose content is not known in advance (packed-refs): git holds a ref lock
+        // for milliseconds (`core.filesRefLockTimeout` is 100 ms), so one that stays
+        // exactly as it is while we watch is no running command's.
         _ => {
             if unchanged_for(lock, &md, STALE_AFTER) {
                 Verdict::Ours
@@ -425,7 +426,13 @@ mod tests {
         let (_dir, repo) = repo();
         let lock = repo.common_dir().join("refs/heads/main.lock");
         std::fs::create_dir_all(lock.parent().expect("parent")).expect("mkdir");
-        for (content, ours) in [(&b"abc\n"[..], true), (&b"xyz\n"[..], false)] {
+        // Written in full, half-written when the holder died (ours once it stays so), or
+        // something else.
+        for (content, ours) in [
+            (&b"abc\n"[..], true),
+            (&b"ab"[..], true),
+            (&b"xyz\n"[..], false),
+        ] {
             let token = repo.ref_lock_intent(&lock, Some(b"abc\n")).expect("intent");
             std::mem::forget(token);
             std::fs::write(&lock, content).expect("write");
