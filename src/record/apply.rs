@@ -800,13 +800,19 @@ impl Transaction<'_> {
             }
             final_tree = repo.tree_of_index(commit_tree, &final_index)?;
             final_index.set_cache_tree(repo, final_tree, None)?;
-            repo.lock_index()?.commit(&final_index)?;
+            let mut lock = repo.lock_index()?;
+            lock.write(&final_index)?;
+            index_writer = Some(std::thread::spawn(move || Ok(lock)));
         } else {
             final_index.set_cache_tree(repo, final_tree, None)?;
             let to_write = final_index.clone();
             // Written on another thread while the objects are made; joined before any ref
             // moves.
-            index_writer = Some(std::thread::spawn(move || lock.commit(&to_write)));
+            let mut lock = lock;
+            index_writer = Some(std::thread::spawn(move || {
+                lock.write(&to_write)?;
+                Ok::<_, RepoError>(lock)
+            }));
         }
         crate::trace::phase("write index");
         let after_index = final_tree;
@@ -887,21 +893,39 @@ impl Transaction<'_> {
         }
         updates.extend(reports.write(&format!("clada: results of {short}"))?);
         updates.extend(replies.write(&format!("clada: reply of {short}"))?);
-        if let Some(writer) = index_writer {
-            writer.join().map_err(|_| {
+        // git's index lock stays held (the new index written into it) until the branch has
+        // moved: a `git commit` cannot slip in between, and if the branch moved anyway the
+        // old index is still in place.
+        let index_lock = match index_writer {
+            Some(writer) => writer.join().map_err(|_| {
                 RepoError::Invalid("writing the index stopped unexpectedly".into())
-            })??;
-            crate::failpoint::hit("apply:after-index");
-        }
+            })??,
+            None => return Err(RepoError::Invalid("the index was not written".into()).into()),
+        };
         // The journal names the commit before the branch moves to it, so a recovery knows
         // the branch is where this apply put it (and never moves a branch that moved for
         // another reason).
         self.journal.write(repo)?;
         crate::trace::phase("commit+record+notes");
         crate::failpoint::hit("apply:before-ref");
-        repo.update_refs(&updates)?;
+        if let Err(err) = repo.update_refs(&updates) {
+            if repo.head()?.commit() != Some(head_commit) {
+                // Someone moved the branch meanwhile (a ref update that does not take
+                // git's index lock): take the reply back, leave their commit alone.
+                drop(index_lock);
+                let changed: Vec<BString> = built.changes.iter().map(|c| c.path.clone()).collect();
+                roll_back(repo, &self.journal, &execution, &changed)?;
+                Journal::remove(repo)?;
+                return Err(ApplyError::Refused(format!(
+                    "the branch moved while the reply was being applied ({err}); the reply's changes were taken back and nothing was committed: apply the reply again"
+                )));
+            }
+            return Err(err.into());
+        }
         crate::trace::phase("refs");
         crate::failpoint::hit("apply:after-ref");
+        index_lock.rename()?;
+        crate::failpoint::hit("apply:after-index");
         // An uncommitted apply recorded earlier is part of the user's work now (its changes
         // are in this apply's "before"): undo reaches it again once this commit is undone.
 

@@ -162,6 +162,13 @@ impl Repo {
 impl IndexLock {
     /// Writes `index` through the lock and renames it into place.
     pub fn commit(mut self, index: &Index) -> Result<()> {
+        self.write(index)?;
+        self.rename()
+    }
+
+    /// Writes `index` into the lock file; it replaces the index only with [`Self::rename`]
+    /// (until then git sees the lock held and the old index in place).
+    pub fn write(&mut self, index: &Index) -> Result<()> {
         crate::trace::phase("index: locked");
         let Some(file) = self.file.as_mut() else {
             return Err(RepoError::Invalid(
@@ -173,6 +180,16 @@ impl IndexLock {
             .map_err(io_err("cannot write the index", &self.path))?;
         crate::trace::phase("index: serialized");
         crate::failpoint::hit("index:written");
+        Ok(())
+    }
+
+    /// Renames the written lock file over the index, releasing the lock.
+    pub fn rename(mut self) -> Result<()> {
+        if self.file.is_none() {
+            return Err(RepoError::Invalid(
+                "the index lock was already released".into(),
+            ));
+        }
         std::fs::rename(&self.path, &self.target).map_err(|e| {
             RepoError::Invalid(format!(
                 "cannot replace the index '{}': {e}",
