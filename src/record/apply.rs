@@ -752,7 +752,7 @@ impl Transaction<'_> {
             Ok(on_head) if dirty => repo.edit_tree(self.index_tree, on_head)?,
             _ => commit_tree,
         };
-        let mut index_writer = None;
+        let index_writer;
         if runs_hooks {
             let mut hook_index = commit_index;
             hook_index.set_cache_tree(repo, commit_tree, None)?;
@@ -802,17 +802,17 @@ impl Transaction<'_> {
             final_index.set_cache_tree(repo, final_tree, None)?;
             let mut lock = repo.lock_index()?;
             lock.write(&final_index)?;
-            index_writer = Some(std::thread::spawn(move || Ok(lock)));
+            index_writer = std::thread::spawn(move || Ok(lock));
         } else {
             final_index.set_cache_tree(repo, final_tree, None)?;
             let to_write = final_index.clone();
             // Written on another thread while the objects are made; joined before any ref
             // moves.
             let mut lock = lock;
-            index_writer = Some(std::thread::spawn(move || {
+            index_writer = std::thread::spawn(move || {
                 lock.write(&to_write)?;
                 Ok::<_, RepoError>(lock)
-            }));
+            });
         }
         crate::trace::phase("write index");
         let after_index = final_tree;
@@ -896,12 +896,9 @@ impl Transaction<'_> {
         // git's index lock stays held (the new index written into it) until the branch has
         // moved: a `git commit` cannot slip in between, and if the branch moved anyway the
         // old index is still in place.
-        let index_lock = match index_writer {
-            Some(writer) => writer.join().map_err(|_| {
-                RepoError::Invalid("writing the index stopped unexpectedly".into())
-            })??,
-            None => return Err(RepoError::Invalid("the index was not written".into()).into()),
-        };
+        let index_lock = index_writer
+            .join()
+            .map_err(|_| RepoError::Invalid("writing the index stopped unexpectedly".into()))??;
         // The journal names the commit before the branch moves to it, so a recovery knows
         // the branch is where this apply put it (and never moves a branch that moved for
         // another reason).
