@@ -693,42 +693,7 @@ impl Transaction<'_> {
         }
         // The index to commit from, and the one to leave behind: with the user's work kept
         // uncommitted they differ (the user's staged work stays staged, not committed).
-        let (mut commit_tree, commit_index, mut final_index) = match &built.on_head {
-            Ok(on_head) => {
-                let tree = repo.edit_tree(start.head_tree, on_head)?;
-                let mut to_commit = on_head.clone();
-                for p in &start.status.staged {
-                    if !on_head.iter().any(|c| &c.path == p) {
-                        to_commit.push(TreeChange {
-                            path: p.clone(),
-                            entry: file_entry(repo, start.head_tree, p)?,
-                        });
-                    }
-                }
-                let commit_index = with_updates(
-                    repo,
-                    &start.index,
-                    &index_updates(&to_commit, &built.changes),
-                )?;
-                let final_index =
-                    with_updates(repo, &start.index, &index_updates(on_head, &built.changes))?;
-                (tree, commit_index, final_index)
-            }
-            Err(_) => {
-                let mut all = built.changes.clone();
-                for p in start.status.dirty_paths() {
-                    if !built.changes.iter().any(|c| c.path == p) {
-                        all.push(TreeChange {
-                            entry: file_entry(repo, self.base_tree, &p)?,
-                            path: p,
-                        });
-                    }
-                }
-                let mut index = start.index.clone();
-                index.apply(repo, &index_updates(&all, &all))?;
-                (built.after_tree, index.clone(), index)
-            }
-        };
+        let (mut commit_tree, commit_index, mut final_index) = self.stage(start, &built)?;
         crate::trace::phase("index: apply");
         let mut after_tree = built.after_tree;
 
@@ -819,34 +784,7 @@ impl Transaction<'_> {
 
         let head_commit = start.head_commit;
         let identity = &start.identity;
-        let mut parent = head_commit;
-        let mut snap = None;
-        let mut kept = None;
-        match &built.on_head {
-            Err(_) if dirty => {
-                let s = snapshot::commit(
-                    repo,
-                    head_commit,
-                    self.index_tree,
-                    self.base_tree,
-                    identity,
-                    &reply.source,
-                )?;
-                parent = s.commit;
-                self.journal.snapshot = Some(JournalSnapshot {
-                    commit: s.commit.to_string(),
-                    index_tree: self.index_tree.to_string(),
-                });
-                snap = Some(s);
-            }
-            Ok(_) if dirty => {
-                let k =
-                    kept_work_commit(repo, start, self.index_tree, self.base_tree, &reply.source)?;
-                self.journal.kept = Some(k.to_string());
-                kept = Some(k);
-            }
-            _ => {}
-        }
+        let (parent, snap, kept) = self.user_work_commit(start, &built, reply)?;
         let commit = repo.write_commit(commit_tree, &[parent], &msg, &identity.0, &identity.1)?;
         self.journal.commit = Some(commit.to_string());
         // Untracked after the apply means: not in the index it leaves behind.
@@ -943,6 +881,80 @@ impl Transaction<'_> {
             snapshot: snap.map(|s| s.commit),
             diff: None,
         })
+    }
+    /// The tree to commit, the index the hooks see (what is committed) and the index left
+    /// behind: with the user's work kept they differ (staged work stays staged, uncommitted).
+    fn stage(&self, start: &Start, built: &Built) -> Result<(ObjectId, Index, Index), ApplyError> {
+        let repo = self.repo;
+        Ok(match &built.on_head {
+            Ok(on_head) => {
+                let tree = repo.edit_tree(start.head_tree, on_head)?;
+                let mut to_commit = on_head.clone();
+                for p in &start.status.staged {
+                    if !on_head.iter().any(|c| &c.path == p) {
+                        to_commit.push(TreeChange {
+                            path: p.clone(),
+                            entry: file_entry(repo, start.head_tree, p)?,
+                        });
+                    }
+                }
+                let commit_index = with_updates(
+                    repo,
+                    &start.index,
+                    &index_updates(&to_commit, &built.changes),
+                )?;
+                let final_index =
+                    with_updates(repo, &start.index, &index_updates(on_head, &built.changes))?;
+                (tree, commit_index, final_index)
+            }
+            Err(_) => {
+                let mut all = built.changes.clone();
+                for p in start.status.dirty_paths() {
+                    if !built.changes.iter().any(|c| c.path == p) {
+                        all.push(TreeChange {
+                            entry: file_entry(repo, self.base_tree, &p)?,
+                            path: p,
+                        });
+                    }
+                }
+                let mut index = start.index.clone();
+                index.apply(repo, &index_updates(&all, &all))?;
+                (built.after_tree, index.clone(), index)
+            }
+        })
+    }
+
+    /// The commit the AI commit goes on: HEAD, or the snapshot of the user's work (fallback
+    /// and `--wip commit`); with the work kept, its stash-format commit. Both are recorded in
+    /// the journal.
+    fn user_work_commit(
+        &mut self,
+        start: &Start,
+        built: &Built,
+        reply: &Reply,
+    ) -> Result<(ObjectId, Option<snapshot::Snapshot>, Option<ObjectId>), ApplyError> {
+        let repo = self.repo;
+        if !start.status.is_dirty() {
+            return Ok((start.head_commit, None, None));
+        }
+        if built.on_head.is_ok() {
+            let k = kept_work_commit(repo, start, self.index_tree, self.base_tree, &reply.source)?;
+            self.journal.kept = Some(k.to_string());
+            return Ok((start.head_commit, None, Some(k)));
+        }
+        let s = snapshot::commit(
+            repo,
+            start.head_commit,
+            self.index_tree,
+            self.base_tree,
+            &start.identity,
+            &reply.source,
+        )?;
+        self.journal.snapshot = Some(JournalSnapshot {
+            commit: s.commit.to_string(),
+            index_tree: self.index_tree.to_string(),
+        });
+        Ok((s.commit, Some(s), None))
     }
 }
 
