@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{assert_same_user_state, block, TestRepo};
+use common::{assert_same_user_state, block, replace_block as replace, TestRepo};
 
 fn code(out: &std::process::Output) -> i32 {
     out.status.code().unwrap_or(-1)
@@ -10,18 +10,6 @@ fn code(out: &std::process::Output) -> i32 {
 
 fn stderr(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-fn replace(id: &str, path: &str, old: &str, new: &str) -> String {
-    block(
-        id,
-        &[
-            ("action", "file_replace_text"),
-            ("path", path),
-            ("old_text", old),
-            ("new_text", new),
-        ],
-    )
 }
 
 fn write(id: &str, path: &str, content: &str) -> String {

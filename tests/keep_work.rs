@@ -6,25 +6,12 @@
 
 mod common;
 
-use common::{assert_same_user_state, block, TestRepo};
+use common::{assert_same_user_state, block, replace_block as replace, TestRepo};
 
 use common::{exit_code as code, output_text, write_block as write};
 
 fn stderr(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-/// A NESL `file_replace_text` block.
-fn replace(id: &str, path: &str, old: &str, new: &str) -> String {
-    block(
-        id,
-        &[
-            ("action", "file_replace_text"),
-            ("path", path),
-            ("old_text", old),
-            ("new_text", new),
-        ],
-    )
 }
 
 fn exec(id: &str, code: &str) -> String {

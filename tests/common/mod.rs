@@ -357,6 +357,19 @@ pub fn write_block(id: &str, path: &str, content: &str) -> String {
     )
 }
 
+/// A NESL `file_replace_text` block.
+pub fn replace_block(id: &str, path: &str, old: &str, new: &str) -> String {
+    block(
+        id,
+        &[
+            ("action", "file_replace_text"),
+            ("path", path),
+            ("old_text", old),
+            ("new_text", new),
+        ],
+    )
+}
+
 /// Spawns `cmd` with `input` written to its stdin (then closed) and stdout/stderr captured.
 pub fn spawn_fed(mut cmd: Command, input: &str) -> Child {
     use std::io::Write;
