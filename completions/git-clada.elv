@@ -37,6 +37,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand log 'List git-clada commits on the current branch: short hash, age, subject, blocks ok/failed'
             cand show 'Show the reply an AI commit was made from and its result report'
             cand watch 'Watch FILE and apply new blocks whenever it changes (planned)'
+            cand config 'Show the effective configuration: every key, its value and where it came from (default, the repository''s `.clada.yml`, the user''s `<config dir>/clada/config.yml`, or git config)'
             cand hooks 'Install or remove git-clada''s git hooks (a pre-commit hook that refuses stray block markers). Existing hook content is preserved; core.hooksPath is respected'
             cand install-man 'Install the man pages, so `git clada --help` and `man git-clada` work'
             cand demo 'Create a scratch repository in a temporary directory, apply the bundled example reply, print the report and the commit, then undo it'
@@ -45,10 +46,13 @@ set edit:completion:arg-completer[git-clada] = {|@words|
         }
         &'git-clada;apply'= {
             cand --dialect 'Block spelling: auto picks SHAM, NESL or nesl per block from its header'
-            cand --wip 'What happens to uncommitted work: `keep` leaves it uncommitted (staged stays staged) and the AI commit holds only the AI''s changes; `commit` first records it in a `clada: snapshot before AI edit` commit on the branch'
+            cand --wip 'What happens to uncommitted work: `keep` leaves it uncommitted (staged stays staged) and the AI commit holds only the AI''s changes; `commit` first records it in a `clada: snapshot before AI edit` commit on the branch. Default: config `wip`, else keep'
             cand -m 'Use MESSAGE as the commit subject instead of the generated `AI: …` summary'
             cand --message 'Use MESSAGE as the commit subject instead of the generated `AI: …` summary'
-            cand --exec 'Policy for `exec` blocks: ask on a terminal, allow, or deny. Default: ask on a terminal, deny otherwise'
+            cand --exec 'Policy for `exec` blocks: ask, allow, or deny. Default: config `exec`, else ask (without a terminal only approved and read-only commands run)'
+            cand --timeout 'Time limit per exec block without its own `timeout` (`30`, `500ms`, `2m`). Default: config `timeout`, else 30s'
+            cand --max-output 'Output cap per stream of an exec block (`1048576`, `512k`, `10MiB`). Default: config `max_output`, else 10MiB'
+            cand --total-timeout 'Time limit for all exec blocks of the reply together. Default: config `total_timeout`, else none'
             cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
             cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)'
             cand --no-git 'Run the actions without git: paths are relative to the current directory, nothing is committed'
@@ -176,6 +180,15 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'git-clada;config'= {
+            cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)'
+            cand --dry-run 'Show what would happen without changing any file, ref or the index'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'git-clada;hooks'= {
             cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
             cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)'
@@ -260,6 +273,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand log 'List git-clada commits on the current branch: short hash, age, subject, blocks ok/failed'
             cand show 'Show the reply an AI commit was made from and its result report'
             cand watch 'Watch FILE and apply new blocks whenever it changes (planned)'
+            cand config 'Show the effective configuration: every key, its value and where it came from (default, the repository''s `.clada.yml`, the user''s `<config dir>/clada/config.yml`, or git config)'
             cand hooks 'Install or remove git-clada''s git hooks (a pre-commit hook that refuses stray block markers). Existing hook content is preserved; core.hooksPath is respected'
             cand install-man 'Install the man pages, so `git clada --help` and `man git-clada` work'
             cand demo 'Create a scratch repository in a temporary directory, apply the bundled example reply, print the report and the commit, then undo it'
@@ -289,6 +303,8 @@ set edit:completion:arg-completer[git-clada] = {|@words|
         &'git-clada;help;show'= {
         }
         &'git-clada;help;watch'= {
+        }
+        &'git-clada;help;config'= {
         }
         &'git-clada;help;hooks'= {
             cand install 'Install the hooks'

@@ -15,8 +15,11 @@
 pub mod action;
 pub mod block;
 pub mod cli;
+pub mod config;
 pub mod demo;
+pub mod editorconfig;
 pub mod error;
+pub mod exec_policy;
 pub mod failpoint;
 pub mod fsutil;
 pub mod history;
