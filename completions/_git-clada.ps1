@@ -29,7 +29,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-clada' -ScriptBlock {
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('apply', 'apply', [CompletionResultType]::ParameterValue, 'Apply the action blocks of an LLM reply and commit the result as one AI commit')
-            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Parse and validate replies without changing anything; exit 1 on any error')
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Parse and validate replies without changing anything; exit 1 on any error. With --staged: refuse staged content that holds leftover block markers')
             [CompletionResult]::new('parse', 'parse', [CompletionResultType]::ParameterValue, 'Print the raw block parse result of a reply as JSON in the reference shape')
             [CompletionResult]::new('undo', 'undo', [CompletionResultType]::ParameterValue, 'Take back the last clada operation on this branch')
             [CompletionResult]::new('redo', 'redo', [CompletionResultType]::ParameterValue, 'Re-apply what the last `git clada undo` took back, if nothing moved since')
@@ -76,6 +76,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-clada' -ScriptBlock {
             [CompletionResult]::new('--dialect', '--dialect', [CompletionResultType]::ParameterName, 'Block spelling: auto picks SHAM, NESL or nesl per block from its header')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)')
+            [CompletionResult]::new('--staged', '--staged', [CompletionResultType]::ParameterName, 'Check the staged content for leftover block markers (the pre-commit hook''s check)')
             [CompletionResult]::new('--no-git', '--no-git', [CompletionResultType]::ParameterName, 'Resolve paths against the current directory instead of the worktree root')
             [CompletionResult]::new('--allow-outside', '--allow-outside', [CompletionResultType]::ParameterName, 'Accept absolute paths outside the root (as `apply --allow-outside` would)')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Show what would happen without changing any file, ref or the index')
@@ -289,7 +290,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-clada' -ScriptBlock {
         }
         'git-clada;help' {
             [CompletionResult]::new('apply', 'apply', [CompletionResultType]::ParameterValue, 'Apply the action blocks of an LLM reply and commit the result as one AI commit')
-            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Parse and validate replies without changing anything; exit 1 on any error')
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Parse and validate replies without changing anything; exit 1 on any error. With --staged: refuse staged content that holds leftover block markers')
             [CompletionResult]::new('parse', 'parse', [CompletionResultType]::ParameterValue, 'Print the raw block parse result of a reply as JSON in the reference shape')
             [CompletionResult]::new('undo', 'undo', [CompletionResultType]::ParameterValue, 'Take back the last clada operation on this branch')
             [CompletionResult]::new('redo', 'redo', [CompletionResultType]::ParameterValue, 'Re-apply what the last `git clada undo` took back, if nothing moved since')

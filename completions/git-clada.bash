@@ -231,7 +231,7 @@ _git__clada() {
             return 0
             ;;
         git__subcmd__clada__subcmd__check)
-            opts="-C -h -V --dialect --no-git --allow-outside --format --dry-run --help --version"
+            opts="-C -h -V --staged --dialect --no-git --allow-outside --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

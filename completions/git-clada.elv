@@ -26,7 +26,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
             cand apply 'Apply the action blocks of an LLM reply and commit the result as one AI commit'
-            cand check 'Parse and validate replies without changing anything; exit 1 on any error'
+            cand check 'Parse and validate replies without changing anything; exit 1 on any error. With --staged: refuse staged content that holds leftover block markers'
             cand parse 'Print the raw block parse result of a reply as JSON in the reference shape'
             cand undo 'Take back the last clada operation on this branch'
             cand redo 'Re-apply what the last `git clada undo` took back, if nothing moved since'
@@ -71,6 +71,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand --dialect 'Block spelling: auto picks SHAM, NESL or nesl per block from its header'
             cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
             cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)'
+            cand --staged 'Check the staged content for leftover block markers (the pre-commit hook''s check)'
             cand --no-git 'Resolve paths against the current directory instead of the worktree root'
             cand --allow-outside 'Accept absolute paths outside the root (as `apply --allow-outside` would)'
             cand --dry-run 'Show what would happen without changing any file, ref or the index'
@@ -262,7 +263,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
         }
         &'git-clada;help'= {
             cand apply 'Apply the action blocks of an LLM reply and commit the result as one AI commit'
-            cand check 'Parse and validate replies without changing anything; exit 1 on any error'
+            cand check 'Parse and validate replies without changing anything; exit 1 on any error. With --staged: refuse staged content that holds leftover block markers'
             cand parse 'Print the raw block parse result of a reply as JSON in the reference shape'
             cand undo 'Take back the last clada operation on this branch'
             cand redo 'Re-apply what the last `git clada undo` took back, if nothing moved since'

@@ -24,6 +24,7 @@ pub mod failpoint;
 pub mod fsutil;
 pub mod history;
 pub mod input;
+pub mod leftover;
 pub mod record;
 pub mod repo;
 pub mod report;
