@@ -13,6 +13,7 @@
 //! `cli` holds no logic beyond argument handling.
 
 pub mod action;
+pub mod apply_hooks;
 pub mod block;
 pub mod cli;
 pub mod config;

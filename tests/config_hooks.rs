@@ -452,3 +452,105 @@ fn always_approval_is_stored_and_runs_non_interactively_next_time() {
     assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
     assert_eq!(r.read("log.txt"), "run\nrun\n");
 }
+
+fn step<'a>(v: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    v["steps"]
+        .as_array()
+        .and_then(|s| s.iter().find(|s| s["name"] == name))
+        .unwrap_or_else(|| panic!("no step {name}: {}", v["steps"]))
+}
+
+#[test]
+fn an_after_formatter_change_is_in_the_ai_commit_and_undo_takes_it_back() {
+    let r = repo();
+    r.write(
+        ".clada.yml",
+        "hooks:\n  after:\n    - tr a-z A-Z < note.txt > note.tmp && mv note.tmp note.txt\n",
+    );
+    let out = r.apply(&write_block("fm1", "note.txt", "hello"), &[]);
+    assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
+    let v = TestRepo::report(&out);
+    assert_eq!(
+        step(
+            &v,
+            "hooks.after: tr a-z A-Z < note.txt > note.tmp && mv note.tmp note.txt"
+        )["success"],
+        true
+    );
+    assert_eq!(r.git(&["show", "HEAD:note.txt"]), "HELLO\n");
+    assert!(r.subject("HEAD").starts_with("AI: "));
+    assert_eq!(r.status(), "?? .clada.yml\n");
+    let out = r.clada(&["undo"]);
+    assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
+    assert!(!r.exists("note.txt"));
+    assert_eq!(r.subject("HEAD"), "initial");
+    r.assert_fsck();
+}
+
+#[test]
+fn an_after_test_failure_is_a_failed_step_and_rolls_back_only_when_configured() {
+    let r = repo();
+    r.write(
+        ".clada.yml",
+        "hooks:\n  after:\n    - run: \"echo 'test_add failed: expected 3, got 4' >&2; exit 1\"\n      timeout: 10s\n    - echo never\n",
+    );
+    let out = r.apply(
+        &write_block("tf1", "add.py", "def add(a, b): return a + b + 1"),
+        &["--format", "llm"],
+    );
+    assert_eq!(exit_code(&out), 1, "{}", output_text(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("step ❌ hooks.after: echo 'test_add failed: expected 3, got 4' >&2; exit 1"),
+        "{text}"
+    );
+    assert!(text.contains("exited with code 1"), "{text}");
+    assert!(
+        text.contains("test_add failed: expected 3, got 4"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("echo never"),
+        "stops at the first failure: {text}"
+    );
+    // No roll-back by default: the AI commit stands.
+    assert!(
+        r.subject("HEAD").starts_with("AI: "),
+        "{}",
+        r.subject("HEAD")
+    );
+    assert!(r
+        .git(&["ls-tree", "--name-only", "HEAD"])
+        .contains("add.py"));
+
+    r.write(
+        ".clada.yml",
+        "hooks:\n  rollback_on_failure: true\n  after:\n    - exit 1\n",
+    );
+    let head = r.head();
+    let out = r.apply(&write_block("tf2", "sub.py", "x = 1"), &[]);
+    assert_eq!(exit_code(&out), 1, "{}", output_text(&out));
+    let v = TestRepo::report(&out);
+    assert_eq!(v["rolledBack"], true, "{v}");
+    assert_eq!(step(&v, "hooks.after: exit 1")["success"], false);
+    assert!(!r.exists("sub.py"));
+    assert_eq!(r.head(), head);
+}
+
+#[test]
+fn a_failed_before_command_applies_nothing() {
+    let r = repo();
+    r.write(
+        ".clada.yml",
+        "hooks:\n  before:\n    - echo not ready >&2; exit 4\n",
+    );
+    let head = r.head();
+    let out = r.apply(&write_block("bf1", "x.txt", "x"), &[]);
+    assert_eq!(exit_code(&out), 1, "{}", output_text(&out));
+    let v = TestRepo::report(&out);
+    let s = step(&v, "hooks.before: echo not ready >&2; exit 4");
+    assert_eq!(s["success"], false);
+    assert_eq!(s["output"], "exited with code 4\nnot ready\n");
+    assert!(!r.exists("x.txt"));
+    assert_eq!(r.head(), head);
+}

@@ -26,9 +26,13 @@ fn tools_dir() -> Option<PathBuf> {
         &std::env::var_os("PATH").unwrap_or_default(),
     ));
     dirs.into_iter().find(|d| {
-        ["pre-commit", "end-of-file-fixer", "trailing-whitespace-fixer"]
-            .iter()
-            .all(|t| d.join(t).is_file())
+        [
+            "pre-commit",
+            "end-of-file-fixer",
+            "trailing-whitespace-fixer",
+        ]
+        .iter()
+        .all(|t| d.join(t).is_file())
     })
 }
 
@@ -101,7 +105,10 @@ fn project(tools: &Path, hooks: &Path, rev: &str, cache: &Path) -> TestRepo {
 ",
         hooks.display()
     );
-    let mut r = TestRepo::with_files(&[("README.md", "hello\n"), (".pre-commit-config.yaml", &config)]);
+    let mut r = TestRepo::with_files(&[
+        ("README.md", "hello\n"),
+        (".pre-commit-config.yaml", &config),
+    ]);
     let bin = Path::new(env!("CARGO_BIN_EXE_git-clada"))
         .parent()
         .expect("bin dir")
@@ -111,17 +118,26 @@ fn project(tools: &Path, hooks: &Path, rev: &str, cache: &Path) -> TestRepo {
         &std::env::var_os("PATH").unwrap_or_default(),
     ));
     let path = std::env::join_paths(dirs).expect("PATH");
-    r.env.push(("PATH".into(), path.to_string_lossy().into_owned()));
-    r.env.push(("PRE_COMMIT_HOME".into(), cache.display().to_string()));
+    r.env
+        .push(("PATH".into(), path.to_string_lossy().into_owned()));
+    r.env
+        .push(("PRE_COMMIT_HOME".into(), cache.display().to_string()));
     r.env.push(("PRE_COMMIT_COLOR".into(), "never".into()));
     let out = run(&r, tools, &["install"]);
-    assert_eq!(exit_code(&out), 0, "pre-commit install: {}", output_text(&out));
+    assert_eq!(
+        exit_code(&out),
+        0,
+        "pre-commit install: {}",
+        output_text(&out)
+    );
     r
 }
 
 fn run(r: &TestRepo, tools: &Path, args: &[&str]) -> std::process::Output {
     let mut cmd = std::process::Command::new(tools.join("pre-commit"));
-    cmd.args(args).current_dir(r.path()).env("HOME", r.home.path());
+    cmd.args(args)
+        .current_dir(r.path())
+        .env("HOME", r.home.path());
     for (k, v) in &r.env {
         cmd.env(k, v);
     }
@@ -153,13 +169,21 @@ fn the_framework_accepts_an_ai_commit_of_a_new_file_and_runs_clada_check_on_file
         .find(|s| s["name"] == "hook pre-commit")
         .expect("the pre-commit hook ran");
     let hook_output = hook["output"].as_str().unwrap_or("");
-    for name in ["fix end of files", "trim trailing whitespace", "no leftover LLM block markers"] {
+    for name in [
+        "fix end of files",
+        "trim trailing whitespace",
+        "no leftover LLM block markers",
+    ] {
         assert!(
             hook_output.contains(name) && !hook_output.contains("Failed"),
             "{name} did not pass:\n{hook_output}"
         );
     }
-    assert!(r.subject("HEAD").starts_with("AI: "), "{}", r.subject("HEAD"));
+    assert!(
+        r.subject("HEAD").starts_with("AI: "),
+        "{}",
+        r.subject("HEAD")
+    );
     assert_eq!(r.git(&["show", "HEAD:src/app.py"]), "print('hi')\n");
     assert_eq!(r.status(), "");
 
@@ -178,7 +202,10 @@ fn the_framework_accepts_an_ai_commit_of_a_new_file_and_runs_clada_check_on_file
         .find(|s| s["success"] == false)
         .expect("a failed step");
     assert!(
-        failed["output"].as_str().unwrap_or("").contains("Fixing src/other.py"),
+        failed["output"]
+            .as_str()
+            .unwrap_or("")
+            .contains("Fixing src/other.py"),
         "{failed}"
     );
     assert_eq!(r.subject("HEAD"), "exact writes");
@@ -193,8 +220,14 @@ fn the_framework_accepts_an_ai_commit_of_a_new_file_and_runs_clada_check_on_file
     let out = run(&r, &tools, &["run", "clada-check", "--files", "notes.txt"]);
     assert_ne!(exit_code(&out), 0, "{}", output_text(&out));
     let text = output_text(&out);
-    assert!(text.contains("notes.txt:1: leftover block marker"), "{text}");
-    assert!(text.contains("notes.txt:3: leftover block marker"), "{text}");
+    assert!(
+        text.contains("notes.txt:1: leftover block marker"),
+        "{text}"
+    );
+    assert!(
+        text.contains("notes.txt:3: leftover block marker"),
+        "{text}"
+    );
     let out = run(&r, &tools, &["run", "clada-check", "--files", "README.md"]);
     assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
 }

@@ -148,6 +148,11 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
         no_snapshot: args.no_snapshot,
         wip_commit: wip == WipArg::Commit,
         message: args.message.clone(),
+        hooks: crate::apply_hooks::Hooks {
+            timeout: engine.exec_timeout,
+            max_output: engine.exec_max_output,
+            ..crate::apply_hooks::Hooks::from_config(&cfg)
+        },
         engine,
     };
     let result = record::apply::apply(&cwd, &reply, &opts);
