@@ -13,6 +13,7 @@ use crate::action::{self, Approval, EngineOptions, ExecPolicy, ExecRequest, Exec
 use crate::block;
 use crate::cli::parse::DialectArg;
 use crate::cli::{Format, Global};
+use crate::config::ColorSetting;
 use crate::error::{Outcome, Refusal};
 use crate::record::{self, apply::ApplyError, apply::ApplyOptions};
 use crate::report::{self, ReportFormat};
@@ -131,6 +132,7 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
     let reply = read_reply(&args)?;
     let cwd = std::env::current_dir().context("cannot determine the current directory")?;
     let cfg = crate::config::load_for_dir(&cwd)?;
+    let _ = COLOR.set(cfg.color.value);
     let root = crate::repo::Repo::discover(&cwd)
         .map(|r| r.workdir().to_path_buf())
         .unwrap_or_else(|_| cwd.clone());
@@ -148,6 +150,7 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
         no_snapshot: args.no_snapshot,
         wip_commit: wip == WipArg::Commit,
         message: args.message.clone(),
+        coauthor: cfg.commit_coauthor.value.clone(),
         hooks: crate::apply_hooks::Hooks {
             timeout: engine.exec_timeout,
             max_output: engine.exec_max_output,
@@ -184,6 +187,10 @@ fn read_reply(args: &Args) -> anyhow::Result<crate::input::Reply> {
     }
     Ok(crate::input::read_reply(args.file.as_deref())?)
 }
+
+/// The `color` preference of the configuration this process loaded (reports of other
+/// commands that print through [`finish_report`] without loading it use `auto`).
+static COLOR: std::sync::OnceLock<ColorSetting> = std::sync::OnceLock::new();
 
 /// Commands the user answered "always" for during one apply, stored in the repository's
 /// approval file afterwards (never during the apply: the file is no part of the AI commit).
@@ -301,6 +308,7 @@ fn run_no_git(args: Args, global: Global) -> anyhow::Result<Outcome> {
     let parsed = block::parse(&reply.text, args.dialect.into());
     let cwd = std::env::current_dir().context("cannot determine the current directory")?;
     let cfg = crate::config::load_for_dir(&cwd)?;
+    let _ = COLOR.set(cfg.color.value);
     let sandbox = Sandbox::new(&cwd, args.allow_outside)?;
     let plan = action::plan(&parsed, &sandbox);
     let (opts, approvals) = engine_options(&args, &global, &cfg, &cwd)?;
@@ -318,7 +326,12 @@ pub fn finish_report(execution: &Execution, global: &Global) -> anyhow::Result<O
         Format::Json => ReportFormat::Json,
         Format::Llm => ReportFormat::Llm,
     };
-    let color = report::use_color(std::io::stdout().is_terminal());
+    let color = match COLOR.get() {
+        // NO_COLOR still wins (DESIGN §2).
+        Some(ColorSetting::Always) => std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+        Some(ColorSetting::Never) => false,
+        Some(ColorSetting::Auto) | None => report::use_color(std::io::stdout().is_terminal()),
+    };
     let text = report::render(result, format, color);
     let mut stdout = std::io::stdout().lock();
     stdout

@@ -54,6 +54,8 @@ pub struct ApplyOptions {
     pub message: Option<String>,
     /// Engine options; `engine.dry_run` makes the whole apply a dry run.
     pub engine: EngineOptions,
+    /// `Co-authored-by` value (config `commit.coauthor`); else git config `clada.coauthor`.
+    pub coauthor: Option<String>,
     /// `hooks.before` / `hooks.after` from the configuration (see `crate::apply_hooks`).
     pub hooks: crate::apply_hooks::Hooks,
 }
@@ -745,7 +747,10 @@ impl Transaction<'_> {
         crate::trace::phase("index: apply");
         let mut after_tree = built.after_tree;
 
-        let coauthor = repo.config_string("clada.coauthor");
+        let coauthor = opts
+            .coauthor
+            .clone()
+            .or_else(|| repo.config_string("clada.coauthor"));
         let reply_blob = repo.write_blob(reply.text.as_bytes())?;
         let mut msg = message::build(
             &execution.result,
