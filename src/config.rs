@@ -519,6 +519,25 @@ impl Config {
                 }
             }
         }
+        for (key, setting) in [
+            ("paths.deny", &cfg.paths_deny),
+            ("check.allow", &cfg.check_allow),
+        ] {
+            for g in &setting.value {
+                if let Err(e) = globset::Glob::new(g) {
+                    let file = match &setting.source {
+                        Source::File(p) => p.clone(),
+                        _ => PathBuf::from(REPO_FILE),
+                    };
+                    return Err(ConfigError {
+                        file,
+                        line: None,
+                        column: None,
+                        message: format!("{key}: '{g}' is not a valid glob: {e}"),
+                    });
+                }
+            }
+        }
         for (key, slot) in [
             ("clada.author", &mut cfg.commit_author),
             ("clada.coauthor", &mut cfg.commit_coauthor),

@@ -554,3 +554,33 @@ fn a_failed_before_command_applies_nothing() {
     assert!(!r.exists("x.txt"));
     assert_eq!(r.head(), head);
 }
+
+#[test]
+fn paths_deny_refuses_matching_paths_before_anything_runs() {
+    let r = repo();
+    r.write(".env", "TOKEN=1\n");
+    r.write(".clada.yml", "paths:\n  deny: [\".env\", \"secrets\"]\n");
+    let reply = [
+        write_block("pd1", "secrets/key.txt", "k"),
+        block("pd2", &[("action", "file_read"), ("path", ".env")]),
+        write_block("pd3", "ok.txt", "fine"),
+    ]
+    .concat();
+    let out = r.apply(&reply, &[]);
+    assert_eq!(exit_code(&out), 1, "{}", output_text(&out));
+    let v = TestRepo::report(&out);
+    for i in [0, 1] {
+        let e = v["results"][i]["error"].as_str().unwrap_or("");
+        assert!(e.starts_with("path_denied"), "{e}");
+    }
+    assert!(!r.exists("secrets/key.txt"));
+    assert_eq!(v["results"][2]["success"], true);
+    r.write(".clada.yml", "paths:\n  deny: [\"a[\"]\n");
+    let out = r.clada(&["config"]);
+    assert_eq!(exit_code(&out), 2);
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("paths.deny: 'a[' is not a valid glob"),
+        "{}",
+        output_text(&out)
+    );
+}

@@ -151,6 +151,7 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
         wip_commit: wip == WipArg::Commit,
         message: args.message.clone(),
         coauthor: cfg.commit_coauthor.value.clone(),
+        paths_deny: cfg.paths_deny.value.clone(),
         hooks: crate::apply_hooks::Hooks {
             timeout: engine.exec_timeout,
             max_output: engine.exec_max_output,
@@ -309,7 +310,7 @@ fn run_no_git(args: Args, global: Global) -> anyhow::Result<Outcome> {
     let cwd = std::env::current_dir().context("cannot determine the current directory")?;
     let cfg = crate::config::load_for_dir(&cwd)?;
     let _ = COLOR.set(cfg.color.value);
-    let sandbox = Sandbox::new(&cwd, args.allow_outside)?;
+    let sandbox = Sandbox::new(&cwd, args.allow_outside)?.deny_paths(&cfg.paths_deny.value);
     let plan = action::plan(&parsed, &sandbox);
     let (opts, approvals) = engine_options(&args, &global, &cfg, &cwd)?;
     let execution = action::execute(&plan, &sandbox, &opts);

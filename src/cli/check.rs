@@ -107,11 +107,13 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
     if args.staged {
         return run_staged(&args, &global, &cwd);
     }
+    let deny = crate::config::load_for_dir(&cwd)?.paths_deny.value;
     let sandbox = if args.no_git {
         Sandbox::new(&cwd, args.allow_outside)?
     } else {
         sandbox_for(&cwd, args.allow_outside)?
-    };
+    }
+    .deny_paths(&deny);
     let inputs: Vec<Option<PathBuf>> = if args.files.is_empty() {
         vec![None]
     } else {

@@ -54,6 +54,8 @@ pub struct ApplyOptions {
     pub message: Option<String>,
     /// Engine options; `engine.dry_run` makes the whole apply a dry run.
     pub engine: EngineOptions,
+    /// Path globs the sandbox refuses (config `paths.deny`).
+    pub paths_deny: Vec<String>,
     /// `Co-authored-by` value (config `commit.coauthor`); else git config `clada.coauthor`.
     pub coauthor: Option<String>,
     /// `hooks.before` / `hooks.after` from the configuration (see `crate::apply_hooks`).
@@ -127,7 +129,8 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
     let prefetch = repo.prefetch_status();
     let parsed = block::parse(&reply.text, opts.dialect);
     let sandbox = Sandbox::new(repo.workdir(), opts.allow_outside)?
-        .refuse_nested_repositories(&repo.declared_submodules());
+        .refuse_nested_repositories(&repo.declared_submodules())
+        .deny_paths(&opts.paths_deny);
     let plan = action::plan(&parsed, &sandbox);
     crate::trace::phase("parse+plan");
     if !before_ok {
