@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use crate::action::{Approval, Ctx, ExecPolicy, ExecRequest, Lang, Outcome};
+use crate::action::{Approval, Ctx, ExecPolicy, ExecRequest, Lang};
 
 /// The approval file, relative to the worktree root.
 pub const APPROVALS_FILE: &str = ".clada/allowed-commands.json";
@@ -235,30 +235,34 @@ pub fn read_only_argv(lang: Lang, code: &str) -> Result<Vec<String>, String> {
 pub enum Permit {
     /// Through its interpreter.
     Interpreter,
-    /// This argv, without a shell (a read-only whitelisted command).
-    Direct(Vec<String>),
+    /// This program and arguments, without a shell (a read-only whitelisted command).
+    Direct { prog: String, args: Vec<String> },
 }
 
-/// Whether the block may run (the executor's call site); `Err` is the refusal result.
+/// Whether the block may run (the executor's call site); `Err` is why not (the block's error).
 pub(crate) fn permit(
     ctx: &mut Ctx<'_>,
     block_id: &str,
     code: &str,
     lang: Lang,
     dir: &Path,
-) -> Result<Permit, Outcome> {
+) -> Result<Permit, String> {
     if ctx.opts.exec != ExecPolicy::Deny {
-        if let Ok(argv) = read_only_argv(lang, code) {
-            return Ok(Permit::Direct(argv));
+        if let Some((prog, args)) = read_only_argv(lang, code)
+            .ok()
+            .and_then(|argv| argv.split_first().map(|(p, a)| (p.clone(), a.to_vec())))
+        {
+            return Ok(Permit::Direct { prog, args });
         }
     }
     match ctx.opts.exec {
         ExecPolicy::Allow => return Ok(Permit::Interpreter),
         ExecPolicy::Deny => {
-            return Err(Outcome::fail(
+            return Err(
                 "exec: not run: running code is not allowed (--exec deny); re-run with --exec \
-                 allow to run exec blocks, or --exec ask to confirm each one",
-            ))
+                 allow to run exec blocks, or --exec ask to confirm each one"
+                    .into(),
+            )
         }
         ExecPolicy::Ask => {}
     }
@@ -266,11 +270,11 @@ pub(crate) fn permit(
         return Ok(Permit::Interpreter);
     }
     let Some(prompt) = ctx.opts.prompt.clone() else {
-        return Err(Outcome::fail(format!(
+        return Err(format!(
             "exec: not run: the command is not approved and there is no terminal to ask \
              (policy ask); approve it once interactively with \"always\" (stored in {APPROVALS_FILE}), \
              add it to that file, or re-run with --exec allow"
-        )));
+        ));
     };
     let req = ExecRequest {
         block_id: block_id.to_string(),
@@ -280,9 +284,9 @@ pub(crate) fn permit(
     };
     match prompt(&req) {
         Approval::Yes => Ok(Permit::Interpreter),
-        Approval::No => Err(Outcome::fail(
-            "exec: not run: declined at the prompt; the block was not executed",
-        )),
+        Approval::No => {
+            Err("exec: not run: declined at the prompt; the block was not executed".into())
+        }
         Approval::Always => {
             ctx.exec_always = true;
             Ok(Permit::Interpreter)
@@ -291,17 +295,17 @@ pub(crate) fn permit(
 }
 
 /// The time limit for the next block: its own (or the default), cut to what is left of
-/// `--total-timeout`; `Err` when that is used up.
-pub(crate) fn limit(ctx: &Ctx<'_>, own: Duration) -> Result<Duration, Outcome> {
+/// `--total-timeout`; `Err` (the block's error) when that is used up.
+pub(crate) fn limit(ctx: &Ctx<'_>, own: Duration) -> Result<Duration, String> {
     let Some(deadline) = ctx.exec_deadline else {
         return Ok(own);
     };
     let left = deadline.saturating_duration_since(Instant::now());
     if left.is_zero() {
-        return Err(Outcome::fail(format!(
+        return Err(format!(
             "exec: not run: the total time for exec blocks (--total-timeout {}) is used up",
             crate::config::format_duration(ctx.opts.exec_total_timeout.unwrap_or_default())
-        )));
+        ));
     }
     Ok(own.min(left))
 }

@@ -400,22 +400,21 @@ pub(super) fn run_block(
     }
     let permit = match crate::exec_policy::permit(ctx, block_id, code, lang, &dir) {
         Ok(p) => p,
-        Err(refused) => return refused,
+        Err(why) => return Outcome::fail(why),
     };
     let own = timeout
         .map(Duration::from_secs)
         .unwrap_or(ctx.opts.exec_timeout);
     let limit = match crate::exec_policy::limit(ctx, own) {
         Ok(l) => l,
-        Err(used_up) => return used_up,
+        Err(why) => return Outcome::fail(why),
     };
     let run = match permit {
         crate::exec_policy::Permit::Interpreter => {
             run(lang_name(lang), code, &dir, limit, ctx.opts.exec_max_output)
         }
-        crate::exec_policy::Permit::Direct(argv) => {
-            let (prog, args) = (argv[0].as_str(), argv[1..].to_vec());
-            spawn_and_wait(prog, &args, &dir, limit, ctx.opts.exec_max_output)
+        crate::exec_policy::Permit::Direct { prog, args } => {
+            spawn_and_wait(&prog, &args, &dir, limit, ctx.opts.exec_max_output)
         }
     };
     let out = run.output;
