@@ -9,25 +9,9 @@ use std::path::Path;
 
 use common::{block, exit_code, output_text, write_block, TestRepo};
 
-/// PATH with the directory of the git-clada under test first (for hooks that call it).
-fn path_with_clada() -> String {
-    let bin = Path::new(env!("CARGO_BIN_EXE_git-clada"))
-        .parent()
-        .expect("bin dir")
-        .to_path_buf();
-    let mut dirs = vec![bin];
-    dirs.extend(std::env::split_paths(
-        &std::env::var_os("PATH").unwrap_or_default(),
-    ));
-    std::env::join_paths(dirs)
-        .expect("PATH")
-        .to_string_lossy()
-        .into_owned()
-}
-
 fn repo() -> TestRepo {
     let mut r = TestRepo::with_files(&[("README.md", "hello\n")]);
-    r.env.push(("PATH".into(), path_with_clada()));
+    r.env.push(("PATH".into(), common::path_with_clada(&[])));
     r
 }
 

@@ -109,17 +109,10 @@ fn project(tools: &Path, hooks: &Path, rev: &str, cache: &Path) -> TestRepo {
         ("README.md", "hello\n"),
         (".pre-commit-config.yaml", &config),
     ]);
-    let bin = Path::new(env!("CARGO_BIN_EXE_git-clada"))
-        .parent()
-        .expect("bin dir")
-        .to_path_buf();
-    let mut dirs = vec![tools.to_path_buf(), bin];
-    dirs.extend(std::env::split_paths(
-        &std::env::var_os("PATH").unwrap_or_default(),
+    r.env.push((
+        "PATH".into(),
+        common::path_with_clada(&[tools.to_path_buf()]),
     ));
-    let path = std::env::join_paths(dirs).expect("PATH");
-    r.env
-        .push(("PATH".into(), path.to_string_lossy().into_owned()));
     r.env
         .push(("PRE_COMMIT_HOME".into(), cache.display().to_string()));
     r.env.push(("PRE_COMMIT_COLOR".into(), "never".into()));
