@@ -356,7 +356,8 @@ impl<T> Setting<T> {
 /// The effective configuration.
 #[derive(Debug, Clone)]
 pub struct Config {
-    /// `None`: not configured (ask on a terminal, deny otherwise).
+    /// `None`: not configured (ask; without a terminal only approved and read-only commands
+    /// run).
     pub exec: Setting<Option<ExecSetting>>,
     pub timeout: Setting<Duration>,
     pub total_timeout: Setting<Option<Duration>>,
@@ -603,7 +604,7 @@ impl Config {
                 self.exec
                     .value
                     .map(|v| json!(v.name()))
-                    .unwrap_or(json!("ask on a terminal, deny otherwise")),
+                    .unwrap_or(json!("ask")),
             ),
             e("timeout", &self.timeout, secs(&self.timeout.value)),
             e(
