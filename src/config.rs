@@ -667,9 +667,17 @@ impl Config {
 /// The configuration for the repository containing `dir` (the user's file and defaults only
 /// outside a repository).
 pub fn load_for_dir(dir: &Path) -> Result<Config, ConfigError> {
+    load_with_root(dir).map(|(cfg, _)| cfg)
+}
+
+/// [`load_for_dir`], plus the worktree root it found (`None` outside a repository).
+pub fn load_with_root(dir: &Path) -> Result<(Config, Option<PathBuf>), ConfigError> {
     match crate::repo::Repo::discover(dir) {
-        Ok(repo) => Config::load(Some(repo.workdir()), &|k| repo.config_string(k)),
-        Err(_) => Config::load(None, &|_| None),
+        Ok(repo) => Ok((
+            Config::load(Some(repo.workdir()), &|k| repo.config_string(k))?,
+            Some(repo.workdir().to_path_buf()),
+        )),
+        Err(_) => Ok((Config::load(None, &|_| None)?, None)),
     }
 }
 

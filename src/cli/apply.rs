@@ -131,11 +131,9 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
     }
     let reply = read_reply(&args)?;
     let cwd = std::env::current_dir().context("cannot determine the current directory")?;
-    let cfg = crate::config::load_for_dir(&cwd)?;
+    let (cfg, root) = crate::config::load_with_root(&cwd)?;
     let _ = COLOR.set(cfg.color.value);
-    let root = crate::repo::Repo::discover(&cwd)
-        .map(|r| r.workdir().to_path_buf())
-        .unwrap_or_else(|_| cwd.clone());
+    let root = root.unwrap_or_else(|| cwd.clone());
     let (engine, approvals) = engine_options(&args, &global, &cfg, &root)?;
     let wip = args.wip.unwrap_or(match cfg.wip.value {
         crate::config::WipSetting::Keep => WipArg::Keep,
