@@ -568,3 +568,23 @@ fn paths_deny_refuses_matching_paths_before_anything_runs() {
         output_text(&out)
     );
 }
+
+#[test]
+fn a_symlinked_hook_is_refused_and_left_alone() {
+    let r = repo();
+    r.write("shared-hook", "#!/bin/sh\nexit 0\n");
+    let hook = r.path().join(".git/hooks/pre-commit");
+    std::os::unix::fs::symlink(r.path().join("shared-hook"), &hook).expect("symlink");
+    let out = r.clada(&["hooks", "install"]);
+    assert_eq!(exit_code(&out), 3, "{}", output_text(&out));
+    assert!(
+        output_text(&out).contains("is a symlink"),
+        "{}",
+        output_text(&out)
+    );
+    assert!(fs::symlink_metadata(&hook)
+        .expect("stat")
+        .file_type()
+        .is_symlink());
+    assert_eq!(r.read("shared-hook"), "#!/bin/sh\nexit 0\n");
+}

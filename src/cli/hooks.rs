@@ -118,6 +118,16 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
     let repo = Repo::discover(&cwd)?;
     let dir = repo.hooks_dir();
     let path = dir.join("pre-commit");
+    if let Ok(target) = std::fs::read_link(&path) {
+        // Replacing the link with a file would cut it off from what manages it (husky, a
+        // shared hooks repository); editing its target would change other repositories.
+        return Err(crate::error::Refusal(format!(
+            "{} is a symlink to {}; git-clada does not edit linked hooks — add `git-clada check --staged || exit 1` to the hook yourself",
+            path.display(),
+            target.display()
+        ))
+        .into());
+    }
     let existing = match std::fs::read(&path) {
         Ok(b) => Some(String::from_utf8(b).map_err(|_| {
             anyhow::anyhow!(
