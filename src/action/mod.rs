@@ -68,8 +68,10 @@ pub struct PlannedAction {
     /// The action name as written.
     pub action: String,
     pub kind: Kind,
-    /// The parameters present in the block, converted (what reports show).
+    /// The parameters present in the block, converted.
     pub params: IndexMap<String, Value>,
+    /// Parameters the schema does not know, as written (ignored, but echoed in reports).
+    pub extra_params: IndexMap<String, Value>,
     /// 1-based lines of the block's header and end marker.
     pub start_line: usize,
     pub end_line: Option<usize>,
@@ -80,6 +82,21 @@ pub struct PlannedAction {
 }
 
 impl PlannedAction {
+    /// What a result echoes as `params`: `action` first, then every parameter of the block
+    /// (unknown ones as written), as seed 000's ActionResult has them ("all SHAM properties
+    /// including 'action'").
+    pub fn reported_params(&self) -> IndexMap<String, Value> {
+        let mut out = IndexMap::with_capacity(self.params.len() + self.extra_params.len() + 1);
+        out.insert("action".to_string(), Value::String(self.action.clone()));
+        out.extend(self.params.iter().map(|(k, v)| (k.clone(), v.clone())));
+        out.extend(
+            self.extra_params
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone())),
+        );
+        out
+    }
+
     /// The paths this action may create, change or delete (empty for reads and exec).
     pub fn write_paths(&self) -> Vec<&ResolvedPath> {
         match &self.op {
@@ -182,6 +199,8 @@ pub enum Action {
         pattern: String,
         path: ResolvedPath,
         include: Option<String>,
+        /// `pattern` is a regular expression (else a plain substring).
+        regex: bool,
     },
     Glob {
         pattern: String,
@@ -385,7 +404,8 @@ pub struct ActionResult {
     pub seq: usize,
     pub block_id: String,
     pub action: String,
-    /// The block's parameters, converted (`count` is a number, booleans are booleans).
+    /// `action`, then the block's parameters, converted (`count` is a number, booleans are
+    /// booleans); unknown parameters as written.
     pub params: IndexMap<String, Value>,
     pub success: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -533,7 +553,7 @@ pub fn execute(plan: &Plan, sandbox: &Sandbox, opts: &EngineOptions) -> Executio
             seq: i + 1,
             block_id: pa.block_id.clone(),
             action: pa.action.clone(),
-            params: pa.params.clone(),
+            params: pa.reported_params(),
             success: outcome.success,
             error: outcome.error.filter(|e| !e.is_empty()),
             data: outcome.data,
@@ -714,7 +734,8 @@ fn run(ctx: &mut Ctx<'_>, pa: &PlannedAction, action: &Action) -> Outcome {
             pattern,
             path,
             include,
-        } => search::grep(ctx, pattern, path, include.as_deref()),
+            regex,
+        } => search::grep(ctx, pattern, path, include.as_deref(), *regex),
         Action::Glob { pattern, base_path } => search::glob(ctx, pattern, base_path),
         Action::Exec {
             code,

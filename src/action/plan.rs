@@ -226,6 +226,7 @@ fn planned(block: &Block, v: &Validated<'_>, sandbox: &Sandbox) -> PlannedAction
         action: v.action.clone(),
         kind: v.def.kind,
         params: v.params.clone(),
+        extra_params: v.extras.clone(),
         start_line: block.start_line,
         end_line: block.end_line,
         warnings: v.warnings.clone(),
@@ -327,6 +328,7 @@ fn typed(v: &Validated<'_>, sandbox: &Sandbox) -> Result<Action, PathError> {
             pattern: s("pattern"),
             path: p("path")?,
             include: v.str("include"),
+            regex: v.bool("regex").unwrap_or(false),
         },
         "glob" => Action::Glob {
             pattern: s("pattern"),

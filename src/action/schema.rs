@@ -214,7 +214,9 @@ pub struct Validated<'s> {
     /// The parameters present in the block, converted, in schema order (what reports show as
     /// `params`; defaults are not filled in here, as in the original).
     pub params: IndexMap<String, Value>,
-    /// Extra parameters the schema does not know.
+    /// Parameters the schema does not know, as written (reports echo them, as the seeds did).
+    pub extras: IndexMap<String, Value>,
+    /// One per extra parameter: it was ignored.
     pub warnings: Vec<String>,
 }
 
@@ -287,13 +289,13 @@ pub fn validate_with<'s>(
             params.insert(name.clone(), convert(action, name, p, raw)?);
         }
     }
-    let extras: Vec<&str> = properties
-        .keys()
-        .filter(|k| *k != "action" && !k.starts_with('@') && !def.params.contains_key(*k))
-        .map(String::as_str)
+    let extras: IndexMap<String, Value> = properties
+        .iter()
+        .filter(|(k, _)| *k != "action" && !k.starts_with('@') && !def.params.contains_key(*k))
+        .map(|(k, v)| (k.clone(), Value::String(v.clone())))
         .collect();
     let warnings = extras
-        .iter()
+        .keys()
         .map(|k| {
             format!(
                 "unknown parameter '{k}' ignored: {action} takes {}",
@@ -305,6 +307,7 @@ pub fn validate_with<'s>(
         action: action.to_string(),
         def,
         params,
+        extras,
         warnings,
     })
 }

@@ -235,7 +235,7 @@ pub fn output_body(r: &ActionResult) -> String {
             }
         }
         "ls" => {
-            let entries = data.get("entries").and_then(Value::as_array);
+            let entries = data.as_array();
             let lines: Vec<String> = entries
                 .map(|a| {
                     a.iter()
@@ -261,16 +261,15 @@ pub fn output_body(r: &ActionResult) -> String {
         }
         "grep" => {
             let lines: Vec<String> = data
-                .get("matches")
-                .and_then(Value::as_array)
+                .as_array()
                 .map(|a| {
                     a.iter()
                         .map(|m| {
                             format!(
                                 "{}:{}: {}",
                                 m.get("file").and_then(Value::as_str).unwrap_or_default(),
-                                m.get("line").and_then(Value::as_u64).unwrap_or(0),
-                                m.get("text").and_then(Value::as_str).unwrap_or_default()
+                                m.get("line_number").and_then(Value::as_u64).unwrap_or(0),
+                                m.get("line").and_then(Value::as_str).unwrap_or_default()
                             )
                         })
                         .collect()
@@ -284,8 +283,7 @@ pub fn output_body(r: &ActionResult) -> String {
         }
         "glob" => {
             let lines: Vec<&str> = data
-                .get("paths")
-                .and_then(Value::as_array)
+                .as_array()
                 .map(|a| a.iter().filter_map(Value::as_str).collect())
                 .unwrap_or_default();
             if lines.is_empty() {
