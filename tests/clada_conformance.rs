@@ -484,6 +484,7 @@ fn action_def(v: &Value) -> ActionDef {
         output: OutputDisplay::Always,
         description: String::new(),
         params,
+        example: None,
     }
 }
 

@@ -204,3 +204,8 @@ fn validation_cases() {
 fn exec_cases() {
     run_file("exec.cases.md");
 }
+
+#[test]
+fn planned_cases() {
+    run_file("planned.cases.md");
+}

@@ -6,9 +6,11 @@
 //! in-memory overlay with `dry_run`, and returns the [`ExecutionResult`] report plus every
 //! [`FileChange`]), and, for `--atomic`, [`restore`] (puts every `before` back).
 
+pub mod comment;
 pub mod exec;
 pub mod fsx;
 pub mod lines;
+mod multi;
 mod plan;
 pub mod read;
 pub mod schema;
@@ -167,6 +169,19 @@ pub enum Action {
         lines: String,
         new_content: String,
     },
+    FileCommentLines {
+        path: ResolvedPath,
+        lines: String,
+    },
+    FileUncommentLines {
+        path: ResolvedPath,
+        lines: String,
+    },
+    FilesReplaceAllText {
+        paths: Vec<ResolvedPath>,
+        old_text: String,
+        new_text: String,
+    },
     FileDelete {
         path: ResolvedPath,
     },
@@ -191,6 +206,10 @@ pub enum Action {
     },
     FilesRead {
         paths: Vec<ResolvedPath>,
+    },
+    FilesReadNumbered {
+        paths: Vec<ResolvedPath>,
+        delimiter: String,
     },
     Ls {
         path: ResolvedPath,
@@ -225,7 +244,9 @@ impl Action {
             | Action::FileReplaceText { path, .. }
             | Action::FileReplaceAllText { path, .. }
             | Action::FileEdit { path, .. }
-            | Action::FileReplaceLines { path, .. } => Some(path),
+            | Action::FileReplaceLines { path, .. }
+            | Action::FileCommentLines { path, .. }
+            | Action::FileUncommentLines { path, .. } => Some(path),
             _ => None,
         }
     }
@@ -246,9 +267,11 @@ impl Action {
             | Action::DirCreate { path }
             | Action::DirDelete { path, .. } => vec![path],
             Action::FileMove { old_path, new_path } => vec![old_path, new_path],
+            Action::FilesReplaceAllText { paths, .. } => paths.iter().collect(),
             Action::FileRead { .. }
             | Action::FileReadNumbered { .. }
             | Action::FilesRead { .. }
+            | Action::FilesReadNumbered { .. }
             | Action::Ls { .. }
             | Action::Grep { .. }
             | Action::Glob { .. }
@@ -646,7 +669,11 @@ fn recheck(sandbox: &Sandbox, action: &Action) -> Result<(), PathError> {
             check(new_path, Access::Entry)?;
             sandbox.check_move(old_path, new_path)
         }
-        Action::FilesRead { paths } => paths.iter().try_for_each(|p| check(p, Access::Follow)),
+        Action::FilesRead { paths }
+        | Action::FilesReadNumbered { paths, .. }
+        | Action::FilesReplaceAllText { paths, .. } => {
+            paths.iter().try_for_each(|p| check(p, Access::Follow))
+        }
         Action::Exec { cwd, .. } => cwd.iter().try_for_each(|p| check(p, Access::Follow)),
         Action::FileWrite { path, .. }
         | Action::FileCreate { path, .. }
@@ -655,6 +682,8 @@ fn recheck(sandbox: &Sandbox, action: &Action) -> Result<(), PathError> {
         | Action::FileReplaceAllText { path, .. }
         | Action::FileEdit { path, .. }
         | Action::FileReplaceLines { path, .. }
+        | Action::FileCommentLines { path, .. }
+        | Action::FileUncommentLines { path, .. }
         | Action::FileRead { path }
         | Action::FileReadNumbered { path, .. }
         | Action::Ls { path }
@@ -718,6 +747,17 @@ fn run(ctx: &mut Ctx<'_>, pa: &PlannedAction, action: &Action) -> Outcome {
             lines,
             new_content,
         } => write::replace_lines(ctx, path, lines, new_content, &tag),
+        Action::FileCommentLines { path, lines } => {
+            comment::file_comment_lines(ctx, path, lines, &tag)
+        }
+        Action::FileUncommentLines { path, lines } => {
+            comment::file_uncomment_lines(ctx, path, lines, &tag)
+        }
+        Action::FilesReplaceAllText {
+            paths,
+            old_text,
+            new_text,
+        } => multi::files_replace_all_text(ctx, paths, old_text, new_text, &tag),
         Action::FileDelete { path } => write::file_delete(ctx, path),
         Action::FileMove { old_path, new_path } => write::file_move(ctx, old_path, new_path),
         Action::DirCreate { path } => write::dir_create(ctx, path),
@@ -729,6 +769,9 @@ fn run(ctx: &mut Ctx<'_>, pa: &PlannedAction, action: &Action) -> Outcome {
             delimiter,
         } => read::file_read_numbered(ctx, path, lines.as_deref(), delimiter),
         Action::FilesRead { paths } => read::files_read(ctx, paths),
+        Action::FilesReadNumbered { paths, delimiter } => {
+            read::files_read_numbered(ctx, paths, delimiter)
+        }
         Action::Ls { path } => search::ls(ctx, path),
         Action::Grep {
             pattern,

@@ -59,6 +59,9 @@ pub enum PathRole {
     Entry,
     /// One path per line, each read.
     List,
+    /// One path per line, each written.
+    #[serde(rename = "write_list")]
+    WriteList,
     /// A working directory.
     Cwd,
 }
@@ -96,6 +99,21 @@ pub struct ActionDef {
     pub description: String,
     #[serde(default)]
     pub params: IndexMap<String, ParamDef>,
+    /// The example block `git clada prompt` shows (required by a test, optional here so that a
+    /// schema without one still loads).
+    #[serde(default)]
+    pub example: Option<Example>,
+}
+
+/// An action's example: the block's parameters, and the files that exist before it runs.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Example {
+    /// Key → string value, in the order they are printed.
+    pub params: IndexMap<String, String>,
+    /// Path → content of files committed before the example runs.
+    #[serde(default)]
+    pub files: IndexMap<String, String>,
 }
 
 /// The whole schema: actions in file order.
@@ -405,6 +423,10 @@ mod tests {
             "file_read",
             "file_read_numbered",
             "files_read",
+            "files_read_numbered",
+            "files_replace_all_text",
+            "file_comment_lines",
+            "file_uncomment_lines",
             "ls",
             "grep",
             "glob",
@@ -424,7 +446,7 @@ mod tests {
                 assert_eq!(d.ty == ParamType::Enum, !d.values.is_empty(), "{name}.{p}");
             }
         }
-        assert_eq!(s.actions.len(), 18);
+        assert_eq!(s.actions.len(), 22);
     }
 
     #[test]

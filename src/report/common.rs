@@ -170,7 +170,7 @@ pub fn output_header(r: &ActionResult) -> String {
         }
     };
     match r.action.as_str() {
-        "file_read" | "file_read_numbered" | "files_read" => {
+        "file_read" | "file_read_numbered" | "files_read" | "files_read_numbered" => {
             format!("[{}] {}{status}:", r.block_id, r.action)
         }
         _ => format!("[{}] {} {}{status}:", r.block_id, r.action, primary(r)),
@@ -196,7 +196,7 @@ pub fn output_body(r: &ActionResult) -> String {
     match r.action.as_str() {
         "file_read" => file_block(s("path"), s("content"), false),
         "file_read_numbered" => file_block(s("path"), s("content"), true),
-        "files_read" => {
+        "files_read" | "files_read_numbered" => {
             let paths: Vec<&str> = data
                 .get("paths")
                 .and_then(Value::as_array)
@@ -214,7 +214,7 @@ pub fn output_body(r: &ActionResult) -> String {
             let blocks: Vec<String> = paths
                 .iter()
                 .zip(contents.iter().chain(std::iter::repeat(&"")))
-                .map(|(p, c)| file_block(p, c, false))
+                .map(|(p, c)| file_block(p, c, r.action == "files_read_numbered"))
                 .collect();
             out.push('\n');
             out.push_str(&blocks.join("\n\n"));
