@@ -217,6 +217,28 @@ fn run_no_git(args: Args, global: Global) -> anyhow::Result<Outcome> {
     finish_report(&execution, &global)
 }
 
+/// Set once a report went to stdout: an error after that (a refusal judged from the report, a
+/// failed write) must not print a second, fatal report.
+static REPORT_WRITTEN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Prints the `fatalError` report (json and llm formats) for an apply that failed as a whole,
+/// unless a report was already written. The error itself still goes to stderr, and the exit
+/// status stays that of the error.
+pub fn print_fatal(message: &str, format: Format) {
+    if REPORT_WRITTEN.swap(true, std::sync::atomic::Ordering::SeqCst) {
+        return;
+    }
+    let format = match format {
+        Format::Human => ReportFormat::Human,
+        Format::Json => ReportFormat::Json,
+        Format::Llm => ReportFormat::Llm,
+    };
+    if let Some(text) = report::fatal(message, format) {
+        let mut stdout = std::io::stdout().lock();
+        let _ = stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush());
+    }
+}
+
 /// Prints the report to stdout and maps the result to the exit status: 0 all succeeded; 3 when
 /// the sandbox refused a block and nothing was changed; 1 for any other failure.
 pub fn finish_report(execution: &Execution, global: &Global) -> anyhow::Result<Outcome> {
@@ -229,6 +251,7 @@ pub fn finish_report(execution: &Execution, global: &Global) -> anyhow::Result<O
     let color = report::use_color(std::io::stdout().is_terminal());
     let text = report::render(result, format, color);
     let mut stdout = std::io::stdout().lock();
+    REPORT_WRITTEN.store(true, std::sync::atomic::Ordering::SeqCst);
     stdout
         .write_all(text.as_bytes())
         .and_then(|()| stdout.flush())
