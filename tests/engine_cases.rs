@@ -209,3 +209,8 @@ fn exec_cases() {
 fn planned_cases() {
     run_file("planned.cases.md");
 }
+
+#[test]
+fn session_cases() {
+    run_file("session.cases.md");
+}

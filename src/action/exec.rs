@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
+use super::session::Probe;
 use super::{Approval, Ctx, ExecPolicy, ExecRequest, Lang, Outcome};
 use crate::sandbox::ResolvedPath;
 
@@ -240,10 +241,17 @@ pub fn run_command(
     timeout: Duration,
     max_output: usize,
 ) -> ExecOutput {
-    run(lang, code, cwd, timeout, max_output).output
+    run(lang, code, cwd, timeout, max_output, None).output
 }
 
-fn run(lang: &str, code: &str, cwd: &Path, timeout: Duration, max_output: usize) -> Run {
+fn run(
+    lang: &str,
+    code: &str,
+    cwd: &Path,
+    timeout: Duration,
+    max_output: usize,
+    probe: Option<&Probe>,
+) -> Run {
     let done = |output| Run {
         output,
         left_running: false,
@@ -261,6 +269,10 @@ fn run(lang: &str, code: &str, cwd: &Path, timeout: Duration, max_output: usize)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);
+    if let Some(p) = probe {
+        let (k, v) = p.env();
+        cmd.env(k, v);
+    }
     let mut child = match cmd.spawn() {
         Ok(c) => c,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -364,9 +376,9 @@ pub(super) fn run_block(
     cwd: Option<&ResolvedPath>,
     timeout: Option<u64>,
 ) -> Outcome {
-    let dir = cwd
-        .map(|c| c.abs.clone())
-        .unwrap_or_else(|| ctx.sandbox.root().to_path_buf());
+    // Without `cwd`, the block starts where the reply's previous exec block ended.
+    let start = ctx.session.start(ctx.sandbox);
+    let dir = cwd.map(|c| c.abs.clone()).unwrap_or(start.dir);
     if !dir.is_dir() {
         let given = cwd
             .map(|c| c.given.clone())
@@ -420,11 +432,24 @@ pub(super) fn run_block(
     let limit = timeout
         .map(Duration::from_secs)
         .unwrap_or(ctx.opts.exec_timeout);
-    let run = run(lang_name(lang), code, &dir, limit, ctx.opts.exec_max_output);
+    let probe = (lang == Lang::Bash).then(Probe::for_bash).flatten();
+    let run = run(
+        lang_name(lang),
+        code,
+        &dir,
+        limit,
+        ctx.opts.exec_max_output,
+        probe.as_ref(),
+    );
+    let end = probe.as_ref().and_then(Probe::result);
+    ctx.session.ended(ctx.sandbox, block_id, &dir, end);
     let out = run.output;
     let mut data = json!({"stdout": out.stdout, "stderr": out.stderr});
     if let Some(code) = out.exit_code {
         data["exit_code"] = json!(code);
+    }
+    if let (None, Some(rel)) = (cwd, &start.rel) {
+        data["cwd"] = json!(rel);
     }
     let success = out.success();
     let error = match (&out.error, out.exit_code) {
@@ -432,7 +457,7 @@ pub(super) fn run_block(
         (None, Some(code)) if code != 0 => Some(format!("exec: exited with code {code}")),
         _ => None,
     };
-    let mut warnings = Vec::new();
+    let mut warnings: Vec<String> = start.warning.into_iter().collect();
     if run.left_running {
         warnings.push(
             "the code left processes running in the background when it exited; they were \

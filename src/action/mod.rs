@@ -15,6 +15,7 @@ mod plan;
 pub mod read;
 pub mod schema;
 mod search;
+mod session;
 mod suggest;
 pub mod textmatch;
 mod write;
@@ -538,6 +539,8 @@ pub(crate) struct Ctx<'a> {
     pub lines: lines::LineTracker,
     /// The user answered "always" to an exec prompt.
     pub exec_always: bool,
+    /// Where the next exec block without `cwd` starts.
+    pub session: session::ExecSession,
 }
 
 /// Runs the plan's actions in order. Failures do not stop later actions. Never panics on
@@ -549,6 +552,7 @@ pub fn execute(plan: &Plan, sandbox: &Sandbox, opts: &EngineOptions) -> Executio
         vfs: fsx::Vfs::new(opts.dry_run),
         lines: lines::LineTracker::default(),
         exec_always: false,
+        session: session::ExecSession::default(),
     };
     // Consecutive edits of one file are made in memory and the file written once after them
     // (fsx::Held); anything else first gets the disk up to date.
