@@ -72,10 +72,32 @@ pub struct Args {
     #[arg(short = 'm', long = "message", value_name = "MESSAGE")]
     pub message: Option<String>,
 
+    /// Author of the AI commit, as `NAME <EMAIL>` (like `git commit --author`). The committer,
+    /// and any snapshot of your own work, keep your identity.
+    #[arg(long, value_name = "NAME <EMAIL>", value_parser = parse_author)]
+    pub git_author: Option<(String, String)>,
+
     /// Policy for `exec` blocks: ask on a terminal, allow, or deny. Default: ask on a
     /// terminal, deny otherwise.
     #[arg(long, value_enum, value_name = "POLICY")]
     pub exec: Option<ExecPolicyArg>,
+}
+
+/// `NAME <EMAIL>` → (name, email); both parts required, as git needs them.
+fn parse_author(s: &str) -> Result<(String, String), String> {
+    let bad = || {
+        format!("expected `NAME <EMAIL>` (for example `clada <clada@example.com>`), got '{s}'")
+    };
+    let (name, rest) = s.split_once('<').ok_or_else(bad)?;
+    let email = rest.strip_suffix('>').ok_or_else(bad)?;
+    let name = name.trim();
+    if name.is_empty() || email.trim().is_empty() || email.contains(['<', '>', '\n']) {
+        return Err(bad());
+    }
+    if name.contains(['<', '>', '\n']) {
+        return Err(bad());
+    }
+    Ok((name.to_string(), email.trim().to_string()))
 }
 
 /// What to do with uncommitted work during an apply.
@@ -123,6 +145,7 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
         no_snapshot: args.no_snapshot,
         wip_commit: args.wip == WipArg::Commit,
         message: args.message.clone(),
+        author: args.git_author.clone(),
         engine: engine_options(&args, &global),
     };
     let outcome = match record::apply::apply(&cwd, &reply, &opts) {
