@@ -28,8 +28,10 @@ fn git_author_sets_only_the_ai_commits_author() {
 #[test]
 fn git_author_must_name_an_email() {
     let repo = TestRepo::with_files(&[("README.md", "readme\n")]);
+    repo.write("reply.md", &write_block("a01", "new.txt", "x"));
     for bad in ["clada", "clada <>", "<x@y>", "a <b@c> d"] {
-        let out = repo.apply(&write_block("a01", "new.txt", "x"), &["--git-author", bad]);
+        // A file argument, not stdin: the usage error comes before the reply is read.
+        let out = repo.clada(&["apply", "--git-author", bad, "reply.md"]);
         assert_eq!(exit_code(&out), 2, "{bad}");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains("expected `NAME <EMAIL>`"), "{bad}: {err}");
