@@ -169,10 +169,16 @@ pub fn output_header(r: &ActionResult) -> String {
             None => " (failed)".to_string(),
         }
     };
+    // Where an exec session moved the block to (the root is not named).
+    let place = match r.data.as_ref().and_then(|d| d.get("cwd")).and_then(Value::as_str) {
+        Some(dir) if r.action == "exec" => format!(" (in {dir})"),
+        _ => String::new(),
+    };
     match r.action.as_str() {
         "file_read" | "file_read_numbered" | "files_read" | "files_read_numbered" => {
             format!("[{}] {}{status}:", r.block_id, r.action)
         }
+        "exec" => format!("[{}] exec {}{place}{status}:", r.block_id, primary(r)),
         _ => format!("[{}] {} {}{status}:", r.block_id, r.action, primary(r)),
     }
 }

@@ -192,3 +192,37 @@ fn exec_without_output_says_so() {
     };
     assert_eq!(common::output_body(&r), "(no output)");
 }
+
+#[test]
+fn fatal_report_is_one_object_or_one_line() {
+    let msg = "not a git repository (or any parent up to the root): /x";
+    let j: serde_json::Value =
+        serde_json::from_str(&fatal(msg, ReportFormat::Json).expect("json")).expect("parses");
+    assert_eq!(j["success"], false);
+    assert_eq!(j["fatalError"], msg);
+    assert_eq!(j["results"], json!([]));
+    let llm = fatal("two\nlines", ReportFormat::Llm).expect("llm");
+    assert!(llm.starts_with("=== CLADA RESULTS ===\nFATAL: two lines\n=== END ===\n"), "{llm}");
+    assert_eq!(fatal(msg, ReportFormat::Human), None);
+}
+
+#[test]
+fn exec_output_header_names_the_session_directory() {
+    let mut r = ExecutionResult {
+        results: vec![ActionResult {
+            seq: 1,
+            block_id: "e01".into(),
+            action: "exec".into(),
+            params: params(&[("lang", "bash"), ("code", "ls")]),
+            success: true,
+            data: Some(json!({"stdout": "a\n", "stderr": "", "exit_code": 0, "cwd": "src"})),
+            ..ActionResult::default()
+        }],
+        executed_actions: 1,
+        total_blocks: 1,
+        ..ExecutionResult::default()
+    };
+    r.update_success();
+    let llm = render(&r, ReportFormat::Llm, false);
+    assert!(llm.contains("[e01] exec bash (in src):\nstdout:\na\n"), "{llm}");
+}
