@@ -241,7 +241,10 @@ pub fn output_body(r: &ActionResult) -> String {
             }
         }
         "ls" => {
-            let entries = data.as_array();
+            // Reports stored before the seeds' shapes (git notes) held `{entries}` etc.
+            let entries = data
+                .as_array()
+                .or_else(|| data.get("entries").and_then(Value::as_array));
             let lines: Vec<String> = entries
                 .map(|a| {
                     a.iter()
@@ -268,14 +271,17 @@ pub fn output_body(r: &ActionResult) -> String {
         "grep" => {
             let lines: Vec<String> = data
                 .as_array()
+                .or_else(|| data.get("matches").and_then(Value::as_array))
                 .map(|a| {
                     a.iter()
                         .map(|m| {
+                            let number = m.get("line_number").or_else(|| m.get("line"));
+                            let text = m.get("text").or_else(|| m.get("line"));
                             format!(
                                 "{}:{}: {}",
                                 m.get("file").and_then(Value::as_str).unwrap_or_default(),
-                                m.get("line_number").and_then(Value::as_u64).unwrap_or(0),
-                                m.get("line").and_then(Value::as_str).unwrap_or_default()
+                                number.and_then(Value::as_u64).unwrap_or(0),
+                                text.and_then(Value::as_str).unwrap_or_default()
                             )
                         })
                         .collect()
@@ -290,6 +296,7 @@ pub fn output_body(r: &ActionResult) -> String {
         "glob" => {
             let lines: Vec<&str> = data
                 .as_array()
+                .or_else(|| data.get("paths").and_then(Value::as_array))
                 .map(|a| a.iter().filter_map(Value::as_str).collect())
                 .unwrap_or_default();
             if lines.is_empty() {
