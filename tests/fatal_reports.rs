@@ -113,14 +113,20 @@ fn every_fatal_path_prints_a_fatal_report_in_json_and_llm() {
             let (stdout, code, stderr) = run(name, format);
             codes.push(code);
             // The error is still on stderr, as before.
-            let message = stderr.trim_end().strip_prefix("git-clada: ").unwrap_or(&stderr);
+            let message = stderr
+                .trim_end()
+                .strip_prefix("git-clada: ")
+                .unwrap_or(&stderr);
             if format == "json" {
                 let v: serde_json::Value = serde_json::from_str(&stdout)
                     .unwrap_or_else(|e| panic!("{name}: not JSON ({e}): {stdout}"));
                 assert_eq!(v["success"], false, "{name}");
                 assert_eq!(v["fatalError"], message, "{name}: fatalError is the error");
             } else {
-                assert!(stdout.contains(&format!("FATAL: {message}\n")), "{name}: {stdout}");
+                assert!(
+                    stdout.contains(&format!("FATAL: {message}\n")),
+                    "{name}: {stdout}"
+                );
             }
             let file = dir.join(format!("expected.{format}"));
             let want = fs::read_to_string(&file).unwrap_or_default();
@@ -133,7 +139,10 @@ fn every_fatal_path_prints_a_fatal_report_in_json_and_llm() {
                 ));
             }
         }
-        assert_eq!(codes[0], codes[1], "{name}: same exit status in both formats");
+        assert_eq!(
+            codes[0], codes[1],
+            "{name}: same exit status in both formats"
+        );
         let file = dir.join("expected.exit");
         let want = fs::read_to_string(&file).unwrap_or_default();
         if want.trim() != codes[0].to_string() {
@@ -156,7 +165,11 @@ fn human_format_keeps_stdout_empty_and_a_report_is_never_printed_twice() {
         .wait_with_output()
         .expect("run");
     assert_eq!(exit_code(&out), 3);
-    assert!(out.stdout.is_empty(), "{}", String::from_utf8_lossy(&out.stdout));
+    assert!(
+        out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     // A sandbox refusal is reported (exit 3) by the normal report: exactly one JSON object.
     let repo = TestRepo::with_files(&[("README.md", "readme\n")]);
     let out = repo.apply(&write_block("r01", "../outside.txt", "x"), &[]);

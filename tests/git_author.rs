@@ -11,11 +11,24 @@ fn git_author_sets_only_the_ai_commits_author() {
     repo.write("README.md", "my own edit\n");
     let out = repo.apply(
         &write_block("a01", "new.txt", "hello\n"),
-        &["--git-author", "clada bot <bot@example.com>", "--wip", "commit"],
+        &[
+            "--git-author",
+            "clada bot <bot@example.com>",
+            "--wip",
+            "commit",
+        ],
     );
-    assert_eq!(exit_code(&out), 0, "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        exit_code(&out),
+        0,
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let ai = repo.git(&["log", "-1", "--format=%an <%ae>|%cn <%ce>"]);
-    assert_eq!(ai.trim(), "clada bot <bot@example.com>|Test User <test@example.com>");
+    assert_eq!(
+        ai.trim(),
+        "clada bot <bot@example.com>|Test User <test@example.com>"
+    );
     // The snapshot of the user's work (the AI commit's parent) is the user's.
     let snap = repo.git(&["log", "-1", "--skip=1", "--format=%an <%ae>|%s"]);
     assert!(

@@ -48,17 +48,18 @@ pub fn syntax_for(path: &str) -> Option<Syntax> {
     Some(match ext {
         "rs" | "c" | "h" | "cc" | "cpp" | "cxx" | "hh" | "hpp" | "hxx" | "java" | "js" | "mjs"
         | "cjs" | "jsx" | "ts" | "mts" | "cts" | "tsx" | "go" | "swift" | "kt" | "kts"
-        | "scala" | "sc" | "cs" | "fs" | "dart" | "php" | "proto" | "zig" | "groovy"
-        | "gradle" | "jsonc" | "json5" | "sol" | "scss" | "less" | "v" | "d" => line("//"),
+        | "scala" | "sc" | "cs" | "fs" | "dart" | "php" | "proto" | "zig" | "groovy" | "gradle"
+        | "jsonc" | "json5" | "sol" | "scss" | "less" | "v" | "d" => line("//"),
         "py" | "pyi" | "sh" | "bash" | "zsh" | "fish" | "ksh" | "rb" | "pl" | "pm" | "r"
         | "yaml" | "yml" | "toml" | "cfg" | "conf" | "mk" | "cmake" | "nix" | "ex" | "exs"
         | "tf" | "tfvars" | "hcl" | "ps1" | "psm1" | "jl" | "awk" | "sed" | "tcl" | "cr"
         | "nim" | "coffee" | "properties" | "gitignore" | "dockerfile" | "env" | "rake"
         | "gemspec" | "bzl" | "star" => line("#"),
-        "sql" | "lua" | "hs" | "lhs" | "elm" | "ada" | "adb" | "ads" | "purs" | "vhd"
-        | "vhdl" => line("--"),
-        "lisp" | "lsp" | "el" | "clj" | "cljs" | "cljc" | "edn" | "scm" | "ss"
-        | "rkt" | "ini" | "asm" => line(";"),
+        "sql" | "lua" | "hs" | "lhs" | "elm" | "ada" | "adb" | "ads" | "purs" | "vhd" | "vhdl" => {
+            line("--")
+        }
+        "lisp" | "lsp" | "el" | "clj" | "cljs" | "cljc" | "edn" | "scm" | "ss" | "rkt" | "ini"
+        | "asm" => line(";"),
         "tex" | "sty" | "cls" | "bib" | "erl" | "hrl" => line("%"),
         "vim" => line("\""),
         "bat" | "cmd" => line("REM"),
@@ -149,7 +150,9 @@ pub(super) fn file_comment_lines(
         return Outcome::fail(format!("{NAME}: {}", no_syntax(path)));
     };
     let edit = |lines: &[String]| match comment(lines, syn) {
-        (_, 0) => Err(format!("lines {spec} are all blank; nothing to comment out")),
+        (_, 0) => Err(format!(
+            "lines {spec} are all blank; nothing to comment out"
+        )),
         done => Ok(done),
     };
     edit_lines(ctx, NAME, path, spec, tag, "lines_commented", &edit)

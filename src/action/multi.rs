@@ -86,7 +86,10 @@ pub(super) fn files_replace_all_text(
     for p in paths {
         let one = replace(ctx, NAME, p, old, new, Rule::All(None), tag);
         let mut r = json!({"path": p.given});
-        match (&one.error, one.data.as_ref().and_then(|d| d.get("replacements"))) {
+        match (
+            &one.error,
+            one.data.as_ref().and_then(|d| d.get("replacements")),
+        ) {
             (None, Some(n)) => r["replacements_made"] = n.clone(),
             (e, _) => {
                 // Checked above, so only a write error lands here.
@@ -96,7 +99,11 @@ pub(super) fn files_replace_all_text(
                 r["error"] = json!(e);
             }
         }
-        warnings.extend(one.warnings.into_iter().map(|w| format!("{}: {w}", p.given)));
+        warnings.extend(
+            one.warnings
+                .into_iter()
+                .map(|w| format!("{}: {w}", p.given)),
+        );
         results.push(r);
     }
     let data = json!({ "results": results });

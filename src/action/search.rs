@@ -175,9 +175,7 @@ pub(super) fn grep(
         match regex::Regex::new(pattern) {
             Ok(r) => Some(r),
             Err(e) => {
-                return Outcome::fail(format!(
-                    "grep: invalid regular expression '{pattern}': {e}"
-                ))
+                return Outcome::fail(format!("grep: invalid regular expression '{pattern}': {e}"))
             }
         }
     } else {

@@ -68,7 +68,13 @@ impl ExecSession {
 
     /// Records where block `block_id` ended (`None`: not known, the session stays where the
     /// block started).
-    pub fn ended(&mut self, sandbox: &Sandbox, block_id: &str, started: &Path, end: Option<PathBuf>) {
+    pub fn ended(
+        &mut self,
+        sandbox: &Sandbox,
+        block_id: &str,
+        started: &Path,
+        end: Option<PathBuf>,
+    ) {
         let Some(end) = end else {
             self.cwd = Some(started.to_path_buf());
             return;
@@ -117,7 +123,9 @@ impl Probe {
         script.push_str(&format!("trap {} EXIT\n", sh_quote(&body)));
         if let Some(user) = std::env::var_os("BASH_ENV").filter(|v| !v.is_empty()) {
             let user = sh_quote(&user.to_string_lossy());
-            script.push_str(&format!("BASH_ENV={user}\nexport BASH_ENV\n. \"$BASH_ENV\"\n"));
+            script.push_str(&format!(
+                "BASH_ENV={user}\nexport BASH_ENV\n. \"$BASH_ENV\"\n"
+            ));
         }
         std::fs::write(dir.path().join("env.sh"), script).ok()?;
         Some(Probe { dir })

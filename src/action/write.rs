@@ -344,7 +344,15 @@ pub(super) fn replace_lines(
     tag: &Tag,
 ) -> Outcome {
     let edit = |lines: &[String]| Ok((new_content.to_string(), lines.len()));
-    edit_lines(ctx, "file_replace_lines", path, spec, tag, "lines_replaced", &edit)
+    edit_lines(
+        ctx,
+        "file_replace_lines",
+        path,
+        spec,
+        tag,
+        "lines_replaced",
+        &edit,
+    )
 }
 
 /// What a line edit makes of the current lines of its range (each without its line break):

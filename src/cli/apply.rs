@@ -85,9 +85,8 @@ pub struct Args {
 
 /// `NAME <EMAIL>` → (name, email); both parts required, as git needs them.
 fn parse_author(s: &str) -> Result<(String, String), String> {
-    let bad = || {
-        format!("expected `NAME <EMAIL>` (for example `clada <clada@example.com>`), got '{s}'")
-    };
+    let bad =
+        || format!("expected `NAME <EMAIL>` (for example `clada <clada@example.com>`), got '{s}'");
     let (name, rest) = s.split_once('<').ok_or_else(bad)?;
     let email = rest.strip_suffix('>').ok_or_else(bad)?;
     let name = name.trim();
@@ -258,7 +257,9 @@ pub fn print_fatal(message: &str, format: Format) {
     };
     if let Some(text) = report::fatal(message, format) {
         let mut stdout = std::io::stdout().lock();
-        let _ = stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush());
+        let _ = stdout
+            .write_all(text.as_bytes())
+            .and_then(|()| stdout.flush());
     }
 }
 

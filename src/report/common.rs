@@ -170,7 +170,12 @@ pub fn output_header(r: &ActionResult) -> String {
         }
     };
     // Where an exec session moved the block to (the root is not named).
-    let place = match r.data.as_ref().and_then(|d| d.get("cwd")).and_then(Value::as_str) {
+    let place = match r
+        .data
+        .as_ref()
+        .and_then(|d| d.get("cwd"))
+        .and_then(Value::as_str)
+    {
         Some(dir) if r.action == "exec" => format!(" (in {dir})"),
         _ => String::new(),
     };

@@ -16,7 +16,10 @@ const DETAIL: &str = "    ";
 const GROUP: &str = "                    ";
 
 pub fn render(r: &ExecutionResult) -> String {
-    if let (Some(f), true) = (&r.fatal_error, r.results.is_empty() && r.parse_errors.is_empty()) {
+    if let (Some(f), true) = (
+        &r.fatal_error,
+        r.results.is_empty() && r.parse_errors.is_empty(),
+    ) {
         return fatal(f);
     }
     let mut out = String::from("=== CLADA RESULTS ===\n");

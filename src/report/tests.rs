@@ -202,7 +202,10 @@ fn fatal_report_is_one_object_or_one_line() {
     assert_eq!(j["fatalError"], msg);
     assert_eq!(j["results"], json!([]));
     let llm = fatal("two\nlines", ReportFormat::Llm).expect("llm");
-    assert!(llm.starts_with("=== CLADA RESULTS ===\nFATAL: two lines\n=== END ===\n"), "{llm}");
+    assert!(
+        llm.starts_with("=== CLADA RESULTS ===\nFATAL: two lines\n=== END ===\n"),
+        "{llm}"
+    );
     assert_eq!(fatal(msg, ReportFormat::Human), None);
 }
 
@@ -224,7 +227,10 @@ fn exec_output_header_names_the_session_directory() {
     };
     r.update_success();
     let llm = render(&r, ReportFormat::Llm, false);
-    assert!(llm.contains("[e01] exec bash (in src):\nstdout:\na\n"), "{llm}");
+    assert!(
+        llm.contains("[e01] exec bash (in src):\nstdout:\na\n"),
+        "{llm}"
+    );
 }
 
 #[test]
@@ -238,7 +244,10 @@ fn search_outputs_render_both_the_seed_shapes_and_stored_older_ones() {
         data: Some(data),
         ..ActionResult::default()
     };
-    let new_grep = one("grep", json!([{"file": "a.rs", "line_number": 3, "line": "fn x"}]));
+    let new_grep = one(
+        "grep",
+        json!([{"file": "a.rs", "line_number": 3, "line": "fn x"}]),
+    );
     let old_grep = one(
         "grep",
         json!({"matches": [{"file": "a.rs", "line": 3, "text": "fn x"}]}),
@@ -247,7 +256,10 @@ fn search_outputs_render_both_the_seed_shapes_and_stored_older_ones() {
         assert_eq!(common::output_body(r), "a.rs:3: fn x");
     }
     let new_ls = one("ls", json!([{"name": "d", "type": "directory", "size": 0}]));
-    let old_ls = one("ls", json!({"entries": [{"name": "d", "type": "directory"}]}));
+    let old_ls = one(
+        "ls",
+        json!({"entries": [{"name": "d", "type": "directory"}]}),
+    );
     for r in [&new_ls, &old_ls] {
         assert_eq!(common::output_body(r), "d/");
     }
