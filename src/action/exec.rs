@@ -377,8 +377,12 @@ pub(super) fn run_block(
     timeout: Option<u64>,
 ) -> Outcome {
     // Without `cwd`, the block starts where the reply's previous exec block ended.
-    let start = ctx.session.start(ctx.sandbox);
-    let dir = cwd.map(|c| c.abs.clone()).unwrap_or(start.dir);
+    let start = cwd.is_none().then(|| ctx.session.start(ctx.sandbox));
+    let dir = match (cwd, &start) {
+        (Some(c), _) => c.abs.clone(),
+        (None, Some(s)) => s.dir.clone(),
+        (None, None) => ctx.sandbox.root().to_path_buf(),
+    };
     if !dir.is_dir() {
         let given = cwd
             .map(|c| c.given.clone())
@@ -448,7 +452,7 @@ pub(super) fn run_block(
     if let Some(code) = out.exit_code {
         data["exit_code"] = json!(code);
     }
-    if let (None, Some(rel)) = (cwd, &start.rel) {
+    if let Some(rel) = start.as_ref().and_then(|s| s.rel.as_ref()) {
         data["cwd"] = json!(rel);
     }
     let success = out.success();
@@ -457,7 +461,7 @@ pub(super) fn run_block(
         (None, Some(code)) if code != 0 => Some(format!("exec: exited with code {code}")),
         _ => None,
     };
-    let mut warnings: Vec<String> = start.warning.into_iter().collect();
+    let mut warnings: Vec<String> = start.and_then(|s| s.warning).into_iter().collect();
     if run.left_running {
         warnings.push(
             "the code left processes running in the background when it exited; they were \

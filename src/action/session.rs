@@ -44,6 +44,8 @@ fn rel_of(sandbox: &Sandbox, p: &Path) -> Option<String> {
 }
 
 impl ExecSession {
+    /// Where a block without `cwd` starts. The session stays there until [`Self::ended`] says
+    /// where the block ended (a block that never ran leaves it there).
     pub fn start(&mut self, sandbox: &Sandbox) -> Start {
         let mut warning = self.note.take();
         let dir = match self.cwd.take() {
@@ -75,6 +77,7 @@ impl ExecSession {
         started: &Path,
         end: Option<PathBuf>,
     ) {
+        self.note = None;
         let Some(end) = end else {
             self.cwd = Some(started.to_path_buf());
             return;

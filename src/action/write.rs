@@ -371,20 +371,18 @@ pub(super) fn edit_lines(
     count_key: &str,
     edit: &LineEdit<'_>,
 ) -> Outcome {
-    #[allow(non_snake_case)]
-    let NAME = name;
-    let content = match read_text(ctx, NAME, path) {
+    let content = match read_text(ctx, name, path) {
         Ok(c) => c,
         Err(e) => return Outcome::fail(e),
     };
     if content.is_empty() {
         return Outcome::fail(format!(
-            "{NAME}: Line range {spec} is out of bounds (file has 0 lines)"
+            "{name}: Line range {spec} is out of bounds (file has 0 lines)"
         ));
     }
     let (start, end) = match parse_line_spec(spec) {
         Ok(r) => r,
-        Err(e) => return Outcome::fail(spec_error(NAME, spec, e)),
+        Err(e) => return Outcome::fail(spec_error(name, spec, e)),
     };
     let base = ctx.lines.base_lines(&path.abs, &content);
     let current_count = count_lines(&content);
@@ -398,7 +396,7 @@ pub(super) fn edit_lines(
             )
         };
         return Outcome::fail(format!(
-            "{NAME}: Line range {spec} is out of bounds ({had})"
+            "{name}: Line range {spec} is out of bounds ({had})"
         ));
     }
     let mapped = match ctx.lines.map(&path.abs, &content, start, end) {
@@ -424,7 +422,7 @@ pub(super) fn edit_lines(
                 })
                 .collect();
             return Outcome::fail(format!(
-                "{NAME}: lines {spec} overlap an earlier edit of this reply: {}. Line numbers of \
+                "{name}: lines {spec} overlap an earlier edit of this reply: {}. Line numbers of \
                  every file_replace_lines, file_comment_lines and file_uncomment_lines block \
                  refer to the file before the reply, so overlapping edits cannot both apply — \
                  merge them into one block",
@@ -441,7 +439,7 @@ pub(super) fn edit_lines(
     let lines = split_keep(body);
     if ce > lines.len() {
         return Outcome::fail(format!(
-            "{NAME}: Line range {spec} is out of bounds (file has {} lines)",
+            "{name}: Line range {spec} is out of bounds (file has {} lines)",
             lines.len()
         ));
     }
@@ -457,7 +455,7 @@ pub(super) fn edit_lines(
         .collect();
     let (new_content, count) = match edit(&current) {
         Ok(x) => x,
-        Err(e) => return Outcome::fail(format!("{NAME}: {e}")),
+        Err(e) => return Outcome::fail(format!("{name}: {e}")),
     };
     let new_text = new_content.replace("\r\n", "\n").replace('\r', "\n");
     let new_lines: Vec<&str> = new_text.split('\n').collect();
