@@ -131,51 +131,49 @@ pub fn uncomment(lines: &[String], syn: Syntax) -> (String, usize) {
     (out.join("\n"), n)
 }
 
-fn no_syntax(path: &ResolvedPath) -> String {
-    format!(
-        "no comment syntax is known for '{}' (chosen by file name or extension); use \
-         file_replace_lines to write the commented lines yourself",
-        path.given
-    )
+/// Which way a comment action goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Toggle {
+    Comment,
+    Uncomment,
 }
 
-pub(super) fn file_comment_lines(
+/// file_comment_lines and file_uncomment_lines.
+pub(super) fn toggle_lines(
     ctx: &mut Ctx<'_>,
     path: &ResolvedPath,
     spec: &str,
     tag: &Tag,
+    toggle: Toggle,
 ) -> Outcome {
-    const NAME: &str = "file_comment_lines";
+    let (name, key) = match toggle {
+        Toggle::Comment => ("file_comment_lines", "lines_commented"),
+        Toggle::Uncomment => ("file_uncomment_lines", "lines_uncommented"),
+    };
     let Some(syn) = syntax_for(&path.given) else {
-        return Outcome::fail(format!("{NAME}: {}", no_syntax(path)));
+        return Outcome::fail(format!(
+            "{name}: no comment syntax is known for '{}' (chosen by file name or extension); \
+             use file_replace_lines to write the lines yourself",
+            path.given
+        ));
     };
-    let edit = |lines: &[String]| match comment(lines, syn) {
-        (_, 0) => Err(format!(
-            "lines {spec} are all blank; nothing to comment out"
-        )),
-        done => Ok(done),
+    let edit = |lines: &[String]| {
+        let done = match toggle {
+            Toggle::Comment => comment(lines, syn),
+            Toggle::Uncomment => uncomment(lines, syn),
+        };
+        match (done.1, toggle) {
+            (0, Toggle::Comment) => Err(format!(
+                "lines {spec} are all blank; nothing to comment out"
+            )),
+            (0, Toggle::Uncomment) => Err(format!(
+                "none of lines {spec} is commented out with '{}'; nothing was changed",
+                syn.open
+            )),
+            _ => Ok(done),
+        }
     };
-    edit_lines(ctx, NAME, path, spec, tag, "lines_commented", &edit)
-}
-
-pub(super) fn file_uncomment_lines(
-    ctx: &mut Ctx<'_>,
-    path: &ResolvedPath,
-    spec: &str,
-    tag: &Tag,
-) -> Outcome {
-    const NAME: &str = "file_uncomment_lines";
-    let Some(syn) = syntax_for(&path.given) else {
-        return Outcome::fail(format!("{NAME}: {}", no_syntax(path)));
-    };
-    let edit = |lines: &[String]| match uncomment(lines, syn) {
-        (_, 0) => Err(format!(
-            "none of lines {spec} is commented out with '{}'; nothing was changed",
-            syn.open
-        )),
-        done => Ok(done),
-    };
-    edit_lines(ctx, NAME, path, spec, tag, "lines_uncommented", &edit)
+    edit_lines(ctx, name, path, spec, tag, key, &edit)
 }
 
 #[cfg(test)]

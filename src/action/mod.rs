@@ -752,10 +752,10 @@ fn run(ctx: &mut Ctx<'_>, pa: &PlannedAction, action: &Action) -> Outcome {
             new_content,
         } => write::replace_lines(ctx, path, lines, new_content, &tag),
         Action::FileCommentLines { path, lines } => {
-            comment::file_comment_lines(ctx, path, lines, &tag)
+            comment::toggle_lines(ctx, path, lines, &tag, comment::Toggle::Comment)
         }
         Action::FileUncommentLines { path, lines } => {
-            comment::file_uncomment_lines(ctx, path, lines, &tag)
+            comment::toggle_lines(ctx, path, lines, &tag, comment::Toggle::Uncomment)
         }
         Action::FilesReplaceAllText {
             paths,
