@@ -16,7 +16,6 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use super::session::Probe;
 use super::{Approval, Ctx, ExecPolicy, ExecRequest, Lang, Outcome};
 use crate::sandbox::ResolvedPath;
 
@@ -250,7 +249,7 @@ fn run(
     cwd: &Path,
     timeout: Duration,
     max_output: usize,
-    probe: Option<&Probe>,
+    probe: Option<&super::session::Probe>,
 ) -> Run {
     let done = |output| Run {
         output,
@@ -436,7 +435,9 @@ pub(super) fn run_block(
     let limit = timeout
         .map(Duration::from_secs)
         .unwrap_or(ctx.opts.exec_timeout);
-    let probe = (lang == Lang::Bash).then(Probe::for_bash).flatten();
+    let probe = (lang == Lang::Bash)
+        .then(super::session::Probe::for_bash)
+        .flatten();
     let run = run(
         lang_name(lang),
         code,
@@ -445,7 +446,7 @@ pub(super) fn run_block(
         ctx.opts.exec_max_output,
         probe.as_ref(),
     );
-    let end = probe.as_ref().and_then(Probe::result);
+    let end = probe.as_ref().and_then(super::session::Probe::result);
     ctx.session.ended(ctx.sandbox, block_id, &dir, end);
     let out = run.output;
     let mut data = json!({"stdout": out.stdout, "stderr": out.stderr});

@@ -537,10 +537,10 @@ pub(crate) struct Ctx<'a> {
     pub opts: &'a EngineOptions,
     pub vfs: fsx::Vfs,
     pub lines: lines::LineTracker,
-    /// The user answered "always" to an exec prompt.
-    pub exec_always: bool,
     /// Where the next exec block without `cwd` starts.
     pub session: session::ExecSession,
+    /// The user answered "always" to an exec prompt.
+    pub exec_always: bool,
 }
 
 /// Runs the plan's actions in order. Failures do not stop later actions. Never panics on
@@ -551,8 +551,8 @@ pub fn execute(plan: &Plan, sandbox: &Sandbox, opts: &EngineOptions) -> Executio
         opts,
         vfs: fsx::Vfs::new(opts.dry_run),
         lines: lines::LineTracker::default(),
-        exec_always: false,
         session: session::ExecSession::default(),
+        exec_always: false,
     };
     // Consecutive edits of one file are made in memory and the file written once after them
     // (fsx::Held); anything else first gets the disk up to date.
