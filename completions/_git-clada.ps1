@@ -50,9 +50,9 @@ Register-ArgumentCompleter -Native -CommandName 'git-clada' -ScriptBlock {
         'git-clada;apply' {
             [CompletionResult]::new('--dialect', '--dialect', [CompletionResultType]::ParameterName, 'Block spelling: auto picks SHAM, NESL or nesl per block from its header')
             [CompletionResult]::new('--wip', '--wip', [CompletionResultType]::ParameterName, 'What happens to uncommitted work: `keep` leaves it uncommitted (staged stays staged) and the AI commit holds only the AI''s changes; `commit` first records it in a `clada: snapshot before AI edit` commit on the branch')
+            [CompletionResult]::new('--git-author', '--git-author', [CompletionResultType]::ParameterName, 'Author of the AI commit, as `NAME <EMAIL>` (like `git commit --author`). The committer, and any snapshot of your own work, keep your identity')
             [CompletionResult]::new('-m', '-m', [CompletionResultType]::ParameterName, 'Use MESSAGE as the commit subject instead of the generated `AI: …` summary')
             [CompletionResult]::new('--message', '--message', [CompletionResultType]::ParameterName, 'Use MESSAGE as the commit subject instead of the generated `AI: …` summary')
-            [CompletionResult]::new('--git-author', '--git-author', [CompletionResultType]::ParameterName, 'Author of the AI commit, as `NAME <EMAIL>` (like `git commit --author`). The committer, and any snapshot of your own work, keep your identity')
             [CompletionResult]::new('--exec', '--exec', [CompletionResultType]::ParameterName, 'Policy for `exec` blocks: ask on a terminal, allow, or deny. Default: ask on a terminal, deny otherwise')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)')

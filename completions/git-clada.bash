@@ -171,7 +171,7 @@ _git__clada() {
             return 0
             ;;
         git__subcmd__clada__subcmd__apply)
-            opts="-m -C -h -V --dialect --no-git --allow-outside --atomic --no-commit --no-verify --no-snapshot --wip --message --git-author --exec --format --dry-run --help --version"
+            opts="-m -C -h -V --dialect --no-git --allow-outside --atomic --no-commit --no-verify --no-snapshot --wip --git-author --message --exec --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -185,15 +185,15 @@ _git__clada() {
                     COMPREPLY=($(compgen -W "keep commit" -- "${cur}"))
                     return 0
                     ;;
+                --git-author)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --message)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 -m)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --git-author)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

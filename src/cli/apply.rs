@@ -68,14 +68,14 @@ pub struct Args {
     #[arg(long, value_enum, value_name = "MODE", default_value_t = WipArg::Keep)]
     pub wip: WipArg,
 
-    /// Use MESSAGE as the commit subject instead of the generated `AI: …` summary.
-    #[arg(short = 'm', long = "message", value_name = "MESSAGE")]
-    pub message: Option<String>,
-
     /// Author of the AI commit, as `NAME <EMAIL>` (like `git commit --author`). The committer,
     /// and any snapshot of your own work, keep your identity.
     #[arg(long, value_name = "NAME <EMAIL>", value_parser = parse_author)]
     pub git_author: Option<(String, String)>,
+
+    /// Use MESSAGE as the commit subject instead of the generated `AI: …` summary.
+    #[arg(short = 'm', long = "message", value_name = "MESSAGE")]
+    pub message: Option<String>,
 
     /// Policy for `exec` blocks: ask on a terminal, allow, or deny. Default: ask on a
     /// terminal, deny otherwise.
@@ -143,8 +143,8 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
         no_verify: args.no_verify,
         no_snapshot: args.no_snapshot,
         wip_commit: args.wip == WipArg::Commit,
-        message: args.message.clone(),
         author: args.git_author.clone(),
+        message: args.message.clone(),
         engine: engine_options(&args, &global),
     };
     let outcome = match record::apply::apply(&cwd, &reply, &opts) {
