@@ -139,11 +139,11 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
         dialect: args.dialect.into(),
         allow_outside: args.allow_outside,
         atomic: args.atomic,
+        author: args.git_author.clone(),
         no_commit: args.no_commit,
         no_verify: args.no_verify,
         no_snapshot: args.no_snapshot,
         wip_commit: args.wip == WipArg::Commit,
-        author: args.git_author.clone(),
         message: args.message.clone(),
         engine: engine_options(&args, &global),
     };
