@@ -170,19 +170,6 @@ pub enum Action {
         lines: String,
         new_content: String,
     },
-    FileCommentLines {
-        path: ResolvedPath,
-        lines: String,
-    },
-    FileUncommentLines {
-        path: ResolvedPath,
-        lines: String,
-    },
-    FilesReplaceAllText {
-        paths: Vec<ResolvedPath>,
-        old_text: String,
-        new_text: String,
-    },
     FileDelete {
         path: ResolvedPath,
     },
@@ -233,6 +220,20 @@ pub enum Action {
         timeout: Option<u64>,
         return_output: bool,
     },
+    // The actions seed 001 planned.
+    FileCommentLines {
+        path: ResolvedPath,
+        lines: String,
+    },
+    FileUncommentLines {
+        path: ResolvedPath,
+        lines: String,
+    },
+    FilesReplaceAllText {
+        paths: Vec<ResolvedPath>,
+        old_text: String,
+        new_text: String,
+    },
 }
 
 impl Action {
@@ -241,13 +242,13 @@ impl Action {
         match self {
             Action::FileWrite { path, .. }
             | Action::FileCreate { path, .. }
+            | Action::FileCommentLines { path, .. }
+            | Action::FileUncommentLines { path, .. }
             | Action::FileAppend { path, .. }
             | Action::FileReplaceText { path, .. }
             | Action::FileReplaceAllText { path, .. }
             | Action::FileEdit { path, .. }
-            | Action::FileReplaceLines { path, .. }
-            | Action::FileCommentLines { path, .. }
-            | Action::FileUncommentLines { path, .. } => Some(path),
+            | Action::FileReplaceLines { path, .. } => Some(path),
             _ => None,
         }
     }
@@ -680,14 +681,14 @@ fn recheck(sandbox: &Sandbox, action: &Action) -> Result<(), PathError> {
         }
         Action::Exec { cwd, .. } => cwd.iter().try_for_each(|p| check(p, Access::Follow)),
         Action::FileWrite { path, .. }
+        | Action::FileCommentLines { path, .. }
+        | Action::FileUncommentLines { path, .. }
         | Action::FileCreate { path, .. }
         | Action::FileAppend { path, .. }
         | Action::FileReplaceText { path, .. }
         | Action::FileReplaceAllText { path, .. }
         | Action::FileEdit { path, .. }
         | Action::FileReplaceLines { path, .. }
-        | Action::FileCommentLines { path, .. }
-        | Action::FileUncommentLines { path, .. }
         | Action::FileRead { path }
         | Action::FileReadNumbered { path, .. }
         | Action::Ls { path }
@@ -751,17 +752,6 @@ fn run(ctx: &mut Ctx<'_>, pa: &PlannedAction, action: &Action) -> Outcome {
             lines,
             new_content,
         } => write::replace_lines(ctx, path, lines, new_content, &tag),
-        Action::FileCommentLines { path, lines } => {
-            comment::toggle_lines(ctx, path, lines, &tag, comment::Toggle::Comment)
-        }
-        Action::FileUncommentLines { path, lines } => {
-            comment::toggle_lines(ctx, path, lines, &tag, comment::Toggle::Uncomment)
-        }
-        Action::FilesReplaceAllText {
-            paths,
-            old_text,
-            new_text,
-        } => multi::files_replace_all_text(ctx, paths, old_text, new_text, &tag),
         Action::FileDelete { path } => write::file_delete(ctx, path),
         Action::FileMove { old_path, new_path } => write::file_move(ctx, old_path, new_path),
         Action::DirCreate { path } => write::dir_create(ctx, path),
@@ -791,5 +781,16 @@ fn run(ctx: &mut Ctx<'_>, pa: &PlannedAction, action: &Action) -> Outcome {
             timeout,
             return_output: _,
         } => exec::run_block(ctx, &pa.block_id, code, *lang, cwd.as_ref(), *timeout),
+        Action::FileCommentLines { path, lines } => {
+            comment::toggle_lines(ctx, path, lines, &tag, comment::Toggle::Comment)
+        }
+        Action::FileUncommentLines { path, lines } => {
+            comment::toggle_lines(ctx, path, lines, &tag, comment::Toggle::Uncomment)
+        }
+        Action::FilesReplaceAllText {
+            paths,
+            old_text,
+            new_text,
+        } => multi::files_replace_all_text(ctx, paths, old_text, new_text, &tag),
     }
 }

@@ -20,11 +20,11 @@ const MAX_SHOWN: usize = 3;
 fn missing<'a>(ctx: &Ctx<'_>, action: &'a Action) -> Option<&'a ResolvedPath> {
     let paths: Vec<&ResolvedPath> = match action {
         Action::FileReplaceText { path, .. }
+        | Action::FileCommentLines { path, .. }
+        | Action::FileUncommentLines { path, .. }
         | Action::FileReplaceAllText { path, .. }
         | Action::FileEdit { path, .. }
         | Action::FileReplaceLines { path, .. }
-        | Action::FileCommentLines { path, .. }
-        | Action::FileUncommentLines { path, .. }
         | Action::FileDelete { path }
         | Action::DirDelete { path, .. }
         | Action::FileRead { path }
