@@ -51,6 +51,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-clada' -ScriptBlock {
         'git-clada;apply' {
             [CompletionResult]::new('--dialect', '--dialect', [CompletionResultType]::ParameterName, 'Block spelling: auto picks SHAM, NESL or nesl per block from its header')
             [CompletionResult]::new('--wip', '--wip', [CompletionResultType]::ParameterName, 'What happens to uncommitted work: `keep` leaves it uncommitted (staged stays staged) and the AI commit holds only the AI''s changes; `commit` first records it in a `clada: snapshot before AI edit` commit on the branch. Default: config `wip`, else keep')
+            [CompletionResult]::new('--git-author', '--git-author', [CompletionResultType]::ParameterName, 'Author of the AI commit, as `NAME <EMAIL>` (like `git commit --author`). The committer, and any snapshot of your own work, keep your identity')
             [CompletionResult]::new('-m', '-m', [CompletionResultType]::ParameterName, 'Use MESSAGE as the commit subject instead of the generated `AI: …` summary')
             [CompletionResult]::new('--message', '--message', [CompletionResultType]::ParameterName, 'Use MESSAGE as the commit subject instead of the generated `AI: …` summary')
             [CompletionResult]::new('--exec', '--exec', [CompletionResultType]::ParameterName, 'Policy for `exec` blocks: ask, allow, or deny. Default: config `exec`, else ask (without a terminal only approved and read-only commands run)')

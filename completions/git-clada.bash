@@ -177,7 +177,7 @@ _git__clada() {
             return 0
             ;;
         git__subcmd__clada__subcmd__apply)
-            opts="-m -C -h -V --dialect --no-git --allow-outside --atomic --no-commit --no-verify --no-snapshot --wip --message --exec --timeout --max-output --total-timeout --format --dry-run --help --version"
+            opts="-m -C -h -V --dialect --no-git --allow-outside --atomic --no-commit --no-verify --no-snapshot --wip --git-author --message --exec --timeout --max-output --total-timeout --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -189,6 +189,10 @@ _git__clada() {
                     ;;
                 --wip)
                     COMPREPLY=($(compgen -W "keep commit" -- "${cur}"))
+                    return 0
+                    ;;
+                --git-author)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --message)

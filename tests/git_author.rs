@@ -1,0 +1,53 @@
+//! `--git-author` (the CML era's flag, issue 14): the AI commit's author; the committer and a
+//! snapshot of the user's work keep the user's identity.
+
+mod common;
+
+use common::{exit_code, write_block, TestRepo};
+
+#[test]
+fn git_author_sets_only_the_ai_commits_author() {
+    let repo = TestRepo::with_files(&[("README.md", "readme\n")]);
+    repo.write("README.md", "my own edit\n");
+    let out = repo.apply(
+        &write_block("a01", "new.txt", "hello\n"),
+        &[
+            "--git-author",
+            "clada bot <bot@example.com>",
+            "--wip",
+            "commit",
+        ],
+    );
+    assert_eq!(
+        exit_code(&out),
+        0,
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ai = repo.git(&["log", "-1", "--format=%an <%ae>|%cn <%ce>"]);
+    assert_eq!(
+        ai.trim(),
+        "clada bot <bot@example.com>|Test User <test@example.com>"
+    );
+    // The snapshot of the user's work (the AI commit's parent) is the user's.
+    let snap = repo.git(&["log", "-1", "--skip=1", "--format=%an <%ae>|%s"]);
+    assert!(
+        snap.starts_with("Test User <test@example.com>|"),
+        "snapshot: {snap}"
+    );
+    repo.assert_fsck();
+}
+
+#[test]
+fn git_author_must_name_an_email() {
+    let repo = TestRepo::with_files(&[("README.md", "readme\n")]);
+    repo.write("reply.md", &write_block("a01", "new.txt", "x"));
+    for bad in ["clada", "clada <>", "<x@y>", "a <b@c> d"] {
+        // A file argument, not stdin: the usage error comes before the reply is read.
+        let out = repo.clada(&["apply", "--git-author", bad, "reply.md"]);
+        assert_eq!(exit_code(&out), 2, "{bad}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("expected `NAME <EMAIL>`"), "{bad}: {err}");
+        assert!(!repo.exists("new.txt"), "{bad}");
+    }
+}
