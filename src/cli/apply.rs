@@ -115,6 +115,22 @@ fn parse_author(s: &str) -> Result<(String, String), String> {
     Ok((name.to_string(), email.trim().to_string()))
 }
 
+/// The AI commit's author from config `commit.author` / `clada.author`, checked like
+/// `--git-author` (a malformed value is an error naming where it was set).
+pub(crate) fn config_author(
+    cfg: &crate::config::Config,
+) -> anyhow::Result<Option<(String, String)>> {
+    let Some(value) = &cfg.commit_author.value else {
+        return Ok(None);
+    };
+    parse_author(value).map(Some).map_err(|why| {
+        anyhow::Error::new(crate::error::UsageError(format!(
+            "commit.author (set in {}): {why}",
+            cfg.commit_author.source
+        )))
+    })
+}
+
 /// What to do with uncommitted work during an apply.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum WipArg {
@@ -164,7 +180,10 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
         dialect: args.dialect.into(),
         allow_outside: args.allow_outside,
         atomic: args.atomic,
-        author: args.git_author.clone(),
+        author: match &args.git_author {
+            Some(a) => Some(a.clone()),
+            None => config_author(&cfg)?,
+        },
         no_commit: args.no_commit,
         no_verify: args.no_verify,
         no_snapshot: args.no_snapshot,
