@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use super::{Approval, Ctx, ExecPolicy, ExecRequest, Lang, Outcome};
+use super::{Ctx, Lang, Outcome};
 use crate::sandbox::ResolvedPath;
 
 /// Appended to a stream that hit the cap.
@@ -261,8 +261,25 @@ fn run(
             "exec: Unsupported language '{lang}' (LANG_UNSUPPORTED)"
         )));
     };
+    spawn_and_wait(prog, &args, cwd, timeout, max_output, probe)
+}
+
+/// Runs `prog` with `args` (no shell) as [`run_command`] describes.
+fn spawn_and_wait(
+    prog: &str,
+    args: &[String],
+    cwd: &Path,
+    timeout: Duration,
+    max_output: usize,
+    probe: Option<&super::session::Probe>,
+) -> Run {
+    let done = |output| Run {
+        output,
+        left_running: false,
+        pipes_held: false,
+    };
     let mut cmd = Command::new(prog);
-    cmd.args(&args)
+    cmd.args(args)
         .current_dir(cwd)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -397,55 +414,34 @@ pub(super) fn run_block(
             .push("not run: exec blocks never run in a dry run".to_string());
         return out;
     }
-    let allowed = match ctx.opts.exec {
-        ExecPolicy::Allow => true,
-        ExecPolicy::Deny => false,
-        ExecPolicy::Ask if ctx.exec_always => true,
-        ExecPolicy::Ask => match &ctx.opts.prompt {
-            None => false,
-            Some(prompt) => {
-                let req = ExecRequest {
-                    block_id: block_id.to_string(),
-                    lang,
-                    code: code.to_string(),
-                    cwd: dir.clone(),
-                };
-                match prompt(&req) {
-                    Approval::Yes => true,
-                    Approval::No => {
-                        return Outcome::fail(
-                            "exec: not run: declined at the prompt; the block was not executed",
-                        )
-                    }
-                    Approval::Always => {
-                        ctx.exec_always = true;
-                        true
-                    }
-                }
-            }
-        },
+    let permit = match crate::exec_policy::permit(ctx, block_id, code, lang, &dir) {
+        Ok(p) => p,
+        Err(why) => return Outcome::fail(why),
     };
-    if !allowed {
-        return Outcome::fail(
-            "exec: not run: running code is not allowed (--exec deny, the default when not on a \
-             terminal); re-run with --exec allow to run exec blocks, or --exec ask to confirm \
-             each one",
-        );
-    }
-    let limit = timeout
+    let own = timeout
         .map(Duration::from_secs)
         .unwrap_or(ctx.opts.exec_timeout);
-    let probe = (lang == Lang::Bash)
+    let limit = match crate::exec_policy::limit(ctx, own) {
+        Ok(l) => l,
+        Err(why) => return Outcome::fail(why),
+    };
+    // Only bash can report where it ended (exec sessions); a direct command cannot cd.
+    let probe = (lang == Lang::Bash && matches!(permit, crate::exec_policy::Permit::Interpreter))
         .then(super::session::Probe::for_bash)
         .flatten();
-    let run = run(
-        lang_name(lang),
-        code,
-        &dir,
-        limit,
-        ctx.opts.exec_max_output,
-        probe.as_ref(),
-    );
+    let run = match permit {
+        crate::exec_policy::Permit::Interpreter => run(
+            lang_name(lang),
+            code,
+            &dir,
+            limit,
+            ctx.opts.exec_max_output,
+            probe.as_ref(),
+        ),
+        crate::exec_policy::Permit::Direct { prog, args } => {
+            spawn_and_wait(&prog, &args, &dir, limit, ctx.opts.exec_max_output, None)
+        }
+    };
     let end = probe.as_ref().and_then(super::session::Probe::result);
     ctx.session.ended(ctx.sandbox, block_id, &dir, end);
     let out = run.output;

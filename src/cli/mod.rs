@@ -11,6 +11,7 @@ use crate::error::{exit_code_for, Outcome, UsageError};
 
 pub mod apply;
 pub mod check;
+pub mod config;
 pub mod demo;
 pub mod generate;
 pub mod hooks;
@@ -106,6 +107,7 @@ pub enum Command {
     Log(log::Args),
     Show(show::Args),
     Watch(watch::Args),
+    Config(config::Args),
     Hooks(hooks::Args),
     InstallMan(install_man::Args),
     Demo(demo::Args),
@@ -176,6 +178,7 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Log(args) => log::run(args, global),
         Command::Show(args) => show::run(args, global),
         Command::Watch(args) => watch::run(args, global),
+        Command::Config(args) => config::run(args, global),
         Command::Hooks(args) => hooks::run(args, global),
         Command::InstallMan(args) => install_man::run(args, global),
         Command::Demo(args) => demo::run(args, global),
