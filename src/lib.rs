@@ -16,6 +16,7 @@ pub mod action;
 pub mod apply_hooks;
 pub mod block;
 pub mod cli;
+pub mod clock;
 pub mod config;
 pub mod demo;
 pub mod editorconfig;

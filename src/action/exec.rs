@@ -425,8 +425,7 @@ pub(super) fn run_block(
         Ok(l) => l,
         Err(why) => return Outcome::fail(why),
     };
-    // Only a shell can change its directory; a read-only command run directly ends where
-    // it started.
+    // Only bash can report where it ended (exec sessions); a direct command cannot cd.
     let probe = (lang == Lang::Bash && matches!(permit, crate::exec_policy::Permit::Interpreter))
         .then(super::session::Probe::for_bash)
         .flatten();

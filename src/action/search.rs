@@ -124,43 +124,10 @@ pub(super) fn ls(ctx: &mut Ctx<'_>, path: &ResolvedPath) -> Outcome {
             EntryKind::Dir => ("directory", 0),
             EntryKind::Symlink => ("symlink", 0),
         };
-        list.push(json!({"name": name, "type": ty, "size": size, "modified": iso_time(modified)}));
+        let modified = crate::clock::iso_millis(modified);
+        list.push(json!({"name": name, "type": ty, "size": size, "modified": modified}));
     }
     Outcome::ok(json!(list))
-}
-
-/// A time as JavaScript's `Date.toISOString()` writes it (what the seeds' `ls` returned):
-/// `2025-07-23T10:04:05.123Z`, UTC.
-pub(crate) fn iso_time(t: std::time::SystemTime) -> String {
-    let ms = match t.duration_since(std::time::UNIX_EPOCH) {
-        Ok(d) => d.as_millis() as i128,
-        Err(e) => -(e.duration().as_millis() as i128),
-    };
-    let (days, ms_of_day) = (ms.div_euclid(86_400_000), ms.rem_euclid(86_400_000));
-    let (y, m, d) = civil_from_days(days as i64);
-    let secs = ms_of_day / 1000;
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{:03}Z",
-        secs / 3600,
-        secs / 60 % 60,
-        secs % 60,
-        ms_of_day % 1000
-    )
-}
-
-/// The proleptic Gregorian date of a day count since 1970-01-01 (eras of 400 years of 146 097
-/// days, each era's years counted from March so the leap day is last).
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
 }
 
 pub(super) fn grep(
@@ -288,16 +255,6 @@ pub(super) fn glob(ctx: &mut Ctx<'_>, pattern: &str, base: &ResolvedPath) -> Out
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn iso_time_like_javascript() {
-        use std::time::{Duration, UNIX_EPOCH};
-        assert_eq!(iso_time(UNIX_EPOCH), "1970-01-01T00:00:00.000Z");
-        let t = UNIX_EPOCH + Duration::from_millis(1_753_265_045_123);
-        assert_eq!(iso_time(t), "2025-07-23T10:04:05.123Z");
-        let leap = UNIX_EPOCH + Duration::from_secs(951_782_400);
-        assert_eq!(iso_time(leap), "2000-02-29T00:00:00.000Z");
-    }
 
     #[test]
     fn display_joins_given_base() {
