@@ -261,7 +261,7 @@ _git__clada() {
             return 0
             ;;
         git__subcmd__clada__subcmd__config)
-            opts="-C -h -V --format --dry-run --help --version"
+            opts="-C -h -V --trust --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -185,6 +185,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
         &'git-clada;config'= {
             cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
             cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)'
+            cand --trust 'Trust the repository''s `.clada.yml` as it is now, so the commands it sets run'
             cand --dry-run 'Show what would happen without changing any file, ref or the index'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'

@@ -181,6 +181,7 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand config" -s C -d 'Run
 complete -c git-clada -n "__fish_git_clada_using_subcommand config" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)' -r -f -a "human\t'One line per block with ✅/❌, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in the README)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'"
+complete -c git-clada -n "__fish_git_clada_using_subcommand config" -l trust -d 'Trust the repository\'s `.clada.yml` as it is now, so the commands it sets run'
 complete -c git-clada -n "__fish_git_clada_using_subcommand config" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand config" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand config" -s V -l version -d 'Print version'

@@ -169,6 +169,9 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
     let reply = read_reply(&args)?;
     let cwd = std::env::current_dir().context("cannot determine the current directory")?;
     let (cfg, root) = crate::config::load_with_root(&cwd)?;
+    if let Some(w) = cfg.untrusted_warning() {
+        eprintln!("git-clada: warning: {w}");
+    }
     let _ = COLOR.set(cfg.color.value);
     let root = root.unwrap_or_else(|| cwd.clone());
     let (engine, approvals) = engine_options(&args, &global, &cfg, &root)?;
