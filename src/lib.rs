@@ -18,6 +18,7 @@ pub mod cli;
 pub mod demo;
 pub mod error;
 pub mod failpoint;
+pub mod format;
 pub mod fsutil;
 pub mod history;
 pub mod input;
