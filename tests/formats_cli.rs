@@ -6,7 +6,8 @@ mod common;
 
 use common::{exit_code, output_text, TestRepo};
 
-const CSL_TASKS: &str = "<---TASKS--->\n<---WRITE file=\"a.txt\"--->\na\n<---END--->\n<---END--->\n";
+const CSL_TASKS: &str =
+    "<---TASKS--->\n<---WRITE file=\"a.txt\"--->\na\n<---END--->\n<---END--->\n";
 
 #[test]
 fn parse_prints_each_formats_blocks_with_format_and_group() {
@@ -85,7 +86,10 @@ fn dialect_forces_one_format() {
 
     // Nothing of the forced format, but a block of another: exit 1, naming it.
     let repo = TestRepo::with_files(&[("keep.txt", "k\n")]);
-    let out = repo.apply(&common::write_block("abc", "sham.txt", "x"), &["--dialect", "cml"]);
+    let out = repo.apply(
+        &common::write_block("abc", "sham.txt", "x"),
+        &["--dialect", "cml"],
+    );
     assert_eq!(exit_code(&out), 1, "{}", output_text(&out));
     let text = output_text(&out);
     assert!(
@@ -129,7 +133,9 @@ fn block_like_text_is_exit_1_with_what_and_where() {
         let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
         let mut cmd = repo.clada_cmd();
         cmd.args(["--format", "human", "apply", "-"]);
-        let out = common::spawn_fed(cmd, reply).wait_with_output().expect("apply");
+        let out = common::spawn_fed(cmd, reply)
+            .wait_with_output()
+            .expect("apply");
         let text = output_text(&out);
         assert_eq!(exit_code(&out), 1, "{reply}\n{text}");
         assert!(text.contains(want), "{reply}\nwanted {want:?} in:\n{text}");

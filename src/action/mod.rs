@@ -59,7 +59,9 @@ impl Plan {
 
     /// True when nothing could run (no valid action at all).
     pub fn nothing_to_do(&self) -> bool {
-        self.actions.iter().all(|a| a.op.is_err() || a.skip.is_some())
+        self.actions
+            .iter()
+            .all(|a| a.op.is_err() || a.skip.is_some())
     }
 }
 

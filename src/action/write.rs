@@ -314,26 +314,32 @@ pub(super) fn replace_range(
     }
     let n = found.len();
     if n == 0 {
-        let why = if textmatch::locate(&content, start.as_bytes()).positions.is_empty() {
+        let why = if textmatch::locate(&content, start.as_bytes())
+            .positions
+            .is_empty()
+        {
             "start_text not found in file"
         } else {
             "end_text not found after start_text"
         };
         let text = if why.starts_with("start") { start } else { end };
-        return Outcome::fail(format!("{NAME}: {why}"))
-            .with_hint(textmatch::not_found_hint(&content, text, new, &path.given));
+        return Outcome::fail(format!("{NAME}: {why}")).with_hint(textmatch::not_found_hint(
+            &content,
+            text,
+            new,
+            &path.given,
+        ));
     }
     let starts: Vec<usize> = found.iter().map(|r| r.0).collect();
     if n != count {
-        return Outcome::fail(format!(
-            "{NAME}: expected {count} ranges but found {n}"
-        ))
-        .with_hint(Hint::CountMismatch {
-            path: path.given.clone(),
-            expected: count,
-            found: n,
-            lines: textmatch::lines_of(&content, &starts),
-        });
+        return Outcome::fail(format!("{NAME}: expected {count} ranges but found {n}")).with_hint(
+            Hint::CountMismatch {
+                path: path.given.clone(),
+                expected: count,
+                found: n,
+                lines: textmatch::lines_of(&content, &starts),
+            },
+        );
     }
     let new_bytes = if crlf {
         textmatch::lf_to_crlf(new.as_bytes())

@@ -29,7 +29,8 @@ fn opener(line: &str) -> Option<&'static str> {
         .into_iter()
         .find(|name| {
             t.strip_prefix(name).is_some_and(|rest| {
-                rest.is_empty() || rest.starts_with(|c: char| c.is_whitespace() || c == '>' || c == '/')
+                rest.is_empty()
+                    || rest.starts_with(|c: char| c.is_whitespace() || c == '>' || c == '/')
             })
         })
 }
@@ -90,7 +91,8 @@ pub(super) fn take(text: &str, n: usize, counter: &mut usize) -> Option<Taken> {
     let name = opener(first)?;
     let indent = first.len() - first.trim_start().len();
     let xml = &text[indent..];
-    let line_of = |pos: usize| n + memchr::memchr_iter(b'\n', &xml.as_bytes()[..pos.min(xml.len())]).count();
+    let line_of =
+        |pos: usize| n + memchr::memchr_iter(b'\n', &xml.as_bytes()[..pos.min(xml.len())]).count();
     let lines_through = |pos: usize| line_of(pos) - n + 1;
     match read(xml) {
         Ok(root) => {
@@ -106,8 +108,13 @@ pub(super) fn take(text: &str, n: usize, counter: &mut usize) -> Option<Taken> {
             let id = next_id(counter);
             let line = line_of(pos);
             let line_start = xml[..pos.min(xml.len())].rfind('\n').map_or(0, |i| i + 1);
-            let column = len16(&xml[line_start..pos.min(xml.len())]) + 1
-                + if line == n { len16(&first[..indent]) } else { 0 };
+            let column = len16(&xml[line_start..pos.min(xml.len())])
+                + 1
+                + if line == n {
+                    len16(&first[..indent])
+                } else {
+                    0
+                };
             // Where the broken block ends: a <tasks> block at its end tag (none of its tasks
             // may run on their own); another element at the line of the error, or at its
             // first line when the reply ended inside it.
@@ -115,9 +122,9 @@ pub(super) fn take(text: &str, n: usize, counter: &mut usize) -> Option<Taken> {
             let taken = if pos >= xml.len() {
                 1
             } else if name == "tasks" {
-                xml[pos..]
-                    .find(&close)
-                    .map_or(lines_through(pos), |i| lines_through(pos + i + close.len() - 1))
+                xml[pos..].find(&close).map_or(lines_through(pos), |i| {
+                    lines_through(pos + i + close.len() - 1)
+                })
             } else {
                 lines_through(pos)
             };
@@ -174,7 +181,9 @@ fn read(xml: &str) -> Result<El, (usize, String)> {
             }
             Event::CData(c) => {
                 if let Some(top) = stack.last_mut() {
-                    top.cdata.get_or_insert_with(String::new).push_str(&c.into_inner());
+                    top.cdata
+                        .get_or_insert_with(String::new)
+                        .push_str(&c.into_inner());
                 }
                 None
             }
@@ -217,7 +226,9 @@ fn read(xml: &str) -> Result<El, (usize, String)> {
 /// Versions of `<tasks version="…">` this build knows: the 0.x and 1.x protocol.
 fn known_version(v: &str) -> bool {
     let major = v.split('.').next().unwrap_or("");
-    matches!(major, "0" | "1") && v.split('.').all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+    matches!(major, "0" | "1")
+        && v.split('.')
+            .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
 }
 
 fn tasks(
@@ -284,7 +295,10 @@ fn task(
                 String::new()
             }
             None => {
-                invalid.push(format!("Missing required attribute: {k} (on <{}>)", el.name));
+                invalid.push(format!(
+                    "Missing required attribute: {k} (on <{}>)",
+                    el.name
+                ));
                 String::new()
             }
         }
@@ -350,7 +364,10 @@ fn task(
                 (None, Some(s), Some(e)) => {
                     let (s, e) = (s.content(), e.content());
                     if s.is_empty() || e.is_empty() {
-                        invalid.push("empty_search: <search-start> and <search-end> must not be empty".into());
+                        invalid.push(
+                            "empty_search: <search-start> and <search-end> must not be empty"
+                                .into(),
+                        );
                     }
                     props([
                         ("action", "file_replace_range"),
@@ -374,7 +391,11 @@ fn task(
         "move" => {
             let from = need("from", &mut invalid);
             let to = need("to", &mut invalid);
-            props([("action", "file_move"), ("old_path", &from), ("new_path", &to)])
+            props([
+                ("action", "file_move"),
+                ("old_path", &from),
+                ("new_path", &to),
+            ])
         }
         "remove" => {
             let path = need("path", &mut invalid);

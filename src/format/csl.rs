@@ -345,10 +345,7 @@ impl<'a> Parser<'a, '_> {
                     return Ok(i + 1);
                 }
                 "TO" | "REPLACE" => {
-                    return Err((
-                        i,
-                        format!("{} marker outside a SEARCH operation", m.name),
-                    ))
+                    return Err((i, format!("{} marker outside a SEARCH operation", m.name)))
                 }
                 other => {
                     return Err((
@@ -372,8 +369,7 @@ impl<'a> Parser<'a, '_> {
             )),
             (None, Some(t)) => Err((
                 t.at,
-                "unterminated TASKS operation: no `<---END--->` before the end of the reply"
-                    .into(),
+                "unterminated TASKS operation: no `<---END--->` before the end of the reply".into(),
             )),
             (None, None) => Ok(last + 1),
         }
@@ -492,13 +488,7 @@ impl<'a> Parser<'a, '_> {
         if file.is_none() && o.kind != Kind::Run {
             invalid.insert(0, "Missing required attribute 'file'".into());
         }
-        let mut b = Block::foreign(
-            Spelling::Csl,
-            id,
-            props,
-            self.n + o.at,
-            self.n + end,
-        );
+        let mut b = Block::foreign(Spelling::Csl, id, props, self.n + o.at, self.n + end);
         b.warnings = warnings;
         b.invalid = (!invalid.is_empty()).then(|| invalid.join("; "));
         b.source = Some(source(&self.lines, o.at, end + 1));

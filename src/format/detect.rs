@@ -23,7 +23,9 @@ fn looks_like(line: &str, next: Option<&str>, dialect: Dialect) -> Option<String
             "a Codex apply_patch block (`*** Begin Patch`), a format git-clada does not read; {ASK}"
         ));
     }
-    if t.starts_with("```diff") || t.starts_with("```patch") || t.starts_with("diff --git ")
+    if t.starts_with("```diff")
+        || t.starts_with("```patch")
+        || t.starts_with("diff --git ")
         || (t.starts_with("--- ") && next.is_some_and(|n| n.trim_start().starts_with("+++ ")))
     {
         return Some(format!(
@@ -56,7 +58,14 @@ fn looks_like(line: &str, next: Option<&str>, dialect: Dialect) -> Option<String
     let angles = |s: &str, c: char| s.chars().take_while(|&x| x == c).count();
     if t.starts_with("<<") && t.ends_with(">>") && angles(t, '<') != 7 {
         let inner = t.trim_start_matches('<').trim_end_matches('>');
-        let known = ["EXPLANATION", "FILE", "SEARCH", "REPLACE", "OVERWRITE", "END"];
+        let known = [
+            "EXPLANATION",
+            "FILE",
+            "SEARCH",
+            "REPLACE",
+            "OVERWRITE",
+            "END",
+        ];
         if known.iter().any(|k| k.eq_ignore_ascii_case(inner.trim())) {
             return Some(format!(
                 "a misspelled replacer marker (`{}`): replacer markers are exactly `<<<{}>>>` on \
@@ -109,7 +118,9 @@ fn other_dialect(line: &str, dialect: Dialect) -> Option<&'static str> {
     if csl.iter().any(|m| line.starts_with(m)) && !allowed(Dialect::Csl) {
         return Some("CSL");
     }
-    let cml = ["<tasks", "<write ", "<edit ", "<move ", "<remove ", "<run>", "<run "];
+    let cml = [
+        "<tasks", "<write ", "<edit ", "<move ", "<remove ", "<run>", "<run ",
+    ];
     if cml.iter().any(|m| t.starts_with(m)) && !allowed(Dialect::Cml) {
         return Some("CML");
     }

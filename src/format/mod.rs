@@ -117,10 +117,7 @@ fn error(
     message: String,
 ) -> ParseError {
     let rel = line.saturating_sub(first_line);
-    let all: Vec<&str> = Lines::new(text)
-        .take(rel + 3)
-        .map(|l| l.text)
-        .collect();
+    let all: Vec<&str> = Lines::new(text).take(rel + 3).map(|l| l.text).collect();
     let content = all.get(rel).copied().unwrap_or("").to_string();
     let from = rel.saturating_sub(2);
     let context = all.get(from..).map(|c| c.join("\n")).unwrap_or_default();

@@ -66,8 +66,12 @@ pub(super) fn take(text: &str, n: usize, counter: &mut usize) -> Option<Taken> {
     let id = next_id(counter);
     let mut state = start;
     let mut lines: Vec<Line<'_>> = Vec::new();
-    let (mut path, mut search, mut replace, mut overwrite): (Vec<&str>, Vec<&str>, Vec<&str>, Vec<&str>) =
-        Default::default();
+    let (mut path, mut search, mut replace, mut overwrite): (
+        Vec<&str>,
+        Vec<&str>,
+        Vec<&str>,
+        Vec<&str>,
+    ) = Default::default();
     let fail = |at: usize, message: String, id: &str| Taken {
         lines: at + 1,
         blocks: Vec::new(),
@@ -87,50 +91,53 @@ pub(super) fn take(text: &str, n: usize, counter: &mut usize) -> Option<Taken> {
             continue;
         }
         let m = marker(line.text);
-        state = match (state, m) {
-            (State::Explanation, Some("FILE")) => State::File,
-            (State::Explanation, Some(other)) if other != "EXPLANATION" => {
-                return Some(fail(
-                    i,
-                    format!("<<<{other}>>> after <<<EXPLANATION>>>: the <<<FILE>>> line is missing"),
-                    &id,
-                ))
-            }
-            (State::Explanation, _) => State::Explanation,
-            (State::File, Some("SEARCH")) => State::Search,
-            (State::File, Some("OVERWRITE")) => State::Overwrite,
-            (State::File, Some(other)) => {
-                return Some(fail(
-                    i,
-                    format!("<<<{other}>>> after <<<FILE>>>: expected <<<SEARCH>>> or <<<OVERWRITE>>>"),
-                    &id,
-                ))
-            }
-            (State::File, None) => {
-                if !line.text.trim().is_empty() {
-                    path.push(line.text.trim());
+        state =
+            match (state, m) {
+                (State::Explanation, Some("FILE")) => State::File,
+                (State::Explanation, Some(other)) if other != "EXPLANATION" => {
+                    return Some(fail(
+                        i,
+                        format!(
+                            "<<<{other}>>> after <<<EXPLANATION>>>: the <<<FILE>>> line is missing"
+                        ),
+                        &id,
+                    ))
                 }
-                State::File
-            }
-            (State::Search, Some("REPLACE")) => State::Replace,
-            (State::Search, _) => {
-                search.push(line.text);
-                State::Search
-            }
-            (State::Replace | State::Overwrite, Some("END")) => {
-                return Some(finish(
-                    state, &id, n, i, &lines, &path, &search, &replace, &overwrite,
-                ))
-            }
-            (State::Replace, _) => {
-                replace.push(line.text);
-                State::Replace
-            }
-            (State::Overwrite, _) => {
-                overwrite.push(line.text);
-                State::Overwrite
-            }
-        };
+                (State::Explanation, _) => State::Explanation,
+                (State::File, Some("SEARCH")) => State::Search,
+                (State::File, Some("OVERWRITE")) => State::Overwrite,
+                (State::File, Some(other)) => return Some(fail(
+                    i,
+                    format!(
+                        "<<<{other}>>> after <<<FILE>>>: expected <<<SEARCH>>> or <<<OVERWRITE>>>"
+                    ),
+                    &id,
+                )),
+                (State::File, None) => {
+                    if !line.text.trim().is_empty() {
+                        path.push(line.text.trim());
+                    }
+                    State::File
+                }
+                (State::Search, Some("REPLACE")) => State::Replace,
+                (State::Search, _) => {
+                    search.push(line.text);
+                    State::Search
+                }
+                (State::Replace | State::Overwrite, Some("END")) => {
+                    return Some(finish(
+                        state, &id, n, i, &lines, &path, &search, &replace, &overwrite,
+                    ))
+                }
+                (State::Replace, _) => {
+                    replace.push(line.text);
+                    State::Replace
+                }
+                (State::Overwrite, _) => {
+                    overwrite.push(line.text);
+                    State::Overwrite
+                }
+            };
     }
     let last = lines.len().saturating_sub(1);
     let expected = match state {

@@ -386,11 +386,7 @@ impl Repo {
     /// index cannot be read.
     pub fn tracked_paths(&self) -> Vec<String> {
         match self.read_index() {
-            Ok(index) => index
-                .entries()
-                .into_keys()
-                .map(|p| p.to_string())
-                .collect(),
+            Ok(index) => index.entries().into_keys().map(|p| p.to_string()).collect(),
             Err(_) => Vec::new(),
         }
     }

@@ -19,7 +19,12 @@ pub fn render(r: &ExecutionResult) -> String {
     let mut out = String::from("=== CLADA RESULTS ===\n");
     for res in &r.results {
         let mut line = if res.success {
-            format!("{} ✅ {} {}", super::common::label(res), res.action, primary(res))
+            format!(
+                "{} ✅ {} {}",
+                super::common::label(res),
+                res.action,
+                primary(res)
+            )
         } else {
             format!(
                 "{} ❌ {} {} - {}",
