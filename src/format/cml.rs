@@ -85,19 +85,83 @@ impl El {
     }
 }
 
-/// Reads a CML element starting on the first line of `text` (line number `n`).
-pub(super) fn take(text: &str, n: usize, counter: &mut usize) -> Option<Taken> {
-    let first = text.split('\n').next().unwrap_or("");
+/// Where the next `</name>` (or `>`) starts at or after an offset, remembered per needle so
+/// that many openers without a closer cost one scan of the reply, not one each.
+#[derive(Debug, Default)]
+pub(super) struct Closers {
+    /// (needle, searched from, found at).
+    seen: Vec<(String, usize, Option<usize>)>,
+}
+
+impl Closers {
+    fn next(&mut self, text: &str, needle: &str, from: usize) -> Option<usize> {
+        let find = |from: usize| {
+            memchr::memmem::find(text.as_bytes().get(from..)?, needle.as_bytes()).map(|i| i + from)
+        };
+        match self.seen.iter_mut().find(|e| e.0 == needle) {
+            Some(e) => {
+                match e.2 {
+                    Some(p) if p >= from && e.1 <= from => return Some(p),
+                    None if e.1 <= from => return None,
+                    _ => {}
+                }
+                let found = find(from);
+                e.1 = from;
+                e.2 = found;
+                found
+            }
+            None => {
+                let found = find(from);
+                self.seen.push((needle.to_string(), from, found));
+                found
+            }
+        }
+    }
+}
+
+/// Reads a CML element whose opening tag is on the line starting at byte `start` of `text`
+/// (line number `n`).
+pub(super) fn take(
+    text: &str,
+    start: usize,
+    n: usize,
+    counter: &mut usize,
+    closers: &mut Closers,
+) -> Option<Taken> {
+    let rest = text.get(start..)?;
+    let first = rest.split('\n').next().unwrap_or("");
     let name = opener(first)?;
     let indent = first.len() - first.trim_start().len();
-    let xml = &text[indent..];
-    let line_of =
-        |pos: usize| n + memchr::memchr_iter(b'\n', &xml.as_bytes()[..pos.min(xml.len())]).count();
+    let from = start + indent;
+    let xml_all = &text[from..];
+    let line_of = |pos: usize| {
+        n + memchr::memchr_iter(b'\n', &xml_all.as_bytes()[..pos.min(xml_all.len())]).count()
+    };
     let lines_through = |pos: usize| line_of(pos) - n + 1;
-    match read(xml) {
+    // The element is read from its opening tag up to a `</name>` (the next one, and further
+    // ones while the reader is still inside it), or up to the first `>` when there is none
+    // (a self-closing element).
+    let close = format!("</{name}>");
+    let mut end = match closers.next(text, &close, from) {
+        Some(c) => c + close.len(),
+        None => closers.next(text, ">", from).map_or(text.len(), |g| g + 1),
+    };
+    let outcome = loop {
+        let window = &text[from..end];
+        match read(window) {
+            Err((pos, _)) if pos >= window.len() && end < text.len() => {
+                match closers.next(text, &close, end) {
+                    Some(c) => end = c + close.len(),
+                    None => break read(window),
+                }
+            }
+            other => break other,
+        }
+    };
+    match outcome {
         Ok(root) => {
             let taken = lines_through(root.end.saturating_sub(1));
-            let blocks = tasks(&root, xml, &line_of, counter);
+            let blocks = tasks(&root, xml_all, &line_of, counter);
             Some(Taken {
                 lines: taken,
                 blocks,
@@ -106,9 +170,12 @@ pub(super) fn take(text: &str, n: usize, counter: &mut usize) -> Option<Taken> {
         }
         Err((pos, message)) => {
             let id = next_id(counter);
+            let unclosed = pos >= end - from;
             let line = line_of(pos);
-            let line_start = xml[..pos.min(xml.len())].rfind('\n').map_or(0, |i| i + 1);
-            let column = len16(&xml[line_start..pos.min(xml.len())])
+            let line_start = xml_all[..pos.min(xml_all.len())]
+                .rfind('\n')
+                .map_or(0, |i| i + 1);
+            let column = len16(&xml_all[line_start..pos.min(xml_all.len())])
                 + 1
                 + if line == n {
                     len16(&first[..indent])
@@ -117,12 +184,11 @@ pub(super) fn take(text: &str, n: usize, counter: &mut usize) -> Option<Taken> {
                 };
             // Where the broken block ends: a <tasks> block at its end tag (none of its tasks
             // may run on their own); another element at the line of the error, or at its
-            // first line when the reply ended inside it.
-            let close = format!("</{name}>");
-            let taken = if pos >= xml.len() {
+            // first line when it is never closed.
+            let taken = if unclosed {
                 1
             } else if name == "tasks" {
-                xml[pos..].find(&close).map_or(lines_through(pos), |i| {
+                xml_all[pos..].find(&close).map_or(lines_through(pos), |i| {
                     lines_through(pos + i + close.len() - 1)
                 })
             } else {
@@ -130,7 +196,7 @@ pub(super) fn take(text: &str, n: usize, counter: &mut usize) -> Option<Taken> {
             };
             let err = error(
                 ErrorCode::MalformedXml,
-                text,
+                rest,
                 n,
                 line,
                 column,
@@ -209,7 +275,7 @@ fn read(xml: &str) -> Result<El, (usize, String)> {
                 let open = stack.first().map(|e| e.name.as_str()).unwrap_or("element");
                 return Err((
                     xml.len(),
-                    format!("<{open}> is not closed before the end of the reply"),
+                    format!("<{open}> is never closed (no matching </{open}> after it)"),
                 ));
             }
             Event::Comment(_) | Event::Decl(_) | Event::PI(_) | Event::DocType(_) => None,

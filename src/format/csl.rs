@@ -11,8 +11,8 @@
 
 use indexmap::IndexMap;
 
-use super::{error, group, next_id, source, Taken};
-use crate::block::lines::{Line, Lines};
+use super::{error, group, next_id, Span, Taken};
+use crate::block::lines::Lines;
 use crate::block::{Block, ErrorCode, GroupKind, ParseError, Spelling};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,10 +46,13 @@ struct Op<'a> {
     at: usize,
     attrs: Vec<(String, String)>,
     part: Part,
-    content: Vec<&'a str>,
-    pattern: Vec<&'a str>,
-    to: Option<Vec<&'a str>>,
-    replace: Vec<&'a str>,
+    /// Byte offset of the marker line.
+    offset: usize,
+    content: Span,
+    pattern: Span,
+    to: Option<Span>,
+    replace: Span,
+    _text: std::marker::PhantomData<&'a str>,
 }
 
 /// A parsed marker line: the operation name and its attributes.
@@ -173,7 +176,7 @@ pub(super) fn take(text: &str, n: usize, counter: &mut usize) -> Option<Taken> {
     let mut p = Parser {
         text,
         n,
-        lines: Vec::new(),
+        count: 0,
         blocks: Vec::new(),
         counter,
         tasks: None,
@@ -187,7 +190,10 @@ pub(super) fn take(text: &str, n: usize, counter: &mut usize) -> Option<Taken> {
         Err((at, message)) => {
             // An operation this parser does not know still ends at its END marker: skip to
             // it, so its content is not read as more errors.
-            let lines = if message.starts_with("unknown operation") {
+            let lines = if message.starts_with("unterminated") {
+                // Everything after an unterminated operation is its content.
+                p.count
+            } else if message.starts_with("unknown operation") {
                 Lines::new(text)
                     .skip(at + 1)
                     .position(|l| l.text == "<---END--->")
@@ -214,7 +220,8 @@ struct Tasks {
 struct Parser<'a, 'c> {
     text: &'a str,
     n: usize,
-    lines: Vec<Line<'a>>,
+    /// Lines read so far.
+    count: usize,
     blocks: Vec<Block>,
     counter: &'c mut usize,
     tasks: Option<Tasks>,
@@ -246,7 +253,7 @@ impl<'a> Parser<'a, '_> {
     fn run(&mut self) -> Result<usize, (usize, String)> {
         let mut op: Option<Op<'a>> = None;
         for (i, line) in Lines::new(self.text).enumerate() {
-            self.lines.push(line);
+            self.count = i + 1;
             let t = line.text;
             if let Some(o) = op.as_mut() {
                 // Inside content only the markers that move this operation on are markers.
@@ -255,14 +262,16 @@ impl<'a> Parser<'a, '_> {
                     (Part::Pattern | Part::To, "<---REPLACE--->") => Some(Part::Replace),
                     (Part::Content | Part::Pattern | Part::Replace, "<---END--->") => None,
                     _ => {
-                        if let Some(m) = transition_with_extra(o.part, t) {
-                            return Err((i, m));
+                        if t.starts_with("<---") {
+                            if let Some(m) = transition_with_extra(o.part, t) {
+                                return Err((i, m));
+                            }
                         }
                         match o.part {
-                            Part::Content => o.content.push(t),
-                            Part::Pattern => o.pattern.push(t),
-                            Part::To => o.to.get_or_insert_with(Vec::new).push(t),
-                            Part::Replace => o.replace.push(t),
+                            Part::Content => o.content.push(line),
+                            Part::Pattern => o.pattern.push(line),
+                            Part::To => o.to.get_or_insert_with(Span::default).push(line),
+                            Part::Replace => o.replace.push(line),
                         }
                         continue;
                     }
@@ -270,7 +279,7 @@ impl<'a> Parser<'a, '_> {
                 match next {
                     Some(Part::To) => {
                         o.part = Part::To;
-                        o.to = Some(Vec::new());
+                        o.to = Some(Span::default());
                     }
                     Some(part) => o.part = part,
                     None => {
@@ -281,7 +290,7 @@ impl<'a> Parser<'a, '_> {
                             ));
                         }
                         let Some(done) = op.take() else { continue };
-                        let block = self.block(done, i);
+                        let block = self.block(done, i, line.end());
                         match self.tasks.as_mut() {
                             Some(t) => t.members.push(block),
                             None => {
@@ -314,10 +323,12 @@ impl<'a> Parser<'a, '_> {
                         } else {
                             Part::Content
                         },
-                        content: Vec::new(),
-                        pattern: Vec::new(),
+                        offset: line.start,
+                        content: Span::default(),
+                        pattern: Span::default(),
                         to: None,
-                        replace: Vec::new(),
+                        replace: Span::default(),
+                        _text: std::marker::PhantomData,
                     });
                 }
                 "TASKS" => {
@@ -358,7 +369,7 @@ impl<'a> Parser<'a, '_> {
                 }
             }
         }
-        let last = self.lines.len().saturating_sub(1);
+        let last = self.count.saturating_sub(1);
         match (op, &self.tasks) {
             (Some(o), _) => Err((
                 o.at,
@@ -375,8 +386,10 @@ impl<'a> Parser<'a, '_> {
         }
     }
 
-    /// The block for a finished operation (its END marker on 0-based line `end`).
-    fn block(&mut self, o: Op<'a>, end: usize) -> Block {
+    /// The block for a finished operation (its END marker on 0-based line `end`, which ends at
+    /// byte `end_offset`).
+    fn block(&mut self, o: Op<'a>, end: usize, end_offset: usize) -> Block {
+        let text = self.text;
         let id = match self.tasks.as_ref() {
             Some(t) => format!("{}.{}", t.id, t.members.len() + 1),
             None => next_id(self.counter),
@@ -413,10 +426,10 @@ impl<'a> Parser<'a, '_> {
                 if let Some(f) = &file {
                     props.insert("path".into(), f.clone());
                 }
-                props.insert("content".into(), o.content.join("\n"));
+                props.insert("content".into(), o.content.text(text));
             }
             Kind::Run => {
-                let code = o.content.join("\n");
+                let code = o.content.text(text);
                 if code.is_empty() {
                     invalid.push("Empty RUN content: put the command between the markers".into());
                 }
@@ -428,7 +441,7 @@ impl<'a> Parser<'a, '_> {
                 }
             }
             Kind::Search => {
-                let pattern = o.pattern.join("\n");
+                let pattern = o.pattern.text(text);
                 if pattern.is_empty() {
                     invalid.push("Empty SEARCH pattern".into());
                 }
@@ -443,10 +456,10 @@ impl<'a> Parser<'a, '_> {
                         count.unwrap_or_default()
                     ));
                 }
-                let new_text = o.replace.join("\n");
+                let new_text = o.replace.text(text);
                 match &o.to {
                     Some(to) => {
-                        let to = to.join("\n");
+                        let to = to.text(text);
                         if to.is_empty() {
                             invalid.push("Empty TO pattern".into());
                         }
@@ -491,7 +504,7 @@ impl<'a> Parser<'a, '_> {
         let mut b = Block::foreign(Spelling::Csl, id, props, self.n + o.at, self.n + end);
         b.warnings = warnings;
         b.invalid = (!invalid.is_empty()).then(|| invalid.join("; "));
-        b.source = Some(source(&self.lines, o.at, end + 1));
+        b.source = text.get(o.offset..end_offset).map(str::to_string);
         b
     }
 }

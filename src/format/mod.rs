@@ -20,7 +20,7 @@ mod replacer;
 
 use indexmap::IndexMap;
 
-use crate::block::lines::{len16, Line, Lines};
+use crate::block::lines::{len16, Line};
 use crate::block::{Block, ErrorCode, Group, ParseError, ParseResult, Spelling};
 
 /// The state of the other front ends during one parse: which formats are on, the next task
@@ -30,6 +30,7 @@ pub(crate) struct Foreign {
     next_task: usize,
     blocks: Vec<Block>,
     errors: Vec<ParseError>,
+    closers: cml::Closers,
 }
 
 /// What a front end read from one opening line.
@@ -47,6 +48,7 @@ impl Foreign {
             next_task: 1,
             blocks: Vec::new(),
             errors: Vec::new(),
+            closers: cml::Closers::default(),
         }
     }
 
@@ -64,7 +66,9 @@ impl Foreign {
         for f in self.formats {
             taken = match f {
                 Spelling::Csl => csl::take(rest, n, &mut self.next_task),
-                Spelling::Cml => cml::take(rest, n, &mut self.next_task),
+                Spelling::Cml => {
+                    cml::take(text, line.start, n, &mut self.next_task, &mut self.closers)
+                }
                 Spelling::Replacer => replacer::take(rest, n, &mut self.next_task),
                 _ => None,
             };
@@ -117,10 +121,13 @@ fn error(
     message: String,
 ) -> ParseError {
     let rel = line.saturating_sub(first_line);
-    let all: Vec<&str> = Lines::new(text).take(rel + 3).map(|l| l.text).collect();
-    let content = all.get(rel).copied().unwrap_or("").to_string();
+    // Split on LF only, as the SHAM parser's context is: CRs stay in the context lines.
+    let all: Vec<&str> = text.split('\n').take(rel + 3).collect();
+    let raw = all.get(rel).copied().unwrap_or("");
+    let content = raw.strip_suffix('\r').unwrap_or(raw).to_string();
     let from = rel.saturating_sub(2);
     let context = all.get(from..).map(|c| c.join("\n")).unwrap_or_default();
+    let column = column.clamp(1, len16(&content) + 1);
     ParseError {
         code,
         line,
@@ -134,12 +141,36 @@ fn error(
     }
 }
 
-/// The text of lines `from..to` (0-based, relative to `text`), joined by `\n`.
-fn source(lines: &[Line<'_>], from: usize, to: usize) -> String {
-    lines
-        .get(from..to.min(lines.len()))
-        .map(|ls| ls.iter().map(|l| l.text).collect::<Vec<_>>().join("\n"))
-        .unwrap_or_default()
+/// Consecutive lines of one part of a block, kept as a byte range of the input and copied
+/// once when the block is done (no per-line allocation; the SHAM heredoc does the same).
+#[derive(Debug, Clone, Copy, Default)]
+struct Span {
+    start: usize,
+    end: usize,
+    lines: usize,
+}
+
+impl Span {
+    fn push(&mut self, line: Line<'_>) {
+        if self.lines == 0 {
+            self.start = line.start;
+        }
+        self.end = line.end();
+        self.lines += 1;
+    }
+
+    /// The lines joined by `\n` (the CR of each CRLF dropped).
+    fn text(&self, input: &str) -> String {
+        if self.lines == 0 {
+            return String::new();
+        }
+        let body = input.get(self.start..self.end).unwrap_or("");
+        if body.contains('\r') {
+            body.replace("\r\n", "\n")
+        } else {
+            body.to_string()
+        }
+    }
 }
 
 /// Marks `blocks` as the members of one group.

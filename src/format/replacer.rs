@@ -9,8 +9,8 @@
 //! SEARCH path that does not exist but is the suffix of exactly one tracked file
 //! (`Sandbox::resolve_suffix`).
 
-use super::{error, next_id, props, source, Taken};
-use crate::block::lines::{Line, Lines};
+use super::{error, next_id, props, Span, Taken};
+use crate::block::lines::Lines;
 use crate::block::{Block, ErrorCode, Spelling};
 
 /// The marker a line is (`<<<NAME>>>` alone on it, surrounding whitespace allowed).
@@ -51,10 +51,19 @@ pub(super) fn take(text: &str, n: usize, counter: &mut usize) -> Option<Taken> {
                      `<<<OVERWRITE>>>`); nothing from this line up to its <<<END>>> was run"
                 ),
             );
-            // Skip to its END so its text is not read as anything else.
+            // Skip to its END so its text is not read as anything else, but not past another
+            // block's marker.
             let end = Lines::new(text)
-                .position(|l| marker(l.text) == Some("END"))
-                .unwrap_or(0);
+                .enumerate()
+                .skip(1)
+                .find(|(_, l)| matches!(marker(l.text), Some("END" | "FILE" | "EXPLANATION")))
+                .map_or(0, |(i, l)| {
+                    if marker(l.text) == Some("END") {
+                        i
+                    } else {
+                        i - 1
+                    }
+                });
             return Some(Taken {
                 lines: end + 1,
                 blocks: Vec::new(),
@@ -65,13 +74,10 @@ pub(super) fn take(text: &str, n: usize, counter: &mut usize) -> Option<Taken> {
     };
     let id = next_id(counter);
     let mut state = start;
-    let mut lines: Vec<Line<'_>> = Vec::new();
-    let (mut path, mut search, mut replace, mut overwrite): (
-        Vec<&str>,
-        Vec<&str>,
-        Vec<&str>,
-        Vec<&str>,
-    ) = Default::default();
+    let mut count = 0;
+    let mut path: Vec<&str> = Vec::new();
+    let (mut search, mut replace, mut overwrite) =
+        (Span::default(), Span::default(), Span::default());
     let fail = |at: usize, message: String, id: &str| Taken {
         lines: at + 1,
         blocks: Vec::new(),
@@ -86,60 +92,66 @@ pub(super) fn take(text: &str, n: usize, counter: &mut usize) -> Option<Taken> {
         )],
     };
     for (i, line) in Lines::new(text).enumerate() {
-        lines.push(line);
+        count = i + 1;
         if i == 0 {
             continue;
         }
         let m = marker(line.text);
-        state =
-            match (state, m) {
-                (State::Explanation, Some("FILE")) => State::File,
-                (State::Explanation, Some(other)) if other != "EXPLANATION" => {
-                    return Some(fail(
-                        i,
-                        format!(
-                            "<<<{other}>>> after <<<EXPLANATION>>>: the <<<FILE>>> line is missing"
-                        ),
-                        &id,
-                    ))
-                }
-                (State::Explanation, _) => State::Explanation,
-                (State::File, Some("SEARCH")) => State::Search,
-                (State::File, Some("OVERWRITE")) => State::Overwrite,
-                (State::File, Some(other)) => return Some(fail(
+        state = match (state, m) {
+            (State::Explanation, Some("FILE")) => State::File,
+            (State::Explanation, Some(other)) if other != "EXPLANATION" => {
+                return Some(fail(
+                    i,
+                    format!(
+                        "<<<{other}>>> after <<<EXPLANATION>>>: the <<<FILE>>> line is missing"
+                    ),
+                    &id,
+                ))
+            }
+            (State::Explanation, _) => State::Explanation,
+            (State::File, Some("SEARCH")) => State::Search,
+            (State::File, Some("OVERWRITE")) => State::Overwrite,
+            (State::File, Some(other)) => {
+                return Some(fail(
                     i,
                     format!(
                         "<<<{other}>>> after <<<FILE>>>: expected <<<SEARCH>>> or <<<OVERWRITE>>>"
                     ),
                     &id,
-                )),
-                (State::File, None) => {
-                    if !line.text.trim().is_empty() {
-                        path.push(line.text.trim());
-                    }
-                    State::File
+                ))
+            }
+            (State::File, None) => {
+                if !line.text.trim().is_empty() {
+                    path.push(line.text.trim());
                 }
-                (State::Search, Some("REPLACE")) => State::Replace,
-                (State::Search, _) => {
-                    search.push(line.text);
-                    State::Search
-                }
-                (State::Replace | State::Overwrite, Some("END")) => {
-                    return Some(finish(
-                        state, &id, n, i, &lines, &path, &search, &replace, &overwrite,
-                    ))
-                }
-                (State::Replace, _) => {
-                    replace.push(line.text);
-                    State::Replace
-                }
-                (State::Overwrite, _) => {
-                    overwrite.push(line.text);
-                    State::Overwrite
-                }
-            };
+                State::File
+            }
+            (State::Search, Some("REPLACE")) => State::Replace,
+            (State::Search, _) => {
+                search.push(line);
+                State::Search
+            }
+            (State::Replace | State::Overwrite, Some("END")) => {
+                let parts = Parts {
+                    path: &path,
+                    search: search.text(text),
+                    replace: replace.text(text),
+                    overwrite: overwrite.text(text),
+                    source: text.get(..line.end()).unwrap_or(text),
+                };
+                return Some(finish(state, &id, n, i, parts));
+            }
+            (State::Replace, _) => {
+                replace.push(line);
+                State::Replace
+            }
+            (State::Overwrite, _) => {
+                overwrite.push(line);
+                State::Overwrite
+            }
+        };
     }
-    let last = lines.len().saturating_sub(1);
+    let last = count.saturating_sub(1);
     let expected = match state {
         State::Explanation => "<<<FILE>>>",
         State::File => "<<<SEARCH>>> or <<<OVERWRITE>>>",
@@ -153,18 +165,24 @@ pub(super) fn take(text: &str, n: usize, counter: &mut usize) -> Option<Taken> {
     ))
 }
 
-#[allow(clippy::too_many_arguments)]
-fn finish(
-    state: State,
-    id: &str,
-    n: usize,
-    end: usize,
-    lines: &[Line<'_>],
-    path: &[&str],
-    search: &[&str],
-    replace: &[&str],
-    overwrite: &[&str],
-) -> Taken {
+/// What a closed block holds.
+struct Parts<'a> {
+    path: &'a [&'a str],
+    search: String,
+    replace: String,
+    overwrite: String,
+    /// The block as written.
+    source: &'a str,
+}
+
+fn finish(state: State, id: &str, n: usize, end: usize, parts: Parts<'_>) -> Taken {
+    let Parts {
+        path,
+        search,
+        replace,
+        overwrite,
+        source,
+    } = parts;
     let mut invalid = Vec::new();
     let mut warnings = Vec::new();
     let file = match path {
@@ -186,14 +204,14 @@ fn finish(
         props([
             ("action", "file_write"),
             ("path", &file),
-            ("content", &overwrite.join("\n")),
+            ("content", &overwrite),
         ])
     } else {
-        let old = search.join("\n");
+        let old = search;
         if old.is_empty() {
             invalid.push("empty <<<SEARCH>>> text".to_string());
         }
-        let mut new = replace.join("\n");
+        let mut new = replace;
         if !new.is_empty() && new.trim().is_empty() {
             warnings.push(
                 "the REPLACE text was only whitespace, read as a deletion (the replacer \
@@ -212,7 +230,7 @@ fn finish(
     let mut b = Block::foreign(Spelling::Replacer, id.to_string(), p, n, n + end);
     b.invalid = (!invalid.is_empty()).then(|| invalid.join("; "));
     b.warnings = warnings;
-    b.source = Some(source(lines, 0, end + 1));
+    b.source = Some(source.to_string());
     Taken {
         lines: end + 1,
         blocks: vec![b],
