@@ -178,7 +178,7 @@ _git__clada() {
             fi
             case "${prev}" in
                 --dialect)
-                    COMPREPLY=($(compgen -W "auto sham nesl-upper nesl" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto sham nesl-upper nesl csl cml replacer" -- "${cur}"))
                     return 0
                     ;;
                 --wip)
@@ -220,7 +220,7 @@ _git__clada() {
             fi
             case "${prev}" in
                 --dialect)
-                    COMPREPLY=($(compgen -W "auto sham nesl-upper nesl" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto sham nesl-upper nesl csl cml replacer" -- "${cur}"))
                     return 0
                     ;;
                 -C)
@@ -752,7 +752,7 @@ _git__clada() {
             fi
             case "${prev}" in
                 --dialect)
-                    COMPREPLY=($(compgen -W "auto sham nesl-upper nesl" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto sham nesl-upper nesl csl cml replacer" -- "${cur}"))
                     return 0
                     ;;
                 -C)
