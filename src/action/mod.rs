@@ -91,6 +91,18 @@ pub struct PlannedAction {
 }
 
 impl PlannedAction {
+    /// A failed result for this action at position `seq`, to be filled in.
+    fn result(&self, seq: usize) -> ActionResult {
+        ActionResult {
+            seq,
+            block_id: self.block_id.clone(),
+            line: (!self.spelling.is_nesl()).then_some(self.start_line),
+            action: self.action.clone(),
+            params: self.params.clone(),
+            ..ActionResult::default()
+        }
+    }
+
     /// The paths this action may create, change or delete (empty for reads and exec).
     pub fn write_paths(&self) -> Vec<&ResolvedPath> {
         match &self.op {
@@ -551,31 +563,15 @@ pub fn execute(plan: &Plan, sandbox: &Sandbox, opts: &EngineOptions) -> Executio
                 ctx.vfs.begin_group();
             }
         }
-        let skip = pa.skip.clone().or_else(|| {
-            let g = group.as_ref()?;
-            let failed = g.failed.as_ref()?;
-            Some(match g.kind {
-                GroupKind::Atomic => format!(
-                    "not run: {failed} of the same TASKS group ({}) failed, so the group was rolled back",
-                    g.id
-                ),
-                GroupKind::StopOnFailure => format!(
-                    "not run: {failed}, earlier in the same <tasks> block, failed, and a <tasks> \
-                     block stops at its first failure"
-                ),
-            })
-        });
+        let skip = pa
+            .skip
+            .clone()
+            .or_else(|| group.as_ref().and_then(GroupRun::skip_reason));
         if let Some(reason) = skip {
             results.push(ActionResult {
-                seq: i + 1,
-                block_id: pa.block_id.clone(),
-                line: (!pa.spelling.is_nesl()).then_some(pa.start_line),
-                action: pa.action.clone(),
-                params: pa.params.clone(),
-                success: false,
                 error: Some(reason),
                 warnings: pa.warnings.clone(),
-                ..ActionResult::default()
+                ..pa.result(i + 1)
             });
             continue;
         }
@@ -598,11 +594,6 @@ pub fn execute(plan: &Plan, sandbox: &Sandbox, opts: &EngineOptions) -> Executio
         warnings.extend(outcome.warnings);
         let success = outcome.success;
         results.push(ActionResult {
-            seq: i + 1,
-            block_id: pa.block_id.clone(),
-            line: (!pa.spelling.is_nesl()).then_some(pa.start_line),
-            action: pa.action.clone(),
-            params: pa.params.clone(),
             success: outcome.success,
             error: outcome.error.filter(|e| !e.is_empty()),
             data: outcome.data,
@@ -610,7 +601,7 @@ pub fn execute(plan: &Plan, sandbox: &Sandbox, opts: &EngineOptions) -> Executio
             warnings,
             refused,
             skipped: outcome.skipped,
-            rolled_back: false,
+            ..pa.result(i + 1)
         });
         if let Some(g) = group.as_mut() {
             g.ran_exec |= pa.action == "exec";
@@ -647,6 +638,23 @@ struct GroupRun {
     /// The member that failed.
     failed: Option<String>,
     ran_exec: bool,
+}
+
+impl GroupRun {
+    /// Why a member does not run: an earlier one failed.
+    fn skip_reason(&self) -> Option<String> {
+        let failed = self.failed.as_ref()?;
+        Some(match self.kind {
+            GroupKind::Atomic => format!(
+                "not run: {failed} of the same TASKS group ({}) failed, so the group was rolled back",
+                self.id
+            ),
+            GroupKind::StopOnFailure => format!(
+                "not run: {failed}, earlier in the same <tasks> block, failed, and a <tasks> \
+                 block stops at its first failure"
+            ),
+        })
+    }
 }
 
 /// A member of an atomic group failed: its earlier members' changes are undone and their

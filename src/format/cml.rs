@@ -185,7 +185,14 @@ pub(super) fn take(
             // Where the broken block ends: a <tasks> block at its end tag (none of its tasks
             // may run on their own); another element at the line of the error, or at its
             // first line when it is never closed.
-            let taken = if unclosed {
+            let taken = if unclosed && name == "tasks" {
+                // A <tasks> block that never closes takes everything up to the next <tasks>
+                // (or the end), so none of its tasks runs on its own.
+                match closers.next(text, "<tasks", from + "<tasks".len()) {
+                    Some(next) => lines_through(next - from).saturating_sub(1),
+                    None => lines_through(xml_all.len()),
+                }
+            } else if unclosed {
                 1
             } else if name == "tasks" {
                 xml_all[pos..].find(&close).map_or(lines_through(pos), |i| {

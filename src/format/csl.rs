@@ -40,7 +40,7 @@ enum Part {
     Replace,
 }
 
-struct Op<'a> {
+struct Op {
     kind: Kind,
     /// 0-based index of the marker line in `lines`.
     at: usize,
@@ -52,7 +52,6 @@ struct Op<'a> {
     pattern: Span,
     to: Option<Span>,
     replace: Span,
-    _text: std::marker::PhantomData<&'a str>,
 }
 
 /// A parsed marker line: the operation name and its attributes.
@@ -251,7 +250,7 @@ impl<'a> Parser<'a, '_> {
     /// Reads up to the end of the block; returns the number of lines taken, or the 0-based
     /// line of a syntax error and its message.
     fn run(&mut self) -> Result<usize, (usize, String)> {
-        let mut op: Option<Op<'a>> = None;
+        let mut op: Option<Op> = None;
         for (i, line) in Lines::new(self.text).enumerate() {
             self.count = i + 1;
             let t = line.text;
@@ -328,7 +327,6 @@ impl<'a> Parser<'a, '_> {
                         pattern: Span::default(),
                         to: None,
                         replace: Span::default(),
-                        _text: std::marker::PhantomData,
                     });
                 }
                 "TASKS" => {
@@ -388,7 +386,7 @@ impl<'a> Parser<'a, '_> {
 
     /// The block for a finished operation (its END marker on 0-based line `end`, which ends at
     /// byte `end_offset`).
-    fn block(&mut self, o: Op<'a>, end: usize, end_offset: usize) -> Block {
+    fn block(&mut self, o: Op, end: usize, end_offset: usize) -> Block {
         let text = self.text;
         let id = match self.tasks.as_ref() {
             Some(t) => format!("{}.{}", t.id, t.members.len() + 1),
