@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use super::{Approval, Ctx, ExecPolicy, ExecRequest, Lang, Outcome};
+use super::{Ctx, Lang, Outcome};
 use crate::sandbox::ResolvedPath;
 
 /// Appended to a stream that hit the cap.
@@ -240,10 +240,17 @@ pub fn run_command(
     timeout: Duration,
     max_output: usize,
 ) -> ExecOutput {
-    run(lang, code, cwd, timeout, max_output).output
+    run(lang, code, cwd, timeout, max_output, None).output
 }
 
-fn run(lang: &str, code: &str, cwd: &Path, timeout: Duration, max_output: usize) -> Run {
+fn run(
+    lang: &str,
+    code: &str,
+    cwd: &Path,
+    timeout: Duration,
+    max_output: usize,
+    probe: Option<&super::session::Probe>,
+) -> Run {
     let done = |output| Run {
         output,
         left_running: false,
@@ -254,13 +261,34 @@ fn run(lang: &str, code: &str, cwd: &Path, timeout: Duration, max_output: usize)
             "exec: Unsupported language '{lang}' (LANG_UNSUPPORTED)"
         )));
     };
+    spawn_and_wait(prog, &args, cwd, timeout, max_output, probe)
+}
+
+/// Runs `prog` with `args` (no shell) as [`run_command`] describes.
+fn spawn_and_wait(
+    prog: &str,
+    args: &[String],
+    cwd: &Path,
+    timeout: Duration,
+    max_output: usize,
+    probe: Option<&super::session::Probe>,
+) -> Run {
+    let done = |output| Run {
+        output,
+        left_running: false,
+        pipes_held: false,
+    };
     let mut cmd = Command::new(prog);
-    cmd.args(&args)
+    cmd.args(args)
         .current_dir(cwd)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);
+    if let Some(p) = probe {
+        let (k, v) = p.env();
+        cmd.env(k, v);
+    }
     let mut child = match cmd.spawn() {
         Ok(c) => c,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -364,9 +392,13 @@ pub(super) fn run_block(
     cwd: Option<&ResolvedPath>,
     timeout: Option<u64>,
 ) -> Outcome {
-    let dir = cwd
-        .map(|c| c.abs.clone())
-        .unwrap_or_else(|| ctx.sandbox.root().to_path_buf());
+    // Without `cwd`, the block starts where the reply's previous exec block ended.
+    let start = cwd.is_none().then(|| ctx.session.start(ctx.sandbox));
+    let dir = match (cwd, &start) {
+        (Some(c), _) => c.abs.clone(),
+        (None, Some(s)) => s.dir.clone(),
+        (None, None) => ctx.sandbox.root().to_path_buf(),
+    };
     if !dir.is_dir() {
         let given = cwd
             .map(|c| c.given.clone())
@@ -382,49 +414,44 @@ pub(super) fn run_block(
             .push("not run: exec blocks never run in a dry run".to_string());
         return out;
     }
-    let allowed = match ctx.opts.exec {
-        ExecPolicy::Allow => true,
-        ExecPolicy::Deny => false,
-        ExecPolicy::Ask if ctx.exec_always => true,
-        ExecPolicy::Ask => match &ctx.opts.prompt {
-            None => false,
-            Some(prompt) => {
-                let req = ExecRequest {
-                    block_id: block_id.to_string(),
-                    lang,
-                    code: code.to_string(),
-                    cwd: dir.clone(),
-                };
-                match prompt(&req) {
-                    Approval::Yes => true,
-                    Approval::No => {
-                        return Outcome::fail(
-                            "exec: not run: declined at the prompt; the block was not executed",
-                        )
-                    }
-                    Approval::Always => {
-                        ctx.exec_always = true;
-                        true
-                    }
-                }
-            }
-        },
+    let permit = match crate::exec_policy::permit(ctx, block_id, code, lang, &dir) {
+        Ok(p) => p,
+        Err(why) => return Outcome::fail(why),
     };
-    if !allowed {
-        return Outcome::fail(
-            "exec: not run: running code is not allowed (--exec deny, the default when not on a \
-             terminal); re-run with --exec allow to run exec blocks, or --exec ask to confirm \
-             each one",
-        );
-    }
-    let limit = timeout
+    let own = timeout
         .map(Duration::from_secs)
         .unwrap_or(ctx.opts.exec_timeout);
-    let run = run(lang_name(lang), code, &dir, limit, ctx.opts.exec_max_output);
+    let limit = match crate::exec_policy::limit(ctx, own) {
+        Ok(l) => l,
+        Err(why) => return Outcome::fail(why),
+    };
+    // Only a shell can change its directory; a read-only command run directly ends where
+    // it started.
+    let probe = (lang == Lang::Bash && matches!(permit, crate::exec_policy::Permit::Interpreter))
+        .then(super::session::Probe::for_bash)
+        .flatten();
+    let run = match permit {
+        crate::exec_policy::Permit::Interpreter => run(
+            lang_name(lang),
+            code,
+            &dir,
+            limit,
+            ctx.opts.exec_max_output,
+            probe.as_ref(),
+        ),
+        crate::exec_policy::Permit::Direct { prog, args } => {
+            spawn_and_wait(&prog, &args, &dir, limit, ctx.opts.exec_max_output, None)
+        }
+    };
+    let end = probe.as_ref().and_then(super::session::Probe::result);
+    ctx.session.ended(ctx.sandbox, block_id, &dir, end);
     let out = run.output;
     let mut data = json!({"stdout": out.stdout, "stderr": out.stderr});
     if let Some(code) = out.exit_code {
         data["exit_code"] = json!(code);
+    }
+    if let Some(rel) = start.as_ref().and_then(|s| s.rel.as_ref()) {
+        data["cwd"] = json!(rel);
     }
     let success = out.success();
     let error = match (&out.error, out.exit_code) {
@@ -432,7 +459,7 @@ pub(super) fn run_block(
         (None, Some(code)) if code != 0 => Some(format!("exec: exited with code {code}")),
         _ => None,
     };
-    let mut warnings = Vec::new();
+    let mut warnings: Vec<String> = start.and_then(|s| s.warning).into_iter().collect();
     if run.left_running {
         warnings.push(
             "the code left processes running in the background when it exited; they were \

@@ -6,13 +6,16 @@
 //! in-memory overlay with `dry_run`, and returns the [`ExecutionResult`] report plus every
 //! [`FileChange`]), and, for `--atomic`, [`restore`] (puts every `before` back).
 
+pub mod comment;
 pub mod exec;
 pub mod fsx;
 pub mod lines;
+mod multi;
 mod plan;
 pub mod read;
 pub mod schema;
 mod search;
+mod session;
 mod suggest;
 pub mod textmatch;
 mod write;
@@ -72,8 +75,10 @@ pub struct PlannedAction {
     /// The action name as written.
     pub action: String,
     pub kind: Kind,
-    /// The parameters present in the block, converted (what reports show).
+    /// The parameters present in the block, converted.
     pub params: IndexMap<String, Value>,
+    /// Parameters the schema does not know, as written (ignored, but echoed in reports).
+    pub extra_params: IndexMap<String, Value>,
     /// 1-based lines of the block's header and end marker.
     pub start_line: usize,
     pub end_line: Option<usize>,
@@ -98,9 +103,24 @@ impl PlannedAction {
             block_id: self.block_id.clone(),
             line: (!self.spelling.is_nesl()).then_some(self.start_line),
             action: self.action.clone(),
-            params: self.params.clone(),
+            params: self.reported_params(),
             ..ActionResult::default()
         }
+    }
+
+    /// What a result echoes as `params`: `action` first, then every parameter of the block
+    /// (unknown ones as written), as seed 000's ActionResult has them ("all SHAM properties
+    /// including 'action'").
+    pub fn reported_params(&self) -> IndexMap<String, Value> {
+        let mut out = IndexMap::with_capacity(self.params.len() + self.extra_params.len() + 1);
+        out.insert("action".to_string(), Value::String(self.action.clone()));
+        out.extend(self.params.iter().map(|(k, v)| (k.clone(), v.clone())));
+        out.extend(
+            self.extra_params
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone())),
+        );
+        out
     }
 
     /// The paths this action may create, change or delete (empty for reads and exec).
@@ -205,6 +225,10 @@ pub enum Action {
     FilesRead {
         paths: Vec<ResolvedPath>,
     },
+    FilesReadNumbered {
+        paths: Vec<ResolvedPath>,
+        delimiter: String,
+    },
     Ls {
         path: ResolvedPath,
     },
@@ -212,6 +236,8 @@ pub enum Action {
         pattern: String,
         path: ResolvedPath,
         include: Option<String>,
+        /// `pattern` is a regular expression (else a plain substring).
+        regex: bool,
     },
     Glob {
         pattern: String,
@@ -224,6 +250,20 @@ pub enum Action {
         timeout: Option<u64>,
         return_output: bool,
     },
+    // The actions seed 001 planned.
+    FileCommentLines {
+        path: ResolvedPath,
+        lines: String,
+    },
+    FileUncommentLines {
+        path: ResolvedPath,
+        lines: String,
+    },
+    FilesReplaceAllText {
+        paths: Vec<ResolvedPath>,
+        old_text: String,
+        new_text: String,
+    },
 }
 
 impl Action {
@@ -232,6 +272,8 @@ impl Action {
         match self {
             Action::FileWrite { path, .. }
             | Action::FileCreate { path, .. }
+            | Action::FileCommentLines { path, .. }
+            | Action::FileUncommentLines { path, .. }
             | Action::FileAppend { path, .. }
             | Action::FileReplaceText { path, .. }
             | Action::FileReplaceAllText { path, .. }
@@ -258,9 +300,11 @@ impl Action {
             | Action::DirCreate { path }
             | Action::DirDelete { path, .. } => vec![path],
             Action::FileMove { old_path, new_path } => vec![old_path, new_path],
+            Action::FilesReplaceAllText { paths, .. } => paths.iter().collect(),
             Action::FileRead { .. }
             | Action::FileReadNumbered { .. }
             | Action::FilesRead { .. }
+            | Action::FilesReadNumbered { .. }
             | Action::Ls { .. }
             | Action::Grep { .. }
             | Action::Glob { .. }
@@ -330,8 +374,17 @@ pub struct EngineOptions {
     pub exec_timeout: Duration,
     /// Cap per output stream of an exec block (default 10 MiB).
     pub exec_max_output: usize,
+    /// Time for all exec blocks of one run together (`--total-timeout`); none by default.
+    pub exec_total_timeout: Option<Duration>,
+    /// Commands approved for this repository (`.clada/allowed-commands.json`): under
+    /// [`ExecPolicy::Ask`] they run without asking (see [`crate::exec_policy`]).
+    pub approved: Arc<std::collections::BTreeSet<String>>,
     /// Asked for each exec block under [`ExecPolicy::Ask`].
     pub prompt: Option<Arc<ExecPrompt>>,
+    /// How whole-file writes (file_write, file_create) are shaped: final newline,
+    /// `.editorconfig` (off by default here: the engine writes content exactly; the CLI turns
+    /// it on from the configuration).
+    pub whole_file: crate::editorconfig::WholeFile,
 }
 
 impl Default for EngineOptions {
@@ -341,7 +394,10 @@ impl Default for EngineOptions {
             exec: ExecPolicy::Deny,
             exec_timeout: Duration::from_secs(30),
             exec_max_output: 10 * 1024 * 1024,
+            exec_total_timeout: None,
+            approved: Arc::default(),
             prompt: None,
+            whole_file: crate::editorconfig::WholeFile::default(),
         }
     }
 }
@@ -353,7 +409,10 @@ impl std::fmt::Debug for EngineOptions {
             .field("exec", &self.exec)
             .field("exec_timeout", &self.exec_timeout)
             .field("exec_max_output", &self.exec_max_output)
+            .field("exec_total_timeout", &self.exec_total_timeout)
+            .field("approved", &self.approved)
             .field("prompt", &self.prompt.is_some())
+            .field("whole_file", &self.whole_file)
             .finish()
     }
 }
@@ -420,7 +479,8 @@ pub struct ActionResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line: Option<usize>,
     pub action: String,
-    /// The block's parameters, converted (`count` is a number, booleans are booleans).
+    /// `action`, then the block's parameters, converted (`count` is a number, booleans are
+    /// booleans); unknown parameters as written.
     pub params: IndexMap<String, Value>,
     pub success: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -528,8 +588,12 @@ pub(crate) struct Ctx<'a> {
     pub opts: &'a EngineOptions,
     pub vfs: fsx::Vfs,
     pub lines: lines::LineTracker,
+    /// Where the next exec block without `cwd` starts.
+    pub session: session::ExecSession,
     /// The user answered "always" to an exec prompt.
     pub exec_always: bool,
+    /// When `--total-timeout` runs out.
+    pub exec_deadline: Option<std::time::Instant>,
 }
 
 /// Runs the plan's actions in order. Failures do not stop later actions. Never panics on
@@ -540,7 +604,11 @@ pub fn execute(plan: &Plan, sandbox: &Sandbox, opts: &EngineOptions) -> Executio
         opts,
         vfs: fsx::Vfs::new(opts.dry_run),
         lines: lines::LineTracker::default(),
+        session: session::ExecSession::default(),
         exec_always: false,
+        exec_deadline: opts
+            .exec_total_timeout
+            .map(|d| std::time::Instant::now() + d),
     };
     // Consecutive edits of one file are made in memory and the file written once after them
     // (fsx::Held); anything else first gets the disk up to date.
@@ -755,9 +823,15 @@ fn recheck(sandbox: &Sandbox, action: &Action) -> Result<(), PathError> {
             check(new_path, Access::Entry)?;
             sandbox.check_move(old_path, new_path)
         }
-        Action::FilesRead { paths } => paths.iter().try_for_each(|p| check(p, Access::Follow)),
+        Action::FilesRead { paths }
+        | Action::FilesReadNumbered { paths, .. }
+        | Action::FilesReplaceAllText { paths, .. } => {
+            paths.iter().try_for_each(|p| check(p, Access::Follow))
+        }
         Action::Exec { cwd, .. } => cwd.iter().try_for_each(|p| check(p, Access::Follow)),
         Action::FileWrite { path, .. }
+        | Action::FileCommentLines { path, .. }
+        | Action::FileUncommentLines { path, .. }
         | Action::FileCreate { path, .. }
         | Action::FileAppend { path, .. }
         | Action::FileReplaceText { path, .. }
@@ -846,12 +920,16 @@ fn run(ctx: &mut Ctx<'_>, pa: &PlannedAction, action: &Action) -> Outcome {
             delimiter,
         } => read::file_read_numbered(ctx, path, lines.as_deref(), delimiter),
         Action::FilesRead { paths } => read::files_read(ctx, paths),
+        Action::FilesReadNumbered { paths, delimiter } => {
+            read::files_read_numbered(ctx, paths, delimiter)
+        }
         Action::Ls { path } => search::ls(ctx, path),
         Action::Grep {
             pattern,
             path,
             include,
-        } => search::grep(ctx, pattern, path, include.as_deref()),
+            regex,
+        } => search::grep(ctx, pattern, path, include.as_deref(), *regex),
         Action::Glob { pattern, base_path } => search::glob(ctx, pattern, base_path),
         Action::Exec {
             code,
@@ -860,5 +938,16 @@ fn run(ctx: &mut Ctx<'_>, pa: &PlannedAction, action: &Action) -> Outcome {
             timeout,
             return_output: _,
         } => exec::run_block(ctx, &pa.block_id, code, *lang, cwd.as_ref(), *timeout),
+        Action::FileCommentLines { path, lines } => {
+            comment::toggle_lines(ctx, path, lines, &tag, comment::Toggle::Comment)
+        }
+        Action::FileUncommentLines { path, lines } => {
+            comment::toggle_lines(ctx, path, lines, &tag, comment::Toggle::Uncomment)
+        }
+        Action::FilesReplaceAllText {
+            paths,
+            old_text,
+            new_text,
+        } => multi::files_replace_all_text(ctx, paths, old_text, new_text, &tag),
     }
 }

@@ -1,6 +1,9 @@
 //! Executors of the searching read actions: ls, grep, glob. All three honour `.gitignore`
 //! (and `.git/info/exclude`, the global excludes file) through the `ignore` crate, never show
 //! `.git`, and, in a dry run, see the files earlier blocks of the reply wrote.
+//!
+//! Their `data` is the seeds' shape (unified-design.yaml): `ls` an array of `{name, type, size,
+//! modified}`, `grep` an array of `{file, line_number, line}`, `glob` an array of paths.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -107,17 +110,57 @@ pub(super) fn ls(ctx: &mut Ctx<'_>, path: &ResolvedPath) -> Outcome {
         if name.eq_ignore_ascii_case(".git") {
             continue;
         }
-        let on_disk = std::fs::symlink_metadata(path.abs.join(&name)).is_ok();
-        if on_disk && !on_disk_visible.contains(&name) {
+        let disk = std::fs::symlink_metadata(path.abs.join(&name)).ok();
+        if disk.is_some() && !on_disk_visible.contains(&name) {
             continue;
         }
-        list.push(match kind {
-            EntryKind::File { len, .. } => json!({"name": name, "type": "file", "size": len}),
-            EntryKind::Dir => json!({"name": name, "type": "directory"}),
-            EntryKind::Symlink => json!({"name": name, "type": "symlink"}),
-        });
+        // An entry only an earlier block of this dry run created has no disk time: it would
+        // have been written now.
+        let modified = disk
+            .and_then(|m| m.modified().ok())
+            .unwrap_or_else(std::time::SystemTime::now);
+        let (ty, size) = match kind {
+            EntryKind::File { len, .. } => ("file", len),
+            EntryKind::Dir => ("directory", 0),
+            EntryKind::Symlink => ("symlink", 0),
+        };
+        list.push(json!({"name": name, "type": ty, "size": size, "modified": iso_time(modified)}));
     }
-    Outcome::ok(json!({"path": path.given, "entries": list}))
+    Outcome::ok(json!(list))
+}
+
+/// A time as JavaScript's `Date.toISOString()` writes it (what the seeds' `ls` returned):
+/// `2025-07-23T10:04:05.123Z`, UTC.
+pub(crate) fn iso_time(t: std::time::SystemTime) -> String {
+    let ms = match t.duration_since(std::time::UNIX_EPOCH) {
+        Ok(d) => d.as_millis() as i128,
+        Err(e) => -(e.duration().as_millis() as i128),
+    };
+    let (days, ms_of_day) = (ms.div_euclid(86_400_000), ms.rem_euclid(86_400_000));
+    let (y, m, d) = civil_from_days(days as i64);
+    let secs = ms_of_day / 1000;
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{:03}Z",
+        secs / 3600,
+        secs / 60 % 60,
+        secs % 60,
+        ms_of_day % 1000
+    )
+}
+
+/// The proleptic Gregorian date of a day count since 1970-01-01 (eras of 400 years of 146 097
+/// days, each era's years counted from March so the leap day is last).
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
 }
 
 pub(super) fn grep(
@@ -125,12 +168,22 @@ pub(super) fn grep(
     pattern: &str,
     path: &ResolvedPath,
     include: Option<&str>,
+    regex: bool,
 ) -> Outcome {
-    let re = match regex::Regex::new(pattern) {
-        Ok(r) => r,
-        Err(e) => {
-            return Outcome::fail(format!("grep: invalid regular expression '{pattern}': {e}"))
+    // The seeds' grep is a plain substring search; `regex = "true"` opts into expressions.
+    let re = if regex {
+        match regex::Regex::new(pattern) {
+            Ok(r) => Some(r),
+            Err(e) => {
+                return Outcome::fail(format!("grep: invalid regular expression '{pattern}': {e}"))
+            }
         }
+    } else {
+        None
+    };
+    let is_match = |line: &str| match &re {
+        Some(r) => r.is_match(line),
+        None => line.contains(pattern),
     };
     let include = match include.filter(|s| !s.is_empty()) {
         None => None,
@@ -175,21 +228,17 @@ pub(super) fn grep(
         let shown = display(&path.given, &path.abs, &f);
         for (i, line) in text.split('\n').enumerate() {
             let line = line.strip_suffix('\r').unwrap_or(line);
-            if re.is_match(line) {
+            if is_match(line) {
                 if matches.len() == MAX_GREP_MATCHES {
                     truncated = true;
                     break 'files;
                 }
                 let shown_line: String = line.chars().take(MAX_LINE_CHARS).collect();
-                matches.push(json!({"file": shown, "line": i + 1, "text": shown_line}));
+                matches.push(json!({"file": shown, "line_number": i + 1, "line": shown_line}));
             }
         }
     }
-    let mut data = json!({"pattern": pattern, "path": path.given, "matches": matches});
-    if truncated {
-        data["truncated"] = json!(true);
-    }
-    let mut out = Outcome::ok(data);
+    let mut out = Outcome::ok(json!(matches));
     if truncated {
         out.warnings.push(format!(
             "only the first {MAX_GREP_MATCHES} matches are shown; narrow the pattern, the path or \
@@ -227,22 +276,28 @@ pub(super) fn glob(ctx: &mut Ctx<'_>, pattern: &str, base: &ResolvedPath) -> Out
             paths.push(display(&base.given, &base.abs, &f));
         }
     }
-    let mut data = json!({"pattern": pattern, "base_path": base.given, "paths": paths});
-    let mut out = Outcome::default();
+    let mut out = Outcome::ok(json!(paths));
     if truncated {
-        data["truncated"] = json!(true);
         out.warnings.push(format!(
             "only the first {MAX_GLOB_PATHS} paths are shown; use a narrower pattern"
         ));
     }
-    out.success = true;
-    out.data = Some(data);
     out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn iso_time_like_javascript() {
+        use std::time::{Duration, UNIX_EPOCH};
+        assert_eq!(iso_time(UNIX_EPOCH), "1970-01-01T00:00:00.000Z");
+        let t = UNIX_EPOCH + Duration::from_millis(1_753_265_045_123);
+        assert_eq!(iso_time(t), "2025-07-23T10:04:05.123Z");
+        let leap = UNIX_EPOCH + Duration::from_secs(951_782_400);
+        assert_eq!(iso_time(leap), "2000-02-29T00:00:00.000Z");
+    }
 
     #[test]
     fn display_joins_given_base() {

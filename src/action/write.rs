@@ -65,7 +65,8 @@ pub(super) fn file_write(
     content: &str,
     create_only: bool,
 ) -> Outcome {
-    if create_only && ctx.vfs.exists(&path.abs) {
+    let exists = ctx.vfs.exists(&path.abs);
+    if create_only && exists {
         return Outcome::fail(format!(
             "EEXIST: file already exists, open '{}' (file_create never overwrites; use \
              file_write to replace the file, or file_replace_text to change part of it)",
@@ -75,11 +76,15 @@ pub(super) fn file_write(
     if let Err(e) = make_parents(ctx, path) {
         return Outcome::fail(node_error(&e, &path.given, "open", None));
     }
-    if let Err(e) = ctx.vfs.write_file(&path.abs, content.as_bytes(), false) {
+    let (bytes, notes) =
+        crate::editorconfig::shape(content, &path.abs, !exists, ctx.opts.whole_file);
+    if let Err(e) = ctx.vfs.write_file(&path.abs, &bytes, false) {
         return Outcome::fail(node_error(&e, &path.given, "open", None));
     }
     ctx.lines.reset(&path.abs);
-    Outcome::ok(json!({"path": path.given, "bytesWritten": content.len()}))
+    let mut out = Outcome::ok(json!({"path": path.given, "bytesWritten": bytes.len()}));
+    out.warnings = notes;
+    out
 }
 
 /// file_append. The file is not copied: its facts come from [`Vfs::text_info`] and the text is
@@ -448,19 +453,46 @@ pub(super) fn replace_lines(
     new_content: &str,
     tag: &Tag,
 ) -> Outcome {
-    const NAME: &str = "file_replace_lines";
-    let content = match read_text(ctx, NAME, path) {
+    let edit = |lines: &[String]| Ok((new_content.to_string(), lines.len()));
+    edit_lines(
+        ctx,
+        "file_replace_lines",
+        path,
+        spec,
+        tag,
+        "lines_replaced",
+        &edit,
+    )
+}
+
+/// What a line edit makes of the current lines of its range (each without its line break):
+/// the new text and the count its result reports, or why it cannot.
+pub(super) type LineEdit<'a> = dyn Fn(&[String]) -> Result<(String, usize), String> + 'a;
+
+/// Replaces a line range (`"4"` / `"23-43"`, numbered as the file was before the reply, see
+/// [`super::lines`]) with what `edit` makes of it: file_replace_lines, file_comment_lines,
+/// file_uncomment_lines. The result's data is `{path, <count_key>: count}`.
+pub(super) fn edit_lines(
+    ctx: &mut Ctx<'_>,
+    name: &str,
+    path: &ResolvedPath,
+    spec: &str,
+    tag: &Tag,
+    count_key: &str,
+    edit: &LineEdit<'_>,
+) -> Outcome {
+    let content = match read_text(ctx, name, path) {
         Ok(c) => c,
         Err(e) => return Outcome::fail(e),
     };
     if content.is_empty() {
         return Outcome::fail(format!(
-            "{NAME}: Line range {spec} is out of bounds (file has 0 lines)"
+            "{name}: Line range {spec} is out of bounds (file has 0 lines)"
         ));
     }
     let (start, end) = match parse_line_spec(spec) {
         Ok(r) => r,
-        Err(e) => return Outcome::fail(spec_error(NAME, spec, e)),
+        Err(e) => return Outcome::fail(spec_error(name, spec, e)),
     };
     let base = ctx.lines.base_lines(&path.abs, &content);
     let current_count = count_lines(&content);
@@ -474,7 +506,7 @@ pub(super) fn replace_lines(
             )
         };
         return Outcome::fail(format!(
-            "{NAME}: Line range {spec} is out of bounds ({had})"
+            "{name}: Line range {spec} is out of bounds ({had})"
         ));
     }
     let mapped = match ctx.lines.map(&path.abs, &content, start, end) {
@@ -500,9 +532,10 @@ pub(super) fn replace_lines(
                 })
                 .collect();
             return Outcome::fail(format!(
-                "{NAME}: lines {spec} overlap an earlier edit of this reply: {}. Line numbers of \
-                 every file_replace_lines block refer to the file before the reply, so \
-                 overlapping edits cannot both apply — merge them into one block",
+                "{name}: lines {spec} overlap an earlier edit of this reply: {}. Line numbers of \
+                 every file_replace_lines, file_comment_lines and file_uncomment_lines block \
+                 refer to the file before the reply, so overlapping edits cannot both apply — \
+                 merge them into one block",
                 who.join("; ")
             ));
         }
@@ -516,7 +549,7 @@ pub(super) fn replace_lines(
     let lines = split_keep(body);
     if ce > lines.len() {
         return Outcome::fail(format!(
-            "{NAME}: Line range {spec} is out of bounds (file has {} lines)",
+            "{name}: Line range {spec} is out of bounds (file has {} lines)",
             lines.len()
         ));
     }
@@ -526,6 +559,14 @@ pub(super) fn replace_lines(
         b"\n"
     };
     let last_term = lines[ce - 1].1;
+    let current: Vec<String> = lines[cs - 1..ce]
+        .iter()
+        .map(|(text, _)| String::from_utf8_lossy(text).into_owned())
+        .collect();
+    let (new_content, count) = match edit(&current) {
+        Ok(x) => x,
+        Err(e) => return Outcome::fail(format!("{name}: {e}")),
+    };
     let new_text = new_content.replace("\r\n", "\n").replace('\r', "\n");
     let new_lines: Vec<&str> = new_text.split('\n').collect();
     let mut out = Vec::with_capacity(content.len() + new_content.len());
@@ -557,7 +598,8 @@ pub(super) fn replace_lines(
         new_lines.len(),
         tag,
     );
-    let mut data = json!({"path": path.given, "lines_replaced": end - start + 1});
+    let mut data = json!({"path": path.given});
+    data[count_key] = json!(count);
     let mut result = Outcome::default();
     if cs != start {
         let now = if cs == ce {
@@ -578,7 +620,7 @@ pub(super) fn replace_lines(
             .map(|t| format!("{} ({})", t.block_id, t.action))
             .collect();
         result.warnings.push(format!(
-            "{orig} of the file before this reply {} now at {} {now} after earlier edits of this reply (block {}); the replacement was made there",
+            "{orig} of the file before this reply {} now at {} {now} after earlier edits of this reply (block {}); the edit was made there",
             if start == end { "is" } else { "are" },
             if cs == ce { "line" } else { "lines" },
             by.join(", block ")

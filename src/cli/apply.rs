@@ -5,14 +5,15 @@
 
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use anyhow::Context;
 
-use crate::action::{self, Approval, EngineOptions, ExecPolicy, ExecRequest, Execution};
+use crate::action::{self, Approval, EngineOptions, ExecPolicy, ExecRequest, Execution, Lang};
 use crate::block;
 use crate::cli::parse::DialectArg;
 use crate::cli::{Format, Global};
+use crate::config::ColorSetting;
 use crate::error::{Outcome, Refusal};
 use crate::record::{self, apply::ApplyError, apply::ApplyOptions};
 use crate::report::{self, ReportFormat};
@@ -64,18 +65,70 @@ pub struct Args {
 
     /// What happens to uncommitted work: `keep` leaves it uncommitted (staged stays staged)
     /// and the AI commit holds only the AI's changes; `commit` first records it in a
-    /// `clada: snapshot before AI edit` commit on the branch.
-    #[arg(long, value_enum, value_name = "MODE", default_value_t = WipArg::Keep)]
-    pub wip: WipArg,
+    /// `clada: snapshot before AI edit` commit on the branch. Default: config `wip`, else keep.
+    #[arg(long, value_enum, value_name = "MODE")]
+    pub wip: Option<WipArg>,
+
+    /// Author of the AI commit, as `NAME <EMAIL>` (like `git commit --author`). The committer,
+    /// and any snapshot of your own work, keep your identity.
+    #[arg(long, value_name = "NAME <EMAIL>", value_parser = parse_author)]
+    pub git_author: Option<(String, String)>,
 
     /// Use MESSAGE as the commit subject instead of the generated `AI: …` summary.
     #[arg(short = 'm', long = "message", value_name = "MESSAGE")]
     pub message: Option<String>,
 
-    /// Policy for `exec` blocks: ask on a terminal, allow, or deny. Default: ask on a
-    /// terminal, deny otherwise.
+    /// Policy for `exec` blocks: ask, allow, or deny. Default: config `exec`, else ask
+    /// (without a terminal only approved and read-only commands run).
     #[arg(long, value_enum, value_name = "POLICY")]
     pub exec: Option<ExecPolicyArg>,
+
+    /// Time limit per exec block without its own `timeout` (`30`, `500ms`, `2m`). Default:
+    /// config `timeout`, else 30s.
+    #[arg(long, value_name = "DURATION", value_parser = crate::config::duration_arg)]
+    pub timeout: Option<std::time::Duration>,
+
+    /// Output cap per stream of an exec block (`1048576`, `512k`, `10MiB`). Default: config
+    /// `max_output`, else 10MiB.
+    #[arg(long, value_name = "SIZE", value_parser = crate::config::size_arg)]
+    pub max_output: Option<usize>,
+
+    /// Time limit for all exec blocks of the reply together. Default: config
+    /// `total_timeout`, else none.
+    #[arg(long, value_name = "DURATION", value_parser = crate::config::duration_arg)]
+    pub total_timeout: Option<std::time::Duration>,
+}
+
+/// `NAME <EMAIL>` → (name, email); both parts required, as git needs them.
+fn parse_author(s: &str) -> Result<(String, String), String> {
+    let bad =
+        || format!("expected `NAME <EMAIL>` (for example `clada <clada@example.com>`), got '{s}'");
+    let (name, rest) = s.split_once('<').ok_or_else(bad)?;
+    let email = rest.strip_suffix('>').ok_or_else(bad)?;
+    let name = name.trim();
+    if name.is_empty() || email.trim().is_empty() || email.contains(['<', '>', '\n']) {
+        return Err(bad());
+    }
+    if name.contains(['<', '>', '\n']) {
+        return Err(bad());
+    }
+    Ok((name.to_string(), email.trim().to_string()))
+}
+
+/// The AI commit's author from config `commit.author` / `clada.author`, checked like
+/// `--git-author` (a malformed value is an error naming where it was set).
+pub(crate) fn config_author(
+    cfg: &crate::config::Config,
+) -> anyhow::Result<Option<(String, String)>> {
+    let Some(value) = &cfg.commit_author.value else {
+        return Ok(None);
+    };
+    parse_author(value).map(Some).map_err(|why| {
+        anyhow::Error::new(crate::error::UsageError(format!(
+            "commit.author (set in {}): {why}",
+            cfg.commit_author.source
+        )))
+    })
 }
 
 /// What to do with uncommitted work during an apply.
@@ -90,7 +143,8 @@ pub enum WipArg {
 /// Policy for running `exec` blocks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum ExecPolicyArg {
-    /// Show the code and ask y/n/always (terminal only).
+    /// Show the code and ask y/n/always (approved and read-only commands run without asking;
+    /// without a terminal everything else is refused).
     Ask,
     /// Run every exec block.
     Allow,
@@ -114,18 +168,39 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
     }
     let reply = read_reply(&args)?;
     let cwd = std::env::current_dir().context("cannot determine the current directory")?;
+    let (cfg, root) = crate::config::load_with_root(&cwd)?;
+    let _ = COLOR.set(cfg.color.value);
+    let root = root.unwrap_or_else(|| cwd.clone());
+    let (engine, approvals) = engine_options(&args, &global, &cfg, &root)?;
+    let wip = args.wip.unwrap_or(match cfg.wip.value {
+        crate::config::WipSetting::Keep => WipArg::Keep,
+        crate::config::WipSetting::Commit => WipArg::Commit,
+    });
     let opts = ApplyOptions {
         dialect: args.dialect.into(),
         allow_outside: args.allow_outside,
         atomic: args.atomic,
+        author: match &args.git_author {
+            Some(a) => Some(a.clone()),
+            None => config_author(&cfg)?,
+        },
         no_commit: args.no_commit,
         no_verify: args.no_verify,
         no_snapshot: args.no_snapshot,
-        wip_commit: args.wip == WipArg::Commit,
+        wip_commit: wip == WipArg::Commit,
         message: args.message.clone(),
-        engine: engine_options(&args, &global),
+        coauthor: cfg.commit_coauthor.value.clone(),
+        paths_deny: cfg.paths_deny.value.clone(),
+        hooks: crate::apply_hooks::Hooks {
+            timeout: engine.exec_timeout,
+            max_output: engine.exec_max_output,
+            ..crate::apply_hooks::Hooks::from_config(&cfg)
+        },
+        engine,
     };
-    let outcome = match record::apply::apply(&cwd, &reply, &opts) {
+    let result = record::apply::apply(&cwd, &reply, &opts);
+    approvals.store(&root)?;
+    let outcome = match result {
         Ok(o) => o,
         Err(ApplyError::Refused(msg)) => return Err(Refusal(msg).into()),
         Err(e) => return Err(e.into()),
@@ -153,21 +228,79 @@ fn read_reply(args: &Args) -> anyhow::Result<crate::input::Reply> {
     Ok(crate::input::read_reply(args.file.as_deref())?)
 }
 
-/// The engine options the command line asks for: `--dry-run`, `--exec` (default: ask on a
-/// terminal, deny otherwise), and a terminal prompt for `ask`.
-pub fn engine_options(args: &Args, global: &Global) -> EngineOptions {
-    let interactive = std::io::stdin().is_terminal() || std::io::stderr().is_terminal();
-    let policy = match args.exec {
-        Some(p) => p.into(),
-        None if interactive => ExecPolicy::Ask,
-        None => ExecPolicy::Deny,
-    };
-    EngineOptions {
-        dry_run: global.dry_run,
-        exec: policy,
-        prompt: Some(Arc::new(ask_on_tty)),
-        ..EngineOptions::default()
+/// The `color` preference of the configuration this process loaded (reports of other
+/// commands that print through [`finish_report`] without loading it use `auto`).
+static COLOR: std::sync::OnceLock<ColorSetting> = std::sync::OnceLock::new();
+
+/// Commands the user answered "always" for during one apply, stored in the repository's
+/// approval file afterwards (never during the apply: the file is no part of the AI commit).
+#[derive(Clone, Default)]
+pub struct NewApprovals(Arc<Mutex<Vec<String>>>);
+
+impl NewApprovals {
+    /// Adds the commands to `<root>/.clada/allowed-commands.json` and says so on stderr.
+    pub fn store(&self, root: &std::path::Path) -> anyhow::Result<()> {
+        let commands = self.0.lock().map(|v| v.clone()).unwrap_or_default();
+        for c in crate::exec_policy::Approvals::store(root, &commands)? {
+            eprintln!(
+                "approved for this repository (in {}): {c}",
+                crate::exec_policy::APPROVALS_FILE
+            );
+        }
+        Ok(())
     }
+}
+
+/// The engine options the command line and the configuration ask for: `--dry-run`, `--exec`
+/// (else config `exec`, else ask — with a terminal prompt when there is a terminal), limits,
+/// the repository's approved commands, whole-file shaping (`files.final_newline`,
+/// `.editorconfig`).
+pub fn engine_options(
+    args: &Args,
+    global: &Global,
+    cfg: &crate::config::Config,
+    root: &std::path::Path,
+) -> anyhow::Result<(EngineOptions, NewApprovals)> {
+    use crate::config::ExecSetting;
+    let interactive = std::io::stdin().is_terminal() || std::io::stderr().is_terminal();
+    let policy = match (args.exec, cfg.exec.value) {
+        (Some(p), _) => p.into(),
+        (None, Some(ExecSetting::Allow)) => ExecPolicy::Allow,
+        (None, Some(ExecSetting::Deny)) => ExecPolicy::Deny,
+        (None, Some(ExecSetting::Ask) | None) => ExecPolicy::Ask,
+    };
+    let approvals = NewApprovals::default();
+    let prompt: Option<Arc<crate::action::ExecPrompt>> = if interactive {
+        let store = approvals.clone();
+        Some(Arc::new(move |req: &ExecRequest| {
+            let answer = ask_on_tty(req);
+            if answer == Approval::Always && matches!(req.lang, Lang::Bash | Lang::Sh) {
+                if let Ok(mut v) = store.0.lock() {
+                    v.push(crate::exec_policy::approval_key(&req.code));
+                }
+            }
+            answer
+        }))
+    } else {
+        None
+    };
+    let approved = crate::exec_policy::Approvals::load(root)?.set();
+    Ok((
+        EngineOptions {
+            dry_run: global.dry_run,
+            exec: policy,
+            exec_timeout: args.timeout.unwrap_or(cfg.timeout.value),
+            exec_max_output: args.max_output.unwrap_or(cfg.max_output.value),
+            exec_total_timeout: args.total_timeout.or(cfg.total_timeout.value),
+            approved: Arc::new(approved),
+            prompt,
+            whole_file: crate::editorconfig::WholeFile {
+                final_newline: cfg.files_final_newline.value,
+                editorconfig: true,
+            },
+        },
+        approvals,
+    ))
 }
 
 /// Shows the code on the terminal and asks y/n/always. The answer is read from the terminal
@@ -189,7 +322,11 @@ fn ask_on_tty(req: &ExecRequest) -> Approval {
         req.cwd.display(),
         req.code.trim_end()
     );
-    let _ = write!(out, "Run it? [y]es / [N]o / [a]lways for this reply: ");
+    let _ = write!(
+        out,
+        "Run it? [y]es / [N]o / [a]lways (for this reply, and a shell command is remembered in {}): ",
+        crate::exec_policy::APPROVALS_FILE
+    );
     let _ = out.flush();
     let mut answer = String::new();
     if std::io::BufReader::new(&tty)
@@ -210,11 +347,38 @@ fn run_no_git(args: Args, global: Global) -> anyhow::Result<Outcome> {
     let reply = read_reply(&args)?;
     let parsed = block::parse(&reply.text, args.dialect.into());
     let cwd = std::env::current_dir().context("cannot determine the current directory")?;
-    let sandbox = Sandbox::new(&cwd, args.allow_outside)?;
+    let cfg = crate::config::load_for_dir(&cwd)?;
+    let _ = COLOR.set(cfg.color.value);
+    let sandbox = Sandbox::new(&cwd, args.allow_outside)?.deny_paths(&cfg.paths_deny.value);
     let plan = action::plan(&parsed, &sandbox);
-    let opts = engine_options(&args, &global);
+    let (opts, approvals) = engine_options(&args, &global, &cfg, &cwd)?;
     let execution = action::execute(&plan, &sandbox, &opts);
+    approvals.store(&cwd)?;
     finish_report(&execution, &global)
+}
+
+/// Set once a report went to stdout: an error after that (a refusal judged from the report, a
+/// failed write) must not print a second, fatal report.
+static REPORT_WRITTEN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Prints the `fatalError` report (json and llm formats) for an apply that failed as a whole,
+/// unless a report was already written. The error itself still goes to stderr, and the exit
+/// status stays that of the error.
+pub fn print_fatal(message: &str, format: Format) {
+    if REPORT_WRITTEN.swap(true, std::sync::atomic::Ordering::SeqCst) {
+        return;
+    }
+    let format = match format {
+        Format::Human => ReportFormat::Human,
+        Format::Json => ReportFormat::Json,
+        Format::Llm => ReportFormat::Llm,
+    };
+    if let Some(text) = report::fatal(message, format) {
+        let mut stdout = std::io::stdout().lock();
+        let _ = stdout
+            .write_all(text.as_bytes())
+            .and_then(|()| stdout.flush());
+    }
 }
 
 /// Prints the report to stdout and maps the result to the exit status: 0 all succeeded; 3 when
@@ -226,9 +390,15 @@ pub fn finish_report(execution: &Execution, global: &Global) -> anyhow::Result<O
         Format::Json => ReportFormat::Json,
         Format::Llm => ReportFormat::Llm,
     };
-    let color = report::use_color(std::io::stdout().is_terminal());
+    let color = match COLOR.get() {
+        // NO_COLOR still wins (DESIGN §2).
+        Some(ColorSetting::Always) => std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+        Some(ColorSetting::Never) => false,
+        Some(ColorSetting::Auto) | None => report::use_color(std::io::stdout().is_terminal()),
+    };
     let text = report::render(result, format, color);
     let mut stdout = std::io::stdout().lock();
+    REPORT_WRITTEN.store(true, std::sync::atomic::Ordering::SeqCst);
     stdout
         .write_all(text.as_bytes())
         .and_then(|()| stdout.flush())

@@ -11,6 +11,7 @@ use crate::error::{exit_code_for, Outcome, UsageError};
 
 pub mod apply;
 pub mod check;
+pub mod config;
 pub mod demo;
 pub mod generate;
 pub mod hooks;
@@ -106,6 +107,7 @@ pub enum Command {
     Log(log::Args),
     Show(show::Args),
     Watch(watch::Args),
+    Config(config::Args),
     Hooks(hooks::Args),
     InstallMan(install_man::Args),
     Demo(demo::Args),
@@ -116,13 +118,25 @@ pub enum Command {
 /// Runs the parsed command line and maps its outcome or error to the process exit code.
 pub fn main(cli: Cli) -> std::process::ExitCode {
     crate::trace::phase("start");
+    // An apply that fails as a whole still prints a (fatalError) report in json and llm.
+    let fatal_report = matches!(cli.command, Command::Apply(_)).then(|| {
+        Global {
+            format: cli.format,
+            dry_run: cli.dry_run,
+        }
+        .format_or_default()
+    });
     match run(cli) {
         Ok(outcome) => {
             crate::trace::phase("done");
             std::process::ExitCode::from(outcome.code())
         }
         Err(err) => {
-            eprintln!("git-clada: {}", error_message(&err));
+            let message = error_message(&err);
+            if let Some(format) = fatal_report {
+                apply::print_fatal(&message, format);
+            }
+            eprintln!("git-clada: {message}");
             std::process::ExitCode::from(exit_code_for(&err))
         }
     }
@@ -164,6 +178,7 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Log(args) => log::run(args, global),
         Command::Show(args) => show::run(args, global),
         Command::Watch(args) => watch::run(args, global),
+        Command::Config(args) => config::run(args, global),
         Command::Hooks(args) => hooks::run(args, global),
         Command::InstallMan(args) => install_man::run(args, global),
         Command::Demo(args) => demo::run(args, global),

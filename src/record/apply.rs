@@ -52,8 +52,17 @@ pub struct ApplyOptions {
     pub wip_commit: bool,
     /// Replaces the generated subject.
     pub message: Option<String>,
+    /// `(name, email)` of the AI commit's author (`--git-author`); the committer, and the
+    /// snapshot of the user's work, keep the user's identity.
+    pub author: Option<(String, String)>,
     /// Engine options; `engine.dry_run` makes the whole apply a dry run.
     pub engine: EngineOptions,
+    /// Path globs the sandbox refuses (config `paths.deny`).
+    pub paths_deny: Vec<String>,
+    /// `Co-authored-by` value (config `commit.coauthor`); else git config `clada.coauthor`.
+    pub coauthor: Option<String>,
+    /// `hooks.before` / `hooks.after` from the configuration (see `crate::apply_hooks`).
+    pub hooks: crate::apply_hooks::Hooks,
 }
 
 /// What an apply did.
@@ -112,13 +121,19 @@ pub fn refuse_if_busy(repo: &Repo) -> Result<(), ApplyError> {
 pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutcome, ApplyError> {
     let repo = Repo::discover(cwd)?;
     crate::trace::phase("open");
+    // hooks.before changes the user's state, so it runs before any of it is read.
+    let (before, before_ok) = match opts.engine.dry_run {
+        true => (Vec::new(), true),
+        false => crate::apply_hooks::run("before", &opts.hooks.before, repo.workdir(), &opts.hooks),
+    };
     // The repository-sized work (reading the index, comparing it with the worktree) runs in
     // the background while the reply is parsed and the lock taken; `finish_status` redoes it
     // if the index changed in between.
     let prefetch = repo.prefetch_status();
     let parsed = block::parse(&reply.text, opts.dialect);
     let sandbox = Sandbox::new(repo.workdir(), opts.allow_outside)?
-        .refuse_nested_repositories(&repo.declared_submodules());
+        .refuse_nested_repositories(&repo.declared_submodules())
+        .deny_paths(&opts.paths_deny);
     // The replacer format's suffix rule searches the tracked files.
     let sandbox = match crate::format::needs_tracked(&parsed) {
         true => sandbox.with_tracked(repo.tracked_paths()),
@@ -126,9 +141,29 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
     };
     let plan = action::plan(&parsed, &sandbox);
     crate::trace::phase("parse+plan");
+    if !before_ok {
+        let mut execution = action::execute(
+            &action::Plan {
+                actions: Vec::new(),
+                ..plan.clone()
+            },
+            &sandbox,
+            &opts.engine,
+        );
+        execution.result.steps = before;
+        execution
+            .result
+            .warnings
+            .push("a hooks.before command failed, so no block of the reply was applied".into());
+        execution.result.update_success();
+        return Ok(uncommitted(execution));
+    }
 
     if plan.nothing_to_do() {
-        return Ok(uncommitted(action::execute(&plan, &sandbox, &opts.engine)));
+        let mut execution = action::execute(&plan, &sandbox, &opts.engine);
+        execution.result.steps = before;
+        execution.result.update_success();
+        return Ok(uncommitted(execution));
     }
 
     // A dry run reads the state without taking the lock, so it changes nothing, not even
@@ -143,6 +178,15 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
 
     let mut execution = action::execute(&plan, &sandbox, &opts.engine);
     crate::trace::phase("execute");
+    // hooks.after (a formatter, the tests) sees the reply's result; what it changes is
+    // collected with exec's changes (`has_exec`).
+    let (after, _) =
+        crate::apply_hooks::run("after", &opts.hooks.after, repo.workdir(), &opts.hooks);
+    execution
+        .result
+        .steps
+        .extend(before.into_iter().chain(after));
+    execution.result.update_success();
     crate::failpoint::hit("apply:after-execute");
     execution.result.warnings.append(&mut tx.warnings);
     tx.run(&start, opts, reply, execution)
@@ -198,10 +242,11 @@ impl Start {
         let identity = repo.identity()?;
         let head_tree = repo.tree_of(head_commit)?;
         crate::trace::phase("checks");
-        let has_exec = plan
-            .actions
-            .iter()
-            .any(|a| a.action == "exec" && a.op.is_ok());
+        let has_exec = !opts.hooks.after.is_empty()
+            || plan
+                .actions
+                .iter()
+                .any(|a| a.action == "exec" && a.op.is_ok());
         let index_stamp = index_stamp(repo);
         // Exec may create, change or delete untracked files, so its status lists them (a
         // directory walk) for the journal to save.
@@ -382,10 +427,21 @@ impl Transaction<'_> {
     ) -> Result<ApplyOutcome, ApplyError> {
         let repo = self.repo;
         let changed = self.collect_changes(start, &mut execution)?;
-        if opts.atomic && !execution.result.success {
+        let hook_failed = opts.hooks.rollback_on_failure
+            && execution
+                .result
+                .steps
+                .iter()
+                .any(|s| !s.success && crate::apply_hooks::is_hook_step(s));
+        if (opts.atomic && !execution.result.success) || hook_failed {
             roll_back(repo, &self.journal, &execution, &changed)?;
             Journal::remove(repo)?;
-            crate::report::mark_rolled_back(&mut execution.result, "--atomic");
+            let cause = if opts.atomic {
+                "--atomic"
+            } else {
+                "hooks.rollback_on_failure"
+            };
+            crate::report::mark_rolled_back(&mut execution.result, cause);
             return Ok(uncommitted(execution));
         }
         // From here on git's index lock is held (with exec it is taken only now, as exec
@@ -679,7 +735,7 @@ impl Transaction<'_> {
 
     /// Stages, runs the hooks, writes the commit(s), moves the branch and stores the record.
     fn commit(
-        mut self,
+        self,
         start: &Start,
         opts: &ApplyOptions,
         reply: &Reply,
@@ -688,7 +744,6 @@ impl Transaction<'_> {
         lock: crate::repo::IndexLock,
     ) -> Result<ApplyOutcome, ApplyError> {
         let repo = self.repo;
-        let dirty = start.status.is_dirty();
         if let Err(reason) = &built.on_head {
             if reason != "--wip commit" {
                 execution.result.warnings.push(format!(
@@ -698,13 +753,15 @@ impl Transaction<'_> {
         }
         // The index to commit from, and the one to leave behind: with the user's work kept
         // uncommitted they differ (the user's staged work stays staged, not committed).
-        let (mut commit_tree, commit_index, mut final_index) = self.stage(start, &built)?;
+        let staged = self.stage(start, &built)?;
         crate::trace::phase("index: apply");
-        let mut after_tree = built.after_tree;
 
-        let coauthor = repo.config_string("clada.coauthor");
+        let coauthor = opts
+            .coauthor
+            .clone()
+            .or_else(|| repo.config_string("clada.coauthor"));
         let reply_blob = repo.write_blob(reply.text.as_bytes())?;
-        let mut msg = message::build(
+        let msg = message::build(
             &execution.result,
             &built.items,
             &reply.source,
@@ -713,13 +770,60 @@ impl Transaction<'_> {
             coauthor.as_deref(),
         );
 
-        // Hooks read the index from disk, may re-stage files (formatters do) and may fail.
+        let Some(written) = self.write_index(
+            start,
+            opts,
+            &built,
+            staged,
+            lock,
+            msg,
+            &mut execution.result.steps,
+        )?
+        else {
+            execution.result.warnings.push(
+                "a hook failed, so nothing was committed; the AI's changes are in the worktree, unstaged (fix what the hook reports and apply again, or take them back with `git clada undo`)".into(),
+            );
+            let index_tree = self.index_tree;
+            return self.close_uncommitted(
+                start,
+                reply,
+                execution,
+                Some((built.after_tree, index_tree)),
+            );
+        };
+        crate::trace::phase("write index");
+        self.publish(start, opts, reply, execution, &built, written)
+    }
+
+    /// Writes the index to commit from into git's lock and runs the pre-commit and
+    /// commit-msg hooks on it (they read the index from disk, may re-stage files — formatters
+    /// do — and may fail); then the index left behind goes into the lock, written on another
+    /// thread while the objects are made. `None`: a hook failed and the user's own index is
+    /// back in place.
+    #[allow(clippy::too_many_arguments)]
+    fn write_index(
+        &self,
+        start: &Start,
+        opts: &ApplyOptions,
+        built: &Built,
+        staged: Staged,
+        lock: crate::repo::IndexLock,
+        mut msg: String,
+        steps: &mut Vec<Step>,
+    ) -> Result<Option<Written>, ApplyError> {
+        let repo = self.repo;
+        let Staged {
+            mut commit_tree,
+            commit_index,
+            mut final_index,
+        } = staged;
+        let mut after_tree = built.after_tree;
         let runs_hooks = !opts.no_verify
             && (repo.hook_path("pre-commit").is_some() || repo.hook_path("commit-msg").is_some());
         // The tree the index left behind holds (I'): the commit's tree when everything is
         // committed, the user's index tree plus the AI's changes when their work is kept.
         let mut final_tree = match &built.on_head {
-            Ok(on_head) if dirty => repo.edit_tree(self.index_tree, on_head)?,
+            Ok(on_head) if start.status.is_dirty() => repo.edit_tree(self.index_tree, on_head)?,
             _ => commit_tree,
         };
         let index_writer;
@@ -729,21 +833,12 @@ impl Transaction<'_> {
             lock.commit(&hook_index)?;
             crate::failpoint::hit("apply:after-index");
             match run_pre_commit_hooks(repo, &mut msg)? {
-                HookVerdict::Pass(steps) => execution.result.steps.extend(steps),
-                HookVerdict::Fail(steps) => {
-                    execution.result.steps.extend(steps);
+                HookVerdict::Pass(run) => steps.extend(run),
+                HookVerdict::Fail(run) => {
+                    steps.extend(run);
                     // The user's own index back; the AI's changes stay in the worktree.
                     repo.lock_index()?.commit(&start.index)?;
-                    execution.result.warnings.push(
-                        "a hook failed, so nothing was committed; the AI's changes are in the worktree, unstaged (fix what the hook reports and apply again, or take them back with `git clada undo`)".into(),
-                    );
-                    let index_tree = self.index_tree;
-                    return self.close_uncommitted(
-                        start,
-                        reply,
-                        execution,
-                        Some((built.after_tree, index_tree)),
-                    );
+                    return Ok(None);
                 }
             }
             let after_hooks = repo.read_index()?;
@@ -784,13 +879,47 @@ impl Transaction<'_> {
                 Ok::<_, RepoError>(lock)
             });
         }
-        crate::trace::phase("write index");
-        let after_index = final_tree;
+        Ok(Some(Written {
+            commit_tree,
+            after_tree,
+            after_index: final_tree,
+            index_writer,
+            msg,
+        }))
+    }
+
+    /// Makes the commit, the record and the notes, and moves the branch, the record refs and
+    /// the notes in one ref transaction; then git's index lock is released into place.
+    fn publish(
+        mut self,
+        start: &Start,
+        opts: &ApplyOptions,
+        reply: &Reply,
+        mut execution: Execution,
+        built: &Built,
+        written: Written,
+    ) -> Result<ApplyOutcome, ApplyError> {
+        let repo = self.repo;
+        let Written {
+            commit_tree,
+            after_tree,
+            after_index,
+            index_writer,
+            msg,
+        } = written;
 
         let head_commit = start.head_commit;
         let identity = &start.identity;
-        let (parent, snap, kept) = self.user_work_commit(start, &built, reply)?;
-        let commit = repo.write_commit(commit_tree, &[parent], &msg, &identity.0, &identity.1)?;
+        let (parent, snap, kept) = self.user_work_commit(start, built, reply)?;
+        let author = match &opts.author {
+            Some((name, email)) => crate::repo::Signature {
+                name: name.clone(),
+                email: email.clone(),
+                ..identity.0.clone()
+            },
+            None => identity.0.clone(),
+        };
+        let commit = repo.write_commit(commit_tree, &[parent], &msg, &author, &identity.1)?;
         self.journal.commit = Some(commit.to_string());
         // Untracked after the apply means: not in the index it leaves behind.
         self.journal.after = untracked_after(repo, &self.journal, after_index)?;
@@ -889,7 +1018,7 @@ impl Transaction<'_> {
     }
     /// The tree to commit, the index the hooks see (what is committed) and the index left
     /// behind: with the user's work kept they differ (staged work stays staged, uncommitted).
-    fn stage(&self, start: &Start, built: &Built) -> Result<(ObjectId, Index, Index), ApplyError> {
+    fn stage(&self, start: &Start, built: &Built) -> Result<Staged, ApplyError> {
         let repo = self.repo;
         Ok(match &built.on_head {
             Ok(on_head) => {
@@ -910,7 +1039,11 @@ impl Transaction<'_> {
                 )?;
                 let final_index =
                     with_updates(repo, &start.index, &index_updates(on_head, &built.changes))?;
-                (tree, commit_index, final_index)
+                Staged {
+                    commit_tree: tree,
+                    commit_index,
+                    final_index,
+                }
             }
             Err(_) => {
                 let mut all = built.changes.clone();
@@ -924,7 +1057,11 @@ impl Transaction<'_> {
                 }
                 let mut index = start.index.clone();
                 index.apply(repo, &index_updates(&all, &all))?;
-                (built.after_tree, index.clone(), index)
+                Staged {
+                    commit_tree: built.after_tree,
+                    commit_index: index.clone(),
+                    final_index: index,
+                }
             }
         })
     }
@@ -1469,6 +1606,25 @@ pub fn record_journal(repo: &Repo, tree: ObjectId) -> Result<Option<Journal>, Ap
         source,
     })?;
     Ok(Some(journal))
+}
+
+/// What `stage` made: the tree to commit, the index the hooks see and the index left behind.
+struct Staged {
+    commit_tree: ObjectId,
+    commit_index: Index,
+    final_index: Index,
+}
+
+/// The index written (into git's lock, possibly still on its thread) and what it holds.
+struct Written {
+    commit_tree: ObjectId,
+    /// The tracked worktree after the apply (W'), including what hooks re-staged.
+    after_tree: ObjectId,
+    /// The tree of the index left behind (I').
+    after_index: ObjectId,
+    index_writer: std::thread::JoinHandle<Result<crate::repo::IndexLock, RepoError>>,
+    /// The commit message, as the commit-msg hook left it.
+    msg: String,
 }
 
 enum HookVerdict {

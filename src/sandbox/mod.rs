@@ -49,6 +49,8 @@ pub enum PathErrorCode {
     RootDir,
     /// Would change a file inside a submodule or another nested repository.
     Submodule,
+    /// Matches a `paths.deny` glob of the configuration.
+    PathDenied,
 }
 
 impl PathErrorCode {
@@ -60,6 +62,7 @@ impl PathErrorCode {
             PathErrorCode::InvalidPath => "invalid_path",
             PathErrorCode::RootDir => "root_dir",
             PathErrorCode::Submodule => "submodule",
+            PathErrorCode::PathDenied => "path_denied",
         }
     }
 }
@@ -111,6 +114,9 @@ pub struct Sandbox {
     /// The repository's tracked files (root-relative, `/`-separated), for the replacer
     /// format's suffix rule; without it the worktree's not-ignored files are used.
     tracked: Option<std::sync::Arc<Vec<String>>>,
+    /// `paths.deny` of the configuration: refused root-relative paths (and everything under
+    /// a matching directory).
+    denied: Option<(globset::GlobSet, Vec<String>)>,
 }
 
 impl Sandbox {
@@ -126,7 +132,43 @@ impl Sandbox {
             allow_outside,
             nested: None,
             tracked: None,
+            denied: None,
         })
+    }
+
+    /// Refuses every path matching one of `globs` (`paths.deny`; `*` also crosses `/`), or
+    /// lying under a directory that does. Invalid globs are skipped (the configuration
+    /// loader reports them).
+    pub fn deny_paths(mut self, globs: &[String]) -> Sandbox {
+        if globs.is_empty() {
+            return self;
+        }
+        let mut b = globset::GlobSetBuilder::new();
+        for g in globs {
+            if let Ok(glob) = globset::Glob::new(g) {
+                b.add(glob);
+            }
+        }
+        if let Ok(set) = b.build() {
+            self.denied = Some((set, globs.to_vec()));
+        }
+        self
+    }
+
+    /// The `paths.deny` glob `rel` (or a directory above it) matches.
+    fn denied_by(&self, rel: &str) -> Option<&str> {
+        let (set, globs) = self.denied.as_ref()?;
+        let mut prefix = String::new();
+        for part in rel.split('/') {
+            if !prefix.is_empty() {
+                prefix.push('/');
+            }
+            prefix.push_str(part);
+            if let Some(&i) = set.matches(&prefix).first() {
+                return globs.get(i).map(String::as_str);
+            }
+        }
+        None
     }
 
     /// Gives the tracked file list the suffix rule searches ([`Sandbox::suffix_candidates`]).
@@ -327,6 +369,15 @@ impl Sandbox {
             }
         }
         let rel = self.rel(&abs);
+        if let Some(glob) = rel.as_deref().and_then(|r| self.denied_by(r)) {
+            return Err(refuse(
+                PathErrorCode::PathDenied,
+                format!(
+                    "'{given}' matches `{glob}` in the configuration's paths.deny; this path is \
+                     off limits for actions — leave it alone"
+                ),
+            ));
+        }
         Ok(ResolvedPath {
             given: given.to_string(),
             abs,
