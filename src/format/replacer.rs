@@ -51,12 +51,12 @@ pub(super) fn take(text: &str, n: usize, counter: &mut usize) -> Option<Taken> {
                      `<<<OVERWRITE>>>`); nothing from this line up to its <<<END>>> was run"
                 ),
             );
-            // Skip to its END so its text is not read as anything else, but not past another
-            // block's marker.
+            // Skip to its END so its text is not read as anything else, but not past any other
+            // marker (a reply of stray markers stays linear).
             let end = Lines::new(text)
                 .enumerate()
                 .skip(1)
-                .find(|(_, l)| matches!(marker(l.text), Some("END" | "FILE" | "EXPLANATION")))
+                .find(|(_, l)| marker(l.text).is_some())
                 .map_or(0, |(i, l)| {
                     if marker(l.text) == Some("END") {
                         i
