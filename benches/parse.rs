@@ -1,6 +1,8 @@
 //! Parser throughput: (a) a realistic ~1 MB LLM reply (markdown prose, ~200 blocks in the
 //! three spellings with multi-line heredocs of code), (b) the same shape at 50 MiB, the
-//! largest reply `git clada` accepts, and (c) 1,000,000 tiny blocks. Inputs are generated
+//! largest reply `git clada` accepts, (c) 1,000,000 tiny blocks, and (d) a 10 MB reply of the
+//! same shape per format (SHAM/NESL, CSL, CML, replacer: the same prose and the same file
+//! contents, only the block syntax differs), parsed in auto mode. Inputs are generated
 //! deterministically so runs are comparable.
 
 use std::fmt::Write as _;
@@ -110,6 +112,45 @@ fn prose(rng: &mut Rng, out: &mut String) {
     }
 }
 
+/// The block syntax of the per-format benchmark.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Fmt {
+    Sham,
+    Csl,
+    Cml,
+    Replacer,
+}
+
+/// One write block of ~40–120 code lines in format `f`.
+fn block_in(f: Fmt, rng: &mut Rng, n: usize, out: &mut String) {
+    if f == Fmt::Sham {
+        return block(rng, n, out);
+    }
+    let path = format!("src/module_{n}/file\u{e9}.rs");
+    let mut code = String::new();
+    for _ in 0..40 + rng.below(80) {
+        code.push_str(rng.pick(CODE));
+        code.push('\n');
+    }
+    match f {
+        Fmt::Csl => {
+            let _ = write!(out, "<---WRITE file=\"{path}\"--->\n{code}<---END--->\n\n");
+        }
+        Fmt::Cml => {
+            let _ = write!(
+                out,
+                "```xml\n<tasks version=\"1.0\">\n  <write path=\"{path}\"><![CDATA[{code}]]></write>\n</tasks>\n```\n\n"
+            );
+        }
+        Fmt::Replacer | Fmt::Sham => {
+            let _ = write!(
+                out,
+                "<<<EXPLANATION>>>\nwhy\n<<<FILE>>>\n{path}\n<<<OVERWRITE>>>\n{code}<<<END>>>\n\n"
+            );
+        }
+    }
+}
+
 fn block(rng: &mut Rng, n: usize, out: &mut String) {
     let id = format!("b{:x}", n % 0xfff_ffff);
     let (header, end, eot) = match n % 3 {
@@ -145,13 +186,18 @@ fn block(rng: &mut Rng, n: usize, out: &mut String) {
 
 /// A reply of about `size` bytes: prose with a block every ~5 KB.
 fn reply(size: usize) -> String {
+    reply_in(Fmt::Sham, size)
+}
+
+/// A reply of about `size` bytes with its blocks in format `f`.
+fn reply_in(f: Fmt, size: usize) -> String {
     let mut rng = Rng(0x5eed);
     let mut out = String::with_capacity(size + 4096);
     let mut n = 0;
     while out.len() < size {
         prose(&mut rng, &mut out);
         if rng.below(5) == 0 {
-            block(&mut rng, n, &mut out);
+            block_in(f, &mut rng, n, &mut out);
             n += 1;
         }
     }
@@ -176,6 +222,22 @@ fn bench(c: &mut Criterion) {
         format!("realistic_1MB_{}_blocks", check.blocks.len()),
         |b| b.iter(|| block::parse(black_box(&realistic), Dialect::Auto)),
     );
+    g.finish();
+
+    let mut g = c.benchmark_group("parse_formats_10MB");
+    g.sample_size(10);
+    for f in [Fmt::Sham, Fmt::Csl, Fmt::Cml, Fmt::Replacer] {
+        let text = reply_in(f, 10 << 20);
+        let check = block::parse(&text, Dialect::Auto);
+        assert!(
+            check.errors.is_empty() && !check.blocks.is_empty(),
+            "generator made an invalid {f:?} reply"
+        );
+        g.throughput(Throughput::Bytes(text.len() as u64));
+        g.bench_function(format!("{f:?}_{}_blocks", check.blocks.len()), |b| {
+            b.iter(|| block::parse(black_box(&text), Dialect::Auto))
+        });
+    }
     g.finish();
 
     let big = reply(50 << 20);

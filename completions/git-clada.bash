@@ -184,7 +184,7 @@ _git__clada() {
             fi
             case "${prev}" in
                 --dialect)
-                    COMPREPLY=($(compgen -W "auto sham nesl-upper nesl" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto sham nesl-upper nesl csl cml replacer" -- "${cur}"))
                     return 0
                     ;;
                 --wip)
@@ -242,7 +242,7 @@ _git__clada() {
             fi
             case "${prev}" in
                 --dialect)
-                    COMPREPLY=($(compgen -W "auto sham nesl-upper nesl" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto sham nesl-upper nesl csl cml replacer" -- "${cur}"))
                     return 0
                     ;;
                 -C)
@@ -810,7 +810,7 @@ _git__clada() {
             fi
             case "${prev}" in
                 --dialect)
-                    COMPREPLY=($(compgen -W "auto sham nesl-upper nesl" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto sham nesl-upper nesl csl cml replacer" -- "${cur}"))
                     return 0
                     ;;
                 -C)

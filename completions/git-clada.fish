@@ -49,10 +49,13 @@ complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "install-man" -d
 complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "demo" -d 'Create a scratch repository in a temporary directory, apply the bundled example reply, print the report and the commit, then undo it'
 complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "generate" -d 'Regenerate the man pages and shell completions'
 complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -l dialect -d 'Block spelling: auto picks SHAM, NESL or nesl per block from its header' -r -f -a "auto\t'Per block, from its header: `#!SHAM`, `#!NESL` or `#!nesl`'
+complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -l dialect -d 'Block spelling: auto picks SHAM, NESL or nesl per block from its header' -r -f -a "auto\t'Per block, from its opening marker: `#!SHAM`, `#!NESL`, `#!nesl`, CSL, CML or replacer'
 sham\t'Only `#!SHAM [@three-char-SHA-256: id]` … `#!END_SHAM_id`'
 nesl-upper\t'Only `#!NESL [@three-char-SHA-256: id]` … `#!END_NESL_id`'
-nesl\t'Only `#!nesl [@LABEL: id]` … `#!end_id`'"
+nesl\t'Only `#!nesl [@LABEL: id]` … `#!end_id`'
+csl\t'Only CSL: `<---WRITE file="…"--->` … `<---END--->` (seed 002)'
+cml\t'Only CML: `<tasks>`, `<write>`, `<edit>`, `<move>`, `<remove>`, `<run>` (seed 004)'
+replacer\t'Only the replacer format: `<<<FILE>>>` … `<<<END>>>` (seed 001)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -l wip -d 'What happens to uncommitted work: `keep` leaves it uncommitted (staged stays staged) and the AI commit holds only the AI\'s changes; `commit` first records it in a `clada: snapshot before AI edit` commit on the branch. Default: config `wip`, else keep' -r -f -a "keep\t'Keep it uncommitted'
 commit\t'Record it in a snapshot commit before the AI commit'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -l git-author -d 'Author of the AI commit, as `NAME <EMAIL>` (like `git commit --author`). The committer, and any snapshot of your own work, keep your identity' -r
@@ -76,10 +79,13 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -l no-snapsho
 complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -s V -l version -d 'Print version'
-complete -c git-clada -n "__fish_git_clada_using_subcommand check" -l dialect -d 'Block spelling: auto picks SHAM, NESL or nesl per block from its header' -r -f -a "auto\t'Per block, from its header: `#!SHAM`, `#!NESL` or `#!nesl`'
+complete -c git-clada -n "__fish_git_clada_using_subcommand check" -l dialect -d 'Block spelling: auto picks SHAM, NESL or nesl per block from its header' -r -f -a "auto\t'Per block, from its opening marker: `#!SHAM`, `#!NESL`, `#!nesl`, CSL, CML or replacer'
 sham\t'Only `#!SHAM [@three-char-SHA-256: id]` … `#!END_SHAM_id`'
 nesl-upper\t'Only `#!NESL [@three-char-SHA-256: id]` … `#!END_NESL_id`'
-nesl\t'Only `#!nesl [@LABEL: id]` … `#!end_id`'"
+nesl\t'Only `#!nesl [@LABEL: id]` … `#!end_id`'
+csl\t'Only CSL: `<---WRITE file="…"--->` … `<---END--->` (seed 002)'
+cml\t'Only CML: `<tasks>`, `<write>`, `<edit>`, `<move>`, `<remove>`, `<run>` (seed 004)'
+replacer\t'Only the replacer format: `<<<FILE>>>` … `<<<END>>>` (seed 001)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand check" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
 complete -c git-clada -n "__fish_git_clada_using_subcommand check" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)' -r -f -a "human\t'One line per block with ✅/❌, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in the README)'
@@ -90,10 +96,13 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand check" -l allow-outs
 complete -c git-clada -n "__fish_git_clada_using_subcommand check" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand check" -s V -l version -d 'Print version'
-complete -c git-clada -n "__fish_git_clada_using_subcommand parse" -l dialect -d 'Block spelling: auto picks SHAM, NESL or nesl per block from its header' -r -f -a "auto\t'Per block, from its header: `#!SHAM`, `#!NESL` or `#!nesl`'
+complete -c git-clada -n "__fish_git_clada_using_subcommand parse" -l dialect -d 'Block spelling: auto picks SHAM, NESL or nesl per block from its header' -r -f -a "auto\t'Per block, from its opening marker: `#!SHAM`, `#!NESL`, `#!nesl`, CSL, CML or replacer'
 sham\t'Only `#!SHAM [@three-char-SHA-256: id]` … `#!END_SHAM_id`'
 nesl-upper\t'Only `#!NESL [@three-char-SHA-256: id]` … `#!END_NESL_id`'
-nesl\t'Only `#!nesl [@LABEL: id]` … `#!end_id`'"
+nesl\t'Only `#!nesl [@LABEL: id]` … `#!end_id`'
+csl\t'Only CSL: `<---WRITE file="…"--->` … `<---END--->` (seed 002)'
+cml\t'Only CML: `<tasks>`, `<write>`, `<edit>`, `<move>`, `<remove>`, `<run>` (seed 004)'
+replacer\t'Only the replacer format: `<<<FILE>>>` … `<<<END>>>` (seed 001)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand parse" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
 complete -c git-clada -n "__fish_git_clada_using_subcommand parse" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)' -r -f -a "human\t'One line per block with ✅/❌, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in the README)'

@@ -23,6 +23,7 @@ pub mod editorconfig;
 pub mod error;
 pub mod exec_policy;
 pub mod failpoint;
+pub mod format;
 pub mod fsutil;
 pub mod history;
 pub mod input;

@@ -1,16 +1,19 @@
 //! The engine's own case files, `test-data/actions/*.cases.md`, in the seeds' style.
 //!
 //! Each `###` case has fenced blocks told apart by their info string:
+//! - `given PATH` (any number): a file written into the empty temp root first, byte for byte;
 //! - `sh nesl setup` (optional): a reply run first in an empty temp root; every block must
 //!   succeed;
-//! - `sh nesl` (required): the reply under test, run with `--no-git` semantics in that root
-//!   (paths relative to it, exec allowed);
+//! - `sh nesl` (required; or `csl`, `cml`, `replacer`, `reply` for the other formats and
+//!   mixed replies): the reply under test, run with `--no-git` semantics in that root (paths
+//!   relative to it, exec allowed);
 //! - `json`: the expected `ExecutionResult` (the empty top-level `warnings` left out), with the
 //!   temp root written as `{ROOT}` and its parent as `{PARENT}`, and every `modified` time (`ls`)
 //!   that is a well-formed ISO-8601 UTC time written as `{MTIME}`;
 //! - `file PATH` (any number): the exact expected content of that file afterwards (the text
 //!   between the fences; a block ending in an empty line means the file ends with `\n`);
-//! - `absent PATH`: that path must not exist afterwards.
+//! - `absent PATH`: that path must not exist afterwards;
+//! - `text human`, `text llm` (optional): the exact human (no colour) and llm reports.
 //!
 //! `CLADA_BLESS=1` writes the actual result into the `json` block of failing cases (review the
 //! diff before committing).
@@ -25,7 +28,14 @@ use git_clada::action::ExecPolicy;
 use serde_json::{json, Value};
 
 fn dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("test-data/actions")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("test-data")
+}
+
+/// The info string of a reply block: SHAM/NESL or one of the other formats.
+fn is_reply(info: &str) -> bool {
+    ["nesl", "csl", "cml", "replacer", "reply"]
+        .iter()
+        .any(|f| info.split_whitespace().any(|w| w == *f))
 }
 
 /// The result as JSON with the root replaced by `{ROOT}`.
@@ -90,8 +100,17 @@ fn run_file(name: &str) {
                 .map(|(k, _)| k)
                 .collect::<Vec<_>>()
         };
-        let setup = find(&|i| i.contains("nesl") && i.ends_with("setup"));
-        let reply = find(&|i| i.contains("nesl") && !i.ends_with("setup"));
+        for (k, info) in sec.infos.iter().enumerate() {
+            if let Some(p) = info.strip_prefix("given ") {
+                let path = root.join(p.trim());
+                if let Some(parent) = path.parent() {
+                    fs::create_dir_all(parent).expect("mkdir given");
+                }
+                fs::write(&path, &sec.blocks[k]).expect("write given");
+            }
+        }
+        let setup = find(&|i| is_reply(i) && i.ends_with("setup"));
+        let reply = find(&|i| is_reply(i) && !i.ends_with("setup"));
         let expected = find(&|i| i == "json");
         if reply.len() != 1 || expected.len() != 1 {
             failures.push(format!(
@@ -135,6 +154,29 @@ fn run_file(name: &str) {
             ));
         }
         for (k, info) in sec.infos.iter().enumerate() {
+            let format = match info.as_str() {
+                "text human" => Some(git_clada::report::ReportFormat::Human),
+                "text llm" => Some(git_clada::report::ReportFormat::Llm),
+                _ => None,
+            };
+            if let Some(format) = format {
+                let mut text = git_clada::report::render(&out.result, format, false)
+                    .replace(&root.display().to_string(), "{ROOT}");
+                if let Some(parent) = root.parent().filter(|p| p.parent().is_some()) {
+                    text = text.replace(&parent.display().to_string(), "{PARENT}");
+                }
+                let got = text.trim_end_matches('\n');
+                if got != sec.blocks[k] {
+                    ok = false;
+                    if bless {
+                        replacements.push((sec.spans[k], got.to_string()));
+                    }
+                    failures.push(format!(
+                        "{case}: {info}\nexpected:\n{}\nactual:\n{got}",
+                        sec.blocks[k]
+                    ));
+                }
+            }
             if let Some(p) = info.strip_prefix("file ") {
                 let got = fs::read(root.join(p.trim()))
                     .map(|b| String::from_utf8_lossy(&b).into_owned())
@@ -172,45 +214,65 @@ fn run_file(name: &str) {
 
 #[test]
 fn write_cases() {
-    run_file("write.cases.md");
+    run_file("actions/write.cases.md");
 }
 
 #[test]
 fn text_cases() {
-    run_file("text.cases.md");
+    run_file("actions/text.cases.md");
 }
 
 #[test]
 fn lines_cases() {
-    run_file("lines.cases.md");
+    run_file("actions/lines.cases.md");
 }
 
 #[test]
 fn read_cases() {
-    run_file("read.cases.md");
+    run_file("actions/read.cases.md");
 }
 
 #[test]
 fn search_cases() {
-    run_file("search.cases.md");
+    run_file("actions/search.cases.md");
 }
 
 #[test]
 fn validation_cases() {
-    run_file("validation.cases.md");
+    run_file("actions/validation.cases.md");
 }
 
 #[test]
 fn exec_cases() {
-    run_file("exec.cases.md");
+    run_file("actions/exec.cases.md");
+}
+
+#[test]
+fn csl_cases() {
+    run_file("formats/csl.cases.md");
+}
+
+#[test]
+fn cml_cases() {
+    run_file("formats/cml.cases.md");
+}
+
+#[test]
+fn replacer_cases() {
+    run_file("formats/replacer.cases.md");
+}
+
+#[test]
+fn mixed_format_cases() {
+    run_file("formats/mixed.cases.md");
 }
 
 #[test]
 fn planned_cases() {
-    run_file("planned.cases.md");
+    run_file("actions/planned.cases.md");
 }
 
 #[test]
 fn session_cases() {
-    run_file("session.cases.md");
+    run_file("actions/session.cases.md");
 }

@@ -1,55 +1,25 @@
 //! Fuzz target: arbitrary bytes through strict UTF-8 decoding and the block parser in every
-//! dialect. Besides "no panic", it checks the invariants callers rely on.
+//! dialect (SHAM/NESL spellings and the CSL, CML and replacer front ends). Besides "no panic",
+//! it checks the invariants callers rely on (`check.rs`).
 
 #![no_main]
 
-use git_clada::block::{self, Dialect};
+mod check;
+
+use git_clada::block::Dialect;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let text = match block::decode(data) {
-        Ok(text) => text,
-        Err(e) => {
-            assert!(e.offset < data.len());
-            assert!(std::str::from_utf8(&data[..e.offset]).is_ok());
-            return;
-        }
-    };
-    let lines = text.split('\n').count();
-    for dialect in [
-        Dialect::Auto,
-        Dialect::Sham,
-        Dialect::NeslUpper,
-        Dialect::Nesl,
-    ] {
-        let result = block::parse(text, dialect);
-        for pair in result.blocks.windows(2) {
-            assert!(
-                pair[0].start_line < pair[1].start_line,
-                "blocks out of order"
-            );
-        }
-        for b in &result.blocks {
-            assert!(b.start_line >= 1 && b.start_line <= lines);
-            if let Some(end) = b.end_line {
-                assert!(end > b.start_line && end <= lines);
-            }
-        }
-        for e in &result.errors {
-            assert!(
-                e.line >= 1 && e.line <= lines + 1,
-                "error line {} of {lines}",
-                e.line
-            );
-            assert!(e.column >= 1);
-            assert!(
-                e.column <= block::len16(&e.content) + 1,
-                "column past the line end"
-            );
-        }
-        for pair in result.errors.windows(2) {
-            assert!(pair[0].line <= pair[1].line, "errors out of line order");
-        }
-        let _ = block::summary(&result);
-    }
+    check::run(
+        data,
+        &[
+            Dialect::Auto,
+            Dialect::Sham,
+            Dialect::NeslUpper,
+            Dialect::Nesl,
+            Dialect::Csl,
+            Dialect::Cml,
+            Dialect::Replacer,
+        ],
+    );
 });

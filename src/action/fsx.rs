@@ -193,6 +193,8 @@ pub struct Vfs {
     held: Option<Held>,
     /// The action now running (recorded as the writer of held content).
     writer: usize,
+    /// While an atomic group runs: every path it touched, with its state before the group.
+    group: Option<IndexMap<PathBuf, FileState>>,
 }
 
 /// A file whose newest content is kept in memory while consecutive actions of one reply edit
@@ -525,6 +527,50 @@ impl Vfs {
         if !self.touched.contains_key(p) {
             let before = self.state(p)?;
             self.touched.insert(p.to_path_buf(), before);
+        }
+        if self.group.as_ref().is_some_and(|g| !g.contains_key(p)) {
+            let before = self.state(p)?;
+            if let Some(g) = self.group.as_mut() {
+                g.insert(p.to_path_buf(), before);
+            }
+        }
+        Ok(())
+    }
+
+    /// Starts recording what an atomic group changes (flush held content first: a roll-back
+    /// restores only the group's paths).
+    pub fn begin_group(&mut self) {
+        self.group = Some(IndexMap::new());
+    }
+
+    /// Stops recording; the group's changes stay.
+    pub fn end_group(&mut self) {
+        self.group = None;
+    }
+
+    /// Puts every path the running group touched back to its state before the group (newest
+    /// first), on disk or in the overlay, and stops recording.
+    pub fn rollback_group(&mut self) -> io::Result<()> {
+        let Some(g) = self.group.take() else {
+            return Ok(());
+        };
+        // Held content is the group's own (it was flushed when the group began).
+        self.held = None;
+        for (p, before) in g.iter().rev() {
+            if self.dry_run {
+                let node = match before {
+                    FileState::Absent => Node::Absent,
+                    FileState::Dir => Node::Dir { fresh: false },
+                    FileState::Symlink { target } => Node::Symlink(target.clone()),
+                    FileState::File { bytes, executable } => Node::File {
+                        bytes: bytes.clone(),
+                        executable: *executable,
+                    },
+                };
+                self.overlay.insert(p.clone(), node);
+            } else {
+                restore_one(p, before)?;
+            }
         }
         Ok(())
     }

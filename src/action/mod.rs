@@ -32,6 +32,8 @@ pub use fsx::restore;
 pub use plan::plan;
 pub use schema::{ErrorType, Kind};
 
+use crate::block::GroupKind;
+
 use crate::sandbox::{PathError, ResolvedPath, Sandbox};
 use textmatch::Hint;
 
@@ -60,7 +62,9 @@ impl Plan {
 
     /// True when nothing could run (no valid action at all).
     pub fn nothing_to_do(&self) -> bool {
-        self.actions.iter().all(|a| a.op.is_err())
+        self.actions
+            .iter()
+            .all(|a| a.op.is_err() || a.skip.is_some())
     }
 }
 
@@ -82,9 +86,28 @@ pub struct PlannedAction {
     pub warnings: Vec<String>,
     /// The typed action, or why the sandbox refused one of its paths.
     pub op: Result<Action, PathError>,
+    /// The block's format (reports show the line of blocks whose ids are `task-N`).
+    pub spelling: crate::block::Spelling,
+    /// The group (CSL TASKS, CML `<tasks>`) it belongs to: [`execute`] keeps the group's rule.
+    pub group: Option<crate::block::Group>,
+    /// Set when it must not run (another member of its group failed validation, or a fatal
+    /// syntax error stops the reply): the reason, reported as its error.
+    pub skip: Option<String>,
 }
 
 impl PlannedAction {
+    /// A failed result for this action at position `seq`, to be filled in.
+    fn result(&self, seq: usize) -> ActionResult {
+        ActionResult {
+            seq,
+            block_id: self.block_id.clone(),
+            line: (!self.spelling.is_nesl()).then_some(self.start_line),
+            action: self.action.clone(),
+            params: self.reported_params(),
+            ..ActionResult::default()
+        }
+    }
+
     /// What a result echoes as `params`: `action` first, then every parameter of the block
     /// (unknown ones as written), as seed 000's ActionResult has them ("all SHAM properties
     /// including 'action'").
@@ -170,6 +193,13 @@ pub enum Action {
         lines: String,
         new_content: String,
     },
+    FileReplaceRange {
+        path: ResolvedPath,
+        start_text: String,
+        end_text: String,
+        new_text: String,
+        count: usize,
+    },
     FileDelete {
         path: ResolvedPath,
     },
@@ -248,7 +278,8 @@ impl Action {
             | Action::FileReplaceText { path, .. }
             | Action::FileReplaceAllText { path, .. }
             | Action::FileEdit { path, .. }
-            | Action::FileReplaceLines { path, .. } => Some(path),
+            | Action::FileReplaceLines { path, .. }
+            | Action::FileReplaceRange { path, .. } => Some(path),
             _ => None,
         }
     }
@@ -443,6 +474,10 @@ pub struct ActionResult {
     /// 1-based execution order.
     pub seq: usize,
     pub block_id: String,
+    /// The block's first line, for blocks of the formats whose ids do not say where they are
+    /// (CSL, CML, replacer: `task-N`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
     pub action: String,
     /// `action`, then the block's parameters, converted (`count` is a number, booleans are
     /// booleans); unknown parameters as written.
@@ -579,7 +614,35 @@ pub fn execute(plan: &Plan, sandbox: &Sandbox, opts: &EngineOptions) -> Executio
     // (fsx::Held); anything else first gets the disk up to date.
     ctx.vfs.set_holding(true);
     let mut results = Vec::with_capacity(plan.actions.len());
+    let mut group: Option<GroupRun> = None;
     for (i, pa) in plan.actions.iter().enumerate() {
+        let gid = pa.group.as_ref().map(|g| g.id.as_str());
+        if group.as_ref().map(|g| g.id.as_str()) != gid {
+            ctx.vfs.end_group();
+            group = pa.group.as_ref().map(|g| GroupRun {
+                id: g.id.clone(),
+                kind: g.kind,
+                first: results.len(),
+                failed: None,
+                ran_exec: false,
+            });
+            if group.as_ref().is_some_and(|g| g.kind == GroupKind::Atomic) {
+                flush_held(&mut ctx, plan, &mut results);
+                ctx.vfs.begin_group();
+            }
+        }
+        let skip = pa
+            .skip
+            .clone()
+            .or_else(|| group.as_ref().and_then(GroupRun::skip_reason));
+        if let Some(reason) = skip {
+            results.push(ActionResult {
+                error: Some(reason),
+                warnings: pa.warnings.clone(),
+                ..pa.result(i + 1)
+            });
+            continue;
+        }
         let held = ctx.vfs.held_path();
         if held.is_some() && held != pa.op.as_ref().ok().and_then(Action::content_path) {
             flush_held(&mut ctx, plan, &mut results);
@@ -597,11 +660,8 @@ pub fn execute(plan: &Plan, sandbox: &Sandbox, opts: &EngineOptions) -> Executio
         }
         let mut warnings = pa.warnings.clone();
         warnings.extend(outcome.warnings);
+        let success = outcome.success;
         results.push(ActionResult {
-            seq: i + 1,
-            block_id: pa.block_id.clone(),
-            action: pa.action.clone(),
-            params: pa.reported_params(),
             success: outcome.success,
             error: outcome.error.filter(|e| !e.is_empty()),
             data: outcome.data,
@@ -609,9 +669,19 @@ pub fn execute(plan: &Plan, sandbox: &Sandbox, opts: &EngineOptions) -> Executio
             warnings,
             refused,
             skipped: outcome.skipped,
-            rolled_back: false,
+            ..pa.result(i + 1)
         });
+        if let Some(g) = group.as_mut() {
+            g.ran_exec |= pa.action == "exec";
+            if !success && g.failed.is_none() {
+                g.failed = Some(pa.block_id.clone());
+                if g.kind == GroupKind::Atomic {
+                    roll_back_group(&mut ctx, g, &mut results);
+                }
+            }
+        }
     }
+    ctx.vfs.end_group();
     flush_held(&mut ctx, plan, &mut results);
     let changes = ctx.vfs.changes(sandbox);
     let mut result = ExecutionResult {
@@ -625,6 +695,65 @@ pub fn execute(plan: &Plan, sandbox: &Sandbox, opts: &EngineOptions) -> Executio
     };
     result.update_success();
     Execution { result, changes }
+}
+
+/// An atomic group (CSL TASKS) while it runs.
+struct GroupRun {
+    id: String,
+    kind: GroupKind,
+    /// Index of its first result.
+    first: usize,
+    /// The member that failed.
+    failed: Option<String>,
+    ran_exec: bool,
+}
+
+impl GroupRun {
+    /// Why a member does not run: an earlier one failed.
+    fn skip_reason(&self) -> Option<String> {
+        let failed = self.failed.as_ref()?;
+        Some(match self.kind {
+            GroupKind::Atomic => format!(
+                "not run: {failed} of the same TASKS group ({}) failed, so the group was rolled back",
+                self.id
+            ),
+            GroupKind::StopOnFailure => format!(
+                "not run: {failed}, earlier in the same <tasks> block, failed, and a <tasks> \
+                 block stops at its first failure"
+            ),
+        })
+    }
+}
+
+/// A member of an atomic group failed: its earlier members' changes are undone and their
+/// results say so.
+fn roll_back_group(ctx: &mut Ctx<'_>, g: &GroupRun, results: &mut [ActionResult]) {
+    let undone = ctx.vfs.rollback_group();
+    let failed = g.failed.as_deref().unwrap_or_default();
+    let exec_note = if g.ran_exec {
+        " (what its RUN commands changed is not undone)"
+    } else {
+        ""
+    };
+    for r in results.get_mut(g.first..).into_iter().flatten() {
+        if !r.success {
+            continue;
+        }
+        r.success = false;
+        r.rolled_back = true;
+        r.error = Some(match &undone {
+            Ok(()) => format!(
+                "not applied: {failed} of the same TASKS group ({}) failed, so the group's \
+                 changes were rolled back{exec_note}",
+                g.id
+            ),
+            Err(e) => format!(
+                "{failed} of the same TASKS group ({}) failed, and rolling back the group's \
+                 changes failed too: {e}; check the files this block changed",
+                g.id
+            ),
+        });
+    }
 }
 
 /// Writes the file held in memory; if that fails, every action whose change it held fails
@@ -709,6 +838,7 @@ fn recheck(sandbox: &Sandbox, action: &Action) -> Result<(), PathError> {
         | Action::FileReplaceAllText { path, .. }
         | Action::FileEdit { path, .. }
         | Action::FileReplaceLines { path, .. }
+        | Action::FileReplaceRange { path, .. }
         | Action::FileRead { path }
         | Action::FileReadNumbered { path, .. }
         | Action::Ls { path }
@@ -772,6 +902,13 @@ fn run(ctx: &mut Ctx<'_>, pa: &PlannedAction, action: &Action) -> Outcome {
             lines,
             new_content,
         } => write::replace_lines(ctx, path, lines, new_content, &tag),
+        Action::FileReplaceRange {
+            path,
+            start_text,
+            end_text,
+            new_text,
+            count,
+        } => write::replace_range(ctx, path, [start_text, end_text], new_text, *count, &tag),
         Action::FileDelete { path } => write::file_delete(ctx, path),
         Action::FileMove { old_path, new_path } => write::file_move(ctx, old_path, new_path),
         Action::DirCreate { path } => write::dir_create(ctx, path),

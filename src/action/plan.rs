@@ -44,20 +44,65 @@ pub fn plan(parsed: &ParseResult, sandbox: &Sandbox) -> Plan {
         has_syntax_error[*i] = true;
     }
     let mut actions = Vec::new();
+    // Members of groups that did not become actions: (group id, member id, line).
+    let mut rejected: Vec<(String, String, usize)> = Vec::new();
     for (block, failed) in parsed.blocks.iter().zip(has_syntax_error) {
+        let mut reject = |b: &Block| {
+            if let Some(g) = &b.group {
+                rejected.push((g.id.clone(), b.id.clone(), b.start_line));
+            }
+        };
         if failed {
+            reject(block);
+            continue;
+        }
+        let block = match crate::format::resolve_suffix(block, sandbox) {
+            Ok(b) => b,
+            Err(why) => {
+                reject(block);
+                errors.push((block.start_line, invalid_report(block, &why)));
+                continue;
+            }
+        };
+        if let Some(why) = &block.invalid {
+            reject(&block);
+            errors.push((block.start_line, invalid_report(&block, why)));
             continue;
         }
         match schema::validate(&block.properties, schema) {
-            Ok(v) => actions.push(planned(block, &v, sandbox)),
-            Err(e) => errors.push((block.start_line, validation_report(block, &e))),
+            Ok(v) => actions.push(planned(&block, &v, sandbox)),
+            Err(e) => {
+                reject(&block);
+                errors.push((block.start_line, validation_report(&block, &e)));
+            }
         }
     }
     errors.sort_by_key(|(line, _)| *line);
+    crate::format::skip_for_groups(&mut actions, &rejected);
+    if let Some(fatal) = parsed.errors.iter().find(|e| e.code.is_fatal()) {
+        for a in &mut actions {
+            a.skip = Some(format!(
+                "not run: the syntax error on line {} stops the whole reply",
+                fatal.line
+            ));
+        }
+    }
     Plan {
         total_blocks: parsed.blocks.len(),
         actions,
         errors: errors.into_iter().map(|(_, r)| r).collect(),
+    }
+}
+
+/// A block of another format that parsed but cannot run ([`Block::invalid`]).
+fn invalid_report(block: &Block, why: &str) -> ParseErrorReport {
+    ParseErrorReport {
+        block_id: block.id.clone(),
+        action: schema::block_action(block).map(String::from),
+        error_type: ErrorType::Validation,
+        message: format!("{} block: {why}", block.spelling.name()),
+        block_start_line: Some(block.start_line),
+        nesl_content: Some(reconstruct(block)),
     }
 }
 
@@ -98,6 +143,8 @@ fn owners(parsed: &ParseResult) -> Vec<Option<usize>> {
 /// The markers of a block's spelling: (header, end marker, heredoc delimiter).
 fn markers(block_id: &str, spelling: Spelling) -> (String, String, String) {
     match spelling {
+        // Blocks of the other formats are shown as written (`Block::source`).
+        Spelling::Csl | Spelling::Cml | Spelling::Replacer => Default::default(),
         Spelling::Sham => (
             format!("#!SHAM [@three-char-SHA-256: {block_id}]"),
             format!("#!END_SHAM_{block_id}"),
@@ -178,6 +225,9 @@ fn swallowed_report(s: &Swallowed, owner: &Block) -> ParseErrorReport {
 /// The block written back out (header, each non-`@` key quoted or as a heredoc, end marker),
 /// so the LLM sees exactly which block was rejected.
 fn reconstruct(block: &Block) -> String {
+    if let Some(src) = &block.source {
+        return src.clone();
+    }
     let (header, end, delim) = markers(&block.id, block.spelling);
     let mut out = header;
     for (k, v) in &block.properties {
@@ -203,8 +253,8 @@ fn validation_report(block: &Block, e: &ValidationError) -> ParseErrorReport {
         ValidationError::MissingAction => format!(
             "Missing 'action' field in {} block: add a line `action = \"NAME\"` with NAME one of {}",
             match block.spelling {
-                Spelling::Sham => "SHAM",
                 Spelling::NeslUpper | Spelling::Nesl => "NESL",
+                other => other.name(),
             },
             schema::schema().names().join(", ")
         ),
@@ -229,8 +279,11 @@ fn planned(block: &Block, v: &Validated<'_>, sandbox: &Sandbox) -> PlannedAction
         extra_params: v.extras.clone(),
         start_line: block.start_line,
         end_line: block.end_line,
-        warnings: v.warnings.clone(),
+        warnings: v.warnings.iter().chain(&block.warnings).cloned().collect(),
         op: typed(v, sandbox),
+        spelling: block.spelling,
+        group: block.group.clone(),
+        skip: None,
     }
 }
 
@@ -320,6 +373,13 @@ fn typed(v: &Validated<'_>, sandbox: &Sandbox) -> Result<Action, PathError> {
             path: p("path")?,
             lines: s("lines"),
             new_content: s("new_content"),
+        },
+        "file_replace_range" => Action::FileReplaceRange {
+            path: p("path")?,
+            start_text: s("start_text"),
+            end_text: s("end_text"),
+            new_text: s("new_text"),
+            count: count("count").unwrap_or(1),
         },
         "file_delete" => Action::FileDelete { path: p("path")? },
         "file_move" => {

@@ -416,6 +416,7 @@ mod tests {
             "file_replace_all_text",
             "file_edit",
             "file_replace_lines",
+            "file_replace_range",
             "file_delete",
             "file_move",
             "dir_create",
@@ -446,7 +447,7 @@ mod tests {
                 assert_eq!(d.ty == ParamType::Enum, !d.values.is_empty(), "{name}.{p}");
             }
         }
-        assert_eq!(s.actions.len(), 22);
+        assert_eq!(s.actions.len(), 23);
     }
 
     #[test]

@@ -25,6 +25,7 @@ fn missing<'a>(ctx: &Ctx<'_>, action: &'a Action) -> Option<&'a ResolvedPath> {
         | Action::FileReplaceAllText { path, .. }
         | Action::FileEdit { path, .. }
         | Action::FileReplaceLines { path, .. }
+        | Action::FileReplaceRange { path, .. }
         | Action::FileDelete { path }
         | Action::DirDelete { path, .. }
         | Action::FileRead { path }

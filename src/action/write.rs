@@ -272,6 +272,111 @@ pub(super) fn replace(
     out
 }
 
+/// `file_replace_range`: each range runs from an occurrence of `start` to the first
+/// occurrence of `end` after it (inclusive); the next range is searched after that (lazy,
+/// non-overlapping). Exactly `count` ranges must exist. The CRLF tolerance is the one of the
+/// other text actions: both texts are translated together when only that matches.
+pub(super) fn replace_range(
+    ctx: &mut Ctx<'_>,
+    path: &ResolvedPath,
+    [start, end]: [&str; 2],
+    new: &str,
+    count: usize,
+    tag: &Tag,
+) -> Outcome {
+    const NAME: &str = "file_replace_range";
+    if start.is_empty() || end.is_empty() {
+        return Outcome::fail(format!("{NAME}: start_text and end_text cannot be empty"));
+    }
+    let content = match read_text(ctx, NAME, path) {
+        Ok(c) => c,
+        Err(e) => return Outcome::fail(e),
+    };
+    let ranges = |s: &[u8], e: &[u8]| -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        let mut pos = 0;
+        while let Some(a) = memchr::memmem::find(&content[pos..], s).map(|i| i + pos) {
+            let Some(b) = memchr::memmem::find(&content[a + s.len()..], e) else {
+                break;
+            };
+            let stop = a + s.len() + b + e.len();
+            out.push((a, stop));
+            pos = stop;
+        }
+        out
+    };
+    let mut found = ranges(start.as_bytes(), end.as_bytes());
+    let mut crlf = false;
+    if found.is_empty() && textmatch::uses_crlf(&content) {
+        let (s, e) = (
+            textmatch::lf_to_crlf(start.as_bytes()),
+            textmatch::lf_to_crlf(end.as_bytes()),
+        );
+        if (s != start.as_bytes() || e != end.as_bytes()) && !ranges(&s, &e).is_empty() {
+            found = ranges(&s, &e);
+            crlf = true;
+        }
+    }
+    let n = found.len();
+    if n == 0 {
+        let why = if textmatch::locate(&content, start.as_bytes())
+            .positions
+            .is_empty()
+        {
+            "start_text not found in file"
+        } else {
+            "end_text not found after start_text"
+        };
+        let text = if why.starts_with("start") { start } else { end };
+        return Outcome::fail(format!("{NAME}: {why}")).with_hint(textmatch::not_found_hint(
+            &content,
+            text,
+            new,
+            &path.given,
+        ));
+    }
+    let starts: Vec<usize> = found.iter().map(|r| r.0).collect();
+    if n != count {
+        return Outcome::fail(format!("{NAME}: expected {count} ranges but found {n}")).with_hint(
+            Hint::CountMismatch {
+                path: path.given.clone(),
+                expected: count,
+                found: n,
+                lines: textmatch::lines_of(&content, &starts),
+            },
+        );
+    }
+    let new_bytes = if crlf {
+        textmatch::lf_to_crlf(new.as_bytes())
+    } else {
+        new.as_bytes().to_vec()
+    };
+    let mut result = Vec::with_capacity(content.len() + new_bytes.len() * n);
+    let mut at = 0;
+    for &(a, b) in &found {
+        result.extend_from_slice(&content[at..a]);
+        result.extend_from_slice(&new_bytes);
+        at = b;
+    }
+    result.extend_from_slice(&content[at..]);
+    if let Err(e) = ctx.vfs.write_file(&path.abs, &result, false) {
+        return Outcome::fail(node_error(&e, &path.given, "open", None));
+    }
+    for &(a, b) in found.iter().rev() {
+        ctx.lines
+            .record_bytes(&path.abs, &content, a, &content[a..b], &new_bytes, tag);
+    }
+    let mut out = Outcome::ok(json!({"path": path.given, "replacements": n}));
+    if crlf {
+        out.warnings.push(
+            "start_text/end_text matched only after converting their line breaks to CRLF (the \
+             file uses CRLF); new_text was converted the same way"
+                .to_string(),
+        );
+    }
+    out
+}
+
 /// A line spec that failed to parse.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SpecError {

@@ -78,6 +78,7 @@ impl Dialect {
             Dialect::Sham => std::slice::from_ref(&ALL[0]),
             Dialect::NeslUpper => std::slice::from_ref(&ALL[1]),
             Dialect::Nesl => std::slice::from_ref(&ALL[2]),
+            Dialect::Csl | Dialect::Cml | Dialect::Replacer => &[],
         }
     }
 }
@@ -224,6 +225,9 @@ impl Spelling {
             Spelling::Sham => "SHAM",
             Spelling::NeslUpper => "NESL",
             Spelling::Nesl => "nesl",
+            Spelling::Csl => "CSL",
+            Spelling::Cml => "CML",
+            Spelling::Replacer => "replacer",
         }
     }
 }

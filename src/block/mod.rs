@@ -10,7 +10,7 @@
 
 mod assign;
 mod diagnose;
-mod lines;
+pub(crate) mod lines;
 mod markers;
 mod parser;
 mod summary;
@@ -34,15 +34,66 @@ pub enum Dialect {
     NeslUpper,
     /// Only `#!nesl [@LABEL: id]` blocks (nesl-js e56a0a0).
     Nesl,
+    /// Only CSL blocks (`<---WRITE file=…--->`, seed 002).
+    Csl,
+    /// Only CML elements (`<tasks>`, `<write>`, `<edit>`, …, seed 004).
+    Cml,
+    /// Only replacer blocks (`<<<FILE>>>` … `<<<END>>>`, seed 001).
+    Replacer,
 }
 
-/// The spelling of one block, decided by its header.
+impl Dialect {
+    /// The other formats this dialect reads besides SHAM/NESL (all of them in auto mode).
+    pub(crate) fn foreign(self) -> &'static [Spelling] {
+        match self {
+            Dialect::Auto => &[Spelling::Csl, Spelling::Cml, Spelling::Replacer],
+            Dialect::Csl => &[Spelling::Csl],
+            Dialect::Cml => &[Spelling::Cml],
+            Dialect::Replacer => &[Spelling::Replacer],
+            Dialect::Sham | Dialect::NeslUpper | Dialect::Nesl => &[],
+        }
+    }
+}
+
+/// The format (and for SHAM/NESL the spelling) of one block, decided by its opening marker.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Spelling {
     Sham,
     NeslUpper,
     Nesl,
+    Csl,
+    Cml,
+    Replacer,
+}
+
+impl Spelling {
+    /// One of the SHAM/NESL spellings (the reference parser's blocks).
+    pub fn is_nesl(&self) -> bool {
+        matches!(self, Spelling::Sham | Spelling::NeslUpper | Spelling::Nesl)
+    }
+}
+
+/// How the members of a group of blocks (a CSL `<---TASKS--->` or a CML `<tasks>`) depend on
+/// each other.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GroupKind {
+    /// CSL TASKS: all or nothing. A member that fails validation skips the whole group; a
+    /// member that fails at run time rolls back the changes of the members before it.
+    Atomic,
+    /// CML `<tasks>`: members run in order and the first failure stops the rest; what ran
+    /// stays.
+    StopOnFailure,
+}
+
+/// The group a block belongs to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Group {
+    /// The group's own id (`task-3` for a TASKS block whose members are `task-3.1`, …; the
+    /// first member's id for a CML `<tasks>` block).
+    pub id: String,
+    pub kind: GroupKind,
 }
 
 /// One parsed block. Serialises to the reference shape `{id, properties, startLine, endLine}`.
@@ -56,8 +107,46 @@ pub struct Block {
     pub start_line: usize,
     /// 1-based line of the end marker; `None` when closed by EOF or by the next header.
     pub end_line: Option<usize>,
-    #[serde(skip)]
+    /// The format, shown for blocks of the other formats only (so SHAM/NESL output keeps the
+    /// reference shape).
+    #[serde(rename = "format", skip_serializing_if = "Spelling::is_nesl")]
     pub spelling: Spelling,
+    /// The group (CSL TASKS, CML `<tasks>`) the block is a member of.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub group: Option<Group>,
+    /// Why the block cannot run although it parsed (a missing attribute, an empty search…):
+    /// planning reports it as a validation error.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub invalid: Option<String>,
+    /// Tolerances the front end applied, reported on the block's result.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+    /// The block's text as written (other formats only), shown when it is rejected.
+    #[serde(skip)]
+    pub source: Option<String>,
+}
+
+impl Block {
+    /// A block of one of the other formats.
+    pub fn foreign(
+        spelling: Spelling,
+        id: String,
+        properties: IndexMap<String, String>,
+        start_line: usize,
+        end_line: usize,
+    ) -> Block {
+        Block {
+            id,
+            properties,
+            start_line,
+            end_line: Some(end_line),
+            spelling,
+            group: None,
+            invalid: None,
+            warnings: Vec::new(),
+            source: None,
+        }
+    }
 }
 
 /// Error codes, spelled as the reference spells them.
@@ -79,6 +168,21 @@ pub enum ErrorCode {
     DuplicateKey,
     InvalidHeredocDelimiter,
     UnclosedHeredoc,
+    /// A CSL syntax error (seed 002: fatal, the reply does not run).
+    CslSyntax,
+    /// CML that is not well-formed XML (seed 004's `malformed_xml`).
+    MalformedXml,
+    /// A replacer block whose markers are out of order or unclosed.
+    ReplacerSyntax,
+    /// A line that looks like a block of some format but is none.
+    NotABlock,
+}
+
+impl ErrorCode {
+    /// Errors that stop the whole reply (CSL's syntax errors, as its seed says).
+    pub fn is_fatal(self) -> bool {
+        matches!(self, ErrorCode::CslSyntax)
+    }
 }
 
 /// One syntax error, in the reference shape.
@@ -152,8 +256,18 @@ pub struct ParseResult {
 /// Parses reply text. Never fails: every problem is a [`ParseError`].
 ///
 /// Linear in the input: one pass over the lines, allocation only for what the result holds.
+///
+/// Blocks of the other formats (CSL, CML, replacer; [`crate::format`]) are read where they
+/// open, per block, unless `dialect` forces one format. A reply in which no block of any
+/// format was read gets a notice for each block-like line ([`crate::format::detect`]).
 pub fn parse(text: &str, dialect: Dialect) -> ParseResult {
-    parser::parse(text, dialect)
+    let mut result = parser::parse(text, dialect);
+    if result.blocks.is_empty() && result.errors.is_empty() {
+        result
+            .notices
+            .extend(crate::format::detect::block_like(text, dialect));
+    }
+    result
 }
 
 /// The input was not valid UTF-8.

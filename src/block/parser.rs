@@ -104,12 +104,31 @@ pub(crate) fn parse(text: &str, dialect: Dialect) -> ParseResult {
         n: 0,
         prev: "",
     };
-    for line in Lines::new(text) {
+    let mut foreign = crate::format::Foreign::new(dialect.foreign());
+    let mut lines = Lines::new(text);
+    while let Some(line) = lines.next() {
         p.n += 1;
+        // A block of another format can open wherever a SHAM header could (not inside a
+        // heredoc); it takes its lines away from this parser.
+        if p.heredoc.is_none() && foreign.may_open(line.text) {
+            if let Some(taken) = foreign.take(text, line, p.n) {
+                p.close_open_block("a block of another format");
+                p.prev = line.text;
+                for _ in 1..taken {
+                    if let Some(l) = lines.next() {
+                        p.n += 1;
+                        p.prev = l.text;
+                    }
+                }
+                continue;
+            }
+        }
         p.line(line);
         p.prev = line.text;
     }
-    p.finish()
+    let mut result = p.finish();
+    foreign.merge_into(&mut result);
+    result
 }
 
 impl<'a> Parser<'a> {
@@ -237,6 +256,17 @@ impl<'a> Parser<'a> {
             });
             return;
         }
+        self.close_open_block("new block");
+        self.block = Some(OpenBlock {
+            id,
+            markers: m,
+            start_line: self.n,
+            properties: IndexMap::new(),
+        });
+    }
+
+    /// Ends the open block (if any) at the line before this one, which starts `what`.
+    fn close_open_block(&mut self, what: &str) {
         if let Some(open) = self.block.take() {
             self.errors.push(ParseError {
                 code: ErrorCode::UnclosedBlock,
@@ -246,17 +276,11 @@ impl<'a> Parser<'a> {
                 block_id: Some(open.id.to_string()),
                 content: self.prev.to_string(),
                 context: String::new(),
-                message: format!("Block '{}' not closed before new block", open.id),
+                message: format!("Block '{}' not closed before {what}", open.id),
                 note: None,
             });
             self.emit(open, None);
         }
-        self.block = Some(OpenBlock {
-            id,
-            markers: m,
-            start_line: self.n,
-            properties: IndexMap::new(),
-        });
     }
 
     fn emit(&mut self, open: OpenBlock<'a>, end_line: Option<usize>) {
@@ -266,6 +290,10 @@ impl<'a> Parser<'a> {
             start_line: open.start_line,
             end_line,
             spelling: open.markers.spelling,
+            group: None,
+            invalid: None,
+            warnings: Vec::new(),
+            source: None,
         });
     }
 

@@ -89,7 +89,8 @@ impl FileReport {
 fn sandbox_for(cwd: &Path, allow_outside: bool) -> anyhow::Result<Sandbox> {
     if let Ok(repo) = Repo::discover(cwd) {
         return Ok(Sandbox::new(repo.workdir(), allow_outside)?
-            .refuse_nested_repositories(&repo.declared_submodules()));
+            .refuse_nested_repositories(&repo.declared_submodules())
+            .with_tracked(repo.tracked_paths()));
     }
     let root = match std::env::var_os("GIT_WORK_TREE") {
         Some(wt) => cwd.join(wt),

@@ -30,7 +30,7 @@ pub struct Args {
 /// `--dialect` values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum DialectArg {
-    /// Per block, from its header: `#!SHAM`, `#!NESL` or `#!nesl`.
+    /// Per block, from its opening marker: `#!SHAM`, `#!NESL`, `#!nesl`, CSL, CML or replacer.
     Auto,
     /// Only `#!SHAM [@three-char-SHA-256: id]` … `#!END_SHAM_id`.
     Sham,
@@ -38,6 +38,12 @@ pub enum DialectArg {
     NeslUpper,
     /// Only `#!nesl [@LABEL: id]` … `#!end_id`.
     Nesl,
+    /// Only CSL: `<---WRITE file="…"--->` … `<---END--->` (seed 002).
+    Csl,
+    /// Only CML: `<tasks>`, `<write>`, `<edit>`, `<move>`, `<remove>`, `<run>` (seed 004).
+    Cml,
+    /// Only the replacer format: `<<<FILE>>>` … `<<<END>>>` (seed 001).
+    Replacer,
 }
 
 impl From<DialectArg> for Dialect {
@@ -47,6 +53,9 @@ impl From<DialectArg> for Dialect {
             DialectArg::Sham => Dialect::Sham,
             DialectArg::NeslUpper => Dialect::NeslUpper,
             DialectArg::Nesl => Dialect::Nesl,
+            DialectArg::Csl => Dialect::Csl,
+            DialectArg::Cml => Dialect::Cml,
+            DialectArg::Replacer => Dialect::Replacer,
         }
     }
 }

@@ -134,6 +134,11 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
     let sandbox = Sandbox::new(repo.workdir(), opts.allow_outside)?
         .refuse_nested_repositories(&repo.declared_submodules())
         .deny_paths(&opts.paths_deny);
+    // The replacer format's suffix rule searches the tracked files.
+    let sandbox = match crate::format::needs_tracked(&parsed) {
+        true => sandbox.with_tracked(repo.tracked_paths()),
+        false => sandbox,
+    };
     let plan = action::plan(&parsed, &sandbox);
     crate::trace::phase("parse+plan");
     if !before_ok {

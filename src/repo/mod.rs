@@ -382,6 +382,15 @@ impl Repo {
             .collect()
     }
 
+    /// The paths of the index's entries (the tracked files), `/`-separated; empty when the
+    /// index cannot be read.
+    pub fn tracked_paths(&self) -> Vec<String> {
+        match self.read_index() {
+            Ok(index) => index.entries().into_keys().map(|p| p.to_string()).collect(),
+            Err(_) => Vec::new(),
+        }
+    }
+
     /// Hex of `id` abbreviated to 7 characters (enough for reports; never used to resolve).
     pub fn short(id: ObjectId) -> String {
         id.to_hex_with_len(7).to_string()

@@ -340,3 +340,12 @@ pub fn distinct_messages<'a>(errs: &[&'a ParseErrorReport]) -> Vec<(&'a str, usi
     }
     out
 }
+
+/// How a result's block is named: its id, and for blocks whose ids do not say where they are
+/// (`task-N` of CSL, CML and the replacer format) its line.
+pub(crate) fn label(r: &ActionResult) -> std::borrow::Cow<'_, str> {
+    match r.line {
+        Some(line) => format!("{} (line {line})", r.block_id).into(),
+        None => r.block_id.as_str().into(),
+    }
+}

@@ -62,7 +62,7 @@ pub fn render(r: &ExecutionResult, color: bool) -> String {
             };
             format!(
                 "{} {} {} {}{tail}",
-                res.block_id,
+                super::common::label(res),
                 p.ok("✅"),
                 res.action,
                 primary(res)
@@ -70,7 +70,7 @@ pub fn render(r: &ExecutionResult, color: bool) -> String {
         } else {
             format!(
                 "{} {} {} {} - {}",
-                res.block_id,
+                super::common::label(res),
                 p.bad("❌"),
                 res.action,
                 primary(res),

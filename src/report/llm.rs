@@ -25,11 +25,16 @@ pub fn render(r: &ExecutionResult) -> String {
     let mut out = String::from("=== CLADA RESULTS ===\n");
     for res in &r.results {
         let mut line = if res.success {
-            format!("{} ✅ {} {}", res.block_id, res.action, primary(res))
+            format!(
+                "{} ✅ {} {}",
+                super::common::label(res),
+                res.action,
+                primary(res)
+            )
         } else {
             format!(
                 "{} ❌ {} {} - {}",
-                res.block_id,
+                super::common::label(res),
                 res.action,
                 primary(res),
                 error_head(res)

@@ -1,0 +1,13 @@
+//! Fuzz target for one front end: the CSL format forced, and auto mode (where it meets the
+//! other formats). Same invariants as `parse` (`check.rs`).
+
+#![no_main]
+
+mod check;
+
+use git_clada::block::Dialect;
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    check::run(data, &[Dialect::Csl, Dialect::Auto]);
+});

@@ -1,0 +1,160 @@
+//! Block-like text in a reply that has no block of any format read: an aider or Codex fence, a
+//! unified diff, a misspelled CSL or replacer marker, or a block of a format `--dialect` turned
+//! off. Such a reply must not "succeed" with nothing done, so each finding is a notice (which
+//! the reports show as an error, exit 1) naming what was seen, where, and what to do.
+//! (Misspelled SHAM/NESL headers such as `#!Nesl` are the SHAM parser's near-miss notices.)
+
+use crate::block::lines::Lines;
+use crate::block::{Dialect, Notice};
+
+const ASK: &str = "git-clada reads SHAM/NESL, CSL, CML and replacer blocks (`git clada prompt` \
+                   prints the instructions); ask the model to resend the edit in one of them";
+
+/// What a line looks like, if it looks like a block of some kind.
+fn looks_like(line: &str, next: Option<&str>, dialect: Dialect) -> Option<String> {
+    let t = line.trim();
+    if t.starts_with("<<<<<<< SEARCH") || t == "<<<<<<<" {
+        return Some(format!(
+            "an aider SEARCH/REPLACE block (`{t}`), a format git-clada does not read; {ASK}"
+        ));
+    }
+    if t.starts_with("*** Begin Patch") {
+        return Some(format!(
+            "a Codex apply_patch block (`*** Begin Patch`), a format git-clada does not read; {ASK}"
+        ));
+    }
+    if t.starts_with("```diff")
+        || t.starts_with("```patch")
+        || t.starts_with("diff --git ")
+        || (t.starts_with("--- ") && next.is_some_and(|n| n.trim_start().starts_with("+++ ")))
+    {
+        return Some(format!(
+            "a unified diff (`{}`), a format git-clada does not read; {ASK}",
+            shorten(t)
+        ));
+    }
+    if let Some(which) = other_dialect(line, dialect) {
+        return Some(format!(
+            "a {which} block, which `--dialect {}` does not read; drop `--dialect` or choose \
+             the reply's format",
+            dialect_name(dialect)
+        ));
+    }
+    if (t.starts_with("<--") || t.starts_with("<-")) && t.contains("->") {
+        let word: String = t
+            .trim_start_matches(['<', '-'])
+            .chars()
+            .take_while(|c| c.is_ascii_alphabetic())
+            .collect();
+        if !word.is_empty() {
+            return Some(format!(
+                "a misspelled CSL marker (`{}`): CSL markers are exactly `<---{}--->` at the start \
+                 of a line, e.g. `<---WRITE file=\"path\"--->` … `<---END--->`",
+                shorten(t),
+                word.to_ascii_uppercase()
+            ));
+        }
+    }
+    let angles = |s: &str, c: char| s.chars().take_while(|&x| x == c).count();
+    if t.starts_with("<<") && t.ends_with(">>") && angles(t, '<') != 7 {
+        let inner = t.trim_start_matches('<').trim_end_matches('>');
+        let known = [
+            "EXPLANATION",
+            "FILE",
+            "SEARCH",
+            "REPLACE",
+            "OVERWRITE",
+            "END",
+        ];
+        if known.iter().any(|k| k.eq_ignore_ascii_case(inner.trim())) {
+            return Some(format!(
+                "a misspelled replacer marker (`{}`): replacer markers are exactly `<<<{}>>>` on \
+                 their own line",
+                shorten(t),
+                inner.trim().to_ascii_uppercase()
+            ));
+        }
+    }
+    None
+}
+
+fn shorten(s: &str) -> String {
+    if s.chars().count() <= 60 {
+        s.to_string()
+    } else {
+        format!("{}…", s.chars().take(60).collect::<String>())
+    }
+}
+
+fn dialect_name(d: Dialect) -> &'static str {
+    match d {
+        Dialect::Auto => "auto",
+        Dialect::Sham => "sham",
+        Dialect::NeslUpper => "nesl-upper",
+        Dialect::Nesl => "nesl",
+        Dialect::Csl => "csl",
+        Dialect::Cml => "cml",
+        Dialect::Replacer => "replacer",
+    }
+}
+
+/// A block of a format the forced dialect leaves out.
+fn other_dialect(line: &str, dialect: Dialect) -> Option<&'static str> {
+    if dialect == Dialect::Auto {
+        return None;
+    }
+    let t = line.trim_start();
+    let allowed = |d: Dialect| d == dialect;
+    if t.starts_with("#!SHAM [") && !allowed(Dialect::Sham) {
+        return Some("SHAM");
+    }
+    if t.starts_with("#!NESL [") && !allowed(Dialect::NeslUpper) {
+        return Some("NESL");
+    }
+    if t.starts_with("#!nesl [") && !allowed(Dialect::Nesl) {
+        return Some("nesl");
+    }
+    let csl = ["<---WRITE", "<---RUN", "<---SEARCH", "<---TASKS"];
+    if csl.iter().any(|m| line.starts_with(m)) && !allowed(Dialect::Csl) {
+        return Some("CSL");
+    }
+    let cml = [
+        "<tasks", "<write ", "<edit ", "<move ", "<remove ", "<run>", "<run ",
+    ];
+    if cml.iter().any(|m| t.starts_with(m)) && !allowed(Dialect::Cml) {
+        return Some("CML");
+    }
+    if (t.trim_end() == "<<<FILE>>>" || t.trim_end() == "<<<EXPLANATION>>>")
+        && !allowed(Dialect::Replacer)
+    {
+        return Some("replacer");
+    }
+    None
+}
+
+/// Notices for every block-like line of `text` (call it only when nothing was read).
+pub fn block_like(text: &str, dialect: Dialect) -> Vec<Notice> {
+    let mut out = Vec::new();
+    let mut lines = Lines::new(text).peekable();
+    let mut n = 0;
+    let mut in_diff = false;
+    while let Some(line) = lines.next() {
+        n += 1;
+        let next = lines.peek().map(|l| l.text);
+        if let Some(what) = looks_like(line.text, next, dialect) {
+            // One notice per diff, not one per file header in it.
+            let diff = what.starts_with("a unified diff");
+            if diff && in_diff {
+                continue;
+            }
+            in_diff = diff;
+            out.push(Notice {
+                line: n,
+                block_id: None,
+                action: None,
+                message: format!("line {n} looks like {what}"),
+            });
+        }
+    }
+    out
+}

@@ -1,0 +1,6 @@
+def greet(name):
+    return "hi " + name
+
+
+def main():
+    print(greet("x"))

@@ -1,0 +1,222 @@
+//! The other formats (CSL, CML, replacer) end to end: `parse` output, `--dialect`, the
+//! block-like diagnostics (exit 1) versus plain text (exit 0), and applies in real
+//! repositories checked with git (the tracked-file suffix rule, a rolled-back TASKS group).
+
+mod common;
+
+use common::{exit_code, output_text, TestRepo};
+
+const CSL_TASKS: &str =
+    "<---TASKS--->\n<---WRITE file=\"a.txt\"--->\na\n<---END--->\n<---END--->\n";
+
+#[test]
+fn parse_prints_each_formats_blocks_with_format_and_group() {
+    let repo = TestRepo::new();
+    let mut cmd = repo.clada_cmd();
+    cmd.args(["parse", "-"]);
+    let reply = format!(
+        "{CSL_TASKS}\n<tasks><run><![CDATA[ls]]></run></tasks>\n<<<FILE>>>\nx.py\n<<<OVERWRITE>>>\ny\n<<<END>>>\n"
+    );
+    let out = common::spawn_fed(cmd, &reply)
+        .wait_with_output()
+        .expect("parse");
+    assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let blocks = json["blocks"].as_array().expect("blocks");
+    let summary: Vec<(String, String, String)> = blocks
+        .iter()
+        .map(|b| {
+            (
+                b["id"].as_str().unwrap_or("").to_string(),
+                b["format"].as_str().unwrap_or("").to_string(),
+                b["properties"]["action"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    let expect = |id: &str, f: &str, a: &str| (id.to_string(), f.to_string(), a.to_string());
+    assert_eq!(
+        summary,
+        vec![
+            expect("task-1.1", "csl", "file_write"),
+            expect("task-2", "cml", "exec"),
+            expect("task-3", "replacer", "file_write"),
+        ]
+    );
+    assert_eq!(
+        blocks[0]["group"],
+        serde_json::json!({"id": "task-1", "kind": "atomic"})
+    );
+    assert_eq!(
+        blocks[1]["group"],
+        serde_json::json!({"id": "task-2", "kind": "stop-on-failure"})
+    );
+    assert_eq!(blocks[2]["startLine"], 8);
+    assert_eq!(blocks[2]["endLine"], 12);
+}
+
+#[test]
+fn parse_reports_malformed_xml_with_line_and_column() {
+    let repo = TestRepo::new();
+    let mut cmd = repo.clada_cmd();
+    cmd.args(["parse", "-"]);
+    let out = common::spawn_fed(cmd, "prose\n<tasks>\n  <write path=\"a\"><![CDATA[x]]></write>\n  <edit path=\"a\"></edt>\n</tasks>\n")
+        .wait_with_output()
+        .expect("parse");
+    assert_eq!(exit_code(&out), 1);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let e = &json["errors"][0];
+    assert_eq!(e["code"], "MALFORMED_XML");
+    assert_eq!(e["line"], 4, "{e}");
+    assert_eq!(e["column"], 18, "{e}");
+    assert!(json["blocks"].as_array().is_some_and(|b| b.is_empty()));
+}
+
+#[test]
+fn dialect_forces_one_format() {
+    let repo = TestRepo::with_files(&[("keep.txt", "k\n")]);
+    let reply = format!(
+        "{}\n<---WRITE file=\"csl.txt\"--->\ncsl\n<---END--->\n",
+        common::write_block("abc", "sham.txt", "sham")
+    );
+    let out = repo.apply(&reply, &["--dialect", "csl"]);
+    assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
+    assert!(repo.exists("csl.txt"));
+    assert!(!repo.exists("sham.txt"), "--dialect csl must not read SHAM");
+    repo.assert_fsck();
+
+    // Nothing of the forced format, but a block of another: exit 1, naming it.
+    let repo = TestRepo::with_files(&[("keep.txt", "k\n")]);
+    let out = repo.apply(
+        &common::write_block("abc", "sham.txt", "x"),
+        &["--dialect", "cml"],
+    );
+    assert_eq!(exit_code(&out), 1, "{}", output_text(&out));
+    let text = output_text(&out);
+    assert!(
+        text.contains("--dialect cml") && text.contains("line 1"),
+        "{text}"
+    );
+    assert_eq!(repo.status(), "");
+}
+
+/// Replies with no block of any format but something block-like: exit 1 and a message naming
+/// what was seen and where. Nothing changes.
+#[test]
+fn block_like_text_is_exit_1_with_what_and_where() {
+    let cases = [
+        (
+            "Sure!\n\napp.py\n```python\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n```\n",
+            "line 5 looks like an aider SEARCH/REPLACE block",
+        ),
+        (
+            "```diff\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n```\n",
+            "line 1 looks like a unified diff",
+        ),
+        (
+            "intro\n<--WRITE file=\"a.txt\"-->\nx\n<--END-->\n",
+            "line 2 looks like a misspelled CSL marker",
+        ),
+        (
+            "<<FILE>>\na.txt\n<<OVERWRITE>>\nx\n<<END>>\n",
+            "line 1 looks like a misspelled replacer marker",
+        ),
+        (
+            "text\n#!Nesl [@three-char-SHA-256: abc]\naction = \"file_write\"\npath = \"a\"\ncontent = \"x\"\n#!end_abc\n",
+            "line 2",
+        ),
+        (
+            "*** Begin Patch\n*** Update File: a.txt\n@@\n-a\n+b\n*** End Patch\n",
+            "line 1 looks like a Codex apply_patch block",
+        ),
+    ];
+    for (reply, want) in cases {
+        let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+        let mut cmd = repo.clada_cmd();
+        cmd.args(["--format", "human", "apply", "-"]);
+        let out = common::spawn_fed(cmd, reply)
+            .wait_with_output()
+            .expect("apply");
+        let text = output_text(&out);
+        assert_eq!(exit_code(&out), 1, "{reply}\n{text}");
+        assert!(text.contains(want), "{reply}\nwanted {want:?} in:\n{text}");
+        assert!(!text.contains("no action blocks found"), "{text}");
+        assert_eq!(repo.status(), "", "{reply}");
+    }
+}
+
+#[test]
+fn plain_text_stays_exit_0() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    let mut cmd = repo.clada_cmd();
+    cmd.args(["--format", "human", "apply", "-"]);
+    let reply = "Just an explanation.\n\n- a list <- with arrows\n```rust\nfn main() {}\n```\n";
+    let out = common::spawn_fed(cmd, reply)
+        .wait_with_output()
+        .expect("apply");
+    assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
+    assert!(output_text(&out).contains("no action blocks found"));
+}
+
+/// The suffix rule searches the tracked files: an untracked file with the same ending is no
+/// candidate, so the path resolves to the one tracked file; the commit holds the change.
+#[test]
+fn replacer_suffix_rule_uses_tracked_files() {
+    let repo = TestRepo::with_files(&[("src/pkg/mod.py", "x = 1\n")]);
+    repo.write("scratch/pkg/mod.py", "x = 1\n");
+    let reply = "<<<FILE>>>\npkg/mod.py\n<<<SEARCH>>>\nx = 1\n<<<REPLACE>>>\nx = 2\n<<<END>>>\n";
+    let out = repo.apply(reply, &[]);
+    assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
+    let report = TestRepo::report(&out);
+    let warning = report["results"][0]["warnings"][0].as_str().unwrap_or("");
+    assert!(warning.contains("used 'src/pkg/mod.py'"), "{report}");
+    assert_eq!(repo.git(&["show", "HEAD:src/pkg/mod.py"]), "x = 2\n");
+    assert_eq!(repo.read("scratch/pkg/mod.py"), "x = 1\n");
+    assert_eq!(repo.status(), "?? scratch/pkg/mod.py\n");
+    repo.assert_fsck();
+
+    // Two tracked candidates: a failure listing both, nothing changed.
+    let repo = TestRepo::with_files(&[("a/util.py", "u\n"), ("b/util.py", "u\n")]);
+    let reply = "<<<FILE>>>\nutil.py\n<<<SEARCH>>>\nu\n<<<REPLACE>>>\nv\n<<<END>>>\n";
+    let out = repo.apply(reply, &[]);
+    assert_eq!(exit_code(&out), 1);
+    let report = TestRepo::report(&out);
+    let message = report["parseErrors"][0]["message"].as_str().unwrap_or("");
+    assert!(message.contains("a/util.py, b/util.py"), "{report}");
+    assert_eq!(repo.status(), "");
+}
+
+/// A TASKS group that fails at run time leaves nothing of itself in the commit or worktree;
+/// the block after it is committed.
+#[test]
+fn rolled_back_tasks_group_is_not_committed() {
+    let repo = TestRepo::with_files(&[("keep.txt", "original\n")]);
+    let reply = "<---TASKS--->\n<---WRITE file=\"keep.txt\"--->\nchanged\n<---END--->\n<---WRITE file=\"new.txt\"--->\nnew\n<---END--->\n<---SEARCH file=\"keep.txt\"--->\nabsent\n<---REPLACE--->\nx\n<---END--->\n<---END--->\n<---WRITE file=\"after.txt\"--->\nafter\n<---END--->\n";
+    let out = repo.apply(reply, &[]);
+    assert_eq!(exit_code(&out), 1, "{}", output_text(&out));
+    assert_eq!(repo.read("keep.txt"), "original\n");
+    assert!(!repo.exists("new.txt"));
+    assert_eq!(repo.status(), "");
+    let files = repo.git(&["show", "--name-only", "--format=", "HEAD"]);
+    assert_eq!(files, "after.txt\n");
+    repo.assert_fsck();
+    // And undo takes the reply back.
+    let undo = repo.clada(&["undo"]);
+    assert_eq!(exit_code(&undo), 0, "{}", output_text(&undo));
+    assert!(!repo.exists("after.txt"));
+}
+
+/// A CSL syntax error stops the whole reply: nothing changes, exit 1.
+#[test]
+fn csl_syntax_error_changes_nothing() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    let reply = format!(
+        "{}\n<---WRITE file=\"b.txt\"--->\nb\n<---END--->\n<---WRITE file=\"c.txt\"--->\nunterminated\n",
+        common::write_block("abc", "sham.txt", "x")
+    );
+    let out = repo.apply(&reply, &[]);
+    assert_eq!(exit_code(&out), 1, "{}", output_text(&out));
+    let report = TestRepo::report(&out);
+    assert!(report["gitCommit"].is_null(), "{report}");
+    assert_eq!(repo.status(), "");
+    assert!(!repo.exists("sham.txt") && !repo.exists("b.txt"));
+}
