@@ -29,9 +29,26 @@ fn is_id(s: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
 
-/// Whether `line` is a block header or end marker in any spelling (SHAM, NESL, nesl).
+/// Whether `line` is a block marker: a header or end marker in any SHAM/NESL spelling, a CSL
+/// marker line (`<---WRITE file="…"--->`, `<---END--->`, …) or a replacer-format marker line
+/// (`<<<SEARCH>>>`, …). CML is left out: its elements are ordinary XML, which real files hold.
 pub fn is_marker(line: &str) -> bool {
     let l = line.trim_end_matches(['\r', ' ', '\t']);
+    const REPLACER: [&str; 6] = [
+        "<<<EXPLANATION>>>",
+        "<<<FILE>>>",
+        "<<<SEARCH>>>",
+        "<<<REPLACE>>>",
+        "<<<OVERWRITE>>>",
+        "<<<END>>>",
+    ];
+    if REPLACER.contains(&l) {
+        return true;
+    }
+    if let Some(inner) = l.strip_prefix("<---").and_then(|r| r.strip_suffix("--->")) {
+        let word = inner.split([' ', '\t']).next().unwrap_or("");
+        return ["WRITE", "RUN", "SEARCH", "TO", "REPLACE", "END", "TASKS"].contains(&word);
+    }
     if ["#!SHAM [@", "#!NESL [@", "#!nesl [@"]
         .iter()
         .any(|p| l.starts_with(p))
@@ -224,6 +241,12 @@ mod tests {
             "#!end_k9",
             "#!end_k9'",
             "#!end_abc  \r",
+            "<---WRITE file=\"src/a.rs\"--->",
+            "<---SEARCH file=\"a\" count=\"all\"--->",
+            "<---END--->",
+            "<---TASKS--->",
+            "<<<SEARCH>>>",
+            "<<<END>>>",
         ] {
             assert!(is_marker(l), "{l}");
         }
@@ -235,6 +258,11 @@ mod tests {
             "#!endless",
             "#!end_a b",
             "EOT_SHAM_abc",
+            "<---->",
+            "<---arrow--->",
+            "x <<<END>>>",
+            "<<<NOT>>>",
+            "<tasks version=\"1\">",
         ] {
             assert!(!is_marker(l), "{l}");
         }
