@@ -43,6 +43,9 @@ _git__clada() {
             git__clada,parse)
                 cmd="git__clada__subcmd__parse"
                 ;;
+            git__clada,prompt)
+                cmd="git__clada__subcmd__prompt"
+                ;;
             git__clada,redo)
                 cmd="git__clada__subcmd__redo"
                 ;;
@@ -93,6 +96,9 @@ _git__clada() {
                 ;;
             git__clada__subcmd__help,parse)
                 cmd="git__clada__subcmd__help__subcmd__parse"
+                ;;
+            git__clada__subcmd__help,prompt)
+                cmd="git__clada__subcmd__help__subcmd__prompt"
                 ;;
             git__clada__subcmd__help,redo)
                 cmd="git__clada__subcmd__help__subcmd__redo"
@@ -149,7 +155,7 @@ _git__clada() {
 
     case "${cmd}" in
         git__clada)
-            opts="-C -h -V --format --dry-run --help --version apply check parse undo redo squash step-back step-forward status log show watch hooks install-man demo generate help"
+            opts="-C -h -V --format --dry-run --help --version apply check parse undo redo squash step-back step-forward status log show watch prompt hooks install-man demo generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -160,7 +166,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -202,7 +208,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -228,7 +234,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -250,7 +256,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -276,7 +282,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -287,7 +293,7 @@ _git__clada() {
             return 0
             ;;
         git__subcmd__clada__subcmd__help)
-            opts="apply check parse undo redo squash step-back step-forward status log show watch hooks install-man demo generate help"
+            opts="apply check parse undo redo squash step-back step-forward status log show watch prompt hooks install-man demo generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -454,6 +460,20 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        git__subcmd__clada__subcmd__help__subcmd__prompt)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         git__subcmd__clada__subcmd__help__subcmd__redo)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -578,7 +598,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -656,7 +676,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -678,7 +698,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -704,7 +724,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -734,7 +754,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -760,7 +780,37 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__subcmd__clada__subcmd__prompt)
+            opts="-C -h -V --dialect --actions --format --dry-run --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --dialect)
+                    COMPREPLY=($(compgen -W "nesl nesl-upper sham" -- "${cur}"))
+                    return 0
+                    ;;
+                --actions)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -782,7 +832,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -804,7 +854,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -846,7 +896,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -868,7 +918,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -890,7 +940,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -912,7 +962,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -934,7 +984,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -956,7 +1006,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
                     return 0
                     ;;
                 *)

@@ -19,7 +19,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
     var completions = [
         &'git-clada'= {
             cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
-            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
             cand --dry-run 'Show what would happen without changing any file, ref or the index'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
@@ -37,6 +37,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand log 'List git-clada commits on the current branch: short hash, age, subject, blocks ok/failed'
             cand show 'Show the reply an AI commit was made from and its result report'
             cand watch 'Watch FILE and apply new blocks whenever it changes (planned)'
+            cand prompt 'Print the instructions to give a model (system prompt or custom instructions)'
             cand hooks 'Install or remove git-clada''s git hooks (a pre-commit hook that refuses stray block markers). Existing hook content is preserved; core.hooksPath is respected'
             cand install-man 'Install the man pages, so `git clada --help` and `man git-clada` work'
             cand demo 'Create a scratch repository in a temporary directory, apply the bundled example reply, print the report and the commit, then undo it'
@@ -50,7 +51,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand --message 'Use MESSAGE as the commit subject instead of the generated `AI: …` summary'
             cand --exec 'Policy for `exec` blocks: ask on a terminal, allow, or deny. Default: ask on a terminal, deny otherwise'
             cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
-            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
             cand --no-git 'Run the actions without git: paths are relative to the current directory, nothing is committed'
             cand --allow-outside 'Permit absolute paths outside the worktree (such changes are never committed)'
             cand --atomic 'All-or-nothing: if any block fails, restore every file and commit nothing'
@@ -66,7 +67,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
         &'git-clada;check'= {
             cand --dialect 'Block spelling: auto picks SHAM, NESL or nesl per block from its header'
             cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
-            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
             cand --no-git 'Resolve paths against the current directory instead of the worktree root'
             cand --allow-outside 'Accept absolute paths outside the root (as `apply --allow-outside` would)'
             cand --dry-run 'Show what would happen without changing any file, ref or the index'
@@ -78,7 +79,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
         &'git-clada;parse'= {
             cand --dialect 'Block spelling: auto picks SHAM, NESL or nesl per block from its header'
             cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
-            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
             cand --dry-run 'Show what would happen without changing any file, ref or the index'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
@@ -87,7 +88,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
         }
         &'git-clada;undo'= {
             cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
-            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
             cand --dry-run 'Show what would happen without changing any file, ref or the index'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
@@ -96,7 +97,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
         }
         &'git-clada;redo'= {
             cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
-            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
             cand --dry-run 'Show what would happen without changing any file, ref or the index'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
@@ -110,7 +111,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand --msg-target 'With --mode msg_contains: commits whose message contains S'
             cand --message 'Subject of the squashed commit (default: the subjects combined)'
             cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
-            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
             cand --contiguous-only 'Squash each contiguous run separately, keeping human commits in between (default)'
             cand --no-contiguous-only 'Gather the selected commits across human commits, if that needs no conflict resolution'
             cand --dry-run 'Show what would happen without changing any file, ref or the index'
@@ -121,7 +122,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
         }
         &'git-clada;step-back'= {
             cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
-            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
             cand --dry-run 'Show what would happen without changing any file, ref or the index'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
@@ -130,7 +131,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
         }
         &'git-clada;step-forward'= {
             cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
-            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
             cand --all 'Return to the tip at once'
             cand --dry-run 'Show what would happen without changing any file, ref or the index'
             cand -h 'Print help (see more with ''--help'')'
@@ -140,7 +141,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
         }
         &'git-clada;status'= {
             cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
-            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
             cand --dry-run 'Show what would happen without changing any file, ref or the index'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
@@ -151,7 +152,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand -n 'Show at most N commits'
             cand --max-count 'Show at most N commits'
             cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
-            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
             cand --dry-run 'Show what would happen without changing any file, ref or the index'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
@@ -160,7 +161,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
         }
         &'git-clada;show'= {
             cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
-            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
             cand --dry-run 'Show what would happen without changing any file, ref or the index'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
@@ -169,7 +170,18 @@ set edit:completion:arg-completer[git-clada] = {|@words|
         }
         &'git-clada;watch'= {
             cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
-            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
+            cand --dry-run 'Show what would happen without changing any file, ref or the index'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'git-clada;prompt'= {
+            cand --dialect 'The block spelling to teach'
+            cand --actions 'Only these actions (comma-separated), e.g. without exec'
+            cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
             cand --dry-run 'Show what would happen without changing any file, ref or the index'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
@@ -178,7 +190,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
         }
         &'git-clada;hooks'= {
             cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
-            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
             cand --dry-run 'Show what would happen without changing any file, ref or the index'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
@@ -190,7 +202,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
         }
         &'git-clada;hooks;install'= {
             cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
-            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
             cand --dry-run 'Show what would happen without changing any file, ref or the index'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
@@ -199,7 +211,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
         }
         &'git-clada;hooks;uninstall'= {
             cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
-            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
             cand --dry-run 'Show what would happen without changing any file, ref or the index'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
@@ -220,7 +232,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
         &'git-clada;install-man'= {
             cand --dir 'Directory that receives git-clada.1 and git-clada-<command>.1 (a `man1` directory)'
             cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
-            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
             cand --dry-run 'Show what would happen without changing any file, ref or the index'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
@@ -229,7 +241,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
         }
         &'git-clada;demo'= {
             cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
-            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
             cand --keep 'Keep the scratch repository (its path is printed) instead of deleting it'
             cand --dry-run 'Show what would happen without changing any file, ref or the index'
             cand -h 'Print help (see more with ''--help'')'
@@ -240,7 +252,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
         &'git-clada;generate'= {
             cand --out 'Directory that receives `man/` and `completions/`'
             cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
-            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
             cand --dry-run 'Show what would happen without changing any file, ref or the index'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
@@ -260,6 +272,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand log 'List git-clada commits on the current branch: short hash, age, subject, blocks ok/failed'
             cand show 'Show the reply an AI commit was made from and its result report'
             cand watch 'Watch FILE and apply new blocks whenever it changes (planned)'
+            cand prompt 'Print the instructions to give a model (system prompt or custom instructions)'
             cand hooks 'Install or remove git-clada''s git hooks (a pre-commit hook that refuses stray block markers). Existing hook content is preserved; core.hooksPath is respected'
             cand install-man 'Install the man pages, so `git clada --help` and `man git-clada` work'
             cand demo 'Create a scratch repository in a temporary directory, apply the bundled example reply, print the report and the commit, then undo it'
@@ -289,6 +302,8 @@ set edit:completion:arg-completer[git-clada] = {|@words|
         &'git-clada;help;show'= {
         }
         &'git-clada;help;watch'= {
+        }
+        &'git-clada;help;prompt'= {
         }
         &'git-clada;help;hooks'= {
             cand install 'Install the hooks'

@@ -21,6 +21,7 @@ pub mod failpoint;
 pub mod fsutil;
 pub mod history;
 pub mod input;
+pub mod prompt;
 pub mod record;
 pub mod repo;
 pub mod report;

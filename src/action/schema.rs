@@ -96,6 +96,21 @@ pub struct ActionDef {
     pub description: String,
     #[serde(default)]
     pub params: IndexMap<String, ParamDef>,
+    /// The example block `git clada prompt` shows (required by a test, optional here so that a
+    /// schema without one still loads).
+    #[serde(default)]
+    pub example: Option<Example>,
+}
+
+/// An action's example: the block's parameters, and the files that exist before it runs.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Example {
+    /// Key → string value, in the order they are printed.
+    pub params: IndexMap<String, String>,
+    /// Path → content of files committed before the example runs.
+    #[serde(default)]
+    pub files: IndexMap<String, String>,
 }
 
 /// The whole schema: actions in file order.
