@@ -15,6 +15,7 @@
 pub mod action;
 pub mod block;
 pub mod cli;
+pub mod clipboard;
 pub mod demo;
 pub mod error;
 pub mod failpoint;
@@ -27,6 +28,7 @@ pub mod repo;
 pub mod report;
 pub mod sandbox;
 pub mod trace;
+pub mod watch;
 
 /// The version recorded in `Clada-Version` trailers and printed by `--version`.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -13,7 +13,7 @@ use crate::action::{self, Approval, EngineOptions, ExecPolicy, ExecRequest, Exec
 use crate::block;
 use crate::cli::parse::DialectArg;
 use crate::cli::{Format, Global};
-use crate::error::{Outcome, Refusal};
+use crate::error::{Outcome, Refusal, UsageError};
 use crate::record::{self, apply::ApplyError, apply::ApplyOptions};
 use crate::report::{self, ReportFormat};
 use crate::sandbox::Sandbox;
@@ -76,6 +76,15 @@ pub struct Args {
     /// terminal, deny otherwise.
     #[arg(long, value_enum, value_name = "POLICY")]
     pub exec: Option<ExecPolicyArg>,
+
+    /// Read the reply from the clipboard instead of a file or stdin.
+    #[arg(long, conflicts_with = "file")]
+    pub paste: bool,
+
+    /// Also put the llm report on the clipboard (OSC 52 to the terminal when no display
+    /// server is reachable); a failed copy is reported, never fails the apply.
+    #[arg(long)]
+    pub copy: bool,
 }
 
 /// What to do with uncommitted work during an apply.
@@ -123,7 +132,7 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
         no_snapshot: args.no_snapshot,
         wip_commit: args.wip == WipArg::Commit,
         message: args.message.clone(),
-        engine: engine_options(&args, &global),
+        engine: engine_options(args.exec, &global),
     };
     let outcome = match record::apply::apply(&cwd, &reply, &opts) {
         Ok(o) => o,
@@ -137,12 +146,34 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
             let _ = writeln!(stdout, "{diff}");
         }
     }
+    copy_report(&args, &outcome.execution);
     finish_report(&outcome.execution, &global)
+}
+
+/// `--copy`: the llm report to the clipboard; what happened goes to stderr.
+fn copy_report(args: &Args, execution: &Execution) {
+    if args.copy {
+        let llm = report::render(&execution.result, ReportFormat::Llm, false);
+        eprintln!("git-clada: {}", crate::clipboard::copy(&llm).line());
+    }
 }
 
 /// Reads the reply; on a terminal, first says that it waits for one (a bare `git clada apply`
 /// would otherwise sit there silently).
 fn read_reply(args: &Args) -> anyhow::Result<crate::input::Reply> {
+    if args.paste {
+        let text = crate::clipboard::paste().map_err(|e| UsageError(format!("--paste: {e}")))?;
+        if text.len() as u64 > crate::input::MAX_REPLY_BYTES {
+            return Err(UsageError(
+                "--paste: the clipboard holds more than the 50 MiB limit for a reply".into(),
+            )
+            .into());
+        }
+        return Ok(crate::input::Reply {
+            text,
+            source: "clipboard".into(),
+        });
+    }
     let from_stdin = args
         .file
         .as_deref()
@@ -155,9 +186,9 @@ fn read_reply(args: &Args) -> anyhow::Result<crate::input::Reply> {
 
 /// The engine options the command line asks for: `--dry-run`, `--exec` (default: ask on a
 /// terminal, deny otherwise), and a terminal prompt for `ask`.
-pub fn engine_options(args: &Args, global: &Global) -> EngineOptions {
+pub fn engine_options(exec: Option<ExecPolicyArg>, global: &Global) -> EngineOptions {
     let interactive = std::io::stdin().is_terminal() || std::io::stderr().is_terminal();
-    let policy = match args.exec {
+    let policy = match exec {
         Some(p) => p.into(),
         None if interactive => ExecPolicy::Ask,
         None => ExecPolicy::Deny,
@@ -212,8 +243,9 @@ fn run_no_git(args: Args, global: Global) -> anyhow::Result<Outcome> {
     let cwd = std::env::current_dir().context("cannot determine the current directory")?;
     let sandbox = Sandbox::new(&cwd, args.allow_outside)?;
     let plan = action::plan(&parsed, &sandbox);
-    let opts = engine_options(&args, &global);
+    let opts = engine_options(args.exec, &global);
     let execution = action::execute(&plan, &sandbox, &opts);
+    copy_report(&args, &execution);
     finish_report(&execution, &global)
 }
 
