@@ -20,10 +20,11 @@ use crate::watch::{self, Batch, WatchError, WatchOptions, Watcher};
 /// identified by their content, so a block is applied once however often the file changes,
 /// and the set of applied blocks is kept in git (refs/clada/watch/…), so a restarted watcher
 /// applies nothing twice. A block still being written (no end marker yet) waits. Each batch is
-/// one AI commit with the normal report on stdout (and in --output FILE, on the clipboard with
-/// --copy, at the top of the watched file with --prepend); progress goes to stderr. When the
-/// repository is busy (another git-clada, a merge in progress, …) nothing is applied and the
-/// batch is retried. One watcher per repository; Ctrl-C stops it between batches.
+/// one AI commit; its llm report goes to stdout (another with --format), to --output FILE, to
+/// the clipboard with --copy, and its summary to the top of the watched file with --prepend.
+/// Progress goes to stderr. When the repository is busy (another git-clada, a merge in
+/// progress, …) nothing is applied and the batch is retried. One watcher per repository;
+/// Ctrl-C stops it between batches.
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Examples:\n  git clada watch --copy chat.md\n  git clada watch --prepend --output .clada-last-report.txt ~/notes/reply.md"
@@ -85,7 +86,8 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
     };
     // One identity per file however it is named (the applied set is keyed by it).
     let file = file.canonicalize().unwrap_or(file);
-    let stdout_format = match global.format_or_default() {
+    // The report is for pasting back to the model: llm unless asked otherwise.
+    let stdout_format = match global.format.unwrap_or(Format::Llm) {
         Format::Human => ReportFormat::Human,
         Format::Json => ReportFormat::Json,
         Format::Llm => ReportFormat::Llm,

@@ -237,11 +237,14 @@ impl Watcher {
             source: self.opts.file.display().to_string(),
         };
         let ids: Vec<&str> = new.iter().map(|u| u.label.as_str()).collect();
-        progress(&format!(
-            "applying {} new block(s): {}",
-            new.len(),
-            ids.join(" ")
-        ));
+        // A retry of a busy batch says nothing until something changes.
+        if self.last_busy.is_none() {
+            progress(&format!(
+                "applying {} new block(s): {}",
+                new.len(),
+                ids.join(" ")
+            ));
+        }
         let outcome = match record_apply::apply(&self.opts.cwd, &reply, &self.opts.apply) {
             Ok(o) => o,
             Err(e) => {
