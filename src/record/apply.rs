@@ -674,7 +674,7 @@ impl Transaction<'_> {
 
     /// Stages, runs the hooks, writes the commit(s), moves the branch and stores the record.
     fn commit(
-        mut self,
+        self,
         start: &Start,
         opts: &ApplyOptions,
         reply: &Reply,
@@ -683,7 +683,6 @@ impl Transaction<'_> {
         lock: crate::repo::IndexLock,
     ) -> Result<ApplyOutcome, ApplyError> {
         let repo = self.repo;
-        let dirty = start.status.is_dirty();
         if let Err(reason) = &built.on_head {
             if reason != "--wip commit" {
                 execution.result.warnings.push(format!(
@@ -693,13 +692,12 @@ impl Transaction<'_> {
         }
         // The index to commit from, and the one to leave behind: with the user's work kept
         // uncommitted they differ (the user's staged work stays staged, not committed).
-        let (mut commit_tree, commit_index, mut final_index) = self.stage(start, &built)?;
+        let staged = self.stage(start, &built)?;
         crate::trace::phase("index: apply");
-        let mut after_tree = built.after_tree;
 
         let coauthor = repo.config_string("clada.coauthor");
         let reply_blob = repo.write_blob(reply.text.as_bytes())?;
-        let mut msg = message::build(
+        let msg = message::build(
             &execution.result,
             &built.items,
             &reply.source,
@@ -708,13 +706,60 @@ impl Transaction<'_> {
             coauthor.as_deref(),
         );
 
-        // Hooks read the index from disk, may re-stage files (formatters do) and may fail.
+        let Some(written) = self.write_index(
+            start,
+            opts,
+            &built,
+            staged,
+            lock,
+            msg,
+            &mut execution.result.steps,
+        )?
+        else {
+            execution.result.warnings.push(
+                "a hook failed, so nothing was committed; the AI's changes are in the worktree, unstaged (fix what the hook reports and apply again, or take them back with `git clada undo`)".into(),
+            );
+            let index_tree = self.index_tree;
+            return self.close_uncommitted(
+                start,
+                reply,
+                execution,
+                Some((built.after_tree, index_tree)),
+            );
+        };
+        crate::trace::phase("write index");
+        self.publish(start, opts, reply, execution, &built, written)
+    }
+
+    /// Writes the index to commit from into git's lock and runs the pre-commit and
+    /// commit-msg hooks on it (they read the index from disk, may re-stage files — formatters
+    /// do — and may fail); then the index left behind goes into the lock, written on another
+    /// thread while the objects are made. `None`: a hook failed and the user's own index is
+    /// back in place.
+    #[allow(clippy::too_many_arguments)]
+    fn write_index(
+        &self,
+        start: &Start,
+        opts: &ApplyOptions,
+        built: &Built,
+        staged: Staged,
+        lock: crate::repo::IndexLock,
+        mut msg: String,
+        steps: &mut Vec<Step>,
+    ) -> Result<Option<Written>, ApplyError> {
+        let repo = self.repo;
+        let Staged {
+            mut commit_tree,
+            commit_index,
+            mut final_index,
+        } = staged;
+        let mut after_tree = built.after_tree;
         let runs_hooks = !opts.no_verify
             && (repo.hook_path("pre-commit").is_some() || repo.hook_path("commit-msg").is_some());
         // The tree the index left behind holds (I'): the commit's tree when everything is
         // committed, the user's index tree plus the AI's changes when their work is kept.
         let mut final_tree = match &built.on_head {
-            Ok(on_head) if dirty => repo.edit_tree(self.index_tree, on_head)?,
+            Ok(on_head) if start.status.is_dirty() => repo.edit_tree(self.index_tree, on_head)?,
             _ => commit_tree,
         };
         let index_writer;
@@ -724,21 +769,12 @@ impl Transaction<'_> {
             lock.commit(&hook_index)?;
             crate::failpoint::hit("apply:after-index");
             match run_pre_commit_hooks(repo, &mut msg)? {
-                HookVerdict::Pass(steps) => execution.result.steps.extend(steps),
-                HookVerdict::Fail(steps) => {
-                    execution.result.steps.extend(steps);
+                HookVerdict::Pass(run) => steps.extend(run),
+                HookVerdict::Fail(run) => {
+                    steps.extend(run);
                     // The user's own index back; the AI's changes stay in the worktree.
                     repo.lock_index()?.commit(&start.index)?;
-                    execution.result.warnings.push(
-                        "a hook failed, so nothing was committed; the AI's changes are in the worktree, unstaged (fix what the hook reports and apply again, or take them back with `git clada undo`)".into(),
-                    );
-                    let index_tree = self.index_tree;
-                    return self.close_uncommitted(
-                        start,
-                        reply,
-                        execution,
-                        Some((built.after_tree, index_tree)),
-                    );
+                    return Ok(None);
                 }
             }
             let after_hooks = repo.read_index()?;
@@ -779,12 +815,38 @@ impl Transaction<'_> {
                 Ok::<_, RepoError>(lock)
             });
         }
-        crate::trace::phase("write index");
-        let after_index = final_tree;
+        Ok(Some(Written {
+            commit_tree,
+            after_tree,
+            after_index: final_tree,
+            index_writer,
+            msg,
+        }))
+    }
+
+    /// Makes the commit, the record and the notes, and moves the branch, the record refs and
+    /// the notes in one ref transaction; then git's index lock is released into place.
+    fn publish(
+        mut self,
+        start: &Start,
+        opts: &ApplyOptions,
+        reply: &Reply,
+        mut execution: Execution,
+        built: &Built,
+        written: Written,
+    ) -> Result<ApplyOutcome, ApplyError> {
+        let repo = self.repo;
+        let Written {
+            commit_tree,
+            after_tree,
+            after_index,
+            index_writer,
+            msg,
+        } = written;
 
         let head_commit = start.head_commit;
         let identity = &start.identity;
-        let (parent, snap, kept) = self.user_work_commit(start, &built, reply)?;
+        let (parent, snap, kept) = self.user_work_commit(start, built, reply)?;
         let commit = repo.write_commit(commit_tree, &[parent], &msg, &identity.0, &identity.1)?;
         self.journal.commit = Some(commit.to_string());
         // Untracked after the apply means: not in the index it leaves behind.
@@ -884,7 +946,7 @@ impl Transaction<'_> {
     }
     /// The tree to commit, the index the hooks see (what is committed) and the index left
     /// behind: with the user's work kept they differ (staged work stays staged, uncommitted).
-    fn stage(&self, start: &Start, built: &Built) -> Result<(ObjectId, Index, Index), ApplyError> {
+    fn stage(&self, start: &Start, built: &Built) -> Result<Staged, ApplyError> {
         let repo = self.repo;
         Ok(match &built.on_head {
             Ok(on_head) => {
@@ -905,7 +967,11 @@ impl Transaction<'_> {
                 )?;
                 let final_index =
                     with_updates(repo, &start.index, &index_updates(on_head, &built.changes))?;
-                (tree, commit_index, final_index)
+                Staged {
+                    commit_tree: tree,
+                    commit_index,
+                    final_index,
+                }
             }
             Err(_) => {
                 let mut all = built.changes.clone();
@@ -919,7 +985,11 @@ impl Transaction<'_> {
                 }
                 let mut index = start.index.clone();
                 index.apply(repo, &index_updates(&all, &all))?;
-                (built.after_tree, index.clone(), index)
+                Staged {
+                    commit_tree: built.after_tree,
+                    commit_index: index.clone(),
+                    final_index: index,
+                }
             }
         })
     }
@@ -1464,6 +1534,25 @@ pub fn record_journal(repo: &Repo, tree: ObjectId) -> Result<Option<Journal>, Ap
         source,
     })?;
     Ok(Some(journal))
+}
+
+/// What `stage` made: the tree to commit, the index the hooks see and the index left behind.
+struct Staged {
+    commit_tree: ObjectId,
+    commit_index: Index,
+    final_index: Index,
+}
+
+/// The index written (into git's lock, possibly still on its thread) and what it holds.
+struct Written {
+    commit_tree: ObjectId,
+    /// The tracked worktree after the apply (W'), including what hooks re-staged.
+    after_tree: ObjectId,
+    /// The tree of the index left behind (I').
+    after_index: ObjectId,
+    index_writer: std::thread::JoinHandle<Result<crate::repo::IndexLock, RepoError>>,
+    /// The commit message, as the commit-msg hook left it.
+    msg: String,
 }
 
 enum HookVerdict {
