@@ -469,6 +469,7 @@ fn action_def(v: &Value) -> ActionDef {
         output: OutputDisplay::Always,
         description: String::new(),
         params,
+        example: None,
     }
 }
 

@@ -172,13 +172,14 @@ impl Watcher {
 
     /// Units not applied yet, first occurrence of each key only.
     fn new_units<'u>(&self, units: &'u Units) -> Vec<&'u Unit> {
+        let applied: HashSet<&str> = self.state.applied.iter().map(String::as_str).collect();
         let mut seen: HashSet<&str> = HashSet::new();
         units
             .units
             .iter()
             .filter(|u| {
                 !self.session.contains(&u.key)
-                    && !self.state.applied.iter().any(|k| *k == u.key)
+                    && !applied.contains(u.key.as_str())
                     && seen.insert(u.key.as_str())
             })
             .collect()
