@@ -199,31 +199,24 @@ fn split_format(
 ) -> anyhow::Result<(Option<Format>, Option<crate::prompt::PromptFormat>)> {
     use crate::prompt::PromptFormat;
     let is_prompt = matches!(command, Command::Prompt(_));
+    let refuse = |why: &str| -> anyhow::Error { UsageError(why.to_string()).into() };
     Ok(match (arg, is_prompt) {
         (None, _) => (None, None),
         (Some(FormatArg::Json), true) => (None, Some(PromptFormat::Json)),
         (Some(FormatArg::Markdown), true) => (None, Some(PromptFormat::Markdown)),
         (Some(FormatArg::Text), true) => (None, Some(PromptFormat::Text)),
-        (Some(f @ (FormatArg::Human | FormatArg::Llm)), true) => {
-            return Err(UsageError(format!(
-                "`prompt` prints markdown, text or json, not {}; use --format markdown|text|json",
-                f.to_possible_value()
-                    .map(|v| v.get_name().to_string())
-                    .unwrap_or_default()
+        (Some(FormatArg::Human | FormatArg::Llm), true) => {
+            return Err(refuse(
+                "`prompt` prints markdown, text or json; use --format markdown|text|json",
             ))
-            .into())
         }
         (Some(FormatArg::Human), false) => (Some(Format::Human), None),
         (Some(FormatArg::Json), false) => (Some(Format::Json), None),
         (Some(FormatArg::Llm), false) => (Some(Format::Llm), None),
-        (Some(f @ (FormatArg::Markdown | FormatArg::Text)), false) => {
-            return Err(UsageError(format!(
-                "--format {} is only for `git clada prompt`; reports are human, json or llm",
-                f.to_possible_value()
-                    .map(|v| v.get_name().to_string())
-                    .unwrap_or_default()
+        (Some(FormatArg::Markdown | FormatArg::Text), false) => {
+            return Err(refuse(
+                "--format markdown and text are only for `git clada prompt`; reports are human, json or llm",
             ))
-            .into())
         }
     })
 }

@@ -7,14 +7,13 @@
 //! the batches. It is deliberately not part of the branch: `undo` of a watched apply does not
 //! make the watcher apply the block again.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{Read, Seek, Write};
-use std::os::unix::io::AsRawFd;
 
 use gix::bstr::BString;
 use gix::ObjectId;
 
-use super::{io_err, Entry, EntryKind, Expected, Repo, Result, TreeChange};
+use super::{Entry, EntryKind, Expected, Repo, Result, TreeChange};
 
 /// Held while a watcher runs; released on drop or when the process dies.
 #[derive(Debug)]
@@ -34,20 +33,8 @@ impl Repo {
     /// watcher holds it, the inner error is the message refusing the second one.
     pub fn watch_lock(&self, watching: &str) -> Result<std::result::Result<WatchLock, String>> {
         let path = self.git_dir().join("clada-watch.lock");
-        let mut file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&path)
-            .map_err(io_err("cannot create the watcher lock file", &path))?;
-        // SAFETY: flock on a file descriptor we own; no memory is involved.
-        let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
-        if rc != 0 {
-            let err = std::io::Error::last_os_error();
-            if err.raw_os_error() != Some(libc::EWOULDBLOCK) {
-                return Err(io_err("cannot lock", &path)(err));
-            }
+        let mut file = super::lock::open_lock_file(&path)?;
+        if !super::lock::try_flock(&file, &path)? {
             let mut holder = String::new();
             let _ = file.read_to_string(&mut holder);
             let holder = holder.trim();
