@@ -249,15 +249,33 @@ enum Node {
 fn document(dialect: PromptDialect, actions: &[(&str, &ActionDef)]) -> Vec<Node> {
     use Node::*;
     let id = "k7x";
-    let sample = block_text(
-        dialect,
-        id,
-        "file_write",
-        &[
-            ("path", "src/hello.py"),
-            ("content", "def hello():\n    return \"hi\"\n"),
-        ],
-    );
+    // The syntax sample writes a file (it shows a heredoc); without file_write in the prompt,
+    // it is the first offered action's example, so the model never sees an action it lacks.
+    let offered = |n: &str| actions.iter().any(|(name, _)| *name == n);
+    let sample = match actions.first() {
+        Some((name, def)) if !offered("file_write") => {
+            let params: Vec<(&str, &str)> = def
+                .example
+                .as_ref()
+                .map(|e| {
+                    e.params
+                        .iter()
+                        .map(|(k, v)| (k.as_str(), v.as_str()))
+                        .collect()
+                })
+                .unwrap_or_default();
+            block_text(dialect, id, name, &params)
+        }
+        _ => block_text(
+            dialect,
+            id,
+            "file_write",
+            &[
+                ("path", "src/hello.py"),
+                ("content", "def hello():\n    return \"hi\"\n"),
+            ],
+        ),
+    };
     let mut doc = vec![
         Heading(1, "Editing files with git-clada".into()),
         Para(
@@ -295,8 +313,8 @@ fn document(dialect: PromptDialect, actions: &[(&str, &ActionDef)]) -> Vec<Node>
             "Numbers and true/false are strings too: `count = \"2\"`, `recursive = \"true\"`."
                 .into(),
             format!(
-                "Put each block in a fenced code block (```{}) so it shows as code; the fences are \
-                 ignored.",
+                "Put each block in a fenced code block with the info string `{}`, so it shows as \
+                 code; the fences are ignored.",
                 dialect.fence_info()
             ),
         ]),
@@ -711,5 +729,9 @@ mod tests {
         assert!(text.contains("### file_write"));
         assert!(!text.contains("### exec"));
         assert!(!text.contains("`exec` runs code"));
+        // Without file_write, not even the syntax sample uses it.
+        let only = vec!["file_edit".to_string()];
+        let text = render(PromptDialect::Nesl, Some(&only), PromptFormat::Markdown).unwrap();
+        assert!(!text.contains("action = \"file_write\""), "{text}");
     }
 }
