@@ -332,3 +332,66 @@ fn watching_a_missing_file_is_a_clear_error() {
         "{err}"
     );
 }
+
+#[test]
+fn polling_alone_sees_changes_when_notifications_are_off() {
+    let (repo, _d, chat) = setup();
+    let w = Watch::start(&repo, &chat, &["--poll"], &[]);
+    assert!(w.stderr().contains("(polling)"), "{}", w.stderr());
+    append(&chat, &append_block("pl1", "log.txt", "polled"));
+    w.wait_stderr("commit ", 1);
+    assert_eq!(repo.read("log.txt"), "polled\n");
+    // An editor's save replaces the file (a new inode): still seen.
+    let text = std::fs::read_to_string(&chat).unwrap() + &append_block("pl2", "log.txt", "saved");
+    let tmp = chat.with_extension("swp");
+    std::fs::write(&tmp, text).unwrap();
+    std::fs::rename(&tmp, &chat).unwrap();
+    w.wait_stderr("commit ", 2);
+    assert_eq!(repo.read("log.txt"), "polled\nsaved\n");
+    let (code, _) = w.interrupt();
+    assert_eq!(code, Some(0));
+}
+
+#[test]
+fn an_editor_save_by_rename_is_seen() {
+    let (repo, _d, chat) = setup();
+    let w = Watch::start(&repo, &chat, &[], &[]);
+    assert!(
+        w.stderr().contains("(file notifications)"),
+        "{}",
+        w.stderr()
+    );
+    let text = std::fs::read_to_string(&chat).unwrap() + &append_block("rn1", "log.txt", "renamed");
+    let tmp = chat.with_extension("swp");
+    std::fs::write(&tmp, text).unwrap();
+    std::fs::rename(&tmp, &chat).unwrap();
+    w.wait_stderr("commit ", 1);
+    assert_eq!(repo.read("log.txt"), "renamed\n");
+    let (code, _) = w.interrupt();
+    assert_eq!(code, Some(0));
+}
+
+#[test]
+fn skip_existing_marks_what_the_file_holds_as_applied_and_once_applies_only_the_rest() {
+    let (repo, _d, chat) = setup();
+    append(&chat, &append_block("se1", "log.txt", "old"));
+    let run = |extra: &[&str]| {
+        let mut args = vec!["--format", "llm", "watch", "--once"];
+        args.extend_from_slice(extra);
+        args.push(chat.to_str().unwrap());
+        repo.clada(&args)
+    };
+    let out = run(&["--skip-existing"]);
+    assert_ok(&out, "watch --once --skip-existing");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("marked 1 block(s)"));
+    assert!(
+        !repo.exists("log.txt"),
+        "the existing block was not applied"
+    );
+    append(&chat, &append_block("se2", "log.txt", "new"));
+    let out = run(&[]);
+    assert_ok(&out, "watch --once");
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("=== CLADA RESULTS ===\nse2 ✅"));
+    assert_eq!(repo.read("log.txt"), "new\n");
+    assert_eq!(ai_commits(&repo), 1);
+}
