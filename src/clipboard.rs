@@ -1,14 +1,15 @@
 //! The clipboard: `apply --paste` reads the reply from it, `--copy` (apply and watch) puts
 //! the llm report on it.
 //!
-//! Backends sit behind the [`Clipboard`] trait: the platform's clipboard commands (`pbcopy` /
-//! `pbpaste`, `wl-copy` / `wl-paste`, `xclip`, `xsel`), the terminal's OSC 52 escape sequence
-//! when no display server is reachable (SSH sessions; copy only), a file (`GIT_CLADA_CLIPBOARD=
-//! file:PATH`, for scripts and tests) and an in-memory one for unit tests. Commands rather than
-//! an X11 client library: on X11 the clipboard is served by the process that set it, and a
-//! short-lived `git clada apply --copy` would take the text with it when it exits, while
-//! `xclip`/`xsel`/`wl-copy` leave a server process behind; they also need no system libraries
-//! at build time.
+//! Backends sit behind the [`Clipboard`] trait, tried in order: the platform's clipboard
+//! commands (`pbcopy` / `pbpaste`, `wl-copy` / `wl-paste`, `xclip`, `xsel`), the `arboard` crate
+//! (the system clipboard on macOS, X11 through a pure-Rust client on Linux), the terminal's
+//! OSC 52 escape sequence when no display server is reachable (SSH sessions; copy only), a file
+//! (`GIT_CLADA_CLIPBOARD=file:PATH`, for scripts and tests) and an in-memory one for unit tests.
+//! On X11 the clipboard is served by the process that set it: `xclip`/`xsel`/`wl-copy` leave a
+//! serving process behind, so a short-lived `git clada apply --copy` keeps its text on the
+//! clipboard after it exits; `arboard` can only hand the text to a clipboard manager when it
+//! exits, so it comes after them.
 //!
 //! Copying never fails the command: [`copy`] returns what happened, to be reported.
 
@@ -157,6 +158,38 @@ fn wait_with_timeout(child: &mut std::process::Child, name: &str) -> Result<(), 
     }
 }
 
+/// The `arboard` crate's clipboard.
+pub struct Arboard {
+    inner: arboard::Clipboard,
+}
+
+impl Arboard {
+    /// Connects to the system clipboard (on Linux, the X server named by `DISPLAY`).
+    pub fn connect() -> Result<Arboard, ClipError> {
+        arboard::Clipboard::new()
+            .map(|inner| Arboard { inner })
+            .map_err(|e| ClipError(format!("arboard: {e}")))
+    }
+}
+
+impl Clipboard for Arboard {
+    fn name(&self) -> String {
+        "arboard".into()
+    }
+    fn set_text(&mut self, text: &str) -> Result<(), ClipError> {
+        self.inner
+            .set_text(text)
+            .map_err(|e| ClipError(e.to_string()))
+    }
+    fn get_text(&mut self) -> Result<String, ClipError> {
+        match self.inner.get_text() {
+            Ok(t) => Ok(t),
+            Err(arboard::Error::ContentNotAvailable) => Ok(String::new()),
+            Err(e) => Err(ClipError(e.to_string())),
+        }
+    }
+}
+
 /// Copies through the terminal: OSC 52 (`ESC ] 52 ; c ; base64 BEL`), which most terminal
 /// emulators turn into a clipboard write, also over SSH. Inside tmux the sequence is wrapped
 /// so tmux passes it on. Copy only: reading the clipboard back this way is disabled by most
@@ -249,7 +282,7 @@ fn cmd(copy: &[&str], paste: Option<&[&str]>) -> Box<dyn Clipboard> {
 
 /// The clipboards to try, best first, for this environment: `GIT_CLADA_CLIPBOARD` (`file:PATH`,
 /// `osc52` or `none`) decides alone when set; otherwise the platform's commands that are
-/// installed and whose display server is reachable, then OSC 52 to the terminal.
+/// installed and whose display server is set, then `arboard`, then OSC 52 to the terminal.
 pub fn candidates() -> Vec<Box<dyn Clipboard>> {
     let env = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
     if let Some(choice) = std::env::var("GIT_CLADA_CLIPBOARD")
@@ -284,6 +317,13 @@ pub fn candidates() -> Vec<Box<dyn Clipboard>> {
                 &["xsel", "--clipboard", "--input"],
                 Some(&["xsel", "--clipboard", "--output"]),
             ));
+        }
+    }
+    // Only where there is a clipboard to connect to: without a display an X11 connection
+    // attempt only costs time.
+    if cfg!(target_os = "macos") || env("DISPLAY").is_some() {
+        if let Ok(a) = Arboard::connect() {
+            out.push(Box::new(a));
         }
     }
     out.extend(osc52());

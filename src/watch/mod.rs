@@ -102,6 +102,9 @@ pub struct Watcher {
     waiting_for: Option<(usize, String)>,
     /// The last busy message, so a retry loop does not repeat it.
     last_busy: Option<String>,
+    /// With `--copy`: the clipboards, kept for the whole session, so a backend that serves the
+    /// clipboard from this process (arboard on X11) keeps serving it while the watcher runs.
+    clipboards: Vec<Box<dyn clipboard::Clipboard>>,
 }
 
 /// The ref keeping the applied set of `file`.
@@ -133,6 +136,7 @@ impl Watcher {
             .map_err(WatchError::AlreadyWatching)?;
         let state_ref = state_ref(&opts.file);
         let state = repo.watch_state(&state_ref)?;
+        let opts_copy = opts.copy;
         let mut w = Watcher {
             opts,
             repo,
@@ -140,6 +144,11 @@ impl Watcher {
             state_ref,
             state,
             session: HashSet::new(),
+            clipboards: if opts_copy {
+                clipboard::candidates()
+            } else {
+                Vec::new()
+            },
             waiting_for: None,
             last_busy: None,
         };
@@ -275,7 +284,7 @@ impl Watcher {
     }
 
     /// The report: stdout, `--output`, clipboard, `--prepend`; progress on stderr.
-    fn deliver(&self, result: &ExecutionResult) {
+    fn deliver(&mut self, result: &ExecutionResult) {
         let ok = result.results.iter().filter(|r| r.success).count();
         let failed = result.results.len() - ok + result.parse_errors.len();
         progress(&format!(
@@ -296,7 +305,10 @@ impl Watcher {
                 ));
             }
         }
-        let copied = self.opts.copy.then(|| clipboard::copy(&llm));
+        let copied = self
+            .opts
+            .copy
+            .then(|| clipboard::copy_with(&mut self.clipboards, &llm));
         if let Some(status) = &copied {
             progress(&status.line());
         }
