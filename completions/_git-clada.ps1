@@ -29,7 +29,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-clada' -ScriptBlock {
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('apply', 'apply', [CompletionResultType]::ParameterValue, 'Apply the action blocks of an LLM reply and commit the result as one AI commit')
-            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Parse and validate replies without changing anything; exit 1 on any error')
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Parse and validate replies without changing anything; exit 1 on any error. With --staged: refuse staged content that holds leftover block markers')
             [CompletionResult]::new('parse', 'parse', [CompletionResultType]::ParameterValue, 'Print the raw block parse result of a reply as JSON in the reference shape')
             [CompletionResult]::new('undo', 'undo', [CompletionResultType]::ParameterValue, 'Take back the last clada operation on this branch')
             [CompletionResult]::new('redo', 'redo', [CompletionResultType]::ParameterValue, 'Re-apply what the last `git clada undo` took back, if nothing moved since')
@@ -41,6 +41,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-clada' -ScriptBlock {
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show the reply an AI commit was made from and its result report')
             [CompletionResult]::new('watch', 'watch', [CompletionResultType]::ParameterValue, 'Watch FILE and apply each new complete block once, whenever the file changes')
             [CompletionResult]::new('prompt', 'prompt', [CompletionResultType]::ParameterValue, 'Print the instructions to give a model (system prompt or custom instructions)')
+            [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Show the effective configuration: every key, its value and where it came from (default, the repository''s `.clada.yml`, the user''s `<config dir>/clada/config.yml`, or git config)')
             [CompletionResult]::new('hooks', 'hooks', [CompletionResultType]::ParameterValue, 'Install or remove git-clada''s git hooks (a pre-commit hook that refuses stray block markers). Existing hook content is preserved; core.hooksPath is respected')
             [CompletionResult]::new('install-man', 'install-man', [CompletionResultType]::ParameterValue, 'Install the man pages, so `git clada --help` and `man git-clada` work')
             [CompletionResult]::new('demo', 'demo', [CompletionResultType]::ParameterValue, 'Create a scratch repository in a temporary directory, apply the bundled example reply, print the report and the commit, then undo it')
@@ -50,10 +51,13 @@ Register-ArgumentCompleter -Native -CommandName 'git-clada' -ScriptBlock {
         }
         'git-clada;apply' {
             [CompletionResult]::new('--dialect', '--dialect', [CompletionResultType]::ParameterName, 'Block spelling: auto picks SHAM, NESL or nesl per block from its header')
-            [CompletionResult]::new('--wip', '--wip', [CompletionResultType]::ParameterName, 'What happens to uncommitted work: `keep` leaves it uncommitted (staged stays staged) and the AI commit holds only the AI''s changes; `commit` first records it in a `clada: snapshot before AI edit` commit on the branch')
+            [CompletionResult]::new('--wip', '--wip', [CompletionResultType]::ParameterName, 'What happens to uncommitted work: `keep` leaves it uncommitted (staged stays staged) and the AI commit holds only the AI''s changes; `commit` first records it in a `clada: snapshot before AI edit` commit on the branch. Default: config `wip`, else keep')
             [CompletionResult]::new('-m', '-m', [CompletionResultType]::ParameterName, 'Use MESSAGE as the commit subject instead of the generated `AI: …` summary')
             [CompletionResult]::new('--message', '--message', [CompletionResultType]::ParameterName, 'Use MESSAGE as the commit subject instead of the generated `AI: …` summary')
-            [CompletionResult]::new('--exec', '--exec', [CompletionResultType]::ParameterName, 'Policy for `exec` blocks: ask on a terminal, allow, or deny. Default: ask on a terminal, deny otherwise')
+            [CompletionResult]::new('--exec', '--exec', [CompletionResultType]::ParameterName, 'Policy for `exec` blocks: ask, allow, or deny. Default: config `exec`, else ask (without a terminal only approved and read-only commands run)')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Time limit per exec block without its own `timeout` (`30`, `500ms`, `2m`). Default: config `timeout`, else 30s')
+            [CompletionResult]::new('--max-output', '--max-output', [CompletionResultType]::ParameterName, 'Output cap per stream of an exec block (`1048576`, `512k`, `10MiB`). Default: config `max_output`, else 10MiB')
+            [CompletionResult]::new('--total-timeout', '--total-timeout', [CompletionResultType]::ParameterName, 'Time limit for all exec blocks of the reply together. Default: config `total_timeout`, else none')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)')
             [CompletionResult]::new('--no-git', '--no-git', [CompletionResultType]::ParameterName, 'Run the actions without git: paths are relative to the current directory, nothing is committed')
@@ -75,6 +79,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-clada' -ScriptBlock {
             [CompletionResult]::new('--dialect', '--dialect', [CompletionResultType]::ParameterName, 'Block spelling: auto picks SHAM, NESL or nesl per block from its header')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)')
+            [CompletionResult]::new('--staged', '--staged', [CompletionResultType]::ParameterName, 'Check the staged content for leftover block markers (the pre-commit hook''s check)')
             [CompletionResult]::new('--no-git', '--no-git', [CompletionResultType]::ParameterName, 'Resolve paths against the current directory instead of the worktree root')
             [CompletionResult]::new('--allow-outside', '--allow-outside', [CompletionResultType]::ParameterName, 'Accept absolute paths outside the root (as `apply --allow-outside` would)')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Show what would happen without changing any file, ref or the index')
@@ -217,6 +222,16 @@ Register-ArgumentCompleter -Native -CommandName 'git-clada' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'git-clada;config' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Show what would happen without changing any file, ref or the index')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'git-clada;hooks' {
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)')
@@ -300,7 +315,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-clada' -ScriptBlock {
         }
         'git-clada;help' {
             [CompletionResult]::new('apply', 'apply', [CompletionResultType]::ParameterValue, 'Apply the action blocks of an LLM reply and commit the result as one AI commit')
-            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Parse and validate replies without changing anything; exit 1 on any error')
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Parse and validate replies without changing anything; exit 1 on any error. With --staged: refuse staged content that holds leftover block markers')
             [CompletionResult]::new('parse', 'parse', [CompletionResultType]::ParameterValue, 'Print the raw block parse result of a reply as JSON in the reference shape')
             [CompletionResult]::new('undo', 'undo', [CompletionResultType]::ParameterValue, 'Take back the last clada operation on this branch')
             [CompletionResult]::new('redo', 'redo', [CompletionResultType]::ParameterValue, 'Re-apply what the last `git clada undo` took back, if nothing moved since')
@@ -312,6 +327,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-clada' -ScriptBlock {
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show the reply an AI commit was made from and its result report')
             [CompletionResult]::new('watch', 'watch', [CompletionResultType]::ParameterValue, 'Watch FILE and apply each new complete block once, whenever the file changes')
             [CompletionResult]::new('prompt', 'prompt', [CompletionResultType]::ParameterValue, 'Print the instructions to give a model (system prompt or custom instructions)')
+            [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Show the effective configuration: every key, its value and where it came from (default, the repository''s `.clada.yml`, the user''s `<config dir>/clada/config.yml`, or git config)')
             [CompletionResult]::new('hooks', 'hooks', [CompletionResultType]::ParameterValue, 'Install or remove git-clada''s git hooks (a pre-commit hook that refuses stray block markers). Existing hook content is preserved; core.hooksPath is respected')
             [CompletionResult]::new('install-man', 'install-man', [CompletionResultType]::ParameterValue, 'Install the man pages, so `git clada --help` and `man git-clada` work')
             [CompletionResult]::new('demo', 'demo', [CompletionResultType]::ParameterValue, 'Create a scratch repository in a temporary directory, apply the bundled example reply, print the report and the commit, then undo it')
@@ -356,6 +372,9 @@ Register-ArgumentCompleter -Native -CommandName 'git-clada' -ScriptBlock {
             break
         }
         'git-clada;help;prompt' {
+            break
+        }
+        'git-clada;help;config' {
             break
         }
         'git-clada;help;hooks' {

@@ -22,6 +22,9 @@ _git__clada() {
             git__clada,check)
                 cmd="git__clada__subcmd__check"
                 ;;
+            git__clada,config)
+                cmd="git__clada__subcmd__config"
+                ;;
             git__clada,demo)
                 cmd="git__clada__subcmd__demo"
                 ;;
@@ -75,6 +78,9 @@ _git__clada() {
                 ;;
             git__clada__subcmd__help,check)
                 cmd="git__clada__subcmd__help__subcmd__check"
+                ;;
+            git__clada__subcmd__help,config)
+                cmd="git__clada__subcmd__help__subcmd__config"
                 ;;
             git__clada__subcmd__help,demo)
                 cmd="git__clada__subcmd__help__subcmd__demo"
@@ -155,7 +161,7 @@ _git__clada() {
 
     case "${cmd}" in
         git__clada)
-            opts="-C -h -V --format --dry-run --help --version apply check parse undo redo squash step-back step-forward status log show watch prompt hooks install-man demo generate help"
+            opts="-C -h -V --format --dry-run --help --version apply check parse undo redo squash step-back step-forward status log show watch prompt config hooks install-man demo generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -177,7 +183,7 @@ _git__clada() {
             return 0
             ;;
         git__subcmd__clada__subcmd__apply)
-            opts="-m -C -h -V --dialect --no-git --allow-outside --atomic --no-commit --no-verify --no-snapshot --wip --message --exec --paste --copy --format --dry-run --help --version"
+            opts="-m -C -h -V --dialect --no-git --allow-outside --atomic --no-commit --no-verify --no-snapshot --wip --message --exec --timeout --max-output --total-timeout --paste --copy --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -203,6 +209,18 @@ _git__clada() {
                     COMPREPLY=($(compgen -W "ask allow deny" -- "${cur}"))
                     return 0
                     ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --total-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 -C)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -219,7 +237,7 @@ _git__clada() {
             return 0
             ;;
         git__subcmd__clada__subcmd__check)
-            opts="-C -h -V --dialect --no-git --allow-outside --format --dry-run --help --version"
+            opts="-C -h -V --staged --dialect --no-git --allow-outside --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -229,6 +247,28 @@ _git__clada() {
                     COMPREPLY=($(compgen -W "auto sham nesl-upper nesl" -- "${cur}"))
                     return 0
                     ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__subcmd__clada__subcmd__config)
+            opts="-C -h -V --format --dry-run --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 -C)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -293,7 +333,7 @@ _git__clada() {
             return 0
             ;;
         git__subcmd__clada__subcmd__help)
-            opts="apply check parse undo redo squash step-back step-forward status log show watch prompt hooks install-man demo generate help"
+            opts="apply check parse undo redo squash step-back step-forward status log show watch prompt config hooks install-man demo generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -321,6 +361,20 @@ _git__clada() {
             return 0
             ;;
         git__subcmd__clada__subcmd__help__subcmd__check)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__subcmd__clada__subcmd__help__subcmd__config)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

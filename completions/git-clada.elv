@@ -26,7 +26,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
             cand apply 'Apply the action blocks of an LLM reply and commit the result as one AI commit'
-            cand check 'Parse and validate replies without changing anything; exit 1 on any error'
+            cand check 'Parse and validate replies without changing anything; exit 1 on any error. With --staged: refuse staged content that holds leftover block markers'
             cand parse 'Print the raw block parse result of a reply as JSON in the reference shape'
             cand undo 'Take back the last clada operation on this branch'
             cand redo 'Re-apply what the last `git clada undo` took back, if nothing moved since'
@@ -38,6 +38,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand show 'Show the reply an AI commit was made from and its result report'
             cand watch 'Watch FILE and apply each new complete block once, whenever the file changes'
             cand prompt 'Print the instructions to give a model (system prompt or custom instructions)'
+            cand config 'Show the effective configuration: every key, its value and where it came from (default, the repository''s `.clada.yml`, the user''s `<config dir>/clada/config.yml`, or git config)'
             cand hooks 'Install or remove git-clada''s git hooks (a pre-commit hook that refuses stray block markers). Existing hook content is preserved; core.hooksPath is respected'
             cand install-man 'Install the man pages, so `git clada --help` and `man git-clada` work'
             cand demo 'Create a scratch repository in a temporary directory, apply the bundled example reply, print the report and the commit, then undo it'
@@ -46,10 +47,13 @@ set edit:completion:arg-completer[git-clada] = {|@words|
         }
         &'git-clada;apply'= {
             cand --dialect 'Block spelling: auto picks SHAM, NESL or nesl per block from its header'
-            cand --wip 'What happens to uncommitted work: `keep` leaves it uncommitted (staged stays staged) and the AI commit holds only the AI''s changes; `commit` first records it in a `clada: snapshot before AI edit` commit on the branch'
+            cand --wip 'What happens to uncommitted work: `keep` leaves it uncommitted (staged stays staged) and the AI commit holds only the AI''s changes; `commit` first records it in a `clada: snapshot before AI edit` commit on the branch. Default: config `wip`, else keep'
             cand -m 'Use MESSAGE as the commit subject instead of the generated `AI: …` summary'
             cand --message 'Use MESSAGE as the commit subject instead of the generated `AI: …` summary'
-            cand --exec 'Policy for `exec` blocks: ask on a terminal, allow, or deny. Default: ask on a terminal, deny otherwise'
+            cand --exec 'Policy for `exec` blocks: ask, allow, or deny. Default: config `exec`, else ask (without a terminal only approved and read-only commands run)'
+            cand --timeout 'Time limit per exec block without its own `timeout` (`30`, `500ms`, `2m`). Default: config `timeout`, else 30s'
+            cand --max-output 'Output cap per stream of an exec block (`1048576`, `512k`, `10MiB`). Default: config `max_output`, else 10MiB'
+            cand --total-timeout 'Time limit for all exec blocks of the reply together. Default: config `total_timeout`, else none'
             cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
             cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
             cand --no-git 'Run the actions without git: paths are relative to the current directory, nothing is committed'
@@ -70,6 +74,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand --dialect 'Block spelling: auto picks SHAM, NESL or nesl per block from its header'
             cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
             cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
+            cand --staged 'Check the staged content for leftover block markers (the pre-commit hook''s check)'
             cand --no-git 'Resolve paths against the current directory instead of the worktree root'
             cand --allow-outside 'Accept absolute paths outside the root (as `apply --allow-outside` would)'
             cand --dry-run 'Show what would happen without changing any file, ref or the index'
@@ -200,6 +205,15 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'git-clada;config'= {
+            cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
+            cand --dry-run 'Show what would happen without changing any file, ref or the index'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'git-clada;hooks'= {
             cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
             cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
@@ -273,7 +287,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
         }
         &'git-clada;help'= {
             cand apply 'Apply the action blocks of an LLM reply and commit the result as one AI commit'
-            cand check 'Parse and validate replies without changing anything; exit 1 on any error'
+            cand check 'Parse and validate replies without changing anything; exit 1 on any error. With --staged: refuse staged content that holds leftover block markers'
             cand parse 'Print the raw block parse result of a reply as JSON in the reference shape'
             cand undo 'Take back the last clada operation on this branch'
             cand redo 'Re-apply what the last `git clada undo` took back, if nothing moved since'
@@ -285,6 +299,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand show 'Show the reply an AI commit was made from and its result report'
             cand watch 'Watch FILE and apply each new complete block once, whenever the file changes'
             cand prompt 'Print the instructions to give a model (system prompt or custom instructions)'
+            cand config 'Show the effective configuration: every key, its value and where it came from (default, the repository''s `.clada.yml`, the user''s `<config dir>/clada/config.yml`, or git config)'
             cand hooks 'Install or remove git-clada''s git hooks (a pre-commit hook that refuses stray block markers). Existing hook content is preserved; core.hooksPath is respected'
             cand install-man 'Install the man pages, so `git clada --help` and `man git-clada` work'
             cand demo 'Create a scratch repository in a temporary directory, apply the bundled example reply, print the report and the commit, then undo it'
@@ -316,6 +331,8 @@ set edit:completion:arg-completer[git-clada] = {|@words|
         &'git-clada;help;watch'= {
         }
         &'git-clada;help;prompt'= {
+        }
+        &'git-clada;help;config'= {
         }
         &'git-clada;help;hooks'= {
             cand install 'Install the hooks'

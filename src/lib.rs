@@ -13,16 +13,21 @@
 //! `cli` holds no logic beyond argument handling.
 
 pub mod action;
+pub mod apply_hooks;
 pub mod block;
 pub mod cli;
 pub mod clipboard;
+pub mod config;
 pub mod demo;
+pub mod editorconfig;
 pub mod error;
+pub mod exec_policy;
 pub mod failpoint;
 pub mod fsutil;
 pub mod history;
 pub mod input;
 pub mod prompt;
+pub mod leftover;
 pub mod record;
 pub mod repo;
 pub mod report;

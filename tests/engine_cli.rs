@@ -45,10 +45,15 @@ fn apply_no_git_success_is_exit_0_with_json_report() {
         .clone();
     let v: serde_json::Value = serde_json::from_slice(&out).expect("json report");
     assert_eq!(v["success"], true);
-    assert_eq!(v["results"][0]["data"]["bytesWritten"], 2);
+    // A new file gets a final newline (files.final_newline, on by default).
+    assert_eq!(v["results"][0]["data"]["bytesWritten"], 3);
+    assert_eq!(
+        v["results"][0]["warnings"][0],
+        "added a final newline (files.final_newline)"
+    );
     assert_eq!(
         fs::read_to_string(d.path().join("src/a.txt")).expect("r"),
-        "hi"
+        "hi\n"
     );
 }
 
@@ -69,7 +74,7 @@ fn apply_reads_stdin_and_a_failed_block_is_exit_1() {
         .write_stdin(reply)
         .assert()
         .code(1)
-        .stdout(predicate::str::starts_with("=== CLADA RESULTS ===\nok1 ✅ file_write a.txt\nbad ❌ file_replace_text a.txt - old_text not found in file\n"))
+        .stdout(predicate::str::starts_with("=== CLADA RESULTS ===\nok1 ✅ file_write a.txt\n    warning: added a final newline (files.final_newline)\nbad ❌ file_replace_text a.txt - old_text not found in file\n"))
         .stdout(predicate::str::contains(
             "The 1 block marked ✅ is applied; do not send it again. Send corrected versions of the 1 block marked ❌ only.",
         ));
@@ -112,7 +117,7 @@ fn apply_allow_outside_permits_absolute_paths() {
         .write_stdin(reply)
         .assert()
         .success();
-    assert_eq!(fs::read_to_string(target).expect("r"), "x");
+    assert_eq!(fs::read_to_string(target).expect("r"), "x\n");
 }
 
 #[test]

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use super::{Approval, Ctx, ExecPolicy, ExecRequest, Lang, Outcome};
+use super::{Ctx, Lang, Outcome};
 use crate::sandbox::ResolvedPath;
 
 /// Appended to a stream that hit the cap.
@@ -254,8 +254,24 @@ fn run(lang: &str, code: &str, cwd: &Path, timeout: Duration, max_output: usize)
             "exec: Unsupported language '{lang}' (LANG_UNSUPPORTED)"
         )));
     };
+    spawn_and_wait(prog, &args, cwd, timeout, max_output)
+}
+
+/// Runs `prog` with `args` (no shell) as [`run_command`] describes.
+fn spawn_and_wait(
+    prog: &str,
+    args: &[String],
+    cwd: &Path,
+    timeout: Duration,
+    max_output: usize,
+) -> Run {
+    let done = |output| Run {
+        output,
+        left_running: false,
+        pipes_held: false,
+    };
     let mut cmd = Command::new(prog);
-    cmd.args(&args)
+    cmd.args(args)
         .current_dir(cwd)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -382,45 +398,25 @@ pub(super) fn run_block(
             .push("not run: exec blocks never run in a dry run".to_string());
         return out;
     }
-    let allowed = match ctx.opts.exec {
-        ExecPolicy::Allow => true,
-        ExecPolicy::Deny => false,
-        ExecPolicy::Ask if ctx.exec_always => true,
-        ExecPolicy::Ask => match &ctx.opts.prompt {
-            None => false,
-            Some(prompt) => {
-                let req = ExecRequest {
-                    block_id: block_id.to_string(),
-                    lang,
-                    code: code.to_string(),
-                    cwd: dir.clone(),
-                };
-                match prompt(&req) {
-                    Approval::Yes => true,
-                    Approval::No => {
-                        return Outcome::fail(
-                            "exec: not run: declined at the prompt; the block was not executed",
-                        )
-                    }
-                    Approval::Always => {
-                        ctx.exec_always = true;
-                        true
-                    }
-                }
-            }
-        },
+    let permit = match crate::exec_policy::permit(ctx, block_id, code, lang, &dir) {
+        Ok(p) => p,
+        Err(why) => return Outcome::fail(why),
     };
-    if !allowed {
-        return Outcome::fail(
-            "exec: not run: running code is not allowed (--exec deny, the default when not on a \
-             terminal); re-run with --exec allow to run exec blocks, or --exec ask to confirm \
-             each one",
-        );
-    }
-    let limit = timeout
+    let own = timeout
         .map(Duration::from_secs)
         .unwrap_or(ctx.opts.exec_timeout);
-    let run = run(lang_name(lang), code, &dir, limit, ctx.opts.exec_max_output);
+    let limit = match crate::exec_policy::limit(ctx, own) {
+        Ok(l) => l,
+        Err(why) => return Outcome::fail(why),
+    };
+    let run = match permit {
+        crate::exec_policy::Permit::Interpreter => {
+            run(lang_name(lang), code, &dir, limit, ctx.opts.exec_max_output)
+        }
+        crate::exec_policy::Permit::Direct { prog, args } => {
+            spawn_and_wait(&prog, &args, &dir, limit, ctx.opts.exec_max_output)
+        }
+    };
     let out = run.output;
     let mut data = json!({"stdout": out.stdout, "stderr": out.stderr});
     if let Some(code) = out.exit_code {

@@ -299,8 +299,17 @@ pub struct EngineOptions {
     pub exec_timeout: Duration,
     /// Cap per output stream of an exec block (default 10 MiB).
     pub exec_max_output: usize,
+    /// Time for all exec blocks of one run together (`--total-timeout`); none by default.
+    pub exec_total_timeout: Option<Duration>,
+    /// Commands approved for this repository (`.clada/allowed-commands.json`): under
+    /// [`ExecPolicy::Ask`] they run without asking (see [`crate::exec_policy`]).
+    pub approved: Arc<std::collections::BTreeSet<String>>,
     /// Asked for each exec block under [`ExecPolicy::Ask`].
     pub prompt: Option<Arc<ExecPrompt>>,
+    /// How whole-file writes (file_write, file_create) are shaped: final newline,
+    /// `.editorconfig` (off by default here: the engine writes content exactly; the CLI turns
+    /// it on from the configuration).
+    pub whole_file: crate::editorconfig::WholeFile,
 }
 
 impl Default for EngineOptions {
@@ -310,7 +319,10 @@ impl Default for EngineOptions {
             exec: ExecPolicy::Deny,
             exec_timeout: Duration::from_secs(30),
             exec_max_output: 10 * 1024 * 1024,
+            exec_total_timeout: None,
+            approved: Arc::default(),
             prompt: None,
+            whole_file: crate::editorconfig::WholeFile::default(),
         }
     }
 }
@@ -322,7 +334,10 @@ impl std::fmt::Debug for EngineOptions {
             .field("exec", &self.exec)
             .field("exec_timeout", &self.exec_timeout)
             .field("exec_max_output", &self.exec_max_output)
+            .field("exec_total_timeout", &self.exec_total_timeout)
+            .field("approved", &self.approved)
             .field("prompt", &self.prompt.is_some())
+            .field("whole_file", &self.whole_file)
             .finish()
     }
 }
@@ -495,6 +510,8 @@ pub(crate) struct Ctx<'a> {
     pub lines: lines::LineTracker,
     /// The user answered "always" to an exec prompt.
     pub exec_always: bool,
+    /// When `--total-timeout` runs out.
+    pub exec_deadline: Option<std::time::Instant>,
 }
 
 /// Runs the plan's actions in order. Failures do not stop later actions. Never panics on
@@ -506,6 +523,9 @@ pub fn execute(plan: &Plan, sandbox: &Sandbox, opts: &EngineOptions) -> Executio
         vfs: fsx::Vfs::new(opts.dry_run),
         lines: lines::LineTracker::default(),
         exec_always: false,
+        exec_deadline: opts
+            .exec_total_timeout
+            .map(|d| std::time::Instant::now() + d),
     };
     // Consecutive edits of one file are made in memory and the file written once after them
     // (fsx::Held); anything else first gets the disk up to date.

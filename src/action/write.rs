@@ -65,7 +65,8 @@ pub(super) fn file_write(
     content: &str,
     create_only: bool,
 ) -> Outcome {
-    if create_only && ctx.vfs.exists(&path.abs) {
+    let exists = ctx.vfs.exists(&path.abs);
+    if create_only && exists {
         return Outcome::fail(format!(
             "EEXIST: file already exists, open '{}' (file_create never overwrites; use \
              file_write to replace the file, or file_replace_text to change part of it)",
@@ -75,11 +76,15 @@ pub(super) fn file_write(
     if let Err(e) = make_parents(ctx, path) {
         return Outcome::fail(node_error(&e, &path.given, "open", None));
     }
-    if let Err(e) = ctx.vfs.write_file(&path.abs, content.as_bytes(), false) {
+    let (bytes, notes) =
+        crate::editorconfig::shape(content, &path.abs, !exists, ctx.opts.whole_file);
+    if let Err(e) = ctx.vfs.write_file(&path.abs, &bytes, false) {
         return Outcome::fail(node_error(&e, &path.given, "open", None));
     }
     ctx.lines.reset(&path.abs);
-    Outcome::ok(json!({"path": path.given, "bytesWritten": content.len()}))
+    let mut out = Outcome::ok(json!({"path": path.given, "bytesWritten": bytes.len()}));
+    out.warnings = notes;
+    out
 }
 
 /// file_append. The file is not copied: its facts come from [`Vfs::text_info`] and the text is

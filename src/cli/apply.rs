@@ -5,14 +5,15 @@
 
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use anyhow::Context;
 
-use crate::action::{self, Approval, EngineOptions, ExecPolicy, ExecRequest, Execution};
+use crate::action::{self, Approval, EngineOptions, ExecPolicy, ExecRequest, Execution, Lang};
 use crate::block;
 use crate::cli::parse::DialectArg;
 use crate::cli::{Format, Global};
+use crate::config::ColorSetting;
 use crate::error::{Outcome, Refusal, UsageError};
 use crate::record::{self, apply::ApplyError, apply::ApplyOptions};
 use crate::report::{self, ReportFormat};
@@ -64,18 +65,33 @@ pub struct Args {
 
     /// What happens to uncommitted work: `keep` leaves it uncommitted (staged stays staged)
     /// and the AI commit holds only the AI's changes; `commit` first records it in a
-    /// `clada: snapshot before AI edit` commit on the branch.
-    #[arg(long, value_enum, value_name = "MODE", default_value_t = WipArg::Keep)]
-    pub wip: WipArg,
+    /// `clada: snapshot before AI edit` commit on the branch. Default: config `wip`, else keep.
+    #[arg(long, value_enum, value_name = "MODE")]
+    pub wip: Option<WipArg>,
 
     /// Use MESSAGE as the commit subject instead of the generated `AI: …` summary.
     #[arg(short = 'm', long = "message", value_name = "MESSAGE")]
     pub message: Option<String>,
 
-    /// Policy for `exec` blocks: ask on a terminal, allow, or deny. Default: ask on a
-    /// terminal, deny otherwise.
+    /// Policy for `exec` blocks: ask, allow, or deny. Default: config `exec`, else ask
+    /// (without a terminal only approved and read-only commands run).
     #[arg(long, value_enum, value_name = "POLICY")]
     pub exec: Option<ExecPolicyArg>,
+
+    /// Time limit per exec block without its own `timeout` (`30`, `500ms`, `2m`). Default:
+    /// config `timeout`, else 30s.
+    #[arg(long, value_name = "DURATION", value_parser = crate::config::duration_arg)]
+    pub timeout: Option<std::time::Duration>,
+
+    /// Output cap per stream of an exec block (`1048576`, `512k`, `10MiB`). Default: config
+    /// `max_output`, else 10MiB.
+    #[arg(long, value_name = "SIZE", value_parser = crate::config::size_arg)]
+    pub max_output: Option<usize>,
+
+    /// Time limit for all exec blocks of the reply together. Default: config
+    /// `total_timeout`, else none.
+    #[arg(long, value_name = "DURATION", value_parser = crate::config::duration_arg)]
+    pub total_timeout: Option<std::time::Duration>,
 
     /// Read the reply from the clipboard instead of a file or stdin.
     #[arg(long, conflicts_with = "file")]
@@ -99,7 +115,8 @@ pub enum WipArg {
 /// Policy for running `exec` blocks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum ExecPolicyArg {
-    /// Show the code and ask y/n/always (terminal only).
+    /// Show the code and ask y/n/always (approved and read-only commands run without asking;
+    /// without a terminal everything else is refused).
     Ask,
     /// Run every exec block.
     Allow,
@@ -123,6 +140,14 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
     }
     let reply = read_reply(&args)?;
     let cwd = std::env::current_dir().context("cannot determine the current directory")?;
+    let (cfg, root) = crate::config::load_with_root(&cwd)?;
+    let _ = COLOR.set(cfg.color.value);
+    let root = root.unwrap_or_else(|| cwd.clone());
+    let (engine, approvals) = engine_options(&args, &global, &cfg, &root)?;
+    let wip = args.wip.unwrap_or(match cfg.wip.value {
+        crate::config::WipSetting::Keep => WipArg::Keep,
+        crate::config::WipSetting::Commit => WipArg::Commit,
+    });
     let opts = ApplyOptions {
         dialect: args.dialect.into(),
         allow_outside: args.allow_outside,
@@ -130,11 +155,20 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
         no_commit: args.no_commit,
         no_verify: args.no_verify,
         no_snapshot: args.no_snapshot,
-        wip_commit: args.wip == WipArg::Commit,
+        wip_commit: wip == WipArg::Commit,
         message: args.message.clone(),
-        engine: engine_options(args.exec, &global),
+        coauthor: cfg.commit_coauthor.value.clone(),
+        paths_deny: cfg.paths_deny.value.clone(),
+        hooks: crate::apply_hooks::Hooks {
+            timeout: engine.exec_timeout,
+            max_output: engine.exec_max_output,
+            ..crate::apply_hooks::Hooks::from_config(&cfg)
+        },
+        engine,
     };
-    let outcome = match record::apply::apply(&cwd, &reply, &opts) {
+    let result = record::apply::apply(&cwd, &reply, &opts);
+    approvals.store(&root)?;
+    let outcome = match result {
         Ok(o) => o,
         Err(ApplyError::Refused(msg)) => return Err(Refusal(msg).into()),
         Err(e) => return Err(e.into()),
@@ -184,21 +218,104 @@ fn read_reply(args: &Args) -> anyhow::Result<crate::input::Reply> {
     Ok(crate::input::read_reply(args.file.as_deref())?)
 }
 
-/// The engine options the command line asks for: `--dry-run`, `--exec` (default: ask on a
-/// terminal, deny otherwise), and a terminal prompt for `ask`.
-pub fn engine_options(exec: Option<ExecPolicyArg>, global: &Global) -> EngineOptions {
-    let interactive = std::io::stdin().is_terminal() || std::io::stderr().is_terminal();
-    let policy = match exec {
-        Some(p) => p.into(),
-        None if interactive => ExecPolicy::Ask,
-        None => ExecPolicy::Deny,
-    };
-    EngineOptions {
-        dry_run: global.dry_run,
-        exec: policy,
-        prompt: Some(Arc::new(ask_on_tty)),
-        ..EngineOptions::default()
+/// The `color` preference of the configuration this process loaded (reports of other
+/// commands that print through [`finish_report`] without loading it use `auto`).
+static COLOR: std::sync::OnceLock<ColorSetting> = std::sync::OnceLock::new();
+
+/// Commands the user answered "always" for during one apply, stored in the repository's
+/// approval file afterwards (never during the apply: the file is no part of the AI commit).
+#[derive(Clone, Default)]
+pub struct NewApprovals(Arc<Mutex<Vec<String>>>);
+
+impl NewApprovals {
+    /// Adds the commands to `<root>/.clada/allowed-commands.json` and says so on stderr.
+    pub fn store(&self, root: &std::path::Path) -> anyhow::Result<()> {
+        let commands = self.0.lock().map(|v| v.clone()).unwrap_or_default();
+        for c in crate::exec_policy::Approvals::store(root, &commands)? {
+            eprintln!(
+                "approved for this repository (in {}): {c}",
+                crate::exec_policy::APPROVALS_FILE
+            );
+        }
+        Ok(())
     }
+}
+
+/// The engine options the command line and the configuration ask for: `--dry-run`, `--exec`
+/// (else config `exec`, else ask — with a terminal prompt when there is a terminal), limits,
+/// the repository's approved commands, whole-file shaping (`files.final_newline`,
+/// `.editorconfig`).
+pub fn engine_options(
+    args: &Args,
+    global: &Global,
+    cfg: &crate::config::Config,
+    root: &std::path::Path,
+) -> anyhow::Result<(EngineOptions, NewApprovals)> {
+    let flags = ExecFlags {
+        exec: args.exec,
+        timeout: args.timeout,
+        max_output: args.max_output,
+        total_timeout: args.total_timeout,
+    };
+    engine_options_for(&flags, global, cfg, root)
+}
+
+/// The exec flags `apply` and `watch` share.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ExecFlags {
+    pub exec: Option<ExecPolicyArg>,
+    pub timeout: Option<std::time::Duration>,
+    pub max_output: Option<usize>,
+    pub total_timeout: Option<std::time::Duration>,
+}
+
+/// [`engine_options`] from the shared exec flags.
+pub fn engine_options_for(
+    args: &ExecFlags,
+    global: &Global,
+    cfg: &crate::config::Config,
+    root: &std::path::Path,
+) -> anyhow::Result<(EngineOptions, NewApprovals)> {
+    use crate::config::ExecSetting;
+    let interactive = std::io::stdin().is_terminal() || std::io::stderr().is_terminal();
+    let policy = match (args.exec, cfg.exec.value) {
+        (Some(p), _) => p.into(),
+        (None, Some(ExecSetting::Allow)) => ExecPolicy::Allow,
+        (None, Some(ExecSetting::Deny)) => ExecPolicy::Deny,
+        (None, Some(ExecSetting::Ask) | None) => ExecPolicy::Ask,
+    };
+    let approvals = NewApprovals::default();
+    let prompt: Option<Arc<crate::action::ExecPrompt>> = if interactive {
+        let store = approvals.clone();
+        Some(Arc::new(move |req: &ExecRequest| {
+            let answer = ask_on_tty(req);
+            if answer == Approval::Always && matches!(req.lang, Lang::Bash | Lang::Sh) {
+                if let Ok(mut v) = store.0.lock() {
+                    v.push(crate::exec_policy::approval_key(&req.code));
+                }
+            }
+            answer
+        }))
+    } else {
+        None
+    };
+    let approved = crate::exec_policy::Approvals::load(root)?.set();
+    Ok((
+        EngineOptions {
+            dry_run: global.dry_run,
+            exec: policy,
+            exec_timeout: args.timeout.unwrap_or(cfg.timeout.value),
+            exec_max_output: args.max_output.unwrap_or(cfg.max_output.value),
+            exec_total_timeout: args.total_timeout.or(cfg.total_timeout.value),
+            approved: Arc::new(approved),
+            prompt,
+            whole_file: crate::editorconfig::WholeFile {
+                final_newline: cfg.files_final_newline.value,
+                editorconfig: true,
+            },
+        },
+        approvals,
+    ))
 }
 
 /// Shows the code on the terminal and asks y/n/always. The answer is read from the terminal
@@ -220,7 +337,11 @@ fn ask_on_tty(req: &ExecRequest) -> Approval {
         req.cwd.display(),
         req.code.trim_end()
     );
-    let _ = write!(out, "Run it? [y]es / [N]o / [a]lways for this reply: ");
+    let _ = write!(
+        out,
+        "Run it? [y]es / [N]o / [a]lways (for this reply, and a shell command is remembered in {}): ",
+        crate::exec_policy::APPROVALS_FILE
+    );
     let _ = out.flush();
     let mut answer = String::new();
     if std::io::BufReader::new(&tty)
@@ -241,10 +362,13 @@ fn run_no_git(args: Args, global: Global) -> anyhow::Result<Outcome> {
     let reply = read_reply(&args)?;
     let parsed = block::parse(&reply.text, args.dialect.into());
     let cwd = std::env::current_dir().context("cannot determine the current directory")?;
-    let sandbox = Sandbox::new(&cwd, args.allow_outside)?;
+    let cfg = crate::config::load_for_dir(&cwd)?;
+    let _ = COLOR.set(cfg.color.value);
+    let sandbox = Sandbox::new(&cwd, args.allow_outside)?.deny_paths(&cfg.paths_deny.value);
     let plan = action::plan(&parsed, &sandbox);
-    let opts = engine_options(args.exec, &global);
+    let (opts, approvals) = engine_options(&args, &global, &cfg, &cwd)?;
     let execution = action::execute(&plan, &sandbox, &opts);
+    approvals.store(&cwd)?;
     copy_report(&args, &execution);
     finish_report(&execution, &global)
 }
@@ -258,7 +382,12 @@ pub fn finish_report(execution: &Execution, global: &Global) -> anyhow::Result<O
         Format::Json => ReportFormat::Json,
         Format::Llm => ReportFormat::Llm,
     };
-    let color = report::use_color(std::io::stdout().is_terminal());
+    let color = match COLOR.get() {
+        // NO_COLOR still wins (DESIGN §2).
+        Some(ColorSetting::Always) => std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+        Some(ColorSetting::Never) => false,
+        Some(ColorSetting::Auto) | None => report::use_color(std::io::stdout().is_terminal()),
+    };
     let text = report::render(result, format, color);
     let mut stdout = std::io::stdout().lock();
     stdout

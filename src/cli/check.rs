@@ -13,18 +13,31 @@ use crate::error::Outcome;
 use crate::repo::Repo;
 use crate::sandbox::Sandbox;
 
-/// Parse and validate replies without changing anything; exit 1 on any error.
+/// Parse and validate replies without changing anything; exit 1 on any error. With
+/// --staged: refuse staged content that holds leftover block markers.
 ///
 /// Meant for hooks and CI: every block is parsed, checked against the action schema, and every
 /// path against the sandbox; nothing is executed. Paths are resolved against the worktree root
 /// (the nearest directory above with a `.git`, or GIT_WORK_TREE), or the current directory
 /// with --no-git.
+///
+/// `--staged` is the pre-commit check instead: every file the commit adds or changes (or,
+/// with FILEs, those files' staged versions, as the pre-commit framework passes them) must not
+/// contain a block header or end marker (an LLM reply pasted into a file); findings are
+/// printed as `path:line: marker`. Files matching `check.allow` in .clada.yml are exempt.
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Example:\n  git clada check reply.md")]
+#[command(
+    after_help = "Examples:\n  git clada check reply.md\n  git clada check --staged\n  git clada check --staged src/main.rs"
+)]
 pub struct Args {
-    /// Replies to check; `-` or nothing reads standard input.
+    /// Replies to check; `-` or nothing reads standard input. With --staged: the files whose
+    /// staged version to check (default: every file the commit adds or changes).
     #[arg(value_name = "FILE")]
     pub files: Vec<PathBuf>,
+
+    /// Check the staged content for leftover block markers (the pre-commit hook's check).
+    #[arg(long)]
+    pub staged: bool,
 
     /// Block spelling: auto picks SHAM, NESL or nesl per block from its header.
     #[arg(long, value_enum, default_value_t = DialectArg::Auto)]
@@ -91,11 +104,16 @@ fn sandbox_for(cwd: &Path, allow_outside: bool) -> anyhow::Result<Sandbox> {
 
 pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
     let cwd = std::env::current_dir().context("cannot determine the current directory")?;
+    if args.staged {
+        return run_staged(&args, &global, &cwd);
+    }
+    let deny = crate::config::load_for_dir(&cwd)?.paths_deny.value;
     let sandbox = if args.no_git {
         Sandbox::new(&cwd, args.allow_outside)?
     } else {
         sandbox_for(&cwd, args.allow_outside)?
-    };
+    }
+    .deny_paths(&deny);
     let inputs: Vec<Option<PathBuf>> = if args.files.is_empty() {
         vec![None]
     } else {
@@ -142,6 +160,42 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
     };
     print!("{text}");
     Ok(if all_ok {
+        Outcome::Success
+    } else {
+        Outcome::Partial
+    })
+}
+
+/// `check --staged`: leftover block markers in what is about to be committed.
+fn run_staged(args: &Args, global: &Global, cwd: &Path) -> anyhow::Result<Outcome> {
+    let cfg = crate::config::load_for_dir(cwd)?;
+    let allow = crate::leftover::allow_set(&cfg.check_allow.value)?;
+    let (checked, findings) = crate::leftover::check_staged(cwd, &args.files, &allow)?;
+    match global.format_or_default() {
+        Format::Json => {
+            let v = serde_json::json!({"checked": checked, "findings": findings});
+            println!("{}", serde_json::to_string_pretty(&v)?);
+        }
+        Format::Human | Format::Llm => {
+            let mut err = String::new();
+            for f in &findings {
+                err.push_str(&format!(
+                    "{}:{}: leftover block marker `{}`\n",
+                    f.path, f.line, f.marker
+                ));
+            }
+            if !findings.is_empty() {
+                err.push_str(&format!(
+                    "git-clada: {} leftover block marker(s) in staged content (an LLM reply pasted \
+                     into a file?); remove them and stage again, or list files that document the \
+                     format under `check: {{allow: [GLOB]}}` in .clada.yml\n",
+                    findings.len()
+                ));
+            }
+            eprint!("{err}");
+        }
+    }
+    Ok(if findings.is_empty() {
         Outcome::Success
     } else {
         Outcome::Partial

@@ -11,6 +11,7 @@ use crate::error::{exit_code_for, Outcome, UsageError};
 
 pub mod apply;
 pub mod check;
+pub mod config;
 pub mod demo;
 pub mod generate;
 pub mod hooks;
@@ -124,6 +125,7 @@ pub enum Command {
     Show(show::Args),
     Watch(watch::Args),
     Prompt(prompt::Args),
+    Config(config::Args),
     Hooks(hooks::Args),
     InstallMan(install_man::Args),
     Demo(demo::Args),
@@ -184,6 +186,7 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Show(args) => show::run(args, global),
         Command::Watch(args) => watch::run(args, global),
         Command::Prompt(args) => prompt::run(args, global, prompt_format),
+        Command::Config(args) => config::run(args, global),
         Command::Hooks(args) => hooks::run(args, global),
         Command::InstallMan(args) => install_man::run(args, global),
         Command::Demo(args) => demo::run(args, global),

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 
-use crate::cli::apply::{engine_options, ExecPolicyArg};
+use crate::cli::apply::{engine_options_for, ExecFlags, ExecPolicyArg};
 use crate::cli::parse::DialectArg;
 use crate::cli::{Format, Global};
 use crate::error::Outcome;
@@ -92,13 +92,28 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
         Format::Json => ReportFormat::Json,
         Format::Llm => ReportFormat::Llm,
     };
+    let (cfg, root) = crate::config::load_with_root(&cwd)?;
+    let root = root.unwrap_or_else(|| cwd.clone());
+    let flags = ExecFlags {
+        exec: args.exec,
+        ..ExecFlags::default()
+    };
+    let (engine, approvals) = engine_options_for(&flags, &global, &cfg, &root)?;
     let opts = WatchOptions {
         file,
         cwd,
         apply: ApplyOptions {
             dialect: args.dialect.into(),
             no_verify: args.no_verify,
-            engine: engine_options(args.exec, &global),
+            wip_commit: cfg.wip.value == crate::config::WipSetting::Commit,
+            coauthor: cfg.commit_coauthor.value.clone(),
+            paths_deny: cfg.paths_deny.value.clone(),
+            hooks: crate::apply_hooks::Hooks {
+                timeout: engine.exec_timeout,
+                max_output: engine.exec_max_output,
+                ..crate::apply_hooks::Hooks::from_config(&cfg)
+            },
+            engine,
             ..ApplyOptions::default()
         },
         output: args.output.clone(),
@@ -117,13 +132,19 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
         Err(WatchError::AlreadyWatching(msg)) => return Err(crate::error::Refusal(msg).into()),
         Err(e) => return Err(e.into()),
     };
+    // Commands answered "always" are stored when the watcher ends (never inside a batch:
+    // the approval file is no part of an AI commit).
     if args.once {
-        return Ok(match watcher.run_once()? {
+        let batch = watcher.run_once();
+        approvals.store(&root)?;
+        return Ok(match batch? {
             Batch::Applied(r) if !r.success => Outcome::Partial,
             Batch::Busy(msg) => return Err(crate::error::Refusal(msg).into()),
             _ => Outcome::Success,
         });
     }
-    watcher.run(&stop)?;
+    let ran = watcher.run(&stop);
+    approvals.store(&root)?;
+    ran?;
     Ok(Outcome::Success)
 }

@@ -54,6 +54,12 @@ pub struct ApplyOptions {
     pub message: Option<String>,
     /// Engine options; `engine.dry_run` makes the whole apply a dry run.
     pub engine: EngineOptions,
+    /// Path globs the sandbox refuses (config `paths.deny`).
+    pub paths_deny: Vec<String>,
+    /// `Co-authored-by` value (config `commit.coauthor`); else git config `clada.coauthor`.
+    pub coauthor: Option<String>,
+    /// `hooks.before` / `hooks.after` from the configuration (see `crate::apply_hooks`).
+    pub hooks: crate::apply_hooks::Hooks,
 }
 
 /// What an apply did.
@@ -112,18 +118,44 @@ pub fn refuse_if_busy(repo: &Repo) -> Result<(), ApplyError> {
 pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutcome, ApplyError> {
     let repo = Repo::discover(cwd)?;
     crate::trace::phase("open");
+    // hooks.before changes the user's state, so it runs before any of it is read.
+    let (before, before_ok) = match opts.engine.dry_run {
+        true => (Vec::new(), true),
+        false => crate::apply_hooks::run("before", &opts.hooks.before, repo.workdir(), &opts.hooks),
+    };
     // The repository-sized work (reading the index, comparing it with the worktree) runs in
     // the background while the reply is parsed and the lock taken; `finish_status` redoes it
     // if the index changed in between.
     let prefetch = repo.prefetch_status();
     let parsed = block::parse(&reply.text, opts.dialect);
     let sandbox = Sandbox::new(repo.workdir(), opts.allow_outside)?
-        .refuse_nested_repositories(&repo.declared_submodules());
+        .refuse_nested_repositories(&repo.declared_submodules())
+        .deny_paths(&opts.paths_deny);
     let plan = action::plan(&parsed, &sandbox);
     crate::trace::phase("parse+plan");
+    if !before_ok {
+        let mut execution = action::execute(
+            &action::Plan {
+                actions: Vec::new(),
+                ..plan.clone()
+            },
+            &sandbox,
+            &opts.engine,
+        );
+        execution.result.steps = before;
+        execution
+            .result
+            .warnings
+            .push("a hooks.before command failed, so no block of the reply was applied".into());
+        execution.result.update_success();
+        return Ok(uncommitted(execution));
+    }
 
     if plan.nothing_to_do() {
-        return Ok(uncommitted(action::execute(&plan, &sandbox, &opts.engine)));
+        let mut execution = action::execute(&plan, &sandbox, &opts.engine);
+        execution.result.steps = before;
+        execution.result.update_success();
+        return Ok(uncommitted(execution));
     }
 
     // A dry run reads the state without taking the lock, so it changes nothing, not even
@@ -138,6 +170,15 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
 
     let mut execution = action::execute(&plan, &sandbox, &opts.engine);
     crate::trace::phase("execute");
+    // hooks.after (a formatter, the tests) sees the reply's result; what it changes is
+    // collected with exec's changes (`has_exec`).
+    let (after, _) =
+        crate::apply_hooks::run("after", &opts.hooks.after, repo.workdir(), &opts.hooks);
+    execution
+        .result
+        .steps
+        .extend(before.into_iter().chain(after));
+    execution.result.update_success();
     crate::failpoint::hit("apply:after-execute");
     execution.result.warnings.append(&mut tx.warnings);
     tx.run(&start, opts, reply, execution)
@@ -193,10 +234,11 @@ impl Start {
         let identity = repo.identity()?;
         let head_tree = repo.tree_of(head_commit)?;
         crate::trace::phase("checks");
-        let has_exec = plan
-            .actions
-            .iter()
-            .any(|a| a.action == "exec" && a.op.is_ok());
+        let has_exec = !opts.hooks.after.is_empty()
+            || plan
+                .actions
+                .iter()
+                .any(|a| a.action == "exec" && a.op.is_ok());
         let index_stamp = index_stamp(repo);
         // Exec may create, change or delete untracked files, so its status lists them (a
         // directory walk) for the journal to save.
@@ -377,10 +419,21 @@ impl Transaction<'_> {
     ) -> Result<ApplyOutcome, ApplyError> {
         let repo = self.repo;
         let changed = self.collect_changes(start, &mut execution)?;
-        if opts.atomic && !execution.result.success {
+        let hook_failed = opts.hooks.rollback_on_failure
+            && execution
+                .result
+                .steps
+                .iter()
+                .any(|s| !s.success && crate::apply_hooks::is_hook_step(s));
+        if (opts.atomic && !execution.result.success) || hook_failed {
             roll_back(repo, &self.journal, &execution, &changed)?;
             Journal::remove(repo)?;
-            crate::report::mark_rolled_back(&mut execution.result, "--atomic");
+            let cause = if opts.atomic {
+                "--atomic"
+            } else {
+                "hooks.rollback_on_failure"
+            };
+            crate::report::mark_rolled_back(&mut execution.result, cause);
             return Ok(uncommitted(execution));
         }
         // From here on git's index lock is held (with exec it is taken only now, as exec
@@ -695,7 +748,10 @@ impl Transaction<'_> {
         let staged = self.stage(start, &built)?;
         crate::trace::phase("index: apply");
 
-        let coauthor = repo.config_string("clada.coauthor");
+        let coauthor = opts
+            .coauthor
+            .clone()
+            .or_else(|| repo.config_string("clada.coauthor"));
         let reply_blob = repo.write_blob(reply.text.as_bytes())?;
         let msg = message::build(
             &execution.result,

@@ -12,7 +12,10 @@ use crate::action::{ExecutionResult, FileChange, FileState, Step};
 pub fn mark_rolled_back(result: &mut ExecutionResult, cause: &str) {
     let failed = failed_blocks(result);
     let because = match failed.as_slice() {
-        [] => "a block failed".to_string(),
+        [] => match result.steps.iter().find(|s| !s.success) {
+            Some(step) => format!("{} failed", step.name),
+            None => "a block failed".to_string(),
+        },
         [one] => format!("block {one} failed"),
         many => format!("blocks {} failed", many.join(", ")),
     };

@@ -49,6 +49,8 @@ pub enum PathErrorCode {
     RootDir,
     /// Would change a file inside a submodule or another nested repository.
     Submodule,
+    /// Matches a `paths.deny` glob of the configuration.
+    PathDenied,
 }
 
 impl PathErrorCode {
@@ -60,6 +62,7 @@ impl PathErrorCode {
             PathErrorCode::InvalidPath => "invalid_path",
             PathErrorCode::RootDir => "root_dir",
             PathErrorCode::Submodule => "submodule",
+            PathErrorCode::PathDenied => "path_denied",
         }
     }
 }
@@ -108,6 +111,9 @@ pub struct Sandbox {
     /// Set when the root is a git worktree: the submodule paths it declares (absolute), and
     /// the promise that changes inside nested repositories are refused.
     nested: Option<Vec<PathBuf>>,
+    /// `paths.deny` of the configuration: refused root-relative paths (and everything under
+    /// a matching directory).
+    denied: Option<(globset::GlobSet, Vec<String>)>,
 }
 
 impl Sandbox {
@@ -122,7 +128,43 @@ impl Sandbox {
             root: canonical,
             allow_outside,
             nested: None,
+            denied: None,
         })
+    }
+
+    /// Refuses every path matching one of `globs` (`paths.deny`; `*` also crosses `/`), or
+    /// lying under a directory that does. Invalid globs are skipped (the configuration
+    /// loader reports them).
+    pub fn deny_paths(mut self, globs: &[String]) -> Sandbox {
+        if globs.is_empty() {
+            return self;
+        }
+        let mut b = globset::GlobSetBuilder::new();
+        for g in globs {
+            if let Ok(glob) = globset::Glob::new(g) {
+                b.add(glob);
+            }
+        }
+        if let Ok(set) = b.build() {
+            self.denied = Some((set, globs.to_vec()));
+        }
+        self
+    }
+
+    /// The `paths.deny` glob `rel` (or a directory above it) matches.
+    fn denied_by(&self, rel: &str) -> Option<&str> {
+        let (set, globs) = self.denied.as_ref()?;
+        let mut prefix = String::new();
+        for part in rel.split('/') {
+            if !prefix.is_empty() {
+                prefix.push('/');
+            }
+            prefix.push_str(part);
+            if let Some(&i) = set.matches(&prefix).first() {
+                return globs.get(i).map(String::as_str);
+            }
+        }
+        None
     }
 
     /// For a git worktree: refuse changes inside a nested repository — a directory holding a
@@ -287,6 +329,15 @@ impl Sandbox {
             }
         }
         let rel = self.rel(&abs);
+        if let Some(glob) = rel.as_deref().and_then(|r| self.denied_by(r)) {
+            return Err(refuse(
+                PathErrorCode::PathDenied,
+                format!(
+                    "'{given}' matches `{glob}` in the configuration's paths.deny; this path is \
+                     off limits for actions — leave it alone"
+                ),
+            ));
+        }
         Ok(ResolvedPath {
             given: given.to_string(),
             abs,

@@ -385,3 +385,21 @@ pub fn spawn_fed(mut cmd: Command, input: &str) -> Child {
         .expect("write stdin");
     child
 }
+
+/// PATH with `first` directories in front, then the directory of the git-clada under test
+/// (for hooks and tools that call `git-clada`), then the inherited PATH.
+pub fn path_with_clada(first: &[PathBuf]) -> String {
+    let bin = Path::new(env!("CARGO_BIN_EXE_git-clada"))
+        .parent()
+        .expect("bin dir")
+        .to_path_buf();
+    let mut dirs = first.to_vec();
+    dirs.push(bin);
+    dirs.extend(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    ));
+    std::env::join_paths(dirs)
+        .expect("PATH")
+        .to_string_lossy()
+        .into_owned()
+}

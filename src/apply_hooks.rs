@@ -1,0 +1,151 @@
+//! `hooks.before` / `hooks.after` (DESIGN §9; clada-semantics §9's `loaf.yml` hooks adapted):
+//! commands from the configuration run around an apply, through the exec machinery (`sh -c`,
+//! stdin closed, the worktree root or the command's `cwd` as working directory, its own
+//! process group killed on timeout, each output stream capped).
+//!
+//! They run in order and stop at the first failure unless that command has
+//! `continue_on_error`. Each is a step in the report, with its output when it fails, so the
+//! model sees a formatter's or the tests' complaint. `before` runs before anything is read
+//! for the apply: what it changes is the user's state, not the AI's, and a failure stops the
+//! apply with nothing applied. `after` runs once the actions ran, before the changes are
+//! collected: what it changes (a formatter) goes into the AI commit like exec's changes; a
+//! failure does not roll the reply back unless `hooks.rollback_on_failure`.
+
+use std::path::Path;
+use std::time::Duration;
+
+use crate::action::Step;
+use crate::config::HookCommand;
+
+/// The hooks of one apply (from the configuration).
+#[derive(Debug, Clone, Default)]
+pub struct Hooks {
+    pub before: Vec<HookCommand>,
+    pub after: Vec<HookCommand>,
+    /// A failed `after` command rolls the whole reply back (as `--atomic` does).
+    pub rollback_on_failure: bool,
+    /// For commands without their own `timeout`.
+    pub timeout: Duration,
+    /// Per output stream.
+    pub max_output: usize,
+}
+
+impl Hooks {
+    /// From the effective configuration.
+    pub fn from_config(cfg: &crate::config::Config) -> Hooks {
+        Hooks {
+            before: cfg.hooks_before.value.clone(),
+            after: cfg.hooks_after.value.clone(),
+            rollback_on_failure: cfg.hooks_rollback_on_failure.value,
+            timeout: cfg.timeout.value,
+            max_output: cfg.max_output.value,
+        }
+    }
+}
+
+/// The name of a hook step in the report.
+fn step_name(phase: &str, cmd: &HookCommand) -> String {
+    format!("hooks.{phase}: {}", cmd.run)
+}
+
+/// Whether a step is a hook step (for roll-back decisions).
+pub fn is_hook_step(step: &Step) -> bool {
+    step.name.starts_with("hooks.")
+}
+
+/// Runs `cmds` (`phase` is `before` or `after`) in the worktree `root`; returns their steps
+/// and whether all that had to succeed did.
+pub fn run(phase: &str, cmds: &[HookCommand], root: &Path, hooks: &Hooks) -> (Vec<Step>, bool) {
+    let mut steps = Vec::new();
+    let mut ok = true;
+    for cmd in cmds {
+        let dir = match &cmd.cwd {
+            Some(c) => root.join(c),
+            None => root.to_path_buf(),
+        };
+        let name = step_name(phase, cmd);
+        if !dir.starts_with(root) || !dir.is_dir() {
+            steps.push(Step {
+                name,
+                success: false,
+                output: format!(
+                    "working directory '{}' does not exist inside the worktree (fix `cwd` in the configuration)",
+                    dir.display()
+                ),
+            });
+            if !cmd.continue_on_error {
+                ok = false;
+                break;
+            }
+            continue;
+        }
+        let limit = cmd.timeout.unwrap_or(hooks.timeout);
+        let out = crate::action::exec::run_command("sh", &cmd.run, &dir, limit, hooks.max_output);
+        let success = out.success();
+        let mut output = String::new();
+        if !success {
+            match (&out.error, out.exit_code) {
+                (Some(e), _) => output.push_str(&format!("{e}\n")),
+                (None, Some(code)) => output.push_str(&format!("exited with code {code}\n")),
+                _ => {}
+            }
+        }
+        output.push_str(&out.stdout);
+        if !out.stdout.is_empty() && !out.stdout.ends_with('\n') {
+            output.push('\n');
+        }
+        output.push_str(&out.stderr);
+        steps.push(Step {
+            name,
+            success,
+            output,
+        });
+        if !success && !cmd.continue_on_error {
+            ok = false;
+            break;
+        }
+    }
+    (steps, ok)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cmd(run: &str, continue_on_error: bool) -> HookCommand {
+        HookCommand {
+            run: run.into(),
+            continue_on_error,
+            timeout: None,
+            cwd: None,
+        }
+    }
+
+    #[test]
+    fn stops_at_the_first_failure_unless_continue_on_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let h = Hooks {
+            timeout: Duration::from_secs(10),
+            max_output: 1024,
+            ..Hooks::default()
+        };
+        let (steps, ok) = run(
+            "after",
+            &[
+                cmd("echo one", false),
+                cmd("echo bad >&2; exit 2", true),
+                cmd("exit 3", false),
+                cmd("echo never", false),
+            ],
+            dir.path(),
+            &h,
+        );
+        assert!(!ok);
+        assert_eq!(steps.len(), 3);
+        assert!(steps[0].success);
+        assert_eq!(steps[1].output, "exited with code 2\nbad\n");
+        assert_eq!(steps[2].name, "hooks.after: exit 3");
+        let (steps, ok) = run("before", &[cmd("exit 1", true)], dir.path(), &h);
+        assert!(ok, "{steps:?}");
+    }
+}

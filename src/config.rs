@@ -1,0 +1,791 @@
+//! Configuration (DESIGN §9): the repository's `.clada.yml` (committed, shared by the team),
+//! the user's `<config dir>/clada/config.yml` (`directories`; `$XDG_CONFIG_HOME` or
+//! `~/.config` on Linux), and the `clada.*` git config keys git users expect (`clada.author`,
+//! `clada.coauthor`), merged into one [`Config`] that remembers where each value came from.
+//!
+//! Merge rules, per key (README "Configuration" documents the same table):
+//! - project keys (how the repository is worked on: limits, hooks, files, check) — the
+//!   repository's file wins over the user's;
+//! - personal keys (`commit.*`, `clipboard.*`, `color`) — the user's file wins over the
+//!   repository's, and git config (`clada.author`, `clada.coauthor`) wins over both;
+//! - `exec` — the stricter of the two files (deny > ask > allow): a committed file cannot
+//!   loosen what a user chose, nor a user's file what a team chose; `--exec` overrides both.
+//!
+//! Unknown keys, wrong types and bad YAML are errors naming the file, line and column.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde::{Deserialize, Serialize};
+
+/// The repository's configuration file, at the worktree root.
+pub const REPO_FILE: &str = ".clada.yml";
+
+/// An error in a configuration file, with its position.
+#[derive(Debug, thiserror::Error)]
+#[error("{file}{at}: {message} (fix the configuration file; `git clada config` shows the effective values)", at = position(*line, *column))]
+pub struct ConfigError {
+    pub file: PathBuf,
+    /// 1-based; `None` when the problem has no position (unreadable file).
+    pub line: Option<usize>,
+    pub column: Option<usize>,
+    pub message: String,
+}
+
+fn position(line: Option<usize>, column: Option<usize>) -> String {
+    match (line, column) {
+        (Some(l), Some(c)) => format!(":{l}:{c}"),
+        (Some(l), None) => format!(":{l}"),
+        _ => String::new(),
+    }
+}
+
+/// `exec` policy names (the `--exec` values).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ExecSetting {
+    Ask,
+    Allow,
+    Deny,
+}
+
+impl ExecSetting {
+    fn strictness(self) -> u8 {
+        match self {
+            ExecSetting::Allow => 0,
+            ExecSetting::Ask => 1,
+            ExecSetting::Deny => 2,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ExecSetting::Ask => "ask",
+            ExecSetting::Allow => "allow",
+            ExecSetting::Deny => "deny",
+        }
+    }
+}
+
+/// `wip` modes (the `--wip` values).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WipSetting {
+    Keep,
+    Commit,
+}
+
+/// `color` preference.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ColorSetting {
+    Auto,
+    Always,
+    Never,
+}
+
+/// A command run around an apply (`hooks.before` / `hooks.after`): a string, or a map with
+/// `run` and options (reference §9's `Command`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct HookCommand {
+    pub run: String,
+    /// Later commands still run after this one fails (it is still a failed step).
+    pub continue_on_error: bool,
+    /// Overrides `timeout` for this command.
+    pub timeout: Option<Duration>,
+    /// Working directory relative to the worktree root.
+    pub cwd: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct HookCommandMap {
+    run: String,
+    #[serde(default)]
+    continue_on_error: bool,
+    #[serde(default, deserialize_with = "opt_duration")]
+    timeout: Option<Duration>,
+    #[serde(default)]
+    cwd: Option<String>,
+}
+
+impl<'de> Deserialize<'de> for HookCommand {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = HookCommand;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a command line, or a map with `run` (and optionally `continue_on_error`, `timeout`, `cwd`)")
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<HookCommand, E> {
+                Ok(HookCommand {
+                    run: s.to_string(),
+                    continue_on_error: false,
+                    timeout: None,
+                    cwd: None,
+                })
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<HookCommand, A::Error> {
+                let m = HookCommandMap::deserialize(de::value::MapAccessDeserializer::new(map))?;
+                Ok(HookCommand {
+                    run: m.run,
+                    continue_on_error: m.continue_on_error,
+                    timeout: m.timeout,
+                    cwd: m.cwd,
+                })
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A duration: a number of seconds, or a string `500ms`, `30s`, `2m`.
+fn parse_duration(s: &str) -> Option<Duration> {
+    let s = s.trim();
+    let (num, unit) = s
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .map(|i| (&s[..i], s[i..].trim()))
+        .unwrap_or((s, "s"));
+    let n: f64 = num.parse().ok()?;
+    let secs = match unit {
+        "ms" => n / 1000.0,
+        "s" | "" => n,
+        "m" | "min" => n * 60.0,
+        "h" => n * 3600.0,
+        _ => return None,
+    };
+    (secs.is_finite() && secs > 0.0).then(|| Duration::from_secs_f64(secs))
+}
+
+struct DurationVisitor;
+
+impl Visitor<'_> for DurationVisitor {
+    type Value = Duration;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(
+            "a positive duration: seconds as a number, or a string like `500ms`, `30s`, `2m`",
+        )
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Duration, E> {
+        if v == 0 {
+            return Err(E::invalid_value(de::Unexpected::Unsigned(v), &self));
+        }
+        Ok(Duration::from_secs(v))
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Duration, E> {
+        match u64::try_from(v) {
+            Ok(v) => self.visit_u64(v),
+            Err(_) => Err(E::invalid_value(de::Unexpected::Signed(v), &self)),
+        }
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Duration, E> {
+        if v.is_finite() && v > 0.0 {
+            Ok(Duration::from_secs_f64(v))
+        } else {
+            Err(E::invalid_value(de::Unexpected::Float(v), &self))
+        }
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Duration, E> {
+        parse_duration(v).ok_or_else(|| E::invalid_value(de::Unexpected::Str(v), &self))
+    }
+}
+
+fn opt_duration<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
+    d.deserialize_any(DurationVisitor).map(Some)
+}
+
+/// A size in bytes: a number, or a string `512k`, `10MiB`, `10MB` (powers of 1024).
+pub fn parse_size(s: &str) -> Option<usize> {
+    let s = s.trim();
+    let i = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    let n: usize = s[..i].parse().ok()?;
+    let mult: usize = match s[i..].trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kb" | "kib" => 1024,
+        "m" | "mb" | "mib" => 1024 * 1024,
+        "g" | "gb" | "gib" => 1024 * 1024 * 1024,
+        _ => return None,
+    };
+    n.checked_mul(mult).filter(|&b| b > 0)
+}
+
+/// Parses a `--timeout`-style value (for clap).
+pub fn duration_arg(s: &str) -> Result<Duration, String> {
+    parse_duration(s).ok_or_else(|| {
+        format!("'{s}' is not a duration; give seconds (30) or a unit (500ms, 30s, 2m)")
+    })
+}
+
+/// Parses a `--max-output`-style value (for clap).
+pub fn size_arg(s: &str) -> Result<usize, String> {
+    parse_size(s)
+        .ok_or_else(|| format!("'{s}' is not a size; give bytes (1048576) or a unit (512k, 10MiB)"))
+}
+
+fn opt_size<'de, D: Deserializer<'de>>(d: D) -> Result<Option<usize>, D::Error> {
+    struct V;
+    impl Visitor<'_> for V {
+        type Value = usize;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a positive size: bytes as a number, or a string like `512k`, `10MiB`")
+        }
+        fn visit_u64<E: de::Error>(self, v: u64) -> Result<usize, E> {
+            usize::try_from(v)
+                .ok()
+                .filter(|&v| v > 0)
+                .ok_or_else(|| E::invalid_value(de::Unexpected::Unsigned(v), &self))
+        }
+        fn visit_i64<E: de::Error>(self, v: i64) -> Result<usize, E> {
+            usize::try_from(v)
+                .ok()
+                .filter(|&v| v > 0)
+                .ok_or_else(|| E::invalid_value(de::Unexpected::Signed(v), &self))
+        }
+        fn visit_str<E: de::Error>(self, v: &str) -> Result<usize, E> {
+            parse_size(v).ok_or_else(|| E::invalid_value(de::Unexpected::Str(v), &self))
+        }
+    }
+    d.deserialize_any(V).map(Some)
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CommitLayer {
+    author: Option<String>,
+    coauthor: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct HooksLayer {
+    before: Option<Vec<HookCommand>>,
+    after: Option<Vec<HookCommand>>,
+    rollback_on_failure: Option<bool>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PathsLayer {
+    deny: Option<Vec<String>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FilesLayer {
+    final_newline: Option<bool>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CheckLayer {
+    allow: Option<Vec<String>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ClipboardLayer {
+    copy: Option<bool>,
+}
+
+/// One file's settings, every key optional.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Layer {
+    exec: Option<ExecSetting>,
+    #[serde(default, deserialize_with = "opt_duration")]
+    timeout: Option<Duration>,
+    #[serde(default, deserialize_with = "opt_duration")]
+    total_timeout: Option<Duration>,
+    #[serde(default, deserialize_with = "opt_size")]
+    max_output: Option<usize>,
+    wip: Option<WipSetting>,
+    #[serde(default)]
+    commit: CommitLayer,
+    #[serde(default)]
+    hooks: HooksLayer,
+    #[serde(default)]
+    paths: PathsLayer,
+    #[serde(default)]
+    files: FilesLayer,
+    #[serde(default)]
+    check: CheckLayer,
+    #[serde(default)]
+    clipboard: ClipboardLayer,
+    color: Option<ColorSetting>,
+}
+
+/// Where an effective value came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase", tag = "kind", content = "where")]
+pub enum Source {
+    Default,
+    /// A configuration file (the repository's or the user's).
+    File(PathBuf),
+    /// A git config key.
+    GitConfig(String),
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Source::Default => f.write_str("default"),
+            Source::File(p) => write!(f, "{}", p.display()),
+            Source::GitConfig(k) => write!(f, "git config {k}"),
+        }
+    }
+}
+
+/// A value and where it came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Setting<T> {
+    pub value: T,
+    pub source: Source,
+}
+
+impl<T> Setting<T> {
+    fn default(value: T) -> Self {
+        Setting {
+            value,
+            source: Source::Default,
+        }
+    }
+}
+
+/// The effective configuration.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// `None`: not configured (ask; without a terminal only approved and read-only commands
+    /// run).
+    pub exec: Setting<Option<ExecSetting>>,
+    pub timeout: Setting<Duration>,
+    pub total_timeout: Setting<Option<Duration>>,
+    pub max_output: Setting<usize>,
+    pub wip: Setting<WipSetting>,
+    pub commit_author: Setting<Option<String>>,
+    pub commit_coauthor: Setting<Option<String>>,
+    pub hooks_before: Setting<Vec<HookCommand>>,
+    pub hooks_after: Setting<Vec<HookCommand>>,
+    pub hooks_rollback_on_failure: Setting<bool>,
+    pub paths_deny: Setting<Vec<String>>,
+    pub files_final_newline: Setting<bool>,
+    pub check_allow: Setting<Vec<String>>,
+    pub clipboard_copy: Setting<bool>,
+    pub color: Setting<ColorSetting>,
+    /// The files that were read, repository's first.
+    pub files: Vec<PathBuf>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            exec: Setting::default(None),
+            timeout: Setting::default(Duration::from_secs(30)),
+            total_timeout: Setting::default(None),
+            max_output: Setting::default(10 * 1024 * 1024),
+            wip: Setting::default(WipSetting::Keep),
+            commit_author: Setting::default(None),
+            commit_coauthor: Setting::default(None),
+            hooks_before: Setting::default(Vec::new()),
+            hooks_after: Setting::default(Vec::new()),
+            hooks_rollback_on_failure: Setting::default(false),
+            paths_deny: Setting::default(Vec::new()),
+            files_final_newline: Setting::default(true),
+            check_allow: Setting::default(Vec::new()),
+            clipboard_copy: Setting::default(false),
+            color: Setting::default(ColorSetting::Auto),
+            files: Vec::new(),
+        }
+    }
+}
+
+/// One line of `git clada config`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Entry {
+    pub key: &'static str,
+    pub value: serde_json::Value,
+    pub source: String,
+}
+
+/// The user's configuration file (`<config dir>/clada/config.yml`), if a home is known.
+pub fn user_file() -> Option<PathBuf> {
+    directories::BaseDirs::new().map(|d| d.config_dir().join("clada").join("config.yml"))
+}
+
+/// Reads and parses one file; a missing file is `None`.
+fn read_layer(path: &Path) -> Result<Option<Layer>, ConfigError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => {
+            return Err(ConfigError {
+                file: path.to_path_buf(),
+                line: None,
+                column: None,
+                message: format!("cannot read it: {e}"),
+            })
+        }
+    };
+    parse_layer(path, &text).map(Some)
+}
+
+fn parse_layer(path: &Path, text: &str) -> Result<Layer, ConfigError> {
+    if text.trim().is_empty() {
+        return Ok(Layer::default());
+    }
+    serde_norway::from_str::<Layer>(text).map_err(|e| {
+        let loc = e.location();
+        let mut message = e.to_string();
+        // The library appends the position in words; it is already in `file:line:column`.
+        if let Some(i) = message.rfind(" at line ") {
+            message.truncate(i);
+        }
+        ConfigError {
+            file: path.to_path_buf(),
+            line: loc.as_ref().map(|l| l.line()),
+            column: loc.as_ref().map(|l| l.column()),
+            message,
+        }
+    })
+}
+
+/// Sets `slot` from `value` when present.
+fn set<T>(slot: &mut Setting<T>, value: Option<T>, source: &Source) {
+    if let Some(v) = value {
+        *slot = Setting {
+            value: v,
+            source: source.clone(),
+        };
+    }
+}
+
+impl Config {
+    /// Loads the configuration for the worktree at `root` (no repository file when `None`),
+    /// with `git_config` answering `clada.*` keys (`None` outside a repository).
+    pub fn load(
+        root: Option<&Path>,
+        git_config: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Config, ConfigError> {
+        let repo_file = root.map(|r| r.join(REPO_FILE));
+        let user = user_file();
+        Self::load_from(repo_file.as_deref(), user.as_deref(), git_config)
+    }
+
+    /// [`Config::load`] with explicit file paths.
+    pub fn load_from(
+        repo_file: Option<&Path>,
+        user_file: Option<&Path>,
+        git_config: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Config, ConfigError> {
+        let mut cfg = Config::default();
+        let repo = match repo_file {
+            Some(p) => read_layer(p)?.map(|l| (l, Source::File(p.to_path_buf()))),
+            None => None,
+        };
+        let user = match user_file {
+            Some(p) => read_layer(p)?.map(|l| (l, Source::File(p.to_path_buf()))),
+            None => None,
+        };
+        for (_, src) in repo.iter().chain(user.iter()) {
+            if let Source::File(p) = src {
+                cfg.files.push(p.clone());
+            }
+        }
+        // Project keys: user first, then the repository over it.
+        // Personal keys: repository first, then the user over it.
+        let (project_order, personal_order) = {
+            let r = repo.as_ref();
+            let u = user.as_ref();
+            ([u, r], [r, u])
+        };
+        for (layer, src) in project_order.into_iter().flatten() {
+            cfg.apply_project(layer, src);
+        }
+        for (layer, src) in personal_order.into_iter().flatten() {
+            cfg.apply_personal(layer, src);
+        }
+        // exec: the stricter of the two files.
+        for (layer, src) in repo.iter().chain(user.iter()) {
+            if let Some(e) = layer.exec {
+                let stricter = cfg
+                    .exec
+                    .value
+                    .is_none_or(|cur| e.strictness() > cur.strictness());
+                if stricter {
+                    cfg.exec = Setting {
+                        value: Some(e),
+                        source: src.clone(),
+                    };
+                }
+            }
+        }
+        for (key, setting) in [
+            ("paths.deny", &cfg.paths_deny),
+            ("check.allow", &cfg.check_allow),
+        ] {
+            for g in &setting.value {
+                if let Err(e) = globset::Glob::new(g) {
+                    let file = match &setting.source {
+                        Source::File(p) => p.clone(),
+                        _ => PathBuf::from(REPO_FILE),
+                    };
+                    return Err(ConfigError {
+                        file,
+                        line: None,
+                        column: None,
+                        message: format!("{key}: '{g}' is not a valid glob: {e}"),
+                    });
+                }
+            }
+        }
+        for (key, slot) in [
+            ("clada.author", &mut cfg.commit_author),
+            ("clada.coauthor", &mut cfg.commit_coauthor),
+        ] {
+            if let Some(v) = git_config(key).filter(|v| !v.trim().is_empty()) {
+                *slot = Setting {
+                    value: Some(v),
+                    source: Source::GitConfig(key.to_string()),
+                };
+            }
+        }
+        Ok(cfg)
+    }
+
+    fn apply_project(&mut self, l: &Layer, src: &Source) {
+        set(&mut self.timeout, l.timeout, src);
+        set(&mut self.total_timeout, l.total_timeout.map(Some), src);
+        set(&mut self.max_output, l.max_output, src);
+        set(&mut self.wip, l.wip, src);
+        set(&mut self.hooks_before, l.hooks.before.clone(), src);
+        set(&mut self.hooks_after, l.hooks.after.clone(), src);
+        set(
+            &mut self.hooks_rollback_on_failure,
+            l.hooks.rollback_on_failure,
+            src,
+        );
+        set(&mut self.paths_deny, l.paths.deny.clone(), src);
+        set(&mut self.files_final_newline, l.files.final_newline, src);
+        set(&mut self.check_allow, l.check.allow.clone(), src);
+    }
+
+    fn apply_personal(&mut self, l: &Layer, src: &Source) {
+        set(
+            &mut self.commit_author,
+            l.commit.author.clone().map(Some),
+            src,
+        );
+        set(
+            &mut self.commit_coauthor,
+            l.commit.coauthor.clone().map(Some),
+            src,
+        );
+        set(&mut self.clipboard_copy, l.clipboard.copy, src);
+        set(&mut self.color, l.color, src);
+    }
+
+    /// Every key with its effective value and source, in documentation order.
+    pub fn entries(&self) -> Vec<Entry> {
+        use serde_json::json;
+        fn e<T>(key: &'static str, s: &Setting<T>, value: serde_json::Value) -> Entry {
+            Entry {
+                key,
+                value,
+                source: s.source.to_string(),
+            }
+        }
+        let secs = |d: &Duration| json!(crate::config::format_duration(*d));
+        let hooks = |v: &[HookCommand]| json!(v.iter().map(|h| &h.run).collect::<Vec<_>>());
+        vec![
+            e(
+                "exec",
+                &self.exec,
+                self.exec
+                    .value
+                    .map(|v| json!(v.name()))
+                    .unwrap_or(json!("ask")),
+            ),
+            e("timeout", &self.timeout, secs(&self.timeout.value)),
+            e(
+                "total_timeout",
+                &self.total_timeout,
+                self.total_timeout
+                    .value
+                    .as_ref()
+                    .map(secs)
+                    .unwrap_or(json!(null)),
+            ),
+            e("max_output", &self.max_output, json!(self.max_output.value)),
+            e("wip", &self.wip, json!(self.wip.value)),
+            e(
+                "commit.author",
+                &self.commit_author,
+                json!(self.commit_author.value),
+            ),
+            e(
+                "commit.coauthor",
+                &self.commit_coauthor,
+                json!(self.commit_coauthor.value),
+            ),
+            e(
+                "hooks.before",
+                &self.hooks_before,
+                hooks(&self.hooks_before.value),
+            ),
+            e(
+                "hooks.after",
+                &self.hooks_after,
+                hooks(&self.hooks_after.value),
+            ),
+            e(
+                "hooks.rollback_on_failure",
+                &self.hooks_rollback_on_failure,
+                json!(self.hooks_rollback_on_failure.value),
+            ),
+            e("paths.deny", &self.paths_deny, json!(self.paths_deny.value)),
+            e(
+                "files.final_newline",
+                &self.files_final_newline,
+                json!(self.files_final_newline.value),
+            ),
+            e(
+                "check.allow",
+                &self.check_allow,
+                json!(self.check_allow.value),
+            ),
+            e(
+                "clipboard.copy",
+                &self.clipboard_copy,
+                json!(self.clipboard_copy.value),
+            ),
+            e("color", &self.color, json!(self.color.value)),
+        ]
+    }
+}
+
+/// The configuration for the repository containing `dir` (the user's file and defaults only
+/// outside a repository).
+pub fn load_for_dir(dir: &Path) -> Result<Config, ConfigError> {
+    load_with_root(dir).map(|(cfg, _)| cfg)
+}
+
+/// [`load_for_dir`], plus the worktree root it found (`None` outside a repository).
+pub fn load_with_root(dir: &Path) -> Result<(Config, Option<PathBuf>), ConfigError> {
+    match crate::repo::Repo::discover(dir) {
+        Ok(repo) => Ok((
+            Config::load(Some(repo.workdir()), &|k| repo.config_string(k))?,
+            Some(repo.workdir().to_path_buf()),
+        )),
+        Err(_) => Ok((Config::load(None, &|_| None)?, None)),
+    }
+}
+
+/// `30s`, `1.5s`, `500ms`.
+pub fn format_duration(d: Duration) -> String {
+    let ms = d.as_millis();
+    if ms < 1000 {
+        format!("{ms}ms")
+    } else if ms.is_multiple_of(1000) {
+        format!("{}s", ms / 1000)
+    } else {
+        format!("{}s", ms as f64 / 1000.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Layer, ConfigError> {
+        parse_layer(Path::new(".clada.yml"), text)
+    }
+
+    #[test]
+    fn durations_and_sizes() {
+        assert_eq!(parse_duration("30"), Some(Duration::from_secs(30)));
+        assert_eq!(parse_duration("500ms"), Some(Duration::from_millis(500)));
+        assert_eq!(parse_duration("2m"), Some(Duration::from_secs(120)));
+        assert_eq!(parse_duration("0"), None);
+        assert_eq!(parse_duration("3 parsecs"), None);
+        assert_eq!(parse_size("10MiB"), Some(10 * 1024 * 1024));
+        assert_eq!(parse_size("512k"), Some(512 * 1024));
+        assert_eq!(parse_size("12"), Some(12));
+        assert_eq!(parse_size("ten"), None);
+    }
+
+    #[test]
+    fn errors_are_line_precise() {
+        let e = parse("exec: ask\nfiles:\n  final_newlin: false\n").unwrap_err();
+        assert_eq!((e.line, e.column), (Some(3), Some(3)), "{e}");
+        assert!(e.message.contains("unknown field `final_newlin`"), "{e}");
+        assert!(e.to_string().starts_with(".clada.yml:3:3: "), "{e}");
+        let e = parse("timeout: soon\n").unwrap_err();
+        assert_eq!(e.line, Some(1), "{e}");
+        assert!(e.message.contains("duration"), "{e}");
+        let e = parse("exec: maybe\n").unwrap_err();
+        assert!(e.message.contains("ask"), "{e}");
+        let e = parse("hooks:\n  after:\n    - run: cargo fmt\n      contine: true\n").unwrap_err();
+        assert_eq!(e.line, Some(4), "{e}");
+        let e = parse("exec: [ask\n").unwrap_err();
+        assert!(e.line.is_some(), "{e}");
+        let e = parse("files:\n  final_newline: 3\n").unwrap_err();
+        assert_eq!(e.line, Some(2), "{e}");
+    }
+
+    #[test]
+    fn hook_commands_both_forms() {
+        let l = parse(
+            "hooks:\n  after:\n    - cargo fmt\n    - run: cargo test\n      continue_on_error: true\n      timeout: 2m\n",
+        )
+        .unwrap();
+        let after = l.hooks.after.unwrap();
+        assert_eq!(after[0].run, "cargo fmt");
+        assert!(!after[0].continue_on_error);
+        assert_eq!(after[1].run, "cargo test");
+        assert!(after[1].continue_on_error);
+        assert_eq!(after[1].timeout, Some(Duration::from_secs(120)));
+    }
+
+    #[test]
+    fn merge_rules() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = dir.path().join("repo.yml");
+        let user = dir.path().join("user.yml");
+        std::fs::write(
+            &repo,
+            "exec: ask\ntimeout: 5\ncolor: never\ncommit:\n  coauthor: Team <t@x>\n",
+        )
+        .unwrap();
+        std::fs::write(
+            &user,
+            "exec: allow\ntimeout: 60\ncolor: always\nclipboard:\n  copy: true\n",
+        )
+        .unwrap();
+        let none = |_: &str| None;
+        let c = Config::load_from(Some(&repo), Some(&user), &none).unwrap();
+        // project key: the repository wins
+        assert_eq!(c.timeout.value, Duration::from_secs(5));
+        assert_eq!(c.timeout.source, Source::File(repo.clone()));
+        // personal keys: the user wins
+        assert_eq!(c.color.value, ColorSetting::Always);
+        assert!(c.clipboard_copy.value);
+        assert_eq!(c.commit_coauthor.value.as_deref(), Some("Team <t@x>"));
+        // exec: the stricter
+        assert_eq!(c.exec.value, Some(ExecSetting::Ask));
+        assert_eq!(c.exec.source, Source::File(repo.clone()));
+        // git config wins for coauthor
+        let git = |k: &str| (k == "clada.coauthor").then(|| "Me <me@x>".to_string());
+        let c = Config::load_from(Some(&repo), Some(&user), &git).unwrap();
+        assert_eq!(c.commit_coauthor.value.as_deref(), Some("Me <me@x>"));
+        assert_eq!(
+            c.commit_coauthor.source,
+            Source::GitConfig("clada.coauthor".into())
+        );
+        // defaults
+        let c = Config::load_from(None, None, &none).unwrap();
+        assert!(c.files_final_newline.value);
+        assert_eq!(c.max_output.value, 10 * 1024 * 1024);
+        assert_eq!(c.entries().len(), 15);
+    }
+}

@@ -1,0 +1,590 @@
+//! Configuration, `git clada hooks install|uninstall`, `check --staged`, final newlines and the
+//! exec policy, on real repositories through the real binary (issue 15).
+
+mod common;
+
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+
+use common::{block, exit_code, output_text, write_block, TestRepo};
+
+fn repo() -> TestRepo {
+    let mut r = TestRepo::with_files(&[("README.md", "hello\n")]);
+    r.env.push(("PATH".into(), common::path_with_clada(&[])));
+    r
+}
+
+const PASTED: &str =
+    "fn main() {}\n#!SHAM [@three-char-SHA-256: k9x]\naction = \"file_write\"\n#!END_SHAM_k9x\n";
+
+fn mode(p: &Path) -> u32 {
+    fs::metadata(p).expect("stat").permissions().mode()
+}
+
+#[test]
+fn install_twice_keeps_the_existing_hook_and_uninstall_restores_it_byte_identical() {
+    let r = repo();
+    let hook = r.path().join(".git/hooks/pre-commit");
+    let original = "#!/bin/sh\n# my own hook\necho ran >> .git/mine.log\nexit 0\n";
+    fs::write(&hook, original).expect("write hook");
+    fs::set_permissions(&hook, fs::Permissions::from_mode(0o755)).expect("chmod");
+
+    let out = r.clada(&["hooks", "install"]);
+    assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
+    let once = fs::read_to_string(&hook).expect("read");
+    let out = r.clada(&["hooks", "install"]);
+    assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
+    assert!(output_text(&out).contains("already installed"));
+    assert_eq!(fs::read_to_string(&hook).expect("read"), once, "idempotent");
+    assert!(once.starts_with("#!/bin/sh\n# >>> git-clada pre-commit >>>"));
+    assert!(once.ends_with(
+        "# <<< git-clada pre-commit <<<\n# my own hook\necho ran >> .git/mine.log\nexit 0\n"
+    ));
+
+    // Both parts run: the user's hook still logs, and a clean commit passes.
+    r.write("a.txt", "clean\n");
+    r.git(&["add", "a.txt"]);
+    r.git(&["commit", "-q", "-m", "clean"]);
+    assert_eq!(r.read(".git/mine.log"), "ran\n");
+
+    let out = r.clada(&["hooks", "uninstall"]);
+    assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
+    assert_eq!(fs::read(&hook).expect("read"), original.as_bytes());
+    assert_eq!(mode(&hook) & 0o777, 0o755);
+    let out = r.clada(&["hooks", "uninstall"]);
+    assert!(output_text(&out).contains("not installed"));
+    assert_eq!(fs::read(&hook).expect("read"), original.as_bytes());
+}
+
+#[test]
+fn install_respects_core_hooks_path_and_uninstall_removes_the_file_it_created() {
+    let r = repo();
+    r.git(&["config", "core.hooksPath", "githooks"]);
+    let out = r.clada(&["hooks", "install"]);
+    assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
+    let hook = r.path().join("githooks/pre-commit");
+    assert!(hook.is_file());
+    assert!(mode(&hook) & 0o111 != 0);
+    assert!(!r.path().join(".git/hooks/pre-commit").exists());
+
+    // The hook git runs refuses a pasted block and names file and line.
+    r.write("src/main.rs", PASTED);
+    r.git(&["add", "src/main.rs"]);
+    let out = r.git_output(&["commit", "-q", "-m", "pasted"]);
+    assert_ne!(exit_code(&out), 0, "commit should be refused");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("src/main.rs:2: leftover block marker `#!SHAM [@three-char-SHA-256: k9x]`"),
+        "{err}"
+    );
+    assert!(
+        err.contains("src/main.rs:4: leftover block marker `#!END_SHAM_k9x`"),
+        "{err}"
+    );
+    assert_eq!(r.subject("HEAD"), "initial");
+
+    // A clean version commits.
+    r.write("src/main.rs", "fn main() {}\n");
+    r.git(&["add", "src/main.rs"]);
+    r.git(&["commit", "-q", "-m", "clean"]);
+    assert_eq!(r.subject("HEAD"), "clean");
+
+    let out = r.clada(&["hooks", "uninstall"]);
+    assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
+    assert!(!hook.exists());
+}
+
+#[test]
+fn check_staged_names_file_and_line_and_check_allow_exempts() {
+    let r = repo();
+    r.write("docs/format.md", PASTED);
+    r.write("src/lib.rs", PASTED);
+    r.write("ok.txt", "nothing here\n");
+    r.git(&["add", "-A"]);
+    let out = r.clada(&["--format", "json", "check", "--staged"]);
+    assert_eq!(exit_code(&out), 1, "{}", output_text(&out));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["checked"], 3);
+    let found: Vec<(String, u64)> = v["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| {
+            (
+                f["path"].as_str().unwrap_or("").to_string(),
+                f["line"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("docs/format.md".to_string(), 2),
+            ("docs/format.md".to_string(), 4),
+            ("src/lib.rs".to_string(), 2),
+            ("src/lib.rs".to_string(), 4)
+        ]
+    );
+
+    // The worktree copy does not matter, only what is staged.
+    r.write("src/lib.rs", "clean\n");
+    r.write(".clada.yml", "check:\n  allow: [\"docs/**\"]\n");
+    let out = r.clada(&["check", "--staged"]);
+    assert_eq!(exit_code(&out), 1, "{}", output_text(&out));
+    assert!(output_text(&out).contains("src/lib.rs:2:"));
+    assert!(!output_text(&out).contains("docs/format.md"));
+    r.git(&["add", "src/lib.rs"]);
+    let out = r.clada(&["check", "--staged"]);
+    assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
+
+    // With file names (as the pre-commit framework calls it): those files' staged versions.
+    r.git(&["commit", "-q", "-m", "x"]);
+    let out = r.clada(&["check", "--staged", "src/lib.rs", "ok.txt"]);
+    assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
+    let out = r.clada(&["check", "--staged", "docs/format.md"]);
+    assert_eq!(
+        exit_code(&out),
+        0,
+        "allowed by check.allow: {}",
+        output_text(&out)
+    );
+    fs::remove_file(r.path().join(".clada.yml")).expect("rm");
+    let out = r.clada(&["check", "--staged", "docs/format.md"]);
+    assert_eq!(exit_code(&out), 1, "{}", output_text(&out));
+}
+
+#[test]
+fn config_errors_name_file_line_and_column() {
+    let r = repo();
+    r.write(".clada.yml", "exec: ask\nfiles:\n  final_newlin: false\n");
+    for args in [&["config"][..], &["apply", "-"][..]] {
+        let out = r.clada(args);
+        assert_eq!(exit_code(&out), 2, "{args:?}: {}", output_text(&out));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(
+                ".clada.yml:3:3: files: unknown field `final_newlin`, expected `final_newline`"
+            ),
+            "{err}"
+        );
+    }
+    r.write(".clada.yml", "timeout: soon\n");
+    let out = r.clada(&["config"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(".clada.yml:1:10: "), "{err}");
+    assert!(err.contains("duration"), "{err}");
+    r.write(".clada.yml", "hooks:\n  after: [cargo fmt\n");
+    let out = r.clada(&["config"]);
+    assert_eq!(exit_code(&out), 2);
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains(".clada.yml:"),
+        "{}",
+        output_text(&out)
+    );
+}
+
+#[test]
+fn config_lists_effective_values_and_their_sources() {
+    let r = repo();
+    r.write(".clada.yml", "timeout: 5\ncolor: never\nexec: allow\n");
+    let user = r.home.path().join(".config/clada/config.yml");
+    fs::create_dir_all(user.parent().expect("dir")).expect("mkdir");
+    fs::write(&user, "timeout: 60\ncolor: always\nexec: deny\n").expect("write");
+    r.git(&["config", "clada.coauthor", "Pair <pair@example.com>"]);
+    let out = r.clada(&["--format", "json", "config"]);
+    assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let get = |k: &str| {
+        v["settings"]
+            .as_array()
+            .expect("settings")
+            .iter()
+            .find(|e| e["key"] == k)
+            .cloned()
+            .unwrap_or_else(|| panic!("no {k}"))
+    };
+    let repo_file = r.path().join(".clada.yml").display().to_string();
+    assert_eq!(get("timeout")["value"], "5s");
+    assert!(get("timeout")["source"]
+        .as_str()
+        .unwrap_or("")
+        .ends_with(".clada.yml"));
+    assert_eq!(get("color")["value"], "always");
+    assert_eq!(get("color")["source"], user.display().to_string());
+    assert_eq!(get("exec")["value"], "deny");
+    assert_eq!(get("commit.coauthor")["value"], "Pair <pair@example.com>");
+    assert_eq!(
+        get("commit.coauthor")["source"],
+        "git config clada.coauthor"
+    );
+    assert_eq!(get("files.final_newline")["source"], "default");
+    assert_eq!(get("clipboard.copy")["value"], false);
+    assert_eq!(get("commit.author")["value"], serde_json::Value::Null);
+    let human = r.clada(&["--format", "human", "config"]);
+    let text = String::from_utf8_lossy(&human.stdout);
+    assert!(text.contains("timeout"), "{text}");
+    assert!(
+        text.contains(&format!("5s  ({repo_file})")) || text.contains("5s  ("),
+        "{text}"
+    );
+}
+
+#[test]
+fn new_files_get_a_final_newline_unless_editorconfig_or_config_says_no() {
+    let r = repo();
+    r.write(
+        ".editorconfig",
+        "root = true\n[*.raw]\ninsert_final_newline = false\n[*.bat]\nend_of_line = crlf\n",
+    );
+    r.git(&["add", ".editorconfig"]);
+    r.git(&["commit", "-q", "-m", "ec"]);
+    let reply = [
+        write_block("aa1", "new.txt", "one\ntwo"),
+        write_block("aa2", "keep.raw", "exact"),
+        write_block("aa3", "run.bat", "@echo off\necho hi"),
+        write_block("aa4", "done.txt", "already\n"),
+    ]
+    .concat();
+    let out = r.apply(&reply, &[]);
+    assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
+    let v = TestRepo::report(&out);
+    assert_eq!(r.git(&["show", "HEAD:new.txt"]), "one\ntwo\n");
+    assert_eq!(r.read("keep.raw"), "exact");
+    assert_eq!(r.read("run.bat"), "@echo off\r\necho hi\r\n");
+    assert_eq!(r.read("done.txt"), "already\n");
+    assert_eq!(
+        v["results"][0]["warnings"][0],
+        "added a final newline (files.final_newline)"
+    );
+    assert!(
+        v["results"][1].get("warnings").is_none(),
+        "{}",
+        v["results"][1]
+    );
+    assert!(v["results"][3].get("warnings").is_none());
+
+    r.write(".clada.yml", "files:\n  final_newline: false\n");
+    let out = r.apply(&write_block("bb1", "plain.txt", "no newline"), &[]);
+    assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
+    assert_eq!(r.read("plain.txt"), "no newline");
+    r.assert_fsck();
+}
+
+fn exec_block(id: &str, code: &str) -> String {
+    block(id, &[("action", "exec"), ("lang", "bash"), ("code", code)])
+}
+
+#[test]
+fn approved_and_read_only_commands_run_without_a_terminal_and_others_are_refused() {
+    let r = repo();
+    fs::create_dir_all(r.path().join(".clada")).expect("mkdir");
+    r.write(
+        ".clada/allowed-commands.json",
+        "{\"commands\": [\"echo approved > out.txt\"], \"added\": {}}\n",
+    );
+    let reply = [
+        exec_block("ex1", "echo approved > out.txt"),
+        exec_block("ex2", "echo not-approved > no.txt"),
+        exec_block("ex3", "cat README.md"),
+        exec_block("ex4", "cat README.md > copy.txt"),
+    ]
+    .concat();
+    let out = r.apply(&reply, &[]);
+    assert_eq!(exit_code(&out), 1, "{}", output_text(&out));
+    let v = TestRepo::report(&out);
+    let res = &v["results"];
+    assert_eq!(res[0]["success"], true, "{}", res[0]);
+    assert_eq!(r.read("out.txt"), "approved\n");
+    assert_eq!(res[1]["success"], false);
+    assert!(res[1]["error"]
+        .as_str()
+        .unwrap_or("")
+        .contains("not approved and there is no terminal to ask"));
+    assert!(!r.exists("no.txt"));
+    // read-only: run directly, no shell
+    assert_eq!(res[2]["success"], true, "{}", res[2]);
+    assert_eq!(res[2]["data"]["stdout"], "hello\n");
+    // a redirection is not read-only
+    assert_eq!(res[3]["success"], false);
+    assert!(!r.exists("copy.txt"));
+
+    // an explicit deny refuses even read-only commands
+    let out = r.apply(&exec_block("ex5", "ls"), &["--exec", "deny"]);
+    let v = TestRepo::report(&out);
+    assert_eq!(v["results"][0]["success"], false);
+}
+
+#[test]
+fn timeout_max_output_and_total_timeout_options() {
+    let r = repo();
+    let reply = [
+        exec_block("to1", "head -c 5000 /dev/zero | tr '\\0' x"),
+        exec_block("to2", "sleep 5"),
+        exec_block("to3", "echo late"),
+    ]
+    .concat();
+    let out = r.apply(
+        &reply,
+        &["--exec", "allow", "--max-output", "100", "--timeout", "1s"],
+    );
+    let v = TestRepo::report(&out);
+    let res = &v["results"];
+    let stdout = res[0]["data"]["stdout"].as_str().unwrap_or("");
+    assert!(stdout.ends_with("[output truncated]"), "{stdout}");
+    assert_eq!(stdout.len(), 100 + "\n[output truncated]".len());
+    assert_eq!(res[1]["error"], "exec: Process timeout after 1s (TIMEOUT)");
+    assert_eq!(res[2]["success"], true);
+    // --total-timeout: the sleep uses the whole budget, so the next block does not run.
+    let out = r.apply(
+        &[
+            exec_block("tt1", "sleep 5"),
+            exec_block("tt2", "echo late > late.txt"),
+        ]
+        .concat(),
+        &[
+            "--exec",
+            "allow",
+            "--timeout",
+            "30",
+            "--total-timeout",
+            "1s",
+        ],
+    );
+    let v = TestRepo::report(&out);
+    let res = &v["results"];
+    let first = res[0]["error"].as_str().unwrap_or("");
+    assert!(first.starts_with("exec: Process timeout after "), "{first}");
+    assert_eq!(
+        res[1]["error"],
+        "exec: not run: the total time for exec blocks (--total-timeout 1s) is used up"
+    );
+    assert!(!r.exists("late.txt"));
+    // the same limits from the configuration
+    r.write(".clada.yml", "max_output: 10\n");
+    let out = r.apply(
+        &exec_block("to4", "echo 0123456789abcdef"),
+        &["--exec", "allow"],
+    );
+    let v = TestRepo::report(&out);
+    assert!(v["results"][0]["data"]["stdout"]
+        .as_str()
+        .unwrap_or("")
+        .starts_with("0123456789\n[output truncated]"));
+}
+
+/// Runs `git-clada apply` on a pseudo-terminal (util-linux `script`), answering the exec
+/// prompt with `answer`.
+fn apply_on_terminal(r: &TestRepo, reply_file: &str, answer: &str) -> std::process::Output {
+    let cmd = format!(
+        "{} --format json apply {reply_file}",
+        env!("CARGO_BIN_EXE_git-clada")
+    );
+    let mut c = std::process::Command::new("script");
+    c.args(["-qec", &cmd, "/dev/null"]);
+    for (k, v) in &r.env {
+        c.env(k, v);
+    }
+    c.current_dir(r.path())
+        .env("HOME", r.home.path())
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", r.home.path().join(".gitconfig"))
+        .env_remove("XDG_CONFIG_HOME");
+    common::spawn_fed(c, answer)
+        .wait_with_output()
+        .expect("script")
+}
+
+#[test]
+fn always_approval_is_stored_and_runs_non_interactively_next_time() {
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        if std::env::var_os("CLADA_REQUIRE_TOOLS").is_some() {
+            panic!("`script` (util-linux) is required for this test");
+        }
+        eprintln!(
+            "SKIPPED: `script` (util-linux) is not installed, so no terminal can be simulated"
+        );
+        return;
+    }
+    let r = repo();
+    fs::write(
+        r.path().join("reply.md"),
+        exec_block("al1", "echo run >> log.txt"),
+    )
+    .expect("reply");
+    fs::write(r.path().join(".git/info/exclude"), "reply.md\nlog.txt\n").expect("exclude");
+    let out = apply_on_terminal(&r, "reply.md", "a\n");
+    let text = output_text(&out);
+    assert!(text.contains("Run it?"), "{text}");
+    assert_eq!(r.read("log.txt"), "run\n", "{text}");
+    let stored: serde_json::Value =
+        serde_json::from_str(&r.read(".clada/allowed-commands.json")).expect("approvals json");
+    assert_eq!(
+        stored["commands"],
+        serde_json::json!(["echo run >> log.txt"])
+    );
+    // The approval file is not part of the AI commit.
+    let tree = r.git(&["ls-tree", "-r", "--name-only", "HEAD"]);
+    assert!(!tree.contains("allowed-commands.json"), "{tree}");
+
+    // Next time, without a terminal, it runs without asking.
+    let out = r.apply(&exec_block("al2", "echo run >> log.txt"), &[]);
+    assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
+    assert_eq!(r.read("log.txt"), "run\nrun\n");
+}
+
+fn step<'a>(v: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    v["steps"]
+        .as_array()
+        .and_then(|s| s.iter().find(|s| s["name"] == name))
+        .unwrap_or_else(|| panic!("no step {name}: {}", v["steps"]))
+}
+
+#[test]
+fn an_after_formatter_change_is_in_the_ai_commit_and_undo_takes_it_back() {
+    let r = repo();
+    r.write(
+        ".clada.yml",
+        "hooks:\n  after:\n    - tr a-z A-Z < note.txt > note.tmp && mv note.tmp note.txt\n",
+    );
+    let out = r.apply(&write_block("fm1", "note.txt", "hello"), &[]);
+    assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
+    let v = TestRepo::report(&out);
+    assert_eq!(
+        step(
+            &v,
+            "hooks.after: tr a-z A-Z < note.txt > note.tmp && mv note.tmp note.txt"
+        )["success"],
+        true
+    );
+    assert_eq!(r.git(&["show", "HEAD:note.txt"]), "HELLO\n");
+    assert!(r.subject("HEAD").starts_with("AI: "));
+    assert_eq!(r.status(), "?? .clada.yml\n");
+    let out = r.clada(&["undo"]);
+    assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
+    assert!(!r.exists("note.txt"));
+    assert_eq!(r.subject("HEAD"), "initial");
+    r.assert_fsck();
+}
+
+#[test]
+fn an_after_test_failure_is_a_failed_step_and_rolls_back_only_when_configured() {
+    let r = repo();
+    r.write(
+        ".clada.yml",
+        "hooks:\n  after:\n    - run: \"echo 'test_add failed: expected 3, got 4' >&2; exit 1\"\n      timeout: 10s\n    - echo never\n",
+    );
+    let out = r.apply(
+        &write_block("tf1", "add.py", "def add(a, b): return a + b + 1"),
+        &["--format", "llm"],
+    );
+    assert_eq!(exit_code(&out), 1, "{}", output_text(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("step ❌ hooks.after: echo 'test_add failed: expected 3, got 4' >&2; exit 1"),
+        "{text}"
+    );
+    assert!(text.contains("exited with code 1"), "{text}");
+    assert!(
+        text.contains("test_add failed: expected 3, got 4"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("echo never"),
+        "stops at the first failure: {text}"
+    );
+    // No roll-back by default: the AI commit stands.
+    assert!(
+        r.subject("HEAD").starts_with("AI: "),
+        "{}",
+        r.subject("HEAD")
+    );
+    assert!(r
+        .git(&["ls-tree", "--name-only", "HEAD"])
+        .contains("add.py"));
+
+    r.write(
+        ".clada.yml",
+        "hooks:\n  rollback_on_failure: true\n  after:\n    - exit 1\n",
+    );
+    let head = r.head();
+    let out = r.apply(&write_block("tf2", "sub.py", "x = 1"), &[]);
+    assert_eq!(exit_code(&out), 1, "{}", output_text(&out));
+    let v = TestRepo::report(&out);
+    assert_eq!(v["rolledBack"], true, "{v}");
+    assert_eq!(step(&v, "hooks.after: exit 1")["success"], false);
+    assert!(!r.exists("sub.py"));
+    assert_eq!(r.head(), head);
+}
+
+#[test]
+fn a_failed_before_command_applies_nothing() {
+    let r = repo();
+    r.write(
+        ".clada.yml",
+        "hooks:\n  before:\n    - echo not ready >&2; exit 4\n",
+    );
+    let head = r.head();
+    let out = r.apply(&write_block("bf1", "x.txt", "x"), &[]);
+    assert_eq!(exit_code(&out), 1, "{}", output_text(&out));
+    let v = TestRepo::report(&out);
+    let s = step(&v, "hooks.before: echo not ready >&2; exit 4");
+    assert_eq!(s["success"], false);
+    assert_eq!(s["output"], "exited with code 4\nnot ready\n");
+    assert!(!r.exists("x.txt"));
+    assert_eq!(r.head(), head);
+}
+
+#[test]
+fn paths_deny_refuses_matching_paths_before_anything_runs() {
+    let r = repo();
+    r.write(".env", "TOKEN=1\n");
+    r.write(".clada.yml", "paths:\n  deny: [\".env\", \"secrets\"]\n");
+    let reply = [
+        write_block("pd1", "secrets/key.txt", "k"),
+        block("pd2", &[("action", "file_read"), ("path", ".env")]),
+        write_block("pd3", "ok.txt", "fine"),
+    ]
+    .concat();
+    let out = r.apply(&reply, &[]);
+    assert_eq!(exit_code(&out), 1, "{}", output_text(&out));
+    let v = TestRepo::report(&out);
+    for i in [0, 1] {
+        let e = v["results"][i]["error"].as_str().unwrap_or("");
+        assert!(e.starts_with("path_denied"), "{e}");
+    }
+    assert!(!r.exists("secrets/key.txt"));
+    assert_eq!(v["results"][2]["success"], true);
+    r.write(".clada.yml", "paths:\n  deny: [\"a[\"]\n");
+    let out = r.clada(&["config"]);
+    assert_eq!(exit_code(&out), 2);
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("paths.deny: 'a[' is not a valid glob"),
+        "{}",
+        output_text(&out)
+    );
+}
+
+#[test]
+fn a_symlinked_hook_is_refused_and_left_alone() {
+    let r = repo();
+    r.write("shared-hook", "#!/bin/sh\nexit 0\n");
+    let hook = r.path().join(".git/hooks/pre-commit");
+    std::os::unix::fs::symlink(r.path().join("shared-hook"), &hook).expect("symlink");
+    let out = r.clada(&["hooks", "install"]);
+    assert_eq!(exit_code(&out), 3, "{}", output_text(&out));
+    assert!(
+        output_text(&out).contains("is a symlink"),
+        "{}",
+        output_text(&out)
+    );
+    assert!(fs::symlink_metadata(&hook)
+        .expect("stat")
+        .file_type()
+        .is_symlink());
+    assert_eq!(r.read("shared-hook"), "#!/bin/sh\nexit 0\n");
+}

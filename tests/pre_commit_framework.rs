@@ -1,0 +1,226 @@
+//! The pre-commit framework itself (the PyPI package `pre-commit`, with the `pre-commit-hooks`
+//! package's fixers) running on an AI commit, and our `.pre-commit-hooks.yaml` used the way
+//! the framework uses it (cloned from a repository at a `rev`, file names as arguments).
+//!
+//! No network at test time: `.ci/run` installs both packages into `target/ci-tools/venv`
+//! beforehand; the fixers are declared as `repo: local` hooks (`language: system`, the
+//! packages' console scripts), and our hook repository is a local git repository holding
+//! this checkout's `.pre-commit-hooks.yaml`, which the framework clones by path.
+//!
+//! Where neither PATH nor `target/ci-tools/venv/bin` has `pre-commit`, the test prints
+//! SKIPPED and passes — unless `CLADA_REQUIRE_PRE_COMMIT` is set (as `.ci/run` does), when it
+//! fails.
+
+mod common;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use common::{exit_code, output_text, write_block, TestRepo};
+
+/// The directory holding `pre-commit`, `end-of-file-fixer` and `trailing-whitespace-fixer`.
+fn tools_dir() -> Option<PathBuf> {
+    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/ci-tools/venv/bin");
+    let mut dirs = vec![venv];
+    dirs.extend(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    ));
+    dirs.into_iter().find(|d| {
+        [
+            "pre-commit",
+            "end-of-file-fixer",
+            "trailing-whitespace-fixer",
+        ]
+        .iter()
+        .all(|t| d.join(t).is_file())
+    })
+}
+
+fn tools_or_skip() -> Option<PathBuf> {
+    let found = tools_dir();
+    if found.is_none() {
+        if std::env::var_os("CLADA_REQUIRE_PRE_COMMIT").is_some() {
+            panic!(
+                "CLADA_REQUIRE_PRE_COMMIT is set but pre-commit, end-of-file-fixer and \
+                 trailing-whitespace-fixer were not found on PATH or in target/ci-tools/venv/bin \
+                 (.ci/run installs them: pip install pre-commit pre-commit-hooks)"
+            );
+        }
+        eprintln!(
+            "SKIPPED: the pre-commit framework is not installed (pip install pre-commit \
+             pre-commit-hooks, or run .ci/run, which installs it into target/ci-tools/venv)"
+        );
+    }
+    found
+}
+
+/// A repository holding this checkout's `.pre-commit-hooks.yaml`, as the framework clones it;
+/// returns its path and commit.
+fn hook_repo(dir: &Path) -> (PathBuf, String) {
+    let repo = dir.join("git-clada-hooks");
+    fs::create_dir_all(&repo).expect("mkdir");
+    fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(".pre-commit-hooks.yaml"),
+        repo.join(".pre-commit-hooks.yaml"),
+    )
+    .expect("copy manifest");
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .args(["-c", "user.name=T", "-c", "user.email=t@example.com"])
+            .args(args)
+            .current_dir(&repo)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .output()
+            .expect("git");
+        assert!(out.status.success(), "git {args:?}: {}", output_text(&out));
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    git(&["init", "-q"]);
+    git(&["add", "."]);
+    git(&["commit", "-q", "-m", "hooks"]);
+    let rev = git(&["rev-parse", "HEAD"]);
+    (repo, rev)
+}
+
+fn project(tools: &Path, hooks: &Path, rev: &str, cache: &Path) -> TestRepo {
+    let config = format!(
+        "repos:
+  - repo: local
+    hooks:
+      - id: end-of-file-fixer
+        name: fix end of files
+        entry: end-of-file-fixer
+        language: system
+        types: [text]
+      - id: trailing-whitespace
+        name: trim trailing whitespace
+        entry: trailing-whitespace-fixer
+        language: system
+        types: [text]
+  - repo: {}
+    rev: {rev}
+    hooks:
+      - id: clada-check
+",
+        hooks.display()
+    );
+    let mut r = TestRepo::with_files(&[
+        ("README.md", "hello\n"),
+        (".pre-commit-config.yaml", &config),
+    ]);
+    r.env.push((
+        "PATH".into(),
+        common::path_with_clada(&[tools.to_path_buf()]),
+    ));
+    r.env
+        .push(("PRE_COMMIT_HOME".into(), cache.display().to_string()));
+    r.env.push(("PRE_COMMIT_COLOR".into(), "never".into()));
+    let out = run(&r, tools, &["install"]);
+    assert_eq!(
+        exit_code(&out),
+        0,
+        "pre-commit install: {}",
+        output_text(&out)
+    );
+    r
+}
+
+fn run(r: &TestRepo, tools: &Path, args: &[&str]) -> std::process::Output {
+    let mut cmd = std::process::Command::new(tools.join("pre-commit"));
+    cmd.args(args)
+        .current_dir(r.path())
+        .env("HOME", r.home.path());
+    for (k, v) in &r.env {
+        cmd.env(k, v);
+    }
+    cmd.env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", r.home.path().join(".gitconfig"))
+        .env_remove("GIT_INDEX_FILE")
+        .env_remove("GIT_DIR");
+    cmd.output().expect("run pre-commit")
+}
+
+#[test]
+fn the_framework_accepts_an_ai_commit_of_a_new_file_and_runs_clada_check_on_file_names() {
+    let Some(tools) = tools_or_skip() else {
+        return;
+    };
+    let tmp = tempfile::tempdir().expect("tmp");
+    let (hooks, rev) = hook_repo(tmp.path());
+    let cache = tmp.path().join("pre-commit-home");
+    let r = project(&tools, &hooks, &rev, &cache);
+
+    // An AI commit of a new file written without a final newline: git-clada adds one, and the
+    // framework's hooks (run by git-clada as the repository's pre-commit hook) accept it.
+    let out = r.apply(&write_block("nf1", "src/app.py", "print('hi')"), &[]);
+    assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
+    let v = TestRepo::report(&out);
+    let steps = v["steps"].as_array().expect("steps");
+    let hook = steps
+        .iter()
+        .find(|s| s["name"] == "hook pre-commit")
+        .expect("the pre-commit hook ran");
+    let hook_output = hook["output"].as_str().unwrap_or("");
+    for name in [
+        "fix end of files",
+        "trim trailing whitespace",
+        "no leftover LLM block markers",
+    ] {
+        assert!(
+            hook_output.contains(name) && !hook_output.contains("Failed"),
+            "{name} did not pass:\n{hook_output}"
+        );
+    }
+    assert!(
+        r.subject("HEAD").starts_with("AI: "),
+        "{}",
+        r.subject("HEAD")
+    );
+    assert_eq!(r.git(&["show", "HEAD:src/app.py"]), "print('hi')\n");
+    assert_eq!(r.status(), "");
+
+    // The control: with the final newline turned off, end-of-file-fixer rejects the commit
+    // (so the framework really ran above).
+    r.write(".clada.yml", "files:\n  final_newline: false\n");
+    r.git(&["add", ".clada.yml"]);
+    r.git(&["commit", "-q", "-m", "exact writes"]);
+    let out = r.apply(&write_block("nf2", "src/other.py", "print('x')"), &[]);
+    assert_eq!(exit_code(&out), 1, "{}", output_text(&out));
+    let v = TestRepo::report(&out);
+    let failed = v["steps"]
+        .as_array()
+        .expect("steps")
+        .iter()
+        .find(|s| s["success"] == false)
+        .expect("a failed step");
+    assert!(
+        failed["output"]
+            .as_str()
+            .unwrap_or("")
+            .contains("Fixing src/other.py"),
+        "{failed}"
+    );
+    assert_eq!(r.subject("HEAD"), "exact writes");
+    r.clada(&["undo"]);
+
+    // clada-check as the framework runs it: the staged file names as arguments.
+    r.write(
+        "notes.txt",
+        "#!nesl [@three-char-SHA-256: p4s]\naction = \"exec\"\n#!end_p4s\n",
+    );
+    r.git(&["add", "notes.txt"]);
+    let out = run(&r, &tools, &["run", "clada-check", "--files", "notes.txt"]);
+    assert_ne!(exit_code(&out), 0, "{}", output_text(&out));
+    let text = output_text(&out);
+    assert!(
+        text.contains("notes.txt:1: leftover block marker"),
+        "{text}"
+    );
+    assert!(
+        text.contains("notes.txt:3: leftover block marker"),
+        "{text}"
+    );
+    let out = run(&r, &tools, &["run", "clada-check", "--files", "README.md"]);
+    assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
+}
