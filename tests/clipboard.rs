@@ -27,7 +27,11 @@ fn paste_applies_the_reply_on_the_clipboard() {
         .output()
         .unwrap();
     assert_ok(&out, "apply --paste");
-    assert_eq!(repo.read("hello.txt"), "hi");
+    assert_eq!(
+        repo.read("hello.txt"),
+        "hi\n",
+        "a final newline is added (files.final_newline)"
+    );
     assert_eq!(repo.subject("HEAD"), "AI: create hello.txt");
     // The stored reply says where it came from.
     let body = repo.git(&["log", "-1", "--format=%B"]);
@@ -92,7 +96,11 @@ fn copy_puts_the_llm_report_on_the_clipboard_and_never_fails_the_apply() {
         .args(["--format", "llm", "apply", "--copy", "-"]);
     let out = spawn_fed(cmd, REPLY).wait_with_output().unwrap();
     assert_ok(&out, "apply --copy without a clipboard");
-    assert_eq!(repo.read("hello.txt"), "hi");
+    assert_eq!(
+        repo.read("hello.txt"),
+        "hi\n",
+        "a final newline is added (files.final_newline)"
+    );
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("❌ Clipboard copy failed: no clipboard available"),

@@ -4,7 +4,7 @@
 //!
 //! Each case's `/tmp/…` paths are moved into a real repository (absolute paths inside the
 //! worktree). Our output equals the reference's after these documented divergences, each
-//! applied by [`normalise`] and nowhere else:
+//! applied by [`normalise`] and the line comparison below, and nowhere else:
 //! 1. the header is `=== CLADA RESULTS ===` (our name, DESIGN §8), not `=== LOAF RESULTS ===`;
 //! 2. the llm report ends with one closing line after the last `=== END ===`, telling the
 //!    model what is applied and what to resend (the reference ends at `=== END ===`);
@@ -17,10 +17,11 @@
 //!    to 8 letters or digits …`);
 //! 6. the prepended summary has the clipboard line only with `--copy` (always used here);
 //! 7. a failed result line gives the error's own first line (`ENOENT: no such file or
-//!    directory, open '…'`) where the reference abbreviated it to `File not found`.
-//!
+//!    directory, open '…'`) where the reference abbreviated it to `File not found`;
 //! 8. a header that opened no block is reported under the id and action it seems to have
-//!    (`1234567890 ❌ exec`), where the reference says `unknown ❌ -`.
+//!    (`1234567890 ❌ exec`), where the reference says `unknown ❌ -`;
+//! 9. (configuration, not output) the cases run with `files: {final_newline: false}`: the
+//!    original wrote content exactly as given, our default adds a final newline to new files.
 //!
 //! Lines are compared one by one: equal, or different only as 5, 7 and 8 allow.
 
@@ -157,7 +158,11 @@ fn listener_cases_describe_our_output_up_to_the_documented_divergences() {
     let mut checked = 0;
     for (name, blocks) in &cases {
         assert_eq!(blocks.len(), 5, "{name}: 5 code blocks");
-        let repo = TestRepo::with_files(&[("README.md", "# Demo\n")]);
+        // The original wrote content as given; our default adds a final newline to new files.
+        let repo = TestRepo::with_files(&[
+            ("README.md", "# Demo\n"),
+            (".clada.yml", "files:\n  final_newline: false\n"),
+        ]);
         let chat_dir = tempfile::tempdir().unwrap();
         let tmp_to = format!("{}/", repo.path().display());
         let chat = chat_dir.path().join("chat.md");
