@@ -157,14 +157,7 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
         no_snapshot: args.no_snapshot,
         wip_commit: wip == WipArg::Commit,
         message: args.message.clone(),
-        coauthor: cfg.commit_coauthor.value.clone(),
-        paths_deny: cfg.paths_deny.value.clone(),
-        hooks: crate::apply_hooks::Hooks {
-            timeout: engine.exec_timeout,
-            max_output: engine.exec_max_output,
-            ..crate::apply_hooks::Hooks::from_config(&cfg)
-        },
-        engine,
+        ..configured(&cfg, engine)
     };
     let result = record::apply::apply(&cwd, &reply, &opts);
     approvals.store(&root)?;
@@ -189,6 +182,22 @@ fn copy_report(args: &Args, execution: &Execution) {
     if args.copy {
         let llm = report::render(&execution.result, ReportFormat::Llm, false);
         eprintln!("git-clada: {}", crate::clipboard::copy(&llm).line());
+    }
+}
+
+/// The apply options the configuration decides (co-author, denied paths, hooks around the
+/// apply) with `engine`; the command line fills in the rest.
+pub fn configured(cfg: &crate::config::Config, engine: EngineOptions) -> ApplyOptions {
+    ApplyOptions {
+        coauthor: cfg.commit_coauthor.value.clone(),
+        paths_deny: cfg.paths_deny.value.clone(),
+        hooks: crate::apply_hooks::Hooks {
+            timeout: engine.exec_timeout,
+            max_output: engine.exec_max_output,
+            ..crate::apply_hooks::Hooks::from_config(cfg)
+        },
+        engine,
+        ..ApplyOptions::default()
     }
 }
 

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 
-use crate::cli::apply::{engine_options_for, ExecFlags, ExecPolicyArg};
+use crate::cli::apply::{configured, engine_options_for, ExecFlags, ExecPolicyArg};
 use crate::cli::parse::DialectArg;
 use crate::cli::{Format, Global};
 use crate::error::Outcome;
@@ -106,15 +106,7 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
             dialect: args.dialect.into(),
             no_verify: args.no_verify,
             wip_commit: cfg.wip.value == crate::config::WipSetting::Commit,
-            coauthor: cfg.commit_coauthor.value.clone(),
-            paths_deny: cfg.paths_deny.value.clone(),
-            hooks: crate::apply_hooks::Hooks {
-                timeout: engine.exec_timeout,
-                max_output: engine.exec_max_output,
-                ..crate::apply_hooks::Hooks::from_config(&cfg)
-            },
-            engine,
-            ..ApplyOptions::default()
+            ..configured(&cfg, engine)
         },
         output: args.output.clone(),
         copy: args.copy,
