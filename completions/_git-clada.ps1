@@ -52,6 +52,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-clada' -ScriptBlock {
         'git-clada;apply' {
             [CompletionResult]::new('--dialect', '--dialect', [CompletionResultType]::ParameterName, 'Block spelling: auto picks SHAM, NESL or nesl per block from its header')
             [CompletionResult]::new('--wip', '--wip', [CompletionResultType]::ParameterName, 'What happens to uncommitted work: `keep` leaves it uncommitted (staged stays staged) and the AI commit holds only the AI''s changes; `commit` first records it in a `clada: snapshot before AI edit` commit on the branch. Default: config `wip`, else keep')
+            [CompletionResult]::new('--git-author', '--git-author', [CompletionResultType]::ParameterName, 'Author of the AI commit, as `NAME <EMAIL>` (like `git commit --author`). The committer, and any snapshot of your own work, keep your identity')
             [CompletionResult]::new('-m', '-m', [CompletionResultType]::ParameterName, 'Use MESSAGE as the commit subject instead of the generated `AI: …` summary')
             [CompletionResult]::new('--message', '--message', [CompletionResultType]::ParameterName, 'Use MESSAGE as the commit subject instead of the generated `AI: …` summary')
             [CompletionResult]::new('--exec', '--exec', [CompletionResultType]::ParameterName, 'Policy for `exec` blocks: ask, allow, or deny. Default: config `exec`, else ask (without a terminal only approved and read-only commands run)')
@@ -225,6 +226,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-clada' -ScriptBlock {
         'git-clada;config' {
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)')
+            [CompletionResult]::new('--trust', '--trust', [CompletionResultType]::ParameterName, 'Trust the repository''s `.clada.yml` as it is now, so the commands it sets run')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Show what would happen without changing any file, ref or the index')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')

@@ -183,7 +183,7 @@ _git__clada() {
             return 0
             ;;
         git__subcmd__clada__subcmd__apply)
-            opts="-m -C -h -V --dialect --no-git --allow-outside --atomic --no-commit --no-verify --no-snapshot --wip --message --exec --timeout --max-output --total-timeout --paste --copy --format --dry-run --help --version"
+            opts="-m -C -h -V --dialect --no-git --allow-outside --atomic --no-commit --no-verify --no-snapshot --wip --git-author --message --exec --timeout --max-output --total-timeout --paste --copy --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -195,6 +195,10 @@ _git__clada() {
                     ;;
                 --wip)
                     COMPREPLY=($(compgen -W "keep commit" -- "${cur}"))
+                    return 0
+                    ;;
+                --git-author)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --message)
@@ -263,7 +267,7 @@ _git__clada() {
             return 0
             ;;
         git__subcmd__clada__subcmd__config)
-            opts="-C -h -V --format --dry-run --help --version"
+            opts="-C -h -V --trust --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

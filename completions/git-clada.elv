@@ -48,6 +48,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
         &'git-clada;apply'= {
             cand --dialect 'Block spelling: auto picks SHAM, NESL or nesl per block from its header'
             cand --wip 'What happens to uncommitted work: `keep` leaves it uncommitted (staged stays staged) and the AI commit holds only the AI''s changes; `commit` first records it in a `clada: snapshot before AI edit` commit on the branch. Default: config `wip`, else keep'
+            cand --git-author 'Author of the AI commit, as `NAME <EMAIL>` (like `git commit --author`). The committer, and any snapshot of your own work, keep your identity'
             cand -m 'Use MESSAGE as the commit subject instead of the generated `AI: …` summary'
             cand --message 'Use MESSAGE as the commit subject instead of the generated `AI: …` summary'
             cand --exec 'Policy for `exec` blocks: ask, allow, or deny. Default: config `exec`, else ask (without a terminal only approved and read-only commands run)'
@@ -208,6 +209,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
         &'git-clada;config'= {
             cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
             cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
+            cand --trust 'Trust the repository''s `.clada.yml` as it is now, so the commands it sets run'
             cand --dry-run 'Show what would happen without changing any file, ref or the index'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'

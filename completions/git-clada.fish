@@ -58,6 +58,7 @@ nesl-upper\t'Only `#!NESL [@three-char-SHA-256: id]` … `#!END_NESL_id`'
 nesl\t'Only `#!nesl [@LABEL: id]` … `#!end_id`'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -l wip -d 'What happens to uncommitted work: `keep` leaves it uncommitted (staged stays staged) and the AI commit holds only the AI\'s changes; `commit` first records it in a `clada: snapshot before AI edit` commit on the branch. Default: config `wip`, else keep' -r -f -a "keep\t'Keep it uncommitted'
 commit\t'Record it in a snapshot commit before the AI commit'"
+complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -l git-author -d 'Author of the AI commit, as `NAME <EMAIL>` (like `git commit --author`). The committer, and any snapshot of your own work, keep your identity' -r
 complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -s m -l message -d 'Use MESSAGE as the commit subject instead of the generated `AI: …` summary' -r
 complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -l exec -d 'Policy for `exec` blocks: ask, allow, or deny. Default: config `exec`, else ask (without a terminal only approved and read-only commands run)' -r -f -a "ask\t'Show the code and ask y/n/always (approved and read-only commands run without asking; without a terminal everything else is refused)'
 allow\t'Run every exec block'
@@ -239,6 +240,7 @@ json\t'Stable machine-readable JSON (documented in the README)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
 markdown\t'Markdown (`prompt` only)'
 text\t'Plain text (`prompt` only)'"
+complete -c git-clada -n "__fish_git_clada_using_subcommand config" -l trust -d 'Trust the repository\'s `.clada.yml` as it is now, so the commands it sets run'
 complete -c git-clada -n "__fish_git_clada_using_subcommand config" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand config" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand config" -s V -l version -d 'Print version'

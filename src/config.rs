@@ -12,6 +12,12 @@
 //!   loosen what a user chose, nor a user's file what a team chose; `--exec` overrides both.
 //!
 //! Unknown keys, wrong types and bad YAML are errors naming the file, line and column.
+//!
+//! Commands a committed file would run on every apply (`hooks.before` / `hooks.after`) are
+//! code from whoever wrote the repository: like git, which never clones hooks, they run only
+//! when the user trusted that exact version of `.clada.yml` (`git clada config --trust`
+//! keeps a copy in the git directory, which is never cloned or committed). Until then they are
+//! skipped and named in [`Config::untrusted`].
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -375,6 +381,9 @@ pub struct Config {
     pub color: Setting<ColorSetting>,
     /// The files that were read, repository's first.
     pub files: Vec<PathBuf>,
+    /// Keys of the repository's file that were skipped because that version of the file is
+    /// not trusted (see the module docs).
+    pub untrusted: Vec<&'static str>,
 }
 
 impl Default for Config {
@@ -396,6 +405,7 @@ impl Default for Config {
             clipboard_copy: Setting::default(false),
             color: Setting::default(ColorSetting::Auto),
             files: Vec::new(),
+            untrusted: Vec::new(),
         }
     }
 }
@@ -673,11 +683,59 @@ pub fn load_for_dir(dir: &Path) -> Result<Config, ConfigError> {
 /// [`load_for_dir`], plus the worktree root it found (`None` outside a repository).
 pub fn load_with_root(dir: &Path) -> Result<(Config, Option<PathBuf>), ConfigError> {
     match crate::repo::Repo::discover(dir) {
-        Ok(repo) => Ok((
-            Config::load(Some(repo.workdir()), &|k| repo.config_string(k))?,
-            Some(repo.workdir().to_path_buf()),
-        )),
+        Ok(repo) => {
+            let mut cfg = Config::load(Some(repo.workdir()), &|k| repo.config_string(k))?;
+            let trusted = std::fs::read(trusted_copy(repo.git_dir())).ok();
+            cfg.guard_repo_commands(&repo.workdir().join(REPO_FILE), trusted.as_deref());
+            Ok((cfg, Some(repo.workdir().to_path_buf())))
+        }
         Err(_) => Ok((Config::load(None, &|_| None)?, None)),
+    }
+}
+
+/// Where `git clada config --trust` keeps the trusted copy of `.clada.yml`.
+pub fn trusted_copy(git_dir: &Path) -> PathBuf {
+    git_dir.join("clada").join("trusted-config.yml")
+}
+
+impl Config {
+    /// Drops the commands the repository's file would run unless `trusted` (the copy the
+    /// user trusted) is byte-identical to the file as it is now.
+    pub fn guard_repo_commands(&mut self, repo_file: &Path, trusted: Option<&[u8]>) {
+        let from_repo = |s: &Source| matches!(s, Source::File(p) if p == repo_file);
+        let mut keys = Vec::new();
+        for (key, slot) in [
+            ("hooks.before", &self.hooks_before),
+            ("hooks.after", &self.hooks_after),
+        ] {
+            if from_repo(&slot.source) && !slot.value.is_empty() {
+                keys.push(key);
+            }
+        }
+        if keys.is_empty() {
+            return;
+        }
+        let now = std::fs::read(repo_file).ok();
+        if now.is_some() && now.as_deref() == trusted {
+            return;
+        }
+        for key in &keys {
+            match *key {
+                "hooks.before" => self.hooks_before = Setting::default(Vec::new()),
+                _ => self.hooks_after = Setting::default(Vec::new()),
+            }
+        }
+        self.untrusted = keys;
+    }
+
+    /// The warning for skipped untrusted keys, if any.
+    pub fn untrusted_warning(&self) -> Option<String> {
+        (!self.untrusted.is_empty()).then(|| {
+            format!(
+                "{REPO_FILE} sets {}, but this version of it is not trusted, so those commands did not run: read the file, then run `git clada config --trust` to let them run",
+                self.untrusted.join(" and ")
+            )
+        })
     }
 }
 

@@ -17,6 +17,7 @@ pub mod apply_hooks;
 pub mod block;
 pub mod cli;
 pub mod clipboard;
+pub mod clock;
 pub mod config;
 pub mod demo;
 pub mod editorconfig;

@@ -341,11 +341,26 @@ fn fs_ops_file_move() {
 // Orchestrator: whole ExecutionResults
 
 /// Our JSON always carries a top-level `warnings` array (an extension); when empty it says
-/// nothing the original shape did not, so it is dropped before comparing.
+/// nothing the original shape did not, so it is dropped before comparing. Our `params` start
+/// with `action` (seed 000's ActionResult: "all SHAM properties including 'action'"), which the
+/// HEAD data left out: it must equal the result's `action` and is then dropped too.
 fn normalise_execution(mut v: Value) -> Value {
     if let Some(obj) = v.as_object_mut() {
         if obj.get("warnings") == Some(&json!([])) {
             obj.remove("warnings");
+        }
+        for r in obj
+            .get_mut("results")
+            .and_then(Value::as_array_mut)
+            .into_iter()
+            .flatten()
+        {
+            let action = r.get("action").cloned();
+            let echoed = r
+                .get_mut("params")
+                .and_then(Value::as_object_mut)
+                .and_then(|p| p.shift_remove("action"));
+            assert_eq!(echoed, action, "params.action must echo the action: {r}");
         }
     }
     v

@@ -444,11 +444,60 @@ fn step<'a>(v: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
         .unwrap_or_else(|| panic!("no step {name}: {}", v["steps"]))
 }
 
+/// Writes `.clada.yml` and trusts it, so the commands it sets run.
+fn write_trusted(r: &TestRepo, text: &str) {
+    r.write(".clada.yml", text);
+    let out = r.clada(&["config", "--trust"]);
+    assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
+}
+
+#[test]
+fn repository_hooks_run_only_when_that_version_of_the_file_is_trusted() {
+    let r = repo();
+    r.write(".clada.yml", "hooks:\n  before:\n    - touch ran-before\n");
+    let out = r.apply(&write_block("ut1", "a.txt", "a"), &[]);
+    assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
+    assert!(!r.exists("ran-before"), "an untrusted hook ran");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(".clada.yml sets hooks.before, but this version of it is not trusted")
+            && err.contains("git clada config --trust"),
+        "{err}"
+    );
+    let shown = r.clada(&["config"]);
+    assert!(
+        String::from_utf8_lossy(&shown.stdout).contains("not trusted"),
+        "{}",
+        output_text(&shown)
+    );
+
+    let out = r.clada(&["config", "--trust"]);
+    assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
+    let out = r.apply(&write_block("ut2", "b.txt", "b"), &[]);
+    assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
+    assert!(r.exists("ran-before"), "a trusted hook did not run");
+    fs::remove_file(r.path().join("ran-before")).expect("rm");
+
+    // Any change to the file needs trusting again.
+    r.write(
+        ".clada.yml",
+        "hooks:\n  before:\n    - touch ran-before # changed\n",
+    );
+    let out = r.apply(&write_block("ut3", "c.txt", "c"), &[]);
+    assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
+    assert!(!r.exists("ran-before"), "a changed file's hook ran");
+    // The trusted copy lives in the git directory: never committed, never cloned.
+    assert!(r.path().join(".git/clada/trusted-config.yml").exists());
+    assert!(!r
+        .git(&["status", "--porcelain", "--ignored"])
+        .contains("trusted"));
+}
+
 #[test]
 fn an_after_formatter_change_is_in_the_ai_commit_and_undo_takes_it_back() {
     let r = repo();
-    r.write(
-        ".clada.yml",
+    write_trusted(
+        &r,
         "hooks:\n  after:\n    - tr a-z A-Z < note.txt > note.tmp && mv note.tmp note.txt\n",
     );
     let out = r.apply(&write_block("fm1", "note.txt", "hello"), &[]);
@@ -474,8 +523,8 @@ fn an_after_formatter_change_is_in_the_ai_commit_and_undo_takes_it_back() {
 #[test]
 fn an_after_test_failure_is_a_failed_step_and_rolls_back_only_when_configured() {
     let r = repo();
-    r.write(
-        ".clada.yml",
+    write_trusted(
+        &r,
         "hooks:\n  after:\n    - run: \"echo 'test_add failed: expected 3, got 4' >&2; exit 1\"\n      timeout: 10s\n    - echo never\n",
     );
     let out = r.apply(
@@ -507,8 +556,8 @@ fn an_after_test_failure_is_a_failed_step_and_rolls_back_only_when_configured() 
         .git(&["ls-tree", "--name-only", "HEAD"])
         .contains("add.py"));
 
-    r.write(
-        ".clada.yml",
+    write_trusted(
+        &r,
         "hooks:\n  rollback_on_failure: true\n  after:\n    - exit 1\n",
     );
     let head = r.head();
@@ -524,10 +573,7 @@ fn an_after_test_failure_is_a_failed_step_and_rolls_back_only_when_configured() 
 #[test]
 fn a_failed_before_command_applies_nothing() {
     let r = repo();
-    r.write(
-        ".clada.yml",
-        "hooks:\n  before:\n    - echo not ready >&2; exit 4\n",
-    );
+    write_trusted(&r, "hooks:\n  before:\n    - echo not ready >&2; exit 4\n");
     let head = r.head();
     let out = r.apply(&write_block("bf1", "x.txt", "x"), &[]);
     assert_eq!(exit_code(&out), 1, "{}", output_text(&out));

@@ -123,7 +123,11 @@ fn busy_reply() -> String {
             &[("path", "tmp.txt"), ("content", "t")],
         ),
         block("a09", "file_delete", &[("path", "tmp.txt")]),
-        block("a10", "grep", &[("pattern", "^n$"), ("path", "new")]),
+        block(
+            "a10",
+            "grep",
+            &[("pattern", "^n$"), ("path", "new"), ("regex", "true")],
+        ),
         block("a11", "file_read", &[("path", "moved/mv.txt")]),
         block("a12", "exec", &[("lang", "bash"), ("code", "echo hi")]),
     ]

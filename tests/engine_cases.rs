@@ -6,7 +6,8 @@
 //! - `sh nesl` (required): the reply under test, run with `--no-git` semantics in that root
 //!   (paths relative to it, exec allowed);
 //! - `json`: the expected `ExecutionResult` (the empty top-level `warnings` left out), with the
-//!   temp root written as `{ROOT}` and its parent as `{PARENT}`;
+//!   temp root written as `{ROOT}` and its parent as `{PARENT}`, and every `modified` time (`ls`)
+//!   that is a well-formed ISO-8601 UTC time written as `{MTIME}`;
 //! - `file PATH` (any number): the exact expected content of that file afterwards (the text
 //!   between the fences; a block ending in an empty line means the file ends with `\n`);
 //! - `absent PATH`: that path must not exist afterwards.
@@ -41,7 +42,31 @@ fn normalised(result: &git_clada::action::ExecutionResult, root: &Path) -> Value
     if let Some(parent) = root.parent().filter(|p| p.parent().is_some()) {
         text = text.replace(&parent.display().to_string(), "{PARENT}");
     }
-    serde_json::from_str(&text).expect("still JSON")
+    let mut v = serde_json::from_str(&text).expect("still JSON");
+    mask_times(&mut v);
+    v
+}
+
+/// Replaces each `modified` value that is a time in `Date.toISOString()` form with `{MTIME}`
+/// (anything else stays, and fails the comparison).
+fn mask_times(v: &mut Value) {
+    let iso = regex::Regex::new(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$").expect("regex");
+    fn walk(v: &mut Value, iso: &regex::Regex) {
+        match v {
+            Value::Object(o) => {
+                for (k, x) in o.iter_mut() {
+                    if k == "modified" && x.as_str().is_some_and(|s| iso.is_match(s)) {
+                        *x = Value::String("{MTIME}".into());
+                    } else {
+                        walk(x, iso);
+                    }
+                }
+            }
+            Value::Array(a) => a.iter_mut().for_each(|x| walk(x, iso)),
+            _ => {}
+        }
+    }
+    walk(v, &iso);
 }
 
 fn run_file(name: &str) {
@@ -178,4 +203,14 @@ fn validation_cases() {
 #[test]
 fn exec_cases() {
     run_file("exec.cases.md");
+}
+
+#[test]
+fn planned_cases() {
+    run_file("planned.cases.md");
+}
+
+#[test]
+fn session_cases() {
+    run_file("session.cases.md");
 }

@@ -240,10 +240,17 @@ pub fn run_command(
     timeout: Duration,
     max_output: usize,
 ) -> ExecOutput {
-    run(lang, code, cwd, timeout, max_output).output
+    run(lang, code, cwd, timeout, max_output, None).output
 }
 
-fn run(lang: &str, code: &str, cwd: &Path, timeout: Duration, max_output: usize) -> Run {
+fn run(
+    lang: &str,
+    code: &str,
+    cwd: &Path,
+    timeout: Duration,
+    max_output: usize,
+    probe: Option<&super::session::Probe>,
+) -> Run {
     let done = |output| Run {
         output,
         left_running: false,
@@ -254,7 +261,7 @@ fn run(lang: &str, code: &str, cwd: &Path, timeout: Duration, max_output: usize)
             "exec: Unsupported language '{lang}' (LANG_UNSUPPORTED)"
         )));
     };
-    spawn_and_wait(prog, &args, cwd, timeout, max_output)
+    spawn_and_wait(prog, &args, cwd, timeout, max_output, probe)
 }
 
 /// Runs `prog` with `args` (no shell) as [`run_command`] describes.
@@ -264,6 +271,7 @@ fn spawn_and_wait(
     cwd: &Path,
     timeout: Duration,
     max_output: usize,
+    probe: Option<&super::session::Probe>,
 ) -> Run {
     let done = |output| Run {
         output,
@@ -277,6 +285,10 @@ fn spawn_and_wait(
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);
+    if let Some(p) = probe {
+        let (k, v) = p.env();
+        cmd.env(k, v);
+    }
     let mut child = match cmd.spawn() {
         Ok(c) => c,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -380,9 +392,13 @@ pub(super) fn run_block(
     cwd: Option<&ResolvedPath>,
     timeout: Option<u64>,
 ) -> Outcome {
-    let dir = cwd
-        .map(|c| c.abs.clone())
-        .unwrap_or_else(|| ctx.sandbox.root().to_path_buf());
+    // Without `cwd`, the block starts where the reply's previous exec block ended.
+    let start = cwd.is_none().then(|| ctx.session.start(ctx.sandbox));
+    let dir = match (cwd, &start) {
+        (Some(c), _) => c.abs.clone(),
+        (None, Some(s)) => s.dir.clone(),
+        (None, None) => ctx.sandbox.root().to_path_buf(),
+    };
     if !dir.is_dir() {
         let given = cwd
             .map(|c| c.given.clone())
@@ -409,18 +425,32 @@ pub(super) fn run_block(
         Ok(l) => l,
         Err(why) => return Outcome::fail(why),
     };
+    // Only bash can report where it ended (exec sessions); a direct command cannot cd.
+    let probe = (lang == Lang::Bash && matches!(permit, crate::exec_policy::Permit::Interpreter))
+        .then(super::session::Probe::for_bash)
+        .flatten();
     let run = match permit {
-        crate::exec_policy::Permit::Interpreter => {
-            run(lang_name(lang), code, &dir, limit, ctx.opts.exec_max_output)
-        }
+        crate::exec_policy::Permit::Interpreter => run(
+            lang_name(lang),
+            code,
+            &dir,
+            limit,
+            ctx.opts.exec_max_output,
+            probe.as_ref(),
+        ),
         crate::exec_policy::Permit::Direct { prog, args } => {
-            spawn_and_wait(&prog, &args, &dir, limit, ctx.opts.exec_max_output)
+            spawn_and_wait(&prog, &args, &dir, limit, ctx.opts.exec_max_output, None)
         }
     };
+    let end = probe.as_ref().and_then(super::session::Probe::result);
+    ctx.session.ended(ctx.sandbox, block_id, &dir, end);
     let out = run.output;
     let mut data = json!({"stdout": out.stdout, "stderr": out.stderr});
     if let Some(code) = out.exit_code {
         data["exit_code"] = json!(code);
+    }
+    if let Some(rel) = start.as_ref().and_then(|s| s.rel.as_ref()) {
+        data["cwd"] = json!(rel);
     }
     let success = out.success();
     let error = match (&out.error, out.exit_code) {
@@ -428,7 +458,7 @@ pub(super) fn run_block(
         (None, Some(code)) if code != 0 => Some(format!("exec: exited with code {code}")),
         _ => None,
     };
-    let mut warnings = Vec::new();
+    let mut warnings: Vec<String> = start.and_then(|s| s.warning).into_iter().collect();
     if run.left_running {
         warnings.push(
             "the code left processes running in the background when it exited; they were \

@@ -6,13 +6,16 @@
 //! in-memory overlay with `dry_run`, and returns the [`ExecutionResult`] report plus every
 //! [`FileChange`]), and, for `--atomic`, [`restore`] (puts every `before` back).
 
+pub mod comment;
 pub mod exec;
 pub mod fsx;
 pub mod lines;
+mod multi;
 mod plan;
 pub mod read;
 pub mod schema;
 mod search;
+mod session;
 mod suggest;
 pub mod textmatch;
 mod write;
@@ -68,8 +71,10 @@ pub struct PlannedAction {
     /// The action name as written.
     pub action: String,
     pub kind: Kind,
-    /// The parameters present in the block, converted (what reports show).
+    /// The parameters present in the block, converted.
     pub params: IndexMap<String, Value>,
+    /// Parameters the schema does not know, as written (ignored, but echoed in reports).
+    pub extra_params: IndexMap<String, Value>,
     /// 1-based lines of the block's header and end marker.
     pub start_line: usize,
     pub end_line: Option<usize>,
@@ -80,6 +85,21 @@ pub struct PlannedAction {
 }
 
 impl PlannedAction {
+    /// What a result echoes as `params`: `action` first, then every parameter of the block
+    /// (unknown ones as written), as seed 000's ActionResult has them ("all SHAM properties
+    /// including 'action'").
+    pub fn reported_params(&self) -> IndexMap<String, Value> {
+        let mut out = IndexMap::with_capacity(self.params.len() + self.extra_params.len() + 1);
+        out.insert("action".to_string(), Value::String(self.action.clone()));
+        out.extend(self.params.iter().map(|(k, v)| (k.clone(), v.clone())));
+        out.extend(
+            self.extra_params
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone())),
+        );
+        out
+    }
+
     /// The paths this action may create, change or delete (empty for reads and exec).
     pub fn write_paths(&self) -> Vec<&ResolvedPath> {
         match &self.op {
@@ -175,6 +195,10 @@ pub enum Action {
     FilesRead {
         paths: Vec<ResolvedPath>,
     },
+    FilesReadNumbered {
+        paths: Vec<ResolvedPath>,
+        delimiter: String,
+    },
     Ls {
         path: ResolvedPath,
     },
@@ -182,6 +206,8 @@ pub enum Action {
         pattern: String,
         path: ResolvedPath,
         include: Option<String>,
+        /// `pattern` is a regular expression (else a plain substring).
+        regex: bool,
     },
     Glob {
         pattern: String,
@@ -194,6 +220,20 @@ pub enum Action {
         timeout: Option<u64>,
         return_output: bool,
     },
+    // The actions seed 001 planned.
+    FileCommentLines {
+        path: ResolvedPath,
+        lines: String,
+    },
+    FileUncommentLines {
+        path: ResolvedPath,
+        lines: String,
+    },
+    FilesReplaceAllText {
+        paths: Vec<ResolvedPath>,
+        old_text: String,
+        new_text: String,
+    },
 }
 
 impl Action {
@@ -202,6 +242,8 @@ impl Action {
         match self {
             Action::FileWrite { path, .. }
             | Action::FileCreate { path, .. }
+            | Action::FileCommentLines { path, .. }
+            | Action::FileUncommentLines { path, .. }
             | Action::FileAppend { path, .. }
             | Action::FileReplaceText { path, .. }
             | Action::FileReplaceAllText { path, .. }
@@ -227,9 +269,11 @@ impl Action {
             | Action::DirCreate { path }
             | Action::DirDelete { path, .. } => vec![path],
             Action::FileMove { old_path, new_path } => vec![old_path, new_path],
+            Action::FilesReplaceAllText { paths, .. } => paths.iter().collect(),
             Action::FileRead { .. }
             | Action::FileReadNumbered { .. }
             | Action::FilesRead { .. }
+            | Action::FilesReadNumbered { .. }
             | Action::Ls { .. }
             | Action::Grep { .. }
             | Action::Glob { .. }
@@ -400,7 +444,8 @@ pub struct ActionResult {
     pub seq: usize,
     pub block_id: String,
     pub action: String,
-    /// The block's parameters, converted (`count` is a number, booleans are booleans).
+    /// `action`, then the block's parameters, converted (`count` is a number, booleans are
+    /// booleans); unknown parameters as written.
     pub params: IndexMap<String, Value>,
     pub success: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -508,6 +553,8 @@ pub(crate) struct Ctx<'a> {
     pub opts: &'a EngineOptions,
     pub vfs: fsx::Vfs,
     pub lines: lines::LineTracker,
+    /// Where the next exec block without `cwd` starts.
+    pub session: session::ExecSession,
     /// The user answered "always" to an exec prompt.
     pub exec_always: bool,
     /// When `--total-timeout` runs out.
@@ -522,6 +569,7 @@ pub fn execute(plan: &Plan, sandbox: &Sandbox, opts: &EngineOptions) -> Executio
         opts,
         vfs: fsx::Vfs::new(opts.dry_run),
         lines: lines::LineTracker::default(),
+        session: session::ExecSession::default(),
         exec_always: false,
         exec_deadline: opts
             .exec_total_timeout
@@ -553,7 +601,7 @@ pub fn execute(plan: &Plan, sandbox: &Sandbox, opts: &EngineOptions) -> Executio
             seq: i + 1,
             block_id: pa.block_id.clone(),
             action: pa.action.clone(),
-            params: pa.params.clone(),
+            params: pa.reported_params(),
             success: outcome.success,
             error: outcome.error.filter(|e| !e.is_empty()),
             data: outcome.data,
@@ -646,9 +694,15 @@ fn recheck(sandbox: &Sandbox, action: &Action) -> Result<(), PathError> {
             check(new_path, Access::Entry)?;
             sandbox.check_move(old_path, new_path)
         }
-        Action::FilesRead { paths } => paths.iter().try_for_each(|p| check(p, Access::Follow)),
+        Action::FilesRead { paths }
+        | Action::FilesReadNumbered { paths, .. }
+        | Action::FilesReplaceAllText { paths, .. } => {
+            paths.iter().try_for_each(|p| check(p, Access::Follow))
+        }
         Action::Exec { cwd, .. } => cwd.iter().try_for_each(|p| check(p, Access::Follow)),
         Action::FileWrite { path, .. }
+        | Action::FileCommentLines { path, .. }
+        | Action::FileUncommentLines { path, .. }
         | Action::FileCreate { path, .. }
         | Action::FileAppend { path, .. }
         | Action::FileReplaceText { path, .. }
@@ -729,12 +783,16 @@ fn run(ctx: &mut Ctx<'_>, pa: &PlannedAction, action: &Action) -> Outcome {
             delimiter,
         } => read::file_read_numbered(ctx, path, lines.as_deref(), delimiter),
         Action::FilesRead { paths } => read::files_read(ctx, paths),
+        Action::FilesReadNumbered { paths, delimiter } => {
+            read::files_read_numbered(ctx, paths, delimiter)
+        }
         Action::Ls { path } => search::ls(ctx, path),
         Action::Grep {
             pattern,
             path,
             include,
-        } => search::grep(ctx, pattern, path, include.as_deref()),
+            regex,
+        } => search::grep(ctx, pattern, path, include.as_deref(), *regex),
         Action::Glob { pattern, base_path } => search::glob(ctx, pattern, base_path),
         Action::Exec {
             code,
@@ -743,5 +801,16 @@ fn run(ctx: &mut Ctx<'_>, pa: &PlannedAction, action: &Action) -> Outcome {
             timeout,
             return_output: _,
         } => exec::run_block(ctx, &pa.block_id, code, *lang, cwd.as_ref(), *timeout),
+        Action::FileCommentLines { path, lines } => {
+            comment::toggle_lines(ctx, path, lines, &tag, comment::Toggle::Comment)
+        }
+        Action::FileUncommentLines { path, lines } => {
+            comment::toggle_lines(ctx, path, lines, &tag, comment::Toggle::Uncomment)
+        }
+        Action::FilesReplaceAllText {
+            paths,
+            old_text,
+            new_text,
+        } => multi::files_replace_all_text(ctx, paths, old_text, new_text, &tag),
     }
 }

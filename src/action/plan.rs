@@ -226,6 +226,7 @@ fn planned(block: &Block, v: &Validated<'_>, sandbox: &Sandbox) -> PlannedAction
         action: v.action.clone(),
         kind: v.def.kind,
         params: v.params.clone(),
+        extra_params: v.extras.clone(),
         start_line: block.start_line,
         end_line: block.end_line,
         warnings: v.warnings.clone(),
@@ -243,13 +244,34 @@ fn path(v: &Validated<'_>, name: &str, sandbox: &Sandbox) -> Result<ResolvedPath
         .unwrap_or(PathRole::Read);
     let access = match role {
         PathRole::Entry => Access::Entry,
-        PathRole::Read | PathRole::Write | PathRole::List | PathRole::Cwd => Access::Follow,
+        PathRole::Read | PathRole::Write | PathRole::List | PathRole::WriteList | PathRole::Cwd => {
+            Access::Follow
+        }
     };
     let resolved = sandbox.resolve(&v.str(name).unwrap_or_default(), access)?;
     if matches!(role, PathRole::Write | PathRole::Entry) {
         sandbox.check_nested(&resolved)?;
     }
     Ok(resolved)
+}
+
+/// A list parameter's paths resolved (files that are written also checked like a `write`
+/// path).
+fn path_list_resolved(
+    raw: &str,
+    write: bool,
+    sandbox: &Sandbox,
+) -> Result<Vec<ResolvedPath>, PathError> {
+    path_list(raw)
+        .into_iter()
+        .map(|one| {
+            let r = sandbox.resolve(one, Access::Follow)?;
+            if write {
+                sandbox.check_nested(&r)?;
+            }
+            Ok(r)
+        })
+        .collect()
 }
 
 /// `files_read`'s list: one path per line, trimmed, blank lines dropped.
@@ -317,16 +339,31 @@ fn typed(v: &Validated<'_>, sandbox: &Sandbox) -> Result<Action, PathError> {
             delimiter: v.str("delimiter").unwrap_or_else(|| ": ".to_string()),
         },
         "files_read" => Action::FilesRead {
-            paths: path_list(&s("paths"))
-                .into_iter()
-                .map(|one| sandbox.resolve(one, Access::Follow))
-                .collect::<Result<_, _>>()?,
+            paths: path_list_resolved(&s("paths"), false, sandbox)?,
+        },
+        "files_read_numbered" => Action::FilesReadNumbered {
+            paths: path_list_resolved(&s("paths"), false, sandbox)?,
+            delimiter: v.str("delimiter").unwrap_or_else(|| ": ".to_string()),
+        },
+        "files_replace_all_text" => Action::FilesReplaceAllText {
+            paths: path_list_resolved(&s("paths"), true, sandbox)?,
+            old_text: s("old_text"),
+            new_text: s("new_text"),
+        },
+        "file_comment_lines" => Action::FileCommentLines {
+            path: p("path")?,
+            lines: s("lines"),
+        },
+        "file_uncomment_lines" => Action::FileUncommentLines {
+            path: p("path")?,
+            lines: s("lines"),
         },
         "ls" => Action::Ls { path: p("path")? },
         "grep" => Action::Grep {
             pattern: s("pattern"),
             path: p("path")?,
             include: v.str("include"),
+            regex: v.bool("regex").unwrap_or(false),
         },
         "glob" => Action::Glob {
             pattern: s("pattern"),

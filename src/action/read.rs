@@ -1,5 +1,6 @@
 //! Executors of the read actions that return file content: file_read, file_read_numbered,
-//! files_read (clada-semantics §4.8–§4.10).
+//! files_read (clada-semantics §4.8–§4.10), and files_read_numbered (seed 001's TODO: files_read
+//! with file_read_numbered's numbering of each whole file).
 
 use serde_json::json;
 
@@ -129,21 +130,46 @@ pub(super) fn file_read_numbered(
 }
 
 pub(super) fn files_read(ctx: &mut Ctx<'_>, paths: &[ResolvedPath]) -> Outcome {
+    read_many(ctx, "files_read", paths, &|c| c)
+}
+
+/// files_read with each file's content numbered as file_read_numbered numbers a whole file.
+pub(super) fn files_read_numbered(
+    ctx: &mut Ctx<'_>,
+    paths: &[ResolvedPath],
+    delimiter: &str,
+) -> Outcome {
+    let number = |c: String| match extract_numbered(&c, None, delimiter) {
+        Ok(n) => n.result,
+        // A whole-file read has no spec that could be wrong.
+        Err(_) => c,
+    };
+    read_many(ctx, "files_read_numbered", paths, &number)
+}
+
+/// Reads every file (all or nothing): `{paths, content}` as parallel arrays, each content
+/// passed through `shape`.
+fn read_many(
+    ctx: &mut Ctx<'_>,
+    name: &str,
+    paths: &[ResolvedPath],
+    shape: &dyn Fn(String) -> String,
+) -> Outcome {
     if paths.is_empty() {
-        return Outcome::fail("files_read: No paths provided");
+        return Outcome::fail(format!("{name}: No paths provided"));
     }
     let mut contents = Vec::new();
     let mut failures = Vec::new();
     let mut warnings = Vec::new();
     for p in paths {
-        match read_text(ctx, "files_read", p) {
-            Ok(bytes) => contents.push(decode(bytes, &p.given, &mut warnings)),
+        match read_text(ctx, name, p) {
+            Ok(bytes) => contents.push(shape(decode(bytes, &p.given, &mut warnings))),
             Err(e) => failures.push(format!("  {}: {e}", p.given)),
         }
     }
     if !failures.is_empty() {
         return Outcome::fail(format!(
-            "files_read: Failed to read {} file(s):\n{}",
+            "{name}: Failed to read {} file(s):\n{}",
             failures.len(),
             failures.join("\n")
         ));

@@ -59,6 +59,9 @@ pub enum PathRole {
     Entry,
     /// One path per line, each read.
     List,
+    /// One path per line, each written.
+    #[serde(rename = "write_list")]
+    WriteList,
     /// A working directory.
     Cwd,
 }
@@ -229,7 +232,9 @@ pub struct Validated<'s> {
     /// The parameters present in the block, converted, in schema order (what reports show as
     /// `params`; defaults are not filled in here, as in the original).
     pub params: IndexMap<String, Value>,
-    /// Extra parameters the schema does not know.
+    /// Parameters the schema does not know, as written (reports echo them, as the seeds did).
+    pub extras: IndexMap<String, Value>,
+    /// One per extra parameter: it was ignored.
     pub warnings: Vec<String>,
 }
 
@@ -302,13 +307,13 @@ pub fn validate_with<'s>(
             params.insert(name.clone(), convert(action, name, p, raw)?);
         }
     }
-    let extras: Vec<&str> = properties
-        .keys()
-        .filter(|k| *k != "action" && !k.starts_with('@') && !def.params.contains_key(*k))
-        .map(String::as_str)
+    let extras: IndexMap<String, Value> = properties
+        .iter()
+        .filter(|(k, _)| *k != "action" && !k.starts_with('@') && !def.params.contains_key(*k))
+        .map(|(k, v)| (k.clone(), Value::String(v.clone())))
         .collect();
     let warnings = extras
-        .iter()
+        .keys()
         .map(|k| {
             format!(
                 "unknown parameter '{k}' ignored: {action} takes {}",
@@ -320,6 +325,7 @@ pub fn validate_with<'s>(
         action: action.to_string(),
         def,
         params,
+        extras,
         warnings,
     })
 }
@@ -417,6 +423,10 @@ mod tests {
             "file_read",
             "file_read_numbered",
             "files_read",
+            "files_read_numbered",
+            "files_replace_all_text",
+            "file_comment_lines",
+            "file_uncomment_lines",
             "ls",
             "grep",
             "glob",
@@ -436,7 +446,7 @@ mod tests {
                 assert_eq!(d.ty == ParamType::Enum, !d.values.is_empty(), "{name}.{p}");
             }
         }
-        assert_eq!(s.actions.len(), 18);
+        assert_eq!(s.actions.len(), 22);
     }
 
     #[test]

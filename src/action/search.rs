@@ -1,6 +1,9 @@
 //! Executors of the searching read actions: ls, grep, glob. All three honour `.gitignore`
 //! (and `.git/info/exclude`, the global excludes file) through the `ignore` crate, never show
 //! `.git`, and, in a dry run, see the files earlier blocks of the reply wrote.
+//!
+//! Their `data` is the seeds' shape (unified-design.yaml): `ls` an array of `{name, type, size,
+//! modified}`, `grep` an array of `{file, line_number, line}`, `glob` an array of paths.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -107,17 +110,24 @@ pub(super) fn ls(ctx: &mut Ctx<'_>, path: &ResolvedPath) -> Outcome {
         if name.eq_ignore_ascii_case(".git") {
             continue;
         }
-        let on_disk = std::fs::symlink_metadata(path.abs.join(&name)).is_ok();
-        if on_disk && !on_disk_visible.contains(&name) {
+        let disk = std::fs::symlink_metadata(path.abs.join(&name)).ok();
+        if disk.is_some() && !on_disk_visible.contains(&name) {
             continue;
         }
-        list.push(match kind {
-            EntryKind::File { len, .. } => json!({"name": name, "type": "file", "size": len}),
-            EntryKind::Dir => json!({"name": name, "type": "directory"}),
-            EntryKind::Symlink => json!({"name": name, "type": "symlink"}),
-        });
+        // An entry only an earlier block of this dry run created has no disk time: it would
+        // have been written now.
+        let modified = disk
+            .and_then(|m| m.modified().ok())
+            .unwrap_or_else(std::time::SystemTime::now);
+        let (ty, size) = match kind {
+            EntryKind::File { len, .. } => ("file", len),
+            EntryKind::Dir => ("directory", 0),
+            EntryKind::Symlink => ("symlink", 0),
+        };
+        let modified = crate::clock::iso_millis(modified);
+        list.push(json!({"name": name, "type": ty, "size": size, "modified": modified}));
     }
-    Outcome::ok(json!({"path": path.given, "entries": list}))
+    Outcome::ok(json!(list))
 }
 
 pub(super) fn grep(
@@ -125,12 +135,22 @@ pub(super) fn grep(
     pattern: &str,
     path: &ResolvedPath,
     include: Option<&str>,
+    regex: bool,
 ) -> Outcome {
-    let re = match regex::Regex::new(pattern) {
-        Ok(r) => r,
-        Err(e) => {
-            return Outcome::fail(format!("grep: invalid regular expression '{pattern}': {e}"))
+    // The seeds' grep is a plain substring search; `regex = "true"` opts into expressions.
+    let re = if regex {
+        match regex::Regex::new(pattern) {
+            Ok(r) => Some(r),
+            Err(e) => {
+                return Outcome::fail(format!("grep: invalid regular expression '{pattern}': {e}"))
+            }
         }
+    } else {
+        None
+    };
+    let is_match = |line: &str| match &re {
+        Some(r) => r.is_match(line),
+        None => line.contains(pattern),
     };
     let include = match include.filter(|s| !s.is_empty()) {
         None => None,
@@ -175,21 +195,17 @@ pub(super) fn grep(
         let shown = display(&path.given, &path.abs, &f);
         for (i, line) in text.split('\n').enumerate() {
             let line = line.strip_suffix('\r').unwrap_or(line);
-            if re.is_match(line) {
+            if is_match(line) {
                 if matches.len() == MAX_GREP_MATCHES {
                     truncated = true;
                     break 'files;
                 }
                 let shown_line: String = line.chars().take(MAX_LINE_CHARS).collect();
-                matches.push(json!({"file": shown, "line": i + 1, "text": shown_line}));
+                matches.push(json!({"file": shown, "line_number": i + 1, "line": shown_line}));
             }
         }
     }
-    let mut data = json!({"pattern": pattern, "path": path.given, "matches": matches});
-    if truncated {
-        data["truncated"] = json!(true);
-    }
-    let mut out = Outcome::ok(data);
+    let mut out = Outcome::ok(json!(matches));
     if truncated {
         out.warnings.push(format!(
             "only the first {MAX_GREP_MATCHES} matches are shown; narrow the pattern, the path or \
@@ -227,16 +243,12 @@ pub(super) fn glob(ctx: &mut Ctx<'_>, pattern: &str, base: &ResolvedPath) -> Out
             paths.push(display(&base.given, &base.abs, &f));
         }
     }
-    let mut data = json!({"pattern": pattern, "base_path": base.given, "paths": paths});
-    let mut out = Outcome::default();
+    let mut out = Outcome::ok(json!(paths));
     if truncated {
-        data["truncated"] = json!(true);
         out.warnings.push(format!(
             "only the first {MAX_GLOB_PATHS} paths are shown; use a narrower pattern"
         ));
     }
-    out.success = true;
-    out.data = Some(data);
     out
 }
 

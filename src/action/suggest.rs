@@ -20,6 +20,8 @@ const MAX_SHOWN: usize = 3;
 fn missing<'a>(ctx: &Ctx<'_>, action: &'a Action) -> Option<&'a ResolvedPath> {
     let paths: Vec<&ResolvedPath> = match action {
         Action::FileReplaceText { path, .. }
+        | Action::FileCommentLines { path, .. }
+        | Action::FileUncommentLines { path, .. }
         | Action::FileReplaceAllText { path, .. }
         | Action::FileEdit { path, .. }
         | Action::FileReplaceLines { path, .. }
@@ -30,7 +32,9 @@ fn missing<'a>(ctx: &Ctx<'_>, action: &'a Action) -> Option<&'a ResolvedPath> {
         | Action::Ls { path }
         | Action::Grep { path, .. } => vec![path],
         Action::FileMove { old_path, .. } => vec![old_path],
-        Action::FilesRead { paths } => paths.iter().collect(),
+        Action::FilesRead { paths }
+        | Action::FilesReadNumbered { paths, .. }
+        | Action::FilesReplaceAllText { paths, .. } => paths.iter().collect(),
         Action::Glob { base_path, .. } => vec![base_path],
         Action::Exec { cwd, .. } => cwd.iter().collect(),
         Action::FileWrite { .. }

@@ -348,19 +348,46 @@ pub(super) fn replace_lines(
     new_content: &str,
     tag: &Tag,
 ) -> Outcome {
-    const NAME: &str = "file_replace_lines";
-    let content = match read_text(ctx, NAME, path) {
+    let edit = |lines: &[String]| Ok((new_content.to_string(), lines.len()));
+    edit_lines(
+        ctx,
+        "file_replace_lines",
+        path,
+        spec,
+        tag,
+        "lines_replaced",
+        &edit,
+    )
+}
+
+/// What a line edit makes of the current lines of its range (each without its line break):
+/// the new text and the count its result reports, or why it cannot.
+pub(super) type LineEdit<'a> = dyn Fn(&[String]) -> Result<(String, usize), String> + 'a;
+
+/// Replaces a line range (`"4"` / `"23-43"`, numbered as the file was before the reply, see
+/// [`super::lines`]) with what `edit` makes of it: file_replace_lines, file_comment_lines,
+/// file_uncomment_lines. The result's data is `{path, <count_key>: count}`.
+pub(super) fn edit_lines(
+    ctx: &mut Ctx<'_>,
+    name: &str,
+    path: &ResolvedPath,
+    spec: &str,
+    tag: &Tag,
+    count_key: &str,
+    edit: &LineEdit<'_>,
+) -> Outcome {
+    let content = match read_text(ctx, name, path) {
         Ok(c) => c,
         Err(e) => return Outcome::fail(e),
     };
     if content.is_empty() {
         return Outcome::fail(format!(
-            "{NAME}: Line range {spec} is out of bounds (file has 0 lines)"
+            "{name}: Line range {spec} is out of bounds (file has 0 lines)"
         ));
     }
     let (start, end) = match parse_line_spec(spec) {
         Ok(r) => r,
-        Err(e) => return Outcome::fail(spec_error(NAME, spec, e)),
+        Err(e) => return Outcome::fail(spec_error(name, spec, e)),
     };
     let base = ctx.lines.base_lines(&path.abs, &content);
     let current_count = count_lines(&content);
@@ -374,7 +401,7 @@ pub(super) fn replace_lines(
             )
         };
         return Outcome::fail(format!(
-            "{NAME}: Line range {spec} is out of bounds ({had})"
+            "{name}: Line range {spec} is out of bounds ({had})"
         ));
     }
     let mapped = match ctx.lines.map(&path.abs, &content, start, end) {
@@ -400,9 +427,10 @@ pub(super) fn replace_lines(
                 })
                 .collect();
             return Outcome::fail(format!(
-                "{NAME}: lines {spec} overlap an earlier edit of this reply: {}. Line numbers of \
-                 every file_replace_lines block refer to the file before the reply, so \
-                 overlapping edits cannot both apply — merge them into one block",
+                "{name}: lines {spec} overlap an earlier edit of this reply: {}. Line numbers of \
+                 every file_replace_lines, file_comment_lines and file_uncomment_lines block \
+                 refer to the file before the reply, so overlapping edits cannot both apply — \
+                 merge them into one block",
                 who.join("; ")
             ));
         }
@@ -416,7 +444,7 @@ pub(super) fn replace_lines(
     let lines = split_keep(body);
     if ce > lines.len() {
         return Outcome::fail(format!(
-            "{NAME}: Line range {spec} is out of bounds (file has {} lines)",
+            "{name}: Line range {spec} is out of bounds (file has {} lines)",
             lines.len()
         ));
     }
@@ -426,6 +454,14 @@ pub(super) fn replace_lines(
         b"\n"
     };
     let last_term = lines[ce - 1].1;
+    let current: Vec<String> = lines[cs - 1..ce]
+        .iter()
+        .map(|(text, _)| String::from_utf8_lossy(text).into_owned())
+        .collect();
+    let (new_content, count) = match edit(&current) {
+        Ok(x) => x,
+        Err(e) => return Outcome::fail(format!("{name}: {e}")),
+    };
     let new_text = new_content.replace("\r\n", "\n").replace('\r', "\n");
     let new_lines: Vec<&str> = new_text.split('\n').collect();
     let mut out = Vec::with_capacity(content.len() + new_content.len());
@@ -457,7 +493,8 @@ pub(super) fn replace_lines(
         new_lines.len(),
         tag,
     );
-    let mut data = json!({"path": path.given, "lines_replaced": end - start + 1});
+    let mut data = json!({"path": path.given});
+    data[count_key] = json!(count);
     let mut result = Outcome::default();
     if cs != start {
         let now = if cs == ce {
@@ -478,7 +515,7 @@ pub(super) fn replace_lines(
             .map(|t| format!("{} ({})", t.block_id, t.action))
             .collect();
         result.warnings.push(format!(
-            "{orig} of the file before this reply {} now at {} {now} after earlier edits of this reply (block {}); the replacement was made there",
+            "{orig} of the file before this reply {} now at {} {now} after earlier edits of this reply (block {}); the edit was made there",
             if start == end { "is" } else { "are" },
             if cs == ce { "line" } else { "lines" },
             by.join(", block ")

@@ -69,6 +69,11 @@ pub struct Args {
     #[arg(long, value_enum, value_name = "MODE")]
     pub wip: Option<WipArg>,
 
+    /// Author of the AI commit, as `NAME <EMAIL>` (like `git commit --author`). The committer,
+    /// and any snapshot of your own work, keep your identity.
+    #[arg(long, value_name = "NAME <EMAIL>", value_parser = parse_author)]
+    pub git_author: Option<(String, String)>,
+
     /// Use MESSAGE as the commit subject instead of the generated `AI: …` summary.
     #[arg(short = 'm', long = "message", value_name = "MESSAGE")]
     pub message: Option<String>,
@@ -101,6 +106,38 @@ pub struct Args {
     /// server is reachable); a failed copy is reported, never fails the apply.
     #[arg(long)]
     pub copy: bool,
+}
+
+/// `NAME <EMAIL>` → (name, email); both parts required, as git needs them.
+fn parse_author(s: &str) -> Result<(String, String), String> {
+    let bad =
+        || format!("expected `NAME <EMAIL>` (for example `clada <clada@example.com>`), got '{s}'");
+    let (name, rest) = s.split_once('<').ok_or_else(bad)?;
+    let email = rest.strip_suffix('>').ok_or_else(bad)?;
+    let name = name.trim();
+    if name.is_empty() || email.trim().is_empty() || email.contains(['<', '>', '\n']) {
+        return Err(bad());
+    }
+    if name.contains(['<', '>', '\n']) {
+        return Err(bad());
+    }
+    Ok((name.to_string(), email.trim().to_string()))
+}
+
+/// The AI commit's author from config `commit.author` / `clada.author`, checked like
+/// `--git-author` (a malformed value is an error naming where it was set).
+pub(crate) fn config_author(
+    cfg: &crate::config::Config,
+) -> anyhow::Result<Option<(String, String)>> {
+    let Some(value) = &cfg.commit_author.value else {
+        return Ok(None);
+    };
+    parse_author(value).map(Some).map_err(|why| {
+        anyhow::Error::new(crate::error::UsageError(format!(
+            "commit.author (set in {}): {why}",
+            cfg.commit_author.source
+        )))
+    })
 }
 
 /// What to do with uncommitted work during an apply.
@@ -141,6 +178,9 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
     let reply = read_reply(&args)?;
     let cwd = std::env::current_dir().context("cannot determine the current directory")?;
     let (cfg, root) = crate::config::load_with_root(&cwd)?;
+    if let Some(w) = cfg.untrusted_warning() {
+        eprintln!("git-clada: warning: {w}");
+    }
     let _ = COLOR.set(cfg.color.value);
     let root = root.unwrap_or_else(|| cwd.clone());
     let (engine, approvals) = engine_options(&args, &global, &cfg, &root)?;
@@ -152,6 +192,10 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
         dialect: args.dialect.into(),
         allow_outside: args.allow_outside,
         atomic: args.atomic,
+        author: match &args.git_author {
+            Some(a) => Some(a.clone()),
+            None => config_author(&cfg)?,
+        },
         no_commit: args.no_commit,
         no_verify: args.no_verify,
         no_snapshot: args.no_snapshot,
@@ -382,6 +426,30 @@ fn run_no_git(args: Args, global: Global) -> anyhow::Result<Outcome> {
     finish_report(&execution, &global)
 }
 
+/// Set once a report went to stdout: an error after that (a refusal judged from the report, a
+/// failed write) must not print a second, fatal report.
+static REPORT_WRITTEN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Prints the `fatalError` report (json and llm formats) for an apply that failed as a whole,
+/// unless a report was already written. The error itself still goes to stderr, and the exit
+/// status stays that of the error.
+pub fn print_fatal(message: &str, format: Format) {
+    if REPORT_WRITTEN.swap(true, std::sync::atomic::Ordering::SeqCst) {
+        return;
+    }
+    let format = match format {
+        Format::Human => ReportFormat::Human,
+        Format::Json => ReportFormat::Json,
+        Format::Llm => ReportFormat::Llm,
+    };
+    if let Some(text) = report::fatal(message, format) {
+        let mut stdout = std::io::stdout().lock();
+        let _ = stdout
+            .write_all(text.as_bytes())
+            .and_then(|()| stdout.flush());
+    }
+}
+
 /// Prints the report to stdout and maps the result to the exit status: 0 all succeeded; 3 when
 /// the sandbox refused a block and nothing was changed; 1 for any other failure.
 pub fn finish_report(execution: &Execution, global: &Global) -> anyhow::Result<Outcome> {
@@ -399,6 +467,7 @@ pub fn finish_report(execution: &Execution, global: &Global) -> anyhow::Result<O
     };
     let text = report::render(result, format, color);
     let mut stdout = std::io::stdout().lock();
+    REPORT_WRITTEN.store(true, std::sync::atomic::Ordering::SeqCst);
     stdout
         .write_all(text.as_bytes())
         .and_then(|()| stdout.flush())

@@ -10,18 +10,32 @@ use crate::error::Outcome;
 ///
 /// A configuration file with an unknown key, a wrong type or bad YAML is an error naming the
 /// file, line and column.
+///
+/// Commands the repository's `.clada.yml` would run on every apply (`hooks.before`,
+/// `hooks.after`) run only once you trusted that exact version of the file with `--trust`
+/// (like git, which never runs hooks that came with a clone); until then they are skipped with
+/// a warning, and again after the file changes.
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Examples:\n  git clada config\n  git clada config --format json")]
-pub struct Args {}
+#[command(
+    after_help = "Examples:\n  git clada config\n  git clada config --format json\n  git clada config --trust"
+)]
+pub struct Args {
+    /// Trust the repository's `.clada.yml` as it is now, so the commands it sets run.
+    #[arg(long)]
+    pub trust: bool,
+}
 
-pub fn run(_args: Args, global: Global) -> anyhow::Result<Outcome> {
+pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
     let cwd = std::env::current_dir().context("cannot determine the current directory")?;
+    if args.trust {
+        return trust(&cwd);
+    }
     let cfg = crate::config::load_for_dir(&cwd)?;
     let entries = cfg.entries();
     match global.format_or_default() {
         Format::Json => {
             let files: Vec<String> = cfg.files.iter().map(|p| p.display().to_string()).collect();
-            let v = serde_json::json!({"files": files, "settings": entries});
+            let v = serde_json::json!({"files": files, "settings": entries, "untrusted": cfg.untrusted});
             println!("{}", serde_json::to_string_pretty(&v)?);
         }
         Format::Human | Format::Llm => {
@@ -48,8 +62,35 @@ pub fn run(_args: Args, global: Global) -> anyhow::Result<Outcome> {
                     crate::config::REPO_FILE
                 ));
             }
+            if let Some(w) = cfg.untrusted_warning() {
+                out.push_str(&format!("(not trusted: {w})\n"));
+            }
             print!("{out}");
         }
     }
+    Ok(Outcome::Success)
+}
+
+/// Keeps a copy of `.clada.yml` as it is now in the git directory (never cloned or
+/// committed): from now on its commands run, until the file changes.
+fn trust(cwd: &std::path::Path) -> anyhow::Result<Outcome> {
+    let repo = crate::repo::Repo::discover(cwd)?;
+    let file = repo.workdir().join(crate::config::REPO_FILE);
+    let text = std::fs::read(&file).map_err(|e| {
+        crate::error::UsageError(format!("cannot read '{}' to trust it: {e}", file.display()))
+    })?;
+    // Only a file that loads is trusted: what is trusted is what will run.
+    crate::config::load_for_dir(cwd)?;
+    let copy = crate::config::trusted_copy(repo.git_dir());
+    if let Some(dir) = copy.parent() {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create '{}'", dir.display()))?;
+    }
+    crate::fsutil::write_atomic(&copy, &text, crate::fsutil::Perm::Executable(false))
+        .with_context(|| format!("cannot write '{}'", copy.display()))?;
+    eprintln!(
+        "trusted {} as it is now; its hooks.before/hooks.after commands run on apply until the file changes",
+        file.display()
+    );
     Ok(Outcome::Success)
 }

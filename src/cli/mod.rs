@@ -136,13 +136,27 @@ pub enum Command {
 /// Runs the parsed command line and maps its outcome or error to the process exit code.
 pub fn main(cli: Cli) -> std::process::ExitCode {
     crate::trace::phase("start");
+    // An apply that fails as a whole still prints a (fatalError) report in json and llm.
+    let fatal_report = matches!(cli.command, Command::Apply(_)).then(|| {
+        Global {
+            format: split_format(cli.format, &cli.command)
+                .ok()
+                .and_then(|(f, _)| f),
+            dry_run: cli.dry_run,
+        }
+        .format_or_default()
+    });
     match run(cli) {
         Ok(outcome) => {
             crate::trace::phase("done");
             std::process::ExitCode::from(outcome.code())
         }
         Err(err) => {
-            eprintln!("git-clada: {}", error_message(&err));
+            let message = error_message(&err);
+            if let Some(format) = fatal_report {
+                apply::print_fatal(&message, format);
+            }
+            eprintln!("git-clada: {message}");
             std::process::ExitCode::from(exit_code_for(&err))
         }
     }

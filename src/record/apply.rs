@@ -52,6 +52,9 @@ pub struct ApplyOptions {
     pub wip_commit: bool,
     /// Replaces the generated subject.
     pub message: Option<String>,
+    /// `(name, email)` of the AI commit's author (`--git-author`); the committer, and the
+    /// snapshot of the user's work, keep the user's identity.
+    pub author: Option<(String, String)>,
     /// Engine options; `engine.dry_run` makes the whole apply a dry run.
     pub engine: EngineOptions,
     /// Path globs the sandbox refuses (config `paths.deny`).
@@ -903,7 +906,15 @@ impl Transaction<'_> {
         let head_commit = start.head_commit;
         let identity = &start.identity;
         let (parent, snap, kept) = self.user_work_commit(start, built, reply)?;
-        let commit = repo.write_commit(commit_tree, &[parent], &msg, &identity.0, &identity.1)?;
+        let author = match &opts.author {
+            Some((name, email)) => crate::repo::Signature {
+                name: name.clone(),
+                email: email.clone(),
+                ..identity.0.clone()
+            },
+            None => identity.0.clone(),
+        };
+        let commit = repo.write_commit(commit_tree, &[parent], &msg, &author, &identity.1)?;
         self.journal.commit = Some(commit.to_string());
         // Untracked after the apply means: not in the index it leaves behind.
         self.journal.after = untracked_after(repo, &self.journal, after_index)?;

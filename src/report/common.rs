@@ -169,10 +169,21 @@ pub fn output_header(r: &ActionResult) -> String {
             None => " (failed)".to_string(),
         }
     };
+    // Where an exec session moved the block to (the root is not named).
+    let place = match r
+        .data
+        .as_ref()
+        .and_then(|d| d.get("cwd"))
+        .and_then(Value::as_str)
+    {
+        Some(dir) if r.action == "exec" => format!(" (in {dir})"),
+        _ => String::new(),
+    };
     match r.action.as_str() {
-        "file_read" | "file_read_numbered" | "files_read" => {
+        "file_read" | "file_read_numbered" | "files_read" | "files_read_numbered" => {
             format!("[{}] {}{status}:", r.block_id, r.action)
         }
+        "exec" => format!("[{}] exec {}{place}{status}:", r.block_id, primary(r)),
         _ => format!("[{}] {} {}{status}:", r.block_id, r.action, primary(r)),
     }
 }
@@ -196,7 +207,7 @@ pub fn output_body(r: &ActionResult) -> String {
     match r.action.as_str() {
         "file_read" => file_block(s("path"), s("content"), false),
         "file_read_numbered" => file_block(s("path"), s("content"), true),
-        "files_read" => {
+        "files_read" | "files_read_numbered" => {
             let paths: Vec<&str> = data
                 .get("paths")
                 .and_then(Value::as_array)
@@ -214,7 +225,7 @@ pub fn output_body(r: &ActionResult) -> String {
             let blocks: Vec<String> = paths
                 .iter()
                 .zip(contents.iter().chain(std::iter::repeat(&"")))
-                .map(|(p, c)| file_block(p, c, false))
+                .map(|(p, c)| file_block(p, c, r.action == "files_read_numbered"))
                 .collect();
             out.push('\n');
             out.push_str(&blocks.join("\n\n"));
@@ -235,7 +246,10 @@ pub fn output_body(r: &ActionResult) -> String {
             }
         }
         "ls" => {
-            let entries = data.get("entries").and_then(Value::as_array);
+            // Reports stored before the seeds' shapes (git notes) held `{entries}` etc.
+            let entries = data
+                .as_array()
+                .or_else(|| data.get("entries").and_then(Value::as_array));
             let lines: Vec<String> = entries
                 .map(|a| {
                     a.iter()
@@ -261,16 +275,18 @@ pub fn output_body(r: &ActionResult) -> String {
         }
         "grep" => {
             let lines: Vec<String> = data
-                .get("matches")
-                .and_then(Value::as_array)
+                .as_array()
+                .or_else(|| data.get("matches").and_then(Value::as_array))
                 .map(|a| {
                     a.iter()
                         .map(|m| {
+                            let number = m.get("line_number").or_else(|| m.get("line"));
+                            let text = m.get("text").or_else(|| m.get("line"));
                             format!(
                                 "{}:{}: {}",
                                 m.get("file").and_then(Value::as_str).unwrap_or_default(),
-                                m.get("line").and_then(Value::as_u64).unwrap_or(0),
-                                m.get("text").and_then(Value::as_str).unwrap_or_default()
+                                number.and_then(Value::as_u64).unwrap_or(0),
+                                text.and_then(Value::as_str).unwrap_or_default()
                             )
                         })
                         .collect()
@@ -284,8 +300,8 @@ pub fn output_body(r: &ActionResult) -> String {
         }
         "glob" => {
             let lines: Vec<&str> = data
-                .get("paths")
-                .and_then(Value::as_array)
+                .as_array()
+                .or_else(|| data.get("paths").and_then(Value::as_array))
                 .map(|a| a.iter().filter_map(Value::as_str).collect())
                 .unwrap_or_default();
             if lines.is_empty() {

@@ -16,6 +16,12 @@ const DETAIL: &str = "    ";
 const GROUP: &str = "                    ";
 
 pub fn render(r: &ExecutionResult) -> String {
+    if let (Some(f), true) = (
+        &r.fatal_error,
+        r.results.is_empty() && r.parse_errors.is_empty(),
+    ) {
+        return fatal(f);
+    }
     let mut out = String::from("=== CLADA RESULTS ===\n");
     for res in &r.results {
         let mut line = if res.success {
@@ -105,6 +111,17 @@ pub fn render(r: &ExecutionResult) -> String {
     out.push_str(&closing_line(r));
     out.push('\n');
     out
+}
+
+/// The report of an apply that stopped before any block ran: one `FATAL:` line in the usual
+/// frame, so a pasted-back failure still reads as a result, and a closing line saying that the
+/// blocks are not at fault.
+fn fatal(message: &str) -> String {
+    let one_line = message.split_whitespace().collect::<Vec<_>>().join(" ");
+    format!(
+        "=== CLADA RESULTS ===\nFATAL: {one_line}\n=== END ===\nNothing was applied: git-clada \
+         stopped before running any block. This is not a problem with the blocks.\n"
+    )
 }
 
 /// What the LLM must know before answering: which blocks already took effect, and what to send.

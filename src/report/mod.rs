@@ -43,6 +43,22 @@ pub fn json(result: &ExecutionResult) -> String {
     s
 }
 
+/// The report of an apply that stopped as a whole before any block ran (not a repository, lock
+/// held, unreadable reply, refused for safety): the seeds' `ExecutionResult` with `fatalError`
+/// and empty results, so a consumer of `--format json` or `llm` never reads an empty stdout.
+/// `None` for the human format, whose readers see the error on stderr.
+pub fn fatal(message: &str, format: ReportFormat) -> Option<String> {
+    let result = ExecutionResult {
+        success: false,
+        fatal_error: Some(message.to_string()),
+        ..ExecutionResult::default()
+    };
+    match format {
+        ReportFormat::Human => None,
+        ReportFormat::Llm | ReportFormat::Json => Some(render(&result, format, false)),
+    }
+}
+
 /// Whether to colour output written to a stream: only on a terminal, never with `NO_COLOR`
 /// set (to anything non-empty, per no-color.org).
 pub fn use_color(is_terminal: bool) -> bool {

@@ -192,3 +192,80 @@ fn exec_without_output_says_so() {
     };
     assert_eq!(common::output_body(&r), "(no output)");
 }
+
+#[test]
+fn fatal_report_is_one_object_or_one_line() {
+    let msg = "not a git repository (or any parent up to the root): /x";
+    let j: serde_json::Value =
+        serde_json::from_str(&fatal(msg, ReportFormat::Json).expect("json")).expect("parses");
+    assert_eq!(j["success"], false);
+    assert_eq!(j["fatalError"], msg);
+    assert_eq!(j["results"], json!([]));
+    let llm = fatal("two\nlines", ReportFormat::Llm).expect("llm");
+    assert!(
+        llm.starts_with("=== CLADA RESULTS ===\nFATAL: two lines\n=== END ===\n"),
+        "{llm}"
+    );
+    assert_eq!(fatal(msg, ReportFormat::Human), None);
+}
+
+#[test]
+fn exec_output_header_names_the_session_directory() {
+    let mut r = ExecutionResult {
+        results: vec![ActionResult {
+            seq: 1,
+            block_id: "e01".into(),
+            action: "exec".into(),
+            params: params(&[("lang", "bash"), ("code", "ls")]),
+            success: true,
+            data: Some(json!({"stdout": "a\n", "stderr": "", "exit_code": 0, "cwd": "src"})),
+            ..ActionResult::default()
+        }],
+        executed_actions: 1,
+        total_blocks: 1,
+        ..ExecutionResult::default()
+    };
+    r.update_success();
+    let llm = render(&r, ReportFormat::Llm, false);
+    assert!(
+        llm.contains("[e01] exec bash (in src):\nstdout:\na\n"),
+        "{llm}"
+    );
+}
+
+#[test]
+fn search_outputs_render_both_the_seed_shapes_and_stored_older_ones() {
+    let one = |action: &str, data: serde_json::Value| ActionResult {
+        seq: 1,
+        block_id: "s01".into(),
+        action: action.into(),
+        params: params(&[("path", "."), ("pattern", "fn")]),
+        success: true,
+        data: Some(data),
+        ..ActionResult::default()
+    };
+    let new_grep = one(
+        "grep",
+        json!([{"file": "a.rs", "line_number": 3, "line": "fn x"}]),
+    );
+    let old_grep = one(
+        "grep",
+        json!({"matches": [{"file": "a.rs", "line": 3, "text": "fn x"}]}),
+    );
+    for r in [&new_grep, &old_grep] {
+        assert_eq!(common::output_body(r), "a.rs:3: fn x");
+    }
+    let new_ls = one("ls", json!([{"name": "d", "type": "directory", "size": 0}]));
+    let old_ls = one(
+        "ls",
+        json!({"entries": [{"name": "d", "type": "directory"}]}),
+    );
+    for r in [&new_ls, &old_ls] {
+        assert_eq!(common::output_body(r), "d/");
+    }
+    let new_glob = one("glob", json!(["a.rs"]));
+    let old_glob = one("glob", json!({"paths": ["a.rs"]}));
+    for r in [&new_glob, &old_glob] {
+        assert_eq!(common::output_body(r), "a.rs");
+    }
+}

@@ -1,0 +1,119 @@
+//! `--git-author` (the CML era's flag, issue 14): the AI commit's author; the committer and a
+//! snapshot of the user's work keep the user's identity.
+
+mod common;
+
+use common::{exit_code, write_block, TestRepo};
+
+#[test]
+fn git_author_sets_only_the_ai_commits_author() {
+    let repo = TestRepo::with_files(&[("README.md", "readme\n")]);
+    repo.write("README.md", "my own edit\n");
+    let out = repo.apply(
+        &write_block("a01", "new.txt", "hello\n"),
+        &[
+            "--git-author",
+            "clada bot <bot@example.com>",
+            "--wip",
+            "commit",
+        ],
+    );
+    assert_eq!(
+        exit_code(&out),
+        0,
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ai = repo.git(&["log", "-1", "--format=%an <%ae>|%cn <%ce>"]);
+    assert_eq!(
+        ai.trim(),
+        "clada bot <bot@example.com>|Test User <test@example.com>"
+    );
+    // The snapshot of the user's work (the AI commit's parent) is the user's.
+    let snap = repo.git(&["log", "-1", "--skip=1", "--format=%an <%ae>|%s"]);
+    assert!(
+        snap.starts_with("Test User <test@example.com>|"),
+        "snapshot: {snap}"
+    );
+    repo.assert_fsck();
+}
+
+#[test]
+fn git_author_must_name_an_email() {
+    let repo = TestRepo::with_files(&[("README.md", "readme\n")]);
+    repo.write("reply.md", &write_block("a01", "new.txt", "x"));
+    for bad in ["clada", "clada <>", "<x@y>", "a <b@c> d"] {
+        // A file argument, not stdin: the usage error comes before the reply is read.
+        let out = repo.clada(&["apply", "--git-author", bad, "reply.md"]);
+        assert_eq!(exit_code(&out), 2, "{bad}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("expected `NAME <EMAIL>`"), "{bad}: {err}");
+        assert!(!repo.exists("new.txt"), "{bad}");
+    }
+}
+
+#[test]
+fn config_commit_author_is_used_and_the_flag_wins() {
+    let repo = TestRepo::with_files(&[("README.md", "readme\n")]);
+    repo.write(
+        ".clada.yml",
+        "commit:\n  author: Team Bot <team@example.com>\n",
+    );
+    repo.git(&["add", ".clada.yml"]);
+    repo.git(&["commit", "-qm", "config"]);
+    let out = repo.apply(&write_block("a01", "one.txt", "1\n"), &[]);
+    assert_eq!(
+        exit_code(&out),
+        0,
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        repo.git(&["log", "-1", "--format=%an <%ae>|%cn"]).trim(),
+        "Team Bot <team@example.com>|Test User"
+    );
+    // git config `clada.author` is personal and wins over the repository's file.
+    repo.git(&["config", "clada.author", "Me Bot <me@example.com>"]);
+    let out = repo.apply(&write_block("a02", "two.txt", "2\n"), &[]);
+    assert_eq!(
+        exit_code(&out),
+        0,
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        repo.git(&["log", "-1", "--format=%an <%ae>"]).trim(),
+        "Me Bot <me@example.com>"
+    );
+    let out = repo.apply(
+        &write_block("a03", "three.txt", "3\n"),
+        &["--git-author", "Flag <flag@example.com>"],
+    );
+    assert_eq!(
+        exit_code(&out),
+        0,
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        repo.git(&["log", "-1", "--format=%an <%ae>"]).trim(),
+        "Flag <flag@example.com>"
+    );
+    repo.assert_fsck();
+}
+
+#[test]
+fn a_malformed_config_author_is_a_usage_error_naming_where_it_was_set() {
+    let repo = TestRepo::with_files(&[("README.md", "readme\n")]);
+    repo.git(&["config", "clada.author", "no email here"]);
+    repo.write("reply.md", &write_block("a01", "new.txt", "x"));
+    let out = repo.clada(&["apply", "reply.md"]);
+    assert_eq!(exit_code(&out), 2);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("commit.author (set in git config clada.author)"),
+        "{err}"
+    );
+    assert!(err.contains("expected `NAME <EMAIL>`"), "{err}");
+    assert!(!repo.exists("new.txt"));
+}
