@@ -46,6 +46,9 @@ _git__clada() {
             git__clada,parse)
                 cmd="git__clada__subcmd__parse"
                 ;;
+            git__clada,prompt)
+                cmd="git__clada__subcmd__prompt"
+                ;;
             git__clada,redo)
                 cmd="git__clada__subcmd__redo"
                 ;;
@@ -99,6 +102,9 @@ _git__clada() {
                 ;;
             git__clada__subcmd__help,parse)
                 cmd="git__clada__subcmd__help__subcmd__parse"
+                ;;
+            git__clada__subcmd__help,prompt)
+                cmd="git__clada__subcmd__help__subcmd__prompt"
                 ;;
             git__clada__subcmd__help,redo)
                 cmd="git__clada__subcmd__help__subcmd__redo"
@@ -155,7 +161,7 @@ _git__clada() {
 
     case "${cmd}" in
         git__clada)
-            opts="-C -h -V --format --dry-run --help --version apply check parse undo redo squash step-back step-forward status log show watch config hooks install-man demo generate help"
+            opts="-C -h -V --format --dry-run --help --version apply check parse undo redo squash step-back step-forward status log show watch prompt config hooks install-man demo generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -166,7 +172,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -177,7 +183,7 @@ _git__clada() {
             return 0
             ;;
         git__subcmd__clada__subcmd__apply)
-            opts="-m -C -h -V --dialect --no-git --allow-outside --atomic --no-commit --no-verify --no-snapshot --wip --git-author --message --exec --timeout --max-output --total-timeout --format --dry-run --help --version"
+            opts="-m -C -h -V --dialect --no-git --allow-outside --atomic --no-commit --no-verify --no-snapshot --wip --git-author --message --exec --timeout --max-output --total-timeout --paste --copy --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -224,7 +230,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -250,7 +256,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -272,7 +278,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -294,7 +300,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -320,7 +326,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -331,7 +337,7 @@ _git__clada() {
             return 0
             ;;
         git__subcmd__clada__subcmd__help)
-            opts="apply check parse undo redo squash step-back step-forward status log show watch config hooks install-man demo generate help"
+            opts="apply check parse undo redo squash step-back step-forward status log show watch prompt config hooks install-man demo generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -512,6 +518,20 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        git__subcmd__clada__subcmd__help__subcmd__prompt)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         git__subcmd__clada__subcmd__help__subcmd__redo)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -636,7 +656,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -714,7 +734,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -736,7 +756,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -762,7 +782,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -792,7 +812,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -818,7 +838,37 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__subcmd__clada__subcmd__prompt)
+            opts="-C -h -V --dialect --actions --format --dry-run --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --dialect)
+                    COMPREPLY=($(compgen -W "nesl nesl-upper sham" -- "${cur}"))
+                    return 0
+                    ;;
+                --actions)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -840,7 +890,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -862,7 +912,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -904,7 +954,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -926,7 +976,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -948,7 +998,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -970,7 +1020,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -992,7 +1042,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1003,18 +1053,34 @@ _git__clada() {
             return 0
             ;;
         git__subcmd__clada__subcmd__watch)
-            opts="-C -h -V --format --dry-run --help --version"
+            opts="-C -h -V --output --copy --prepend --dialect --exec --no-verify --poll --debounce --once --skip-existing --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dialect)
+                    COMPREPLY=($(compgen -W "auto sham nesl-upper nesl csl cml replacer" -- "${cur}"))
+                    return 0
+                    ;;
+                --exec)
+                    COMPREPLY=($(compgen -W "ask allow deny" -- "${cur}"))
+                    return 0
+                    ;;
+                --debounce)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 -C)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
                     return 0
                     ;;
                 *)

@@ -19,7 +19,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
     var completions = [
         &'git-clada'= {
             cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
-            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
             cand --dry-run 'Show what would happen without changing any file, ref or the index'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
@@ -36,7 +36,8 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand status 'Say where you are: the branch, whether you are stepped back (and how far), and the last clada operation that undo would take back'
             cand log 'List git-clada commits on the current branch: short hash, age, subject, blocks ok/failed'
             cand show 'Show the reply an AI commit was made from and its result report'
-            cand watch 'Watch FILE and apply new blocks whenever it changes (planned)'
+            cand watch 'Watch FILE and apply each new complete block once, whenever the file changes'
+            cand prompt 'Print the instructions to give a model (system prompt or custom instructions)'
             cand config 'Show the effective configuration: every key, its value and where it came from (default, the repository''s `.clada.yml`, the user''s `<config dir>/clada/config.yml`, or git config)'
             cand hooks 'Install or remove git-clada''s git hooks (a pre-commit hook that refuses stray block markers). Existing hook content is preserved; core.hooksPath is respected'
             cand install-man 'Install the man pages, so `git clada --help` and `man git-clada` work'
@@ -55,13 +56,15 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand --max-output 'Output cap per stream of an exec block (`1048576`, `512k`, `10MiB`). Default: config `max_output`, else 10MiB'
             cand --total-timeout 'Time limit for all exec blocks of the reply together. Default: config `total_timeout`, else none'
             cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
-            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
             cand --no-git 'Run the actions without git: paths are relative to the current directory, nothing is committed'
             cand --allow-outside 'Permit absolute paths outside the worktree (such changes are never committed)'
             cand --atomic 'All-or-nothing: if any block fails, restore every file and commit nothing'
             cand --no-commit 'Apply and stage the changes but do not commit'
             cand --no-verify 'Do not run the pre-commit, commit-msg and post-commit hooks'
             cand --no-snapshot 'Refuse to apply when there is uncommitted work'
+            cand --paste 'Read the reply from the clipboard instead of a file or stdin'
+            cand --copy 'Also put the llm report on the clipboard (OSC 52 to the terminal when no display server is reachable); a failed copy is reported, never fails the apply. Also on with config `clipboard.copy: true`'
             cand --dry-run 'Show what would happen without changing any file, ref or the index'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
@@ -71,7 +74,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
         &'git-clada;check'= {
             cand --dialect 'Block spelling: auto picks SHAM, NESL or nesl per block from its header'
             cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
-            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
             cand --staged 'Check the staged content for leftover block markers (the pre-commit hook''s check)'
             cand --no-git 'Resolve paths against the current directory instead of the worktree root'
             cand --allow-outside 'Accept absolute paths outside the root (as `apply --allow-outside` would)'
@@ -84,7 +87,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
         &'git-clada;parse'= {
             cand --dialect 'Block spelling: auto picks SHAM, NESL or nesl per block from its header'
             cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
-            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
             cand --dry-run 'Show what would happen without changing any file, ref or the index'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
@@ -93,7 +96,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
         }
         &'git-clada;undo'= {
             cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
-            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
             cand --dry-run 'Show what would happen without changing any file, ref or the index'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
@@ -102,7 +105,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
         }
         &'git-clada;redo'= {
             cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
-            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
             cand --dry-run 'Show what would happen without changing any file, ref or the index'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
@@ -116,7 +119,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand --msg-target 'With --mode msg_contains: commits whose message contains S'
             cand --message 'Subject of the squashed commit (default: the subjects combined)'
             cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
-            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
             cand --contiguous-only 'Squash each contiguous run separately, keeping human commits in between (default)'
             cand --no-contiguous-only 'Gather the selected commits across human commits, if that needs no conflict resolution'
             cand --dry-run 'Show what would happen without changing any file, ref or the index'
@@ -127,7 +130,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
         }
         &'git-clada;step-back'= {
             cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
-            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
             cand --dry-run 'Show what would happen without changing any file, ref or the index'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
@@ -136,7 +139,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
         }
         &'git-clada;step-forward'= {
             cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
-            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
             cand --all 'Return to the tip at once'
             cand --dry-run 'Show what would happen without changing any file, ref or the index'
             cand -h 'Print help (see more with ''--help'')'
@@ -146,7 +149,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
         }
         &'git-clada;status'= {
             cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
-            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
             cand --dry-run 'Show what would happen without changing any file, ref or the index'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
@@ -157,7 +160,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand -n 'Show at most N commits'
             cand --max-count 'Show at most N commits'
             cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
-            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
             cand --dry-run 'Show what would happen without changing any file, ref or the index'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
@@ -166,7 +169,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
         }
         &'git-clada;show'= {
             cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
-            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
             cand --dry-run 'Show what would happen without changing any file, ref or the index'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
@@ -174,8 +177,29 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand --version 'Print version'
         }
         &'git-clada;watch'= {
+            cand --output 'Also write each batch''s llm report to this file'
+            cand --dialect 'Block spelling: auto picks SHAM, NESL or nesl per block from its header'
+            cand --exec 'Policy for `exec` blocks: ask on a terminal, allow, or deny. Default: ask on a terminal, deny otherwise'
+            cand --debounce 'Milliseconds the file must stay unchanged before it is read'
             cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
-            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
+            cand --copy 'Put each batch''s llm report on the clipboard (OSC 52 to the terminal when no display server is reachable). Also on with config `clipboard.copy: true`'
+            cand --prepend 'Write each batch''s summary at the top of the watched file, as the original listener did'
+            cand --no-verify 'Do not run the pre-commit, commit-msg and post-commit hooks'
+            cand --poll 'Check the file by polling only, without OS notifications (for network file systems)'
+            cand --once 'Apply what is new once and exit, without watching'
+            cand --skip-existing 'Treat the blocks already in the file as applied, without applying them'
+            cand --dry-run 'Show what would happen without changing any file, ref or the index'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'git-clada;prompt'= {
+            cand --dialect 'The block spelling to teach'
+            cand --actions 'Only these actions (comma-separated), e.g. without exec'
+            cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
             cand --dry-run 'Show what would happen without changing any file, ref or the index'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
@@ -184,7 +208,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
         }
         &'git-clada;config'= {
             cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
-            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
             cand --trust 'Trust the repository''s `.clada.yml` as it is now, so the commands it sets run'
             cand --dry-run 'Show what would happen without changing any file, ref or the index'
             cand -h 'Print help (see more with ''--help'')'
@@ -194,7 +218,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
         }
         &'git-clada;hooks'= {
             cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
-            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
             cand --dry-run 'Show what would happen without changing any file, ref or the index'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
@@ -206,7 +230,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
         }
         &'git-clada;hooks;install'= {
             cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
-            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
             cand --dry-run 'Show what would happen without changing any file, ref or the index'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
@@ -215,7 +239,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
         }
         &'git-clada;hooks;uninstall'= {
             cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
-            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
             cand --dry-run 'Show what would happen without changing any file, ref or the index'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
@@ -236,7 +260,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
         &'git-clada;install-man'= {
             cand --dir 'Directory that receives git-clada.1 and git-clada-<command>.1 (a `man1` directory)'
             cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
-            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
             cand --dry-run 'Show what would happen without changing any file, ref or the index'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
@@ -245,7 +269,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
         }
         &'git-clada;demo'= {
             cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
-            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
             cand --keep 'Keep the scratch repository (its path is printed) instead of deleting it'
             cand --dry-run 'Show what would happen without changing any file, ref or the index'
             cand -h 'Print help (see more with ''--help'')'
@@ -256,7 +280,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
         &'git-clada;generate'= {
             cand --out 'Directory that receives `man/` and `completions/`'
             cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
-            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
             cand --dry-run 'Show what would happen without changing any file, ref or the index'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
@@ -275,7 +299,8 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand status 'Say where you are: the branch, whether you are stepped back (and how far), and the last clada operation that undo would take back'
             cand log 'List git-clada commits on the current branch: short hash, age, subject, blocks ok/failed'
             cand show 'Show the reply an AI commit was made from and its result report'
-            cand watch 'Watch FILE and apply new blocks whenever it changes (planned)'
+            cand watch 'Watch FILE and apply each new complete block once, whenever the file changes'
+            cand prompt 'Print the instructions to give a model (system prompt or custom instructions)'
             cand config 'Show the effective configuration: every key, its value and where it came from (default, the repository''s `.clada.yml`, the user''s `<config dir>/clada/config.yml`, or git config)'
             cand hooks 'Install or remove git-clada''s git hooks (a pre-commit hook that refuses stray block markers). Existing hook content is preserved; core.hooksPath is respected'
             cand install-man 'Install the man pages, so `git clada --help` and `man git-clada` work'
@@ -306,6 +331,8 @@ set edit:completion:arg-completer[git-clada] = {|@words|
         &'git-clada;help;show'= {
         }
         &'git-clada;help;watch'= {
+        }
+        &'git-clada;help;prompt'= {
         }
         &'git-clada;help;config'= {
         }

@@ -16,6 +16,7 @@ pub mod action;
 pub mod apply_hooks;
 pub mod block;
 pub mod cli;
+pub mod clipboard;
 pub mod clock;
 pub mod config;
 pub mod demo;
@@ -28,11 +29,13 @@ pub mod fsutil;
 pub mod history;
 pub mod input;
 pub mod leftover;
+pub mod prompt;
 pub mod record;
 pub mod repo;
 pub mod report;
 pub mod sandbox;
 pub mod trace;
+pub mod watch;
 
 /// The version recorded in `Clada-Version` trailers and printed by `--version`.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

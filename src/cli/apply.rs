@@ -14,7 +14,7 @@ use crate::block;
 use crate::cli::parse::DialectArg;
 use crate::cli::{Format, Global};
 use crate::config::ColorSetting;
-use crate::error::{Outcome, Refusal};
+use crate::error::{Outcome, Refusal, UsageError};
 use crate::record::{self, apply::ApplyError, apply::ApplyOptions};
 use crate::report::{self, ReportFormat};
 use crate::sandbox::Sandbox;
@@ -97,6 +97,16 @@ pub struct Args {
     /// `total_timeout`, else none.
     #[arg(long, value_name = "DURATION", value_parser = crate::config::duration_arg)]
     pub total_timeout: Option<std::time::Duration>,
+
+    /// Read the reply from the clipboard instead of a file or stdin.
+    #[arg(long, conflicts_with = "file")]
+    pub paste: bool,
+
+    /// Also put the llm report on the clipboard (OSC 52 to the terminal when no display
+    /// server is reachable); a failed copy is reported, never fails the apply. Also on with config
+    /// `clipboard.copy: true`.
+    #[arg(long)]
+    pub copy: bool,
 }
 
 /// `NAME <EMAIL>` → (name, email); both parts required, as git needs them.
@@ -192,14 +202,7 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
         no_snapshot: args.no_snapshot,
         wip_commit: wip == WipArg::Commit,
         message: args.message.clone(),
-        coauthor: cfg.commit_coauthor.value.clone(),
-        paths_deny: cfg.paths_deny.value.clone(),
-        hooks: crate::apply_hooks::Hooks {
-            timeout: engine.exec_timeout,
-            max_output: engine.exec_max_output,
-            ..crate::apply_hooks::Hooks::from_config(&cfg)
-        },
-        engine,
+        ..configured(&cfg, engine)
     };
     let result = record::apply::apply(&cwd, &reply, &opts);
     approvals.store(&root)?;
@@ -215,12 +218,51 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
             let _ = writeln!(stdout, "{diff}");
         }
     }
+    copy_report(args.copy || cfg.clipboard_copy.value, &outcome.execution);
     finish_report(&outcome.execution, &global)
+}
+
+/// `--copy` (or config `clipboard.copy`): the llm report to the clipboard; what happened goes
+/// to stderr.
+fn copy_report(copy: bool, execution: &Execution) {
+    if copy {
+        let llm = report::render(&execution.result, ReportFormat::Llm, false);
+        eprintln!("git-clada: {}", crate::clipboard::copy(&llm).line());
+    }
+}
+
+/// The apply options the configuration decides (co-author, denied paths, hooks around the
+/// apply) with `engine`; the command line fills in the rest.
+pub fn configured(cfg: &crate::config::Config, engine: EngineOptions) -> ApplyOptions {
+    ApplyOptions {
+        coauthor: cfg.commit_coauthor.value.clone(),
+        paths_deny: cfg.paths_deny.value.clone(),
+        hooks: crate::apply_hooks::Hooks {
+            timeout: engine.exec_timeout,
+            max_output: engine.exec_max_output,
+            ..crate::apply_hooks::Hooks::from_config(cfg)
+        },
+        engine,
+        ..ApplyOptions::default()
+    }
 }
 
 /// Reads the reply; on a terminal, first says that it waits for one (a bare `git clada apply`
 /// would otherwise sit there silently).
 fn read_reply(args: &Args) -> anyhow::Result<crate::input::Reply> {
+    if args.paste {
+        let text = crate::clipboard::paste().map_err(|e| UsageError(format!("--paste: {e}")))?;
+        if text.len() as u64 > crate::input::MAX_REPLY_BYTES {
+            return Err(UsageError(
+                "--paste: the clipboard holds more than the 50 MiB limit for a reply".into(),
+            )
+            .into());
+        }
+        return Ok(crate::input::Reply {
+            text,
+            source: "clipboard".into(),
+        });
+    }
     let from_stdin = args
         .file
         .as_deref()
@@ -260,6 +302,31 @@ impl NewApprovals {
 /// `.editorconfig`).
 pub fn engine_options(
     args: &Args,
+    global: &Global,
+    cfg: &crate::config::Config,
+    root: &std::path::Path,
+) -> anyhow::Result<(EngineOptions, NewApprovals)> {
+    let flags = ExecFlags {
+        exec: args.exec,
+        timeout: args.timeout,
+        max_output: args.max_output,
+        total_timeout: args.total_timeout,
+    };
+    engine_options_for(&flags, global, cfg, root)
+}
+
+/// The exec flags `apply` and `watch` share.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ExecFlags {
+    pub exec: Option<ExecPolicyArg>,
+    pub timeout: Option<std::time::Duration>,
+    pub max_output: Option<usize>,
+    pub total_timeout: Option<std::time::Duration>,
+}
+
+/// [`engine_options`] from the shared exec flags.
+pub fn engine_options_for(
+    args: &ExecFlags,
     global: &Global,
     cfg: &crate::config::Config,
     root: &std::path::Path,
@@ -357,6 +424,7 @@ fn run_no_git(args: Args, global: Global) -> anyhow::Result<Outcome> {
     let (opts, approvals) = engine_options(&args, &global, &cfg, &cwd)?;
     let execution = action::execute(&plan, &sandbox, &opts);
     approvals.store(&cwd)?;
+    copy_report(args.copy || cfg.clipboard_copy.value, &execution);
     finish_report(&execution, &global)
 }
 

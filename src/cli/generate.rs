@@ -1,4 +1,5 @@
-//! Hidden `git clada generate`: writes `man/` and `completions/` from the clap definitions.
+//! Hidden `git clada generate`: writes `man/` and `completions/` from the clap definitions,
+//! and `docs/prompt/` from the action schema.
 //! Run `cargo run -- generate` after changing any help text; a test fails when the checked-in
 //! files are stale.
 
@@ -20,6 +21,7 @@ pub struct Args {
 
 pub fn run(args: Args, _global: Global) -> anyhow::Result<Outcome> {
     write_all(&args.out)?;
+    write_prompts(&args.out.join("docs").join("prompt"))?;
     Ok(Outcome::Success)
 }
 
@@ -40,6 +42,17 @@ pub fn write_all(out: &Path) -> anyhow::Result<()> {
         let mut cmd = super::command();
         clap_complete::generate_to(shell, &mut cmd, "git-clada", &comp_dir)
             .with_context(|| format!("cannot write {shell} completions"))?;
+    }
+    Ok(())
+}
+
+/// Writes `git clada prompt`'s output for every dialect into `dir` (`docs/prompt/`).
+pub fn write_prompts(dir: &Path) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create '{}'", dir.display()))?;
+    for (name, text) in crate::prompt::checked_in_docs() {
+        let path = dir.join(name);
+        std::fs::write(&path, text)
+            .with_context(|| format!("cannot write '{}'", path.display()))?;
     }
     Ok(())
 }

@@ -18,6 +18,7 @@ pub mod hooks;
 pub mod install_man;
 pub mod log;
 pub mod parse;
+pub mod prompt;
 pub mod redo;
 pub mod show;
 pub mod squash;
@@ -49,9 +50,10 @@ pub struct Cli {
     #[arg(short = 'C', value_name = "DIR", global = true)]
     pub dir: Option<PathBuf>,
 
-    /// Output format. Default: human on a terminal, llm otherwise (json for `parse`).
+    /// Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown
+    /// for `prompt`).
     #[arg(long, value_enum, value_name = "FORMAT", global = true)]
-    pub format: Option<Format>,
+    pub format: Option<FormatArg>,
 
     /// Show what would happen without changing any file, ref or the index.
     #[arg(long, global = true)]
@@ -70,6 +72,21 @@ pub enum Format {
     Json,
     /// A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`).
     Llm,
+}
+
+/// `--format` values: the report formats, and the document formats of `prompt`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FormatArg {
+    /// One line per block with ✅/❌, hints and outputs; meant for people.
+    Human,
+    /// Stable machine-readable JSON (documented in the README).
+    Json,
+    /// A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`).
+    Llm,
+    /// Markdown (`prompt` only).
+    Markdown,
+    /// Plain text (`prompt` only).
+    Text,
 }
 
 /// Options every subcommand sees.
@@ -107,6 +124,7 @@ pub enum Command {
     Log(log::Args),
     Show(show::Args),
     Watch(watch::Args),
+    Prompt(prompt::Args),
     Config(config::Args),
     Hooks(hooks::Args),
     InstallMan(install_man::Args),
@@ -121,7 +139,9 @@ pub fn main(cli: Cli) -> std::process::ExitCode {
     // An apply that fails as a whole still prints a (fatalError) report in json and llm.
     let fatal_report = matches!(cli.command, Command::Apply(_)).then(|| {
         Global {
-            format: cli.format,
+            format: split_format(cli.format, &cli.command)
+                .ok()
+                .and_then(|(f, _)| f),
             dry_run: cli.dry_run,
         }
         .format_or_default()
@@ -161,8 +181,9 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         std::env::set_current_dir(dir)
             .map_err(|e| anyhow::anyhow!("cannot change to directory '{}': {e}", dir.display()))?;
     }
+    let (format, prompt_format) = split_format(cli.format, &cli.command)?;
     let global = Global {
-        format: cli.format,
+        format,
         dry_run: cli.dry_run,
     };
     match cli.command {
@@ -178,12 +199,43 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Log(args) => log::run(args, global),
         Command::Show(args) => show::run(args, global),
         Command::Watch(args) => watch::run(args, global),
+        Command::Prompt(args) => prompt::run(args, global, prompt_format),
         Command::Config(args) => config::run(args, global),
         Command::Hooks(args) => hooks::run(args, global),
         Command::InstallMan(args) => install_man::run(args, global),
         Command::Demo(args) => demo::run(args, global),
         Command::Generate(args) => generate::run(args, global),
     }
+}
+
+/// Splits `--format` into the report format every command uses and the document format of
+/// `prompt`, refusing a value the command does not print.
+fn split_format(
+    arg: Option<FormatArg>,
+    command: &Command,
+) -> anyhow::Result<(Option<Format>, Option<crate::prompt::PromptFormat>)> {
+    use crate::prompt::PromptFormat;
+    let is_prompt = matches!(command, Command::Prompt(_));
+    let refuse = |why: &str| -> anyhow::Error { UsageError(why.to_string()).into() };
+    Ok(match (arg, is_prompt) {
+        (None, _) => (None, None),
+        (Some(FormatArg::Json), true) => (None, Some(PromptFormat::Json)),
+        (Some(FormatArg::Markdown), true) => (None, Some(PromptFormat::Markdown)),
+        (Some(FormatArg::Text), true) => (None, Some(PromptFormat::Text)),
+        (Some(FormatArg::Human | FormatArg::Llm), true) => {
+            return Err(refuse(
+                "`prompt` prints markdown, text or json; use --format markdown|text|json",
+            ))
+        }
+        (Some(FormatArg::Human), false) => (Some(Format::Human), None),
+        (Some(FormatArg::Json), false) => (Some(Format::Json), None),
+        (Some(FormatArg::Llm), false) => (Some(Format::Llm), None),
+        (Some(FormatArg::Markdown | FormatArg::Text), false) => {
+            return Err(refuse(
+                "--format markdown and text are only for `git clada prompt`; reports are human, json or llm",
+            ))
+        }
+    })
 }
 
 /// Prints a history command's report — its JSON form, or `human`'s rendering — or hands its

@@ -11,7 +11,7 @@
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, Write};
 use std::os::unix::io::AsRawFd;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use super::{io_err, Repo, RepoError, Result, StaleLocks};
@@ -38,6 +38,32 @@ impl CladaLock {
     }
 }
 
+/// Opens (creating it if needed) a lock file without truncating it: its content names the
+/// holder, for the messages of whoever finds it locked.
+pub(super) fn open_lock_file(path: &Path) -> Result<File> {
+    OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
+        .map_err(io_err("cannot create the lock file", path))
+}
+
+/// Takes an exclusive `flock` without waiting: `false` when another process holds it.
+pub(super) fn try_flock(file: &File, path: &Path) -> Result<bool> {
+    // SAFETY: flock on a file descriptor we own; no memory is involved.
+    let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+    if rc == 0 {
+        return Ok(true);
+    }
+    let err = std::io::Error::last_os_error();
+    if err.raw_os_error() != Some(libc::EWOULDBLOCK) {
+        return Err(io_err("cannot lock", path)(err));
+    }
+    Ok(false)
+}
+
 impl Repo {
     /// Takes the clada lock, waiting briefly if another git-clada holds it.
     /// `GIT_CLADA_LOCK_WAIT_MS` overrides the wait (tests use it).
@@ -48,24 +74,12 @@ impl Repo {
             .map(Duration::from_millis)
             .unwrap_or(DEFAULT_WAIT);
         let path = self.git_dir().join("clada.lock");
-        let mut file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&path)
-            .map_err(io_err("cannot create the lock file", &path))?;
+        let mut file = open_lock_file(&path)?;
         let start = Instant::now();
         let mut pause = Duration::from_millis(5);
         loop {
-            // SAFETY: flock on a file descriptor we own; no memory is involved.
-            let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
-            if rc == 0 {
+            if try_flock(&file, &path)? {
                 break;
-            }
-            let err = std::io::Error::last_os_error();
-            if err.raw_os_error() != Some(libc::EWOULDBLOCK) {
-                return Err(io_err("cannot lock", &path)(err));
             }
             if start.elapsed() >= wait {
                 let mut holder = String::new();

@@ -28,6 +28,7 @@ mod scan;
 mod status;
 mod tree;
 mod walk;
+mod watch;
 
 pub use checkout::{CheckoutPlan, PathConflict, PreparedCheckout};
 pub use commit::{parse_trailers, CommitInfo, Expected, RefUpdate, Signature};
@@ -40,6 +41,7 @@ pub use rewrite::NoteBook;
 pub use scan::StatusPrefetch;
 pub use status::{Dirt, Status};
 pub use tree::{Entry, EntryKind, Hasher, TreeChange, TreeDiff};
+pub use watch::{WatchLock, WatchState};
 
 /// Errors of the repository layer. Every message names what failed and, where the user can
 /// act, what to do.

@@ -1,0 +1,66 @@
+//! `git clada prompt`: print the instructions to give a model.
+
+use std::io::Write as _;
+
+use anyhow::Context;
+
+use crate::cli::Global;
+use crate::error::{Outcome, UsageError};
+use crate::prompt::{self, PromptDialect, PromptFormat};
+
+/// Print the instructions to give a model (system prompt or custom instructions).
+///
+/// The block syntax of the chosen dialect, every action with its parameters, types, defaults
+/// and an example, the rules that make edits succeed, and what the report that comes back
+/// looks like. The action part is generated from the same schema the engine checks blocks
+/// against, so it always matches what `apply` accepts. `--format markdown` (default), `text`,
+/// or `json` (one function-tool schema per action plus the examples and the instructions, for
+/// agent frameworks).
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Examples:\n  git clada prompt | pbcopy\n  git clada prompt --actions file_write,file_replace_text,file_read\n  git clada prompt --format json > clada-tools.json"
+)]
+pub struct Args {
+    /// The block spelling to teach.
+    #[arg(long, value_enum, value_name = "DIALECT", default_value_t = PromptDialectArg::Nesl)]
+    pub dialect: PromptDialectArg,
+
+    /// Only these actions (comma-separated), e.g. without exec.
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub actions: Option<Vec<String>>,
+}
+
+/// `--dialect` values of `prompt`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum PromptDialectArg {
+    /// `#!nesl [@three-char-SHA-256: ID]` … `#!end_ID`.
+    Nesl,
+    /// `#!NESL [@three-char-SHA-256: ID]` … `#!END_NESL_ID`.
+    NeslUpper,
+    /// `#!SHAM [@three-char-SHA-256: ID]` … `#!END_SHAM_ID`.
+    Sham,
+}
+
+impl From<PromptDialectArg> for PromptDialect {
+    fn from(d: PromptDialectArg) -> Self {
+        match d {
+            PromptDialectArg::Nesl => PromptDialect::Nesl,
+            PromptDialectArg::NeslUpper => PromptDialect::NeslUpper,
+            PromptDialectArg::Sham => PromptDialect::Sham,
+        }
+    }
+}
+
+pub fn run(args: Args, _global: Global, format: Option<PromptFormat>) -> anyhow::Result<Outcome> {
+    let text = prompt::render(
+        args.dialect.into(),
+        args.actions.as_deref(),
+        format.unwrap_or(PromptFormat::Markdown),
+    )
+    .map_err(|e| UsageError(e.to_string()))?;
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .context("cannot write the prompt to standard output")?;
+    Ok(Outcome::Success)
+}
