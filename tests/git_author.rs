@@ -52,6 +52,20 @@ fn git_author_must_name_an_email() {
     }
 }
 
+/// Applies a reply writing `file` and returns the new commit's `%an <%ae>|%cn`.
+fn author_of_apply(repo: &TestRepo, id: &str, file: &str, extra: &[&str]) -> String {
+    let out = repo.apply(&write_block(id, file, "x\n"), extra);
+    assert_eq!(
+        exit_code(&out),
+        0,
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    repo.git(&["log", "-1", "--format=%an <%ae>|%cn"])
+        .trim()
+        .to_string()
+}
+
 #[test]
 fn config_commit_author_is_used_and_the_flag_wins() {
     let repo = TestRepo::with_files(&[("README.md", "readme\n")]);
@@ -61,43 +75,24 @@ fn config_commit_author_is_used_and_the_flag_wins() {
     );
     repo.git(&["add", ".clada.yml"]);
     repo.git(&["commit", "-qm", "config"]);
-    let out = repo.apply(&write_block("a01", "one.txt", "1\n"), &[]);
     assert_eq!(
-        exit_code(&out),
-        0,
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_eq!(
-        repo.git(&["log", "-1", "--format=%an <%ae>|%cn"]).trim(),
+        author_of_apply(&repo, "a01", "one.txt", &[]),
         "Team Bot <team@example.com>|Test User"
     );
     // git config `clada.author` is personal and wins over the repository's file.
     repo.git(&["config", "clada.author", "Me Bot <me@example.com>"]);
-    let out = repo.apply(&write_block("a02", "two.txt", "2\n"), &[]);
     assert_eq!(
-        exit_code(&out),
-        0,
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        author_of_apply(&repo, "a02", "two.txt", &[]),
+        "Me Bot <me@example.com>|Test User"
     );
     assert_eq!(
-        repo.git(&["log", "-1", "--format=%an <%ae>"]).trim(),
-        "Me Bot <me@example.com>"
-    );
-    let out = repo.apply(
-        &write_block("a03", "three.txt", "3\n"),
-        &["--git-author", "Flag <flag@example.com>"],
-    );
-    assert_eq!(
-        exit_code(&out),
-        0,
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_eq!(
-        repo.git(&["log", "-1", "--format=%an <%ae>"]).trim(),
-        "Flag <flag@example.com>"
+        author_of_apply(
+            &repo,
+            "a03",
+            "three.txt",
+            &["--git-author", "Flag <flag@example.com>"]
+        ),
+        "Flag <flag@example.com>|Test User"
     );
     repo.assert_fsck();
 }

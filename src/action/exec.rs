@@ -229,6 +229,17 @@ struct Run {
     pipes_held: bool,
 }
 
+impl Run {
+    /// A run that ended before any process was left behind (or none started).
+    fn done(output: ExecOutput) -> Run {
+        Run {
+            output,
+            left_running: false,
+            pipes_held: false,
+        }
+    }
+}
+
 /// Runs `code` with the interpreter for `lang` in `cwd`, stdin closed, in a new process group;
 /// on timeout the whole group gets SIGTERM, then SIGKILL 100 ms later. When the main process
 /// exits, whatever it left running in its group is killed, so nothing changes the worktree
@@ -251,13 +262,8 @@ fn run(
     max_output: usize,
     probe: Option<&super::session::Probe>,
 ) -> Run {
-    let done = |output| Run {
-        output,
-        left_running: false,
-        pipes_held: false,
-    };
     let Some((prog, args)) = command_for(lang, code) else {
-        return done(ExecOutput::failed(format!(
+        return Run::done(ExecOutput::failed(format!(
             "exec: Unsupported language '{lang}' (LANG_UNSUPPORTED)"
         )));
     };
@@ -273,11 +279,6 @@ fn spawn_and_wait(
     max_output: usize,
     probe: Option<&super::session::Probe>,
 ) -> Run {
-    let done = |output| Run {
-        output,
-        left_running: false,
-        pipes_held: false,
-    };
     let mut cmd = Command::new(prog);
     cmd.args(args)
         .current_dir(cwd)
@@ -292,12 +293,12 @@ fn spawn_and_wait(
     let mut child = match cmd.spawn() {
         Ok(c) => c,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return done(ExecOutput::failed(format!(
+            return Run::done(ExecOutput::failed(format!(
                 "exec: {prog} not found in PATH (ENOENT)"
             )))
         }
         Err(e) => {
-            return done(ExecOutput::failed(format!(
+            return Run::done(ExecOutput::failed(format!(
                 "exec: cannot start {prog}: {e}"
             )))
         }
