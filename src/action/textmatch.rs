@@ -221,10 +221,12 @@ pub fn not_found_hint(content: &[u8], old: &str, new: &str, path: &str) -> Hint 
 /// come out lower than the true one; that happens only for texts so different (edit distance in
 /// the thousands) that they are far below [`MIN_SIMILARITY`] anyway, while near misses diff in
 /// microseconds.
-fn char_matches(a: &str, b: &str, deadline: Instant) -> (usize, usize) {
-    let diff = similar::TextDiff::configure()
-        .deadline(deadline)
-        .diff_chars(a, b);
+fn char_matches(a: &str, b: &str, deadline: Option<Instant>) -> (usize, usize) {
+    let mut config = similar::TextDiff::configure();
+    if let Some(d) = deadline {
+        config.deadline(d);
+    }
+    let diff = config.diff_chars(a, b);
     let matched = diff
         .ops()
         .iter()
@@ -246,8 +248,12 @@ fn similarity((matched, total): (usize, usize)) -> f64 {
 
 /// How many windows get the exact character comparison after the prefilter.
 const CANDIDATES: usize = 12;
-/// Time allowed for all exact comparisons of one hint (DESIGN §8: well under 100 ms).
-const EXACT_BUDGET: Duration = Duration::from_millis(40);
+/// Texts up to this many bytes together are always compared in full: the result must not
+/// depend on how busy the machine is (the worst case, two unrelated texts, costs a few ms).
+const EXACT_ALWAYS: usize = 1024;
+/// Time allowed for one larger comparison (DESIGN §8: a hint well under 100 ms in all). A near
+/// miss diffs in microseconds; only texts far below [`MIN_SIMILARITY`] reach the limit.
+const EXACT_BUDGET: Duration = Duration::from_millis(4);
 
 /// The window of `content` (as many lines as old_text) most similar to old_text, if at least
 /// [`MIN_SIMILARITY`]. CRs are ignored; ties go to the earliest window.
@@ -289,15 +295,12 @@ pub fn closest(content: &[u8], old: &str) -> Option<Closest> {
         order
     };
 
-    let end = Instant::now() + EXACT_BUDGET;
     let mut best: Option<(usize, (usize, usize))> = None;
-    for (k, &i) in candidates.iter().enumerate() {
-        let now = Instant::now();
-        if now >= end {
-            break;
-        }
-        let share = (end - now) / (candidates.len() - k) as u32;
-        let m = char_matches(old_body, &window_text(i), now + share);
+    for &i in &candidates {
+        let window = window_text(i);
+        let deadline =
+            (old_body.len() + window.len() > EXACT_ALWAYS).then(|| Instant::now() + EXACT_BUDGET);
+        let m = char_matches(old_body, &window, deadline);
         // m.0 / m.1 > b.0 / b.1, in integers.
         let better = match best {
             None => true,
