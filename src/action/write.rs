@@ -511,34 +511,7 @@ pub(super) fn edit_lines(
     }
     let mapped = match ctx.lines.map(&path.abs, &content, start, end) {
         Ok(m) => m,
-        Err(conflicts) => {
-            let who: Vec<String> = conflicts
-                .iter()
-                .map(|c| match c.covered {
-                    Some((a, b)) if a == b => {
-                        format!(
-                            "line {a} was already changed by block {} ({})",
-                            c.tag.block_id, c.tag.action
-                        )
-                    }
-                    Some((a, b)) => format!(
-                        "lines {a}-{b} were already changed by block {} ({})",
-                        c.tag.block_id, c.tag.action
-                    ),
-                    None => format!(
-                        "block {} ({}) inserted lines inside this range",
-                        c.tag.block_id, c.tag.action
-                    ),
-                })
-                .collect();
-            return Outcome::fail(format!(
-                "{name}: lines {spec} overlap an earlier edit of this reply: {}. Line numbers of \
-                 every file_replace_lines, file_comment_lines and file_uncomment_lines block \
-                 refer to the file before the reply, so overlapping edits cannot both apply — \
-                 merge them into one block",
-                who.join("; ")
-            ));
-        }
+        Err(conflicts) => return Outcome::fail(overlap_error(name, spec, &conflicts)),
     };
     let (cs, ce) = (mapped.start, mapped.start + (end - start));
 
@@ -602,33 +575,77 @@ pub(super) fn edit_lines(
     data[count_key] = json!(count);
     let mut result = Outcome::default();
     if cs != start {
-        let now = if cs == ce {
-            cs.to_string()
-        } else {
-            format!("{cs}-{ce}")
-        };
-        let orig = if start == end {
-            format!("line {start}")
-        } else {
-            format!("lines {start}-{end}")
-        };
-        data["lineNumbering"] = json!("original");
-        data["currentLines"] = json!(now);
-        let by: Vec<String> = mapped
-            .shifted_by
-            .iter()
-            .map(|t| format!("{} ({})", t.block_id, t.action))
-            .collect();
-        result.warnings.push(format!(
-            "{orig} of the file before this reply {} now at {} {now} after earlier edits of this reply (block {}); the edit was made there",
-            if start == end { "is" } else { "are" },
-            if cs == ce { "line" } else { "lines" },
-            by.join(", block ")
+        result.warnings.push(shifted_warning(
+            &mut data,
+            (start, end),
+            (cs, ce),
+            &mapped.shifted_by,
         ));
     }
     result.success = true;
     result.data = Some(data);
     result
+}
+
+/// Why a line range cannot apply: an earlier block of the reply already changed part of it.
+fn overlap_error(name: &str, spec: &str, conflicts: &[super::lines::Conflict]) -> String {
+    let who: Vec<String> = conflicts
+        .iter()
+        .map(|c| match c.covered {
+            Some((a, b)) if a == b => {
+                format!(
+                    "line {a} was already changed by block {} ({})",
+                    c.tag.block_id, c.tag.action
+                )
+            }
+            Some((a, b)) => format!(
+                "lines {a}-{b} were already changed by block {} ({})",
+                c.tag.block_id, c.tag.action
+            ),
+            None => format!(
+                "block {} ({}) inserted lines inside this range",
+                c.tag.block_id, c.tag.action
+            ),
+        })
+        .collect();
+    format!(
+        "{name}: lines {spec} overlap an earlier edit of this reply: {}. Line numbers of \
+         every file_replace_lines, file_comment_lines and file_uncomment_lines block \
+         refer to the file before the reply, so overlapping edits cannot both apply — \
+         merge them into one block",
+        who.join("; ")
+    )
+}
+/// The warning (and result fields) for a range found elsewhere than its original numbers
+/// because earlier blocks of the reply moved it.
+fn shifted_warning(
+    data: &mut serde_json::Value,
+    (start, end): (usize, usize),
+    (cs, ce): (usize, usize),
+    shifted_by: &[Tag],
+) -> String {
+    let now = if cs == ce {
+        cs.to_string()
+    } else {
+        format!("{cs}-{ce}")
+    };
+    let orig = if start == end {
+        format!("line {start}")
+    } else {
+        format!("lines {start}-{end}")
+    };
+    data["lineNumbering"] = json!("original");
+    data["currentLines"] = json!(now);
+    let by: Vec<String> = shifted_by
+        .iter()
+        .map(|t| format!("{} ({})", t.block_id, t.action))
+        .collect();
+    format!(
+        "{orig} of the file before this reply {} now at {} {now} after earlier edits of this reply (block {}); the edit was made there",
+        if start == end { "is" } else { "are" },
+        if cs == ce { "line" } else { "lines" },
+        by.join(", block ")
+    )
 }
 
 /// Removes the directories that removing `gone` emptied (see [`super::fsx::Vfs::prune_emptied`]).
