@@ -350,6 +350,77 @@ fn tasks(
     blocks
 }
 
+/// An `<edit>`'s parameters: `<search>` → file_edit, `<search-start>`/`<search-end>` →
+/// file_replace_range; what is missing or conflicting goes to `invalid`.
+fn edit_props(el: &El, path: &str, invalid: &mut Vec<String>) -> IndexMap<String, String> {
+    let count = el.attrs.get("count").cloned().unwrap_or_else(|| "1".into());
+    if !count.parse::<usize>().is_ok_and(|c| c > 0) {
+        invalid.push(format!(
+            "invalid_count: count=\"{count}\" must be a positive integer"
+        ));
+    }
+    let child = |name: &str| el.children.iter().find(|c| c.name == name);
+    let (search, start, end, replace) = (
+        child("search"),
+        child("search-start"),
+        child("search-end"),
+        child("replace"),
+    );
+    for c in &el.children {
+        if !["search", "search-start", "search-end", "replace"].contains(&c.name.as_str()) {
+            invalid.push(format!("unknown element <{}> in <edit>", c.name));
+        }
+    }
+    let new_text = match replace {
+        Some(r) => r.content(),
+        None => {
+            invalid.push("missing_replace_element: <edit> needs a <replace>".into());
+            String::new()
+        }
+    };
+    match (search, start, end) {
+        (Some(s), None, None) => {
+            let old = s.content();
+            if old.is_empty() {
+                invalid.push("empty_search: <search> is empty".into());
+            }
+            props([
+                ("action", "file_edit"),
+                ("path", path),
+                ("old_text", &old),
+                ("new_text", &new_text),
+                ("count", &count),
+            ])
+        }
+        (None, Some(s), Some(e)) => {
+            let (s, e) = (s.content(), e.content());
+            if s.is_empty() || e.is_empty() {
+                invalid
+                    .push("empty_search: <search-start> and <search-end> must not be empty".into());
+            }
+            props([
+                ("action", "file_replace_range"),
+                ("path", path),
+                ("start_text", &s),
+                ("end_text", &e),
+                ("new_text", &new_text),
+                ("count", &count),
+            ])
+        }
+        (None, None, None) => {
+            invalid.push(
+                "missing_search_element: <edit> needs <search> or <search-start> and <search-end>"
+                    .into(),
+            );
+            props([("action", "file_edit"), ("path", path)])
+        }
+        _ => {
+            invalid.push("conflicting_search_modes: use either <search> or both <search-start> and <search-end>".into());
+            props([("action", "file_edit"), ("path", path)])
+        }
+    }
+}
+
 /// One task element as a block.
 fn task(
     el: &El,
@@ -395,71 +466,7 @@ fn task(
         }
         "edit" => {
             let path = need("path", &mut invalid);
-            let count = attr("count").unwrap_or_else(|| "1".into());
-            if !count.parse::<usize>().is_ok_and(|c| c > 0) {
-                invalid.push(format!(
-                    "invalid_count: count=\"{count}\" must be a positive integer"
-                ));
-            }
-            let child = |name: &str| el.children.iter().find(|c| c.name == name);
-            let (search, start, end, replace) = (
-                child("search"),
-                child("search-start"),
-                child("search-end"),
-                child("replace"),
-            );
-            for c in &el.children {
-                if !["search", "search-start", "search-end", "replace"].contains(&c.name.as_str()) {
-                    invalid.push(format!("unknown element <{}> in <edit>", c.name));
-                }
-            }
-            let new_text = match replace {
-                Some(r) => r.content(),
-                None => {
-                    invalid.push("missing_replace_element: <edit> needs a <replace>".into());
-                    String::new()
-                }
-            };
-            match (search, start, end) {
-                (Some(s), None, None) => {
-                    let old = s.content();
-                    if old.is_empty() {
-                        invalid.push("empty_search: <search> is empty".into());
-                    }
-                    props([
-                        ("action", "file_edit"),
-                        ("path", &path),
-                        ("old_text", &old),
-                        ("new_text", &new_text),
-                        ("count", &count),
-                    ])
-                }
-                (None, Some(s), Some(e)) => {
-                    let (s, e) = (s.content(), e.content());
-                    if s.is_empty() || e.is_empty() {
-                        invalid.push(
-                            "empty_search: <search-start> and <search-end> must not be empty"
-                                .into(),
-                        );
-                    }
-                    props([
-                        ("action", "file_replace_range"),
-                        ("path", &path),
-                        ("start_text", &s),
-                        ("end_text", &e),
-                        ("new_text", &new_text),
-                        ("count", &count),
-                    ])
-                }
-                (None, None, None) => {
-                    invalid.push("missing_search_element: <edit> needs <search> or <search-start> and <search-end>".into());
-                    props([("action", "file_edit"), ("path", &path)])
-                }
-                _ => {
-                    invalid.push("conflicting_search_modes: use either <search> or both <search-start> and <search-end>".into());
-                    props([("action", "file_edit"), ("path", &path)])
-                }
-            }
+            edit_props(el, &path, &mut invalid)
         }
         "move" => {
             let from = need("from", &mut invalid);
