@@ -1,41 +1,39 @@
-//! git-clada: apply LLM action blocks (SHAM/NESL) to a git repository as exact, reviewable,
-//! reversible commits.
+//! git-clada: apply LLM replies (SHAM/NESL and the other action-block formats) to a git
+//! repository as exact, reviewable, reversible commits.
 //!
-//! Data flows one way (DESIGN §10):
+//! Data flows one way (DESIGN §10; `docs/architecture.md` is the map):
 //!
 //! ```text
-//! input text ─▶ block (parse) ─▶ action (plan: schema check, typed actions, sandboxed paths)
-//!            ─▶ action (execute: worktree I/O, exec) ─▶ repo (git: snapshot, tree, commit, notes)
+//! reply text ─▶ read (one scanner, a front end per format) ─▶ blocks
+//!            ─▶ action (plan: schema check, typed actions, sandboxed paths)
+//!            ─▶ action (execute: worktree I/O; exec through `exec`'s policy)
+//!            ─▶ record (git via repo: snapshot, tree, AI commit, notes, journal)
 //!            ─▶ report (human / llm / json)
+//! around it: history (undo/redo/squash/step/log), loops (prompt, watch, clipboard, demo),
+//! config, and cli (argument handling only).
 //! ```
 //!
-//! Rules of the house: `action` never touches git; `repo` is the only module that imports gix;
-//! `cli` holds no logic beyond argument handling.
+//! The layers, lowest first — a module may import only from layers below it (a test reads the
+//! `use crate::…` lines and checks them against the order in `docs/architecture.md`):
+//! `base`, `read`, `sandbox`, `repo`, `config`, `exec`, `action`, `report`, `record`,
+//! `history`, `loops`, `cli`.
+//!
+//! Rules of the house: `action` and `exec` never touch git; `repo` is the only module that
+//! imports gix; front ends (`read`) never see the repository or the actions; `cli` holds no
+//! logic beyond argument handling.
 
 pub mod action;
-pub mod apply_hooks;
-pub mod block;
+pub mod base;
 pub mod cli;
-pub mod clipboard;
-pub mod clock;
 pub mod config;
-pub mod demo;
-pub mod editorconfig;
-pub mod error;
-pub mod exec_policy;
-pub mod failpoint;
-pub mod format;
-pub mod fsutil;
+pub mod exec;
 pub mod history;
-pub mod input;
-pub mod leftover;
-pub mod prompt;
+pub mod loops;
+pub mod read;
 pub mod record;
 pub mod repo;
 pub mod report;
 pub mod sandbox;
-pub mod trace;
-pub mod watch;
 
 /// The version recorded in `Clada-Version` trailers and printed by `--version`.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -18,13 +18,13 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use engine_support::{code_blocks, headings, pretty, result_shape, run_reply, sections};
-use git_clada::action::exec::{command_for, run_command, ExecOutput};
+use git_clada::exec::spawn::{command_for, run_command, ExecOutput};
 use git_clada::action::fsx::format_node_error;
 use git_clada::action::read::{extract_numbered, SpecError};
 use git_clada::action::schema::{self, ActionDef, Kind, OutputDisplay, ParamDef, ParamType};
 use git_clada::action::textmatch::replace_text;
 use git_clada::action::{self, ExecPolicy};
-use git_clada::block::{self, Dialect};
+use git_clada::read::{self, Dialect};
 use git_clada::sandbox::Sandbox;
 use indexmap::IndexMap;
 use serde_json::{json, Value};
@@ -182,7 +182,7 @@ enum Layout {
 
 /// The `path` values of the blocks of a NESL text, in order.
 fn path_params(text: &str) -> Vec<String> {
-    block::parse(text, Dialect::Auto)
+    read::parse(text, Dialect::Auto)
         .blocks
         .iter()
         .filter_map(|b| b.properties.get("path").cloned())
@@ -404,7 +404,7 @@ fn parser_parse_nesl_response() {
     for (i, name) in names.iter().enumerate() {
         let tmp = Tmp::new();
         let sandbox = Sandbox::new(tmp.path(), true).expect("sandbox");
-        let parsed = block::parse(&tmp.to_tmp(&blocks[2 * i]), Dialect::Auto);
+        let parsed = read::parse(&tmp.to_tmp(&blocks[2 * i]), Dialect::Auto);
         let plan = action::plan(&parsed, &sandbox);
         let actions: Vec<Value> = plan
             .actions
@@ -698,7 +698,7 @@ fn exec_props(text: &str) -> IndexMap<String, String> {
     let text = re
         .replace_all(text, "timeout = \"$1\"")
         .replace("\\$", "\\\\$");
-    block::parse(&text, Dialect::Auto)
+    read::parse(&text, Dialect::Auto)
         .blocks
         .first()
         .map(|b| b.properties.clone())

@@ -14,7 +14,7 @@ use engine_support::run_reply;
 use git_clada::action::{
     self, Approval, EngineOptions, ExecPolicy, ExecRequest, FileChange, FileState,
 };
-use git_clada::block::{self, Dialect};
+use git_clada::read::{self, Dialect};
 use git_clada::sandbox::Sandbox;
 
 fn block(id: &str, action: &str, params: &[(&str, &str)]) -> String {
@@ -136,7 +136,7 @@ fn busy_reply() -> String {
 
 fn run(root: &Path, text: &str, dry_run: bool) -> action::Execution {
     let sandbox = Sandbox::new(root, false).expect("sandbox");
-    let plan = action::plan(&block::parse(text, Dialect::Auto), &sandbox);
+    let plan = action::plan(&read::parse(text, Dialect::Auto), &sandbox);
     let opts = EngineOptions {
         dry_run,
         exec: ExecPolicy::Allow,
@@ -289,7 +289,7 @@ fn exec_policy_deny_ask_and_always() {
     ]
     .concat();
     let sandbox = Sandbox::new(&t.root, false).expect("sandbox");
-    let plan = action::plan(&block::parse(&reply, Dialect::Auto), &sandbox);
+    let plan = action::plan(&read::parse(&reply, Dialect::Auto), &sandbox);
 
     let denied = action::execute(&plan, &sandbox, &EngineOptions::default());
     for r in &denied.result.results {
@@ -345,7 +345,7 @@ fn plan_exposes_counts_refusals_and_write_paths() {
     ]
     .concat();
     let sandbox = Sandbox::new(&t.root, false).expect("sandbox");
-    let plan = action::plan(&block::parse(&reply, Dialect::Auto), &sandbox);
+    let plan = action::plan(&read::parse(&reply, Dialect::Auto), &sandbox);
     assert_eq!(plan.total_blocks, 4);
     assert_eq!(plan.actions.len(), 3);
     assert_eq!(plan.errors.len(), 1);

@@ -1,4 +1,4 @@
-//! Conformance of `block::parse` with the nesl-js reference suites in
+//! Conformance of `read::parse` with the nesl-js reference suites in
 //! `../shared/conformance/parser/`: the required suites (`sham/`, `nesl/`) exactly, in their own
 //! dialect and in auto mode, the SHAM suite re-spelled as upper-case NESL, and the edge suites
 //! with this project's deliberate divergences from `test-data/parser/`.
@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use git_clada::block::{self, Dialect};
+use git_clada::read::{self, Dialect, Format};
 use serde_json::Value;
 
 fn shared_dir() -> PathBuf {
@@ -40,7 +40,7 @@ fn cases(suite: &str) -> Vec<Case> {
         .into_iter()
         .map(|name| {
             let bytes = fs::read(dir.join(format!("{name}.input"))).unwrap();
-            let input = block::decode(&bytes).unwrap().to_string();
+            let input = read::decode(&bytes).unwrap().to_string();
             let own = own_dir().join(suite).join(format!("{name}.expected.json"));
             let expected_path = if own.exists() {
                 own
@@ -62,7 +62,7 @@ fn load(path: &Path) -> Value {
 }
 
 fn actual(input: &str, dialect: Dialect) -> Value {
-    serde_json::to_value(block::parse(input, dialect)).unwrap()
+    serde_json::to_value(read::parse(input, dialect)).unwrap()
 }
 
 /// Runs every case and returns a description of each mismatch (empty = all pass).
@@ -105,14 +105,14 @@ fn assert_none(failures: Vec<String>) {
 fn required_sham_suite() {
     let cases = loaded("sham");
     assert_eq!(cases.len(), 38);
-    assert_none(check("sham", &cases, Dialect::Sham));
+    assert_none(check("sham", &cases, Dialect::Only(Format::SHAM)));
 }
 
 #[test]
 fn required_nesl_suite() {
     let cases = loaded("nesl");
     assert_eq!(cases.len(), 38);
-    assert_none(check("nesl", &cases, Dialect::Nesl));
+    assert_none(check("nesl", &cases, Dialect::Only(Format::NESL)));
 }
 
 #[test]
@@ -156,7 +156,7 @@ fn respelled(suite: &str) -> Vec<(String, String, Value)> {
 fn sham_suite_respelled_as_upper_case_nesl() {
     let cases = respelled("sham");
     assert!(cases.iter().any(|(_, input, _)| input.contains("#!NESL")));
-    let mut failures = check("NESL", &cases, Dialect::NeslUpper);
+    let mut failures = check("NESL", &cases, Dialect::Only(Format::NESL_UPPER));
     failures.extend(check("NESL", &cases, Dialect::Auto));
     assert_none(failures);
 }
@@ -180,20 +180,20 @@ fn divergences(suite: &str) -> BTreeSet<String> {
 fn sham_edge_cases() {
     let cases = loaded("sham-edge");
     assert_eq!(cases.len(), 43);
-    assert_none(check("sham-edge", &cases, Dialect::Sham));
+    assert_none(check("sham-edge", &cases, Dialect::Only(Format::SHAM)));
 }
 
 #[test]
 fn nesl_edge_cases() {
     let cases = loaded("nesl-edge");
     assert_eq!(cases.len(), 45);
-    assert_none(check("nesl-edge", &cases, Dialect::Nesl));
+    assert_none(check("nesl-edge", &cases, Dialect::Only(Format::NESL)));
 }
 
 #[test]
 fn sham_edge_cases_respelled_as_upper_case_nesl() {
     let cases = respelled("sham-edge");
-    let mut failures = check("NESL-edge", &cases, Dialect::NeslUpper);
+    let mut failures = check("NESL-edge", &cases, Dialect::Only(Format::NESL_UPPER));
     let skip: BTreeSet<&str> = AUTO_MODE_EXCEPTIONS.iter().map(|(n, _)| *n).collect();
     let auto: Vec<_> = cases
         .into_iter()

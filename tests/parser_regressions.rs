@@ -1,4 +1,4 @@
-//! Robustness of `block::decode` and `block::parse`: any input is safe.
+//! Robustness of `read::decode` and `read::parse`: any input is safe.
 //!
 //! * every file in `test-data/parser/regressions/` (fuzzer finds and hand-made boundary cases)
 //!   goes through `decode` and `parse` in every dialect with the invariants the fuzz target
@@ -9,17 +9,17 @@
 use std::fs;
 use std::path::Path;
 
-use git_clada::block::{self, Dialect, ParseResult};
+use git_clada::read::{self, Dialect, Format, ParseResult};
 use proptest::prelude::*;
 
 const DIALECTS: [Dialect; 7] = [
     Dialect::Auto,
-    Dialect::Sham,
-    Dialect::NeslUpper,
-    Dialect::Nesl,
-    Dialect::Csl,
-    Dialect::Cml,
-    Dialect::Replacer,
+    Dialect::Only(Format::SHAM),
+    Dialect::Only(Format::NESL_UPPER),
+    Dialect::Only(Format::NESL),
+    Dialect::Only(Format::CSL),
+    Dialect::Only(Format::CML),
+    Dialect::Only(Format::REPLACER),
 ];
 
 /// The invariants callers rely on, for a result of parsing `text`.
@@ -27,7 +27,7 @@ fn check_invariants(text: &str, result: &ParseResult) {
     let lines = text.split('\n').count();
     for pair in result.blocks.windows(2) {
         // CML tasks of one line share it.
-        let nesl = pair[0].spelling.is_nesl() && pair[1].spelling.is_nesl();
+        let nesl = pair[0].format.is_nesl() && pair[1].format.is_nesl();
         assert!(pair[0].start_line < pair[1].start_line || !nesl);
         assert!(pair[0].start_line <= pair[1].start_line);
     }
@@ -35,7 +35,7 @@ fn check_invariants(text: &str, result: &ParseResult) {
         assert!((1..=lines).contains(&b.start_line));
         if let Some(end) = b.end_line {
             assert!(end <= lines);
-            assert!(end > b.start_line || (!b.spelling.is_nesl() && end == b.start_line));
+            assert!(end > b.start_line || (!b.format.is_nesl() && end == b.start_line));
         }
     }
     for pair in result.errors.windows(2) {
@@ -44,20 +44,20 @@ fn check_invariants(text: &str, result: &ParseResult) {
     for e in &result.errors {
         assert!((1..=lines + 1).contains(&e.line), "error line {}", e.line);
         assert!(e.column >= 1);
-        assert!(e.column <= block::len16(&e.content) + 1);
+        assert!(e.column <= read::len16(&e.content) + 1);
         assert!(text.contains(&e.context));
     }
     // Serialising and rendering must not panic either.
     serde_json::to_string(result).unwrap();
-    block::summary(result);
+    read::summary(result);
 }
 
 fn parse_everywhere(bytes: &[u8]) {
-    let Ok(text) = block::decode(bytes) else {
+    let Ok(text) = read::decode(bytes) else {
         return;
     };
     for dialect in DIALECTS {
-        check_invariants(text, &block::parse(text, dialect));
+        check_invariants(text, &read::parse(text, dialect));
     }
 }
 
@@ -78,24 +78,24 @@ fn regression_inputs() {
 
 #[test]
 fn decode_accepts_utf8_and_reports_first_bad_byte() {
-    assert_eq!(block::decode(b"").unwrap(), "");
-    assert_eq!(block::decode("a😀\r\n".as_bytes()).unwrap(), "a😀\r\n");
+    assert_eq!(read::decode(b"").unwrap(), "");
+    assert_eq!(read::decode("a😀\r\n".as_bytes()).unwrap(), "a😀\r\n");
 
-    let e = block::decode(b"\xffabc").unwrap_err();
+    let e = read::decode(b"\xffabc").unwrap_err();
     assert_eq!((e.offset, e.byte, e.line), (0, 0xFF, 1));
 
-    let e = block::decode(b"ab\ncd\n\xc3(").unwrap_err();
+    let e = read::decode(b"ab\ncd\n\xc3(").unwrap_err();
     assert_eq!((e.offset, e.byte, e.line), (6, 0xC3, 3));
 
     // A multi-byte sequence cut off at the end of the input.
-    let e = block::decode(b"ab\xe2\x82").unwrap_err();
+    let e = read::decode(b"ab\xe2\x82").unwrap_err();
     assert_eq!((e.offset, e.byte, e.line), (2, 0xE2, 1));
 
     // UTF-8-encoded surrogates and overlong encodings are not UTF-8.
-    assert_eq!(block::decode(b"x\xed\xa0\x80").unwrap_err().offset, 1);
-    assert_eq!(block::decode(b"\xc0\xaf").unwrap_err().offset, 0);
+    assert_eq!(read::decode(b"x\xed\xa0\x80").unwrap_err().offset, 1);
+    assert_eq!(read::decode(b"\xc0\xaf").unwrap_err().offset, 0);
 
-    let msg = block::decode(b"ok\n\n\x80").unwrap_err().to_string();
+    let msg = read::decode(b"ok\n\n\x80").unwrap_err().to_string();
     assert!(msg.contains("byte offset 4"), "{msg}");
     assert!(msg.contains("0x80"), "{msg}");
     assert!(msg.contains("line 3"), "{msg}");
@@ -105,7 +105,7 @@ fn decode_accepts_utf8_and_reports_first_bad_byte() {
 fn lone_surrogate_escapes_are_invalid_values() {
     let text =
         "#!nesl [@x: abc]\na = \"\\uDBFF\"\nb = \"\\uDBFF\\uDFFF\"\nc = \"\\uDC00x\"\n#!end_abc";
-    let r = block::parse(text, Dialect::Auto);
+    let r = read::parse(text, Dialect::Auto);
     assert_eq!(
         r.blocks[0].properties.get("b").map(String::as_str),
         Some("\u{10FFFF}")

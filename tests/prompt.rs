@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use common::{assert_ok, TestRepo};
-use git_clada::block::{self, Dialect};
-use git_clada::prompt::{self, PromptDialect};
+use git_clada::loops::prompt::{self, PromptDialect};
+use git_clada::read::{self, Dialect};
 
 /// Runs `git clada prompt` with `args` in `repo` and returns its stdout.
 fn prompt_output(repo: &TestRepo, args: &[&str]) -> String {
@@ -20,7 +20,7 @@ fn prompt_output(repo: &TestRepo, args: &[&str]) -> String {
 
 /// The blocks a printed prompt holds, as their source text, each checked to parse cleanly.
 fn blocks_in(text: &str, what: &str) -> Vec<String> {
-    let parsed = block::parse(text, Dialect::Auto);
+    let parsed = read::parse(text, Dialect::Auto);
     assert!(
         parsed.errors.is_empty(),
         "{what}: the prompt's blocks do not parse: {:#?}",

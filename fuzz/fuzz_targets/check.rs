@@ -1,11 +1,11 @@
 //! The invariants every fuzz target checks on a parse result (shared by the targets with
 //! `mod check;`).
 
-use git_clada::block::{self, Dialect};
+use git_clada::read::{self, Dialect};
 
 /// Decodes `data` strictly and parses it in each of `dialects`, checking the invariants.
 pub fn run(data: &[u8], dialects: &[Dialect]) {
-    let text = match block::decode(data) {
+    let text = match read::decode(data) {
         Ok(text) => text,
         Err(e) => {
             assert!(e.offset < data.len());
@@ -15,10 +15,10 @@ pub fn run(data: &[u8], dialects: &[Dialect]) {
     };
     let lines = text.split('\n').count();
     for &dialect in dialects {
-        let result = block::parse(text, dialect);
+        let result = read::parse(text, dialect);
         for pair in result.blocks.windows(2) {
             // Tasks of one CML line share it; SHAM/NESL blocks never do.
-            let nesl = pair[0].spelling.is_nesl() && pair[1].spelling.is_nesl();
+            let nesl = pair[0].format.is_nesl() && pair[1].format.is_nesl();
             assert!(
                 pair[0].start_line < pair[1].start_line
                     || (!nesl && pair[0].start_line == pair[1].start_line),
@@ -29,7 +29,7 @@ pub fn run(data: &[u8], dialects: &[Dialect]) {
             assert!(b.start_line >= 1 && b.start_line <= lines);
             if let Some(end) = b.end_line {
                 assert!(end <= lines);
-                assert!(end > b.start_line || (!b.spelling.is_nesl() && end == b.start_line));
+                assert!(end > b.start_line || (!b.format.is_nesl() && end == b.start_line));
             }
         }
         for e in &result.errors {
@@ -40,13 +40,13 @@ pub fn run(data: &[u8], dialects: &[Dialect]) {
             );
             assert!(e.column >= 1);
             assert!(
-                e.column <= block::len16(&e.content) + 1,
+                e.column <= read::len16(&e.content) + 1,
                 "column past the line end"
             );
         }
         for pair in result.errors.windows(2) {
             assert!(pair[0].line <= pair[1].line, "errors out of line order");
         }
-        let _ = block::summary(&result);
+        let _ = read::summary(&result);
     }
 }

@@ -6,7 +6,7 @@
 
 mod check;
 
-use git_clada::block::Dialect;
+use git_clada::read::{Dialect, Format};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -14,12 +14,12 @@ fuzz_target!(|data: &[u8]| {
         data,
         &[
             Dialect::Auto,
-            Dialect::Sham,
-            Dialect::NeslUpper,
-            Dialect::Nesl,
-            Dialect::Csl,
-            Dialect::Cml,
-            Dialect::Replacer,
+            Dialect::Only(Format::SHAM),
+            Dialect::Only(Format::NESL_UPPER),
+            Dialect::Only(Format::NESL),
+            Dialect::Only(Format::CSL),
+            Dialect::Only(Format::CML),
+            Dialect::Only(Format::REPLACER),
         ],
     );
 });

@@ -5,9 +5,9 @@
 
 mod check;
 
-use git_clada::block::Dialect;
+use git_clada::read::{Dialect, Format};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    check::run(data, &[Dialect::Csl, Dialect::Auto]);
+    check::run(data, &[Dialect::Only(Format::CSL), Dialect::Auto]);
 });

@@ -1,390 +1,16 @@
-//! `exec` (DESIGN §5.2): runs LLM-written code under a policy (ask/allow/deny), with stdin
-//! closed, the root (or a `cwd` inside it) as working directory, its own process group, a
-//! timeout that kills the whole group, and each output stream capped. When the code exits,
-//! whatever it left running in the background is killed too: nothing may change the worktree
-//! after the exec's changes were collected.
+//! The `exec` action (DESIGN §5.2): where the block runs, whether it runs at all in a dry run,
+//! and its result. Running it — policy, limits, the process — is `crate::exec`'s.
 //!
 //! Result data is `{stdout, stderr, exit_code}`; a non-zero exit is a failed action whose report
 //! still carries the output (the original hid it). Error texts follow clada-semantics §6.
 
-use std::io::Read;
-use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::path::Path;
-use std::process::{Command, Stdio};
-use std::sync::{mpsc, Arc, Mutex};
-use std::time::{Duration, Instant};
-
 use serde_json::json;
 
-use super::{Ctx, Lang, Outcome};
+use super::{Ctx, Outcome};
+use crate::exec::Lang;
 use crate::sandbox::ResolvedPath;
 
-/// Appended to a stream that hit the cap.
-pub const TRUNCATED: &str = "\n[output truncated]";
-
-/// The interpreter and arguments for a language (the original's `mapLanguageToCommand`).
-pub fn command_for(lang: &str, code: &str) -> Option<(&'static str, Vec<String>)> {
-    let (prog, flag) = match lang {
-        "bash" => ("bash", "-c"),
-        "sh" => ("sh", "-c"),
-        "javascript" => ("node", "-e"),
-        "python" => ("python3", "-c"),
-        "ruby" => ("ruby", "-e"),
-        _ => return None,
-    };
-    Some((prog, vec![flag.to_string(), code.to_string()]))
-}
-
-fn lang_name(lang: Lang) -> &'static str {
-    match lang {
-        Lang::Bash => "bash",
-        Lang::Sh => "sh",
-        Lang::Python => "python",
-        Lang::Javascript => "javascript",
-        Lang::Ruby => "ruby",
-    }
-}
-
-/// What running a piece of code produced (the original's `ExecResult`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ExecOutput {
-    pub stdout: String,
-    pub stderr: String,
-    /// `None` when the process did not exit normally (timeout, signal, spawn failure).
-    pub exit_code: Option<i32>,
-    pub error: Option<String>,
-}
-
-impl ExecOutput {
-    pub fn success(&self) -> bool {
-        self.error.is_none() && self.exit_code == Some(0)
-    }
-
-    /// The original `ExecResult` object: `{success, stdout, stderr, exit_code?, error?}`.
-    pub fn to_json(&self) -> serde_json::Value {
-        let mut v = json!({
-            "success": self.success(),
-            "stdout": self.stdout,
-            "stderr": self.stderr,
-        });
-        if let Some(code) = self.exit_code {
-            v["exit_code"] = json!(code);
-        }
-        if let Some(e) = &self.error {
-            v["error"] = json!(e);
-        }
-        v
-    }
-
-    fn failed(error: String) -> ExecOutput {
-        ExecOutput {
-            stdout: String::new(),
-            stderr: String::new(),
-            exit_code: None,
-            error: Some(error),
-        }
-    }
-}
-
-/// Seconds in shortest decimal form: `30`, `0.2`.
-fn seconds(d: Duration) -> String {
-    let ms = d.as_millis();
-    if ms.is_multiple_of(1000) {
-        format!("{}", ms / 1000)
-    } else {
-        let s = format!("{:.3}", ms as f64 / 1000.0);
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
-    }
-}
-
-fn signal_name(sig: i32) -> String {
-    match sig {
-        libc::SIGHUP => "SIGHUP".into(),
-        libc::SIGINT => "SIGINT".into(),
-        libc::SIGQUIT => "SIGQUIT".into(),
-        libc::SIGILL => "SIGILL".into(),
-        libc::SIGABRT => "SIGABRT".into(),
-        libc::SIGBUS => "SIGBUS".into(),
-        libc::SIGFPE => "SIGFPE".into(),
-        libc::SIGKILL => "SIGKILL".into(),
-        libc::SIGSEGV => "SIGSEGV".into(),
-        libc::SIGPIPE => "SIGPIPE".into(),
-        libc::SIGALRM => "SIGALRM".into(),
-        libc::SIGTERM => "SIGTERM".into(),
-        other => format!("signal {other}"),
-    }
-}
-
-/// One output stream being read on its own thread: what was read so far (at most the cap),
-/// whether more was cut off, and a signal when the stream ended.
-struct Capture {
-    kept: Arc<Mutex<(Vec<u8>, bool)>>,
-    ended: mpsc::Receiver<()>,
-}
-
-/// Reads a stream to the end on a thread, keeping at most `cap` bytes.
-fn capture(mut r: impl Read + Send + 'static, cap: usize) -> Capture {
-    let kept = Arc::new(Mutex::new((Vec::new(), false)));
-    let (tx, ended) = mpsc::channel();
-    let shared = Arc::clone(&kept);
-    std::thread::spawn(move || {
-        let mut buf = [0u8; 16 * 1024];
-        loop {
-            match r.read(&mut buf) {
-                Ok(0) | Err(_) => break,
-                Ok(n) => {
-                    let Ok(mut k) = shared.lock() else { break };
-                    let room = cap.saturating_sub(k.0.len());
-                    if n > room {
-                        k.1 = true;
-                    }
-                    k.0.extend_from_slice(&buf[..n.min(room)]);
-                }
-            }
-        }
-        let _ = tx.send(());
-    });
-    Capture { kept, ended }
-}
-
-/// What a stream produced, waiting until `deadline` at most for its end. A process that left
-/// the exec's process group (setsid, daemons) can keep the pipe open after everything in the
-/// group was killed: then whatever was read by the deadline is returned, with `false`.
-fn finish(c: Capture, deadline: Instant) -> (String, bool) {
-    let ended = c
-        .ended
-        .recv_timeout(deadline.saturating_duration_since(Instant::now()))
-        .is_ok();
-    let (bytes, truncated) = match c.kept.lock() {
-        Ok(mut k) => (std::mem::take(&mut k.0), k.1),
-        Err(_) => (Vec::new(), false),
-    };
-    let mut s = String::from_utf8_lossy(&bytes).into_owned();
-    if truncated {
-        s.push_str(TRUNCATED);
-    }
-    (s, ended)
-}
-
-/// Whether the process `pid` has ended, without reaping it: while it is an unreaped zombie
-/// its id (and so its process group's id) cannot be reused, so the group can still be
-/// signalled safely. `None` when it cannot be told (the caller then waits normally).
-fn ended_unreaped(pid: libc::pid_t) -> Option<bool> {
-    loop {
-        // SAFETY: siginfo_t is plain data; waitid only writes into it.
-        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
-        // SAFETY: WNOWAIT leaves the child waitable, so `Child::wait` still reaps it.
-        let r = unsafe {
-            libc::waitid(
-                libc::P_PID,
-                pid as libc::id_t,
-                &mut info,
-                libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
-            )
-        };
-        if r == 0 {
-            // SAFETY: filled in by waitid (zero when the child has not ended yet).
-            return Some(unsafe { info.si_pid() } != 0);
-        }
-        if std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
-            return None;
-        }
-    }
-}
-
-/// Whether a process other than `leader` is in process group `pgid` (from `/proc`; `false`
-/// where there is none).
-fn group_has_others(pgid: libc::pid_t, leader: libc::pid_t) -> bool {
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return false;
-    };
-    entries.flatten().any(|e| {
-        let Some(pid) = e
-            .file_name()
-            .to_str()
-            .and_then(|n| n.parse::<libc::pid_t>().ok())
-        else {
-            return false;
-        };
-        if pid == leader {
-            return false;
-        }
-        // `pid (comm) state ppid pgrp …`; comm may hold spaces and parentheses.
-        let Ok(stat) = std::fs::read_to_string(e.path().join("stat")) else {
-            return false;
-        };
-        stat.rsplit_once(')')
-            .and_then(|(_, rest)| rest.split_whitespace().nth(2)?.parse::<libc::pid_t>().ok())
-            == Some(pgid)
-    })
-}
-
-/// What [`run_command`] observed besides the output.
-struct Run {
-    output: ExecOutput,
-    /// Processes the code started in the background were still running when it exited (they
-    /// were killed).
-    left_running: bool,
-    /// An output pipe was still held open by a process outside the group after it ended.
-    pipes_held: bool,
-}
-
-impl Run {
-    /// A run that ended before any process was left behind (or none started).
-    fn done(output: ExecOutput) -> Run {
-        Run {
-            output,
-            left_running: false,
-            pipes_held: false,
-        }
-    }
-}
-
-/// Runs `code` with the interpreter for `lang` in `cwd`, stdin closed, in a new process group;
-/// on timeout the whole group gets SIGTERM, then SIGKILL 100 ms later. When the main process
-/// exits, whatever it left running in its group is killed, so nothing changes the worktree
-/// after the exec and nothing holds its output pipes.
-pub fn run_command(
-    lang: &str,
-    code: &str,
-    cwd: &Path,
-    timeout: Duration,
-    max_output: usize,
-) -> ExecOutput {
-    run(lang, code, cwd, timeout, max_output, None).output
-}
-
-fn run(
-    lang: &str,
-    code: &str,
-    cwd: &Path,
-    timeout: Duration,
-    max_output: usize,
-    probe: Option<&super::session::Probe>,
-) -> Run {
-    let Some((prog, args)) = command_for(lang, code) else {
-        return Run::done(ExecOutput::failed(format!(
-            "exec: Unsupported language '{lang}' (LANG_UNSUPPORTED)"
-        )));
-    };
-    spawn_and_wait(prog, &args, cwd, timeout, max_output, probe)
-}
-
-/// Runs `prog` with `args` (no shell) as [`run_command`] describes.
-fn spawn_and_wait(
-    prog: &str,
-    args: &[String],
-    cwd: &Path,
-    timeout: Duration,
-    max_output: usize,
-    probe: Option<&super::session::Probe>,
-) -> Run {
-    let mut cmd = Command::new(prog);
-    cmd.args(args)
-        .current_dir(cwd)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
-    if let Some(p) = probe {
-        let (k, v) = p.env();
-        cmd.env(k, v);
-    }
-    let mut child = match cmd.spawn() {
-        Ok(c) => c,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Run::done(ExecOutput::failed(format!(
-                "exec: {prog} not found in PATH (ENOENT)"
-            )))
-        }
-        Err(e) => {
-            return Run::done(ExecOutput::failed(format!(
-                "exec: cannot start {prog}: {e}"
-            )))
-        }
-    };
-    let pid = child.id() as libc::pid_t;
-    let pgid = pid;
-    let out_cap = child.stdout.take().map(|s| capture(s, max_output));
-    let err_cap = child.stderr.take().map(|s| capture(s, max_output));
-    let deadline = Instant::now() + timeout;
-    let mut timed_out = false;
-    let mut left_running = false;
-    let status = loop {
-        match ended_unreaped(pid) {
-            Some(true) => {
-                left_running = group_has_others(pgid, pid);
-                // SAFETY: the leader is an unreaped zombie, so `pgid` is still this group.
-                unsafe {
-                    libc::killpg(pgid, libc::SIGKILL);
-                }
-                break child.wait().ok();
-            }
-            Some(false) => {}
-            None => match child.try_wait() {
-                Ok(Some(st)) => break Some(st),
-                Ok(None) => {}
-                Err(_) => break None,
-            },
-        }
-        if Instant::now() >= deadline {
-            timed_out = true;
-            // SAFETY: killpg only sends a signal to the group we created for the child.
-            unsafe {
-                libc::killpg(pgid, libc::SIGTERM);
-            }
-            std::thread::sleep(Duration::from_millis(100));
-            unsafe {
-                libc::killpg(pgid, libc::SIGKILL);
-            }
-            break child.wait().ok();
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    };
-    // Everything in the group is gone, so the pipes close at once unless a process escaped
-    // the group; do not wait long for that one.
-    let grace = Instant::now() + Duration::from_millis(500);
-    let (stdout, out_ended) = out_cap.map(|c| finish(c, grace)).unwrap_or_default();
-    let (stderr, err_ended) = err_cap.map(|c| finish(c, grace)).unwrap_or_default();
-    let pipes_held = !(out_ended && err_ended);
-    let output = |exit_code, error| ExecOutput {
-        stdout: stdout.clone(),
-        stderr: stderr.clone(),
-        exit_code,
-        error,
-    };
-    let output = if timed_out {
-        output(
-            None,
-            Some(format!(
-                "exec: Process timeout after {}s (TIMEOUT)",
-                seconds(timeout)
-            )),
-        )
-    } else {
-        match status {
-            Some(st) => match (st.code(), st.signal()) {
-                (Some(code), _) => output(Some(code), None),
-                (None, Some(sig)) => output(
-                    None,
-                    Some(format!("Process killed by signal {}", signal_name(sig))),
-                ),
-                (None, None) => output(
-                    None,
-                    Some("exec: process ended without an exit status".into()),
-                ),
-            },
-            None => output(None, Some("exec: lost track of the process".into())),
-        }
-    };
-    Run {
-        output,
-        left_running,
-        pipes_held,
-    }
-}
-
-/// The exec action: policy, working directory, run, result.
+/// The exec action: working directory, policy, run, result.
 pub(super) fn run_block(
     ctx: &mut Ctx<'_>,
     block_id: &str,
@@ -394,7 +20,7 @@ pub(super) fn run_block(
     timeout: Option<u64>,
 ) -> Outcome {
     // Without `cwd`, the block starts where the reply's previous exec block ended.
-    let start = cwd.is_none().then(|| ctx.session.start(ctx.sandbox));
+    let start = cwd.is_none().then(|| ctx.exec.start(ctx.sandbox));
     let dir = match (cwd, &start) {
         (Some(c), _) => c.abs.clone(),
         (None, Some(s)) => s.dir.clone(),
@@ -415,37 +41,14 @@ pub(super) fn run_block(
             .push("not run: exec blocks never run in a dry run".to_string());
         return out;
     }
-    let permit = match crate::exec_policy::permit(ctx, block_id, code, lang, &dir) {
-        Ok(p) => p,
+    let ran = match ctx
+        .exec
+        .run(ctx.sandbox, block_id, code, lang, &dir, timeout)
+    {
+        Ok(r) => r,
         Err(why) => return Outcome::fail(why),
     };
-    let own = timeout
-        .map(Duration::from_secs)
-        .unwrap_or(ctx.opts.exec_timeout);
-    let limit = match crate::exec_policy::limit(ctx, own) {
-        Ok(l) => l,
-        Err(why) => return Outcome::fail(why),
-    };
-    // Only bash can report where it ended (exec sessions); a direct command cannot cd.
-    let probe = (lang == Lang::Bash && matches!(permit, crate::exec_policy::Permit::Interpreter))
-        .then(super::session::Probe::for_bash)
-        .flatten();
-    let run = match permit {
-        crate::exec_policy::Permit::Interpreter => run(
-            lang_name(lang),
-            code,
-            &dir,
-            limit,
-            ctx.opts.exec_max_output,
-            probe.as_ref(),
-        ),
-        crate::exec_policy::Permit::Direct { prog, args } => {
-            spawn_and_wait(&prog, &args, &dir, limit, ctx.opts.exec_max_output, None)
-        }
-    };
-    let end = probe.as_ref().and_then(super::session::Probe::result);
-    ctx.session.ended(ctx.sandbox, block_id, &dir, end);
-    let out = run.output;
+    let out = ran.output;
     let mut data = json!({"stdout": out.stdout, "stderr": out.stderr});
     if let Some(code) = out.exit_code {
         data["exit_code"] = json!(code);
@@ -460,79 +63,12 @@ pub(super) fn run_block(
         _ => None,
     };
     let mut warnings: Vec<String> = start.and_then(|s| s.warning).into_iter().collect();
-    if run.left_running {
-        warnings.push(
-            "the code left processes running in the background when it exited; they were \
-             killed, so their later output and changes are not part of this apply (an exec \
-             block must finish its work before it exits)"
-                .to_string(),
-        );
-    }
-    if run.pipes_held {
-        warnings.push(
-            "a process that left the exec's process group still held its output open; the \
-             output shown is what was written before the exec ended"
-                .to_string(),
-        );
-    }
+    warnings.extend(ran.warnings);
     Outcome {
         success,
         error,
         data: Some(data),
         warnings,
         ..Outcome::default()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn seconds_shortest() {
-        assert_eq!(seconds(Duration::from_millis(200)), "0.2");
-        assert_eq!(seconds(Duration::from_secs(30)), "30");
-        assert_eq!(seconds(Duration::from_millis(1500)), "1.5");
-    }
-
-    #[test]
-    fn runs_kills_and_caps() {
-        let tmp = std::env::temp_dir();
-        let ok = run_command(
-            "bash",
-            "echo hi; echo err >&2; exit 3",
-            &tmp,
-            Duration::from_secs(10),
-            1024,
-        );
-        assert_eq!(ok.stdout, "hi\n");
-        assert_eq!(ok.stderr, "err\n");
-        assert_eq!(ok.exit_code, Some(3));
-        let slow = run_command(
-            "bash",
-            "echo started; sleep 5",
-            &tmp,
-            Duration::from_millis(200),
-            1024,
-        );
-        assert_eq!(
-            slow.error.as_deref(),
-            Some("exec: Process timeout after 0.2s (TIMEOUT)")
-        );
-        assert_eq!(slow.stdout, "started\n");
-        let big = run_command(
-            "bash",
-            "head -c 5000 /dev/zero | tr '\\0' x",
-            &tmp,
-            Duration::from_secs(10),
-            100,
-        );
-        assert_eq!(big.stdout.len(), 100 + TRUNCATED.len());
-        assert!(big.stdout.ends_with(TRUNCATED));
-        let none = run_command("cobol", "x", &tmp, Duration::from_secs(1), 10);
-        assert_eq!(
-            none.error.as_deref(),
-            Some("exec: Unsupported language 'cobol' (LANG_UNSUPPORTED)")
-        );
     }
 }

@@ -806,14 +806,14 @@ impl Vfs {
     }
 }
 
-/// Writes `bytes` to `p` atomically (temp file + rename, see [`crate::fsutil::write_atomic`]).
+/// Writes `bytes` to `p` atomically (temp file + rename, see [`crate::base::fsutil::write_atomic`]).
 /// An existing file's permission bits are carried over; a new file gets 0o666 minus the umask
 /// (0o777 when `new_executable`).
 pub fn atomic_write(p: &Path, bytes: &[u8], new_executable: bool) -> io::Result<()> {
-    crate::fsutil::write_atomic_at(
+    crate::base::fsutil::write_atomic_at(
         p,
         bytes,
-        crate::fsutil::Perm::KeepExisting {
+        crate::base::fsutil::Perm::KeepExisting {
             executable_if_new: new_executable,
         },
         "engine:before-rename",

@@ -7,15 +7,15 @@
 //! [`FileChange`]), and, for `--atomic`, [`restore`] (puts every `before` back).
 
 pub mod comment;
-pub mod exec;
+mod exec;
 pub mod fsx;
+mod groups;
 pub mod lines;
 mod multi;
 mod plan;
 pub mod read;
 pub mod schema;
 mod search;
-mod session;
 mod suggest;
 pub mod textmatch;
 mod write;
@@ -28,11 +28,14 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+pub use crate::exec::hooks::Step;
+pub use crate::exec::{Approval, ExecPolicy, ExecPrompt, ExecRequest, Lang};
 pub use fsx::restore;
+pub use groups::needs_tracked;
 pub use plan::plan;
 pub use schema::{ErrorType, Kind};
 
-use crate::block::GroupKind;
+use crate::read::GroupKind;
 
 use crate::sandbox::{PathError, ResolvedPath, Sandbox};
 use textmatch::Hint;
@@ -87,9 +90,9 @@ pub struct PlannedAction {
     /// The typed action, or why the sandbox refused one of its paths.
     pub op: Result<Action, PathError>,
     /// The block's format (reports show the line of blocks whose ids are `task-N`).
-    pub spelling: crate::block::Spelling,
+    pub format: crate::read::Format,
     /// The group (CSL TASKS, CML `<tasks>`) it belongs to: [`execute`] keeps the group's rule.
-    pub group: Option<crate::block::Group>,
+    pub group: Option<crate::read::Group>,
     /// Set when it must not run (another member of its group failed validation, or a fatal
     /// syntax error stops the reply): the reason, reported as its error.
     pub skip: Option<String>,
@@ -101,7 +104,7 @@ impl PlannedAction {
         ActionResult {
             seq,
             block_id: self.block_id.clone(),
-            line: (!self.spelling.is_nesl()).then_some(self.start_line),
+            line: (!self.format.is_nesl()).then_some(self.start_line),
             action: self.action.clone(),
             params: self.reported_params(),
             ..ActionResult::default()
@@ -129,30 +132,6 @@ impl PlannedAction {
             Ok(a) => a.write_paths(),
             Err(_) => Vec::new(),
         }
-    }
-}
-
-/// A language `exec` can run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Lang {
-    Bash,
-    Sh,
-    Python,
-    Javascript,
-    Ruby,
-}
-
-impl Lang {
-    pub fn parse(s: &str) -> Option<Lang> {
-        Some(match s {
-            "bash" => Lang::Bash,
-            "sh" => Lang::Sh,
-            "python" => Lang::Python,
-            "javascript" => Lang::Javascript,
-            "ruby" => Lang::Ruby,
-            _ => return None,
-        })
     }
 }
 
@@ -333,37 +312,6 @@ pub struct ParseErrorReport {
 // ---------------------------------------------------------------------------------------------
 // Options
 
-/// Policy for `exec` blocks (DESIGN §5.2).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum ExecPolicy {
-    /// Ask through [`EngineOptions::prompt`]; without a prompt, deny.
-    Ask,
-    Allow,
-    #[default]
-    Deny,
-}
-
-/// The answer to an exec prompt.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Approval {
-    Yes,
-    No,
-    /// Yes, and to every later exec block of this reply.
-    Always,
-}
-
-/// What the prompt is asked about.
-#[derive(Debug, Clone)]
-pub struct ExecRequest {
-    pub block_id: String,
-    pub lang: Lang,
-    pub code: String,
-    pub cwd: PathBuf,
-}
-
-/// Asks the user whether to run an exec block.
-pub type ExecPrompt = dyn Fn(&ExecRequest) -> Approval + Send + Sync;
-
 /// How [`execute`] runs.
 #[derive(Clone)]
 pub struct EngineOptions {
@@ -377,14 +325,14 @@ pub struct EngineOptions {
     /// Time for all exec blocks of one run together (`--total-timeout`); none by default.
     pub exec_total_timeout: Option<Duration>,
     /// Commands approved for this repository (`.clada/allowed-commands.json`): under
-    /// [`ExecPolicy::Ask`] they run without asking (see [`crate::exec_policy`]).
+    /// [`ExecPolicy::Ask`] they run without asking (see [`crate::exec::policy`]).
     pub approved: Arc<std::collections::BTreeSet<String>>,
     /// Asked for each exec block under [`ExecPolicy::Ask`].
     pub prompt: Option<Arc<ExecPrompt>>,
     /// How whole-file writes (file_write, file_create) are shaped: final newline,
     /// `.editorconfig` (off by default here: the engine writes content exactly; the CLI turns
     /// it on from the configuration).
-    pub whole_file: crate::editorconfig::WholeFile,
+    pub whole_file: crate::config::editorconfig::WholeFile,
 }
 
 impl Default for EngineOptions {
@@ -397,7 +345,7 @@ impl Default for EngineOptions {
             exec_total_timeout: None,
             approved: Arc::default(),
             prompt: None,
-            whole_file: crate::editorconfig::WholeFile::default(),
+            whole_file: crate::config::editorconfig::WholeFile::default(),
         }
     }
 }
@@ -503,14 +451,6 @@ pub struct ActionResult {
     pub rolled_back: bool,
 }
 
-/// A step of the transaction around the actions (a hook, the commit), for the reports.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Step {
-    pub name: String,
-    pub success: bool,
-    pub output: String,
-}
-
 /// The state of one path.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FileState {
@@ -588,12 +528,8 @@ pub(crate) struct Ctx<'a> {
     pub opts: &'a EngineOptions,
     pub vfs: fsx::Vfs,
     pub lines: lines::LineTracker,
-    /// Where the next exec block without `cwd` starts.
-    pub session: session::ExecSession,
-    /// The user answered "always" to an exec prompt.
-    pub exec_always: bool,
-    /// When `--total-timeout` runs out.
-    pub exec_deadline: Option<std::time::Instant>,
+    /// The exec blocks' policy state, session and time budget.
+    pub exec: crate::exec::Runner,
 }
 
 /// Runs the plan's actions in order. Failures do not stop later actions. Never panics on
@@ -604,11 +540,14 @@ pub fn execute(plan: &Plan, sandbox: &Sandbox, opts: &EngineOptions) -> Executio
         opts,
         vfs: fsx::Vfs::new(opts.dry_run),
         lines: lines::LineTracker::default(),
-        session: session::ExecSession::default(),
-        exec_always: false,
-        exec_deadline: opts
-            .exec_total_timeout
-            .map(|d| std::time::Instant::now() + d),
+        exec: crate::exec::Runner::new(crate::exec::Settings {
+            policy: opts.exec,
+            timeout: opts.exec_timeout,
+            max_output: opts.exec_max_output,
+            total_timeout: opts.exec_total_timeout,
+            approved: Arc::clone(&opts.approved),
+            prompt: opts.prompt.clone(),
+        }),
     };
     // Consecutive edits of one file are made in memory and the file written once after them
     // (fsx::Held); anything else first gets the disk up to date.

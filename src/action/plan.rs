@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use super::schema::{self, ErrorType, PathRole, Validated, ValidationError};
 use super::{Action, Lang, ParseErrorReport, Plan, PlannedAction};
-use crate::block::{Block, ParseError, ParseResult, Spelling, Swallowed};
+use crate::read::{Block, Format, ParseError, ParseResult, Swallowed};
 use crate::sandbox::{Access, PathError, ResolvedPath, Sandbox};
 
 /// Validates every block against the schema and resolves every path through the sandbox,
@@ -56,7 +56,7 @@ pub fn plan(parsed: &ParseResult, sandbox: &Sandbox) -> Plan {
             reject(block);
             continue;
         }
-        let block = match crate::format::resolve_suffix(block, sandbox) {
+        let block = match super::groups::resolve_suffix(block, sandbox) {
             Ok(b) => b,
             Err(why) => {
                 reject(block);
@@ -78,7 +78,7 @@ pub fn plan(parsed: &ParseResult, sandbox: &Sandbox) -> Plan {
         }
     }
     errors.sort_by_key(|(line, _)| *line);
-    crate::format::skip_for_groups(&mut actions, &rejected);
+    super::groups::skip_for_groups(&mut actions, &rejected);
     if let Some(fatal) = parsed.errors.iter().find(|e| e.code.is_fatal()) {
         for a in &mut actions {
             a.skip = Some(format!(
@@ -100,7 +100,7 @@ fn invalid_report(block: &Block, why: &str) -> ParseErrorReport {
         block_id: block.id.clone(),
         action: schema::block_action(block).map(String::from),
         error_type: ErrorType::Validation,
-        message: format!("{} block: {why}", block.spelling.name()),
+        message: format!("{} block: {why}", block.format.name),
         block_start_line: Some(block.start_line),
         nesl_content: Some(reconstruct(block)),
     }
@@ -140,27 +140,10 @@ fn owners(parsed: &ParseResult) -> Vec<Option<usize>> {
         .collect()
 }
 
-/// The markers of a block's spelling: (header, end marker, heredoc delimiter).
-fn markers(block_id: &str, spelling: Spelling) -> (String, String, String) {
-    match spelling {
-        // Blocks of the other formats are shown as written (`Block::source`).
-        Spelling::Csl | Spelling::Cml | Spelling::Replacer => Default::default(),
-        Spelling::Sham => (
-            format!("#!SHAM [@three-char-SHA-256: {block_id}]"),
-            format!("#!END_SHAM_{block_id}"),
-            format!("EOT_SHAM_{block_id}"),
-        ),
-        Spelling::NeslUpper => (
-            format!("#!NESL [@three-char-SHA-256: {block_id}]"),
-            format!("#!END_NESL_{block_id}"),
-            format!("EOT_NESL_{block_id}"),
-        ),
-        Spelling::Nesl => (
-            format!("#!nesl [@three-char-SHA-256: {block_id}]"),
-            format!("#!end_{block_id}"),
-            format!("EOT_{block_id}"),
-        ),
-    }
+/// The markers of a block's format: (header, end marker, heredoc delimiter); empty for the
+/// formats whose blocks are shown as written (`Block::source`).
+fn markers(block_id: &str, format: Format) -> (String, String, String) {
+    crate::read::reconstruct_markers(block_id, format).unwrap_or_default()
 }
 
 fn syntax_report(err: &ParseError, block: Option<&Block>) -> ParseErrorReport {
@@ -171,11 +154,11 @@ fn syntax_report(err: &ParseError, block: Option<&Block>) -> ParseErrorReport {
     };
     match block {
         Some(b) => {
-            let (header, _, _) = markers(&b.id, b.spelling);
+            let (header, _, _) = markers(&b.id, b.format);
             // The block's own header line when the context window does not already hold it.
             let shows_header = context
                 .lines()
-                .any(|l| crate::block::header_id(l) == Some(b.id.as_str()));
+                .any(|l| crate::read::header_id(l) == Some(b.id.as_str()));
             ParseErrorReport {
                 block_id: b.id.clone(),
                 action: schema::block_action(b).map(String::from),
@@ -228,7 +211,7 @@ fn reconstruct(block: &Block) -> String {
     if let Some(src) = &block.source {
         return src.clone();
     }
-    let (header, end, delim) = markers(&block.id, block.spelling);
+    let (header, end, delim) = markers(&block.id, block.format);
     let mut out = header;
     for (k, v) in &block.properties {
         if k.starts_with('@') {
@@ -252,9 +235,9 @@ fn validation_report(block: &Block, e: &ValidationError) -> ParseErrorReport {
         // The schema's message says NESL whatever the spelling.
         ValidationError::MissingAction => format!(
             "Missing 'action' field in {} block: add a line `action = \"NAME\"` with NAME one of {}",
-            match block.spelling {
-                Spelling::NeslUpper | Spelling::Nesl => "NESL",
-                other => other.name(),
+            match block.format {
+                Format::NESL_UPPER | Format::NESL => "NESL",
+                other => other.name,
             },
             schema::schema().names().join(", ")
         ),
@@ -281,7 +264,7 @@ fn planned(block: &Block, v: &Validated<'_>, sandbox: &Sandbox) -> PlannedAction
         end_line: block.end_line,
         warnings: v.warnings.iter().chain(&block.warnings).cloned().collect(),
         op: typed(v, sandbox),
-        spelling: block.spelling,
+        format: block.format,
         group: block.group.clone(),
         skip: None,
     }
@@ -455,7 +438,7 @@ fn typed(v: &Validated<'_>, sandbox: &Sandbox) -> Result<Action, PathError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::block::{parse, Dialect};
+    use crate::read::{parse, Dialect};
     use indexmap::IndexMap;
 
     /// Every schema action has a typed form: a block with all its required parameters (and
@@ -526,8 +509,8 @@ mod tests {
         let mut parsed = parse(&reply, Dialect::Auto);
         // An error naming "abc" on a line past both blocks' spans (after the last end marker
         // no span reaches), and one naming an id no block has.
-        let mut err = crate::block::ParseError {
-            code: crate::block::ErrorCode::MalformedAssignment,
+        let mut err = crate::read::ParseError {
+            code: crate::read::ErrorCode::MalformedAssignment,
             line: 1000,
             column: 1,
             length: 0,

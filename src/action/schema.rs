@@ -11,7 +11,7 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::block::Block;
+use crate::read::Block;
 
 const SCHEMA_YAML: &str = include_str!("schema.yaml");
 

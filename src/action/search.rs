@@ -124,7 +124,7 @@ pub(super) fn ls(ctx: &mut Ctx<'_>, path: &ResolvedPath) -> Outcome {
             EntryKind::Dir => ("directory", 0),
             EntryKind::Symlink => ("symlink", 0),
         };
-        let modified = crate::clock::iso_millis(modified);
+        let modified = crate::base::clock::iso_millis(modified);
         list.push(json!({"name": name, "type": ty, "size": size, "modified": modified}));
     }
     Outcome::ok(json!(list))

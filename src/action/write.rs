@@ -77,7 +77,7 @@ pub(super) fn file_write(
         return Outcome::fail(node_error(&e, &path.given, "open", None));
     }
     let (bytes, notes) =
-        crate::editorconfig::shape(content, &path.abs, !exists, ctx.opts.whole_file);
+        crate::config::editorconfig::shape(content, &path.abs, !exists, ctx.opts.whole_file);
     if let Err(e) = ctx.vfs.write_file(&path.abs, &bytes, false) {
         return Outcome::fail(node_error(&e, &path.given, "open", None));
     }

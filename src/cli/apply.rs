@@ -10,11 +10,11 @@ use std::sync::{Arc, Mutex};
 use anyhow::Context;
 
 use crate::action::{self, Approval, EngineOptions, ExecPolicy, ExecRequest, Execution, Lang};
-use crate::block;
+use crate::base::error::{Outcome, Refusal, UsageError};
 use crate::cli::parse::DialectArg;
 use crate::cli::{Format, Global};
 use crate::config::ColorSetting;
-use crate::error::{Outcome, Refusal, UsageError};
+use crate::read;
 use crate::record::{self, apply::ApplyError, apply::ApplyOptions};
 use crate::report::{self, ReportFormat};
 use crate::sandbox::Sandbox;
@@ -35,7 +35,7 @@ pub struct Args {
     pub file: Option<PathBuf>,
 
     /// Block spelling: auto picks SHAM, NESL or nesl per block from its header.
-    #[arg(long, value_enum, default_value_t = DialectArg::Auto)]
+    #[arg(long, value_enum, default_value_t = DialectArg::AUTO)]
     pub dialect: DialectArg,
 
     /// Run the actions without git: paths are relative to the current directory, nothing is
@@ -134,7 +134,7 @@ pub(crate) fn config_author(
         return Ok(None);
     };
     parse_author(value).map(Some).map_err(|why| {
-        anyhow::Error::new(crate::error::UsageError(format!(
+        anyhow::Error::new(crate::base::error::UsageError(format!(
             "commit.author (set in {}): {why}",
             cfg.commit_author.source
         )))
@@ -211,7 +211,7 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
         Err(ApplyError::Refused(msg)) => return Err(Refusal(msg).into()),
         Err(e) => return Err(e.into()),
     };
-    crate::trace::phase("apply returned");
+    crate::base::trace::phase("apply returned");
     if let Some(diff) = &outcome.diff {
         if !diff.is_empty() && global.format_or_default() != Format::Json {
             let mut stdout = std::io::stdout().lock();
@@ -227,7 +227,7 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
 fn copy_report(copy: bool, execution: &Execution) {
     if copy {
         let llm = report::render(&execution.result, ReportFormat::Llm, false);
-        eprintln!("git-clada: {}", crate::clipboard::copy(&llm).line());
+        eprintln!("git-clada: {}", crate::loops::clipboard::copy(&llm).line());
     }
 }
 
@@ -237,10 +237,10 @@ pub fn configured(cfg: &crate::config::Config, engine: EngineOptions) -> ApplyOp
     ApplyOptions {
         coauthor: cfg.commit_coauthor.value.clone(),
         paths_deny: cfg.paths_deny.value.clone(),
-        hooks: crate::apply_hooks::Hooks {
+        hooks: crate::exec::hooks::Hooks {
             timeout: engine.exec_timeout,
             max_output: engine.exec_max_output,
-            ..crate::apply_hooks::Hooks::from_config(cfg)
+            ..crate::exec::hooks::Hooks::from_config(cfg)
         },
         engine,
         ..ApplyOptions::default()
@@ -249,16 +249,17 @@ pub fn configured(cfg: &crate::config::Config, engine: EngineOptions) -> ApplyOp
 
 /// Reads the reply; on a terminal, first says that it waits for one (a bare `git clada apply`
 /// would otherwise sit there silently).
-fn read_reply(args: &Args) -> anyhow::Result<crate::input::Reply> {
+fn read_reply(args: &Args) -> anyhow::Result<crate::read::input::Reply> {
     if args.paste {
-        let text = crate::clipboard::paste().map_err(|e| UsageError(format!("--paste: {e}")))?;
-        if text.len() as u64 > crate::input::MAX_REPLY_BYTES {
+        let text =
+            crate::loops::clipboard::paste().map_err(|e| UsageError(format!("--paste: {e}")))?;
+        if text.len() as u64 > crate::read::input::MAX_REPLY_BYTES {
             return Err(UsageError(
                 "--paste: the clipboard holds more than the 50 MiB limit for a reply".into(),
             )
             .into());
         }
-        return Ok(crate::input::Reply {
+        return Ok(crate::read::input::Reply {
             text,
             source: "clipboard".into(),
         });
@@ -270,7 +271,7 @@ fn read_reply(args: &Args) -> anyhow::Result<crate::input::Reply> {
     if from_stdin && std::io::stdin().is_terminal() {
         eprintln!("reading the reply from stdin (end it with Ctrl-D, or pass a file: git clada apply reply.md)...");
     }
-    Ok(crate::input::read_reply(args.file.as_deref())?)
+    Ok(crate::read::input::read_reply(args.file.as_deref())?)
 }
 
 /// The `color` preference of the configuration this process loaded (reports of other
@@ -286,10 +287,10 @@ impl NewApprovals {
     /// Adds the commands to `<root>/.clada/allowed-commands.json` and says so on stderr.
     pub fn store(&self, root: &std::path::Path) -> anyhow::Result<()> {
         let commands = self.0.lock().map(|v| v.clone()).unwrap_or_default();
-        for c in crate::exec_policy::Approvals::store(root, &commands)? {
+        for c in crate::exec::approvals::Approvals::store(root, &commands)? {
             eprintln!(
                 "approved for this repository (in {}): {c}",
-                crate::exec_policy::APPROVALS_FILE
+                crate::exec::approvals::APPROVALS_FILE
             );
         }
         Ok(())
@@ -346,7 +347,7 @@ pub fn engine_options_for(
             let answer = ask_on_tty(req);
             if answer == Approval::Always && matches!(req.lang, Lang::Bash | Lang::Sh) {
                 if let Ok(mut v) = store.0.lock() {
-                    v.push(crate::exec_policy::approval_key(&req.code));
+                    v.push(crate::exec::policy::approval_key(&req.code));
                 }
             }
             answer
@@ -354,7 +355,7 @@ pub fn engine_options_for(
     } else {
         None
     };
-    let approved = crate::exec_policy::Approvals::load(root)?.set();
+    let approved = crate::exec::approvals::Approvals::load(root)?.set();
     Ok((
         EngineOptions {
             dry_run: global.dry_run,
@@ -364,7 +365,7 @@ pub fn engine_options_for(
             exec_total_timeout: args.total_timeout.or(cfg.total_timeout.value),
             approved: Arc::new(approved),
             prompt,
-            whole_file: crate::editorconfig::WholeFile {
+            whole_file: crate::config::editorconfig::WholeFile {
                 final_newline: cfg.files_final_newline.value,
                 editorconfig: true,
             },
@@ -395,7 +396,7 @@ fn ask_on_tty(req: &ExecRequest) -> Approval {
     let _ = write!(
         out,
         "Run it? [y]es / [N]o / [a]lways (for this reply, and a shell command is remembered in {}): ",
-        crate::exec_policy::APPROVALS_FILE
+        crate::exec::approvals::APPROVALS_FILE
     );
     let _ = out.flush();
     let mut answer = String::new();
@@ -415,7 +416,7 @@ fn ask_on_tty(req: &ExecRequest) -> Approval {
 /// `--no-git`: the engine on its own; paths are relative to the current directory.
 fn run_no_git(args: Args, global: Global) -> anyhow::Result<Outcome> {
     let reply = read_reply(&args)?;
-    let parsed = block::parse(&reply.text, args.dialect.into());
+    let parsed = read::parse(&reply.text, args.dialect.into());
     let cwd = std::env::current_dir().context("cannot determine the current directory")?;
     let cfg = crate::config::load_for_dir(&cwd)?;
     let _ = COLOR.set(cfg.color.value);

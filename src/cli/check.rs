@@ -6,10 +6,10 @@ use anyhow::Context;
 use serde::Serialize;
 
 use crate::action::{self, ParseErrorReport};
-use crate::block;
+use crate::base::error::Outcome;
 use crate::cli::parse::DialectArg;
 use crate::cli::{Format, Global};
-use crate::error::Outcome;
+use crate::read;
 use crate::repo::Repo;
 use crate::sandbox::Sandbox;
 
@@ -40,7 +40,7 @@ pub struct Args {
     pub staged: bool,
 
     /// Block spelling: auto picks SHAM, NESL or nesl per block from its header.
-    #[arg(long, value_enum, default_value_t = DialectArg::Auto)]
+    #[arg(long, value_enum, default_value_t = DialectArg::AUTO)]
     pub dialect: DialectArg,
 
     /// Resolve paths against the current directory instead of the worktree root.
@@ -122,8 +122,8 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
     };
     let mut reports = Vec::new();
     for input in inputs {
-        let reply = crate::input::read_reply(input.as_deref())?;
-        let parsed = block::parse(&reply.text, args.dialect.into());
+        let reply = crate::read::input::read_reply(input.as_deref())?;
+        let parsed = read::parse(&reply.text, args.dialect.into());
         let plan = action::plan(&parsed, &sandbox);
         let refused = plan
             .refusals()
@@ -170,8 +170,8 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
 /// `check --staged`: leftover block markers in what is about to be committed.
 fn run_staged(args: &Args, global: &Global, cwd: &Path) -> anyhow::Result<Outcome> {
     let cfg = crate::config::load_for_dir(cwd)?;
-    let allow = crate::leftover::allow_set(&cfg.check_allow.value)?;
-    let (checked, findings) = crate::leftover::check_staged(cwd, &args.files, &allow)?;
+    let allow = crate::read::leftover::allow_set(&cfg.check_allow.value)?;
+    let (checked, findings) = crate::read::leftover::check_staged(cwd, &args.files, &allow)?;
     match global.format_or_default() {
         Format::Json => {
             let v = serde_json::json!({"checked": checked, "findings": findings});

@@ -2,8 +2,8 @@
 
 use anyhow::Context;
 
+use crate::base::error::Outcome;
 use crate::cli::{Format, Global};
-use crate::error::Outcome;
 
 /// Show the effective configuration: every key, its value and where it came from (default,
 /// the repository's `.clada.yml`, the user's `<config dir>/clada/config.yml`, or git config).
@@ -77,7 +77,7 @@ fn trust(cwd: &std::path::Path) -> anyhow::Result<Outcome> {
     let repo = crate::repo::Repo::discover(cwd)?;
     let file = repo.workdir().join(crate::config::REPO_FILE);
     let text = std::fs::read(&file).map_err(|e| {
-        crate::error::UsageError(format!("cannot read '{}' to trust it: {e}", file.display()))
+        crate::base::error::UsageError(format!("cannot read '{}' to trust it: {e}", file.display()))
     })?;
     // Only a file that loads is trusted: what is trusted is what will run.
     crate::config::load_for_dir(cwd)?;
@@ -86,7 +86,7 @@ fn trust(cwd: &std::path::Path) -> anyhow::Result<Outcome> {
         std::fs::create_dir_all(dir)
             .with_context(|| format!("cannot create '{}'", dir.display()))?;
     }
-    crate::fsutil::write_atomic(&copy, &text, crate::fsutil::Perm::Executable(false))
+    crate::base::fsutil::write_atomic(&copy, &text, crate::base::fsutil::Perm::Executable(false))
         .with_context(|| format!("cannot write '{}'", copy.display()))?;
     eprintln!(
         "trusted {} as it is now; its hooks.before/hooks.after commands run on apply until the file changes",

@@ -2,8 +2,8 @@
 
 use std::io::IsTerminal;
 
+use crate::base::error::Outcome;
 use crate::cli::Global;
-use crate::error::Outcome;
 
 /// Create a scratch repository in a temporary directory, apply the bundled example reply,
 /// print the report and the commit, then undo it.
@@ -20,7 +20,7 @@ pub fn run(args: Args, _global: Global) -> anyhow::Result<Outcome> {
         .prefix("git-clada-demo-")
         .tempdir()?;
     let color = crate::report::use_color(std::io::stdout().is_terminal());
-    let text = crate::demo::run(dir.path(), color)?;
+    let text = crate::loops::demo::run(dir.path(), color)?;
     print!("{text}");
     if args.keep {
         let kept = dir.keep();

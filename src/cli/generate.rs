@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use clap_complete::Shell;
 
+use crate::base::error::Outcome;
 use crate::cli::Global;
-use crate::error::Outcome;
 
 /// Regenerate the man pages and shell completions.
 #[derive(Debug, clap::Args)]
@@ -49,7 +49,7 @@ pub fn write_all(out: &Path) -> anyhow::Result<()> {
 /// Writes `git clada prompt`'s output for every dialect into `dir` (`docs/prompt/`).
 pub fn write_prompts(dir: &Path) -> anyhow::Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create '{}'", dir.display()))?;
-    for (name, text) in crate::prompt::checked_in_docs() {
+    for (name, text) in crate::loops::prompt::checked_in_docs() {
         let path = dir.join(name);
         std::fs::write(&path, text)
             .with_context(|| format!("cannot write '{}'", path.display()))?;

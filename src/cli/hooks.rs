@@ -11,8 +11,8 @@ use std::path::Path;
 
 use anyhow::Context;
 
+use crate::base::error::Outcome;
 use crate::cli::Global;
-use crate::error::Outcome;
 use crate::repo::Repo;
 
 /// Install or remove git-clada's git hooks (a pre-commit hook that refuses stray block
@@ -103,10 +103,10 @@ fn set_executable(path: &Path) -> anyhow::Result<bool> {
 
 /// Writes `text` to `path`, keeping its permission bits.
 fn write_keeping_mode(path: &Path, text: &str) -> anyhow::Result<()> {
-    crate::fsutil::write_atomic(
+    crate::base::fsutil::write_atomic(
         path,
         text.as_bytes(),
-        crate::fsutil::Perm::KeepExisting {
+        crate::base::fsutil::Perm::KeepExisting {
             executable_if_new: true,
         },
     )
@@ -121,7 +121,7 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
     if let Ok(target) = std::fs::read_link(&path) {
         // Replacing the link with a file would cut it off from what manages it (husky, a
         // shared hooks repository); editing its target would change other repositories.
-        return Err(crate::error::Refusal(format!(
+        return Err(crate::base::error::Refusal(format!(
             "{} is a symlink to {}; git-clada does not edit linked hooks — add `git-clada check --staged || exit 1` to the hook yourself",
             path.display(),
             target.display()

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use serde::Serialize;
 
+use crate::base::error::Outcome;
 use crate::cli::{Format, Global};
-use crate::error::Outcome;
 
 /// Install the man pages, so `git clada --help` and `man git-clada` work.
 ///

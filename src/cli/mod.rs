@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-use crate::error::{exit_code_for, Outcome, UsageError};
+use crate::base::error::{exit_code_for, Outcome, UsageError};
 
 pub mod apply;
 pub mod check;
@@ -135,7 +135,7 @@ pub enum Command {
 
 /// Runs the parsed command line and maps its outcome or error to the process exit code.
 pub fn main(cli: Cli) -> std::process::ExitCode {
-    crate::trace::phase("start");
+    crate::base::trace::phase("start");
     // An apply that fails as a whole still prints a (fatalError) report in json and llm.
     let fatal_report = matches!(cli.command, Command::Apply(_)).then(|| {
         Global {
@@ -148,7 +148,7 @@ pub fn main(cli: Cli) -> std::process::ExitCode {
     });
     match run(cli) {
         Ok(outcome) => {
-            crate::trace::phase("done");
+            crate::base::trace::phase("done");
             std::process::ExitCode::from(outcome.code())
         }
         Err(err) => {
@@ -213,8 +213,8 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
 fn split_format(
     arg: Option<FormatArg>,
     command: &Command,
-) -> anyhow::Result<(Option<Format>, Option<crate::prompt::PromptFormat>)> {
-    use crate::prompt::PromptFormat;
+) -> anyhow::Result<(Option<Format>, Option<crate::loops::prompt::PromptFormat>)> {
+    use crate::loops::prompt::PromptFormat;
     let is_prompt = matches!(command, Command::Prompt(_));
     let refuse = |why: &str| -> anyhow::Error { UsageError(why.to_string()).into() };
     Ok(match (arg, is_prompt) {
@@ -239,7 +239,7 @@ fn split_format(
 }
 
 /// Prints a history command's report — its JSON form, or `human`'s rendering — or hands its
-/// error to `main`, a refusal as [`crate::error::Refusal`] (exit 3).
+/// error to `main`, a refusal as [`crate::base::error::Refusal`] (exit 3).
 pub fn print_history<R: serde::Serialize>(
     result: Result<R, crate::history::HistoryError>,
     global: &Global,
@@ -253,7 +253,9 @@ pub fn print_history<R: serde::Serialize>(
             }
             Ok(Outcome::Success)
         }
-        Err(crate::history::HistoryError::Refused(msg)) => Err(crate::error::Refusal(msg).into()),
+        Err(crate::history::HistoryError::Refused(msg)) => {
+            Err(crate::base::error::Refusal(msg).into())
+        }
         Err(e) => Err(e.into()),
     }
 }

@@ -3,9 +3,9 @@
 use std::io::Write as _;
 use std::path::PathBuf;
 
-use crate::block::{self, Dialect};
+use crate::base::error::Outcome;
 use crate::cli::{Format, Global};
-use crate::error::Outcome;
+use crate::read::{self, Dialect};
 
 /// Print the raw block parse result of a reply as JSON in the reference shape.
 ///
@@ -23,46 +23,52 @@ pub struct Args {
     pub file: Option<PathBuf>,
 
     /// Block spelling: auto picks SHAM, NESL or nesl per block from its header.
-    #[arg(long, value_enum, default_value_t = DialectArg::Auto)]
+    #[arg(long, value_enum, default_value_t = DialectArg::AUTO)]
     pub dialect: DialectArg,
 }
 
-/// `--dialect` values.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum DialectArg {
-    /// Per block, from its opening marker: `#!SHAM`, `#!NESL`, `#!nesl`, CSL, CML or replacer.
-    Auto,
-    /// Only `#!SHAM [@three-char-SHA-256: id]` … `#!END_SHAM_id`.
-    Sham,
-    /// Only `#!NESL [@three-char-SHA-256: id]` … `#!END_NESL_id`.
-    NeslUpper,
-    /// Only `#!nesl [@LABEL: id]` … `#!end_id`.
-    Nesl,
-    /// Only CSL: `<---WRITE file="…"--->` … `<---END--->` (seed 002).
-    Csl,
-    /// Only CML: `<tasks>`, `<write>`, `<edit>`, `<move>`, `<remove>`, `<run>` (seed 004).
-    Cml,
-    /// Only the replacer format: `<<<FILE>>>` … `<<<END>>>` (seed 001).
-    Replacer,
+/// `--dialect` values: `auto`, then every format the reading layer registers, in its order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DialectArg(pub Dialect);
+
+impl DialectArg {
+    pub const AUTO: DialectArg = DialectArg(Dialect::Auto);
+}
+
+impl clap::ValueEnum for DialectArg {
+    fn value_variants<'a>() -> &'a [Self] {
+        static ALL: std::sync::OnceLock<Vec<DialectArg>> = std::sync::OnceLock::new();
+        ALL.get_or_init(|| {
+            std::iter::once(DialectArg::AUTO)
+                .chain(read::formats().map(|(f, _)| DialectArg(Dialect::Only(f))))
+                .collect()
+        })
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        use clap::builder::PossibleValue;
+        Some(match self.0 {
+            Dialect::Auto => PossibleValue::new("auto").help(
+                "Per block, from its opening marker: `#!SHAM`, `#!NESL`, `#!nesl`, CSL, CML or \
+                 replacer",
+            ),
+            Dialect::Only(f) => {
+                let help = read::formats().find(|(g, _)| *g == f).map(|(_, h)| h);
+                PossibleValue::new(f.id).help(help.unwrap_or_default())
+            }
+        })
+    }
 }
 
 impl From<DialectArg> for Dialect {
     fn from(d: DialectArg) -> Self {
-        match d {
-            DialectArg::Auto => Dialect::Auto,
-            DialectArg::Sham => Dialect::Sham,
-            DialectArg::NeslUpper => Dialect::NeslUpper,
-            DialectArg::Nesl => Dialect::Nesl,
-            DialectArg::Csl => Dialect::Csl,
-            DialectArg::Cml => Dialect::Cml,
-            DialectArg::Replacer => Dialect::Replacer,
-        }
+        d.0
     }
 }
 
 pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
-    let reply = crate::input::read_reply(args.file.as_deref())?;
-    let result = block::parse(&reply.text, args.dialect.into());
+    let reply = crate::read::input::read_reply(args.file.as_deref())?;
+    let result = read::parse(&reply.text, args.dialect.into());
     // Streamed: a reply with millions of errors would otherwise be held twice in memory.
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     match global.format.unwrap_or(Format::Json) {
@@ -70,7 +76,7 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
             serde_json::to_writer_pretty(&mut out, &result)?;
             out.write_all(b"\n")?;
         }
-        Format::Human | Format::Llm => out.write_all(block::summary(&result).as_bytes())?,
+        Format::Human | Format::Llm => out.write_all(read::summary(&result).as_bytes())?,
     }
     out.flush()?;
     Ok(if result.errors.is_empty() {

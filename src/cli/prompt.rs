@@ -4,9 +4,9 @@ use std::io::Write as _;
 
 use anyhow::Context;
 
+use crate::base::error::{Outcome, UsageError};
 use crate::cli::Global;
-use crate::error::{Outcome, UsageError};
-use crate::prompt::{self, PromptDialect, PromptFormat};
+use crate::loops::prompt::{self, PromptDialect, PromptFormat};
 
 /// Print the instructions to give a model (system prompt or custom instructions).
 ///

@@ -1,7 +1,7 @@
 //! `git clada redo`: re-apply what the last undo took back.
 
+use crate::base::error::Outcome;
 use crate::cli::Global;
-use crate::error::Outcome;
 use crate::history::undo;
 use crate::repo::Repo;
 

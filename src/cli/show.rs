@@ -3,8 +3,8 @@
 
 use std::io::IsTerminal;
 
+use crate::base::error::{Outcome, Refusal};
 use crate::cli::{Format, Global};
-use crate::error::{Outcome, Refusal};
 use crate::history::{log, HistoryError};
 use crate::repo::Repo;
 use crate::report::{self, ReportFormat};

@@ -3,8 +3,8 @@
 
 use clap::ValueEnum;
 
+use crate::base::error::{Outcome, UsageError};
 use crate::cli::Global;
-use crate::error::{Outcome, UsageError};
 use crate::history::squash::{self, Selection, SquashOptions};
 use crate::repo::Repo;
 

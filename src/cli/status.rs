@@ -1,8 +1,8 @@
 //! `git clada status`: where you are (stepped back? last clada operation?). Argument
 //! handling only; the work is in `history::log`.
 
+use crate::base::error::Outcome;
 use crate::cli::{Format, Global};
-use crate::error::Outcome;
 use crate::history::log;
 use crate::repo::Repo;
 

@@ -1,8 +1,8 @@
 //! `git clada step-back` / `step-forward`: walk the worktree through history. Argument
 //! handling only; the work is in `history::step`.
 
+use crate::base::error::Outcome;
 use crate::cli::Global;
-use crate::error::Outcome;
 use crate::history::step;
 use crate::repo::Repo;
 

@@ -1,7 +1,7 @@
 //! `git clada undo`: take back the last clada operation.
 
+use crate::base::error::Outcome;
 use crate::cli::Global;
-use crate::error::Outcome;
 use crate::history::undo;
 use crate::repo::Repo;
 

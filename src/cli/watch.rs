@@ -6,13 +6,13 @@ use std::time::Duration;
 
 use anyhow::Context;
 
+use crate::base::error::Outcome;
 use crate::cli::apply::{configured, engine_options_for, ExecFlags, ExecPolicyArg};
 use crate::cli::parse::DialectArg;
 use crate::cli::{Format, Global};
-use crate::error::Outcome;
+use crate::loops::watch::{self, Batch, WatchError, WatchOptions, Watcher};
 use crate::record::apply::ApplyOptions;
 use crate::report::{self, ReportFormat};
-use crate::watch::{self, Batch, WatchError, WatchOptions, Watcher};
 
 /// Watch FILE and apply each new complete block once, whenever the file changes.
 ///
@@ -48,7 +48,7 @@ pub struct Args {
     pub prepend: bool,
 
     /// Block spelling: auto picks SHAM, NESL or nesl per block from its header.
-    #[arg(long, value_enum, default_value_t = DialectArg::Auto)]
+    #[arg(long, value_enum, default_value_t = DialectArg::AUTO)]
     pub dialect: DialectArg,
 
     /// Policy for `exec` blocks: ask on a terminal, allow, or deny. Default: ask on a
@@ -125,7 +125,9 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
     let stop = watch::stop_flag().context("cannot install the Ctrl-C handler")?;
     let mut watcher = match Watcher::start(opts) {
         Ok(w) => w,
-        Err(WatchError::AlreadyWatching(msg)) => return Err(crate::error::Refusal(msg).into()),
+        Err(WatchError::AlreadyWatching(msg)) => {
+            return Err(crate::base::error::Refusal(msg).into())
+        }
         Err(e) => return Err(e.into()),
     };
     // Commands answered "always" are stored when the watcher ends (never inside a batch:
@@ -135,7 +137,7 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
         approvals.store(&root)?;
         return Ok(match batch? {
             Batch::Applied(r) if !r.success => Outcome::Partial,
-            Batch::Busy(msg) => return Err(crate::error::Refusal(msg).into()),
+            Batch::Busy(msg) => return Err(crate::base::error::Refusal(msg).into()),
             _ => Outcome::Success,
         });
     }

@@ -79,10 +79,10 @@ pub fn squash_ref(new_tip: ObjectId) -> String {
 /// Writes `ORIG_HEAD` as git does before rewriting commands.
 pub fn write_orig_head(repo: &Repo, id: ObjectId) -> Result<(), RepoError> {
     let path = repo.git_dir().join("ORIG_HEAD");
-    crate::fsutil::write_atomic(
+    crate::base::fsutil::write_atomic(
         &path,
         format!("{id}\n").as_bytes(),
-        crate::fsutil::Perm::Executable(false),
+        crate::base::fsutil::Perm::Executable(false),
     )
     .map_err(crate::repo::io_err_pub("cannot write", &path))
 }
@@ -918,7 +918,7 @@ fn recover_apply(repo: &Repo, journal: &Journal, dry_run: bool) -> Result<UndoRe
         &format!("clada: roll back interrupted apply of {}", journal.source),
     );
     // A kill in the middle of an atomic write leaves its temporary file next to the target.
-    crate::fsutil::remove_temp_files(
+    crate::base::fsutil::remove_temp_files(
         repo.workdir(),
         journal.paths.iter().map(|p| p.path.as_str()),
     );

@@ -19,8 +19,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use crate::action::{self, EngineOptions, Execution, FileState, Step};
-use crate::block::{self, Dialect};
-use crate::input::Reply;
+use crate::read::input::Reply;
+use crate::read::{self, Dialect};
 use crate::repo::{
     BString, ByteSlice, EntryKind, Expected, Head, Index, IndexUpdate, ObjectId, RefUpdate, Repo,
     RepoError, Status, TreeChange,
@@ -61,8 +61,8 @@ pub struct ApplyOptions {
     pub paths_deny: Vec<String>,
     /// `Co-authored-by` value (config `commit.coauthor`); else git config `clada.coauthor`.
     pub coauthor: Option<String>,
-    /// `hooks.before` / `hooks.after` from the configuration (see `crate::apply_hooks`).
-    pub hooks: crate::apply_hooks::Hooks,
+    /// `hooks.before` / `hooks.after` from the configuration (see `crate::exec::hooks`).
+    pub hooks: crate::exec::hooks::Hooks,
 }
 
 /// What an apply did.
@@ -120,27 +120,27 @@ pub fn refuse_if_busy(repo: &Repo) -> Result<(), ApplyError> {
 /// Applies `reply` to the repository containing `cwd`.
 pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutcome, ApplyError> {
     let repo = Repo::discover(cwd)?;
-    crate::trace::phase("open");
+    crate::base::trace::phase("open");
     // hooks.before changes the user's state, so it runs before any of it is read.
     let (before, before_ok) = match opts.engine.dry_run {
         true => (Vec::new(), true),
-        false => crate::apply_hooks::run("before", &opts.hooks.before, repo.workdir(), &opts.hooks),
+        false => crate::exec::hooks::run("before", &opts.hooks.before, repo.workdir(), &opts.hooks),
     };
     // The repository-sized work (reading the index, comparing it with the worktree) runs in
     // the background while the reply is parsed and the lock taken; `finish_status` redoes it
     // if the index changed in between.
     let prefetch = repo.prefetch_status();
-    let parsed = block::parse(&reply.text, opts.dialect);
+    let parsed = read::parse(&reply.text, opts.dialect);
     let sandbox = Sandbox::new(repo.workdir(), opts.allow_outside)?
         .refuse_nested_repositories(&repo.declared_submodules())
         .deny_paths(&opts.paths_deny);
     // The replacer format's suffix rule searches the tracked files.
-    let sandbox = match crate::format::needs_tracked(&parsed) {
+    let sandbox = match crate::action::needs_tracked(&parsed) {
         true => sandbox.with_tracked(repo.tracked_paths()),
         false => sandbox,
     };
     let plan = action::plan(&parsed, &sandbox);
-    crate::trace::phase("parse+plan");
+    crate::base::trace::phase("parse+plan");
     if !before_ok {
         let mut execution = action::execute(
             &action::Plan {
@@ -177,17 +177,17 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
     let mut tx = Transaction::begin(&repo, reply, &plan, &start)?;
 
     let mut execution = action::execute(&plan, &sandbox, &opts.engine);
-    crate::trace::phase("execute");
+    crate::base::trace::phase("execute");
     // hooks.after (a formatter, the tests) sees the reply's result; what it changes is
     // collected with exec's changes (`has_exec`).
     let (after, _) =
-        crate::apply_hooks::run("after", &opts.hooks.after, repo.workdir(), &opts.hooks);
+        crate::exec::hooks::run("after", &opts.hooks.after, repo.workdir(), &opts.hooks);
     execution
         .result
         .steps
         .extend(before.into_iter().chain(after));
     execution.result.update_success();
-    crate::failpoint::hit("apply:after-execute");
+    crate::base::failpoint::hit("apply:after-execute");
     execution.result.warnings.append(&mut tx.warnings);
     tx.run(&start, opts, reply, execution)
 }
@@ -241,7 +241,7 @@ impl Start {
         }
         let identity = repo.identity()?;
         let head_tree = repo.tree_of(head_commit)?;
-        crate::trace::phase("checks");
+        crate::base::trace::phase("checks");
         let has_exec = !opts.hooks.after.is_empty()
             || plan
                 .actions
@@ -264,7 +264,7 @@ impl Start {
                 snapshot::describe_paths(&conflicted, 5)
             )));
         }
-        crate::trace::phase("status");
+        crate::base::trace::phase("status");
         if status.is_dirty() && opts.no_snapshot {
             return Err(ApplyError::Refused(format!(
                 "uncommitted changes in {}; commit or stash them first, or apply without --no-snapshot (they then stay uncommitted, and `git clada undo` restores them exactly)",
@@ -330,7 +330,7 @@ impl<'r> Transaction<'r> {
         } else {
             (start.head_tree, start.head_tree)
         };
-        crate::failpoint::hit("apply:after-snapshot-trees");
+        crate::base::failpoint::hit("apply:after-snapshot-trees");
         let mut warnings = Vec::new();
         let mut paths = journal_paths(repo, plan, base_tree)?;
         if start.has_exec {
@@ -365,8 +365,8 @@ impl<'r> Transaction<'r> {
             index_flags,
         };
         journal.write(repo)?;
-        crate::trace::phase("snapshot trees+journal");
-        crate::failpoint::hit("apply:after-journal");
+        crate::base::trace::phase("snapshot trees+journal");
+        crate::base::failpoint::hit("apply:after-journal");
         // git's index lock is taken before any file is written, so a git command holding it
         // makes the apply fail with nothing changed. It is taken after the journal so that a
         // crash from here on leaves a journal, and undo knows the lock left behind is ours.
@@ -432,7 +432,7 @@ impl Transaction<'_> {
                 .result
                 .steps
                 .iter()
-                .any(|s| !s.success && crate::apply_hooks::is_hook_step(s));
+                .any(|s| !s.success && crate::exec::hooks::is_hook_step(s));
         if (opts.atomic && !execution.result.success) || hook_failed {
             roll_back(repo, &self.journal, &execution, &changed)?;
             Journal::remove(repo)?;
@@ -465,10 +465,10 @@ impl Transaction<'_> {
                 return Ok(uncommitted(execution));
             }
         }
-        crate::failpoint::hit("apply:index-locked");
+        crate::base::failpoint::hit("apply:index-locked");
         let built = self.build(start, opts, &changed, &execution)?;
-        crate::trace::phase("ignore check+hash+tree");
-        crate::failpoint::hit("apply:after-tree");
+        crate::base::trace::phase("ignore check+hash+tree");
+        crate::base::failpoint::hit("apply:after-tree");
 
         if built.changes.is_empty() {
             drop(lock);
@@ -754,7 +754,7 @@ impl Transaction<'_> {
         // The index to commit from, and the one to leave behind: with the user's work kept
         // uncommitted they differ (the user's staged work stays staged, not committed).
         let staged = self.stage(start, &built)?;
-        crate::trace::phase("index: apply");
+        crate::base::trace::phase("index: apply");
 
         let coauthor = opts
             .coauthor
@@ -791,7 +791,7 @@ impl Transaction<'_> {
                 Some((built.after_tree, index_tree)),
             );
         };
-        crate::trace::phase("write index");
+        crate::base::trace::phase("write index");
         self.publish(start, opts, reply, execution, &built, written)
     }
 
@@ -831,7 +831,7 @@ impl Transaction<'_> {
             let mut hook_index = commit_index;
             hook_index.set_cache_tree(repo, commit_tree, None)?;
             lock.commit(&hook_index)?;
-            crate::failpoint::hit("apply:after-index");
+            crate::base::failpoint::hit("apply:after-index");
             match run_pre_commit_hooks(repo, &mut msg)? {
                 HookVerdict::Pass(run) => steps.extend(run),
                 HookVerdict::Fail(run) => {
@@ -975,8 +975,8 @@ impl Transaction<'_> {
         // the branch is where this apply put it (and never moves a branch that moved for
         // another reason).
         self.journal.write(repo)?;
-        crate::trace::phase("commit+record+notes");
-        crate::failpoint::hit("apply:before-ref");
+        crate::base::trace::phase("commit+record+notes");
+        crate::base::failpoint::hit("apply:before-ref");
         if let Err(err) = repo.update_refs(&updates) {
             if repo.head()?.commit() != Some(head_commit) {
                 // Someone moved the branch meanwhile (a ref update that does not take
@@ -991,10 +991,10 @@ impl Transaction<'_> {
             }
             return Err(err.into());
         }
-        crate::trace::phase("refs");
-        crate::failpoint::hit("apply:after-ref");
+        crate::base::trace::phase("refs");
+        crate::base::failpoint::hit("apply:after-ref");
         index_lock.rename()?;
-        crate::failpoint::hit("apply:after-index");
+        crate::base::failpoint::hit("apply:after-index");
         // An uncommitted apply recorded earlier is part of the user's work now (its changes
         // are in this apply's "before"): undo reaches it again once this commit is undone.
 

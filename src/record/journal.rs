@@ -114,8 +114,12 @@ impl Journal {
             path: path.clone(),
             source,
         })?;
-        crate::fsutil::write_atomic(&path, &bytes, crate::fsutil::Perm::Executable(false))
-            .map_err(|source| JournalError::Io { path, source })
+        crate::base::fsutil::write_atomic(
+            &path,
+            &bytes,
+            crate::base::fsutil::Perm::Executable(false),
+        )
+        .map_err(|source| JournalError::Io { path, source })
     }
 
     /// Removes the journal: the transaction is complete (or rolled back).

@@ -292,23 +292,22 @@ pub fn run(repo: &Repo, plan: &RestorePlan, reflog: &str) -> Result<(), RestoreE
         path: jpath.clone(),
         source,
     })?;
-    crate::fsutil::write_atomic(&jpath, &bytes, crate::fsutil::Perm::Executable(false)).map_err(
-        |source| JournalError::Io {
+    crate::base::fsutil::write_atomic(&jpath, &bytes, crate::base::fsutil::Perm::Executable(false))
+        .map_err(|source| JournalError::Io {
             path: jpath.clone(),
             source,
-        },
-    )?;
-    crate::failpoint::hit("restore:after-journal");
+        })?;
+    crate::base::failpoint::hit("restore:after-journal");
 
     for change in &plan.refs_before {
         change.apply(repo)?;
     }
-    crate::failpoint::hit("restore:after-refs-before");
+    crate::base::failpoint::hit("restore:after-refs-before");
     remove_untracked(repo, &plan.remove_untracked)?;
-    crate::failpoint::hit("restore:after-remove");
+    crate::base::failpoint::hit("restore:after-remove");
 
     let written = repo.execute_prepared(prepared, &mut hasher)?;
-    crate::failpoint::hit("restore:after-worktree");
+    crate::base::failpoint::hit("restore:after-worktree");
 
     // Untracked files the operation had overwritten or created. A path the operation made
     // tracked is also in `paths` (the checkout just deleted it); only a path the target
@@ -369,7 +368,7 @@ pub fn run(repo: &Repo, plan: &RestorePlan, reflog: &str) -> Result<(), RestoreE
     let flags: Vec<(BString, EntryFlags)> = flags.into_iter().collect();
     index.set_flags(repo, &flags)?;
     write_index(repo, &index)?;
-    crate::failpoint::hit("restore:after-index");
+    crate::base::failpoint::hit("restore:after-index");
 
     // HEAD last: until it moves, re-running the restore starts from the same journal.
     match &plan.branch {
@@ -393,13 +392,13 @@ pub fn run(repo: &Repo, plan: &RestorePlan, reflog: &str) -> Result<(), RestoreE
             }
         }
     }
-    crate::failpoint::hit("restore:after-head");
+    crate::base::failpoint::hit("restore:after-head");
     for change in &plan.refs_after {
         change.apply(repo)?;
     }
-    crate::failpoint::hit("restore:after-refs-after");
+    crate::base::failpoint::hit("restore:after-refs-after");
     // An interrupted run of this restore may have left temporary files of its writes.
-    crate::fsutil::remove_temp_files(
+    crate::base::fsutil::remove_temp_files(
         repo.workdir(),
         plan.paths
             .iter()
@@ -430,7 +429,7 @@ fn remove_untracked(repo: &Repo, paths: &[String]) -> Result<(), RestoreError> {
             _ => {}
         }
         if let Some(parent) = abs.parent() {
-            crate::fsutil::prune_empty_dirs(parent, repo.workdir());
+            crate::base::fsutil::prune_empty_dirs(parent, repo.workdir());
         }
     }
     Ok(())
@@ -475,7 +474,7 @@ fn restore_untracked(
                 Err(_) => {}
             }
             if let Some(parent) = abs.parent() {
-                crate::fsutil::prune_empty_dirs(parent, repo.workdir());
+                crate::base::fsutil::prune_empty_dirs(parent, repo.workdir());
             }
         }
         Before::Dir => {
@@ -489,8 +488,12 @@ fn restore_untracked(
             if std::fs::symlink_metadata(&abs).is_ok_and(|m| m.is_dir()) {
                 std::fs::remove_dir_all(&abs).map_err(io("cannot replace directory"))?;
             }
-            crate::fsutil::write_atomic(&abs, &data, crate::fsutil::Perm::Executable(*executable))
-                .map_err(io("cannot write"))?;
+            crate::base::fsutil::write_atomic(
+                &abs,
+                &data,
+                crate::base::fsutil::Perm::Executable(*executable),
+            )
+            .map_err(io("cannot write"))?;
         }
         Before::Link { id } => {
             use std::os::unix::ffi::OsStrExt;
@@ -499,7 +502,8 @@ fn restore_untracked(
                 std::fs::create_dir_all(parent).map_err(io("cannot create directory"))?;
             }
             let target = std::path::Path::new(std::ffi::OsStr::from_bytes(&data));
-            crate::fsutil::symlink_atomic(&abs, target).map_err(io("cannot create symlink"))?;
+            crate::base::fsutil::symlink_atomic(&abs, target)
+                .map_err(io("cannot create symlink"))?;
         }
     }
     Ok(())

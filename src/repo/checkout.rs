@@ -206,7 +206,7 @@ impl Repo {
                 Err(_) => {}
             }
             if let Some(parent) = abs.parent() {
-                crate::fsutil::prune_empty_dirs(parent, &root);
+                crate::base::fsutil::prune_empty_dirs(parent, &root);
             }
         }
         let mut written = Vec::with_capacity(prepared.writes.len());
@@ -244,7 +244,7 @@ impl Repo {
             EntryKind::Link => {
                 let data = self.read_blob(entry.id)?;
                 let target = std::path::Path::new(std::ffi::OsStr::from_bytes(&data));
-                crate::fsutil::symlink_atomic(&abs, target)
+                crate::base::fsutil::symlink_atomic(&abs, target)
                     .map_err(io_err("cannot create symlink", &abs))?;
             }
             EntryKind::Blob | EntryKind::Executable => {
@@ -252,10 +252,10 @@ impl Repo {
                     Some(d) => d,
                     None => hasher.to_worktree(rel, &self.read_blob(entry.id)?)?,
                 };
-                crate::fsutil::write_atomic_at(
+                crate::base::fsutil::write_atomic_at(
                     &abs,
                     &data,
-                    crate::fsutil::Perm::Executable(entry.kind == EntryKind::Executable),
+                    crate::base::fsutil::Perm::Executable(entry.kind == EntryKind::Executable),
                     "checkout:before-rename",
                 )
                 .map_err(io_err("cannot write", &abs))?;

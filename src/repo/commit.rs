@@ -316,17 +316,17 @@ impl Repo {
         };
         let intents = self.ref_lock_intents(&edits);
         let (file_fail, packed_fail) = self.ref_lock_timeouts();
-        crate::failpoint::hit("refs:before-lock");
+        crate::base::failpoint::hit("refs:before-lock");
         let prepared = self
             .repo
             .refs
             .transaction()
             .prepare(edits, file_fail, packed_fail)?;
-        crate::failpoint::hit("refs:prepared");
+        crate::base::failpoint::hit("refs:prepared");
         self.link_lock_tokens(&intents);
-        crate::failpoint::hit("refs:locked");
+        crate::base::failpoint::hit("refs:locked");
         let out = prepared.commit(signature);
-        crate::failpoint::hit("refs:committed");
+        crate::base::failpoint::hit("refs:committed");
         drop(intents);
         out
     }

@@ -129,7 +129,7 @@ impl Repo {
         let path = PathBuf::from(path);
         match self.create_tokened_lock(&path, Duration::from_secs(2)) {
             Ok((file, token)) => {
-                crate::failpoint::hit("index:locked");
+                crate::base::failpoint::hit("index:locked");
                 Ok(IndexLock {
                     file: Some(file),
                     path,
@@ -169,7 +169,7 @@ impl IndexLock {
     /// Writes `index` into the lock file; it replaces the index only with [`Self::rename`]
     /// (until then git sees the lock held and the old index in place).
     pub fn write(&mut self, index: &Index) -> Result<()> {
-        crate::trace::phase("index: locked");
+        crate::base::trace::phase("index: locked");
         let Some(file) = self.file.as_mut() else {
             return Err(RepoError::Invalid(
                 "the index lock was already released".into(),
@@ -178,8 +178,8 @@ impl IndexLock {
         index
             .serialize_to(file)
             .map_err(io_err("cannot write the index", &self.path))?;
-        crate::trace::phase("index: serialized");
-        crate::failpoint::hit("index:written");
+        crate::base::trace::phase("index: serialized");
+        crate::base::failpoint::hit("index:written");
         Ok(())
     }
 
@@ -198,7 +198,7 @@ impl IndexLock {
         })?;
         // Renamed: nothing of ours is left at the lock's name to remove.
         self.file = None;
-        crate::failpoint::hit("index:committed");
+        crate::base::failpoint::hit("index:committed");
         Ok(())
     }
 }

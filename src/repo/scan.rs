@@ -185,7 +185,7 @@ impl Repo {
                 }
             }
         }
-        crate::trace::phase("scan: content checks");
+        crate::base::trace::phase("scan: content checks");
         dirty.sort();
         dirty.dedup_by(|a, b| a.0 == b.0);
         Ok(dirty)
@@ -229,7 +229,7 @@ impl Repo {
             let status = self.status(head_tree, &index, false)?;
             return Ok((index, status));
         }
-        crate::trace::phase("scan: stat (prefetched)");
+        crate::base::trace::phase("scan: stat (prefetched)");
         let unstaged = self.content_check(&pre.index, pre.dirty, pre.suspects)?;
         let status = Status {
             staged: self.staged_paths(head_tree, &pre.index)?,

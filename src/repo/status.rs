@@ -66,7 +66,7 @@ impl Repo {
             staged: self.staged_paths(head_tree, index)?,
             ..Status::default()
         };
-        crate::trace::phase("status: staged");
+        crate::base::trace::phase("status: staged");
         if !untracked {
             status.unstaged = self.unstaged_paths(index)?;
             return Ok(status);

@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use git_clada::action::{self, EngineOptions, ExecPolicy, Execution};
-use git_clada::block::{self, Dialect};
+use git_clada::read::{self, Dialect};
 use git_clada::sandbox::Sandbox;
 use serde_json::Value;
 
@@ -114,7 +114,7 @@ pub fn headings(md: &str, level: &str) -> Vec<String> {
 /// Parses and runs a reply in `root` with the engine alone (no git).
 pub fn run_reply(text: &str, root: &Path, allow_outside: bool, exec: ExecPolicy) -> Execution {
     let sandbox = Sandbox::new(root, allow_outside).expect("temp root exists");
-    let parsed = block::parse(text, Dialect::Auto);
+    let parsed = read::parse(text, Dialect::Auto);
     let plan = action::plan(&parsed, &sandbox);
     let opts = EngineOptions {
         exec,

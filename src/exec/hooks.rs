@@ -14,8 +14,17 @@
 use std::path::Path;
 use std::time::Duration;
 
-use crate::action::Step;
+use serde::{Deserialize, Serialize};
+
 use crate::config::HookCommand;
+
+/// A step of the transaction around the actions (a hook, the commit), for the reports.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Step {
+    pub name: String,
+    pub success: bool,
+    pub output: String,
+}
 
 /// The hooks of one apply (from the configuration).
 #[derive(Debug, Clone, Default)]
@@ -80,7 +89,7 @@ pub fn run(phase: &str, cmds: &[HookCommand], root: &Path, hooks: &Hooks) -> (Ve
             continue;
         }
         let limit = cmd.timeout.unwrap_or(hooks.timeout);
-        let out = crate::action::exec::run_command("sh", &cmd.run, &dir, limit, hooks.max_output);
+        let out = super::spawn::run_command("sh", &cmd.run, &dir, limit, hooks.max_output);
         let success = out.success();
         let mut output = String::new();
         if !success {

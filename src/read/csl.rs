@@ -11,9 +11,43 @@
 
 use indexmap::IndexMap;
 
-use super::{error, group, next_id, Span, Taken};
-use crate::block::lines::Lines;
-use crate::block::{Block, ErrorCode, GroupKind, ParseError, Spelling};
+use super::lines::{Line, Lines};
+use super::scan::{error, group, next_id, FrontEnd, Span, Taken, TaskIds};
+use super::{Block, ErrorCode, Format, GroupKind, ParseError, Registration};
+
+impl Format {
+    pub const CSL: Format = Format {
+        id: "csl",
+        name: "CSL",
+        reference: false,
+    };
+}
+
+pub(super) static FRONT_END: Registration = Registration {
+    formats: &[(
+        Format::CSL,
+        "Only CSL: `<---WRITE file=\"…\"--->` … `<---END--->` (seed 002)",
+    )],
+    start: |text, only| {
+        matches!(only, None | Some(Format::CSL))
+            .then(|| Box::new(Csl { text }) as Box<dyn FrontEnd<'_> + '_>)
+    },
+};
+
+/// The CSL front end: a block opens on a line starting with `<---`.
+struct Csl<'a> {
+    text: &'a str,
+}
+
+impl<'a> FrontEnd<'a> for Csl<'a> {
+    fn may_open(&self, trimmed: &str) -> bool {
+        trimmed.starts_with('<')
+    }
+
+    fn take(&mut self, ids: &mut TaskIds, line: Line<'a>, n: usize) -> Option<Taken> {
+        take(self.text.get(line.start..).unwrap_or(""), n, ids.counter())
+    }
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -168,7 +202,7 @@ fn attributes(s: &str) -> Result<Vec<(String, String)>, String> {
 }
 
 /// Reads a CSL block starting at the first line of `text` (line number `n`).
-pub(super) fn take(text: &str, n: usize, counter: &mut usize) -> Option<Taken> {
+fn take(text: &str, n: usize, counter: &mut usize) -> Option<Taken> {
     if !text.starts_with("<---") {
         return None;
     }
@@ -499,7 +533,7 @@ impl<'a> Parser<'a, '_> {
         if file.is_none() && o.kind != Kind::Run {
             invalid.insert(0, "Missing required attribute 'file'".into());
         }
-        let mut b = Block::foreign(Spelling::Csl, id, props, self.n + o.at, self.n + end);
+        let mut b = Block::foreign(Format::CSL, id, props, self.n + o.at, self.n + end);
         b.warnings = warnings;
         b.invalid = (!invalid.is_empty()).then(|| invalid.join("; "));
         b.source = text.get(o.offset..end_offset).map(str::to_string);

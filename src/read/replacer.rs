@@ -9,9 +9,43 @@
 //! SEARCH path that does not exist but is the suffix of exactly one tracked file
 //! (`Sandbox::resolve_suffix`).
 
-use super::{error, next_id, props, Span, Taken};
-use crate::block::lines::Lines;
-use crate::block::{Block, ErrorCode, Spelling};
+use super::lines::{Line, Lines};
+use super::scan::{error, next_id, props, FrontEnd, Span, Taken, TaskIds};
+use super::{Block, ErrorCode, Format, Registration};
+
+impl Format {
+    pub const REPLACER: Format = Format {
+        id: "replacer",
+        name: "replacer",
+        reference: false,
+    };
+}
+
+pub(super) static FRONT_END: Registration = Registration {
+    formats: &[(
+        Format::REPLACER,
+        "Only the replacer format: `<<<FILE>>>` … `<<<END>>>` (seed 001)",
+    )],
+    start: |text, only| {
+        matches!(only, None | Some(Format::REPLACER))
+            .then(|| Box::new(Replacer { text }) as Box<dyn FrontEnd<'_> + '_>)
+    },
+};
+
+/// The replacer front end: a block opens on a `<<<MARKER>>>` line.
+struct Replacer<'a> {
+    text: &'a str,
+}
+
+impl<'a> FrontEnd<'a> for Replacer<'a> {
+    fn may_open(&self, trimmed: &str) -> bool {
+        trimmed.starts_with('<')
+    }
+
+    fn take(&mut self, ids: &mut TaskIds, line: Line<'a>, n: usize) -> Option<Taken> {
+        take(self.text.get(line.start..).unwrap_or(""), n, ids.counter())
+    }
+}
 
 /// The marker a line is (`<<<NAME>>>` alone on it, surrounding whitespace allowed).
 fn marker(line: &str) -> Option<&str> {
@@ -31,7 +65,7 @@ enum State {
 }
 
 /// Reads a replacer block starting on the first line of `text` (line number `n`).
-pub(super) fn take(text: &str, n: usize, counter: &mut usize) -> Option<Taken> {
+fn take(text: &str, n: usize, counter: &mut usize) -> Option<Taken> {
     let first = text.split('\n').next().unwrap_or("");
     let start = match marker(first)? {
         "EXPLANATION" => State::Explanation,
@@ -227,7 +261,7 @@ fn finish(state: State, id: &str, n: usize, end: usize, parts: Parts<'_>) -> Tak
             ("new_text", &new),
         ])
     };
-    let mut b = Block::foreign(Spelling::Replacer, id.to_string(), p, n, n + end);
+    let mut b = Block::foreign(Format::REPLACER, id.to_string(), p, n, n + end);
     b.invalid = (!invalid.is_empty()).then(|| invalid.join("; "));
     b.warnings = warnings;
     b.source = Some(source.to_string());

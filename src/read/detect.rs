@@ -4,8 +4,8 @@
 //! the reports show as an error, exit 1) naming what was seen, where, and what to do.
 //! (Misspelled SHAM/NESL headers such as `#!Nesl` are the SHAM parser's near-miss notices.)
 
-use crate::block::lines::Lines;
-use crate::block::{Dialect, Notice};
+use super::lines::Lines;
+use super::{Dialect, Format, Notice};
 
 const ASK: &str = "git-clada reads SHAM/NESL, CSL, CML and replacer blocks (`git clada prompt` \
                    prints the instructions); ask the model to resend the edit in one of them";
@@ -89,12 +89,7 @@ fn shorten(s: &str) -> String {
 fn dialect_name(d: Dialect) -> &'static str {
     match d {
         Dialect::Auto => "auto",
-        Dialect::Sham => "sham",
-        Dialect::NeslUpper => "nesl-upper",
-        Dialect::Nesl => "nesl",
-        Dialect::Csl => "csl",
-        Dialect::Cml => "cml",
-        Dialect::Replacer => "replacer",
+        Dialect::Only(f) => f.id,
     }
 }
 
@@ -104,28 +99,28 @@ fn other_dialect(line: &str, dialect: Dialect) -> Option<&'static str> {
         return None;
     }
     let t = line.trim_start();
-    let allowed = |d: Dialect| d == dialect;
-    if t.starts_with("#!SHAM [") && !allowed(Dialect::Sham) {
+    let allowed = |f: Format| dialect == Dialect::Only(f);
+    if t.starts_with("#!SHAM [") && !allowed(Format::SHAM) {
         return Some("SHAM");
     }
-    if t.starts_with("#!NESL [") && !allowed(Dialect::NeslUpper) {
+    if t.starts_with("#!NESL [") && !allowed(Format::NESL_UPPER) {
         return Some("NESL");
     }
-    if t.starts_with("#!nesl [") && !allowed(Dialect::Nesl) {
+    if t.starts_with("#!nesl [") && !allowed(Format::NESL) {
         return Some("nesl");
     }
     let csl = ["<---WRITE", "<---RUN", "<---SEARCH", "<---TASKS"];
-    if csl.iter().any(|m| line.starts_with(m)) && !allowed(Dialect::Csl) {
+    if csl.iter().any(|m| line.starts_with(m)) && !allowed(Format::CSL) {
         return Some("CSL");
     }
     let cml = [
         "<tasks", "<write ", "<edit ", "<move ", "<remove ", "<run>", "<run ",
     ];
-    if cml.iter().any(|m| t.starts_with(m)) && !allowed(Dialect::Cml) {
+    if cml.iter().any(|m| t.starts_with(m)) && !allowed(Format::CML) {
         return Some("CML");
     }
     if (t.trim_end() == "<<<FILE>>>" || t.trim_end() == "<<<EXPLANATION>>>")
-        && !allowed(Dialect::Replacer)
+        && !allowed(Format::REPLACER)
     {
         return Some("replacer");
     }

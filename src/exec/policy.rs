@@ -14,88 +14,11 @@
 //! The approval file is read and written by the caller (the CLI), never by the engine: the
 //! engine's writes become part of the AI commit, and an approval must outlive an undo.
 
-use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Component, Path};
 use std::time::{Duration, Instant};
 
-use serde::{Deserialize, Serialize};
-
-use crate::action::{Approval, Ctx, ExecPolicy, ExecRequest, Lang};
-
-/// The approval file, relative to the worktree root.
-pub const APPROVALS_FILE: &str = ".clada/allowed-commands.json";
-
-/// The approval file's content (the seeds' shape).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Approvals {
-    #[serde(default)]
-    pub commands: Vec<String>,
-    /// When each command was approved (RFC 3339, UTC).
-    #[serde(default)]
-    pub added: BTreeMap<String, String>,
-}
-
-impl Approvals {
-    /// Reads `<root>/.clada/allowed-commands.json`; a missing file is an empty list, a
-    /// malformed one an error with its line and column.
-    pub fn load(root: &Path) -> anyhow::Result<Approvals> {
-        let path = root.join(APPROVALS_FILE);
-        let text = match std::fs::read_to_string(&path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Approvals::default()),
-            Err(e) => anyhow::bail!("cannot read {}: {e}", path.display()),
-        };
-        serde_json::from_str(&text).map_err(|e| {
-            anyhow::anyhow!(
-                "{}:{}:{}: {e} (expected {{\"commands\": [\"npm test\", …], \"added\": {{…}}}}; fix or delete the file)",
-                path.display(),
-                e.line(),
-                e.column()
-            )
-        })
-    }
-
-    /// The commands as a set, for [`crate::action::EngineOptions::approved`].
-    pub fn set(&self) -> BTreeSet<String> {
-        self.commands.iter().cloned().collect()
-    }
-
-    /// Adds `commands` (those not there yet) and writes the file; returns the ones added.
-    pub fn store(root: &Path, commands: &[String]) -> anyhow::Result<Vec<String>> {
-        let mut list = Approvals::load(root)?;
-        let mut added = Vec::new();
-        for c in commands {
-            if !list.commands.contains(c) {
-                list.commands.push(c.clone());
-                list.added.insert(c.clone(), now_rfc3339());
-                added.push(c.clone());
-            }
-        }
-        if added.is_empty() {
-            return Ok(added);
-        }
-        let path = root.join(APPROVALS_FILE);
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)
-                .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", dir.display()))?;
-        }
-        let mut text = serde_json::to_string_pretty(&list)?;
-        text.push('\n');
-        crate::fsutil::write_atomic(
-            &path,
-            text.as_bytes(),
-            crate::fsutil::Perm::KeepExisting {
-                executable_if_new: false,
-            },
-        )
-        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
-        Ok(added)
-    }
-}
-
-fn now_rfc3339() -> String {
-    crate::clock::rfc3339_seconds(std::time::SystemTime::now())
-}
+use super::approvals::APPROVALS_FILE;
+use super::{Approval, ExecPolicy, ExecRequest, Lang, Runner};
 
 /// The key a command is approved under: the code without surrounding whitespace.
 pub fn approval_key(code: &str) -> String {
@@ -220,13 +143,13 @@ pub enum Permit {
 
 /// Whether the block may run (the executor's call site); `Err` is why not (the block's error).
 pub(crate) fn permit(
-    ctx: &mut Ctx<'_>,
+    ctx: &mut Runner,
     block_id: &str,
     code: &str,
     lang: Lang,
     dir: &Path,
 ) -> Result<Permit, String> {
-    if ctx.opts.exec != ExecPolicy::Deny {
+    if ctx.settings.policy != ExecPolicy::Deny {
         if let Some((prog, args)) = read_only_argv(lang, code)
             .ok()
             .and_then(|argv| argv.split_first().map(|(p, a)| (p.clone(), a.to_vec())))
@@ -234,7 +157,7 @@ pub(crate) fn permit(
             return Ok(Permit::Direct { prog, args });
         }
     }
-    match ctx.opts.exec {
+    match ctx.settings.policy {
         ExecPolicy::Allow => return Ok(Permit::Interpreter),
         ExecPolicy::Deny => {
             return Err(
@@ -245,10 +168,10 @@ pub(crate) fn permit(
         }
         ExecPolicy::Ask => {}
     }
-    if ctx.exec_always || ctx.opts.approved.contains(&approval_key(code)) {
+    if ctx.always || ctx.settings.approved.contains(&approval_key(code)) {
         return Ok(Permit::Interpreter);
     }
-    let Some(prompt) = ctx.opts.prompt.clone() else {
+    let Some(prompt) = ctx.settings.prompt.clone() else {
         return Err(format!(
             "exec: not run: the command is not approved and there is no terminal to ask \
              (policy ask); approve it once interactively with \"always\" (stored in {APPROVALS_FILE}), \
@@ -267,7 +190,7 @@ pub(crate) fn permit(
             Err("exec: not run: declined at the prompt; the block was not executed".into())
         }
         Approval::Always => {
-            ctx.exec_always = true;
+            ctx.always = true;
             Ok(Permit::Interpreter)
         }
     }
@@ -275,15 +198,15 @@ pub(crate) fn permit(
 
 /// The time limit for the next block: its own (or the default), cut to what is left of
 /// `--total-timeout`; `Err` (the block's error) when that is used up.
-pub(crate) fn limit(ctx: &Ctx<'_>, own: Duration) -> Result<Duration, String> {
-    let Some(deadline) = ctx.exec_deadline else {
+pub(crate) fn limit(ctx: &Runner, own: Duration) -> Result<Duration, String> {
+    let Some(deadline) = ctx.deadline else {
         return Ok(own);
     };
     let left = deadline.saturating_duration_since(Instant::now());
     if left.is_zero() {
         return Err(format!(
             "exec: not run: the total time for exec blocks (--total-timeout {}) is used up",
-            crate::config::format_duration(ctx.opts.exec_total_timeout.unwrap_or_default())
+            crate::config::format_duration(ctx.settings.total_timeout.unwrap_or_default())
         ));
     }
     Ok(own.min(left))
@@ -361,22 +284,5 @@ mod tests {
             read_only_argv(Lang::Sh, "grep -n fn src/lib.rs").unwrap(),
             ["grep", "-n", "fn", "src/lib.rs"]
         );
-    }
-
-    #[test]
-    fn approvals_round_trip() {
-        let dir = tempfile::tempdir().unwrap();
-        assert_eq!(Approvals::load(dir.path()).unwrap(), Approvals::default());
-        let added = Approvals::store(dir.path(), &["npm test".into(), "npm test".into()]).unwrap();
-        assert_eq!(added, ["npm test"]);
-        assert!(Approvals::store(dir.path(), &["npm test".into()])
-            .unwrap()
-            .is_empty());
-        let a = Approvals::load(dir.path()).unwrap();
-        assert_eq!(a.commands, ["npm test"]);
-        assert!(a.added["npm test"].ends_with('Z'));
-        std::fs::write(dir.path().join(APPROVALS_FILE), "{\n  \"commands\": 3\n}").unwrap();
-        let e = Approvals::load(dir.path()).unwrap_err().to_string();
-        assert!(e.contains("allowed-commands.json:2:"), "{e}");
     }
 }

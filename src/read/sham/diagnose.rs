@@ -9,9 +9,9 @@
 //! asks for the block unindented instead.
 
 use super::assign::{parse_assignment, Assignment};
-use super::lines::{trim, trim_start, Line, Lines};
 use super::markers::{match_header, validate_block_id, Markers};
-use super::{Notice, Swallowed};
+use crate::read::lines::{trim, trim_start, Line, Lines};
+use crate::read::{Notice, Swallowed};
 
 const LABEL: &str = "three-char-SHA-256";
 
@@ -32,8 +32,7 @@ fn describe_indent(indent: &str) -> String {
 
 /// The id of a line that is a valid header in any spelling.
 pub fn header_id(line: &str) -> Option<&str> {
-    super::Dialect::Auto
-        .spellings()
+    super::markers::spellings(None)
         .iter()
         .find_map(|m| match_header(m, line))
         .filter(|id| validate_block_id(id).is_ok())

@@ -1,76 +1,35 @@
-//! The block format: SHAM, upper-case NESL and lower-case nesl action blocks in LLM replies.
-//!
-//! This module owns turning reply text into [`Block`]s (id, string properties in key order,
-//! line span) and [`ParseError`]s with the reference implementation's exact codes, positions
-//! (UTF-16 columns and lengths) and messages. `reference/sham-grammar.md` is the
-//! specification; `parse` reproduces nesl-js on every valid input.
-//!
-//! Other edit formats (aider SEARCH/REPLACE, Codex apply_patch, …) will be further front-ends
-//! producing the same `Block`s; nothing downstream depends on the spelling.
-
-mod assign;
-mod diagnose;
-pub(crate) mod lines;
-mod markers;
-mod parser;
-mod summary;
+//! The format-neutral result of reading a reply: [`Block`]s (id, string properties in key
+//! order, line span, format, group) and [`ParseError`]s in the reference implementation's
+//! shape (codes, positions in UTF-16 columns, messages), plus the notices the reports add.
+//! Every front end produces these and nothing else; nothing here knows a format's syntax.
 
 use indexmap::IndexMap;
 use serde::Serialize;
 
-pub use diagnose::header_id;
-pub use lines::{char_index_at_utf16, len16};
-pub use summary::summary;
-
-/// Which spelling(s) of the block format to accept.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Dialect {
-    /// Accept all three spellings, chosen per block from its header.
-    #[default]
-    Auto,
-    /// Only `#!SHAM [@three-char-SHA-256: id]` blocks (nesl-js 29e495b).
-    Sham,
-    /// Only `#!NESL [@three-char-SHA-256: id]` blocks (nesl-js 2414d99, the clada test data).
-    NeslUpper,
-    /// Only `#!nesl [@LABEL: id]` blocks (nesl-js e56a0a0).
-    Nesl,
-    /// Only CSL blocks (`<---WRITE file=…--->`, seed 002).
-    Csl,
-    /// Only CML elements (`<tasks>`, `<write>`, `<edit>`, …, seed 004).
-    Cml,
-    /// Only replacer blocks (`<<<FILE>>>` … `<<<END>>>`, seed 001).
-    Replacer,
+/// The format of one block (for SHAM/NESL, its spelling), decided by its opening marker.
+///
+/// Each front end declares its formats as associated constants (`Format::CSL` in `csl.rs`),
+/// so a new format needs no change here. `id` is the format's name in JSON, on the command
+/// line (`--dialect`) and in `git clada parse`; `name` is how messages call it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Format {
+    pub id: &'static str,
+    pub name: &'static str,
+    /// Blocks in the nesl-js reference shape: they carry their own ids, and `git clada parse`
+    /// prints them without a `format` key (SHAM, NESL, nesl).
+    pub reference: bool,
 }
 
-impl Dialect {
-    /// The other formats this dialect reads besides SHAM/NESL (all of them in auto mode).
-    pub(crate) fn foreign(self) -> &'static [Spelling] {
-        match self {
-            Dialect::Auto => &[Spelling::Csl, Spelling::Cml, Spelling::Replacer],
-            Dialect::Csl => &[Spelling::Csl],
-            Dialect::Cml => &[Spelling::Cml],
-            Dialect::Replacer => &[Spelling::Replacer],
-            Dialect::Sham | Dialect::NeslUpper | Dialect::Nesl => &[],
-        }
+impl Format {
+    /// One of the SHAM/NESL spellings (the reference parser's blocks).
+    pub fn is_nesl(&self) -> bool {
+        self.reference
     }
 }
 
-/// The format (and for SHAM/NESL the spelling) of one block, decided by its opening marker.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Spelling {
-    Sham,
-    NeslUpper,
-    Nesl,
-    Csl,
-    Cml,
-    Replacer,
-}
-
-impl Spelling {
-    /// One of the SHAM/NESL spellings (the reference parser's blocks).
-    pub fn is_nesl(&self) -> bool {
-        matches!(self, Spelling::Sham | Spelling::NeslUpper | Spelling::Nesl)
+impl Serialize for Format {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.id)
     }
 }
 
@@ -109,8 +68,8 @@ pub struct Block {
     pub end_line: Option<usize>,
     /// The format, shown for blocks of the other formats only (so SHAM/NESL output keeps the
     /// reference shape).
-    #[serde(rename = "format", skip_serializing_if = "Spelling::is_nesl")]
-    pub spelling: Spelling,
+    #[serde(skip_serializing_if = "Format::is_nesl")]
+    pub format: Format,
     /// The group (CSL TASKS, CML `<tasks>`) the block is a member of.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub group: Option<Group>,
@@ -129,7 +88,7 @@ pub struct Block {
 impl Block {
     /// A block of one of the other formats.
     pub fn foreign(
-        spelling: Spelling,
+        format: Format,
         id: String,
         properties: IndexMap<String, String>,
         start_line: usize,
@@ -140,7 +99,7 @@ impl Block {
             properties,
             start_line,
             end_line: Some(end_line),
-            spelling,
+            format,
             group: None,
             invalid: None,
             warnings: Vec::new(),
@@ -251,23 +210,6 @@ pub struct ParseResult {
     /// Near-miss headers and the like (not part of the reference shape).
     #[serde(skip)]
     pub notices: Vec<Notice>,
-}
-
-/// Parses reply text. Never fails: every problem is a [`ParseError`].
-///
-/// Linear in the input: one pass over the lines, allocation only for what the result holds.
-///
-/// Blocks of the other formats (CSL, CML, replacer; [`crate::format`]) are read where they
-/// open, per block, unless `dialect` forces one format. A reply in which no block of any
-/// format was read gets a notice for each block-like line ([`crate::format::detect`]).
-pub fn parse(text: &str, dialect: Dialect) -> ParseResult {
-    let mut result = parser::parse(text, dialect);
-    if result.blocks.is_empty() && result.errors.is_empty() {
-        result
-            .notices
-            .extend(crate::format::detect::block_like(text, dialect));
-    }
-    result
 }
 
 /// The input was not valid UTF-8.

@@ -16,9 +16,49 @@ use indexmap::IndexMap;
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::Reader;
 
-use super::{error, group, next_id, props, Taken};
-use crate::block::lines::len16;
-use crate::block::{Block, ErrorCode, GroupKind, Spelling};
+use super::lines::{len16, Line};
+use super::scan::{error, group, next_id, props, FrontEnd, Taken, TaskIds};
+use super::{Block, ErrorCode, Format, GroupKind, Registration};
+
+impl Format {
+    pub const CML: Format = Format {
+        id: "cml",
+        name: "CML",
+        reference: false,
+    };
+}
+
+pub(super) static FRONT_END: Registration = Registration {
+    formats: &[(
+        Format::CML,
+        "Only CML: `<tasks>`, `<write>`, `<edit>`, `<move>`, `<remove>`, `<run>` (seed 004)",
+    )],
+    start: |text, only| {
+        matches!(only, None | Some(Format::CML)).then(|| {
+            Box::new(Cml {
+                text,
+                closers: Closers::default(),
+            }) as Box<dyn FrontEnd<'_> + '_>
+        })
+    },
+};
+
+/// The CML front end: an element opens on a line starting (after indentation) with one of
+/// CML's top-level tags.
+struct Cml<'a> {
+    text: &'a str,
+    closers: Closers,
+}
+
+impl<'a> FrontEnd<'a> for Cml<'a> {
+    fn may_open(&self, trimmed: &str) -> bool {
+        trimmed.starts_with('<')
+    }
+
+    fn take(&mut self, ids: &mut TaskIds, line: Line<'a>, n: usize) -> Option<Taken> {
+        take(self.text, line.start, n, ids.counter(), &mut self.closers)
+    }
+}
 
 const TASKS: [&str; 5] = ["write", "edit", "move", "remove", "run"];
 
@@ -88,7 +128,7 @@ impl El {
 /// Where the next `</name>` (or `>`) starts at or after an offset, remembered per needle so
 /// that many openers without a closer cost one scan of the reply, not one each.
 #[derive(Debug, Default)]
-pub(super) struct Closers {
+struct Closers {
     /// (needle, searched from, found at).
     seen: Vec<(String, usize, Option<usize>)>,
 }
@@ -121,7 +161,7 @@ impl Closers {
 
 /// Reads a CML element whose opening tag is on the line starting at byte `start` of `text`
 /// (line number `n`).
-pub(super) fn take(
+fn take(
     text: &str,
     start: usize,
     n: usize,
@@ -316,7 +356,7 @@ fn tasks(
     let version = root.attrs.get("version");
     if let Some(v) = version.filter(|v| !known_version(v)) {
         let mut b = Block::foreign(
-            Spelling::Cml,
+            Format::CML,
             next_id(counter),
             IndexMap::new(),
             line_of(root.start),
@@ -511,7 +551,7 @@ fn task(
         invalid.insert(0, format!("malformed attribute: {bad}"));
     }
     let mut b = Block::foreign(
-        Spelling::Cml,
+        Format::CML,
         id,
         p,
         line_of(el.start),

@@ -12,9 +12,12 @@ use indexmap::IndexMap;
 
 use super::assign::{key_error, parse_assignment, Assignment, LineError};
 use super::diagnose;
-use super::lines::{len16, starts_with_ws, trim, trim_end, Line, LineIndex, Lines};
-use super::markers::{diagnose_end, match_end, match_header, validate_block_id, Markers};
-use super::{Block, Dialect, ErrorCode, ErrorNote, Notice, ParseError, ParseResult};
+use super::markers::{
+    diagnose_end, match_end, match_header, spellings, validate_block_id, Markers,
+};
+use crate::read::lines::{len16, starts_with_ws, trim, trim_end, Line, LineIndex, Lines};
+use crate::read::scan::FrontEnd;
+use crate::read::{Block, ErrorCode, ErrorNote, Format, Notice, ParseError, ParseResult};
 
 /// What a line is, from its trimmed text (§4). Auto mode recognises every spelling's prefixes.
 enum Class {
@@ -75,12 +78,12 @@ struct Heredoc<'a> {
     body_lines: usize,
 }
 
-struct Parser<'a> {
+pub(super) struct Parser<'a> {
     text: &'a str,
     spellings: &'static [&'static Markers],
     block: Option<OpenBlock<'a>>,
     heredoc: Option<Heredoc<'a>>,
-    blocks: Vec<super::Block>,
+    blocks: Vec<Block>,
     errors: Vec<ParseError>,
     notices: Vec<Notice>,
     /// Lines outside blocks that looked like headers: (line, byte offset of the next line).
@@ -90,49 +93,55 @@ struct Parser<'a> {
     prev: &'a str,
 }
 
-/// Parses `text` (see [`super::parse`]).
-pub(crate) fn parse(text: &str, dialect: Dialect) -> ParseResult {
-    let mut p = Parser {
-        text,
-        spellings: dialect.spellings(),
-        block: None,
-        heredoc: None,
-        blocks: Vec::new(),
-        errors: Vec::new(),
-        notices: Vec::new(),
-        near_misses: Vec::new(),
-        n: 0,
-        prev: "",
-    };
-    let mut foreign = crate::format::Foreign::new(dialect.foreign());
-    let mut lines = Lines::new(text);
-    while let Some(line) = lines.next() {
-        p.n += 1;
-        // A block of another format can open wherever a SHAM header could (not inside a
-        // heredoc); it takes its lines away from this parser.
-        if p.heredoc.is_none() && foreign.may_open(line.text) {
-            if let Some(taken) = foreign.take(text, line, p.n) {
-                p.close_open_block("a block of another format");
-                p.prev = line.text;
-                for _ in 1..taken {
-                    if let Some(l) = lines.next() {
-                        p.n += 1;
-                        p.prev = l.text;
-                    }
-                }
-                continue;
-            }
+impl<'a> Parser<'a> {
+    /// The parser for one reply, recognising every spelling (`None`) or only `only`.
+    pub(super) fn new(text: &'a str, only: Option<Format>) -> Parser<'a> {
+        Parser {
+            text,
+            spellings: spellings(only),
+            block: None,
+            heredoc: None,
+            blocks: Vec::new(),
+            errors: Vec::new(),
+            notices: Vec::new(),
+            near_misses: Vec::new(),
+            n: 0,
+            prev: "",
         }
-        p.line(line);
-        p.prev = line.text;
     }
-    let mut result = p.finish();
-    foreign.merge_into(&mut result);
-    result
+}
+
+/// SHAM/NESL is the scanner's line front end: it is given every line no block front end took,
+/// and a block of another format can open wherever a header could (not inside a heredoc),
+/// ending the open block.
+impl<'a> FrontEnd<'a> for Parser<'a> {
+    fn holds(&self) -> bool {
+        self.heredoc.is_some()
+    }
+
+    fn line(&mut self, line: Line<'a>, n: usize) {
+        self.n = n;
+        self.feed(line);
+        self.prev = line.text;
+    }
+
+    fn skipped(&mut self, first: usize, last: Line<'a>, last_n: usize) {
+        self.n = first;
+        self.close_open_block("a block of another format");
+        self.prev = last.text;
+        self.n = last_n;
+    }
+
+    fn finish(self: Box<Self>, result: &mut ParseResult) {
+        let mine = self.into_result();
+        result.blocks.extend(mine.blocks);
+        result.errors.extend(mine.errors);
+        result.notices.extend(mine.notices);
+    }
 }
 
 impl<'a> Parser<'a> {
-    fn line(&mut self, line: Line<'a>) {
+    fn feed(&mut self, line: Line<'a>) {
         if self.heredoc.is_some() {
             self.heredoc_line(line);
             return;
@@ -210,8 +219,7 @@ impl<'a> Parser<'a> {
     fn is_near_miss(&self, line: &str) -> bool {
         let t = trim(line);
         diagnose::near_miss_header(line)
-            && !Dialect::Auto
-                .spellings()
+            && !spellings(None)
                 .iter()
                 .any(|m| t.starts_with(m.header_prefix))
     }
@@ -289,7 +297,7 @@ impl<'a> Parser<'a> {
             properties: open.properties,
             start_line: open.start_line,
             end_line,
-            spelling: open.markers.spelling,
+            format: open.markers.format,
             group: None,
             invalid: None,
             warnings: Vec::new(),
@@ -503,7 +511,7 @@ impl<'a> Parser<'a> {
         self.heredoc = None;
     }
 
-    fn finish(mut self) -> ParseResult {
+    fn into_result(mut self) -> ParseResult {
         let eof_line = self.n + 1;
         if let Some(open) = self.block.take() {
             let (code, message, note) = match self.heredoc.take() {
@@ -580,7 +588,7 @@ impl<'a> Parser<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::block::{parse, Spelling};
+    use crate::read::{parse, Dialect, Format};
 
     fn heredoc_value(text: &str, dialect: Dialect) -> Option<String> {
         let r = parse(text, dialect);
@@ -592,7 +600,7 @@ mod tests {
         let nesl = |body: &str| {
             heredoc_value(
                 &format!("#!nesl [@x: abc]\nk = <<'EOT_abc'\n{body}\n#!end_abc"),
-                Dialect::Nesl,
+                Dialect::Only(Format::NESL),
             )
         };
         assert_eq!(nesl("a\nEOT_abc").as_deref(), Some("a"));
@@ -615,13 +623,13 @@ mod tests {
     fn strict_heredoc_close_needs_the_exact_line() {
         let text = "#!SHAM [@three-char-SHA-256: abc]\nk = <<'EOT_SHAM_abc'\n  EOT_SHAM_abc\nxEOT_SHAM_abc\nEOT_SHAM_abc'\nEOT_SHAM_abc\n#!END_SHAM_abc";
         assert_eq!(
-            heredoc_value(text, Dialect::Sham).as_deref(),
+            heredoc_value(text, Dialect::Only(Format::SHAM)).as_deref(),
             Some("  EOT_SHAM_abc\nxEOT_SHAM_abc\nEOT_SHAM_abc'")
         );
         let upper = text.replace("SHAM", "NESL");
         assert_eq!(
-            heredoc_value(&upper, Dialect::NeslUpper),
-            heredoc_value(text, Dialect::Sham).map(|v| v.replace("SHAM", "NESL"))
+            heredoc_value(&upper, Dialect::Only(Format::NESL_UPPER)),
+            heredoc_value(text, Dialect::Only(Format::SHAM)).map(|v| v.replace("SHAM", "NESL"))
         );
     }
 
@@ -640,17 +648,13 @@ mod tests {
                     #!NESL [@three-char-SHA-256: u1]\nk = <<'EOT_NESL_u1'\nEOT_NESL_u1\n#!END_NESL_u1\n\
                     #!nesl [@any: n1]\nk = <<'EOT_n1'\nxEOT_n1\n#!end_n1'";
         let r = parse(text, Dialect::Auto);
-        let spellings: Vec<_> = r
-            .blocks
-            .iter()
-            .map(|b| (b.id.as_str(), b.spelling))
-            .collect();
+        let spellings: Vec<_> = r.blocks.iter().map(|b| (b.id.as_str(), b.format)).collect();
         assert_eq!(
             spellings,
             vec![
-                ("s1", Spelling::Sham),
-                ("u1", Spelling::NeslUpper),
-                ("n1", Spelling::Nesl)
+                ("s1", Format::SHAM),
+                ("u1", Format::NESL_UPPER),
+                ("n1", Format::NESL)
             ]
         );
         assert_eq!(r.blocks[2].properties["k"], "x");
@@ -659,7 +663,7 @@ mod tests {
         assert_eq!(r.errors[0].code, ErrorCode::MalformedEnd);
         assert_eq!(r.errors[0].line, 2);
         // A forced dialect sees only its own blocks.
-        let only_nesl = parse(text, Dialect::Nesl);
+        let only_nesl = parse(text, Dialect::Only(Format::NESL));
         assert_eq!(only_nesl.blocks.len(), 1);
         assert_eq!(only_nesl.blocks[0].id, "n1");
     }

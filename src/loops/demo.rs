@@ -5,13 +5,13 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use crate::action::EngineOptions;
-use crate::input::Reply;
+use crate::read::input::Reply;
 use crate::record::apply::{apply, ApplyOptions};
 use crate::repo::{BString, ByteSlice, EntryKind, Expected, ObjectId, Repo, TreeChange};
 use crate::report::{self, ReportFormat};
 
 /// The bundled example reply.
-pub const EXAMPLE_REPLY: &str = include_str!("../examples/reply.md");
+pub const EXAMPLE_REPLY: &str = include_str!("../../examples/reply.md");
 
 /// The files the example reply expects to find.
 const STARTING_FILES: &[(&str, &str)] = &[

@@ -27,15 +27,15 @@ use std::time::{Duration, Instant, SystemTime};
 use sha1::{Digest, Sha1};
 
 use crate::action::ExecutionResult;
-use crate::clipboard::{self, CopyStatus};
-use crate::input::Reply;
+use crate::loops::clipboard::{self, CopyStatus};
+use crate::read::input::Reply;
 use crate::record::apply::{self as record_apply, ApplyError, ApplyOptions};
 use crate::repo::{Repo, RepoError, WatchLock, WatchState};
 use crate::report::{self, ReportFormat};
 use units::{Unit, Units};
 
 /// Files the watcher writes keep their permission bits; new ones are not executable.
-const KEEP: crate::fsutil::Perm = crate::fsutil::Perm::KeepExisting {
+const KEEP: crate::base::fsutil::Perm = crate::base::fsutil::Perm::KeepExisting {
     executable_if_new: false,
 };
 
@@ -167,7 +167,7 @@ impl Watcher {
     }
 
     fn read_text(&self) -> Result<String, WatchError> {
-        crate::input::read_reply(Some(&self.opts.file))
+        crate::read::input::read_reply(Some(&self.opts.file))
             .map(|r| r.text)
             .map_err(|e| WatchError::Read {
                 path: self.opts.file.display().to_string(),
@@ -298,7 +298,7 @@ impl Watcher {
         print!("{stdout}");
         let llm = report::render(result, ReportFormat::Llm, false);
         if let Some(out) = &self.opts.output {
-            if let Err(e) = crate::fsutil::write_atomic(out, llm.as_bytes(), KEEP) {
+            if let Err(e) = crate::base::fsutil::write_atomic(out, llm.as_bytes(), KEEP) {
                 progress(&format!(
                     "cannot write the report to '{}': {e}",
                     out.display()
@@ -336,7 +336,7 @@ impl Watcher {
         text.push_str(summary);
         text.push('\n');
         text.push_str(&current);
-        crate::fsutil::write_atomic(&self.opts.file, text.as_bytes(), KEEP)
+        crate::base::fsutil::write_atomic(&self.opts.file, text.as_bytes(), KEEP)
     }
 
     /// Watches until `stop` is set; each change (debounced) runs [`Watcher::run_once`].

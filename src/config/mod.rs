@@ -19,6 +19,8 @@
 //! keeps a copy in the git directory, which is never cloned or committed). Until then they are
 //! skipped and named in [`Config::untrusted`].
 
+pub mod editorconfig;
+
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;

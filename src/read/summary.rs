@@ -29,12 +29,7 @@ pub fn summary(result: &ParseResult) -> String {
         } else {
             keys.join(", ")
         };
-        let _ = writeln!(
-            out,
-            "block {} ({span}, {}): {keys}",
-            b.id,
-            b.spelling.name()
-        );
+        let _ = writeln!(out, "block {} ({span}, {}): {keys}", b.id, b.format.name);
     }
     for e in &result.errors {
         let _ = writeln!(
@@ -134,7 +129,7 @@ mod tests {
         let text =
             "intro\n#!SHAM [@three-char-SHA-256: abc]\npath = \"a\"\n😀k = \"v\"\n#!END_SHAM_abc\n\
                     #!nesl [@x: q1]\n\tk = x\n";
-        let out = summary(&crate::block::parse(text, crate::block::Dialect::Auto));
+        let out = summary(&crate::read::parse(text, crate::read::Dialect::Auto));
         let expected = "\
 2 blocks, 3 errors
 block abc (lines 2-5, SHAM): path

@@ -5,13 +5,13 @@
 //! Everything that differs between SHAM, upper-case NESL and lower-case nesl lives here, so
 //! the state machine is written once and parameterised by a [`Markers`] value.
 
-use super::lines::{len16, starts_with_ws, trim_end, trim_start};
-use super::{Dialect, Spelling};
+use crate::read::lines::{len16, starts_with_ws, trim_end, trim_start};
+use crate::read::Format;
 
 /// The per-spelling constants and lenience switches.
 #[derive(Debug)]
 pub(crate) struct Markers {
-    pub spelling: Spelling,
+    pub format: Format,
     /// Classification prefix of a header, including its trailing space.
     pub header_prefix: &'static str,
     /// Classification prefix of an end marker.
@@ -32,7 +32,7 @@ pub(crate) struct Markers {
 const LABEL: &str = "three-char-SHA-256";
 
 pub(crate) static SHAM: Markers = Markers {
-    spelling: Spelling::Sham,
+    format: Format::SHAM,
     header_prefix: "#!SHAM ",
     end_prefix: "#!END_SHAM_",
     heredoc_prefix: "EOT_SHAM_",
@@ -44,7 +44,7 @@ pub(crate) static SHAM: Markers = Markers {
 };
 
 pub(crate) static NESL_UPPER: Markers = Markers {
-    spelling: Spelling::NeslUpper,
+    format: Format::NESL_UPPER,
     header_prefix: "#!NESL ",
     end_prefix: "#!END_NESL_",
     heredoc_prefix: "EOT_NESL_",
@@ -56,7 +56,7 @@ pub(crate) static NESL_UPPER: Markers = Markers {
 };
 
 pub(crate) static NESL: Markers = Markers {
-    spelling: Spelling::Nesl,
+    format: Format::NESL,
     header_prefix: "#!nesl ",
     end_prefix: "#!end_",
     heredoc_prefix: "EOT_",
@@ -69,17 +69,16 @@ pub(crate) static NESL: Markers = Markers {
 
 static ALL: [&Markers; 3] = [&SHAM, &NESL_UPPER, &NESL];
 
-impl Dialect {
-    /// The spellings whose markers are recognised at all. A forced dialect treats the other
-    /// spellings' markers as ordinary lines, as each reference does.
-    pub(crate) fn spellings(self) -> &'static [&'static Markers] {
-        match self {
-            Dialect::Auto => &ALL,
-            Dialect::Sham => std::slice::from_ref(&ALL[0]),
-            Dialect::NeslUpper => std::slice::from_ref(&ALL[1]),
-            Dialect::Nesl => std::slice::from_ref(&ALL[2]),
-            Dialect::Csl | Dialect::Cml | Dialect::Replacer => &[],
-        }
+/// The spellings whose markers are recognised at all: every one (`None`) or only the one
+/// forced. A forced dialect treats the other spellings' markers as ordinary lines, as each
+/// reference does; a format of another front end recognises none.
+pub(crate) fn spellings(only: Option<Format>) -> &'static [&'static Markers] {
+    match only {
+        None => &ALL,
+        Some(Format::SHAM) => std::slice::from_ref(&ALL[0]),
+        Some(Format::NESL_UPPER) => std::slice::from_ref(&ALL[1]),
+        Some(Format::NESL) => std::slice::from_ref(&ALL[2]),
+        Some(_) => &[],
     }
 }
 
@@ -173,9 +172,7 @@ pub(crate) fn diagnose_end(
             &line[..prefix_len.min(line.len())],
             &format!(
                 "'{}' ends a {} block, but this block was opened with a {} header",
-                found.end_prefix,
-                found.spelling.name(),
-                block.spelling.name()
+                found.end_prefix, found.format.name, block.format.name
             ),
         );
     }
@@ -216,20 +213,6 @@ pub(crate) fn diagnose_end(
     }
     let pos = prefix_len + id_len;
     build(pos, &line[pos..], "unexpected text after the block id")
-}
-
-impl Spelling {
-    /// The name used in messages.
-    pub fn name(self) -> &'static str {
-        match self {
-            Spelling::Sham => "SHAM",
-            Spelling::NeslUpper => "NESL",
-            Spelling::Nesl => "nesl",
-            Spelling::Csl => "CSL",
-            Spelling::Cml => "CML",
-            Spelling::Replacer => "replacer",
-        }
-    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,189 @@
+//! Running commands: everything that starts a process on a reply's or the configuration's
+//! behalf, in one room beneath the actions.
+//!
+//! - [`policy`]: whether an exec block may run (ask / allow / deny, the read-only list, the
+//!   time budget of a reply);
+//! - [`approvals`]: the user's stored approvals;
+//! - [`session`]: where an exec block without `cwd` starts (the previous block's end);
+//! - [`spawn`]: starting a process with its limits (closed stdin, own process group, timeout,
+//!   capped output) and collecting what it did;
+//! - [`hooks`]: the configured `hooks.before` / `hooks.after` commands.
+//!
+//! The exec *action* (`crate::action`'s executor) decides the working directory and turns a
+//! [`Ran`] into its result; nothing here knows actions, formats or git.
+
+pub mod approvals;
+pub mod hooks;
+pub mod policy;
+pub(crate) mod session;
+pub mod spawn;
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+use crate::sandbox::Sandbox;
+
+/// A language `exec` can run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Lang {
+    Bash,
+    Sh,
+    Python,
+    Javascript,
+    Ruby,
+}
+
+impl Lang {
+    pub fn parse(s: &str) -> Option<Lang> {
+        Some(match s {
+            "bash" => Lang::Bash,
+            "sh" => Lang::Sh,
+            "python" => Lang::Python,
+            "javascript" => Lang::Javascript,
+            "ruby" => Lang::Ruby,
+            _ => return None,
+        })
+    }
+}
+
+/// Policy for `exec` blocks (DESIGN §5.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ExecPolicy {
+    /// Ask through the prompt; without a prompt, deny.
+    Ask,
+    Allow,
+    #[default]
+    Deny,
+}
+
+/// The answer to an exec prompt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Approval {
+    Yes,
+    No,
+    /// Yes, and to every later exec block of this reply.
+    Always,
+}
+
+/// What the prompt is asked about.
+#[derive(Debug, Clone)]
+pub struct ExecRequest {
+    pub block_id: String,
+    pub lang: Lang,
+    pub code: String,
+    pub cwd: PathBuf,
+}
+
+/// Asks the user whether to run an exec block.
+pub type ExecPrompt = dyn Fn(&ExecRequest) -> Approval + Send + Sync;
+
+/// How the exec blocks of one reply may run (from the engine's options).
+#[derive(Clone)]
+pub struct Settings {
+    pub policy: ExecPolicy,
+    /// For blocks without their own `timeout`.
+    pub timeout: Duration,
+    /// Per output stream.
+    pub max_output: usize,
+    /// For all exec blocks of the reply together.
+    pub total_timeout: Option<Duration>,
+    /// Commands that run without asking under [`ExecPolicy::Ask`].
+    pub approved: Arc<BTreeSet<String>>,
+    pub prompt: Option<Arc<ExecPrompt>>,
+}
+
+/// The exec state of one reply: its settings, the session, whether the user answered
+/// "always", and when the reply's time budget runs out.
+pub struct Runner {
+    pub(crate) settings: Settings,
+    pub(crate) session: session::ExecSession,
+    pub(crate) always: bool,
+    pub(crate) deadline: Option<Instant>,
+}
+
+/// What running one exec block produced besides its output.
+pub struct Ran {
+    pub output: spawn::ExecOutput,
+    /// Warnings for the block's result (where it started, what it left running).
+    pub warnings: Vec<String>,
+}
+
+impl Runner {
+    pub fn new(settings: Settings) -> Runner {
+        Runner {
+            deadline: settings.total_timeout.map(|d| Instant::now() + d),
+            settings,
+            session: session::ExecSession::default(),
+            always: false,
+        }
+    }
+
+    /// Where a block without `cwd` starts (the exec session), with its root-relative path and a
+    /// warning when that is not where the previous block ended.
+    pub(crate) fn start(&mut self, sandbox: &Sandbox) -> session::Start {
+        self.session.start(sandbox)
+    }
+
+    /// Runs one exec block in `dir` if the policy permits it (`Err` is the block's error),
+    /// within its own `timeout` (or the default) and what is left of the reply's budget.
+    pub fn run(
+        &mut self,
+        sandbox: &Sandbox,
+        block_id: &str,
+        code: &str,
+        lang: Lang,
+        dir: &Path,
+        timeout: Option<u64>,
+    ) -> Result<Ran, String> {
+        let permit = policy::permit(self, block_id, code, lang, dir)?;
+        let own = timeout
+            .map(Duration::from_secs)
+            .unwrap_or(self.settings.timeout);
+        let limit = policy::limit(self, own)?;
+        let max = self.settings.max_output;
+        // Only bash can report where it ended (exec sessions); a direct command cannot cd.
+        let probe = (lang == Lang::Bash && matches!(permit, policy::Permit::Interpreter))
+            .then(session::Probe::for_bash)
+            .flatten();
+        let run = match permit {
+            policy::Permit::Interpreter => spawn::run(
+                spawn::lang_name(lang),
+                code,
+                dir,
+                limit,
+                max,
+                probe.as_ref(),
+            ),
+            policy::Permit::Direct { prog, args } => {
+                spawn::spawn_and_wait(&prog, &args, dir, limit, max, None)
+            }
+        };
+        let end = probe.as_ref().and_then(session::Probe::result);
+        self.session.ended(sandbox, block_id, dir, end);
+        let mut warnings = Vec::new();
+        if run.left_running {
+            warnings.push(
+                "the code left processes running in the background when it exited; they were \
+                 killed, so their later output and changes are not part of this apply (an exec \
+                 block must finish its work before it exits)"
+                    .to_string(),
+            );
+        }
+        if run.pipes_held {
+            warnings.push(
+                "a process that left the exec's process group still held its output open; the \
+                 output shown is what was written before the exec ended"
+                    .to_string(),
+            );
+        }
+        Ok(Ran {
+            output: run.output,
+            warnings,
+        })
+    }
+}

@@ -1,0 +1,8 @@
+//! The loops a user or an agent lives in, around the engine: the instructions a model is given
+//! (`prompt`), the listener that applies blocks as a reply file grows (`watch`), the
+//! clipboard, and the bundled demo.
+
+pub mod clipboard;
+pub mod demo;
+pub mod prompt;
+pub mod watch;
