@@ -11,9 +11,9 @@
 
 use indexmap::IndexMap;
 
+use super::block::{Block, ErrorCode, Format, GroupKind, ParseError};
 use super::lines::{Line, Lines};
-use super::scan::{error, group, next_id, FrontEnd, Span, Taken, TaskIds};
-use super::{Block, ErrorCode, Format, GroupKind, ParseError, Registration};
+use super::scan::{error, group, next_id, FrontEnd, Registration, Span, Taken, TaskIds};
 
 impl Format {
     pub const CSL: Format = Format {

@@ -9,9 +9,9 @@
 //! SEARCH path that does not exist but is the suffix of exactly one tracked file
 //! (`Sandbox::resolve_suffix`).
 
+use super::block::{Block, ErrorCode, Format};
 use super::lines::{Line, Lines};
-use super::scan::{error, next_id, props, FrontEnd, Span, Taken, TaskIds};
-use super::{Block, ErrorCode, Format, Registration};
+use super::scan::{error, next_id, props, FrontEnd, Registration, Span, Taken, TaskIds};
 
 impl Format {
     pub const REPLACER: Format = Format {
