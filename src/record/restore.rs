@@ -23,6 +23,8 @@ use crate::repo::{
 };
 
 use super::journal::{parse_id, Before, JournalError, JournalPath};
+// The flags type lives with the journal, which records it; restore plans carry it too.
+pub use super::journal::PathFlags;
 
 /// The state to restore.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -125,14 +127,6 @@ impl RefChange {
         }
         Ok(())
     }
-}
-
-/// The index flags a plan sets for one path.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PathFlags {
-    pub path: String,
-    #[serde(flatten)]
-    pub flags: EntryFlags,
 }
 
 /// The flags `paths` get when an apply writes them: skip-worktree and intent-to-add cleared
