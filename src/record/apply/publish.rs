@@ -7,7 +7,7 @@
 
 use crate::action::{Execution, Step};
 use crate::read::input::Reply;
-use crate::repo::{BString, Expected, ObjectId, RefUpdate, Repo, RepoError};
+use crate::repo::{BString, Expected, IndexLock, ObjectId, RefUpdate, Repo, RepoError, Signature};
 
 use super::super::journal::{Before, Journal, JournalSnapshot};
 use super::super::snapshot;
@@ -45,21 +45,9 @@ impl Transaction<'_> {
         let head_commit = start.head_commit;
         let identity = &start.identity;
         let (parent, snap, kept) = self.user_work_commit(start, built, reply)?;
-        let author = match &opts.author {
-            Some((name, email)) => crate::repo::Signature {
-                name: name.clone(),
-                email: email.clone(),
-                ..identity.0.clone()
-            },
-            None => identity.0.clone(),
-        };
+        let author = commit_author(opts, &identity.0);
         let commit = repo.write_commit(commit_tree, &[parent], &msg, &author, &identity.1)?;
-        self.journal.commit = Some(commit.to_string());
-        // Untracked after the apply means: not in the index it leaves behind.
-        self.journal.after = untracked_after(repo, &self.journal, after_index)?;
-        self.journal.after_tree = Some(after_tree.to_string());
-        self.journal.after_index = Some(after_index.to_string());
-        let record = record_tree(repo, &self.journal)?;
+        let record = self.record_commit(commit, after_tree, after_index)?;
         let subject = msg.lines().next().unwrap_or_default().to_string();
         execution.result.git_commit = Some(commit.to_string());
         execution.result.snapshot_commit = snap.map(|s| s.commit.to_string());
@@ -69,36 +57,9 @@ impl Transaction<'_> {
             output: format!("{} {subject}", Repo::short(commit)),
         });
         execution.result.update_success();
-        let mut reports = repo.note_book(crate::repo::NOTES_REF)?;
-        reports.stage(commit, crate::report::json(&execution.result).as_bytes())?;
-        let mut replies = repo.note_book(REPLY_NOTES_REF)?;
-        replies.stage(commit, reply.text.as_bytes())?;
-        let short = Repo::short(commit);
         // The branch, the apply record and both notes move in one transaction: all or none.
-        let mut updates = vec![
-            RefUpdate {
-                name: "HEAD".into(),
-                new: commit,
-                expected: Expected::Value(head_commit),
-                reflog: format!("clada: apply {}: {subject}", reply.source),
-            },
-            RefUpdate {
-                name: record_ref(commit),
-                new: record,
-                expected: Expected::Any,
-                reflog: "clada: apply record".into(),
-            },
-        ];
-        if let Some(k) = kept {
-            updates.push(RefUpdate {
-                name: kept_ref(commit),
-                new: k,
-                expected: Expected::Any,
-                reflog: "clada: your uncommitted work before the apply".into(),
-            });
-        }
-        updates.extend(reports.write(&format!("clada: results of {short}"))?);
-        updates.extend(replies.write(&format!("clada: reply of {short}"))?);
+        let mut updates = branch_updates(reply, head_commit, commit, record, kept, &subject);
+        updates.extend(notes_updates(repo, &execution, reply, commit)?);
         // git's index lock stays held (the new index written into it) until the branch has
         // moved: a `git commit` cannot slip in between, and if the branch moved anyway the
         // old index is still in place.
@@ -111,20 +72,7 @@ impl Transaction<'_> {
         self.journal.write(repo)?;
         crate::base::trace::phase("commit+record+notes");
         crate::base::failpoint::hit("apply:before-ref");
-        if let Err(err) = repo.update_refs(&updates) {
-            if repo.head()?.commit() != Some(head_commit) {
-                // Someone moved the branch meanwhile (a ref update that does not take
-                // git's index lock): take the reply back, leave their commit alone.
-                drop(index_lock);
-                let changed: Vec<BString> = built.changes.iter().map(|c| c.path.clone()).collect();
-                roll_back(repo, &self.journal, &execution, &changed)?;
-                Journal::remove(repo)?;
-                return Err(ApplyError::Refused(format!(
-                    "the branch moved while the reply was being applied ({err}); the reply's changes were taken back and nothing was committed: apply the reply again"
-                )));
-            }
-            return Err(err.into());
-        }
+        let index_lock = self.move_refs(&updates, index_lock, head_commit, built, &execution)?;
         crate::base::trace::phase("refs");
         crate::base::failpoint::hit("apply:after-ref");
         index_lock.rename()?;
@@ -133,14 +81,7 @@ impl Transaction<'_> {
         // are in this apply's "before"): undo reaches it again once this commit is undone.
 
         if !opts.no_verify {
-            if let Some(run) = repo.run_hook("post-commit", &[])? {
-                if !run.success {
-                    execution.result.warnings.push(format!(
-                        "the post-commit hook failed (exit {}); the commit stands",
-                        run.exit_code.map_or("signal".into(), |c| c.to_string())
-                    ));
-                }
-            }
+            post_commit(repo, &mut execution)?;
         }
         Journal::remove(repo)?;
         Ok(ApplyOutcome {
@@ -149,6 +90,52 @@ impl Transaction<'_> {
             snapshot: snap.map(|s| s.commit),
             diff: None,
         })
+    }
+
+    /// Names `commit` in the journal, with the state the apply leaves behind (W', I' and the
+    /// journaled paths they do not track), and writes the apply record's tree from it.
+    fn record_commit(
+        &mut self,
+        commit: ObjectId,
+        after_tree: ObjectId,
+        after_index: ObjectId,
+    ) -> Result<ObjectId, ApplyError> {
+        let repo = self.repo;
+        self.journal.commit = Some(commit.to_string());
+        // Untracked after the apply means: not in the index it leaves behind.
+        self.journal.after = untracked_after(repo, &self.journal, after_index)?;
+        self.journal.after_tree = Some(after_tree.to_string());
+        self.journal.after_index = Some(after_index.to_string());
+        record_tree(repo, &self.journal)
+    }
+
+    /// Moves the branch (compare-and-swap from `head_commit`), the record refs and the notes
+    /// in one ref transaction: all or none. When someone moved the branch meanwhile, the
+    /// reply is taken back and nothing is committed. Hands back git's index lock, still held.
+    fn move_refs(
+        &self,
+        updates: &[RefUpdate],
+        index_lock: IndexLock,
+        head_commit: ObjectId,
+        built: &Built,
+        execution: &Execution,
+    ) -> Result<IndexLock, ApplyError> {
+        let repo = self.repo;
+        if let Err(err) = repo.update_refs(updates) {
+            if repo.head()?.commit() != Some(head_commit) {
+                // Someone moved the branch meanwhile (a ref update that does not take
+                // git's index lock): take the reply back, leave their commit alone.
+                drop(index_lock);
+                let changed: Vec<BString> = built.changes.iter().map(|c| c.path.clone()).collect();
+                roll_back(repo, &self.journal, execution, &changed)?;
+                Journal::remove(repo)?;
+                return Err(ApplyError::Refused(format!(
+                    "the branch moved while the reply was being applied ({err}); the reply's changes were taken back and nothing was committed: apply the reply again"
+                )));
+            }
+            return Err(err.into());
+        }
+        Ok(index_lock)
     }
 
     /// The commit the AI commit goes on: HEAD, or the snapshot of the user's work (fallback
@@ -272,4 +259,83 @@ fn kept_work_commit(
         author,
         committer,
     )?)
+}
+
+/// The AI commit's author: `--git-author` when given, else the user (`user`).
+fn commit_author(opts: &ApplyOptions, user: &Signature) -> Signature {
+    match &opts.author {
+        Some((name, email)) => Signature {
+            name: name.clone(),
+            email: email.clone(),
+            ..user.clone()
+        },
+        None => user.clone(),
+    }
+}
+
+/// The branch (from `head_commit` to `commit`), the apply record and the kept work: the refs
+/// of the ref transaction besides the notes.
+fn branch_updates(
+    reply: &Reply,
+    head_commit: ObjectId,
+    commit: ObjectId,
+    record: ObjectId,
+    kept: Option<ObjectId>,
+    subject: &str,
+) -> Vec<RefUpdate> {
+    let mut updates = vec![
+        RefUpdate {
+            name: "HEAD".into(),
+            new: commit,
+            expected: Expected::Value(head_commit),
+            reflog: format!("clada: apply {}: {subject}", reply.source),
+        },
+        RefUpdate {
+            name: record_ref(commit),
+            new: record,
+            expected: Expected::Any,
+            reflog: "clada: apply record".into(),
+        },
+    ];
+    if let Some(k) = kept {
+        updates.push(RefUpdate {
+            name: kept_ref(commit),
+            new: k,
+            expected: Expected::Any,
+            reflog: "clada: your uncommitted work before the apply".into(),
+        });
+    }
+    updates
+}
+
+/// The notes of `commit` (its result report and its reply) written, as updates of the notes
+/// refs for the same ref transaction.
+fn notes_updates(
+    repo: &Repo,
+    execution: &Execution,
+    reply: &Reply,
+    commit: ObjectId,
+) -> Result<Vec<RefUpdate>, ApplyError> {
+    let mut reports = repo.note_book(crate::repo::NOTES_REF)?;
+    reports.stage(commit, crate::report::json(&execution.result).as_bytes())?;
+    let mut replies = repo.note_book(REPLY_NOTES_REF)?;
+    replies.stage(commit, reply.text.as_bytes())?;
+    let short = Repo::short(commit);
+    let mut updates = Vec::new();
+    updates.extend(reports.write(&format!("clada: results of {short}"))?);
+    updates.extend(replies.write(&format!("clada: reply of {short}"))?);
+    Ok(updates)
+}
+
+/// The `post-commit` hook; it cannot undo the commit, so a failure is a warning.
+fn post_commit(repo: &Repo, execution: &mut Execution) -> Result<(), ApplyError> {
+    if let Some(run) = repo.run_hook("post-commit", &[])? {
+        if !run.success {
+            execution.result.warnings.push(format!(
+                "the post-commit hook failed (exit {}); the commit stands",
+                run.exit_code.map_or("signal".into(), |c| c.to_string())
+            ));
+        }
+    }
+    Ok(())
 }
