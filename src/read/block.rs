@@ -220,6 +220,23 @@ pub struct ParseResult {
     pub notices: Vec<Notice>,
 }
 
+impl ParseResult {
+    /// Adds `other`'s blocks, errors and notices after this result's own (moving the vectors
+    /// when this one is empty: the usual case, and a copy of a million blocks otherwise).
+    pub(crate) fn absorb(&mut self, other: ParseResult) {
+        fn join<T>(into: &mut Vec<T>, from: Vec<T>) {
+            if into.is_empty() {
+                *into = from;
+            } else {
+                into.extend(from);
+            }
+        }
+        join(&mut self.blocks, other.blocks);
+        join(&mut self.errors, other.errors);
+        join(&mut self.notices, other.notices);
+    }
+}
+
 /// The input was not valid UTF-8.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("input is not valid UTF-8: invalid byte 0x{byte:02X} at byte offset {offset} (line {line}); re-save the reply as UTF-8")]
