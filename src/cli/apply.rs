@@ -369,6 +369,7 @@ pub fn engine_options_for(
                 final_newline: cfg.files_final_newline.value,
                 editorconfig: true,
             },
+            exec_watch: None,
         },
         approvals,
     ))

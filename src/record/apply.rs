@@ -63,6 +63,8 @@ pub struct ApplyOptions {
     pub coauthor: Option<String>,
     /// `hooks.before` / `hooks.after` from the configuration (see `crate::exec::hooks`).
     pub hooks: crate::exec::hooks::Hooks,
+    /// The MCP session the apply is a tool call of: a `Clada-Session` trailer on the commit.
+    pub session: Option<String>,
 }
 
 /// What an apply did.
@@ -769,6 +771,7 @@ impl Transaction<'_> {
             opts.message.as_deref(),
             coauthor.as_deref(),
         );
+        let msg = message::with_session(msg, opts.session.as_deref());
 
         let Some(written) = self.write_index(
             start,
