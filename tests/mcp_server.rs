@@ -76,6 +76,12 @@ fn steps(transcript: &Value) -> Vec<Value> {
     let steps = transcript["steps"].as_array().expect("steps").clone();
     for (i, s) in steps.iter().enumerate() {
         assert!(s.get("exception").is_none(), "step {i} raised: {s:#}");
+        let mismatch = s.get("outputMismatch").cloned().unwrap_or(json!([]));
+        assert_eq!(
+            mismatch,
+            json!([]),
+            "step {i}: result does not match the output schema: {s:#}"
+        );
     }
     steps
 }
@@ -624,6 +630,14 @@ fn malformed_requests_get_errors_and_the_server_keeps_serving() {
         .as_str()
         .unwrap_or_default()
         .contains("Missing required parameter"));
+    // A read tool runs its own action only, whatever it is sent.
+    let sneaky = raw.request(
+        8,
+        "tools/call",
+        json!({"name": "read", "arguments": {"path": "a.txt", "actions": [{"action": "file_write", "path": "pwned.txt", "content": "x"}]}}),
+    );
+    assert_eq!(sneaky["result"]["isError"], true, "{sneaky:#}");
+    assert!(!repo.exists("pwned.txt"));
     // Still serving: a real edit goes through.
     let ok = raw.request(
         7,

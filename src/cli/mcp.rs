@@ -185,3 +185,33 @@ fn param_text(a: &clap::Arg) -> ParamText {
         kind,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_tools_get_the_commands_own_help_and_only_the_agents_options() {
+        let texts = command_texts();
+        let apply = &texts["apply"];
+        let names: Vec<&str> = apply.params.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["dialect", "atomic", "message"]);
+        assert!(apply.about.starts_with("Apply the action blocks"));
+        let dialect = &apply.params[0];
+        match &dialect.kind {
+            ParamKind::OneOf(values) => {
+                assert!(values.iter().any(|(v, _)| v == "auto"));
+                assert!(values.iter().any(|(v, _)| v == "tool-call"));
+            }
+            other => panic!("dialect is {other:?}"),
+        }
+        assert_eq!(apply.params[1].kind, ParamKind::Boolean);
+        assert_eq!(texts["log"].params[0].name, "max_count");
+        assert_eq!(texts["log"].params[0].kind, ParamKind::Integer);
+        assert_eq!(texts["show"].params[0].kind, ParamKind::String);
+        assert!(texts["undo"]
+            .about
+            .contains("Take back the last clada operation"));
+        assert_eq!(texts["dry-run"].params[0].name, "dry_run");
+    }
+}

@@ -49,6 +49,16 @@ def result_record(result):
 
 
 async def step(client, spec, s, elicited):
+    result = await _step(client, spec, s, elicited)
+    # Every structured result must match the tool's declared output schema, errors included.
+    schema = spec.get("_outputs", {}).get(s.get("tool"))
+    if schema is not None and isinstance(result, dict) and result.get("structured") is not None:
+        errors = sorted(validator_for(schema)(schema).iter_errors(result["structured"]), key=str)
+        result["outputMismatch"] = [e.message for e in errors]
+    return result
+
+
+async def _step(client, spec, s, elicited):
     kind = s["do"]
     cwd = spec["cwd"]
     if kind == "info":
@@ -172,6 +182,8 @@ async def run_client(spec):
         elicitation_callback=elicit if answer else None,
         read_timeout_seconds=120,
     ) as client:
+        listed = await client.list_tools()
+        spec["_outputs"] = {t.name: t.output_schema for t in listed.tools if t.output_schema}
         for s in spec["steps"]:
             try:
                 transcript.append(await step(client, spec, s, elicited))

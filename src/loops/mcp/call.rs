@@ -273,6 +273,10 @@ fn read_call(call: &Call<'_>, action: &str, args: Map<String, Value>) -> Result<
     let server = call.server;
     let sandbox = read_sandbox(&server.cwd, server.no_git, &server.apply.paths_deny)?;
     let plan = action::plan(&parsed, &sandbox);
+    // Only the tool's own action runs here: a read tool never writes, whatever it was sent.
+    if plan.actions.iter().any(|a| a.action != action) {
+        return Err(format!("`{action}` is the only action this tool runs"));
+    }
     let execution = action::execute(&plan, &sandbox, &server.apply.engine);
     Ok(Outcome::report(&execution.result, None))
 }

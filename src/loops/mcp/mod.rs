@@ -418,3 +418,25 @@ fn elicitation_prompt(
         }
     }))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_report_schema_is_json_and_the_session_ids_are_checked() {
+        let schema: Value = serde_json::from_str(REPORT_SCHEMA).unwrap();
+        assert_eq!(schema["type"], "object");
+        assert!(schema["required"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("results")));
+        let id = new_session_id();
+        assert!(id.starts_with("mcp-") && id.len() == 14, "{id}");
+        assert!(check_session_id(&id).is_ok());
+        assert!(check_session_id("alpha-1").is_ok());
+        for bad in ["", "two words", "line\nbreak", &"x".repeat(65)] {
+            assert!(check_session_id(bad).is_err(), "{bad:?}");
+        }
+    }
+}

@@ -331,3 +331,85 @@ fn check_schema(apply_params: &[ParamText]) -> Value {
 pub fn is_apply_option(key: &str) -> bool {
     APPLY_OPTIONS.contains(&key)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts() -> CommandTexts {
+        let mut t = CommandTexts::new();
+        t.insert(
+            "apply".into(),
+            CommandText {
+                about: "Apply the action blocks.".into(),
+                params: vec![
+                    ParamText {
+                        name: "atomic".into(),
+                        help: "All-or-nothing.".into(),
+                        kind: ParamKind::Boolean,
+                    },
+                    ParamText {
+                        name: "dialect".into(),
+                        help: "Block spelling.".into(),
+                        kind: ParamKind::OneOf(vec![("auto".into(), "per block".into())]),
+                    },
+                ],
+            },
+        );
+        t.insert(
+            "log".into(),
+            CommandText {
+                about: "List AI commits.".into(),
+                params: vec![ParamText {
+                    name: "max_count".into(),
+                    help: "At most N.".into(),
+                    kind: ParamKind::Integer,
+                }],
+            },
+        );
+        t
+    }
+
+    #[test]
+    fn every_tool_has_an_object_schema_and_edit_offers_every_action() {
+        let tools = tools(&texts());
+        let names: Vec<&str> = tools.iter().map(|t| t.name).collect();
+        assert_eq!(
+            names,
+            [
+                "apply", "edit", "check", "read", "grep", "ls", "glob", "undo", "redo", "status",
+                "log", "show"
+            ]
+        );
+        for t in &tools {
+            assert_eq!(t.input_schema["type"], "object", "{}", t.name);
+            assert_eq!(t.input_schema["additionalProperties"], false, "{}", t.name);
+        }
+        let edit = &tools[1].input_schema["properties"];
+        let items = edit["actions"]["items"]["anyOf"].as_array().unwrap();
+        assert_eq!(items.len(), schema::schema().actions.len());
+        assert!(items.iter().all(|i| i["required"][0] == "action"));
+        // `dialect` is for replies: on apply and check, not on edit.
+        assert!(edit.get("dialect").is_none());
+        assert!(
+            tools[0].input_schema["properties"]["dialect"]["description"]
+                .as_str()
+                .unwrap()
+                .contains("- auto: per block")
+        );
+        assert!(tools[2].input_schema["properties"]["dialect"].is_object());
+        assert!(tools[0].description.starts_with("Apply the action blocks."));
+        assert_eq!(
+            tools[10].input_schema["properties"]["max_count"]["type"],
+            "integer"
+        );
+        // The read tools are the schema's read actions, with their parameters.
+        assert_eq!(tools[3].kind, ToolKind::Read("file_read_numbered"));
+        assert_eq!(tools[3].input_schema["required"], json!(["path"]));
+        assert!(tools.iter().all(|t| t.kind.read_only()
+            != matches!(
+                t.kind,
+                ToolKind::Apply | ToolKind::Edit | ToolKind::Undo | ToolKind::Redo
+            )));
+    }
+}
