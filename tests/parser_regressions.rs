@@ -12,15 +12,13 @@ use std::path::Path;
 use git_clada::read::{self, Dialect, Format, ParseResult};
 use proptest::prelude::*;
 
-const DIALECTS: [Dialect; 7] = [
-    Dialect::Auto,
-    Dialect::Only(Format::SHAM),
-    Dialect::Only(Format::NESL_UPPER),
-    Dialect::Only(Format::NESL),
-    Dialect::Only(Format::CSL),
-    Dialect::Only(Format::CML),
-    Dialect::Only(Format::REPLACER),
-];
+/// Auto, then every registered format forced on its own (new front ends are covered as they
+/// are registered).
+fn dialects() -> Vec<Dialect> {
+    std::iter::once(Dialect::Auto)
+        .chain(read::formats().map(|(f, _)| Dialect::Only(f)))
+        .collect()
+}
 
 /// The invariants callers rely on, for a result of parsing `text`.
 fn check_invariants(text: &str, result: &ParseResult) {
@@ -56,7 +54,7 @@ fn parse_everywhere(bytes: &[u8]) {
     let Ok(text) = read::decode(bytes) else {
         return;
     };
-    for dialect in DIALECTS {
+    for dialect in dialects() {
         check_invariants(text, &read::parse(text, dialect));
     }
 }
@@ -74,6 +72,41 @@ fn regression_inputs() {
         count += 1;
     }
     assert!(count > 0, "no regression inputs in {}", dir.display());
+}
+
+#[test]
+fn fuzz_seeds_hold_the_invariants() {
+    let fuzz = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz");
+    let mut dirs = vec![fuzz.join("seeds")];
+    for entry in fs::read_dir(fuzz.join("seeds-formats")).unwrap() {
+        dirs.push(entry.unwrap().path());
+    }
+    let mut count = 0;
+    for dir in dirs {
+        for entry in fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_file() {
+                parse_everywhere(&fs::read(&path).unwrap());
+                count += 1;
+            }
+        }
+    }
+    assert!(
+        count >= 30,
+        "only {count} fuzz seeds found under {}",
+        fuzz.display()
+    );
+}
+
+#[test]
+fn every_registered_format_can_be_forced() {
+    let ids: Vec<&str> = read::formats().map(|(f, _)| f.id).collect();
+    for id in ["sham", "nesl-upper", "nesl", "csl", "cml", "replacer"] {
+        assert!(ids.contains(&id), "format {id} is not registered: {ids:?}");
+        assert_eq!(read::format_by_id(id).map(|f| f.id), Some(id));
+    }
+    assert!(read::format_by_id("no-such-format").is_none());
+    assert_eq!(Format::CSL.name, "CSL");
 }
 
 #[test]

@@ -11,8 +11,9 @@
 //!    the caller stores the command in the approval file). With no prompt (not on a
 //!    terminal) the block is refused.
 //!
-//! The approval file is read and written by the caller (the CLI), never by the engine: the
-//! engine's writes become part of the AI commit, and an approval must outlive an undo.
+//! The approval file (`approvals.rs`) is read and written by the caller (the CLI), never by
+//! the engine: the engine's writes become part of the AI commit, and an approval must outlive
+//! an undo.
 
 use std::path::{Component, Path};
 use std::time::{Duration, Instant};

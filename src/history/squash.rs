@@ -36,9 +36,11 @@ use crate::repo::{
     BString, ByteSlice, CommitInfo, Expected, ObjectId, Repo, RepoError, TreeChange, NOTES_REF,
 };
 
+use super::common::{
+    current_branch, refuse_busy, refuse_stepped_back, squash_ref, write_orig_head, HistoryError,
+    Trace,
+};
 use super::log::sessions_of;
-use super::undo::{current_branch, squash_ref, write_orig_head};
-use super::{refuse_busy, refuse_stepped_back, HistoryError, Trace};
 
 /// Which commits to select (the seeds' `git_squash` modes, with their parameter).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -208,27 +210,7 @@ pub fn squash(repo: &Repo, opts: &SquashOptions) -> Result<SquashReport, History
     trace.phase("walk");
 
     // Published history is never rewritten: cut the window where it begins.
-    let mut left_alone = Vec::new();
-    let mut published_ref = None;
-    if let Some(oldest) = oldest_rewritten(&window, opts.contiguous_only) {
-        if repo.published_by(window[oldest].info.id)?.is_some() {
-            let cut = first_published(repo, &window, oldest)?;
-            published_ref = repo.published_by(window[cut].info.id)?;
-            for c in window[cut..].iter().filter(|c| c.selected) {
-                left_alone.push(LeftAlone {
-                    commit: c.info.id.to_string(),
-                    subject: c.info.subject().to_string(),
-                    reason: format!(
-                        "already published (reachable from {})",
-                        published_ref
-                            .as_deref()
-                            .unwrap_or("a remote-tracking branch or tag")
-                    ),
-                });
-            }
-            window.truncate(cut);
-        }
-    }
+    let (mut left_alone, published_ref) = cut_published(repo, &mut window, opts.contiguous_only)?;
     trace.phase("published");
 
     // Oldest first from here on.
@@ -268,33 +250,7 @@ pub fn squash(repo: &Repo, opts: &SquashOptions) -> Result<SquashReport, History
     }
     trace.phase("commits");
 
-    let mut report = SquashReport {
-        mode: opts.selection.mode().into(),
-        branch: branch.clone(),
-        from: tip.to_string(),
-        to: built.tip.to_string(),
-        groups: Vec::new(),
-        replayed: built
-            .replayed
-            .iter()
-            .map(|&i| summary(&window[i]))
-            .collect(),
-        left_alone,
-        dry_run: opts.dry_run,
-    };
-    for (g, new) in groups.iter().zip(&built.group_commits) {
-        report.groups.push(SquashedGroup {
-            commit: new.0.to_string(),
-            subject: new.1.clone(),
-            squashed: g.iter().map(|&i| summary(&window[i])).collect(),
-            snapshots: g
-                .iter()
-                .filter(|&&i| window[i].kind == Some(CladaCommit::Snapshot))
-                .map(|&i| window[i].info.id.to_string())
-                .collect(),
-        });
-    }
-
+    let report = squash_report(opts, &branch, tip, &window, &groups, &built, left_alone);
     merge_notes(build_repo, &window, &groups, &built, opts.dry_run)?;
     trace.phase("notes");
     if opts.dry_run {
@@ -323,24 +279,75 @@ pub fn squash(repo: &Repo, opts: &SquashOptions) -> Result<SquashReport, History
     Ok(report)
 }
 
-/// The squash commit an undo of the squash that made `tip` takes back: the newest squash
-/// commit from `tip` down to `oldest` (the first commit the undo drops). With
-/// `--no-contiguous-only` the commits in between were replayed on top of it, so the tip itself
-/// is a copy of a human commit; without, the tip usually is the squash commit.
-pub fn squash_commit_of(
-    repo: &Repo,
+/// The report of a squash that built `built` from the `groups` of `window`.
+fn squash_report(
+    opts: &SquashOptions,
+    branch: &str,
     tip: ObjectId,
-    oldest: ObjectId,
-) -> Result<CommitInfo, HistoryError> {
-    let mut next = Some(tip);
-    while let Some(id) = next {
-        let info = repo.commit_info(id)?;
-        if classify(&info) == Some(CladaCommit::Squash) || id == oldest {
-            return Ok(info);
-        }
-        next = info.parents.first().copied();
+    window: &[Candidate],
+    groups: &[Vec<usize>],
+    built: &Built,
+    left_alone: Vec<LeftAlone>,
+) -> SquashReport {
+    let mut report = SquashReport {
+        mode: opts.selection.mode().into(),
+        branch: branch.to_string(),
+        from: tip.to_string(),
+        to: built.tip.to_string(),
+        groups: Vec::new(),
+        replayed: built
+            .replayed
+            .iter()
+            .map(|&i| summary(&window[i]))
+            .collect(),
+        left_alone,
+        dry_run: opts.dry_run,
+    };
+    for (g, new) in groups.iter().zip(&built.group_commits) {
+        report.groups.push(SquashedGroup {
+            commit: new.0.to_string(),
+            subject: new.1.clone(),
+            squashed: g.iter().map(|&i| summary(&window[i])).collect(),
+            snapshots: g
+                .iter()
+                .filter(|&&i| window[i].kind == Some(CladaCommit::Snapshot))
+                .map(|&i| window[i].info.id.to_string())
+                .collect(),
+        });
     }
-    Ok(repo.commit_info(tip)?)
+
+    report
+}
+
+/// Cuts the window (newest first) where published history begins; returns the selected
+/// commits left alone for it and the ref that published them.
+fn cut_published(
+    repo: &Repo,
+    window: &mut Vec<Candidate>,
+    contiguous_only: bool,
+) -> Result<(Vec<LeftAlone>, Option<String>), HistoryError> {
+    let mut left_alone = Vec::new();
+    let mut published_ref = None;
+    if let Some(oldest) = oldest_rewritten(window, contiguous_only) {
+        if repo.published_by(window[oldest].info.id)?.is_some() {
+            let cut = first_published(repo, window, oldest)?;
+            published_ref = repo.published_by(window[cut].info.id)?;
+            for c in window[cut..].iter().filter(|c| c.selected) {
+                left_alone.push(LeftAlone {
+                    commit: c.info.id.to_string(),
+                    subject: c.info.subject().to_string(),
+                    reason: format!(
+                        "already published (reachable from {})",
+                        published_ref
+                            .as_deref()
+                            .unwrap_or("a remote-tracking branch or tag")
+                    ),
+                });
+            }
+            window.truncate(cut);
+        }
+    }
+    Ok((left_alone, published_ref))
 }
 
 /// Reads the window from `tip`: first-parent commits down to a merge (excluded) or the root;

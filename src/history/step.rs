@@ -36,12 +36,11 @@ use crate::record::journal::{Before, JournalPath};
 use crate::record::restore::{self, PathFlags, RefChange, RestorePlan};
 use crate::record::snapshot;
 use crate::repo::{
-    BStr, BString, ByteSlice, CheckoutPlan, CommitInfo, Entry, EntryKind, Head, ObjectId,
-    PathConflict, Repo, RepoError, TreeChange,
+    BStr, BString, ByteSlice, CheckoutPlan, CommitInfo, Entry, EntryKind, Head, Index, ObjectId,
+    PathConflict, Repo, RepoError, Status, TreeChange,
 };
 
-use super::undo::write_orig_head;
-use super::{refuse_busy, HistoryError, Trace};
+use super::common::{refuse_busy, write_orig_head, HistoryError, Trace};
 
 /// The ref recording an active step-back (its presence means "stepped back").
 pub const STATE_REF: &str = crate::record::STEP_STATE_REF;
@@ -297,33 +296,7 @@ fn back_from_tip(repo: &Repo, dry_run: bool) -> Result<StepReport, HistoryError>
     // the restore below.
     let mut refs_before = Vec::new();
     if has_work {
-        let (author, committer) = repo.identity()?;
-        let short = branch.strip_prefix("refs/heads/").unwrap_or(&branch);
-        let on = format!("{short}: {} {}", Repo::short(tip), info.subject());
-        let i = repo.write_commit(
-            i_tree,
-            &[tip],
-            &format!("index on {on}\n"),
-            &author,
-            &committer,
-        )?;
-        let mut parents = vec![tip, i];
-        if let Some(u_tree) = u_tree {
-            parents.push(repo.write_commit(
-                u_tree,
-                &[],
-                &format!("untracked files on {on}\n"),
-                &author,
-                &committer,
-            )?);
-        }
-        let w = repo.write_commit(
-            w_tree,
-            &parents,
-            &format!("WIP on {on}\n\nParked by `git clada step-back`; `git clada step-forward --all` restores it.\n"),
-            &author,
-            &committer,
-        )?;
+        let w = park_commits(repo, &branch, &info, i_tree, w_tree, u_tree)?;
         refs_before.push(RefChange::set(
             stash_ref(tip),
             w,
@@ -332,24 +305,7 @@ fn back_from_tip(repo: &Repo, dry_run: bool) -> Result<StepReport, HistoryError>
         report.stash = Some(w.to_string());
         report.stash_ref = Some(stash_ref(tip));
     }
-    let flags = crate::record::restore::flags_to_record(
-        &index,
-        status.dirty_paths().iter().map(|p| p.as_bstr()),
-    );
-    if !flags.is_empty() {
-        let json = serde_json::to_vec(&flags)
-            .map_err(|e| RepoError::Invalid(format!("cannot record the index flags: {e}")))?;
-        refs_before.push(RefChange::set(
-            FLAGS_REF,
-            repo.write_blob(&json)?,
-            "clada: step-back",
-        ));
-    }
-    let branch_blob = repo.write_blob(branch.as_bytes())?;
-    refs_before.push(RefChange::set(BRANCH_REF, branch_blob, "clada: step-back"));
-    refs_before.push(RefChange::set(POSITION_REF, target, "clada: step-back"));
-    // The tip last: its presence is what "stepped back" means.
-    refs_before.push(RefChange::set(STATE_REF, tip, "clada: step-back"));
+    refs_before.extend(state_refs(repo, &index, &status, &branch, tip, target)?);
     write_orig_head(repo, tip)?;
     trace.phase("park");
 
@@ -376,6 +332,77 @@ fn back_from_tip(repo: &Repo, dry_run: bool) -> Result<StepReport, HistoryError>
     )?;
     trace.phase("checkout");
     Ok(report)
+}
+
+/// The stash-format commits of the parked work (index, untracked files, worktree), as
+/// `git stash` writes them; returns the worktree commit.
+fn park_commits(
+    repo: &Repo,
+    branch: &str,
+    info: &CommitInfo,
+    i_tree: ObjectId,
+    w_tree: ObjectId,
+    u_tree: Option<ObjectId>,
+) -> Result<ObjectId, HistoryError> {
+    let tip = info.id;
+    let (author, committer) = repo.identity()?;
+    let short = branch.strip_prefix("refs/heads/").unwrap_or(branch);
+    let on = format!("{short}: {} {}", Repo::short(tip), info.subject());
+    let i = repo.write_commit(
+        i_tree,
+        &[tip],
+        &format!("index on {on}\n"),
+        &author,
+        &committer,
+    )?;
+    let mut parents = vec![tip, i];
+    if let Some(u_tree) = u_tree {
+        parents.push(repo.write_commit(
+            u_tree,
+            &[],
+            &format!("untracked files on {on}\n"),
+            &author,
+            &committer,
+        )?);
+    }
+    Ok(repo.write_commit(
+        w_tree,
+        &parents,
+        &format!("WIP on {on}\n\nParked by `git clada step-back`; `git clada step-forward --all` restores it.\n"),
+        &author,
+        &committer,
+    )?)
+}
+
+/// The refs that make up the step-back state (index flags, branch, position, and the tip
+/// last: its presence is what "stepped back" means).
+fn state_refs(
+    repo: &Repo,
+    index: &Index,
+    status: &Status,
+    branch: &str,
+    tip: ObjectId,
+    target: ObjectId,
+) -> Result<Vec<RefChange>, HistoryError> {
+    let mut refs = Vec::new();
+    let flags = crate::record::restore::flags_to_record(
+        index,
+        status.dirty_paths().iter().map(|p| p.as_bstr()),
+    );
+    if !flags.is_empty() {
+        let json = serde_json::to_vec(&flags)
+            .map_err(|e| RepoError::Invalid(format!("cannot record the index flags: {e}")))?;
+        refs.push(RefChange::set(
+            FLAGS_REF,
+            repo.write_blob(&json)?,
+            "clada: step-back",
+        ));
+    }
+    let branch_blob = repo.write_blob(branch.as_bytes())?;
+    refs.push(RefChange::set(BRANCH_REF, branch_blob, "clada: step-back"));
+    refs.push(RefChange::set(POSITION_REF, target, "clada: step-back"));
+    refs.push(RefChange::set(STATE_REF, tip, "clada: step-back"));
+    Ok(refs)
 }
 
 /// Where HEAD stands in an active step-back: a detached commit on the tip's first-parent

@@ -15,11 +15,12 @@
 
 use serde::Serialize;
 
-use crate::record::apply::{pending_ref, read_record, ApplyError};
-use crate::record::journal::{parse_id, Before, Journal, JournalError, JournalPath};
+use super::common::{current_branch, squash_ref, write_orig_head, HistoryError};
+use crate::record::apply::{pending_ref, read_record};
+use crate::record::journal::{parse_id, Before, Journal, JournalPath};
 use crate::record::restore::{self, RefChange, RestoreError, RestorePlan};
 use crate::record::{classify, snapshot, CladaCommit};
-use crate::repo::{BString, ByteSlice, CommitInfo, Head, ObjectId, Repo, RepoError};
+use crate::repo::{BString, ByteSlice, CommitInfo, ObjectId, Repo};
 
 /// What undo or redo did (or would do, with `dry_run`).
 #[derive(Debug, Clone, Serialize)]
@@ -49,55 +50,11 @@ pub struct RestoredWork {
     pub unstaged: usize,
 }
 
-#[derive(Debug, thiserror::Error)]
-pub enum UndoError {
-    /// Refused for safety; nothing changed (exit 3).
-    #[error("{0}")]
-    Refused(String),
-    #[error(transparent)]
-    Repo(#[from] RepoError),
-    #[error(transparent)]
-    Journal(#[from] JournalError),
-    #[error(transparent)]
-    Restore(#[from] RestoreError),
-    #[error(transparent)]
-    Apply(#[from] ApplyError),
-}
-
 fn redo_ref(branch: &str) -> String {
     format!(
         "refs/clada/redo/{}",
         branch.strip_prefix("refs/heads/").unwrap_or(branch)
     )
-}
-
-/// The ref recording a squash: new tip → tip before the squash.
-pub fn squash_ref(new_tip: ObjectId) -> String {
-    format!("refs/clada/squash/{new_tip}")
-}
-
-/// Writes `ORIG_HEAD` as git does before rewriting commands.
-pub fn write_orig_head(repo: &Repo, id: ObjectId) -> Result<(), RepoError> {
-    let path = repo.git_dir().join("ORIG_HEAD");
-    crate::base::fsutil::write_atomic(
-        &path,
-        format!("{id}\n").as_bytes(),
-        crate::base::fsutil::Perm::Executable(false),
-    )
-    .map_err(crate::repo::io_err_pub("cannot write", &path))
-}
-
-/// The branch HEAD is on, refusing detached or unborn HEADs.
-pub(crate) fn current_branch(repo: &Repo, what: &str) -> Result<(String, ObjectId), UndoError> {
-    match repo.head()? {
-        Head::Branch { name, commit } => Ok((name, commit)),
-        Head::Detached { .. } => Err(UndoError::Refused(format!(
-            "HEAD is detached; {what} works on the current branch's history: check out a branch first (`git switch <branch>`)"
-        ))),
-        Head::Unborn { .. } => Err(UndoError::Refused(format!(
-            "the branch has no commits; there is nothing to {what}"
-        ))),
-    }
 }
 
 /// Refuses when the index differs from `tree`, or the worktree differs from it at `paths`
@@ -110,14 +67,14 @@ pub(crate) fn require_clean_paths(
     tree: ObjectId,
     paths: &[BString],
     what: &str,
-) -> Result<(), UndoError> {
+) -> Result<(), HistoryError> {
     let index = repo.read_index()?;
     let status = repo.status_of_paths(tree, &index, paths)?;
     if !status.staged.is_empty() {
         return Err(staged_since(&status.staged, what));
     }
     if status.is_dirty() {
-        return Err(UndoError::Refused(format!(
+        return Err(HistoryError::Refused(format!(
             "the worktree has changed since {what}: {}; commit or stash those changes first (nothing was changed)",
             snapshot::describe_paths(&status.dirty_paths(), 8)
         )));
@@ -125,8 +82,8 @@ pub(crate) fn require_clean_paths(
     Ok(())
 }
 
-fn staged_since(paths: &[BString], what: &str) -> UndoError {
-    UndoError::Refused(format!(
+fn staged_since(paths: &[BString], what: &str) -> HistoryError {
+    HistoryError::Refused(format!(
         "the index has changed since {what} (staged: {}); unstage or commit those changes first (nothing was changed)",
         snapshot::describe_paths(paths, 8)
     ))
@@ -140,7 +97,7 @@ fn require_state(
     worktree_tree: ObjectId,
     paths: &[BString],
     what: &str,
-) -> Result<(), UndoError> {
+) -> Result<(), HistoryError> {
     let index = repo.read_index()?;
     let staged = repo.status_of_paths(index_tree, &index, &[])?.staged;
     if !staged.is_empty() {
@@ -161,7 +118,7 @@ fn require_state(
         }
     }
     if !changed.is_empty() {
-        return Err(UndoError::Refused(format!(
+        return Err(HistoryError::Refused(format!(
             "the worktree has changed since {what}: {}; commit or stash those changes (or move them away) first (nothing was changed)",
             snapshot::describe_paths(&changed, 8)
         )));
@@ -180,7 +137,7 @@ fn untracked_changes(j: &Journal) -> impl Iterator<Item = (&JournalPath, &Journa
 
 /// Refuses when an untracked or ignored path the apply wrote or deleted is no longer as the
 /// apply left it (the user edited or re-created it): undo would destroy that work.
-fn require_untracked_after(repo: &Repo, journal: Option<&Journal>) -> Result<(), UndoError> {
+fn require_untracked_after(repo: &Repo, journal: Option<&Journal>) -> Result<(), HistoryError> {
     let Some(j) = journal else {
         return Ok(());
     };
@@ -192,7 +149,7 @@ fn require_untracked_after(repo: &Repo, journal: Option<&Journal>) -> Result<(),
         }
     }
     if !changed.is_empty() {
-        return Err(UndoError::Refused(format!(
+        return Err(HistoryError::Refused(format!(
             "{} changed since the apply (untracked or ignored); undo would overwrite or delete that work, so it is refused: move it away first (nothing was changed)",
             snapshot::describe_paths(&changed, 8)
         )));
@@ -205,9 +162,9 @@ pub(crate) fn require_unpublished(
     repo: &Repo,
     oldest: ObjectId,
     what: &str,
-) -> Result<(), UndoError> {
+) -> Result<(), HistoryError> {
     if let Some(r) = repo.published_by(oldest)? {
-        return Err(UndoError::Refused(format!(
+        return Err(HistoryError::Refused(format!(
             "{} is already published (reachable from {r}); {what} would rewrite shared history. Use `git revert` instead",
             Repo::short(oldest)
         )));
@@ -215,18 +172,18 @@ pub(crate) fn require_unpublished(
     Ok(())
 }
 
-fn refuse_busy_states(repo: &Repo) -> Result<(), UndoError> {
+fn refuse_busy_states(repo: &Repo) -> Result<(), HistoryError> {
     if let Some(op) = repo.in_progress() {
-        return Err(UndoError::Refused(op.describe().to_string()));
+        return Err(HistoryError::Refused(op.describe().to_string()));
     }
-    if let Some(msg) = super::step::stepped_back(repo)? {
-        return Err(UndoError::Refused(msg));
+    if let Some(msg) = crate::record::stepped_back(repo)? {
+        return Err(HistoryError::Refused(msg));
     }
     Ok(())
 }
 
 /// `git clada undo`.
-pub fn undo(repo: &Repo, dry_run: bool) -> Result<UndoReport, UndoError> {
+pub fn undo(repo: &Repo, dry_run: bool) -> Result<UndoReport, HistoryError> {
     let lock = if dry_run { None } else { Some(repo.lock()?) };
 
     // Interrupted work first: finishing it is what the user needs.
@@ -259,7 +216,7 @@ pub fn undo(repo: &Repo, dry_run: bool) -> Result<UndoReport, UndoError> {
     let info = repo.commit_info(tip)?;
     match classify(&info) {
         Some(CladaCommit::Apply) => undo_apply(repo, &branch, &info, dry_run),
-        _ => Err(UndoError::Refused(format!(
+        _ => Err(HistoryError::Refused(format!(
             "HEAD ({} \"{}\") is not a git-clada commit, so there is no clada operation to undo; `git clada log` lists AI commits",
             Repo::short(tip),
             info.subject()
@@ -277,7 +234,10 @@ struct Side {
 
 /// The state before and after an AI commit's apply, from its record (or, without one, from
 /// the commit and its snapshot parent).
-fn apply_sides(repo: &Repo, info: &CommitInfo) -> Result<(Side, Side, Option<Journal>), UndoError> {
+fn apply_sides(
+    repo: &Repo,
+    info: &CommitInfo,
+) -> Result<(Side, Side, Option<Journal>), HistoryError> {
     if let Some(j) = read_record(repo, info.id)? {
         let before = Side {
             head: j.head_id()?,
@@ -299,7 +259,7 @@ fn apply_sides(repo: &Repo, info: &CommitInfo) -> Result<(Side, Side, Option<Jou
     // Without a record (made elsewhere, or records pruned) the parent chain still says it:
     // the snapshot's tree is the worktree, its index tree is in its trailer.
     let parent = *info.parents.first().ok_or_else(|| {
-        UndoError::Refused(format!(
+        HistoryError::Refused(format!(
             "{} has no parent; it cannot be undone",
             Repo::short(info.id)
         ))
@@ -307,7 +267,7 @@ fn apply_sides(repo: &Repo, info: &CommitInfo) -> Result<(Side, Side, Option<Jou
     let pinfo = repo.commit_info(parent)?;
     if classify(&pinfo) == Some(CladaCommit::Snapshot) {
         let head = *pinfo.parents.first().ok_or_else(|| {
-            UndoError::Refused(format!("snapshot {} has no parent", Repo::short(parent)))
+            HistoryError::Refused(format!("snapshot {} has no parent", Repo::short(parent)))
         })?;
         let i = pinfo
             .trailer(crate::record::trailer::INDEX)
@@ -329,7 +289,7 @@ fn apply_sides(repo: &Repo, info: &CommitInfo) -> Result<(Side, Side, Option<Jou
 }
 
 /// The record of the last apply on `branch` that committed nothing, if any.
-fn pending_record(repo: &Repo, branch: &str) -> Result<Option<Journal>, UndoError> {
+fn pending_record(repo: &Repo, branch: &str) -> Result<Option<Journal>, HistoryError> {
     let Some(tree) = repo.read_ref(&pending_ref(Some(branch)))? else {
         return Ok(None);
     };
@@ -346,7 +306,7 @@ fn plan_move(
     untracked: Vec<JournalPath>,
     reason: String,
     what: &str,
-) -> Result<RestorePlan, UndoError> {
+) -> Result<RestorePlan, HistoryError> {
     let paths: Vec<BString> = repo
         .diff_trees(from.worktree, to.worktree)?
         .into_iter()
@@ -382,7 +342,7 @@ fn undo_apply(
     branch: &str,
     info: &CommitInfo,
     dry_run: bool,
-) -> Result<UndoReport, UndoError> {
+) -> Result<UndoReport, HistoryError> {
     let (before, after, journal) = apply_sides(repo, info)?;
     let first_rewritten = info
         .parents
@@ -416,7 +376,7 @@ fn undo_apply(
     let checkout = repo.plan_checkout(after.worktree, before.worktree)?;
     let conflicts = repo.checkout_conflicts(after.worktree, &checkout)?;
     if let Some(c) = conflicts.first() {
-        return Err(UndoError::Refused(format!(
+        return Err(HistoryError::Refused(format!(
             "undo would overwrite '{}' ({}); move it away first (nothing was changed)",
             c.path, c.reason
         )));
@@ -459,7 +419,7 @@ fn undo_pending(
     branch: &str,
     journal: &Journal,
     dry_run: bool,
-) -> Result<UndoReport, UndoError> {
+) -> Result<UndoReport, HistoryError> {
     let head = journal.head_id()?;
     let before = Side {
         head,
@@ -517,7 +477,7 @@ fn untracked_restores(
     repo: &Repo,
     journal: Option<&Journal>,
     w: ObjectId,
-) -> Result<Vec<JournalPath>, UndoError> {
+) -> Result<Vec<JournalPath>, HistoryError> {
     let Some(j) = journal else {
         return Ok(Vec::new());
     };
@@ -543,7 +503,7 @@ fn undo_squash(
     tip: ObjectId,
     before: ObjectId,
     dry_run: bool,
-) -> Result<UndoReport, UndoError> {
+) -> Result<UndoReport, HistoryError> {
     let tip_tree = repo.tree_of(tip)?;
     let before_tree = repo.tree_of(before)?;
     let oldest = oldest_not_in(repo, tip, before)?;
@@ -556,7 +516,7 @@ fn undo_squash(
     require_clean_paths(repo, tip_tree, &changed, "the squash")?;
     let paths: Vec<String> = changed.iter().map(|p| p.to_string()).collect();
     // Named by the squash commit, not by a human commit replayed on top of it.
-    let info = super::squash::squash_commit_of(repo, tip, oldest)?;
+    let info = super::common::squash_commit_of(repo, tip, oldest)?;
     let report = UndoReport {
         operation: "undo".into(),
         kind: "squash".into(),
@@ -597,7 +557,7 @@ fn undo_squash(
 /// The oldest commit on `tip`'s first-parent chain that is not on `before`'s: the first
 /// commit an undo back to `before` would drop. Both chains are walked in step, so the cost
 /// is the distance to where they meet.
-fn oldest_not_in(repo: &Repo, tip: ObjectId, before: ObjectId) -> Result<ObjectId, UndoError> {
+fn oldest_not_in(repo: &Repo, tip: ObjectId, before: ObjectId) -> Result<ObjectId, HistoryError> {
     let mut on_tip: Vec<ObjectId> = Vec::new();
     let mut on_before = std::collections::HashSet::new();
     let (mut a, mut b) = (Some(tip), Some(before));
@@ -622,20 +582,20 @@ fn oldest_not_in(repo: &Repo, tip: ObjectId, before: ObjectId) -> Result<ObjectI
 }
 
 /// `git clada redo`: re-applies what the last undo took back, if nothing moved since.
-pub fn redo(repo: &Repo, dry_run: bool) -> Result<UndoReport, UndoError> {
+pub fn redo(repo: &Repo, dry_run: bool) -> Result<UndoReport, HistoryError> {
     let _lock = if dry_run { None } else { Some(repo.lock()?) };
     if let Some(plan) = restore::pending(repo)? {
         return finish_restore(repo, plan, dry_run);
     }
     if Journal::read(repo)?.is_some() {
-        return Err(UndoError::Refused(
+        return Err(HistoryError::Refused(
             "an apply was interrupted; run `git clada undo` to roll it back first".into(),
         ));
     }
     refuse_busy_states(repo)?;
     let (branch, tip) = current_branch(repo, "redo")?;
     let Some(undone) = repo.read_ref(&redo_ref(&branch))? else {
-        return Err(UndoError::Refused(
+        return Err(HistoryError::Refused(
             "there is nothing to redo: no `git clada undo` was run on this branch since the last clada operation".into(),
         ));
     };
@@ -654,7 +614,7 @@ pub fn redo(repo: &Repo, dry_run: bool) -> Result<UndoReport, UndoError> {
         None => apply_sides(repo, &info)?,
     };
     if tip != before.head {
-        return Err(UndoError::Refused(format!(
+        return Err(HistoryError::Refused(format!(
             "the branch moved since the undo (it is at {}, the undo left it at {}); redo would lose that, so it is refused",
             Repo::short(tip),
             Repo::short(before.head)
@@ -669,7 +629,7 @@ pub fn redo(repo: &Repo, dry_run: bool) -> Result<UndoReport, UndoError> {
     // still holds what the apply record saved: the record keeps it for the next undo.
     for c in &conflicts {
         if !saved_by_record(repo, journal.as_ref(), c.path.as_bstr())? {
-            return Err(UndoError::Refused(format!(
+            return Err(HistoryError::Refused(format!(
                 "redo would overwrite '{}' ({}); move it away first (nothing was changed)",
                 c.path, c.reason
             )));
@@ -741,7 +701,7 @@ fn saved_by_record(
     repo: &Repo,
     journal: Option<&Journal>,
     path: &crate::repo::BStr,
-) -> Result<bool, UndoError> {
+) -> Result<bool, HistoryError> {
     let Some(jp) = journal.and_then(|j| {
         j.paths
             .iter()
@@ -757,7 +717,7 @@ fn saved_by_record(
 
 /// Whether the worktree holds `state` at `path` right now (content and kind; for a file the
 /// bytes, for a symlink its target).
-fn holds(repo: &Repo, path: &crate::repo::BStr, state: &Before) -> Result<bool, UndoError> {
+fn holds(repo: &Repo, path: &crate::repo::BStr, state: &Before) -> Result<bool, HistoryError> {
     use std::os::unix::ffi::OsStrExt;
     let abs = repo.abs_path(path);
     let md = std::fs::symlink_metadata(&abs).ok();
@@ -780,7 +740,10 @@ fn holds(repo: &Repo, path: &crate::repo::BStr, state: &Before) -> Result<bool, 
 /// The untracked paths redo must put back as the apply left them (an untracked file the
 /// reply deleted, an ignored file it wrote): each must still be as undo restored it, or the
 /// redo is refused rather than lose a change made since.
-fn untracked_redo(repo: &Repo, journal: Option<&Journal>) -> Result<Vec<JournalPath>, UndoError> {
+fn untracked_redo(
+    repo: &Repo,
+    journal: Option<&Journal>,
+) -> Result<Vec<JournalPath>, HistoryError> {
     let Some(j) = journal else {
         return Ok(Vec::new());
     };
@@ -788,7 +751,7 @@ fn untracked_redo(repo: &Repo, journal: Option<&Journal>) -> Result<Vec<JournalP
     for (before, after) in untracked_changes(j) {
         let rel = BString::from(after.path.as_str());
         if !holds(repo, rel.as_bstr(), &before.before)? {
-            return Err(UndoError::Refused(format!(
+            return Err(HistoryError::Refused(format!(
                 "redo would change '{}', which changed since the undo; move it away first (nothing was changed)",
                 after.path
             )));
@@ -799,7 +762,11 @@ fn untracked_redo(repo: &Repo, journal: Option<&Journal>) -> Result<Vec<JournalP
 }
 
 /// Finishes a restore (undo/redo) that was interrupted.
-fn finish_restore(repo: &Repo, plan: RestorePlan, dry_run: bool) -> Result<UndoReport, UndoError> {
+fn finish_restore(
+    repo: &Repo,
+    plan: RestorePlan,
+    dry_run: bool,
+) -> Result<UndoReport, HistoryError> {
     let report = UndoReport {
         operation: "recover".into(),
         kind: "interrupted-restore".into(),
@@ -826,7 +793,7 @@ fn recovered_locks(
     repo: &Repo,
     lock: Option<&crate::repo::CladaLock>,
     dry_run: bool,
-) -> Result<UndoReport, UndoError> {
+) -> Result<UndoReport, HistoryError> {
     let head = repo
         .head()?
         .commit()
@@ -858,7 +825,11 @@ fn recovered_locks(
 }
 
 /// Rolls back an apply that was interrupted (the process died mid-transaction).
-fn recover_apply(repo: &Repo, journal: &Journal, dry_run: bool) -> Result<UndoReport, UndoError> {
+fn recover_apply(
+    repo: &Repo,
+    journal: &Journal,
+    dry_run: bool,
+) -> Result<UndoReport, HistoryError> {
     let head = journal.head_id()?;
     let w = parse_id(&journal.base_tree)?;
     let i = parse_id(&journal.index_tree)?;

@@ -246,13 +246,13 @@ enum Node {
     Verbatim(String),
 }
 
-fn document(dialect: PromptDialect, actions: &[(&str, &ActionDef)]) -> Vec<Node> {
-    use Node::*;
+/// The block shown under "Block syntax".
+fn syntax_sample(dialect: PromptDialect, actions: &[(&str, &ActionDef)]) -> String {
     let id = "k7x";
     // The syntax sample writes a file (it shows a heredoc); without file_write in the prompt,
     // it is the first offered action's example, so the model never sees an action it lacks.
     let offered = |n: &str| actions.iter().any(|(name, _)| *name == n);
-    let sample = match actions.first() {
+    match actions.first() {
         Some((name, def)) if !offered("file_write") => {
             let params: Vec<(&str, &str)> = def
                 .example
@@ -275,7 +275,12 @@ fn document(dialect: PromptDialect, actions: &[(&str, &ActionDef)]) -> Vec<Node>
                 ("content", "def hello():\n    return \"hi\"\n"),
             ],
         ),
-    };
+    }
+}
+
+fn document(dialect: PromptDialect, actions: &[(&str, &ActionDef)]) -> Vec<Node> {
+    use Node::*;
+    let sample = syntax_sample(dialect, actions);
     let mut doc = vec![
         Heading(1, "Editing files with git-clada".into()),
         Para(
@@ -322,6 +327,29 @@ fn document(dialect: PromptDialect, actions: &[(&str, &ActionDef)]) -> Vec<Node>
         Bullets(rules(actions)),
         Heading(2, "Actions".into()),
     ];
+    doc.extend(action_nodes(dialect, actions));
+    doc.push(Heading(2, "What comes back".into()));
+    doc.push(Para(
+        "After your reply is applied, the user pastes back a report like this one: one line per \
+         block (✅ applied, ❌ failed, with the reason and, for text that was not found, the \
+         closest lines of the file), then the output of read actions and commands, then what to \
+         do next."
+            .into(),
+    ));
+    doc.push(Verbatim(sample_report()));
+    doc.push(Para(
+        "Blocks marked ✅ are done: never send them again. For each block marked ❌ send a \
+         corrected block (with a new ID); if the report shows the closest match, copy the old \
+         text from the file as it really is."
+            .into(),
+    ));
+    doc
+}
+
+/// One section per action: description, parameter table, example.
+fn action_nodes(dialect: PromptDialect, actions: &[(&str, &ActionDef)]) -> Vec<Node> {
+    use Node::*;
+    let mut doc = Vec::new();
     let examples = examples(actions, dialect);
     for (name, def) in actions {
         doc.push(Heading(3, format!("{name} ({})", kind_word(def.kind))));
@@ -360,21 +388,6 @@ fn document(dialect: PromptDialect, actions: &[(&str, &ActionDef)]) -> Vec<Node>
             doc.push(Code(ex.text.clone()));
         }
     }
-    doc.push(Heading(2, "What comes back".into()));
-    doc.push(Para(
-        "After your reply is applied, the user pastes back a report like this one: one line per \
-         block (✅ applied, ❌ failed, with the reason and, for text that was not found, the \
-         closest lines of the file), then the output of read actions and commands, then what to \
-         do next."
-            .into(),
-    ));
-    doc.push(Verbatim(sample_report()));
-    doc.push(Para(
-        "Blocks marked ✅ are done: never send them again. For each block marked ❌ send a \
-         corrected block (with a new ID); if the report shows the closest match, copy the old \
-         text from the file as it really is."
-            .into(),
-    ));
     doc
 }
 

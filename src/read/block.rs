@@ -6,6 +6,14 @@
 use indexmap::IndexMap;
 use serde::Serialize;
 
+/// Which formats to read: all of them, each block by its opening marker, or only one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Dialect {
+    #[default]
+    Auto,
+    Only(Format),
+}
+
 /// The format of one block (for SHAM/NESL, its spelling), decided by its opening marker.
 ///
 /// Each front end declares its formats as associated constants (`Format::CSL` in `csl.rs`),

@@ -16,9 +16,9 @@ use indexmap::IndexMap;
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::Reader;
 
+use super::block::{Block, ErrorCode, Format, GroupKind};
 use super::lines::{len16, Line};
-use super::scan::{error, group, next_id, props, FrontEnd, Taken, TaskIds};
-use super::{Block, ErrorCode, Format, GroupKind, Registration};
+use super::scan::{error, group, next_id, props, FrontEnd, Registration, Taken, TaskIds};
 
 impl Format {
     pub const CML: Format = Format {

@@ -11,9 +11,9 @@
 
 use indexmap::IndexMap;
 
+use super::block::{Block, ErrorCode, Format, GroupKind, ParseError};
 use super::lines::{Line, Lines};
-use super::scan::{error, group, next_id, FrontEnd, Span, Taken, TaskIds};
-use super::{Block, ErrorCode, Format, GroupKind, ParseError, Registration};
+use super::scan::{error, group, next_id, FrontEnd, Registration, Span, Taken, TaskIds};
 
 impl Format {
     pub const CSL: Format = Format {
@@ -287,118 +287,13 @@ impl<'a> Parser<'a, '_> {
         let mut op: Option<Op> = None;
         for (i, line) in Lines::new(self.text).enumerate() {
             self.count = i + 1;
-            let t = line.text;
-            if let Some(o) = op.as_mut() {
-                // Inside content only the markers that move this operation on are markers.
-                let next = match (o.part, t) {
-                    (Part::Pattern, "<---TO--->") => Some(Part::To),
-                    (Part::Pattern | Part::To, "<---REPLACE--->") => Some(Part::Replace),
-                    (Part::Content | Part::Pattern | Part::Replace, "<---END--->") => None,
-                    _ => {
-                        if t.starts_with("<---") {
-                            if let Some(m) = transition_with_extra(o.part, t) {
-                                return Err((i, m));
-                            }
-                        }
-                        match o.part {
-                            Part::Content => o.content.push(line),
-                            Part::Pattern => o.pattern.push(line),
-                            Part::To => o.to.get_or_insert_with(Span::default).push(line),
-                            Part::Replace => o.replace.push(line),
-                        }
-                        continue;
-                    }
-                };
-                match next {
-                    Some(Part::To) => {
-                        o.part = Part::To;
-                        o.to = Some(Span::default());
-                    }
-                    Some(part) => o.part = part,
-                    None => {
-                        if o.kind == Kind::Search && o.part == Part::Pattern {
-                            return Err((
-                                i,
-                                "SEARCH needs `<---REPLACE--->` before `<---END--->`".into(),
-                            ));
-                        }
-                        let Some(done) = op.take() else { continue };
-                        let block = self.block(done, i, line.end());
-                        match self.tasks.as_mut() {
-                            Some(t) => t.members.push(block),
-                            None => {
-                                self.blocks.push(block);
-                                return Ok(i + 1);
-                            }
-                        }
-                    }
-                }
-                continue;
-            }
-            // Outside an operation: the first line, or a line inside TASKS.
-            if self.tasks.is_some() && !t.starts_with("<---") {
-                continue;
-            }
-            let m = marker(t).map_err(|e| (i, e))?;
-            match m.name.as_str() {
-                "WRITE" | "RUN" | "SEARCH" => {
-                    let kind = match m.name.as_str() {
-                        "WRITE" => Kind::Write,
-                        "RUN" => Kind::Run,
-                        _ => Kind::Search,
-                    };
-                    op = Some(Op {
-                        kind,
-                        at: i,
-                        attrs: m.attrs,
-                        part: if kind == Kind::Search {
-                            Part::Pattern
-                        } else {
-                            Part::Content
-                        },
-                        offset: line.start,
-                        content: Span::default(),
-                        pattern: Span::default(),
-                        to: None,
-                        replace: Span::default(),
-                    });
-                }
-                "TASKS" => {
-                    if self.tasks.is_some() {
-                        return Err((i, "TASKS cannot be nested".into()));
-                    }
-                    let id = next_id(self.counter);
-                    self.tasks = Some(Tasks {
-                        at: i,
-                        id,
-                        members: Vec::new(),
-                    });
-                }
-                "END" => {
-                    let Some(t) = self.tasks.take() else {
-                        return Err((i, "END marker without an open operation".into()));
-                    };
-                    if !m.attrs.is_empty() {
-                        return Err((i, "END marker cannot have attributes".into()));
-                    }
-                    let mut members = t.members;
-                    group(&mut members, &t.id, GroupKind::Atomic);
-                    let _ = t.at;
-                    self.blocks.extend(members);
-                    return Ok(i + 1);
-                }
-                "TO" | "REPLACE" => {
-                    return Err((i, format!("{} marker outside a SEARCH operation", m.name)))
-                }
-                other => {
-                    return Err((
-                        i,
-                        format!(
-                            "unknown operation `{other}` (CSL has WRITE, RUN, SEARCH and TASKS; \
-                             names are case-sensitive)"
-                        ),
-                    ))
-                }
+            let done = if op.is_some() {
+                self.op_line(&mut op, i, line)?
+            } else {
+                self.marker_line(&mut op, i, line)?
+            };
+            if let Some(lines) = done {
+                return Ok(lines);
             }
         }
         let last = self.count.saturating_sub(1);
@@ -415,6 +310,139 @@ impl<'a> Parser<'a, '_> {
                 "unterminated TASKS operation: no `<---END--->` before the end of the reply".into(),
             )),
             (None, None) => Ok(last + 1),
+        }
+    }
+
+    /// A line (0-based `i`) inside the open operation: content, or a marker that moves it on.
+    /// `Some(lines)` when the block is complete after this line.
+    fn op_line(
+        &mut self,
+        op: &mut Option<Op>,
+        i: usize,
+        line: Line<'_>,
+    ) -> Result<Option<usize>, (usize, String)> {
+        let t = line.text;
+        let Some(o) = op.as_mut() else {
+            return Ok(None);
+        };
+        // Inside content only the markers that move this operation on are markers.
+        let next = match (o.part, t) {
+            (Part::Pattern, "<---TO--->") => Some(Part::To),
+            (Part::Pattern | Part::To, "<---REPLACE--->") => Some(Part::Replace),
+            (Part::Content | Part::Pattern | Part::Replace, "<---END--->") => None,
+            _ => {
+                if t.starts_with("<---") {
+                    if let Some(m) = transition_with_extra(o.part, t) {
+                        return Err((i, m));
+                    }
+                }
+                match o.part {
+                    Part::Content => o.content.push(line),
+                    Part::Pattern => o.pattern.push(line),
+                    Part::To => o.to.get_or_insert_with(Span::default).push(line),
+                    Part::Replace => o.replace.push(line),
+                }
+                return Ok(None);
+            }
+        };
+        match next {
+            Some(Part::To) => {
+                o.part = Part::To;
+                o.to = Some(Span::default());
+            }
+            Some(part) => o.part = part,
+            None => {
+                if o.kind == Kind::Search && o.part == Part::Pattern {
+                    return Err((
+                        i,
+                        "SEARCH needs `<---REPLACE--->` before `<---END--->`".into(),
+                    ));
+                }
+                let Some(done) = op.take() else {
+                    return Ok(None);
+                };
+                let block = self.block(done, i, line.end());
+                match self.tasks.as_mut() {
+                    Some(t) => t.members.push(block),
+                    None => {
+                        self.blocks.push(block);
+                        return Ok(Some(i + 1));
+                    }
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// A line (0-based `i`) outside an operation: the first line, or a line inside TASKS.
+    /// `Some(lines)` when the block is complete after this line.
+    fn marker_line(
+        &mut self,
+        op: &mut Option<Op>,
+        i: usize,
+        line: Line<'_>,
+    ) -> Result<Option<usize>, (usize, String)> {
+        let t = line.text;
+        if self.tasks.is_some() && !t.starts_with("<---") {
+            return Ok(None);
+        }
+        let m = marker(t).map_err(|e| (i, e))?;
+        match m.name.as_str() {
+            "WRITE" | "RUN" | "SEARCH" => {
+                let kind = match m.name.as_str() {
+                    "WRITE" => Kind::Write,
+                    "RUN" => Kind::Run,
+                    _ => Kind::Search,
+                };
+                *op = Some(Op {
+                    kind,
+                    at: i,
+                    attrs: m.attrs,
+                    part: if kind == Kind::Search {
+                        Part::Pattern
+                    } else {
+                        Part::Content
+                    },
+                    offset: line.start,
+                    content: Span::default(),
+                    pattern: Span::default(),
+                    to: None,
+                    replace: Span::default(),
+                });
+                Ok(None)
+            }
+            "TASKS" => {
+                if self.tasks.is_some() {
+                    return Err((i, "TASKS cannot be nested".into()));
+                }
+                let id = next_id(self.counter);
+                self.tasks = Some(Tasks {
+                    at: i,
+                    id,
+                    members: Vec::new(),
+                });
+                Ok(None)
+            }
+            "END" => {
+                let Some(t) = self.tasks.take() else {
+                    return Err((i, "END marker without an open operation".into()));
+                };
+                if !m.attrs.is_empty() {
+                    return Err((i, "END marker cannot have attributes".into()));
+                }
+                let mut members = t.members;
+                group(&mut members, &t.id, GroupKind::Atomic);
+                self.blocks.extend(members);
+                Ok(Some(i + 1))
+            }
+            "TO" | "REPLACE" => Err((i, format!("{} marker outside a SEARCH operation", m.name))),
+            other => Err((
+                i,
+                format!(
+                    "unknown operation `{other}` (CSL has WRITE, RUN, SEARCH and TASKS; \
+                     names are case-sensitive)"
+                ),
+            )),
         }
     }
 

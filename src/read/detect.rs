@@ -4,8 +4,8 @@
 //! the reports show as an error, exit 1) naming what was seen, where, and what to do.
 //! (Misspelled SHAM/NESL headers such as `#!Nesl` are the SHAM parser's near-miss notices.)
 
+use super::block::{Dialect, Format, Notice};
 use super::lines::Lines;
-use super::{Dialect, Format, Notice};
 
 const ASK: &str = "git-clada reads SHAM/NESL, CSL, CML and replacer blocks (`git clada prompt` \
                    prints the instructions); ask the model to resend the edit in one of them";

@@ -32,7 +32,7 @@ pub enum InputError {
     #[error("{source_name}: {err}")]
     Utf8 {
         source_name: String,
-        err: crate::read::InvalidUtf8,
+        err: super::block::InvalidUtf8,
     },
 }
 
@@ -63,13 +63,14 @@ pub fn read_reply(path: Option<&Path>) -> Result<Reply, InputError> {
     let text = match String::from_utf8(bytes) {
         Ok(text) => text,
         Err(e) => {
-            let err = crate::read::decode(e.as_bytes())
-                .err()
-                .unwrap_or(crate::read::InvalidUtf8 {
-                    offset: 0,
-                    byte: 0,
-                    line: 1,
-                });
+            let err =
+                super::block::decode(e.as_bytes())
+                    .err()
+                    .unwrap_or(super::block::InvalidUtf8 {
+                        offset: 0,
+                        byte: 0,
+                        line: 1,
+                    });
             return Err(InputError::Utf8 {
                 source_name: source,
                 err,

@@ -53,7 +53,7 @@ pub fn is_marker(line: &str) -> bool {
         .iter()
         .any(|p| l.starts_with(p))
     {
-        return crate::read::header_id(l).is_some() || l.ends_with(']');
+        return super::sham::header_id(l).is_some() || l.ends_with(']');
     }
     ["#!END_SHAM_", "#!END_NESL_", "#!end_"].iter().any(|p| {
         l.strip_prefix(p)

@@ -36,24 +36,7 @@ pub use lines::{char_index_at_utf16, len16};
 pub use sham::{header_id, reconstruct_markers};
 pub use summary::summary;
 
-use scan::Started;
-
-/// Which formats to read: all of them, each block by its opening marker, or only one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Dialect {
-    #[default]
-    Auto,
-    Only(Format),
-}
-
-/// How a front end is known to the scanner.
-pub(crate) struct Registration {
-    /// The formats it reads, each with its `--dialect` help text.
-    pub formats: &'static [(Format, &'static str)],
-    /// The front end for one parse of `text`: reading every one of its formats (`None`) or
-    /// only `Some(format)`; `None` when it takes no part.
-    pub start: for<'a> fn(text: &'a str, only: Option<Format>) -> Started<'a>,
-}
+use scan::Registration;
 
 /// Every front end, in the order the scanner asks them. Adding a format is one file and one
 /// line here.

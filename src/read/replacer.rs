@@ -9,9 +9,9 @@
 //! SEARCH path that does not exist but is the suffix of exactly one tracked file
 //! (`Sandbox::resolve_suffix`).
 
+use super::block::{Block, ErrorCode, Format};
 use super::lines::{Line, Lines};
-use super::scan::{error, next_id, props, FrontEnd, Span, Taken, TaskIds};
-use super::{Block, ErrorCode, Format, Registration};
+use super::scan::{error, next_id, props, FrontEnd, Registration, Span, Taken, TaskIds};
 
 impl Format {
     pub const REPLACER: Format = Format {
@@ -71,38 +71,7 @@ fn take(text: &str, n: usize, counter: &mut usize) -> Option<Taken> {
         "EXPLANATION" => State::Explanation,
         "FILE" => State::File,
         m @ ("SEARCH" | "OVERWRITE" | "REPLACE" | "END") => {
-            let id = next_id(counter);
-            let err = error(
-                ErrorCode::ReplacerSyntax,
-                text,
-                n,
-                n,
-                1,
-                Some(id),
-                format!(
-                    "<<<{m}>>> without a <<<FILE>>> before it: every replacer edit names its \
-                     file (`<<<FILE>>>`, the path on the next line, then `<<<SEARCH>>>` or \
-                     `<<<OVERWRITE>>>`); nothing from this line up to its <<<END>>> was run"
-                ),
-            );
-            // Skip to its END so its text is not read as anything else, but not past any other
-            // marker (a reply of stray markers stays linear).
-            let end = Lines::new(text)
-                .enumerate()
-                .skip(1)
-                .find(|(_, l)| marker(l.text).is_some())
-                .map_or(0, |(i, l)| {
-                    if marker(l.text) == Some("END") {
-                        i
-                    } else {
-                        i - 1
-                    }
-                });
-            return Some(Taken {
-                lines: end + 1,
-                blocks: Vec::new(),
-                errors: vec![err],
-            });
+            return Some(stray(text, n, m, next_id(counter)))
         }
         _ => return None,
     };
@@ -197,6 +166,42 @@ fn take(text: &str, n: usize, counter: &mut usize) -> Option<Taken> {
         format!("block not closed: the reply ends before {expected}"),
         &id,
     ))
+}
+
+/// A SEARCH, OVERWRITE, REPLACE or END marker (`m`) on line `n` with no `<<<FILE>>>` before
+/// it: an error, and its lines up to its END are taken so their text is not read as anything
+/// else.
+fn stray(text: &str, n: usize, m: &str, id: String) -> Taken {
+    let err = error(
+        ErrorCode::ReplacerSyntax,
+        text,
+        n,
+        n,
+        1,
+        Some(id),
+        format!(
+            "<<<{m}>>> without a <<<FILE>>> before it: every replacer edit names its \
+             file (`<<<FILE>>>`, the path on the next line, then `<<<SEARCH>>>` or \
+             `<<<OVERWRITE>>>`); nothing from this line up to its <<<END>>> was run"
+        ),
+    );
+    // Skip to its END, but not past any other marker (a reply of stray markers stays linear).
+    let end = Lines::new(text)
+        .enumerate()
+        .skip(1)
+        .find(|(_, l)| marker(l.text).is_some())
+        .map_or(0, |(i, l)| {
+            if marker(l.text) == Some("END") {
+                i
+            } else {
+                i - 1
+            }
+        });
+    Taken {
+        lines: end + 1,
+        blocks: Vec::new(),
+        errors: vec![err],
+    }
 }
 
 /// What a closed block holds.

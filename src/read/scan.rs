@@ -16,10 +16,19 @@
 
 use indexmap::IndexMap;
 
+use super::block::{Block, ErrorCode, Format, Group, GroupKind, ParseError, ParseResult};
 use super::lines::{len16, Line, Lines};
-use super::{Block, ErrorCode, Group, GroupKind, ParseError, ParseResult};
 
-/// One front end during one parse (made by its [`super::Registration`]).
+/// How a front end is known to the scanner.
+pub(crate) struct Registration {
+    /// The formats it reads, each with its `--dialect` help text.
+    pub formats: &'static [(Format, &'static str)],
+    /// The front end for one parse of `text`: reading every one of its formats (`None`) or
+    /// only `Some(format)`; `None` when it takes no part.
+    pub start: for<'a> fn(text: &'a str, only: Option<Format>) -> Started<'a>,
+}
+
+/// One front end during one parse (made by its [`Registration`]).
 pub(crate) trait FrontEnd<'a> {
     /// Inside something no other front end may interrupt (a SHAM heredoc).
     fn holds(&self) -> bool {

@@ -4,8 +4,8 @@
 
 use std::fmt::Write as _;
 
+use super::block::{ErrorCode, ParseResult};
 use super::lines::char_index_at_utf16;
-use super::{ErrorCode, ParseResult};
 
 /// Renders `result` for people. Pure: no colour, no terminal queries.
 pub fn summary(result: &ParseResult) -> String {

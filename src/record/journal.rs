@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::repo::{ObjectId, Repo};
+use crate::repo::{EntryFlags, ObjectId, Repo};
 
 /// What a path held before the transaction touched it, when the commit history cannot say.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -23,6 +23,15 @@ pub enum Before {
     Blob { id: String, executable: bool },
     /// An untracked symlink, saved as a blob of its target.
     Link { id: String },
+}
+
+/// The index flags of one path (skip-worktree, assume-unchanged, intent-to-add), as the
+/// journal records them and a restore plan sets them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PathFlags {
+    pub path: String,
+    #[serde(flatten)]
+    pub flags: EntryFlags,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -71,7 +80,7 @@ pub struct Journal {
     /// intent-to-add) before the apply of the paths it changed and of intent-to-add entries,
     /// which the apply clears or commits; undo sets them back.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub index_flags: Vec<super::restore::PathFlags>,
+    pub index_flags: Vec<PathFlags>,
     /// The stash-format commit of the user's work when it stayed uncommitted (kept under
     /// `refs/clada/work/<commit>`).
     #[serde(default, skip_serializing_if = "Option::is_none")]

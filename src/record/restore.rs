@@ -23,6 +23,8 @@ use crate::repo::{
 };
 
 use super::journal::{parse_id, Before, JournalError, JournalPath};
+// The flags type lives with the journal, which records it; restore plans carry it too.
+pub use super::journal::PathFlags;
 
 /// The state to restore.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -127,14 +129,6 @@ impl RefChange {
     }
 }
 
-/// The index flags a plan sets for one path.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PathFlags {
-    pub path: String,
-    #[serde(flatten)]
-    pub flags: EntryFlags,
-}
-
 /// The flags `paths` get when an apply writes them: skip-worktree and intent-to-add cleared
 /// (the file is in the worktree, its content staged), assume-unchanged kept. Only paths
 /// whose flags change are listed.
@@ -226,16 +220,13 @@ pub fn pending(repo: &Repo) -> Result<Option<RestorePlan>, RestoreError> {
 /// Before the journal is written, every file to write is read and converted for the worktree
 /// (git's smudge/eol filters): a filter that fails stops the restore with nothing changed.
 pub fn run(repo: &Repo, plan: &RestorePlan, reflog: &str) -> Result<(), RestoreError> {
-    let head_now = || -> Result<Option<ObjectId>, RepoError> {
-        match &plan.branch {
-            Some(branch) => repo.read_ref(branch),
-            None => Ok(repo.head()?.commit()),
-        }
-    };
     let mut filled;
     let plan = if plan.head_from.is_empty() {
         filled = plan.clone();
-        filled.head_from = head_now()?.map(|c| c.to_string()).into_iter().collect();
+        filled.head_from = branch_tip(repo, plan)?
+            .map(|c| c.to_string())
+            .into_iter()
+            .collect();
         &filled
     } else {
         plan
@@ -251,6 +242,77 @@ pub fn run(repo: &Repo, plan: &RestorePlan, reflog: &str) -> Result<(), RestoreE
     for pf in &plan.flags {
         flags.insert(BString::from(pf.path.as_str()), pf.flags);
     }
+    let checkout = checkout_plan(repo, plan, &old_index, &flags, worktree_tree, index_tree)?;
+    let prepared = repo.prepare_checkout(&checkout, &mut hasher)?;
+
+    let jpath = write_journal(repo, plan)?;
+    crate::base::failpoint::hit("restore:after-journal");
+
+    for change in &plan.refs_before {
+        change.apply(repo)?;
+    }
+    crate::base::failpoint::hit("restore:after-refs-before");
+    remove_untracked(repo, &plan.remove_untracked)?;
+    crate::base::failpoint::hit("restore:after-remove");
+
+    let written = repo.execute_prepared(prepared, &mut hasher)?;
+    crate::base::failpoint::hit("restore:after-worktree");
+
+    restore_untracked_paths(repo, plan, worktree_tree)?;
+
+    // A branch that moved for another reason keeps its commits, and the index git left
+    // with them: only the files are restored.
+    if let Some(moved) = head_moved(repo, plan, head)? {
+        std::fs::remove_file(&jpath).map_err(|source| JournalError::Io {
+            path: jpath.clone(),
+            source,
+        })?;
+        return Err(moved);
+    }
+    rebuild_index(repo, index_tree, worktree_tree, &old_index, &written, flags)?;
+    crate::base::failpoint::hit("restore:after-index");
+
+    // HEAD last: until it moves, re-running the restore starts from the same journal.
+    move_head(repo, plan, head, reflog)?;
+    crate::base::failpoint::hit("restore:after-head");
+    for change in &plan.refs_after {
+        change.apply(repo)?;
+    }
+    crate::base::failpoint::hit("restore:after-refs-after");
+    // An interrupted run of this restore may have left temporary files of its writes.
+    crate::base::fsutil::remove_temp_files(
+        repo.workdir(),
+        plan.paths
+            .iter()
+            .map(String::as_str)
+            .chain(plan.untracked.iter().map(|u| u.path.as_str())),
+    );
+    std::fs::remove_file(&jpath).map_err(|source| JournalError::Io {
+        path: jpath,
+        source,
+    })?;
+    Ok(())
+}
+
+/// Where the plan's branch (or a detached HEAD) is now.
+fn branch_tip(repo: &Repo, plan: &RestorePlan) -> Result<Option<ObjectId>, RepoError> {
+    match &plan.branch {
+        Some(branch) => repo.read_ref(branch),
+        None => Ok(repo.head()?.commit()),
+    }
+}
+
+/// The tracked paths to delete and to write. A path that stays outside a sparse checkout is
+/// left as it is on disk (its file is not ours to touch: status does not look at it); one that
+/// becomes sparse is removed rather than written. `flags` are the new index's.
+fn checkout_plan(
+    repo: &Repo,
+    plan: &RestorePlan,
+    old_index: &Index,
+    flags: &BTreeMap<BString, EntryFlags>,
+    worktree_tree: ObjectId,
+    index_tree: ObjectId,
+) -> Result<crate::repo::CheckoutPlan, RestoreError> {
     let old_sparse = |p: &BString| {
         old_index
             .flags_of(p.as_bstr())
@@ -258,9 +320,7 @@ pub fn run(repo: &Repo, plan: &RestorePlan, reflog: &str) -> Result<(), RestoreE
     };
     let new_sparse = |p: &BString| flags.get(p).is_some_and(|f| f.skip_worktree);
 
-    // Tracked paths: deletions first (deepest first), then writes. A path that stays outside
-    // a sparse checkout is left as it is on disk (its file is not ours to touch: status does
-    // not look at it); one that becomes sparse is removed rather than written.
+    // Deletions first (deepest first), then writes.
     let mut writes: Vec<(BString, Entry)> = Vec::new();
     let mut deletes: Vec<BString> = Vec::new();
     for p in &plan.paths {
@@ -278,9 +338,12 @@ pub fn run(repo: &Repo, plan: &RestorePlan, reflog: &str) -> Result<(), RestoreE
             None => deletes.push(rel),
         }
     }
-    let checkout = crate::repo::CheckoutPlan { writes, deletes };
-    let prepared = repo.prepare_checkout(&checkout, &mut hasher)?;
+    Ok(crate::repo::CheckoutPlan { writes, deletes })
+}
 
+/// Writes the restore's own journal (the plan), so an interrupted restore is finished by
+/// running it again; returns its path.
+fn write_journal(repo: &Repo, plan: &RestorePlan) -> Result<std::path::PathBuf, RestoreError> {
     let jpath = journal_path(repo);
     if let Some(dir) = jpath.parent() {
         std::fs::create_dir_all(dir).map_err(|source| JournalError::Io {
@@ -297,21 +360,17 @@ pub fn run(repo: &Repo, plan: &RestorePlan, reflog: &str) -> Result<(), RestoreE
             path: jpath.clone(),
             source,
         })?;
-    crate::base::failpoint::hit("restore:after-journal");
+    Ok(jpath)
+}
 
-    for change in &plan.refs_before {
-        change.apply(repo)?;
-    }
-    crate::base::failpoint::hit("restore:after-refs-before");
-    remove_untracked(repo, &plan.remove_untracked)?;
-    crate::base::failpoint::hit("restore:after-remove");
-
-    let written = repo.execute_prepared(prepared, &mut hasher)?;
-    crate::base::failpoint::hit("restore:after-worktree");
-
-    // Untracked files the operation had overwritten or created. A path the operation made
-    // tracked is also in `paths` (the checkout just deleted it); only a path the target
-    // tree itself tracks is left to the checkout.
+/// Untracked files the operation had overwritten or created. A path the operation made
+/// tracked is also in `paths` (the checkout just deleted it); only a path the target tree
+/// itself tracks is left to the checkout.
+fn restore_untracked_paths(
+    repo: &Repo,
+    plan: &RestorePlan,
+    worktree_tree: ObjectId,
+) -> Result<(), RestoreError> {
     let mut untracked = plan.untracked.clone();
     untracked.sort_by_key(|jp| std::cmp::Reverse(jp.path.len()));
     for jp in &untracked {
@@ -324,21 +383,24 @@ pub fn run(repo: &Repo, plan: &RestorePlan, reflog: &str) -> Result<(), RestoreE
         }
         restore_untracked(repo, jp, worktree_tree)?;
     }
+    Ok(())
+}
 
-    // A branch that moved for another reason keeps its commits, and the index git left
-    // with them: only the files are restored.
-    let current = head_now()?;
+/// `HeadMoved` when the branch (or HEAD) is neither at the plan's target nor where the
+/// restore found it.
+fn head_moved(
+    repo: &Repo,
+    plan: &RestorePlan,
+    head: ObjectId,
+) -> Result<Option<RestoreError>, RepoError> {
+    let current = branch_tip(repo, plan)?;
     if current != Some(head)
         && !plan
             .head_from
             .iter()
             .any(|h| current.is_some_and(|c| parse_id(h).ok() == Some(c)))
     {
-        std::fs::remove_file(&jpath).map_err(|source| JournalError::Io {
-            path: jpath.clone(),
-            source,
-        })?;
-        return Err(RestoreError::HeadMoved {
+        return Ok(Some(RestoreError::HeadMoved {
             what: plan.reason.clone(),
             name: plan
                 .branch
@@ -347,13 +409,24 @@ pub fn run(repo: &Repo, plan: &RestorePlan, reflog: &str) -> Result<(), RestoreE
                 .unwrap_or_else(|| "HEAD".into()),
             current: current.map(Repo::short).unwrap_or_else(|| "nothing".into()),
             target: plan.head.clone(),
-        });
+        }));
     }
-    // The index: exactly `index_tree`, keeping stat data of unchanged entries so git does
-    // not re-read them, and fresh stat data for files just written whose content the index
-    // records.
+    Ok(None)
+}
+
+/// The index: exactly `index_tree`, keeping stat data of unchanged entries so git does not
+/// re-read them, and fresh stat data for files just `written` whose content the index
+/// records; then the index flags.
+fn rebuild_index(
+    repo: &Repo,
+    index_tree: ObjectId,
+    worktree_tree: ObjectId,
+    old_index: &Index,
+    written: &[BString],
+    flags: BTreeMap<BString, EntryFlags>,
+) -> Result<(), RepoError> {
     let mut index = repo.index_from_tree(index_tree)?;
-    index.carry_stat_from(&old_index);
+    index.carry_stat_from(old_index);
     let fresh: Vec<BString> = written
         .iter()
         .filter(|p| {
@@ -364,13 +437,20 @@ pub fn run(repo: &Repo, plan: &RestorePlan, reflog: &str) -> Result<(), RestoreE
         .cloned()
         .collect();
     index.refresh_stat(repo, &fresh)?;
-    index.set_cache_tree(repo, index_tree, Some(&old_index))?;
+    index.set_cache_tree(repo, index_tree, Some(old_index))?;
     let flags: Vec<(BString, EntryFlags)> = flags.into_iter().collect();
     index.set_flags(repo, &flags)?;
-    write_index(repo, &index)?;
-    crate::base::failpoint::hit("restore:after-index");
+    write_index(repo, &index)
+}
 
-    // HEAD last: until it moves, re-running the restore starts from the same journal.
+/// Moves HEAD (or the plan's branch, attaching HEAD to it) to `head`; nothing happens when it
+/// is there already (a re-run).
+fn move_head(
+    repo: &Repo,
+    plan: &RestorePlan,
+    head: ObjectId,
+    reflog: &str,
+) -> Result<(), RepoError> {
     match &plan.branch {
         Some(branch) => {
             let current = repo.read_ref(branch)?;
@@ -392,23 +472,6 @@ pub fn run(repo: &Repo, plan: &RestorePlan, reflog: &str) -> Result<(), RestoreE
             }
         }
     }
-    crate::base::failpoint::hit("restore:after-head");
-    for change in &plan.refs_after {
-        change.apply(repo)?;
-    }
-    crate::base::failpoint::hit("restore:after-refs-after");
-    // An interrupted run of this restore may have left temporary files of its writes.
-    crate::base::fsutil::remove_temp_files(
-        repo.workdir(),
-        plan.paths
-            .iter()
-            .map(String::as_str)
-            .chain(plan.untracked.iter().map(|u| u.path.as_str())),
-    );
-    std::fs::remove_file(&jpath).map_err(|source| JournalError::Io {
-        path: jpath,
-        source,
-    })?;
     Ok(())
 }
 

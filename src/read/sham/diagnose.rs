@@ -10,8 +10,8 @@
 
 use super::assign::{parse_assignment, Assignment};
 use super::markers::{match_header, validate_block_id, Markers};
+use crate::read::block::{Notice, Swallowed};
 use crate::read::lines::{trim, trim_start, Line, Lines};
-use crate::read::{Notice, Swallowed};
 
 const LABEL: &str = "three-char-SHA-256";
 

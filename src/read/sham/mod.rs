@@ -18,8 +18,8 @@ mod parser;
 
 pub use diagnose::header_id;
 
-use super::scan::FrontEnd;
-use super::{Format, Registration};
+use super::block::Format;
+use super::scan::{FrontEnd, Registration};
 
 impl Format {
     /// `#!SHAM [@three-char-SHA-256: id]` (nesl-js 29e495b).

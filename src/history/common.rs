@@ -1,0 +1,140 @@
+//! What undo/redo, squash and step all use, beneath all three: the error type, the refusal
+//! checks of DESIGN §7.1, the current branch, `ORIG_HEAD`, the refs that record operations,
+//! the squash commit an undo takes back, and the opt-in phase timer.
+
+use std::time::Instant;
+
+use crate::record::apply::{refuse_if_busy, ApplyError};
+use crate::record::journal::JournalError;
+use crate::record::restore::RestoreError;
+use crate::record::{classify, CladaCommit};
+use crate::repo::{CommitInfo, Head, ObjectId, Repo, RepoError};
+
+/// The error of every history command. `Refused` means nothing was changed (exit 3).
+#[derive(Debug, thiserror::Error)]
+pub enum HistoryError {
+    /// Refused for safety; nothing changed (exit 3).
+    #[error("{0}")]
+    Refused(String),
+    #[error(transparent)]
+    Repo(#[from] RepoError),
+    #[error(transparent)]
+    Journal(#[from] JournalError),
+    #[error(transparent)]
+    Restore(#[from] RestoreError),
+    #[error(transparent)]
+    Apply(#[from] ApplyError),
+}
+
+/// The ref recording a squash: new tip → tip before the squash.
+pub fn squash_ref(new_tip: ObjectId) -> String {
+    format!("refs/clada/squash/{new_tip}")
+}
+
+/// Writes `ORIG_HEAD` as git does before rewriting commands.
+pub fn write_orig_head(repo: &Repo, id: ObjectId) -> Result<(), RepoError> {
+    let path = repo.git_dir().join("ORIG_HEAD");
+    crate::base::fsutil::write_atomic(
+        &path,
+        format!("{id}\n").as_bytes(),
+        crate::base::fsutil::Perm::Executable(false),
+    )
+    .map_err(crate::repo::io_err_pub("cannot write", &path))
+}
+
+/// The branch HEAD is on, refusing detached or unborn HEADs.
+pub(crate) fn current_branch(repo: &Repo, what: &str) -> Result<(String, ObjectId), HistoryError> {
+    match repo.head()? {
+        Head::Branch { name, commit } => Ok((name, commit)),
+        Head::Detached { .. } => Err(HistoryError::Refused(format!(
+            "HEAD is detached; {what} works on the current branch's history: check out a branch first (`git switch <branch>`)"
+        ))),
+        Head::Unborn { .. } => Err(HistoryError::Refused(format!(
+            "the branch has no commits; there is nothing to {what}"
+        ))),
+    }
+}
+
+/// The squash commit an undo of the squash that made `tip` takes back: the newest squash
+/// commit from `tip` down to `oldest` (the first commit the undo drops). With
+/// `--no-contiguous-only` the commits in between were replayed on top of it, so the tip itself
+/// is a copy of a human commit; without, the tip usually is the squash commit.
+pub fn squash_commit_of(
+    repo: &Repo,
+    tip: ObjectId,
+    oldest: ObjectId,
+) -> Result<CommitInfo, HistoryError> {
+    let mut next = Some(tip);
+    while let Some(id) = next {
+        let info = repo.commit_info(id)?;
+        if classify(&info) == Some(CladaCommit::Squash) || id == oldest {
+            return Ok(info);
+        }
+        next = info.parents.first().copied();
+    }
+    Ok(repo.commit_info(tip)?)
+}
+
+/// Refuses while git-clada or git has something unfinished: an interrupted apply, undo or
+/// redo; a merge, rebase, cherry-pick, revert, bisect or `git am` in progress.
+pub(crate) fn refuse_busy(repo: &Repo) -> Result<(), HistoryError> {
+    match refuse_if_busy(repo) {
+        Ok(()) => Ok(()),
+        Err(ApplyError::Refused(msg)) => Err(HistoryError::Refused(msg)),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Refuses while stepped back (step-forward first).
+pub(crate) fn refuse_stepped_back(repo: &Repo) -> Result<(), HistoryError> {
+    match crate::record::stepped_back(repo)? {
+        Some(msg) => Err(HistoryError::Refused(msg)),
+        None => Ok(()),
+    }
+}
+
+/// Unix seconds now.
+pub fn now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0)
+}
+
+/// Phase timer: with `GIT_CLADA_TRACE` set (to anything but `0` or empty), every
+/// [`Trace::phase`] prints the time since the previous phase to stderr. Off, it costs a
+/// clock read per phase.
+pub struct Trace {
+    on: bool,
+    what: &'static str,
+    start: Instant,
+    last: Instant,
+}
+
+impl Trace {
+    pub fn new(what: &'static str) -> Trace {
+        let on = std::env::var_os("GIT_CLADA_TRACE").is_some_and(|v| !v.is_empty() && v != "0");
+        let now = Instant::now();
+        Trace {
+            on,
+            what,
+            start: now,
+            last: now,
+        }
+    }
+
+    /// Ends the phase called `name`.
+    pub fn phase(&mut self, name: &str) {
+        if !self.on {
+            return;
+        }
+        let now = Instant::now();
+        eprintln!(
+            "trace: {} {name}: {:.2} ms (total {:.2} ms)",
+            self.what,
+            (now - self.last).as_secs_f64() * 1000.0,
+            (now - self.start).as_secs_f64() * 1000.0
+        );
+        self.last = now;
+    }
+}

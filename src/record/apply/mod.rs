@@ -1,0 +1,190 @@
+//! `apply` as a git transaction (DESIGN §6).
+//!
+//! Order of work, chosen so that every point of failure leaves a recoverable state:
+//!
+//! 1. parse, plan and sandbox-check the reply; nothing valid → report, git untouched;
+//! 2. take the clada lock; refuse (nothing changed) during merges/rebases/…, on an unborn
+//!    branch, while stepped back, with an interrupted transaction, without an identity;
+//! 3. status; record the user's tracked work in snapshot trees (blobs only, no ref moves);
+//! 4. write the journal (prior state of every path the reply may write, untracked files saved
+//!    as blobs) — from here on `git clada undo` can roll everything back;
+//! 5. execute the actions (the engine writes files atomically, one by one);
+//! 6. collect the changed paths (file actions, plus what exec changed), build the new tree by
+//!    editing the base tree (only changed paths hashed), write the index with them staged;
+//! 7. hooks (`pre-commit`, `commit-msg`); a failing hook leaves the changes staged, no commit;
+//! 8. write the snapshot and AI commits, record the commit in the journal, move the branch
+//!    with compare-and-swap, store the apply record, notes, `post-commit`; drop the journal.
+//!
+//! One file per phase, in that order: [`state`] (2–3: the refusals and the state read under
+//! the lock), [`begin`] (3–4: snapshot trees, the journal, git's index lock), [`run`] (5, then
+//! the sequence of the phases after it), [`collect`] (6: which paths changed), [`build`] (6:
+//! the trees), [`stage`] (6–7: the index and the hooks), [`publish`] (8: the commits, the
+//! branch move, the record; or the record of an apply that commits nothing). Beside them:
+//! [`rollback`] (taking the reply back when the transaction cannot finish), [`dry_run`] (the
+//! same first steps, nothing written) and [`records`] (the refs and the record tree that keep
+//! an apply undoable after the journal is gone). This file holds the entry point and the
+//! types callers see.
+
+mod begin;
+mod build;
+mod collect;
+mod dry_run;
+mod publish;
+mod records;
+mod rollback;
+mod run;
+mod stage;
+mod state;
+
+use std::path::Path;
+
+use crate::action::{self, EngineOptions, Execution};
+use crate::read::input::Reply;
+use crate::read::{self, Dialect};
+use crate::repo::{ObjectId, Repo, RepoError};
+use crate::sandbox::{Sandbox, SandboxError};
+
+use super::journal::JournalError;
+use super::restore::RestoreError;
+
+pub use records::{kept_ref, pending_ref, read_record, record_journal, record_ref};
+pub use state::refuse_if_busy;
+
+use begin::Transaction;
+use state::Start;
+
+/// How to apply.
+#[derive(Debug, Clone, Default)]
+pub struct ApplyOptions {
+    pub dialect: Dialect,
+    /// Permit paths outside the worktree (never committed).
+    pub allow_outside: bool,
+    /// All or nothing: restore everything and commit nothing if any block fails.
+    pub atomic: bool,
+    /// Stage the changes but do not commit.
+    pub no_commit: bool,
+    /// Skip the pre-commit, commit-msg and post-commit hooks.
+    pub no_verify: bool,
+    /// Refuse a dirty worktree.
+    pub no_snapshot: bool,
+    /// Record the user's uncommitted work in a snapshot commit on the branch before the AI
+    /// commit (the behaviour before uncommitted work stayed uncommitted).
+    pub wip_commit: bool,
+    /// Replaces the generated subject.
+    pub message: Option<String>,
+    /// `(name, email)` of the AI commit's author (`--git-author`); the committer, and the
+    /// snapshot of the user's work, keep the user's identity.
+    pub author: Option<(String, String)>,
+    /// Engine options; `engine.dry_run` makes the whole apply a dry run.
+    pub engine: EngineOptions,
+    /// Path globs the sandbox refuses (config `paths.deny`).
+    pub paths_deny: Vec<String>,
+    /// `Co-authored-by` value (config `commit.coauthor`); else git config `clada.coauthor`.
+    pub coauthor: Option<String>,
+    /// `hooks.before` / `hooks.after` from the configuration (see `crate::exec::hooks`).
+    pub hooks: crate::exec::hooks::Hooks,
+    /// The MCP session the apply is a tool call of: a `Clada-Session` trailer on the commit.
+    pub session: Option<String>,
+}
+
+/// What an apply did.
+#[derive(Debug)]
+pub struct ApplyOutcome {
+    /// The report, with the git fields (`gitCommit`, `snapshotCommit`, `steps`, `warnings`)
+    /// filled in.
+    pub execution: Execution,
+    pub commit: Option<ObjectId>,
+    pub snapshot: Option<ObjectId>,
+    /// With `--dry-run`: the diff that would be committed.
+    pub diff: Option<String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ApplyError {
+    /// Refused for safety; nothing was changed (exit 3).
+    #[error("{0}")]
+    Refused(String),
+    #[error(transparent)]
+    Repo(#[from] RepoError),
+    #[error(transparent)]
+    Journal(#[from] JournalError),
+    #[error(transparent)]
+    Restore(#[from] RestoreError),
+    #[error(transparent)]
+    Sandbox(#[from] SandboxError),
+}
+
+/// Applies `reply` to the repository containing `cwd`.
+pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutcome, ApplyError> {
+    let repo = Repo::discover(cwd)?;
+    crate::base::trace::phase("open");
+    // hooks.before changes the user's state, so it runs before any of it is read.
+    let (before, before_ok) = match opts.engine.dry_run {
+        true => (Vec::new(), true),
+        false => crate::exec::hooks::run("before", &opts.hooks.before, repo.workdir(), &opts.hooks),
+    };
+    // The repository-sized work (reading the index, comparing it with the worktree) runs in
+    // the background while the reply is parsed and the lock taken; `finish_status` redoes it
+    // if the index changed in between.
+    let prefetch = repo.prefetch_status();
+    let parsed = read::parse(&reply.text, opts.dialect);
+    let sandbox = Sandbox::new(repo.workdir(), opts.allow_outside)?
+        .refuse_nested_repositories(&repo.declared_submodules())
+        .deny_paths(&opts.paths_deny);
+    // The replacer format's suffix rule searches the tracked files.
+    let sandbox = match crate::action::needs_tracked(&parsed) {
+        true => sandbox.with_tracked(repo.tracked_paths()),
+        false => sandbox,
+    };
+    let plan = action::plan(&parsed, &sandbox);
+    crate::base::trace::phase("parse+plan");
+    if !before_ok {
+        let mut execution = action::execute(
+            &action::Plan {
+                actions: Vec::new(),
+                ..plan.clone()
+            },
+            &sandbox,
+            &opts.engine,
+        );
+        execution.result.steps = before;
+        execution
+            .result
+            .warnings
+            .push("a hooks.before command failed, so no block of the reply was applied".into());
+        execution.result.update_success();
+        return Ok(uncommitted(execution));
+    }
+
+    if plan.nothing_to_do() {
+        let mut execution = action::execute(&plan, &sandbox, &opts.engine);
+        execution.result.steps = before;
+        execution.result.update_success();
+        return Ok(uncommitted(execution));
+    }
+
+    // A dry run reads the state without taking the lock, so it changes nothing, not even
+    // the lock file.
+    let dry = opts.engine.dry_run;
+    let _lock = if dry { None } else { Some(repo.lock()?) };
+    let start = Start::read(&repo, &plan, opts, prefetch)?;
+    if dry {
+        return dry_run::dry_run(&plan, &sandbox, opts, &start.status);
+    }
+    let mut tx = Transaction::begin(&repo, reply, &plan, &start)?;
+
+    let mut execution = run::execute(&repo, &plan, &sandbox, opts, before);
+    execution.result.warnings.append(&mut tx.warnings);
+    tx.run(&start, opts, reply, execution)
+}
+
+/// The outcome of an apply that committed nothing (its report finalised).
+fn uncommitted(mut execution: Execution) -> ApplyOutcome {
+    execution.result.update_success();
+    ApplyOutcome {
+        execution,
+        commit: None,
+        snapshot: None,
+        diff: None,
+    }
+}

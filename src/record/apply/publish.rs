@@ -1,0 +1,341 @@
+//! Phase 8: making the outcome visible. The snapshot or kept-work commit and the AI commit
+//! are written, the journal names the commit, and only then does the branch move (by
+//! compare-and-swap, in one ref transaction with the apply record and the notes); git's index
+//! lock is released into place after the branch moved, so no `git commit` slips in between.
+//! An apply that commits nothing ends here too: its record goes under the pending ref so
+//! undo can still take it back. The journal is dropped last.
+
+use crate::action::{Execution, Step};
+use crate::read::input::Reply;
+use crate::repo::{BString, Expected, IndexLock, ObjectId, RefUpdate, Repo, RepoError, Signature};
+
+use super::super::journal::{Before, Journal, JournalSnapshot};
+use super::super::snapshot;
+use super::super::REPLY_NOTES_REF;
+use super::begin::Transaction;
+use super::build::Built;
+use super::collect::untracked_after;
+use super::records::{kept_ref, pending_ref, record_ref, record_tree};
+use super::rollback::roll_back;
+use super::stage::Written;
+use super::state::Start;
+use super::{uncommitted, ApplyError, ApplyOptions, ApplyOutcome};
+
+impl Transaction<'_> {
+    /// Makes the commit, the record and the notes, and moves the branch, the record refs and
+    /// the notes in one ref transaction; then git's index lock is released into place.
+    pub(super) fn publish(
+        mut self,
+        start: &Start,
+        opts: &ApplyOptions,
+        reply: &Reply,
+        mut execution: Execution,
+        built: &Built,
+        written: Written,
+    ) -> Result<ApplyOutcome, ApplyError> {
+        let repo = self.repo;
+        let Written {
+            commit_tree,
+            after_tree,
+            after_index,
+            index_writer,
+            msg,
+        } = written;
+
+        let head_commit = start.head_commit;
+        let identity = &start.identity;
+        let (parent, snap, kept) = self.user_work_commit(start, built, reply)?;
+        let author = commit_author(opts, &identity.0);
+        let commit = repo.write_commit(commit_tree, &[parent], &msg, &author, &identity.1)?;
+        let record = self.record_commit(commit, after_tree, after_index)?;
+        let subject = msg.lines().next().unwrap_or_default().to_string();
+        execution.result.git_commit = Some(commit.to_string());
+        execution.result.snapshot_commit = snap.map(|s| s.commit.to_string());
+        execution.result.steps.push(Step {
+            name: "commit".into(),
+            success: true,
+            output: format!("{} {subject}", Repo::short(commit)),
+        });
+        execution.result.update_success();
+        // The branch, the apply record and both notes move in one transaction: all or none.
+        let mut updates = branch_updates(reply, head_commit, commit, record, kept, &subject);
+        updates.extend(notes_updates(repo, &execution, reply, commit)?);
+        // git's index lock stays held (the new index written into it) until the branch has
+        // moved: a `git commit` cannot slip in between, and if the branch moved anyway the
+        // old index is still in place.
+        let index_lock = index_writer
+            .join()
+            .map_err(|_| RepoError::Invalid("writing the index stopped unexpectedly".into()))??;
+        // The journal names the commit before the branch moves to it, so a recovery knows
+        // the branch is where this apply put it (and never moves a branch that moved for
+        // another reason).
+        self.journal.write(repo)?;
+        crate::base::trace::phase("commit+record+notes");
+        crate::base::failpoint::hit("apply:before-ref");
+        let index_lock = self.move_refs(&updates, index_lock, head_commit, built, &execution)?;
+        crate::base::trace::phase("refs");
+        crate::base::failpoint::hit("apply:after-ref");
+        index_lock.rename()?;
+        crate::base::failpoint::hit("apply:after-index");
+        // An uncommitted apply recorded earlier is part of the user's work now (its changes
+        // are in this apply's "before"): undo reaches it again once this commit is undone.
+
+        if !opts.no_verify {
+            post_commit(repo, &mut execution)?;
+        }
+        Journal::remove(repo)?;
+        Ok(ApplyOutcome {
+            execution,
+            commit: Some(commit),
+            snapshot: snap.map(|s| s.commit),
+            diff: None,
+        })
+    }
+
+    /// Names `commit` in the journal, with the state the apply leaves behind (W', I' and the
+    /// journaled paths they do not track), and writes the apply record's tree from it.
+    fn record_commit(
+        &mut self,
+        commit: ObjectId,
+        after_tree: ObjectId,
+        after_index: ObjectId,
+    ) -> Result<ObjectId, ApplyError> {
+        let repo = self.repo;
+        self.journal.commit = Some(commit.to_string());
+        // Untracked after the apply means: not in the index it leaves behind.
+        self.journal.after = untracked_after(repo, &self.journal, after_index)?;
+        self.journal.after_tree = Some(after_tree.to_string());
+        self.journal.after_index = Some(after_index.to_string());
+        record_tree(repo, &self.journal)
+    }
+
+    /// Moves the branch (compare-and-swap from `head_commit`), the record refs and the notes
+    /// in one ref transaction: all or none. When someone moved the branch meanwhile, the
+    /// reply is taken back and nothing is committed. Hands back git's index lock, still held.
+    fn move_refs(
+        &self,
+        updates: &[RefUpdate],
+        index_lock: IndexLock,
+        head_commit: ObjectId,
+        built: &Built,
+        execution: &Execution,
+    ) -> Result<IndexLock, ApplyError> {
+        let repo = self.repo;
+        if let Err(err) = repo.update_refs(updates) {
+            if repo.head()?.commit() != Some(head_commit) {
+                // Someone moved the branch meanwhile (a ref update that does not take
+                // git's index lock): take the reply back, leave their commit alone.
+                drop(index_lock);
+                let changed: Vec<BString> = built.changes.iter().map(|c| c.path.clone()).collect();
+                roll_back(repo, &self.journal, execution, &changed)?;
+                Journal::remove(repo)?;
+                return Err(ApplyError::Refused(format!(
+                    "the branch moved while the reply was being applied ({err}); the reply's changes were taken back and nothing was committed: apply the reply again"
+                )));
+            }
+            return Err(err.into());
+        }
+        Ok(index_lock)
+    }
+
+    /// The commit the AI commit goes on: HEAD, or the snapshot of the user's work (fallback
+    /// and `--wip commit`); with the work kept, its stash-format commit. Both are recorded in
+    /// the journal.
+    fn user_work_commit(
+        &mut self,
+        start: &Start,
+        built: &Built,
+        reply: &Reply,
+    ) -> Result<(ObjectId, Option<snapshot::Snapshot>, Option<ObjectId>), ApplyError> {
+        let repo = self.repo;
+        if !start.status.is_dirty() {
+            return Ok((start.head_commit, None, None));
+        }
+        if built.on_head.is_ok() {
+            let k = kept_work_commit(repo, start, self.index_tree, self.base_tree, &reply.source)?;
+            self.journal.kept = Some(k.to_string());
+            return Ok((start.head_commit, None, Some(k)));
+        }
+        let s = snapshot::commit(
+            repo,
+            start.head_commit,
+            self.index_tree,
+            self.base_tree,
+            &start.identity,
+            &reply.source,
+        )?;
+        self.journal.snapshot = Some(JournalSnapshot {
+            commit: s.commit.to_string(),
+            index_tree: self.index_tree.to_string(),
+        });
+        Ok((s.commit, Some(s), None))
+    }
+
+    /// Ends an apply that commits nothing. When it changed files (untracked or ignored ones,
+    /// or staged with `--no-commit`, or left by a failing hook), its record is kept under
+    /// [`pending_ref`] so `git clada undo` can take it back; `after` is (W', I') when tracked
+    /// files changed.
+    pub(super) fn close_uncommitted(
+        mut self,
+        start: &Start,
+        reply: &Reply,
+        mut execution: Execution,
+        after: Option<(ObjectId, ObjectId)>,
+    ) -> Result<ApplyOutcome, ApplyError> {
+        let repo = self.repo;
+        let index_after = after.map_or(self.index_tree, |(_, index)| index);
+        self.journal.after = untracked_after(repo, &self.journal, index_after)?;
+        let untracked_changed = self.journal.after.iter().any(|a| {
+            self.journal
+                .paths
+                .iter()
+                .any(|b| b.path == a.path && b.before != a.before && b.before != Before::Tracked)
+        });
+        if after.is_none() && !untracked_changed {
+            Journal::remove(repo)?;
+            if execution.changes.iter().any(|c| c.rel.is_some()) {
+                execution
+                    .result
+                    .warnings
+                    .push("the reply left every tracked file as it was: nothing to commit".into());
+            }
+            return Ok(uncommitted(execution));
+        }
+        let (after_tree, after_index) = after.unwrap_or((self.base_tree, self.index_tree));
+        self.journal.after_tree = Some(after_tree.to_string());
+        self.journal.after_index = Some(after_index.to_string());
+        let record = record_tree(repo, &self.journal)?;
+        let name = pending_ref(start.head.branch());
+        let replies_blob = repo.write_blob(reply.text.as_bytes())?;
+        repo.update_ref(
+            &name,
+            record,
+            Expected::Any,
+            &format!(
+                "clada: uncommitted apply of {} (reply {replies_blob})",
+                reply.source
+            ),
+        )?;
+        Journal::remove(repo)?;
+        if after.is_none() {
+            execution.result.warnings.push(
+                "the reply changed only untracked or ignored files, so there was nothing to commit; `git clada undo` puts them back".into(),
+            );
+        }
+        Ok(uncommitted(execution))
+    }
+}
+
+/// The user's work as a stash-format commit: tree W, parents HEAD and a commit of the index
+/// tree, as `git stash` writes them.
+fn kept_work_commit(
+    repo: &Repo,
+    start: &Start,
+    index_tree: ObjectId,
+    worktree_tree: ObjectId,
+    source: &str,
+) -> Result<ObjectId, ApplyError> {
+    let head = start.head_commit;
+    let subject = repo.commit_info(head)?.subject().to_string();
+    let on = format!(
+        "{}: {} {subject}",
+        start.head.short_name(),
+        Repo::short(head)
+    );
+    let (author, committer) = &start.identity;
+    let index_commit = repo.write_commit(
+        index_tree,
+        &[head],
+        &format!("index on {on}\n"),
+        author,
+        committer,
+    )?;
+    Ok(repo.write_commit(
+        worktree_tree,
+        &[head, index_commit],
+        &format!(
+            "WIP on {on}\n\nYour uncommitted work, recorded by git-clada before applying {source}; it stayed uncommitted.\n"
+        ),
+        author,
+        committer,
+    )?)
+}
+
+/// The AI commit's author: `--git-author` when given, else the user (`user`).
+fn commit_author(opts: &ApplyOptions, user: &Signature) -> Signature {
+    match &opts.author {
+        Some((name, email)) => Signature {
+            name: name.clone(),
+            email: email.clone(),
+            ..user.clone()
+        },
+        None => user.clone(),
+    }
+}
+
+/// The branch (from `head_commit` to `commit`), the apply record and the kept work: the refs
+/// of the ref transaction besides the notes.
+fn branch_updates(
+    reply: &Reply,
+    head_commit: ObjectId,
+    commit: ObjectId,
+    record: ObjectId,
+    kept: Option<ObjectId>,
+    subject: &str,
+) -> Vec<RefUpdate> {
+    let mut updates = vec![
+        RefUpdate {
+            name: "HEAD".into(),
+            new: commit,
+            expected: Expected::Value(head_commit),
+            reflog: format!("clada: apply {}: {subject}", reply.source),
+        },
+        RefUpdate {
+            name: record_ref(commit),
+            new: record,
+            expected: Expected::Any,
+            reflog: "clada: apply record".into(),
+        },
+    ];
+    if let Some(k) = kept {
+        updates.push(RefUpdate {
+            name: kept_ref(commit),
+            new: k,
+            expected: Expected::Any,
+            reflog: "clada: your uncommitted work before the apply".into(),
+        });
+    }
+    updates
+}
+
+/// The notes of `commit` (its result report and its reply) written, as updates of the notes
+/// refs for the same ref transaction.
+fn notes_updates(
+    repo: &Repo,
+    execution: &Execution,
+    reply: &Reply,
+    commit: ObjectId,
+) -> Result<Vec<RefUpdate>, ApplyError> {
+    let mut reports = repo.note_book(crate::repo::NOTES_REF)?;
+    reports.stage(commit, crate::report::json(&execution.result).as_bytes())?;
+    let mut replies = repo.note_book(REPLY_NOTES_REF)?;
+    replies.stage(commit, reply.text.as_bytes())?;
+    let short = Repo::short(commit);
+    let mut updates = Vec::new();
+    updates.extend(reports.write(&format!("clada: results of {short}"))?);
+    updates.extend(replies.write(&format!("clada: reply of {short}"))?);
+    Ok(updates)
+}
+
+/// The `post-commit` hook; it cannot undo the commit, so a failure is a warning.
+fn post_commit(repo: &Repo, execution: &mut Execution) -> Result<(), ApplyError> {
+    if let Some(run) = repo.run_hook("post-commit", &[])? {
+        if !run.success {
+            execution.result.warnings.push(format!(
+                "the post-commit hook failed (exit {}); the commit stands",
+                run.exit_code.map_or("signal".into(), |c| c.to_string())
+            ));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,115 @@
+//! The refs and the record that keep an apply undoable after its journal is gone: the apply
+//! record (the journal, the index tree, the trees undo and redo move between, the saved
+//! files) under `refs/clada/apply/<commit>`, the user's kept work under
+//! `refs/clada/work/<commit>`, and the record of an apply that committed nothing under
+//! `refs/clada/pending/<branch>`. Written in phase 8; read by undo and redo.
+
+use crate::repo::{ByteSlice, EntryKind, ObjectId, Repo, RepoError, TreeChange};
+
+use super::super::journal::{parse_id, Before, Journal, JournalError};
+use super::ApplyError;
+
+/// The ref that keeps an apply's record (journal + index tree + saved files) reachable.
+pub fn record_ref(commit: ObjectId) -> String {
+    format!("refs/clada/apply/{commit}")
+}
+
+/// The ref under which the user's uncommitted work before an apply is kept, as a
+/// stash-format commit (`git stash apply refs/clada/work/<commit>` works on it too).
+pub fn kept_ref(commit: ObjectId) -> String {
+    format!("refs/clada/work/{commit}")
+}
+
+/// The ref keeping the record of the last apply that committed nothing on `branch`.
+pub fn pending_ref(branch: Option<&str>) -> String {
+    format!(
+        "refs/clada/pending/{}",
+        branch
+            .map(|b| b.strip_prefix("refs/heads/").unwrap_or(b))
+            .unwrap_or("HEAD")
+    )
+}
+
+/// The apply record's tree (journal, index tree, saved files), kept under
+/// `refs/clada/apply/<commit>` so undo can restore untracked files and the staged/unstaged split.
+pub(super) fn record_tree(repo: &Repo, journal: &Journal) -> Result<ObjectId, ApplyError> {
+    let json = serde_json::to_vec_pretty(journal)
+        .map_err(|e| RepoError::Invalid(format!("cannot serialise the apply record: {e}")))?;
+    let mut changes = vec![TreeChange {
+        path: "journal.json".into(),
+        entry: Some(crate::repo::Entry {
+            kind: EntryKind::Blob,
+            id: repo.write_blob(&json)?,
+        }),
+    }];
+    let index_tree = parse_id(&journal.index_tree)?;
+    changes.push(TreeChange {
+        path: "index".into(),
+        entry: Some(crate::repo::Entry {
+            kind: EntryKind::Tree,
+            id: index_tree,
+        }),
+    });
+    // The trees undo and redo move between; for an apply that kept the user's work
+    // uncommitted (or committed nothing) no commit keeps them reachable.
+    for (name, tree) in [
+        ("worktree", Some(journal.base_tree.as_str())),
+        ("after-index", journal.after_index.as_deref()),
+        ("after-worktree", journal.after_tree.as_deref()),
+    ] {
+        if let Some(tree) = tree {
+            changes.push(TreeChange {
+                path: name.into(),
+                entry: Some(crate::repo::Entry {
+                    kind: EntryKind::Tree,
+                    id: parse_id(tree)?,
+                }),
+            });
+        }
+    }
+    let saved = journal
+        .paths
+        .iter()
+        .enumerate()
+        .map(|(i, jp)| (format!("saved/{i}"), jp));
+    let after = journal
+        .after
+        .iter()
+        .enumerate()
+        .map(|(i, jp)| (format!("after/{i}"), jp));
+    for (name, jp) in saved.chain(after) {
+        let id = match &jp.before {
+            Before::Blob { id, .. } | Before::Link { id } => id,
+            _ => continue,
+        };
+        changes.push(TreeChange {
+            path: name.into(),
+            entry: Some(crate::repo::Entry {
+                kind: EntryKind::Blob,
+                id: parse_id(id)?,
+            }),
+        });
+    }
+    Ok(repo.edit_tree(repo.empty_tree(), &changes)?)
+}
+
+/// Reads the apply record of an AI commit.
+pub fn read_record(repo: &Repo, commit: ObjectId) -> Result<Option<Journal>, ApplyError> {
+    let Some(tree) = repo.read_ref(&record_ref(commit))? else {
+        return Ok(None);
+    };
+    record_journal(repo, tree)
+}
+
+/// The journal stored in a record tree.
+pub fn record_journal(repo: &Repo, tree: ObjectId) -> Result<Option<Journal>, ApplyError> {
+    let Some(entry) = repo.tree_entry(tree, b"journal.json".as_bstr())? else {
+        return Ok(None);
+    };
+    let data = repo.read_blob(entry.id)?;
+    let journal = serde_json::from_slice(&data).map_err(|source| JournalError::Corrupt {
+        path: std::path::PathBuf::from(format!("record {tree}")),
+        source,
+    })?;
+    Ok(Some(journal))
+}

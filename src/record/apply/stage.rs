@@ -1,0 +1,298 @@
+//! Phases 6–7: the index and the hooks. The index to commit from is written into git's lock
+//! first, because `pre-commit` and `commit-msg` read it from disk (and may re-stage files, as
+//! formatters do, or fail); only after they passed is the index left behind written, on
+//! another thread while the objects are made. A failing hook puts the user's own index back
+//! and commits nothing; the AI's changes stay in the worktree.
+
+use crate::action::{Execution, Step};
+use crate::read::input::Reply;
+use crate::repo::{ByteSlice, Index, IndexUpdate, ObjectId, Repo, RepoError, TreeChange};
+
+use super::super::message;
+use super::begin::Transaction;
+use super::build::{file_entry, index_updates, with_updates, Built};
+use super::state::Start;
+use super::{ApplyError, ApplyOptions, ApplyOutcome};
+
+/// What `stage` made: the tree to commit, the index the hooks see and the index left behind.
+struct Staged {
+    commit_tree: ObjectId,
+    commit_index: Index,
+    final_index: Index,
+}
+
+/// The index written (into git's lock, possibly still on its thread) and what it holds.
+pub(super) struct Written {
+    pub(super) commit_tree: ObjectId,
+    /// The tracked worktree after the apply (W'), including what hooks re-staged.
+    pub(super) after_tree: ObjectId,
+    /// The tree of the index left behind (I').
+    pub(super) after_index: ObjectId,
+    pub(super) index_writer: std::thread::JoinHandle<Result<crate::repo::IndexLock, RepoError>>,
+    /// The commit message, as the commit-msg hook left it.
+    pub(super) msg: String,
+}
+
+impl Transaction<'_> {
+    /// Stages, runs the hooks, writes the commit(s), moves the branch and stores the record.
+    pub(super) fn commit(
+        self,
+        start: &Start,
+        opts: &ApplyOptions,
+        reply: &Reply,
+        mut execution: Execution,
+        built: Built,
+        lock: crate::repo::IndexLock,
+    ) -> Result<ApplyOutcome, ApplyError> {
+        let repo = self.repo;
+        if let Err(reason) = &built.on_head {
+            if reason != "--wip commit" {
+                execution.result.warnings.push(format!(
+                    "your uncommitted work could not be kept apart from the AI's changes ({reason}), so it was recorded in a snapshot commit before the AI commit, as with --wip commit; `git clada undo` restores it exactly"
+                ));
+            }
+        }
+        // The index to commit from, and the one to leave behind: with the user's work kept
+        // uncommitted they differ (the user's staged work stays staged, not committed).
+        let staged = self.stage(start, &built)?;
+        crate::base::trace::phase("index: apply");
+
+        let coauthor = opts
+            .coauthor
+            .clone()
+            .or_else(|| repo.config_string("clada.coauthor"));
+        let reply_blob = repo.write_blob(reply.text.as_bytes())?;
+        let msg = message::build(
+            &execution.result,
+            &built.items,
+            &reply.source,
+            &reply_blob.to_string(),
+            opts.message.as_deref(),
+            coauthor.as_deref(),
+        );
+        let msg = message::with_session(msg, opts.session.as_deref());
+
+        let Some(written) = self.write_index(
+            start,
+            opts,
+            &built,
+            staged,
+            lock,
+            msg,
+            &mut execution.result.steps,
+        )?
+        else {
+            execution.result.warnings.push(
+                "a hook failed, so nothing was committed; the AI's changes are in the worktree, unstaged (fix what the hook reports and apply again, or take them back with `git clada undo`)".into(),
+            );
+            let index_tree = self.index_tree;
+            return self.close_uncommitted(
+                start,
+                reply,
+                execution,
+                Some((built.after_tree, index_tree)),
+            );
+        };
+        crate::base::trace::phase("write index");
+        self.publish(start, opts, reply, execution, &built, written)
+    }
+
+    /// The tree to commit, the index the hooks see (what is committed) and the index left
+    /// behind: with the user's work kept they differ (staged work stays staged, uncommitted).
+    fn stage(&self, start: &Start, built: &Built) -> Result<Staged, ApplyError> {
+        let repo = self.repo;
+        Ok(match &built.on_head {
+            Ok(on_head) => {
+                let tree = repo.edit_tree(start.head_tree, on_head)?;
+                let mut to_commit = on_head.clone();
+                for p in &start.status.staged {
+                    if !on_head.iter().any(|c| &c.path == p) {
+                        to_commit.push(TreeChange {
+                            path: p.clone(),
+                            entry: file_entry(repo, start.head_tree, p)?,
+                        });
+                    }
+                }
+                let commit_index = with_updates(
+                    repo,
+                    &start.index,
+                    &index_updates(&to_commit, &built.changes),
+                )?;
+                let final_index =
+                    with_updates(repo, &start.index, &index_updates(on_head, &built.changes))?;
+                Staged {
+                    commit_tree: tree,
+                    commit_index,
+                    final_index,
+                }
+            }
+            Err(_) => {
+                let mut all = built.changes.clone();
+                for p in start.status.dirty_paths() {
+                    if !built.changes.iter().any(|c| c.path == p) {
+                        all.push(TreeChange {
+                            entry: file_entry(repo, self.base_tree, &p)?,
+                            path: p,
+                        });
+                    }
+                }
+                let mut index = start.index.clone();
+                index.apply(repo, &index_updates(&all, &all))?;
+                Staged {
+                    commit_tree: built.after_tree,
+                    commit_index: index.clone(),
+                    final_index: index,
+                }
+            }
+        })
+    }
+
+    /// Writes the index to commit from into git's lock and runs the pre-commit and
+    /// commit-msg hooks on it (they read the index from disk, may re-stage files — formatters
+    /// do — and may fail); then the index left behind goes into the lock, written on another
+    /// thread while the objects are made. `None`: a hook failed and the user's own index is
+    /// back in place.
+    #[allow(clippy::too_many_arguments)]
+    fn write_index(
+        &self,
+        start: &Start,
+        opts: &ApplyOptions,
+        built: &Built,
+        staged: Staged,
+        lock: crate::repo::IndexLock,
+        mut msg: String,
+        steps: &mut Vec<Step>,
+    ) -> Result<Option<Written>, ApplyError> {
+        let repo = self.repo;
+        let Staged {
+            mut commit_tree,
+            commit_index,
+            mut final_index,
+        } = staged;
+        let mut after_tree = built.after_tree;
+        let runs_hooks = !opts.no_verify
+            && (repo.hook_path("pre-commit").is_some() || repo.hook_path("commit-msg").is_some());
+        // The tree the index left behind holds (I'): the commit's tree when everything is
+        // committed, the user's index tree plus the AI's changes when their work is kept.
+        let mut final_tree = match &built.on_head {
+            Ok(on_head) if start.status.is_dirty() => repo.edit_tree(self.index_tree, on_head)?,
+            _ => commit_tree,
+        };
+        let index_writer;
+        if runs_hooks {
+            let mut hook_index = commit_index;
+            hook_index.set_cache_tree(repo, commit_tree, None)?;
+            lock.commit(&hook_index)?;
+            crate::base::failpoint::hit("apply:after-index");
+            match run_pre_commit_hooks(repo, &mut msg)? {
+                HookVerdict::Pass(run) => steps.extend(run),
+                HookVerdict::Fail(run) => {
+                    steps.extend(run);
+                    // The user's own index back; the AI's changes stay in the worktree.
+                    repo.lock_index()?.commit(&start.index)?;
+                    return Ok(None);
+                }
+            }
+            let after_hooks = repo.read_index()?;
+            let hooked = repo.tree_of_index(commit_tree, &after_hooks)?;
+            if hooked != commit_tree {
+                // What the hooks re-staged is committed and stays staged in the user's index.
+                let mut hasher = repo.hasher_with(&after_hooks)?;
+                let mut updates = Vec::new();
+                let mut worktree = Vec::new();
+                for d in repo.diff_trees(commit_tree, hooked)? {
+                    updates.push(IndexUpdate {
+                        path: d.path.clone(),
+                        entry: d.new,
+                        worktree_matches: false,
+                    });
+                    worktree.push(TreeChange {
+                        entry: hasher.hash(d.path.as_bstr())?.map(|(e, _)| e),
+                        path: d.path,
+                    });
+                }
+                final_index.apply(repo, &updates)?;
+                after_tree = repo.edit_tree(after_tree, &worktree)?;
+                commit_tree = hooked;
+            }
+            final_tree = repo.tree_of_index(commit_tree, &final_index)?;
+            final_index.set_cache_tree(repo, final_tree, None)?;
+            let mut lock = repo.lock_index()?;
+            lock.write(&final_index)?;
+            index_writer = std::thread::spawn(move || Ok(lock));
+        } else {
+            final_index.set_cache_tree(repo, final_tree, None)?;
+            let to_write = final_index.clone();
+            // Written on another thread while the objects are made; joined before any ref
+            // moves.
+            let mut lock = lock;
+            index_writer = std::thread::spawn(move || {
+                lock.write(&to_write)?;
+                Ok::<_, RepoError>(lock)
+            });
+        }
+        Ok(Some(Written {
+            commit_tree,
+            after_tree,
+            after_index: final_tree,
+            index_writer,
+            msg,
+        }))
+    }
+}
+
+enum HookVerdict {
+    Pass(Vec<Step>),
+    Fail(Vec<Step>),
+}
+
+/// `pre-commit`, then `commit-msg` on the message (which it may rewrite).
+fn run_pre_commit_hooks(repo: &Repo, msg: &mut String) -> Result<HookVerdict, ApplyError> {
+    let mut steps = Vec::new();
+    if let Some(run) = repo.run_hook("pre-commit", &[])? {
+        let ok = run.success;
+        steps.push(hook_step(run));
+        if !ok {
+            return Ok(HookVerdict::Fail(steps));
+        }
+    }
+    if repo.hook_path("commit-msg").is_some() {
+        let path = repo.git_dir().join("COMMIT_EDITMSG");
+        std::fs::write(&path, msg.as_bytes())
+            .map_err(crate::repo::io_err_pub("cannot write", &path))?;
+        let arg = path.to_string_lossy().into_owned();
+        if let Some(run) = repo.run_hook("commit-msg", &[&arg])? {
+            let ok = run.success;
+            steps.push(hook_step(run));
+            if !ok {
+                return Ok(HookVerdict::Fail(steps));
+            }
+        }
+        let edited = std::fs::read_to_string(&path)
+            .map_err(crate::repo::io_err_pub("cannot read", &path))?;
+        let edited = edited.trim_end();
+        if !edited.is_empty() {
+            *msg = format!("{edited}\n");
+        }
+    }
+    Ok(HookVerdict::Pass(steps))
+}
+
+fn hook_step(run: crate::repo::HookRun) -> Step {
+    let mut output = run.output.trim_end().to_string();
+    if !run.success {
+        let status = run
+            .exit_code
+            .map_or("killed by a signal".to_string(), |c| format!("exit {c}"));
+        if output.is_empty() {
+            output = format!("hook {} failed ({status})", run.name);
+        } else {
+            output = format!("hook {} failed ({status}):\n{output}", run.name);
+        }
+    }
+    Step {
+        name: format!("hook {}", run.name),
+        success: run.success,
+        output,
+    }
+}

@@ -1,0 +1,221 @@
+//! The house stays as drawn: every `crate::…` path in `src/` points to the importing module's own
+//! layer or one below it, the git-free modules never reach `repo` or gix, and gix is imported only
+//! under `src/repo/`. The layer order and the git-free list are read from `docs/architecture.md`
+//! (its `layers` and `git-free` blocks), the one place they are written.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The lines of the fenced block with info string `info` in the architecture document.
+fn fenced(doc: &str, info: &str) -> Vec<String> {
+    let open = format!("```{info}");
+    let mut lines = doc.lines().skip_while(|l| l.trim() != open);
+    assert!(
+        lines.next().is_some(),
+        "docs/architecture.md has no ```{info} block"
+    );
+    lines
+        .take_while(|l| l.trim() != "```")
+        .map(|l| l.trim().to_string())
+        .filter(|l| !l.is_empty())
+        .collect()
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The module path of a file below `src/` (`src/read/sham/mod.rs` → `[read, sham]`).
+fn module_path(rel: &Path) -> Vec<String> {
+    let mut parts: Vec<String> = rel
+        .iter()
+        .map(|p| p.to_string_lossy().trim_end_matches(".rs").to_string())
+        .collect();
+    if parts.last().is_some_and(|l| l == "mod") {
+        parts.pop();
+    }
+    parts
+}
+
+/// The code of a line without its comment (doc comments and `//` comments name modules in
+/// prose; only code counts).
+fn code(line: &str) -> &str {
+    let t = line.trim_start();
+    if t.starts_with("//") {
+        return "";
+    }
+    match line.find(" //") {
+        Some(i) => &line[..i],
+        None => line,
+    }
+}
+
+/// The top-level modules a line of code names: `crate::x…`, `crate::{x, y}`, and `super::`
+/// chains that climb out of the file's top-level module.
+fn named_top_modules(line: &str, module: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    let bytes = line.as_bytes();
+    let word = |from: usize| -> String {
+        line[from..]
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect()
+    };
+    for (i, _) in line.match_indices("crate::") {
+        let preceded = i > 0 && (bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_');
+        if preceded {
+            continue; // `git_clada::…` or a name ending in `crate`
+        }
+        let after = i + "crate::".len();
+        if line[after..].starts_with('{') {
+            let inner = &line[after + 1..line[after..].find('}').map_or(line.len(), |e| after + e)];
+            for part in inner.split(',') {
+                let name: String = part
+                    .trim()
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                if !name.is_empty() && name != "self" {
+                    out.push(name);
+                }
+            }
+        } else {
+            out.push(word(after));
+        }
+    }
+    let mut rest = line;
+    while let Some(i) = rest.find("super::") {
+        let mut ups = 0;
+        let mut at = i;
+        while rest[at..].starts_with("super::") {
+            ups += 1;
+            at += "super::".len();
+        }
+        if ups >= module.len() {
+            out.push(word_in(&rest[at..]));
+        }
+        rest = &rest[at..];
+    }
+    out.retain(|m| !m.is_empty());
+    out
+}
+
+fn word_in(s: &str) -> String {
+    s.chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect()
+}
+
+#[test]
+fn imports_run_down_the_layers_and_git_stays_in_repo() {
+    let doc = std::fs::read_to_string(root().join("docs/architecture.md")).unwrap();
+    let layers = fenced(&doc, "layers");
+    let git_free: BTreeSet<String> = fenced(&doc, "git-free").into_iter().collect();
+    let level = |m: &str| layers.iter().position(|l| l == m);
+    for m in &git_free {
+        assert!(level(m).is_some(), "git-free module `{m}` is not a layer");
+    }
+
+    let src = root().join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    files.sort();
+    let mut problems = Vec::new();
+    let mut seen_tops = BTreeSet::new();
+    for file in &files {
+        let rel = file.strip_prefix(&src).unwrap();
+        let module = module_path(rel);
+        let top = module[0].clone();
+        if top == "lib" || top == "main" {
+            continue;
+        }
+        seen_tops.insert(top.clone());
+        let Some(own) = level(&top) else {
+            problems.push(format!(
+                "src/{}: module `{top}` is not in the layer list of docs/architecture.md",
+                rel.display()
+            ));
+            continue;
+        };
+        let text = std::fs::read_to_string(file).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            let line = code(line);
+            let at = format!("src/{}:{}", rel.display(), n + 1);
+            for to in named_top_modules(line, &module) {
+                if to == top {
+                    continue;
+                }
+                match level(&to) {
+                    None => {} // a name that is not a module (crate::VERSION)
+                    Some(l) if l > own => problems.push(format!(
+                        "{at}: `{top}` imports `{to}`, a layer above it ({})",
+                        line.trim()
+                    )),
+                    Some(_) if to == "repo" && git_free.contains(&top) => problems.push(format!(
+                        "{at}: `{top}` must not reach git, but imports `repo` ({})",
+                        line.trim()
+                    )),
+                    Some(_) => {}
+                }
+            }
+            let uses_gix = line.contains("gix::") || line.trim_start().starts_with("use gix");
+            if uses_gix && top != "repo" {
+                problems.push(format!(
+                    "{at}: gix is imported outside src/repo/ ({})",
+                    line.trim()
+                ));
+            }
+        }
+    }
+    for layer in &layers {
+        assert!(
+            seen_tops.contains(layer),
+            "docs/architecture.md lists the layer `{layer}` but src/ has no such module"
+        );
+    }
+    assert!(
+        problems.is_empty(),
+        "imports that break the layers of docs/architecture.md:\n{}",
+        problems.join("\n")
+    );
+}
+
+#[test]
+fn the_checker_sees_upward_imports() {
+    // The parser of import lines is what the test above stands on: it must find each form.
+    let m = |s: &str| s.split('/').map(String::from).collect::<Vec<_>>();
+    assert_eq!(
+        named_top_modules("use crate::record::apply::apply;", &m("action/plan")),
+        ["record"]
+    );
+    assert_eq!(
+        named_top_modules("use crate::{repo, report::human};", &m("read")),
+        ["repo", "report"]
+    );
+    assert_eq!(
+        named_top_modules("let x = crate::config::load(p)?;", &m("exec/hooks")),
+        ["config"]
+    );
+    assert_eq!(
+        named_top_modules("use super::super::history::undo;", &m("read/sham")),
+        ["history"]
+    );
+    assert!(named_top_modules("use super::markers;", &m("read/sham/parser")).is_empty());
+    assert!(named_top_modules("use git_clada::record;", &m("cli")).is_empty());
+    assert_eq!(code("//! see crate::record"), "");
+    assert_eq!(
+        code("use crate::base; // not crate::repo"),
+        "use crate::base;"
+    );
+}
