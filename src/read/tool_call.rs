@@ -204,10 +204,15 @@ fn block(
     shared_path: Option<&RawValue>,
 ) -> Block {
     let object: Option<IndexMap<String, &RawValue>> = serde_json::from_str(item.get()).ok();
-    let given_id = object
-        .as_ref()
-        .and_then(|o| o.get("id"))
-        .map(|v| value_text(v).ok().flatten().filter(|id| is_id(id)));
+    // `None`: no id given (or null); `Some(None)`: one that cannot be an id.
+    let given_id = match object.as_ref().and_then(|o| o.get("id")) {
+        None => None,
+        Some(v) => match value_text(v) {
+            Ok(None) => None,
+            Ok(Some(id)) if is_id(&id) => Some(Some(id)),
+            _ => Some(None),
+        },
+    };
     let mut b = empty_block(text, item, counter, given_id.clone().flatten());
     let Some(object) = object else {
         b.invalid = Some(format!(
