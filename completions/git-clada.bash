@@ -843,7 +843,7 @@ _git__clada() {
             return 0
             ;;
         git__subcmd__clada__subcmd__mcp)
-            opts="-C -h -V --no-git --exec --timeout --max-output --no-verify --session --format --dry-run --help --version"
+            opts="-C -h -V --no-git --exec --timeout --max-output --total-timeout --no-verify --session --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -858,6 +858,10 @@ _git__clada() {
                     return 0
                     ;;
                 --max-output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --total-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -198,9 +198,10 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand --version 'Print version'
         }
         &'git-clada;mcp'= {
-            cand --exec 'Policy for `exec` blocks: ask (an approval form in clients that can show one, approved and read-only commands run without asking), allow, or deny. Default: config `exec`, else ask'
+            cand --exec 'Policy for `exec` blocks: ask, allow, or deny. Default: config `exec`, else ask (without a terminal only approved and read-only commands run)'
             cand --timeout 'Time limit per exec block without its own `timeout` (`30`, `500ms`, `2m`). Default: config `timeout`, else 30s'
-            cand --max-output 'Output cap per stream of an exec block. Default: config `max_output`, else 10MiB'
+            cand --max-output 'Output cap per stream of an exec block (`1048576`, `512k`, `10MiB`). Default: config `max_output`, else 10MiB'
+            cand --total-timeout 'Time limit for all exec blocks of the reply together. Default: config `total_timeout`, else none'
             cand --session 'The session id in the `Clada-Session` trailer of this server''s commits (default: a new `mcp-…` id per server; `git clada log` shows it, `git clada squash --mode session` collapses a session''s commits)'
             cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
             cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'

@@ -240,11 +240,12 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand watch" -l skip-exist
 complete -c git-clada -n "__fish_git_clada_using_subcommand watch" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand watch" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand watch" -s V -l version -d 'Print version'
-complete -c git-clada -n "__fish_git_clada_using_subcommand mcp" -l exec -d 'Policy for `exec` blocks: ask (an approval form in clients that can show one, approved and read-only commands run without asking), allow, or deny. Default: config `exec`, else ask' -r -f -a "ask\t'Show the code and ask y/n/always (approved and read-only commands run without asking; without a terminal everything else is refused)'
+complete -c git-clada -n "__fish_git_clada_using_subcommand mcp" -l exec -d 'Policy for `exec` blocks: ask, allow, or deny. Default: config `exec`, else ask (without a terminal only approved and read-only commands run)' -r -f -a "ask\t'Show the code and ask y/n/always (approved and read-only commands run without asking; without a terminal everything else is refused)'
 allow\t'Run every exec block'
 deny\t'Refuse every exec block'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand mcp" -l timeout -d 'Time limit per exec block without its own `timeout` (`30`, `500ms`, `2m`). Default: config `timeout`, else 30s' -r
-complete -c git-clada -n "__fish_git_clada_using_subcommand mcp" -l max-output -d 'Output cap per stream of an exec block. Default: config `max_output`, else 10MiB' -r
+complete -c git-clada -n "__fish_git_clada_using_subcommand mcp" -l max-output -d 'Output cap per stream of an exec block (`1048576`, `512k`, `10MiB`). Default: config `max_output`, else 10MiB' -r
+complete -c git-clada -n "__fish_git_clada_using_subcommand mcp" -l total-timeout -d 'Time limit for all exec blocks of the reply together. Default: config `total_timeout`, else none' -r
 complete -c git-clada -n "__fish_git_clada_using_subcommand mcp" -l session -d 'The session id in the `Clada-Session` trailer of this server\'s commits (default: a new `mcp-…` id per server; `git clada log` shows it, `git clada squash --mode session` collapses a session\'s commits)' -r
 complete -c git-clada -n "__fish_git_clada_using_subcommand mcp" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
 complete -c git-clada -n "__fish_git_clada_using_subcommand mcp" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌, hints and outputs; meant for people'

@@ -5,7 +5,7 @@
 use anyhow::Context;
 
 use crate::base::error::{Outcome, UsageError};
-use crate::cli::apply::{config_author, configured, engine_options_for, ExecFlags, ExecPolicyArg};
+use crate::cli::apply::{config_author, configured, engine_options_for, ExecFlags};
 use crate::cli::Global;
 use crate::loops::mcp::tools::{CommandText, CommandTexts, ParamKind, ParamText, APPLY_OPTIONS};
 use crate::loops::mcp::{self, McpError, ServeOptions};
@@ -37,20 +37,10 @@ pub struct Args {
     #[arg(long)]
     pub no_git: bool,
 
-    /// Policy for `exec` blocks: ask (an approval form in clients that can show one,
-    /// approved and read-only commands run without asking), allow, or deny. Default: config
-    /// `exec`, else ask.
-    #[arg(long, value_enum, value_name = "POLICY")]
-    pub exec: Option<ExecPolicyArg>,
-
-    /// Time limit per exec block without its own `timeout` (`30`, `500ms`, `2m`). Default:
-    /// config `timeout`, else 30s.
-    #[arg(long, value_name = "DURATION", value_parser = crate::config::duration_arg)]
-    pub timeout: Option<std::time::Duration>,
-
-    /// Output cap per stream of an exec block. Default: config `max_output`, else 10MiB.
-    #[arg(long, value_name = "SIZE", value_parser = crate::config::size_arg)]
-    pub max_output: Option<usize>,
+    /// The exec policy and limits of every call (under `ask`, clients that can show a form
+    /// ask the user; elsewhere only approved and read-only commands run).
+    #[command(flatten)]
+    pub exec_flags: ExecFlags,
 
     /// Do not run the pre-commit, commit-msg and post-commit hooks on the AI commits.
     #[arg(long)]
@@ -81,14 +71,8 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
         eprintln!("git-clada: warning: {w}");
     }
     let root = root.unwrap_or_else(|| cwd.clone());
-    let flags = ExecFlags {
-        exec: args.exec,
-        timeout: args.timeout,
-        max_output: args.max_output,
-        total_timeout: None,
-    };
     // The terminal prompt is replaced per call (stdin is the protocol, not a terminal).
-    let (engine, _) = engine_options_for(&flags, &global, &cfg, &root)?;
+    let (engine, _) = engine_options_for(&args.exec_flags, &global, &cfg, &root)?;
     let apply = ApplyOptions {
         no_verify: args.no_verify,
         wip_commit: cfg.wip.value == crate::config::WipSetting::Commit,
