@@ -586,6 +586,12 @@ impl Raw {
 fn malformed_requests_get_errors_and_the_server_keeps_serving() {
     let repo = TestRepo::with_files(&[("a.txt", "hello world\n")]);
     let mut raw = Raw::start(&repo);
+    // Before the handshake: a notification and a stray response are dropped, a request is
+    // answered with an error; none of them ends the server.
+    raw.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    raw.send(r#"{"jsonrpc":"2.0","id":99,"result":{}}"#);
+    let early = raw.request(0, "tools/list", json!({}));
+    assert!(early["error"]["code"].is_i64(), "{early:#}");
     let init = raw.request(
         1,
         "initialize",

@@ -30,7 +30,12 @@ use rmcp::model::{
     PaginatedRequestParams, ProgressNotificationParam, ProgressToken, ProtocolVersion,
     ServerConfig,
 };
-use rmcp::service::{ElicitationMode, RequestContext, RoleServer};
+use rmcp::model::{ClientRequest, JsonRpcMessage};
+use rmcp::service::{
+    ElicitationMode, RequestContext, RoleServer, RxJsonRpcMessage, TxJsonRpcMessage,
+};
+use rmcp::transport::async_rw::AsyncRwTransport;
+use rmcp::transport::Transport;
 use rmcp::{ErrorData, Peer, ServerHandler, ServiceExt};
 use serde_json::{json, Value};
 
@@ -109,8 +114,13 @@ pub fn serve(opts: ServeOptions) -> Result<(), McpError> {
         .map_err(|e| McpError::Start(format!("cannot start the async runtime: {e}")))?;
     let server = Server::new(opts);
     runtime.block_on(async move {
+        let stdio = AsyncRwTransport::new_server(tokio::io::stdin(), tokio::io::stdout())
+            .with_max_line_length(MAX_MESSAGE_BYTES);
         let running = server
-            .serve(rmcp::transport::stdio())
+            .serve(Handshake {
+                inner: stdio,
+                started: false,
+            })
             .await
             .map_err(|e| McpError::Session(e.to_string()))?;
         running
@@ -119,6 +129,46 @@ pub fn serve(opts: ServeOptions) -> Result<(), McpError> {
             .map_err(|e| McpError::Session(e.to_string()))?;
         Ok(())
     })
+}
+
+/// The longest message read (one line of JSON): room for a reply at the 50 MiB limit with its
+/// escapes. A longer line is dropped unread (and logged), the connection stays open.
+const MAX_MESSAGE_BYTES: usize = 128 * 1024 * 1024;
+
+/// The stdio transport, minus what would end the `initialize` handshake: before the client's
+/// `initialize` request, a notification or a response (which rmcp takes as a failed
+/// handshake) is dropped. Requests before it are answered with errors by rmcp itself.
+struct Handshake<T> {
+    inner: T,
+    started: bool,
+}
+
+impl<T: Transport<RoleServer>> Transport<RoleServer> for Handshake<T> {
+    type Error = T::Error;
+
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleServer>,
+    ) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send + 'static {
+        self.inner.send(item)
+    }
+
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
+        loop {
+            let msg = self.inner.receive().await?;
+            if self.started {
+                return Some(msg);
+            }
+            if let JsonRpcMessage::Request(r) = &msg {
+                self.started = matches!(r.request, ClientRequest::InitializeRequest(_));
+                return Some(msg);
+            }
+        }
+    }
+
+    fn close(&mut self) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send {
+        self.inner.close()
+    }
 }
 
 /// The handler: the options and the tools, shared by every request.
