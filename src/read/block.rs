@@ -141,6 +141,8 @@ pub enum ErrorCode {
     MalformedXml,
     /// A replacer block whose markers are out of order or unclosed.
     ReplacerSyntax,
+    /// A tool call that is not JSON, or not one of the shapes a tool call takes.
+    ToolCallSyntax,
     /// A line that looks like a block of some format but is none.
     NotABlock,
 }
