@@ -22,9 +22,9 @@ use indexmap::IndexMap;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
+use super::block::{Block, ErrorCode, Format, ParseError};
 use super::lines::{Line, Lines};
-use super::scan::{error, next_id, FrontEnd, Taken, TaskIds};
-use super::{Block, ErrorCode, Format, ParseError, Registration};
+use super::scan::{error, next_id, FrontEnd, Registration, Taken, TaskIds};
 
 impl Format {
     pub const TOOL_CALL: Format = Format {
@@ -51,7 +51,23 @@ struct ToolCall<'a> {
     done: bool,
 }
 
+/// Every byte: the tool call opens on the input's first line that is not blank, whatever it
+/// starts with.
+const ANY_BYTE: [u8; 256] = {
+    let mut all = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        all[i] = i as u8;
+        i += 1;
+    }
+    all
+};
+
 impl<'a> FrontEnd<'a> for ToolCall<'a> {
+    fn opens_with(&self) -> &'static [u8] {
+        &ANY_BYTE
+    }
+
     fn may_open(&self, _trimmed: &str) -> bool {
         !self.done
     }
