@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
+use super::confine::Jail;
 use super::session::Probe;
 use super::Lang;
 
@@ -72,7 +73,7 @@ impl ExecOutput {
         v
     }
 
-    fn failed(error: String) -> ExecOutput {
+    pub(super) fn failed(error: String) -> ExecOutput {
         ExecOutput {
             stdout: String::new(),
             stderr: String::new(),
@@ -240,6 +241,10 @@ impl Run {
 /// on timeout the whole group gets SIGTERM, then SIGKILL 100 ms later. When the main process
 /// exits, whatever it left running in its group is killed, so nothing changes the worktree
 /// after the exec and nothing holds its output pipes.
+///
+/// Not confined by the OS sandbox (the child still dies with git-clada): for code the user
+/// runs on their own behalf; exec blocks and hooks go through [`Runner`](super::Runner) and
+/// [`hooks`](super::hooks), which confine them.
 pub fn run_command(
     lang: &str,
     code: &str,
@@ -247,7 +252,7 @@ pub fn run_command(
     timeout: Duration,
     max_output: usize,
 ) -> ExecOutput {
-    run(lang, code, cwd, timeout, max_output, None).output
+    run(lang, code, cwd, timeout, max_output, None, &Jail::off()).output
 }
 
 pub(super) fn run(
@@ -257,16 +262,20 @@ pub(super) fn run(
     timeout: Duration,
     max_output: usize,
     probe: Option<&Probe>,
+    jail: &Jail,
 ) -> Run {
     let Some((prog, args)) = command_for(lang, code) else {
         return Run::done(ExecOutput::failed(format!(
             "exec: Unsupported language '{lang}' (LANG_UNSUPPORTED)"
         )));
     };
-    spawn_and_wait(prog, &args, cwd, timeout, max_output, probe)
+    spawn_and_wait(prog, &args, cwd, timeout, max_output, probe, &|cmd| {
+        jail.install(cmd)
+    })
 }
 
-/// Runs `prog` with `args` (no shell) as [`run_command`] describes.
+/// Runs `prog` with `args` (no shell) as [`run_command`] describes; `setup` adds the
+/// sandbox and environment ([`Jail::install`]).
 pub(super) fn spawn_and_wait(
     prog: &str,
     args: &[String],
@@ -274,6 +283,7 @@ pub(super) fn spawn_and_wait(
     timeout: Duration,
     max_output: usize,
     probe: Option<&Probe>,
+    setup: &dyn Fn(&mut Command),
 ) -> Run {
     let mut cmd = Command::new(prog);
     cmd.args(args)
@@ -286,6 +296,7 @@ pub(super) fn spawn_and_wait(
         let (k, v) = p.env();
         cmd.env(k, v);
     }
+    setup(&mut cmd);
     let mut child = match cmd.spawn() {
         Ok(c) => c,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
