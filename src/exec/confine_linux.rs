@@ -200,14 +200,13 @@ pub(super) fn plan(
     tmp: &Path,
 ) -> Result<ChildPlan, String> {
     let git = root.join(".git");
-    let git_mount = match level {
-        Level::Workspace if std::fs::symlink_metadata(&git).is_ok() => {
-            git_mount(&git).filter(namespaces_work)
-        }
-        _ => None,
-    };
+    let has_git = level == Level::Workspace && std::fs::symlink_metadata(&git).is_ok();
+    let git_mount = has_git
+        .then(|| git_mount(&git))
+        .flatten()
+        .filter(namespaces_work);
     // Without the read-only mount, `.git` is kept out by granting the root's entries one by one.
-    let per_entry = level == Level::Workspace && git_mount.is_none();
+    let per_entry = has_git && git_mount.is_none();
     let fd = ruleset(level, confine, root, tmp, per_entry)
         .map_err(|e| format!("cannot set up the OS sandbox (Landlock): {e}"))?;
     let network = level == Level::Workspace && confine.network;
@@ -457,4 +456,113 @@ fn socket_filter() -> Vec<libc::sock_filter> {
 fn socket_filter() -> Vec<libc::sock_filter> {
     // No filter written for this architecture: `plan` refuses to confine without one.
     Vec::new()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sh(plan: &ChildPlan, dir: &Path, code: &str) -> (bool, String) {
+        let mut cmd = std::process::Command::new("sh");
+        cmd.args(["-c", code]).current_dir(dir);
+        plan.install(&mut cmd);
+        let out = cmd.output().unwrap();
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+
+    /// Where user namespaces are not allowed: the root's entries but `.git` are writable.
+    #[test]
+    fn per_entry_fallback_keeps_git_and_the_root_itself() {
+        if !super::super::kernel_availability().available() {
+            return; // (exercised where Landlock exists; CI's kernel has it)
+        }
+        let root = tempfile::tempdir().unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(root.path().join(".git")).unwrap();
+        std::fs::create_dir_all(root.path().join("src")).unwrap();
+        std::fs::write(root.path().join("a.txt"), "a").unwrap();
+        let fd = ruleset(
+            Level::Workspace,
+            &Confine::default(),
+            root.path(),
+            tmp.path(),
+            true,
+        )
+        .unwrap();
+        let plan = ChildPlan {
+            landlock: Some(Arc::new(fd)),
+            seccomp: Some(Arc::new(socket_filter())),
+            ..ChildPlan::unconfined()
+        };
+        let r = root.path();
+        assert!(sh(&plan, r, "echo b > src/b.txt && echo x >> a.txt").0);
+        assert_eq!(std::fs::read_to_string(r.join("a.txt")).unwrap(), "ax\n");
+        let (ok, err) = sh(&plan, r, "echo x > .git/config");
+        assert!(!ok && err.contains("Permission denied"), "{err}");
+        assert!(!sh(&plan, r, "echo x > new.txt").0);
+        assert!(!r.join(".git/config").exists() && !r.join("new.txt").exists());
+    }
+
+    #[test]
+    fn the_filter_refuses_sockets() {
+        let f = socket_filter();
+        assert!(f.len() >= 8);
+        assert_eq!(f.last().unwrap().k, libc::SECCOMP_RET_ALLOW);
+        if !super::super::kernel_availability().available() {
+            return;
+        }
+        let plan = ChildPlan {
+            seccomp: Some(Arc::new(f)),
+            ..ChildPlan::unconfined()
+        };
+        let mut cmd = std::process::Command::new("bash");
+        cmd.args(["-c", "exec 3<>/dev/udp/127.0.0.1/9"]);
+        plan.install(&mut cmd);
+        let out = cmd.output().unwrap();
+        let (ok, err) = (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        );
+        assert!(!ok && err.contains("Permission denied"), "{err}");
+    }
+}
+
+#[cfg(test)]
+mod namespace_tests {
+    use super::*;
+
+    #[test]
+    fn workspace_mounts_git_read_only_where_namespaces_work() {
+        if !super::super::kernel_availability().available() {
+            return;
+        }
+        let root = tempfile::tempdir().unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(root.path().join(".git")).unwrap();
+        let m = git_mount(&root.path().join(".git")).unwrap();
+        // SAFETY: test only: the child makes system calls and exits.
+        let pid = unsafe { libc::fork() };
+        if pid == 0 {
+            let code = match unsafe { mount_git_read_only(&m) } {
+                Ok(()) => 0,
+                Err(e) => e.raw_os_error().unwrap_or(1),
+            };
+            unsafe { libc::_exit(code) };
+        }
+        let mut status = 0;
+        unsafe { libc::waitpid(pid, &mut status, 0) };
+        let errno = libc::WEXITSTATUS(status);
+        eprintln!("namespace probe: errno {errno}");
+        let plan = plan(
+            Level::Workspace,
+            &Confine::default(),
+            root.path(),
+            tmp.path(),
+        )
+        .unwrap();
+        assert_eq!(plan.note.is_none(), errno == 0, "{:?}", plan.note);
+    }
 }

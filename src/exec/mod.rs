@@ -227,7 +227,7 @@ impl Runner {
                     .to_string(),
             );
         }
-        if !run.output.success() && jail.level != confine::Level::Off {
+        if jail.level != confine::Level::Off && confine::refused_by_sandbox(&run.output) {
             warnings.push(confine::failure_note(jail.level, &self.settings.confine));
             warnings.extend(jail.note.clone());
         }
