@@ -343,7 +343,10 @@ fn reply() -> String {
         let mut props = props;
         // (`grep -R` follows dev-zero into /dev/zero, which the sandbox may read: endless
         // input, stopped by the timeout like `tail -f`.)
-        props.push(("timeout", if cmd.starts_with("tail -f") { "1" } else { "3" }));
+        props.push((
+            "timeout",
+            if cmd.starts_with("tail -f") { "1" } else { "3" },
+        ));
         s.push_str(&block(&id, &props));
     }
     s

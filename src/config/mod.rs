@@ -888,4 +888,60 @@ mod tests {
         assert_eq!(c.max_output.value, 10 * 1024 * 1024);
         assert_eq!(c.entries().len(), 21);
     }
+
+    #[test]
+    fn a_repository_file_only_tightens_until_trusted() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = dir.path().join("repo.yml");
+        let user = dir.path().join("user.yml");
+        let none = |_: &str| None;
+        let loose = "exec: allow\ntimeout: 10m\nmax_output: 20MiB\nsandbox:\n  level: off\n  network: true\n  read: [/opt/x]\n  landlock: false\npaths:\n  deny: []\n  protect_config: false\nhooks:\n  after: [make]\n";
+        std::fs::write(&repo, loose).unwrap();
+        std::fs::write(&user, "paths:\n  deny: [.env]\n").unwrap();
+        let c = Config::load_from(Some(&repo), Some(&user), &none, None).unwrap();
+        assert_eq!(c.exec.value, None);
+        assert_eq!(c.timeout.value, Duration::from_secs(30));
+        assert_eq!(c.max_output.value, 10 * 1024 * 1024);
+        assert_eq!(c.sandbox_level.value, SandboxLevel::Workspace);
+        assert!(!c.sandbox_network.value && c.sandbox_landlock.value);
+        assert!(c.sandbox_read.value.is_empty() && c.hooks_after.value.is_empty());
+        assert!(c.paths_protect_config.value);
+        assert_eq!(c.paths_deny.value, [".env"]);
+        assert_eq!(c.untrusted.len(), 9, "{:?}", c.untrusted);
+        assert!(c
+            .untrusted_warning()
+            .unwrap()
+            .contains("so those settings were ignored"));
+        // Trusted (the copy is byte-identical): it applies, the deny list is still united.
+        let c = Config::load_from(Some(&repo), Some(&user), &none, Some(loose.as_bytes())).unwrap();
+        assert_eq!(c.exec.value, Some(ExecSetting::Allow));
+        assert_eq!(c.timeout.value, Duration::from_secs(600));
+        assert_eq!(c.sandbox_level.value, SandboxLevel::Off);
+        assert!(c.sandbox_network.value && !c.sandbox_landlock.value);
+        assert_eq!(c.sandbox_read.value, [PathBuf::from("/opt/x")]);
+        assert_eq!(c.hooks_after.value.len(), 1);
+        assert_eq!(c.paths_deny.value, [".env"]);
+        assert!(c.untrusted.is_empty());
+        // What tightens applies untrusted.
+        std::fs::write(
+            &repo,
+            "exec: deny\ntimeout: 5\nsandbox:\n  level: read-only\npaths:\n  deny: [secrets]\n",
+        )
+        .unwrap();
+        let c = Config::load_from(Some(&repo), Some(&user), &none, None).unwrap();
+        assert_eq!(c.exec.value, Some(ExecSetting::Deny));
+        assert_eq!(c.timeout.value, Duration::from_secs(5));
+        assert_eq!(c.sandbox_level.value, SandboxLevel::ReadOnly);
+        assert_eq!(c.paths_deny.value, [".env", "secrets"]);
+        assert_eq!(
+            c.paths_deny.source,
+            Source::Files(vec![user.clone(), repo.clone()])
+        );
+        assert!(c.untrusted.is_empty());
+        // A user's own exec choice is never loosened, trusted or not.
+        std::fs::write(&user, "exec: ask\n").unwrap();
+        std::fs::write(&repo, "exec: allow\n").unwrap();
+        let c = Config::load_from(Some(&repo), Some(&user), &none, Some(b"exec: allow\n")).unwrap();
+        assert_eq!(c.exec.value, Some(ExecSetting::Ask));
+    }
 }
