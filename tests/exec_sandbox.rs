@@ -268,3 +268,29 @@ fn config_reports_the_sandbox() {
         assert!(keys.contains(&k), "{k} missing from {keys:?}");
     }
 }
+
+#[test]
+fn git_runs_in_an_approved_block_with_the_users_git_config_readable() {
+    let r = repo();
+    fs::write(
+        r.home.path().join(".gitconfig"),
+        "[alias]\n\tst = status --short\n",
+    )
+    .expect("gitconfig");
+    fs::write(
+        r.home.path().join(".git-credentials"),
+        "https://u:TOKEN@host\n",
+    )
+    .expect("creds");
+    let out = r.apply(
+        &exec("g01", "git st; cat ~/.git-credentials || echo CLOSED"),
+        &["--exec", "allow"],
+    );
+    let (stdout, stderr, _) = ran(&out, 0);
+    assert_eq!(stdout, "CLOSED\n", "{stderr}");
+    assert!(
+        !stderr.contains("TOKEN") && !stderr.contains("fatal"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("Permission denied"), "{stderr}");
+}

@@ -9,7 +9,8 @@
 //!   private temporary directory (`TMPDIR`); nothing is executed from the worktree; no network.
 //!   Never `$HOME` (unless the worktree is there, and then only the worktree).
 //! - `workspace` — approved exec blocks and hooks by default: reads as above plus all of
-//!   `/etc`, `/proc`, `/sys` and the configuration's `sandbox.read`; writes in the worktree
+//!   `/etc`, `/proc`, `/sys`, the user's git configuration files ([`git_config_files`]) and
+//!   the configuration's `sandbox.read`; writes in the worktree
 //!   except `.git`, the private temporary directory, `/dev/shm` and `sandbox.write`; no network.
 //! - `off` — no confinement (the user's own choice, `sandbox.level: off`).
 //!
@@ -282,6 +283,32 @@ const ETC_FILES: &[&str] = &[
     "/etc/locale.alias",
     "/etc/terminfo",
 ];
+
+/// The user's own git configuration, readable at `workspace` (git refuses to run when its
+/// global configuration exists but cannot be read, so approved commands that run git — a
+/// test suite, a build script — need it; it names the user, not secrets: credentials live
+/// in other files, which stay closed).
+pub(crate) fn git_config_files() -> Vec<PathBuf> {
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let xdg = std::env::var_os("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| home.as_ref().map(|h| h.join(".config")));
+    let mut out: Vec<PathBuf> = home.iter().map(|h| h.join(".gitconfig")).collect();
+    out.extend(xdg.map(|x| x.join("git").join("config")));
+    out.extend(xdg_ignore(&out));
+    out
+}
+
+/// git's global ignore and attributes files beside its XDG config.
+fn xdg_ignore(files: &[PathBuf]) -> Vec<PathBuf> {
+    files
+        .iter()
+        .filter(|f| f.ends_with("git/config"))
+        .filter_map(|f| f.parent())
+        .flat_map(|d| [d.join("ignore"), d.join("attributes")])
+        .collect()
+}
 
 /// Devices readable at both levels (`/dev/null` is writable too).
 const DEVICES: &[&str] = &["/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"];

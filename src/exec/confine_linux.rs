@@ -350,6 +350,9 @@ fn ruleset(
             for d in ["/etc", "/proc", "/sys"] {
                 rs = grant(rs, Path::new(d), read)?;
             }
+            for f in super::git_config_files() {
+                rs = grant(rs, &f, read)?;
+            }
             rs = grant(rs, Path::new("/dev/shm"), all & !AccessFs::Execute)?;
             rs = grant(rs, tmp, all)?;
             for p in &confine.read {
