@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use git_clada::exec::confine::{Confine, Level};
+use git_clada::exec::confine::{Confine, Jail, Level};
 use git_clada::exec::{ExecPolicy, Lang, Runner, Settings};
 use git_clada::sandbox::Sandbox;
 
@@ -61,6 +61,23 @@ fn bench(c: &mut Criterion) {
                 assert!(ran.output.success(), "{:?}", ran.output);
                 black_box(ran.output.stdout.len())
             })
+        });
+    }
+    g.finish();
+    // What confinement costs before the fork (the ruleset, the filter, the temporary
+    // directory): the block times above also carry the spawn loop's 5 ms polling step, so a
+    // child that starts a little later can cost a whole step.
+    let mut g = c.benchmark_group("jail_prepare");
+    let confine = Confine {
+        git_dirs: vec![git_dir.clone()],
+        ..Confine::default()
+    };
+    for (name, level) in [
+        ("workspace", Level::Workspace),
+        ("read-only", Level::ReadOnly),
+    ] {
+        g.bench_function(name, |b| {
+            b.iter(|| black_box(Jail::new(level, &confine, &root).expect("jail").level))
         });
     }
     g.finish();
