@@ -25,6 +25,7 @@ fn settings(level: Level, policy: ExecPolicy, git_dir: std::path::PathBuf) -> Se
         total_timeout: None,
         approved: Arc::default(),
         prompt: None,
+        watch: None,
         confine: Confine {
             level,
             git_dirs: vec![git_dir],

@@ -336,6 +336,8 @@ pub struct EngineOptions {
     /// `.editorconfig` (off by default here: the engine writes content exactly; the CLI turns
     /// it on from the configuration).
     pub whole_file: crate::config::editorconfig::WholeFile,
+    /// Follows and stops the exec blocks from another thread (see [`crate::exec::ExecWatch`]).
+    pub exec_watch: Option<Arc<crate::exec::ExecWatch>>,
 }
 
 impl Default for EngineOptions {
@@ -350,6 +352,7 @@ impl Default for EngineOptions {
             prompt: None,
             confine: crate::exec::confine::Confine::default(),
             whole_file: crate::config::editorconfig::WholeFile::default(),
+            exec_watch: None,
         }
     }
 }
@@ -552,6 +555,7 @@ pub fn execute(plan: &Plan, sandbox: &Sandbox, opts: &EngineOptions) -> Executio
             approved: Arc::clone(&opts.approved),
             prompt: opts.prompt.clone(),
             confine: opts.confine.clone(),
+            watch: opts.exec_watch.clone(),
         }),
     };
     // Consecutive edits of one file are made in memory and the file written once after them

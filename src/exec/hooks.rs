@@ -142,7 +142,12 @@ pub fn run(phase: &str, cmds: &[HookCommand], root: &Path, hooks: &Hooks) -> (Ve
         // (Running unconfined where the sandbox is unavailable is said once, by `warnings`.)
         let out = match super::approved_jail(&hooks.confine, root, &mut Vec::new()) {
             Ok(jail) => {
-                super::spawn::run("sh", &cmd.run, &dir, limit, hooks.max_output, None, &jail).output
+                let limits = super::spawn::Limits {
+                    timeout: limit,
+                    max_output: hooks.max_output,
+                    cancel: None,
+                };
+                super::spawn::run("sh", &cmd.run, &dir, limits, None, &jail).output
             }
             Err(e) => super::spawn::ExecOutput::failed(format!("not run: {e}")),
         };

@@ -325,8 +325,8 @@ pub(crate) fn permit(
         return Err(format!(
             "exec: not run: the command is not approved and there is no terminal to ask \
              (policy ask){why}; approve it once interactively with \"always\" (kept with your \
-             approvals, outside the worktree: `git clada config` says where), or re-run with \
-             --exec allow"
+             approvals, in .git/clada/allowed-commands.json, out of any reply's reach), or \
+             re-run with --exec allow"
         ));
     };
     let req = ExecRequest {
