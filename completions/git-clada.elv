@@ -227,7 +227,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
         &'git-clada;config'= {
             cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
             cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
-            cand --trust 'Trust the repository''s `.clada.yml` as it is now, so the commands it sets run'
+            cand --trust 'Trust the repository''s `.clada.yml` as it is now, so the commands and looser settings it sets apply; also imports the commands of an old `.clada/allowed-commands.json` into your approvals (read both first)'
             cand --dry-run 'Show what would happen without changing any file, ref or the index'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'

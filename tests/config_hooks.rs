@@ -278,9 +278,10 @@ fn exec_block(id: &str, code: &str) -> String {
 #[test]
 fn approved_and_read_only_commands_run_without_a_terminal_and_others_are_refused() {
     let r = repo();
-    fs::create_dir_all(r.path().join(".clada")).expect("mkdir");
+    // The user's approvals live in the git directory (issue 21), out of every reply's reach.
+    fs::create_dir_all(r.path().join(".git/clada")).expect("mkdir");
     r.write(
-        ".clada/allowed-commands.json",
+        ".git/clada/allowed-commands.json",
         "{\"commands\": [\"echo approved > out.txt\"], \"added\": {}}\n",
     );
     let reply = [
@@ -422,7 +423,7 @@ fn always_approval_is_stored_and_runs_non_interactively_next_time() {
     assert!(text.contains("Run it?"), "{text}");
     assert_eq!(r.read("log.txt"), "run\n", "{text}");
     let stored: serde_json::Value =
-        serde_json::from_str(&r.read(".clada/allowed-commands.json")).expect("approvals json");
+        serde_json::from_str(&r.read(".git/clada/allowed-commands.json")).expect("approvals json");
     assert_eq!(
         stored["commands"],
         serde_json::json!(["echo run >> log.txt"])

@@ -317,7 +317,7 @@ fn exec_approval_is_an_elicitation_where_the_client_can_show_one() {
     assert_eq!(unasked["isError"], true);
     assert_eq!(unasked["elicited"], json!([]));
     assert!(
-        text(&unasked).contains(".clada/allowed-commands.json"),
+        text(&unasked).contains(".git/clada/allowed-commands.json"),
         "{}",
         text(&unasked)
     );

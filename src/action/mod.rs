@@ -324,11 +324,14 @@ pub struct EngineOptions {
     pub exec_max_output: usize,
     /// Time for all exec blocks of one run together (`--total-timeout`); none by default.
     pub exec_total_timeout: Option<Duration>,
-    /// Commands approved for this repository (`.clada/allowed-commands.json`): under
+    /// Commands the user approved for this repository (`crate::exec::approvals`): under
     /// [`ExecPolicy::Ask`] they run without asking (see [`crate::exec::policy`]).
     pub approved: Arc<std::collections::BTreeSet<String>>,
     /// Asked for each exec block under [`ExecPolicy::Ask`].
     pub prompt: Option<Arc<ExecPrompt>>,
+    /// The OS sandbox exec blocks run in (`crate::exec::confine`; default: approved blocks at
+    /// `workspace`, no network).
+    pub confine: crate::exec::confine::Confine,
     /// How whole-file writes (file_write, file_create) are shaped: final newline,
     /// `.editorconfig` (off by default here: the engine writes content exactly; the CLI turns
     /// it on from the configuration).
@@ -347,6 +350,7 @@ impl Default for EngineOptions {
             exec_total_timeout: None,
             approved: Arc::default(),
             prompt: None,
+            confine: crate::exec::confine::Confine::default(),
             whole_file: crate::config::editorconfig::WholeFile::default(),
             exec_watch: None,
         }
@@ -550,6 +554,7 @@ pub fn execute(plan: &Plan, sandbox: &Sandbox, opts: &EngineOptions) -> Executio
             total_timeout: opts.exec_total_timeout,
             approved: Arc::clone(&opts.approved),
             prompt: opts.prompt.clone(),
+            confine: opts.confine.clone(),
             watch: opts.exec_watch.clone(),
         }),
     };
@@ -755,7 +760,7 @@ fn recheck(sandbox: &Sandbox, action: &Action) -> Result<(), PathError> {
     };
     // An exec can have checked out a submodule since.
     for p in action.write_paths() {
-        sandbox.check_nested(p)?;
+        sandbox.check_write(p)?;
     }
     match action {
         Action::FileDelete { path }

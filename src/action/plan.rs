@@ -286,7 +286,7 @@ fn path(v: &Validated<'_>, name: &str, sandbox: &Sandbox) -> Result<ResolvedPath
     };
     let resolved = sandbox.resolve(&v.str(name).unwrap_or_default(), access)?;
     if matches!(role, PathRole::Write | PathRole::Entry) {
-        sandbox.check_nested(&resolved)?;
+        sandbox.check_write(&resolved)?;
     }
     Ok(resolved)
 }
@@ -303,7 +303,7 @@ fn path_list_resolved(
         .map(|one| {
             let r = sandbox.resolve(one, Access::Follow)?;
             if write {
-                sandbox.check_nested(&r)?;
+                sandbox.check_write(&r)?;
             }
             Ok(r)
         })

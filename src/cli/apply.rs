@@ -220,9 +220,12 @@ pub fn configured(cfg: &crate::config::Config, engine: EngineOptions) -> ApplyOp
     ApplyOptions {
         coauthor: cfg.commit_coauthor.value.clone(),
         paths_deny: cfg.paths_deny.value.clone(),
+        config_writable: !cfg.paths_protect_config.value,
         hooks: crate::exec::hooks::Hooks {
             timeout: engine.exec_timeout,
             max_output: engine.exec_max_output,
+            confine: engine.confine.clone(),
+            exec_denied: engine.exec == ExecPolicy::Deny,
             ..crate::exec::hooks::Hooks::from_config(cfg)
         },
         engine,
@@ -261,20 +264,47 @@ fn read_reply(args: &Args) -> anyhow::Result<crate::read::input::Reply> {
 /// commands that print through [`finish_report`] without loading it use `auto`).
 static COLOR: std::sync::OnceLock<ColorSetting> = std::sync::OnceLock::new();
 
-/// Commands the user answered "always" for during one apply, stored in the repository's
-/// approval file afterwards (never during the apply: the file is no part of the AI commit).
+/// Commands the user answered "always" for during one apply, stored with the user's approvals
+/// afterwards (never during the apply, and never in the worktree: see `exec::approvals`).
 #[derive(Clone, Default)]
-pub struct NewApprovals(Arc<Mutex<Vec<String>>>);
+pub struct NewApprovals {
+    list: Arc<Mutex<Vec<String>>>,
+    no_git: bool,
+}
+
+/// The git directory (and common directory) of the repository at `root`, if there is one.
+fn git_dirs(root: &std::path::Path) -> Vec<PathBuf> {
+    match crate::repo::Repo::discover(root) {
+        Ok(repo) => {
+            let mut dirs = vec![repo.git_dir().to_path_buf()];
+            if repo.common_dir() != repo.git_dir() {
+                dirs.push(repo.common_dir().to_path_buf());
+            }
+            dirs
+        }
+        Err(_) => Vec::new(),
+    }
+}
+
+/// Where the user's approvals for `root` are kept (`None` without git and without a home).
+fn approvals_file(root: &std::path::Path, no_git: bool) -> Option<PathBuf> {
+    let dirs = if no_git { Vec::new() } else { git_dirs(root) };
+    crate::exec::approvals::store_path(dirs.first().map(PathBuf::as_path), root)
+}
 
 impl NewApprovals {
-    /// Adds the commands to `<root>/.clada/allowed-commands.json` and says so on stderr.
+    /// Adds the commands to the user's approvals for `root` and says so on stderr.
     pub fn store(&self, root: &std::path::Path) -> anyhow::Result<()> {
-        let commands = self.0.lock().map(|v| v.clone()).unwrap_or_default();
-        for c in crate::exec::approvals::Approvals::store(root, &commands)? {
-            eprintln!(
-                "approved for this repository (in {}): {c}",
-                crate::exec::approvals::APPROVALS_FILE
-            );
+        let commands = self.list.lock().map(|v| v.clone()).unwrap_or_default();
+        if commands.is_empty() {
+            return Ok(());
+        }
+        let Some(file) = approvals_file(root, self.no_git) else {
+            eprintln!("git-clada: no home folder, so \"always\" was not remembered");
+            return Ok(());
+        };
+        for c in crate::exec::approvals::Approvals::store(&file, &commands)? {
+            eprintln!("approved for this repository (in {}): {c}", file.display());
         }
         Ok(())
     }
@@ -290,7 +320,11 @@ pub fn engine_options(
     cfg: &crate::config::Config,
     root: &std::path::Path,
 ) -> anyhow::Result<(EngineOptions, NewApprovals)> {
-    engine_options_for(&args.exec_flags, global, cfg, root)
+    let flags = ExecFlags {
+        no_git: args.no_git,
+        ..args.exec_flags
+    };
+    engine_options_for(&flags, global, cfg, root)
 }
 
 /// The exec flags `apply` and `mcp` share (and `watch` in part).
@@ -315,6 +349,11 @@ pub struct ExecFlags {
     /// `total_timeout`, else none.
     #[arg(long, value_name = "DURATION", value_parser = crate::config::duration_arg)]
     pub total_timeout: Option<std::time::Duration>,
+
+    /// `--no-git` (set from apply's own flag): no repository to pin git to or keep
+    /// approvals in.
+    #[arg(skip)]
+    pub no_git: bool,
 }
 
 /// [`engine_options`] from the shared exec flags.
@@ -332,13 +371,23 @@ pub fn engine_options_for(
         (None, Some(ExecSetting::Deny)) => ExecPolicy::Deny,
         (None, Some(ExecSetting::Ask) | None) => ExecPolicy::Ask,
     };
-    let approvals = NewApprovals::default();
+    let approvals = NewApprovals {
+        no_git: args.no_git,
+        ..NewApprovals::default()
+    };
+    let dirs = if args.no_git {
+        Vec::new()
+    } else {
+        git_dirs(root)
+    };
+    let confine = crate::exec::confine::Confine::from_config(cfg, dirs);
     let prompt: Option<Arc<crate::action::ExecPrompt>> = if interactive {
         let store = approvals.clone();
+        let sandbox = sandbox_line(&confine);
         Some(Arc::new(move |req: &ExecRequest| {
-            let answer = ask_on_tty(req);
+            let answer = ask_on_tty(req, &sandbox);
             if answer == Approval::Always && matches!(req.lang, Lang::Bash | Lang::Sh) {
-                if let Ok(mut v) = store.0.lock() {
+                if let Ok(mut v) = store.list.lock() {
                     v.push(crate::exec::policy::approval_key(&req.code));
                 }
             }
@@ -347,7 +396,23 @@ pub fn engine_options_for(
     } else {
         None
     };
-    let approved = crate::exec::approvals::Approvals::load(root)?.set();
+    let approved = match approvals_file(root, args.no_git) {
+        Some(file) => {
+            let pending = crate::exec::approvals::Approvals::legacy_pending(root, &file);
+            if !pending.is_empty() {
+                eprintln!(
+                    "git-clada: warning: {} lists {} command(s) that are not run without asking: \
+                     approvals now live in {} (a reply or a clone can write the old file); \
+                     read it, then `git clada config --trust` imports them",
+                    crate::exec::approvals::LEGACY_FILE,
+                    pending.len(),
+                    file.display()
+                );
+            }
+            crate::exec::approvals::Approvals::load(&file)?.set()
+        }
+        None => Default::default(),
+    };
     Ok((
         EngineOptions {
             dry_run: global.dry_run,
@@ -357,6 +422,7 @@ pub fn engine_options_for(
             exec_total_timeout: args.total_timeout.or(cfg.total_timeout.value),
             approved: Arc::new(approved),
             prompt,
+            confine,
             whole_file: crate::config::editorconfig::WholeFile {
                 final_newline: cfg.files_final_newline.value,
                 editorconfig: true,
@@ -367,9 +433,29 @@ pub fn engine_options_for(
     ))
 }
 
+/// How an approved block will run, for the prompt.
+fn sandbox_line(confine: &crate::exec::confine::Confine) -> String {
+    use crate::exec::confine::Level;
+    match (confine.level, confine.availability()) {
+        (Level::Off, _) => "without the OS sandbox (sandbox.level: off)".into(),
+        (_, crate::exec::confine::Availability::Unavailable(why)) => {
+            format!("WITHOUT the OS sandbox ({why})")
+        }
+        (level, _) => format!(
+            "in the {} OS sandbox{}",
+            level.name(),
+            if confine.network && level == Level::Workspace {
+                ", network allowed"
+            } else {
+                ", no network"
+            }
+        ),
+    }
+}
+
 /// Shows the code on the terminal and asks y/n/always. The answer is read from the terminal
 /// itself, since stdin may be the reply; no terminal means no.
-fn ask_on_tty(req: &ExecRequest) -> Approval {
+fn ask_on_tty(req: &ExecRequest, sandbox: &str) -> Approval {
     let Ok(tty) = std::fs::OpenOptions::new()
         .read(true)
         .write(true)
@@ -380,7 +466,7 @@ fn ask_on_tty(req: &ExecRequest) -> Approval {
     let mut out = &tty;
     let _ = writeln!(
         out,
-        "\nblock {} wants to run {:?} code in {}:\n----\n{}\n----",
+        "\nblock {} wants to run {:?} code in {} ({sandbox}):\n----\n{}\n----",
         req.block_id,
         req.lang,
         req.cwd.display(),
@@ -388,8 +474,7 @@ fn ask_on_tty(req: &ExecRequest) -> Approval {
     );
     let _ = write!(
         out,
-        "Run it? [y]es / [N]o / [a]lways (for this reply, and a shell command is remembered in {}): ",
-        crate::exec::approvals::APPROVALS_FILE
+        "Run it? [y]es / [N]o / [a]lways (for this reply, and a shell command is remembered with your approvals): "
     );
     let _ = out.flush();
     let mut answer = String::new();
@@ -413,7 +498,9 @@ fn run_no_git(args: Args, global: Global) -> anyhow::Result<Outcome> {
     let cwd = std::env::current_dir().context("cannot determine the current directory")?;
     let cfg = crate::config::load_for_dir(&cwd)?;
     let _ = COLOR.set(cfg.color.value);
-    let sandbox = Sandbox::new(&cwd, args.allow_outside)?.deny_paths(&cfg.paths_deny.value);
+    let sandbox = Sandbox::new(&cwd, args.allow_outside)?
+        .deny_paths(&cfg.paths_deny.value)
+        .allow_config_writes(!cfg.paths_protect_config.value);
     let plan = action::plan(&parsed, &sandbox);
     let (opts, approvals) = engine_options(&args, &global, &cfg, &cwd)?;
     let execution = action::execute(&plan, &sandbox, &opts);

@@ -11,16 +11,20 @@ use crate::cli::{Format, Global};
 /// A configuration file with an unknown key, a wrong type or bad YAML is an error naming the
 /// file, line and column.
 ///
-/// Commands the repository's `.clada.yml` would run on every apply (`hooks.before`,
-/// `hooks.after`) run only once you trusted that exact version of the file with `--trust`
-/// (like git, which never runs hooks that came with a clone); until then they are skipped with
-/// a warning, and again after the file changes.
+/// A repository's `.clada.yml` can only tighten your settings: what would loosen them
+/// (`exec: allow`, longer limits, a lower sandbox level, network, extra folders) and the
+/// commands it would run on every apply (`hooks.before`, `hooks.after`) take effect only once
+/// you trusted that exact version of the file with `--trust` (like git, which never runs hooks
+/// that came with a clone); until then they are ignored with a warning, and again after the
+/// file changes. Also shows whether the OS sandbox for exec and hooks is available.
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Examples:\n  git clada config\n  git clada config --format json\n  git clada config --trust"
 )]
 pub struct Args {
-    /// Trust the repository's `.clada.yml` as it is now, so the commands it sets run.
+    /// Trust the repository's `.clada.yml` as it is now, so the commands and looser settings it
+    /// sets apply; also imports the commands of an old `.clada/allowed-commands.json` into
+    /// your approvals (read both first).
     #[arg(long)]
     pub trust: bool,
 }
@@ -35,7 +39,12 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
     match global.format_or_default() {
         Format::Json => {
             let files: Vec<String> = cfg.files.iter().map(|p| p.display().to_string()).collect();
-            let v = serde_json::json!({"files": files, "settings": entries, "untrusted": cfg.untrusted});
+            let v = serde_json::json!({
+                "files": files,
+                "settings": entries,
+                "untrusted": cfg.untrusted,
+                "osSandbox": sandbox_state(&cfg),
+            });
             println!("{}", serde_json::to_string_pretty(&v)?);
         }
         Format::Human | Format::Llm => {
@@ -65,20 +74,47 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
             if let Some(w) = cfg.untrusted_warning() {
                 out.push_str(&format!("(not trusted: {w})\n"));
             }
+            out.push_str(&format!(
+                "(OS sandbox for exec and hooks: {})\n",
+                sandbox_state(&cfg)
+            ));
             print!("{out}");
         }
     }
     Ok(Outcome::Success)
 }
 
+/// Whether the OS sandbox is there, and what its absence means.
+fn sandbox_state(cfg: &crate::config::Config) -> String {
+    let confine = crate::exec::confine::Confine::from_config(cfg, Vec::new());
+    match confine.availability() {
+        a @ crate::exec::confine::Availability::Landlock { .. } => a.describe(),
+        a => format!(
+            "{} — the read-only list is off, so every exec block asks, and what you allow runs unconfined",
+            a.describe()
+        ),
+    }
+}
+
 /// Keeps a copy of `.clada.yml` as it is now in the git directory (never cloned or
 /// committed): from now on its commands run, until the file changes.
 fn trust(cwd: &std::path::Path) -> anyhow::Result<Outcome> {
     let repo = crate::repo::Repo::discover(cwd)?;
+    let imported = import_legacy_approvals(repo.workdir(), repo.git_dir())?;
     let file = repo.workdir().join(crate::config::REPO_FILE);
-    let text = std::fs::read(&file).map_err(|e| {
-        crate::base::error::UsageError(format!("cannot read '{}' to trust it: {e}", file.display()))
-    })?;
+    let text = match std::fs::read(&file) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && imported => {
+            return Ok(Outcome::Success)
+        }
+        Err(e) => {
+            return Err(crate::base::error::UsageError(format!(
+                "cannot read '{}' to trust it: {e}",
+                file.display()
+            ))
+            .into())
+        }
+    };
     // Only a file that loads is trusted: what is trusted is what will run.
     crate::config::load_for_dir(cwd)?;
     let copy = crate::config::trusted_copy(repo.git_dir());
@@ -89,8 +125,35 @@ fn trust(cwd: &std::path::Path) -> anyhow::Result<Outcome> {
     crate::base::fsutil::write_atomic(&copy, &text, crate::base::fsutil::Perm::Executable(false))
         .with_context(|| format!("cannot write '{}'", copy.display()))?;
     eprintln!(
-        "trusted {} as it is now; its hooks.before/hooks.after commands run on apply until the file changes",
+        "trusted {} as it is now; its hooks.before/hooks.after commands and looser settings apply until the file changes",
         file.display()
     );
     Ok(Outcome::Success)
+}
+
+/// Copies the commands of the worktree's old approval file (`.clada/allowed-commands.json`)
+/// into the user's approvals; whether there was such a file.
+fn import_legacy_approvals(
+    root: &std::path::Path,
+    git_dir: &std::path::Path,
+) -> anyhow::Result<bool> {
+    use crate::exec::approvals::{store_path, Approvals, LEGACY_FILE};
+    let legacy = root.join(LEGACY_FILE);
+    if !legacy.exists() {
+        return Ok(false);
+    }
+    let Some(store) = store_path(Some(git_dir), root) else {
+        return Ok(true);
+    };
+    let commands = Approvals::load(&legacy)?.commands;
+    let added = Approvals::store(&store, &commands)?;
+    eprintln!(
+        "imported {} approved command(s) from {LEGACY_FILE} into {} (the old file is no longer read; remove it when you like)",
+        added.len(),
+        store.display()
+    );
+    for c in added {
+        eprintln!("  {c}");
+    }
+    Ok(true)
 }

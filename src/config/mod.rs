@@ -4,22 +4,25 @@
 //! `clada.coauthor`), merged into one [`Config`] that remembers where each value came from.
 //!
 //! Merge rules, per key (README "Configuration" documents the same table):
-//! - project keys (how the repository is worked on: limits, hooks, files, check) — the
-//!   repository's file wins over the user's;
+//! - project keys (how the repository is worked on: `wip`, `hooks.rollback_on_failure`,
+//!   `files`, `check`) — the repository's file wins over the user's;
 //! - personal keys (`commit.*`, `clipboard.*`, `color`) — the user's file wins over the
 //!   repository's, and git config (`clada.author`, `clada.coauthor`) wins over both;
-//! - `exec` — the stricter of the two files (deny > ask > allow): a committed file cannot
-//!   loosen what a user chose, nor a user's file what a team chose; `--exec` overrides both.
+//! - guarded keys (what decides which code runs and what it may reach: `exec`, the limits,
+//!   `hooks`, `paths`, `sandbox`) — a repository's file can only tighten them ([`trust`]):
+//!   what would loosen the user's settings (`exec: allow`, a longer limit, a lower sandbox
+//!   level, network, extra folders, hooks) takes effect only once the user trusted that exact
+//!   version of `.clada.yml` (`git clada config --trust` keeps a copy in the git directory,
+//!   which is never cloned or committed); until then it is ignored and named in
+//!   [`Config::untrusted`]. Deny lists are united, never replaced. `exec` is the stricter of
+//!   the two files even when trusted; `--exec` overrides both.
 //!
 //! Unknown keys, wrong types and bad YAML are errors naming the file, line and column.
-//!
-//! Commands a committed file would run on every apply (`hooks.before` / `hooks.after`) are
-//! code from whoever wrote the repository: like git, which never clones hooks, they run only
-//! when the user trusted that exact version of `.clada.yml` (`git clada config --trust`
-//! keeps a copy in the git directory, which is never cloned or committed). Until then they are
-//! skipped and named in [`Config::untrusted`].
 
 pub mod editorconfig;
+mod trust;
+
+pub use trust::trusted_copy;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -73,6 +76,26 @@ impl ExecSetting {
             ExecSetting::Ask => "ask",
             ExecSetting::Allow => "allow",
             ExecSetting::Deny => "deny",
+        }
+    }
+}
+
+/// `sandbox.level`: how far approved exec blocks and hooks are confined (mirrors
+/// `crate::exec::confine::Level`, which is above this layer).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SandboxLevel {
+    Off,
+    Workspace,
+    ReadOnly,
+}
+
+impl SandboxLevel {
+    pub fn name(self) -> &'static str {
+        match self {
+            SandboxLevel::Off => "off",
+            SandboxLevel::Workspace => "workspace",
+            SandboxLevel::ReadOnly => "read-only",
         }
     }
 }
@@ -277,6 +300,17 @@ struct HooksLayer {
 #[serde(deny_unknown_fields)]
 struct PathsLayer {
     deny: Option<Vec<String>>,
+    protect_config: Option<bool>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SandboxLayer {
+    level: Option<SandboxLevel>,
+    network: Option<bool>,
+    read: Option<Vec<String>>,
+    write: Option<Vec<String>>,
+    landlock: Option<bool>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -321,6 +355,8 @@ struct Layer {
     check: CheckLayer,
     #[serde(default)]
     clipboard: ClipboardLayer,
+    #[serde(default)]
+    sandbox: SandboxLayer,
     color: Option<ColorSetting>,
 }
 
@@ -333,6 +369,8 @@ pub enum Source {
     File(PathBuf),
     /// A git config key.
     GitConfig(String),
+    /// Several files together (a deny list united from both).
+    Files(Vec<PathBuf>),
 }
 
 impl fmt::Display for Source {
@@ -341,6 +379,10 @@ impl fmt::Display for Source {
             Source::Default => f.write_str("default"),
             Source::File(p) => write!(f, "{}", p.display()),
             Source::GitConfig(k) => write!(f, "git config {k}"),
+            Source::Files(ps) => {
+                let names: Vec<String> = ps.iter().map(|p| p.display().to_string()).collect();
+                f.write_str(&names.join(" + "))
+            }
         }
     }
 }
@@ -377,15 +419,25 @@ pub struct Config {
     pub hooks_after: Setting<Vec<HookCommand>>,
     pub hooks_rollback_on_failure: Setting<bool>,
     pub paths_deny: Setting<Vec<String>>,
+    /// Refuse a reply's writes to `.clada.yml`, `.clada/` (default true).
+    pub paths_protect_config: Setting<bool>,
+    pub sandbox_level: Setting<SandboxLevel>,
+    pub sandbox_network: Setting<bool>,
+    /// Absolute, `~` expanded.
+    pub sandbox_read: Setting<Vec<PathBuf>>,
+    pub sandbox_write: Setting<Vec<PathBuf>>,
+    /// `false`: act as if the kernel had no Landlock.
+    pub sandbox_landlock: Setting<bool>,
     pub files_final_newline: Setting<bool>,
     pub check_allow: Setting<Vec<String>>,
     pub clipboard_copy: Setting<bool>,
     pub color: Setting<ColorSetting>,
     /// The files that were read, repository's first.
     pub files: Vec<PathBuf>,
-    /// Keys of the repository's file that were skipped because that version of the file is
-    /// not trusted (see the module docs).
-    pub untrusted: Vec<&'static str>,
+    /// What the repository's file set but this version of it may not (it would loosen the
+    /// user's settings or run commands, and the file is not trusted; see [`trust`]), as
+    /// `key` or `key: value`.
+    pub untrusted: Vec<String>,
 }
 
 impl Default for Config {
@@ -402,6 +454,12 @@ impl Default for Config {
             hooks_after: Setting::default(Vec::new()),
             hooks_rollback_on_failure: Setting::default(false),
             paths_deny: Setting::default(Vec::new()),
+            paths_protect_config: Setting::default(true),
+            sandbox_level: Setting::default(SandboxLevel::Workspace),
+            sandbox_network: Setting::default(false),
+            sandbox_read: Setting::default(Vec::new()),
+            sandbox_write: Setting::default(Vec::new()),
+            sandbox_landlock: Setting::default(true),
             files_final_newline: Setting::default(true),
             check_allow: Setting::default(Vec::new()),
             clipboard_copy: Setting::default(false),
@@ -427,6 +485,12 @@ pub fn user_file() -> Option<PathBuf> {
 
 /// Reads and parses one file; a missing file is `None`.
 fn read_layer(path: &Path) -> Result<Option<Layer>, ConfigError> {
+    Ok(read_file(path)?.map(|(_, l)| l))
+}
+
+/// Reads and parses one file, keeping its text (what trust compares); a missing file is
+/// `None`.
+fn read_file(path: &Path) -> Result<Option<(String, Layer)>, ConfigError> {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -439,7 +503,8 @@ fn read_layer(path: &Path) -> Result<Option<Layer>, ConfigError> {
             })
         }
     };
-    parse_layer(path, &text).map(Some)
+    let layer = parse_layer(path, &text)?;
+    Ok(Some((text, layer)))
 }
 
 fn parse_layer(path: &Path, text: &str) -> Result<Layer, ConfigError> {
@@ -474,14 +539,16 @@ fn set<T>(slot: &mut Setting<T>, value: Option<T>, source: &Source) {
 
 impl Config {
     /// Loads the configuration for the worktree at `root` (no repository file when `None`),
-    /// with `git_config` answering `clada.*` keys (`None` outside a repository).
+    /// with `git_config` answering `clada.*` keys (`None` outside a repository) and `trusted`
+    /// the copy of `.clada.yml` the user trusted, if any.
     pub fn load(
         root: Option<&Path>,
         git_config: &dyn Fn(&str) -> Option<String>,
+        trusted: Option<&[u8]>,
     ) -> Result<Config, ConfigError> {
         let repo_file = root.map(|r| r.join(REPO_FILE));
         let user = user_file();
-        Self::load_from(repo_file.as_deref(), user.as_deref(), git_config)
+        Self::load_from(repo_file.as_deref(), user.as_deref(), git_config, trusted)
     }
 
     /// [`Config::load`] with explicit file paths.
@@ -489,11 +556,15 @@ impl Config {
         repo_file: Option<&Path>,
         user_file: Option<&Path>,
         git_config: &dyn Fn(&str) -> Option<String>,
+        trusted: Option<&[u8]>,
     ) -> Result<Config, ConfigError> {
         let mut cfg = Config::default();
-        let repo = match repo_file {
-            Some(p) => read_layer(p)?.map(|l| (l, Source::File(p.to_path_buf()))),
-            None => None,
+        let (repo, repo_trusted) = match repo_file.map(read_file).transpose()?.flatten() {
+            Some((text, layer)) => {
+                let src = Source::File(repo_file.unwrap_or(Path::new(REPO_FILE)).to_path_buf());
+                (Some((layer, src)), trusted == Some(text.as_bytes()))
+            }
+            None => (None, false),
         };
         let user = match user_file {
             Some(p) => read_layer(p)?.map(|l| (l, Source::File(p.to_path_buf()))),
@@ -506,31 +577,18 @@ impl Config {
         }
         // Project keys: user first, then the repository over it.
         // Personal keys: repository first, then the user over it.
-        let (project_order, personal_order) = {
-            let r = repo.as_ref();
-            let u = user.as_ref();
-            ([u, r], [r, u])
-        };
-        for (layer, src) in project_order.into_iter().flatten() {
+        // Guarded keys: the user's, then what the repository may add (`trust`).
+        if let Some((layer, src)) = &user {
             cfg.apply_project(layer, src);
+            cfg.apply_guarded_user(layer, src)?;
         }
-        for (layer, src) in personal_order.into_iter().flatten() {
+        if let Some((layer, src)) = &repo {
+            cfg.apply_project(layer, src);
             cfg.apply_personal(layer, src);
+            cfg.apply_guarded_repo(layer, src, repo_trusted)?;
         }
-        // exec: the stricter of the two files.
-        for (layer, src) in repo.iter().chain(user.iter()) {
-            if let Some(e) = layer.exec {
-                let stricter = cfg
-                    .exec
-                    .value
-                    .is_none_or(|cur| e.strictness() > cur.strictness());
-                if stricter {
-                    cfg.exec = Setting {
-                        value: Some(e),
-                        source: src.clone(),
-                    };
-                }
-            }
+        if let Some((layer, src)) = &user {
+            cfg.apply_personal(layer, src);
         }
         for (key, setting) in [
             ("paths.deny", &cfg.paths_deny),
@@ -565,19 +623,14 @@ impl Config {
         Ok(cfg)
     }
 
+    /// The keys with no bearing on what runs or what it may reach.
     fn apply_project(&mut self, l: &Layer, src: &Source) {
-        set(&mut self.timeout, l.timeout, src);
-        set(&mut self.total_timeout, l.total_timeout.map(Some), src);
-        set(&mut self.max_output, l.max_output, src);
         set(&mut self.wip, l.wip, src);
-        set(&mut self.hooks_before, l.hooks.before.clone(), src);
-        set(&mut self.hooks_after, l.hooks.after.clone(), src);
         set(
             &mut self.hooks_rollback_on_failure,
             l.hooks.rollback_on_failure,
             src,
         );
-        set(&mut self.paths_deny, l.paths.deny.clone(), src);
         set(&mut self.files_final_newline, l.files.final_newline, src);
         set(&mut self.check_allow, l.check.allow.clone(), src);
     }
@@ -657,6 +710,36 @@ impl Config {
             ),
             e("paths.deny", &self.paths_deny, json!(self.paths_deny.value)),
             e(
+                "paths.protect_config",
+                &self.paths_protect_config,
+                json!(self.paths_protect_config.value),
+            ),
+            e(
+                "sandbox.level",
+                &self.sandbox_level,
+                json!(self.sandbox_level.value.name()),
+            ),
+            e(
+                "sandbox.network",
+                &self.sandbox_network,
+                json!(self.sandbox_network.value),
+            ),
+            e(
+                "sandbox.read",
+                &self.sandbox_read,
+                json!(self.sandbox_read.value),
+            ),
+            e(
+                "sandbox.write",
+                &self.sandbox_write,
+                json!(self.sandbox_write.value),
+            ),
+            e(
+                "sandbox.landlock",
+                &self.sandbox_landlock,
+                json!(self.sandbox_landlock.value),
+            ),
+            e(
                 "files.final_newline",
                 &self.files_final_newline,
                 json!(self.files_final_newline.value),
@@ -686,58 +769,15 @@ pub fn load_for_dir(dir: &Path) -> Result<Config, ConfigError> {
 pub fn load_with_root(dir: &Path) -> Result<(Config, Option<PathBuf>), ConfigError> {
     match crate::repo::Repo::discover(dir) {
         Ok(repo) => {
-            let mut cfg = Config::load(Some(repo.workdir()), &|k| repo.config_string(k))?;
             let trusted = std::fs::read(trusted_copy(repo.git_dir())).ok();
-            cfg.guard_repo_commands(&repo.workdir().join(REPO_FILE), trusted.as_deref());
+            let cfg = Config::load(
+                Some(repo.workdir()),
+                &|k| repo.config_string(k),
+                trusted.as_deref(),
+            )?;
             Ok((cfg, Some(repo.workdir().to_path_buf())))
         }
-        Err(_) => Ok((Config::load(None, &|_| None)?, None)),
-    }
-}
-
-/// Where `git clada config --trust` keeps the trusted copy of `.clada.yml`.
-pub fn trusted_copy(git_dir: &Path) -> PathBuf {
-    git_dir.join("clada").join("trusted-config.yml")
-}
-
-impl Config {
-    /// Drops the commands the repository's file would run unless `trusted` (the copy the
-    /// user trusted) is byte-identical to the file as it is now.
-    pub fn guard_repo_commands(&mut self, repo_file: &Path, trusted: Option<&[u8]>) {
-        let from_repo = |s: &Source| matches!(s, Source::File(p) if p == repo_file);
-        let mut keys = Vec::new();
-        for (key, slot) in [
-            ("hooks.before", &self.hooks_before),
-            ("hooks.after", &self.hooks_after),
-        ] {
-            if from_repo(&slot.source) && !slot.value.is_empty() {
-                keys.push(key);
-            }
-        }
-        if keys.is_empty() {
-            return;
-        }
-        let now = std::fs::read(repo_file).ok();
-        if now.is_some() && now.as_deref() == trusted {
-            return;
-        }
-        for key in &keys {
-            match *key {
-                "hooks.before" => self.hooks_before = Setting::default(Vec::new()),
-                _ => self.hooks_after = Setting::default(Vec::new()),
-            }
-        }
-        self.untrusted = keys;
-    }
-
-    /// The warning for skipped untrusted keys, if any.
-    pub fn untrusted_warning(&self) -> Option<String> {
-        (!self.untrusted.is_empty()).then(|| {
-            format!(
-                "{REPO_FILE} sets {}, but this version of it is not trusted, so those commands did not run: read the file, then run `git clada config --trust` to let them run",
-                self.untrusted.join(" and ")
-            )
-        })
+        Err(_) => Ok((Config::load(None, &|_| None, None)?, None)),
     }
 }
 
@@ -823,7 +863,7 @@ mod tests {
         )
         .unwrap();
         let none = |_: &str| None;
-        let c = Config::load_from(Some(&repo), Some(&user), &none).unwrap();
+        let c = Config::load_from(Some(&repo), Some(&user), &none, None).unwrap();
         // project key: the repository wins
         assert_eq!(c.timeout.value, Duration::from_secs(5));
         assert_eq!(c.timeout.source, Source::File(repo.clone()));
@@ -836,16 +876,72 @@ mod tests {
         assert_eq!(c.exec.source, Source::File(repo.clone()));
         // git config wins for coauthor
         let git = |k: &str| (k == "clada.coauthor").then(|| "Me <me@x>".to_string());
-        let c = Config::load_from(Some(&repo), Some(&user), &git).unwrap();
+        let c = Config::load_from(Some(&repo), Some(&user), &git, None).unwrap();
         assert_eq!(c.commit_coauthor.value.as_deref(), Some("Me <me@x>"));
         assert_eq!(
             c.commit_coauthor.source,
             Source::GitConfig("clada.coauthor".into())
         );
         // defaults
-        let c = Config::load_from(None, None, &none).unwrap();
+        let c = Config::load_from(None, None, &none, None).unwrap();
         assert!(c.files_final_newline.value);
         assert_eq!(c.max_output.value, 10 * 1024 * 1024);
-        assert_eq!(c.entries().len(), 15);
+        assert_eq!(c.entries().len(), 21);
+    }
+
+    #[test]
+    fn a_repository_file_only_tightens_until_trusted() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = dir.path().join("repo.yml");
+        let user = dir.path().join("user.yml");
+        let none = |_: &str| None;
+        let loose = "exec: allow\ntimeout: 10m\nmax_output: 20MiB\nsandbox:\n  level: off\n  network: true\n  read: [/opt/x]\n  landlock: false\npaths:\n  deny: []\n  protect_config: false\nhooks:\n  after: [make]\n";
+        std::fs::write(&repo, loose).unwrap();
+        std::fs::write(&user, "paths:\n  deny: [.env]\n").unwrap();
+        let c = Config::load_from(Some(&repo), Some(&user), &none, None).unwrap();
+        assert_eq!(c.exec.value, None);
+        assert_eq!(c.timeout.value, Duration::from_secs(30));
+        assert_eq!(c.max_output.value, 10 * 1024 * 1024);
+        assert_eq!(c.sandbox_level.value, SandboxLevel::Workspace);
+        assert!(!c.sandbox_network.value && c.sandbox_landlock.value);
+        assert!(c.sandbox_read.value.is_empty() && c.hooks_after.value.is_empty());
+        assert!(c.paths_protect_config.value);
+        assert_eq!(c.paths_deny.value, [".env"]);
+        assert_eq!(c.untrusted.len(), 9, "{:?}", c.untrusted);
+        assert!(c
+            .untrusted_warning()
+            .unwrap()
+            .contains("so those settings were ignored"));
+        // Trusted (the copy is byte-identical): it applies, the deny list is still united.
+        let c = Config::load_from(Some(&repo), Some(&user), &none, Some(loose.as_bytes())).unwrap();
+        assert_eq!(c.exec.value, Some(ExecSetting::Allow));
+        assert_eq!(c.timeout.value, Duration::from_secs(600));
+        assert_eq!(c.sandbox_level.value, SandboxLevel::Off);
+        assert!(c.sandbox_network.value && !c.sandbox_landlock.value);
+        assert_eq!(c.sandbox_read.value, [PathBuf::from("/opt/x")]);
+        assert_eq!(c.hooks_after.value.len(), 1);
+        assert_eq!(c.paths_deny.value, [".env"]);
+        assert!(c.untrusted.is_empty());
+        // What tightens applies untrusted.
+        std::fs::write(
+            &repo,
+            "exec: deny\ntimeout: 5\nsandbox:\n  level: read-only\npaths:\n  deny: [secrets]\n",
+        )
+        .unwrap();
+        let c = Config::load_from(Some(&repo), Some(&user), &none, None).unwrap();
+        assert_eq!(c.exec.value, Some(ExecSetting::Deny));
+        assert_eq!(c.timeout.value, Duration::from_secs(5));
+        assert_eq!(c.sandbox_level.value, SandboxLevel::ReadOnly);
+        assert_eq!(c.paths_deny.value, [".env", "secrets"]);
+        assert_eq!(
+            c.paths_deny.source,
+            Source::Files(vec![user.clone(), repo.clone()])
+        );
+        assert!(c.untrusted.is_empty());
+        // A user's own exec choice is never loosened, trusted or not.
+        std::fs::write(&user, "exec: ask\n").unwrap();
+        std::fs::write(&repo, "exec: allow\n").unwrap();
+        let c = Config::load_from(Some(&repo), Some(&user), &none, Some(b"exec: allow\n")).unwrap();
+        assert_eq!(c.exec.value, Some(ExecSetting::Ask));
     }
 }

@@ -1,15 +1,37 @@
-//! The user's approvals (`.clada/allowed-commands.json`, the seeds' shape): commands that run
-//! without asking under the `ask` policy. Read and written by the caller (the CLI), never by
-//! the engine: the engine's writes become part of the AI commit, and an approval must outlive
-//! an undo.
+//! The user's approvals (the seeds' `allowed-commands.json` shape): commands that run without
+//! asking under the `ask` policy. Read and written by the caller (the CLI), never by the
+//! engine: the engine's writes become part of the AI commit, and an approval must outlive an
+//! undo.
+//!
+//! They are the user's, so they live where no reply and no clone can write them
+//! ([`store_path`]): in the git directory (`.git/clada/allowed-commands.json`: never committed,
+//! never cloned, and refused to replies like all of `.git`), or without git in the user's
+//! configuration folder. The seeds' place in the worktree, [`LEGACY_FILE`], could be written
+//! by a reply or shipped by a clone: it is no longer read, and `git clada config --trust`
+//! (after the user read it) copies its commands into the store.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-/// The approval file, relative to the worktree root.
-pub const APPROVALS_FILE: &str = ".clada/allowed-commands.json";
+/// Where approvals used to live, relative to the worktree root (the seeds' place).
+pub const LEGACY_FILE: &str = ".clada/allowed-commands.json";
+
+/// Where the user's approvals for the worktree `root` live: `<git dir>/clada/
+/// allowed-commands.json` in a repository; else `<config dir>/clada/approvals/<sha1 of the
+/// directory's path>.json` (`None` when there is no home either).
+pub fn store_path(git_dir: Option<&Path>, root: &Path) -> Option<PathBuf> {
+    if let Some(g) = git_dir {
+        return Some(g.join("clada").join("allowed-commands.json"));
+    }
+    use sha1::Digest;
+    let user = crate::config::user_file()?;
+    let key = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let hash = sha1::Sha1::digest(key.as_os_str().as_encoded_bytes());
+    let hex: String = hash.iter().map(|b| format!("{b:02x}")).collect();
+    Some(user.parent()?.join("approvals").join(format!("{hex}.json")))
+}
 
 /// The approval file's content (the seeds' shape).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -22,11 +44,10 @@ pub struct Approvals {
 }
 
 impl Approvals {
-    /// Reads `<root>/.clada/allowed-commands.json`; a missing file is an empty list, a
-    /// malformed one an error with its line and column.
-    pub fn load(root: &Path) -> anyhow::Result<Approvals> {
-        let path = root.join(APPROVALS_FILE);
-        let text = match std::fs::read_to_string(&path) {
+    /// Reads the approval file `path`; a missing file is an empty list, a malformed one an
+    /// error with its line and column.
+    pub fn load(path: &Path) -> anyhow::Result<Approvals> {
+        let text = match std::fs::read_to_string(path) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Approvals::default()),
             Err(e) => anyhow::bail!("cannot read {}: {e}", path.display()),
@@ -46,9 +67,24 @@ impl Approvals {
         self.commands.iter().cloned().collect()
     }
 
-    /// Adds `commands` (those not there yet) and writes the file; returns the ones added.
-    pub fn store(root: &Path, commands: &[String]) -> anyhow::Result<Vec<String>> {
-        let mut list = Approvals::load(root)?;
+    /// The commands of the worktree's [`LEGACY_FILE`] that `store` (the user's approval file)
+    /// does not hold: they are not run without asking until the user imports them.
+    pub fn legacy_pending(root: &Path, store: &Path) -> Vec<String> {
+        let Ok(legacy) = Approvals::load(&root.join(LEGACY_FILE)) else {
+            return Vec::new();
+        };
+        let have = Approvals::load(store).map(|a| a.set()).unwrap_or_default();
+        legacy
+            .commands
+            .into_iter()
+            .filter(|c| !have.contains(c))
+            .collect()
+    }
+
+    /// Adds `commands` (those not there yet) to the approval file `path` and writes it;
+    /// returns the ones added.
+    pub fn store(path: &Path, commands: &[String]) -> anyhow::Result<Vec<String>> {
+        let mut list = Approvals::load(path)?;
         let mut added = Vec::new();
         for c in commands {
             if !list.commands.contains(c) {
@@ -60,7 +96,6 @@ impl Approvals {
         if added.is_empty() {
             return Ok(added);
         }
-        let path = root.join(APPROVALS_FILE);
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir)
                 .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", dir.display()))?;
@@ -68,7 +103,7 @@ impl Approvals {
         let mut text = serde_json::to_string_pretty(&list)?;
         text.push('\n');
         crate::base::fsutil::write_atomic(
-            &path,
+            path,
             text.as_bytes(),
             crate::base::fsutil::Perm::KeepExisting {
                 executable_if_new: false,
@@ -90,17 +125,24 @@ mod tests {
     #[test]
     fn approvals_round_trip() {
         let dir = tempfile::tempdir().unwrap();
-        assert_eq!(Approvals::load(dir.path()).unwrap(), Approvals::default());
-        let added = Approvals::store(dir.path(), &["npm test".into(), "npm test".into()]).unwrap();
+        let file = store_path(Some(&dir.path().join(".git")), dir.path()).unwrap();
+        assert!(file.ends_with(".git/clada/allowed-commands.json"));
+        assert_eq!(Approvals::load(&file).unwrap(), Approvals::default());
+        let added = Approvals::store(&file, &["npm test".into(), "npm test".into()]).unwrap();
         assert_eq!(added, ["npm test"]);
-        assert!(Approvals::store(dir.path(), &["npm test".into()])
+        assert!(Approvals::store(&file, &["npm test".into()])
             .unwrap()
             .is_empty());
-        let a = Approvals::load(dir.path()).unwrap();
+        let a = Approvals::load(&file).unwrap();
         assert_eq!(a.commands, ["npm test"]);
         assert!(a.added["npm test"].ends_with('Z'));
-        std::fs::write(dir.path().join(APPROVALS_FILE), "{\n  \"commands\": 3\n}").unwrap();
-        let e = Approvals::load(dir.path()).unwrap_err().to_string();
+        // The seeds' file in the worktree: only what the store lacks is pending.
+        let legacy = dir.path().join(LEGACY_FILE);
+        std::fs::create_dir_all(legacy.parent().unwrap()).unwrap();
+        std::fs::write(&legacy, r#"{"commands": ["npm test", "make evil"]}"#).unwrap();
+        assert_eq!(Approvals::legacy_pending(dir.path(), &file), ["make evil"]);
+        std::fs::write(&file, "{\n  \"commands\": 3\n}").unwrap();
+        let e = Approvals::load(&file).unwrap_err().to_string();
         assert!(e.contains("allowed-commands.json:2:"), "{e}");
     }
 }

@@ -10,6 +10,11 @@
 //! apply with nothing applied. `after` runs once the actions ran, before the changes are
 //! collected: what it changes (a formatter) goes into the AI commit like exec's changes; a
 //! failure does not roll the reply back unless `hooks.rollback_on_failure`.
+//!
+//! Hooks run in the OS sandbox at the configured level (`workspace` by default: a formatter
+//! may rewrite the worktree, not `.git`, and reach no network), since what they run — a
+//! `./check.sh`, a test suite — may be code a reply just changed. For the same reason they do
+//! not run at all when the exec policy is `deny` ([`warnings`] says so).
 
 use std::path::Path;
 use std::time::Duration;
@@ -37,6 +42,11 @@ pub struct Hooks {
     pub timeout: Duration,
     /// Per output stream.
     pub max_output: usize,
+    /// The OS sandbox they run in.
+    pub confine: super::confine::Confine,
+    /// The exec policy is `deny`: no code a reply could have changed may run, so neither do
+    /// the hooks.
+    pub exec_denied: bool,
 }
 
 impl Hooks {
@@ -48,8 +58,44 @@ impl Hooks {
             rollback_on_failure: cfg.hooks_rollback_on_failure.value,
             timeout: cfg.timeout.value,
             max_output: cfg.max_output.value,
+            confine: super::confine::Confine::default(),
+            exec_denied: false,
         }
     }
+
+    fn configured(&self) -> Vec<&'static str> {
+        [("hooks.before", &self.before), ("hooks.after", &self.after)]
+            .into_iter()
+            .filter(|(_, c)| !c.is_empty())
+            .map(|(k, _)| k)
+            .collect()
+    }
+}
+
+/// The warnings an apply's result carries about its hooks: skipped under `--exec deny`, or run
+/// without the OS sandbox where it is unavailable.
+pub fn warnings(hooks: &Hooks) -> Vec<String> {
+    let keys = hooks.configured();
+    if keys.is_empty() {
+        return Vec::new();
+    }
+    let keys = keys.join(" and ");
+    if hooks.exec_denied {
+        return vec![format!(
+            "{keys} did not run: the exec policy is deny, and hooks may run code a reply \
+             changed (a script, the tests); re-run with --exec ask or --exec allow to run them"
+        )];
+    }
+    let mut out = Vec::new();
+    if hooks.confine.level != super::confine::Level::Off {
+        if let super::confine::Availability::Unavailable(why) = hooks.confine.availability() {
+            out.push(format!(
+                "{keys} ran without the OS sandbox ({why}): they could write, read and \
+                 connect anywhere you can"
+            ));
+        }
+    }
+    out
 }
 
 /// The name of a hook step in the report.
@@ -67,6 +113,10 @@ pub fn is_hook_step(step: &Step) -> bool {
 pub fn run(phase: &str, cmds: &[HookCommand], root: &Path, hooks: &Hooks) -> (Vec<Step>, bool) {
     let mut steps = Vec::new();
     let mut ok = true;
+    if hooks.exec_denied {
+        // Skipped whole; `warnings` tells the report.
+        return (steps, ok);
+    }
     for cmd in cmds {
         let dir = match &cmd.cwd {
             Some(c) => root.join(c),
@@ -89,7 +139,18 @@ pub fn run(phase: &str, cmds: &[HookCommand], root: &Path, hooks: &Hooks) -> (Ve
             continue;
         }
         let limit = cmd.timeout.unwrap_or(hooks.timeout);
-        let out = super::spawn::run_command("sh", &cmd.run, &dir, limit, hooks.max_output);
+        // (Running unconfined where the sandbox is unavailable is said once, by `warnings`.)
+        let out = match super::approved_jail(&hooks.confine, root, &mut Vec::new()) {
+            Ok(jail) => {
+                let limits = super::spawn::Limits {
+                    timeout: limit,
+                    max_output: hooks.max_output,
+                    cancel: None,
+                };
+                super::spawn::run("sh", &cmd.run, &dir, limits, None, &jail).output
+            }
+            Err(e) => super::spawn::ExecOutput::failed(format!("not run: {e}")),
+        };
         let success = out.success();
         let mut output = String::new();
         if !success {
@@ -138,6 +199,17 @@ mod tests {
             max_output: 1024,
             ..Hooks::default()
         };
+        let denied = Hooks {
+            exec_denied: true,
+            after: vec![cmd("touch ran", false)],
+            ..h.clone()
+        };
+        let (steps, ok) = run("after", &denied.after, dir.path(), &denied);
+        assert!(ok && steps.is_empty());
+        assert!(!dir.path().join("ran").exists());
+        assert!(
+            warnings(&denied)[0].starts_with("hooks.after did not run: the exec policy is deny")
+        );
         let (steps, ok) = run(
             "after",
             &[

@@ -7,12 +7,14 @@
 //! - [`session`]: where an exec block without `cwd` starts (the previous block's end);
 //! - [`spawn`]: starting a process with its limits (closed stdin, own process group, timeout,
 //!   capped output) and collecting what it did;
-//! - [`hooks`]: the configured `hooks.before` / `hooks.after` commands.
+//! - [`hooks`]: the configured `hooks.before` / `hooks.after` commands;
+//! - [`confine`]: the OS sandbox every one of those processes runs in.
 //!
 //! The exec *action* (`crate::action`'s executor) decides the working directory and turns a
 //! [`Ran`] into its result; nothing here knows actions, formats or git.
 
 pub mod approvals;
+pub mod confine;
 pub mod hooks;
 pub mod policy;
 pub(crate) mod session;
@@ -94,6 +96,8 @@ pub struct Settings {
     pub total_timeout: Option<Duration>,
     /// Commands that run without asking under [`ExecPolicy::Ask`].
     pub approved: Arc<BTreeSet<String>>,
+    /// The OS sandbox (levels, network, extra folders, the git directory).
+    pub confine: confine::Confine,
     pub prompt: Option<Arc<ExecPrompt>>,
     /// Lets a caller outside the engine follow the exec blocks and stop them.
     pub watch: Option<Arc<ExecWatch>>,
@@ -153,6 +157,28 @@ pub struct Runner {
     pub(crate) deadline: Option<Instant>,
 }
 
+/// The sandbox for an approved exec block or a hook: the configured level, or — where the OS
+/// sandbox is unavailable — none, with a warning saying so (never silently).
+pub(crate) fn approved_jail(
+    confine: &confine::Confine,
+    root: &Path,
+    warnings: &mut Vec<String>,
+) -> Result<confine::Jail, String> {
+    if confine.level == confine::Level::Off {
+        return Ok(confine::Jail::off());
+    }
+    match confine.availability() {
+        confine::Availability::Landlock { .. } => confine::Jail::new(confine.level, confine, root),
+        confine::Availability::Unavailable(why) => {
+            warnings.push(format!(
+                "ran without the OS sandbox ({why}): the code could write, read and connect \
+                 anywhere you can; the read-only list is off, so every exec block asks"
+            ));
+            Ok(confine::Jail::off())
+        }
+    }
+}
+
 /// What running one exec block produced besides its output.
 pub struct Ran {
     pub output: spawn::ExecOutput,
@@ -191,15 +217,26 @@ impl Runner {
         if watch.as_ref().is_some_and(|w| w.is_cancelled()) {
             return Err(CANCELLED.to_string());
         }
-        let permit = policy::permit(self, block_id, code, lang, dir)?;
+        let root = sandbox.root();
+        let permit = policy::permit(self, block_id, code, lang, dir, root)?;
         let own = timeout
             .map(Duration::from_secs)
             .unwrap_or(self.settings.timeout);
         let limit = policy::limit(self, own)?;
         let max = self.settings.max_output;
+        let mut warnings = Vec::new();
+        let jail = match &permit {
+            policy::Permit::Direct { .. } => {
+                confine::Jail::new(confine::Level::ReadOnly, &self.settings.confine, root)
+            }
+            policy::Permit::Interpreter => {
+                approved_jail(&self.settings.confine, root, &mut warnings)
+            }
+        }
+        .map_err(|e| format!("exec: not run: {e}"))?;
         // Only bash can report where it ended (exec sessions); a direct command cannot cd.
         let probe = (lang == Lang::Bash && matches!(permit, policy::Permit::Interpreter))
-            .then(session::Probe::for_bash)
+            .then(|| session::Probe::for_bash(jail.tmp()))
             .flatten();
         if let Some(w) = &watch {
             w.set_running(Some(Running {
@@ -220,25 +257,37 @@ impl Runner {
                     cancel,
                 },
                 probe.as_ref(),
+                &jail,
             ),
-            policy::Permit::Direct { prog, args } => spawn::spawn_and_wait(
-                &prog,
-                &args,
-                dir,
-                spawn::Limits {
-                    timeout: limit,
-                    max_output: max,
-                    cancel,
-                },
-                None,
-            ),
+            policy::Permit::Direct { prog, args } => {
+                let (args, env) = policy::pinned(&prog, args, &self.settings.confine, root);
+                spawn::spawn_and_wait(
+                    &prog,
+                    &args,
+                    dir,
+                    spawn::Limits {
+                        timeout: limit,
+                        max_output: max,
+                        cancel,
+                    },
+                    None,
+                    &|cmd| {
+                        jail.install(cmd);
+                        for (k, v) in &env {
+                            match v {
+                                Some(v) => cmd.env(k, v),
+                                None => cmd.env_remove(k),
+                            };
+                        }
+                    },
+                )
+            }
         };
         if let Some(w) = &watch {
             w.set_running(None);
         }
         let end = probe.as_ref().and_then(session::Probe::result);
         self.session.ended(sandbox, block_id, dir, end);
-        let mut warnings = Vec::new();
         if run.left_running {
             warnings.push(
                 "the code left processes running in the background when it exited; they were \
@@ -253,6 +302,10 @@ impl Runner {
                  output shown is what was written before the exec ended"
                     .to_string(),
             );
+        }
+        if jail.level != confine::Level::Off && confine::refused_by_sandbox(&run.output) {
+            warnings.push(confine::failure_note(jail.level, &self.settings.confine));
+            warnings.extend(jail.note.clone());
         }
         Ok(Ran {
             output: run.output,

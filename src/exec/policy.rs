@@ -2,23 +2,28 @@
 //! started:
 //!
 //! 1. a read-only command from the seeds' CML whitelist (`cat`, `ls`, `grep`, `git status`,
-//!    …), written as one shell line without metacharacters and in a form that cannot write,
-//!    runs under every policy but an explicit `deny`, executed directly (no shell);
+//!    …), written as one shell line without metacharacters, in a form that cannot write, and
+//!    with no argument that leads outside the worktree or into `.git`, runs under every
+//!    policy but an explicit `deny`, executed directly (no shell) in the `read-only` OS
+//!    sandbox ([`super::confine`]) — and only where that sandbox is available: without it the
+//!    list is off and such commands ask like any other. git is pinned to this repository
+//!    ([`pinned`]): its git directory and work tree given explicitly (a nested repository a
+//!    reply wrote is never discovered), fsmonitor, hooks, pagers, external diff and textconv
+//!    off, no lazy fetch, no global or system config. The argument rules are the first wall,
+//!    the sandbox the second: a write option the rules miss still cannot write;
 //! 2. `allow` runs everything, `deny` nothing;
-//! 3. `ask`: a command stored in the repository's approval file
-//!    (`.clada/allowed-commands.json`, exact string match) runs without asking; otherwise the
-//!    prompt is asked (y / n / always — "always" runs every later block of this reply, and
-//!    the caller stores the command in the approval file). With no prompt (not on a
-//!    terminal) the block is refused.
+//! 3. `ask`: a command among the user's approvals ([`super::approvals`], exact string match)
+//!    runs without asking; otherwise the prompt is asked (y / n / always — "always" runs every
+//!    later block of this reply, and the caller stores the command with the approvals). With
+//!    no prompt (not on a terminal) the block is refused.
 //!
-//! The approval file (`approvals.rs`) is read and written by the caller (the CLI), never by
-//! the engine: the engine's writes become part of the AI commit, and an approval must outlive
-//! an undo.
+//! The approvals are read and written by the caller (the CLI), never by the engine, and live
+//! where no reply and no clone can write them.
 
 use std::path::{Component, Path};
 use std::time::{Duration, Instant};
 
-use super::approvals::APPROVALS_FILE;
+use super::confine::Confine;
 use super::{Approval, ExecPolicy, ExecRequest, Lang, Runner};
 
 /// The key a command is approved under: the code without surrounding whitespace.
@@ -55,13 +60,28 @@ pub fn read_only_argv(lang: Lang, code: &str) -> Result<Vec<String>, String> {
         return Err("empty".into());
     };
     for a in &argv[1..] {
-        // (`=` is refused above, so no `--opt=/path` form gets here.)
-        if a.starts_with('/') || Path::new(a).components().any(|c| c == Component::ParentDir) {
+        // (`=` is refused above, so no `--opt=/path` form gets here; an option with a path
+        // attached, `-f/etc/x`, is refused whole.)
+        if a.starts_with('/')
+            || (a.starts_with('-') && a.contains('/'))
+            || Path::new(a).components().any(|c| c == Component::ParentDir)
+        {
             return Err(format!("argument '{a}' reaches outside the worktree"));
+        }
+        if crate::sandbox::has_git_component(Path::new(a)) {
+            return Err(format!("argument '{a}' names git's own files"));
         }
     }
     let args = &argv[1..];
-    let has = |flags: &[&str]| args.iter().find(|a| flags.contains(&a.as_str()));
+    // Exact, or a long option's abbreviation (getopt and git accept unambiguous prefixes).
+    let has = |flags: &[&str]| {
+        args.iter().find(|a| {
+            flags.iter().any(|f| {
+                a.as_str() == *f
+                    || (a.starts_with("--") && a.len() >= 4 && f.starts_with(a.as_str()))
+            })
+        })
+    };
     let short_has = |letters: &[char]| {
         args.iter().find(|a| {
             a.starts_with('-')
@@ -79,9 +99,13 @@ pub fn read_only_argv(lang: Lang, code: &str) -> Result<Vec<String>, String> {
                 return Err(format!("'git {sub}' is not a read-only git command"));
             }
             let rest = &args[1..];
-            if let Some(a) = rest
-                .iter()
-                .find(|a| a.starts_with("--output") || a.starts_with("--ext-diff"))
+            if let Some(a) = has(&[
+                "--output",
+                "--ext-diff",
+                "--textconv",
+                "--open-files-in-pager",
+            ])
+            .filter(|a| rest.contains(a))
             {
                 return refuse(a);
             }
@@ -123,8 +147,13 @@ pub fn read_only_argv(lang: Lang, code: &str) -> Result<Vec<String>, String> {
             None => Ok(argv),
         },
         "xxd" => {
-            // A second file name is the output file.
-            if args.iter().filter(|a| !a.starts_with('-')).count() > 1 {
+            // A second file name is the output file (`-` is a file name: standard input).
+            if args
+                .iter()
+                .filter(|a| !a.starts_with('-') || a.as_str() == "-")
+                .count()
+                > 1
+            {
                 return Err("'xxd IN OUT' writes OUT".into());
             }
             Ok(argv)
@@ -142,6 +171,122 @@ pub enum Permit {
     Direct { prog: String, args: Vec<String> },
 }
 
+/// The read-only command `code` as a direct command, if it may run without asking here:
+/// on the list ([`read_only_argv`]), the OS sandbox available, git only with a repository to
+/// pin it to, and no operand that (through a symlink) leads outside `root` or into `.git`.
+fn read_only_direct(
+    confine: &Confine,
+    lang: Lang,
+    code: &str,
+    dir: &Path,
+    root: &Path,
+) -> Result<Permit, String> {
+    let argv = read_only_argv(lang, code)?;
+    if let super::confine::Availability::Unavailable(why) = confine.availability() {
+        return Err(format!(
+            "the read-only list is off because the OS sandbox is unavailable ({why})"
+        ));
+    }
+    let Some((prog, args)) = argv.split_first() else {
+        return Err("empty".into());
+    };
+    if prog == "git" && confine.git_dir().is_none() {
+        return Err("git runs without asking only inside a repository".into());
+    }
+    for a in args.iter().filter(|a| !a.starts_with('-')) {
+        let p = dir.join(a);
+        if std::fs::symlink_metadata(&p).is_err() {
+            continue;
+        }
+        let real = std::fs::canonicalize(&p).unwrap_or(p);
+        let inside = real
+            .strip_prefix(root)
+            .is_ok_and(|rel| !crate::sandbox::has_git_component(rel));
+        if !inside {
+            return Err(format!(
+                "'{a}' leads to '{}', outside the worktree or inside .git",
+                real.display()
+            ));
+        }
+    }
+    Ok(Permit::Direct {
+        prog: prog.clone(),
+        args: args.to_vec(),
+    })
+}
+
+/// The arguments and environment a read-only command runs with: for git, pinned to this
+/// repository with everything that could run other code switched off (see the module docs);
+/// other commands as they are. `None` in the environment removes the variable.
+pub(crate) fn pinned(
+    prog: &str,
+    args: Vec<String>,
+    confine: &Confine,
+    root: &Path,
+) -> (Vec<String>, Vec<(&'static str, Option<std::ffi::OsString>)>) {
+    let Some(git_dir) = confine.git_dir().filter(|_| prog == "git") else {
+        return (args, Vec::new());
+    };
+    let mut pinned: Vec<String> = [
+        "--no-pager",
+        "-c",
+        "core.fsmonitor=false",
+        "-c",
+        "core.hooksPath=/dev/null",
+        "-c",
+        "core.pager=cat",
+        "-c",
+        "diff.external=",
+        "-c",
+        "submodule.recurse=false",
+    ]
+    .map(String::from)
+    .to_vec();
+    let mut rest = args.into_iter();
+    if let Some(sub) = rest.next() {
+        let diffs = matches!(sub.as_str(), "diff" | "log" | "show");
+        pinned.push(sub);
+        if diffs {
+            pinned.extend(["--no-ext-diff", "--no-textconv"].map(String::from));
+        }
+    }
+    pinned.extend(rest);
+    let set = |v: &std::ffi::OsStr| Some(v.to_os_string());
+    let mut env = vec![
+        ("GIT_DIR", set(git_dir.as_os_str())),
+        ("GIT_WORK_TREE", set(root.as_os_str())),
+        ("GIT_CONFIG_NOSYSTEM", set("1".as_ref())),
+        ("GIT_CONFIG_GLOBAL", set("/dev/null".as_ref())),
+        ("GIT_PAGER", set("cat".as_ref())),
+        ("PAGER", set("cat".as_ref())),
+        ("GIT_OPTIONAL_LOCKS", set("0".as_ref())),
+        ("GIT_TERMINAL_PROMPT", set("0".as_ref())),
+        ("GIT_NO_LAZY_FETCH", set("1".as_ref())),
+    ];
+    for k in [
+        "GIT_EXTERNAL_DIFF",
+        "GIT_INDEX_FILE",
+        "GIT_OBJECT_DIRECTORY",
+        "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+        "GIT_COMMON_DIR",
+        "GIT_CONFIG",
+        "GIT_CONFIG_PARAMETERS",
+        "GIT_CONFIG_COUNT",
+        "GIT_NAMESPACE",
+        "GIT_CEILING_DIRECTORIES",
+        "GIT_DISCOVERY_ACROSS_FILESYSTEM",
+        "GIT_EXEC_PATH",
+        "GIT_SSH",
+        "GIT_SSH_COMMAND",
+        "GIT_ASKPASS",
+        "LESSOPEN",
+        "LESSCLOSE",
+    ] {
+        env.push((k, None));
+    }
+    (pinned, env)
+}
+
 /// Whether the block may run (the executor's call site); `Err` is why not (the block's error).
 pub(crate) fn permit(
     ctx: &mut Runner,
@@ -149,13 +294,14 @@ pub(crate) fn permit(
     code: &str,
     lang: Lang,
     dir: &Path,
+    root: &Path,
 ) -> Result<Permit, String> {
+    let mut list_off = None;
     if ctx.settings.policy != ExecPolicy::Deny {
-        if let Some((prog, args)) = read_only_argv(lang, code)
-            .ok()
-            .and_then(|argv| argv.split_first().map(|(p, a)| (p.clone(), a.to_vec())))
-        {
-            return Ok(Permit::Direct { prog, args });
+        match read_only_direct(&ctx.settings.confine, lang, code, dir, root) {
+            Ok(p) => return Ok(p),
+            Err(why) if read_only_argv(lang, code).is_ok() => list_off = Some(why),
+            Err(_) => {}
         }
     }
     match ctx.settings.policy {
@@ -173,10 +319,14 @@ pub(crate) fn permit(
         return Ok(Permit::Interpreter);
     }
     let Some(prompt) = ctx.settings.prompt.clone() else {
+        let why = list_off
+            .map(|w| format!(" (it would run without asking, but {w})"))
+            .unwrap_or_default();
         return Err(format!(
             "exec: not run: the command is not approved and there is no terminal to ask \
-             (policy ask); approve it once interactively with \"always\" (stored in {APPROVALS_FILE}), \
-             add it to that file, or re-run with --exec allow"
+             (policy ask){why}; approve it once interactively with \"always\" (kept with your \
+             approvals, in .git/clada/allowed-commands.json, out of any reply's reach), or \
+             re-run with --exec allow"
         ));
     };
     let req = ExecRequest {

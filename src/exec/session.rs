@@ -111,12 +111,16 @@ fn sh_quote(s: &str) -> String {
 
 impl Probe {
     /// A probe for bash, or `None` when the temporary files cannot be made (the session then
-    /// just does not follow this block).
-    pub fn for_bash() -> Option<Probe> {
-        let dir = tempfile::Builder::new()
-            .prefix("git-clada-exec-")
-            .tempdir()
-            .ok()?;
+    /// just does not follow this block). `within` is the sandbox's private temporary
+    /// directory, the one place outside the worktree a confined shell may write.
+    pub fn for_bash(within: Option<&Path>) -> Option<Probe> {
+        let mut b = tempfile::Builder::new();
+        b.prefix("git-clada-exec-");
+        let dir = match within {
+            Some(d) => b.tempdir_in(d),
+            None => b.tempdir(),
+        }
+        .ok()?;
         let out = dir.path().join("cwd");
         let mut script = String::from("unset BASH_ENV\n");
         let body = format!(

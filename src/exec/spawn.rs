@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
+use super::confine::Jail;
 use super::session::Probe;
 use super::Lang;
 
@@ -73,7 +74,7 @@ impl ExecOutput {
         v
     }
 
-    fn failed(error: String) -> ExecOutput {
+    pub(super) fn failed(error: String) -> ExecOutput {
         ExecOutput {
             stdout: String::new(),
             stderr: String::new(),
@@ -241,6 +242,10 @@ impl Run {
 /// on timeout the whole group gets SIGTERM, then SIGKILL 100 ms later. When the main process
 /// exits, whatever it left running in its group is killed, so nothing changes the worktree
 /// after the exec and nothing holds its output pipes.
+///
+/// Not confined by the OS sandbox (the child still dies with git-clada): for code the user
+/// runs on their own behalf; exec blocks and hooks go through [`Runner`](super::Runner) and
+/// [`hooks`](super::hooks), which confine them.
 pub fn run_command(
     lang: &str,
     code: &str,
@@ -253,7 +258,7 @@ pub fn run_command(
         max_output,
         cancel: None,
     };
-    run(lang, code, cwd, limits, None).output
+    run(lang, code, cwd, limits, None, &Jail::off()).output
 }
 
 /// How long a process may run and how much of its output is kept.
@@ -272,22 +277,25 @@ pub(super) fn run(
     cwd: &Path,
     limits: Limits<'_>,
     probe: Option<&Probe>,
+    jail: &Jail,
 ) -> Run {
     let Some((prog, args)) = command_for(lang, code) else {
         return Run::done(ExecOutput::failed(format!(
             "exec: Unsupported language '{lang}' (LANG_UNSUPPORTED)"
         )));
     };
-    spawn_and_wait(prog, &args, cwd, limits, probe)
+    spawn_and_wait(prog, &args, cwd, limits, probe, &|cmd| jail.install(cmd))
 }
 
-/// Runs `prog` with `args` (no shell) as [`run_command`] describes.
+/// Runs `prog` with `args` (no shell) as [`run_command`] describes; `setup` adds the
+/// sandbox and environment ([`Jail::install`]).
 pub(super) fn spawn_and_wait(
     prog: &str,
     args: &[String],
     cwd: &Path,
     limits: Limits<'_>,
     probe: Option<&Probe>,
+    setup: &dyn Fn(&mut Command),
 ) -> Run {
     let Limits {
         timeout,
@@ -305,6 +313,7 @@ pub(super) fn spawn_and_wait(
         let (k, v) = p.env();
         cmd.env(k, v);
     }
+    setup(&mut cmd);
     let mut child = match cmd.spawn() {
         Ok(c) => c,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -465,8 +474,16 @@ mod tests {
             cancel: Some(&flag),
         };
         let out = std::thread::scope(|s| {
-            let runner =
-                s.spawn(|| run("bash", "echo started; sleep 30 & wait", &tmp, limits, None));
+            let runner = s.spawn(|| {
+                run(
+                    "bash",
+                    "echo started; sleep 30 & wait",
+                    &tmp,
+                    limits,
+                    None,
+                    &Jail::off(),
+                )
+            });
             // Cancel once the code is running (its output shows it started).
             std::thread::sleep(Duration::from_millis(200));
             flag.store(true, Ordering::SeqCst);

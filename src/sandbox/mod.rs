@@ -51,6 +51,9 @@ pub enum PathErrorCode {
     Submodule,
     /// Matches a `paths.deny` glob of the configuration.
     PathDenied,
+    /// A write to git-clada's own configuration (`.clada.yml`, `.clada/`), which decides what
+    /// runs: only the user changes it.
+    ProtectedConfig,
 }
 
 impl PathErrorCode {
@@ -63,6 +66,7 @@ impl PathErrorCode {
             PathErrorCode::RootDir => "root_dir",
             PathErrorCode::Submodule => "submodule",
             PathErrorCode::PathDenied => "path_denied",
+            PathErrorCode::ProtectedConfig => "protected_config",
         }
     }
 }
@@ -117,6 +121,8 @@ pub struct Sandbox {
     /// `paths.deny` of the configuration: refused root-relative paths (and everything under
     /// a matching directory).
     denied: Option<(globset::GlobSet, Vec<String>)>,
+    /// Writes to `.clada.yml` and `.clada/` are permitted (`paths.protect_config: false`).
+    config_writable: bool,
 }
 
 impl Sandbox {
@@ -133,6 +139,7 @@ impl Sandbox {
             nested: None,
             tracked: None,
             denied: None,
+            config_writable: false,
         })
     }
 
@@ -220,9 +227,41 @@ impl Sandbox {
         self
     }
 
+    /// Lets writes change `.clada.yml` and `.clada/` (the user's `paths.protect_config:
+    /// false`); refused by default.
+    pub fn allow_config_writes(mut self, yes: bool) -> Sandbox {
+        self.config_writable = yes;
+        self
+    }
+
+    /// What a write adds to [`Sandbox::resolve`]'s checks: git-clada's own configuration is
+    /// the user's (a reply that could write it could approve its own commands or loosen the
+    /// policy), and files of nested repositories belong to those.
+    pub fn check_write(&self, p: &ResolvedPath) -> Result<(), PathError> {
+        if let Some(what) = p
+            .rel
+            .as_deref()
+            .filter(|_| !self.config_writable)
+            .and_then(protected_config)
+        {
+            return Err(PathError {
+                code: PathErrorCode::ProtectedConfig,
+                path: p.given.clone(),
+                message: format!(
+                    "'{}' is {what}, which decides what git-clada runs and what it may \
+                     touch; a reply never changes it (like .git) — say what should change and \
+                     let the user edit it (a user's own config can allow this with \
+                     paths.protect_config: false)",
+                    p.given
+                ),
+            });
+        }
+        self.check_nested(p)
+    }
+
     /// Refuses a path that a write would change inside a nested repository (see
     /// [`Sandbox::refuse_nested_repositories`]; nothing is refused without it).
-    pub fn check_nested(&self, p: &ResolvedPath) -> Result<(), PathError> {
+    fn check_nested(&self, p: &ResolvedPath) -> Result<(), PathError> {
         let Some(submodules) = &self.nested else {
             return Ok(());
         };
@@ -499,6 +538,20 @@ impl Sandbox {
             path: given.to_string(),
             message,
         })
+    }
+}
+
+/// What `rel` (root-relative) is when it is git-clada's own configuration: `.clada.yml` or
+/// anything under `.clada/`, in any letter case (a case-insensitive filesystem opens the same
+/// file).
+fn protected_config(rel: &str) -> Option<&'static str> {
+    let first = rel.split('/').next().unwrap_or_default();
+    if rel.eq_ignore_ascii_case(".clada.yml") {
+        Some("the repository's git-clada configuration")
+    } else if first.eq_ignore_ascii_case(".clada") {
+        Some("inside .clada/, git-clada's folder (approvals, settings)")
+    } else {
+        None
     }
 }
 

@@ -227,14 +227,27 @@ fn transact(call: &Call<'_>, reply: &Reply, options: CallOptions, dry_run: bool)
     opts.engine.prompt = call.prompt.clone();
     opts.engine.exec_watch = Some(Arc::clone(&call.watch));
     // Approvals the user added while the server runs count from the next call on.
-    match crate::exec::approvals::Approvals::load(&server.root) {
-        Ok(a) => opts.engine.approved = Arc::new(a.set()),
+    // (They are the user's, kept in the git directory or the user's config folder.)
+    let git_dir = match server.no_git {
+        true => None,
+        false => crate::repo::Repo::discover(&server.root)
+            .ok()
+            .map(|r| r.git_dir().to_path_buf()),
+    };
+    let file = crate::exec::approvals::store_path(git_dir.as_deref(), &server.root);
+    match file
+        .map(|f| crate::exec::approvals::Approvals::load(&f))
+        .transpose()
+    {
+        Ok(a) => opts.engine.approved = Arc::new(a.map(|a| a.set()).unwrap_or_default()),
         Err(e) => return Outcome::fatal(&format!("{e:#}")),
     }
     if server.no_git {
         let parsed = read::parse(&reply.text, opts.dialect);
         let sandbox = match Sandbox::new(&server.cwd, false) {
-            Ok(s) => s.deny_paths(&opts.paths_deny),
+            Ok(s) => s
+                .deny_paths(&opts.paths_deny)
+                .allow_config_writes(opts.config_writable),
             Err(e) => return Outcome::fatal(&e.to_string()),
         };
         let plan = action::plan(&parsed, &sandbox);

@@ -79,6 +79,8 @@ pub struct ApplyOptions {
     pub engine: EngineOptions,
     /// Path globs the sandbox refuses (config `paths.deny`).
     pub paths_deny: Vec<String>,
+    /// Replies may write `.clada.yml` and `.clada/` (config `paths.protect_config: false`).
+    pub config_writable: bool,
     /// `Co-authored-by` value (config `commit.coauthor`); else git config `clada.coauthor`.
     pub coauthor: Option<String>,
     /// `hooks.before` / `hooks.after` from the configuration (see `crate::exec::hooks`).
@@ -130,7 +132,8 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
     let parsed = read::parse(&reply.text, opts.dialect);
     let sandbox = Sandbox::new(repo.workdir(), opts.allow_outside)?
         .refuse_nested_repositories(&repo.declared_submodules())
-        .deny_paths(&opts.paths_deny);
+        .deny_paths(&opts.paths_deny)
+        .allow_config_writes(opts.config_writable);
     // The replacer format's suffix rule searches the tracked files.
     let sandbox = match crate::action::needs_tracked(&parsed) {
         true => sandbox.with_tracked(repo.tracked_paths()),

@@ -35,6 +35,10 @@ pub(super) fn execute(
         .result
         .steps
         .extend(before.into_iter().chain(after));
+    execution
+        .result
+        .warnings
+        .extend(crate::exec::hooks::warnings(&opts.hooks));
     execution.result.update_success();
     crate::base::failpoint::hit("apply:after-execute");
     execution

@@ -1,0 +1,373 @@
+//! The OS sandbox for everything exec and hooks start (DESIGN §5.2): Linux Landlock for the
+//! filesystem and TCP, a seccomp filter for every other socket, a read-only bind mount for
+//! `.git`, and the child's death with git-clada.
+//!
+//! Levels ([`Level`]):
+//! - `read-only` — the read-only list runs here and only here: reads limited to the worktree
+//!   (and its git directory), the system's program and library folders, a short list of
+//!   `/etc` files programs need to start, and a few devices; writes only to `/dev/null` and a
+//!   private temporary directory (`TMPDIR`); nothing is executed from the worktree; no network.
+//!   Never `$HOME` (unless the worktree is there, and then only the worktree).
+//! - `workspace` — approved exec blocks and hooks by default: reads as above plus all of
+//!   `/etc`, `/proc`, `/sys`, the user's git configuration files ([`git_config_files`]) and
+//!   the configuration's `sandbox.read`; writes in the worktree
+//!   except `.git`, the private temporary directory, `/dev/shm` and `sandbox.write`; no network.
+//! - `off` — no confinement (the user's own choice, `sandbox.level: off`).
+//!
+//! Network: without `sandbox.network`, Landlock refuses every TCP bind and connect, and a
+//! seccomp filter makes `socket(2)` fail for every family (IPv4, IPv6, UDP, raw, netlink, Unix
+//! sockets by name) and `io_uring_setup(2)` fail (io_uring can open sockets past the filter);
+//! `socketpair(2)` and pipes still work. Landlock's scopes (ABI 6) keep signals and abstract
+//! Unix sockets inside the sandbox.
+//!
+//! `.git` at `workspace`: Landlock only grants, so a write right on the worktree covers its
+//! `.git`. The child therefore enters its own user and mount namespace and bind-mounts `.git`
+//! read-only over itself before Landlock is applied (Landlock then forbids changing mounts).
+//! Where user namespaces are not allowed, the write rights go to each entry of the worktree
+//! root but `.git` instead — then entries directly in the root cannot be created, removed or
+//! renamed, and the exec result says so when it fails.
+//!
+//! Everything the child does between fork and exec is prepared here first (the ruleset's file
+//! descriptor, the filter, the namespace files as C strings), so the child only makes system
+//! calls: no allocation, no locks (`pre_exec`'s async-signal-safety rule).
+//!
+//! Where the kernel has no Landlock (or `sandbox.landlock: false` says to act as if), the
+//! read-only list is off and everything asks (`policy`), and what the user lets run runs
+//! unconfined with a warning on its result — never silently.
+
+use std::path::{Path, PathBuf};
+
+/// How far a spawned process is confined. Ordered from the loosest to the strictest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
+pub enum Level {
+    Off,
+    #[default]
+    Workspace,
+    ReadOnly,
+}
+
+impl Level {
+    pub fn name(self) -> &'static str {
+        match self {
+            Level::Off => "off",
+            Level::Workspace => "workspace",
+            Level::ReadOnly => "read-only",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Level> {
+        Some(match s {
+            "off" => Level::Off,
+            "workspace" => Level::Workspace,
+            "read-only" => Level::ReadOnly,
+            _ => return None,
+        })
+    }
+}
+
+/// The sandbox settings of one apply (from the configuration).
+#[derive(Debug, Clone, Default)]
+pub struct Confine {
+    /// For approved exec blocks and hooks (the read-only list always runs at `read-only`).
+    pub level: Level,
+    /// Allow network access at `workspace` (`sandbox.network`).
+    pub network: bool,
+    /// Extra folders readable at `workspace` (`sandbox.read`).
+    pub read: Vec<PathBuf>,
+    /// Extra folders writable at `workspace` (`sandbox.write`).
+    pub write: Vec<PathBuf>,
+    /// Set when the configuration says to act as if the kernel had no Landlock
+    /// (`sandbox.landlock: false`): the reason shown.
+    pub disabled: Option<String>,
+    /// The repository's git directory (and common directory for a linked worktree): readable
+    /// at both levels, and what read-only git commands are pinned to. `None` without git.
+    pub git_dirs: Vec<PathBuf>,
+}
+
+/// Whether the OS sandbox can be used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Availability {
+    Landlock { abi: i32 },
+    Unavailable(String),
+}
+
+impl Availability {
+    pub fn available(&self) -> bool {
+        matches!(self, Availability::Landlock { .. })
+    }
+
+    /// One line for `git clada config` and warnings.
+    pub fn describe(&self) -> String {
+        match self {
+            Availability::Landlock { abi } => format!("Landlock ABI {abi}"),
+            Availability::Unavailable(why) => format!("unavailable ({why})"),
+        }
+    }
+}
+
+impl Confine {
+    /// From the effective configuration; `git_dirs` from the repository (empty without git).
+    pub fn from_config(cfg: &crate::config::Config, git_dirs: Vec<PathBuf>) -> Confine {
+        use crate::config::SandboxLevel;
+        Confine {
+            level: match cfg.sandbox_level.value {
+                SandboxLevel::Off => Level::Off,
+                SandboxLevel::Workspace => Level::Workspace,
+                SandboxLevel::ReadOnly => Level::ReadOnly,
+            },
+            network: cfg.sandbox_network.value,
+            read: cfg.sandbox_read.value.clone(),
+            write: cfg.sandbox_write.value.clone(),
+            disabled: (!cfg.sandbox_landlock.value).then(|| {
+                format!(
+                    "sandbox.landlock is false in {}",
+                    cfg.sandbox_landlock.source
+                )
+            }),
+            git_dirs,
+        }
+    }
+
+    /// Whether the sandbox can be used for this configuration.
+    pub fn availability(&self) -> Availability {
+        match &self.disabled {
+            Some(why) => Availability::Unavailable(why.clone()),
+            None => kernel_availability().clone(),
+        }
+    }
+
+    /// The git directory read-only git commands are pinned to.
+    pub fn git_dir(&self) -> Option<&Path> {
+        self.git_dirs.first().map(PathBuf::as_path)
+    }
+}
+
+/// What the kernel offers (asked once per process).
+pub fn kernel_availability() -> &'static Availability {
+    static CACHE: std::sync::OnceLock<Availability> = std::sync::OnceLock::new();
+    CACHE.get_or_init(sys::probe)
+}
+
+/// Everything a spawn needs from the sandbox, prepared before the fork: the environment to
+/// set and the steps for the child. Dropping it removes the private temporary directory.
+pub struct Jail {
+    pub level: Level,
+    pub env: Vec<(String, PathBuf)>,
+    child: sys::ChildPlan,
+    /// A note for the result (how `.git` is protected where that limits the command).
+    pub note: Option<String>,
+    _tmp: Option<tempfile::TempDir>,
+}
+
+impl Jail {
+    /// No confinement, but still a child that dies with git-clada.
+    pub fn off() -> Jail {
+        Jail {
+            level: Level::Off,
+            env: Vec::new(),
+            child: sys::ChildPlan::unconfined(),
+            note: None,
+            _tmp: None,
+        }
+    }
+
+    /// The sandbox at `level` for a process working in the worktree `root`. `Err` says why it
+    /// cannot be set up (the caller refuses to run, it never runs unconfined instead).
+    pub fn new(level: Level, confine: &Confine, root: &Path) -> Result<Jail, String> {
+        if level == Level::Off {
+            return Ok(Jail::off());
+        }
+        if let Availability::Unavailable(why) = confine.availability() {
+            return Err(format!("the OS sandbox is unavailable: {why}"));
+        }
+        let tmp = tempfile::Builder::new()
+            .prefix("git-clada-sandbox-")
+            .tempdir()
+            .map_err(|e| format!("cannot create the sandbox's temporary directory: {e}"))?;
+        let plan = sys::plan(level, confine, root, tmp.path())?;
+        let tmp_path = tmp.path().to_path_buf();
+        Ok(Jail {
+            level,
+            env: ["TMPDIR", "TMP", "TEMP"]
+                .iter()
+                .map(|k| (k.to_string(), tmp_path.clone()))
+                .collect(),
+            note: plan.note.clone(),
+            child: plan,
+            _tmp: Some(tmp),
+        })
+    }
+
+    /// The private temporary directory (`TMPDIR`), when confined.
+    pub fn tmp(&self) -> Option<&Path> {
+        self._tmp.as_ref().map(tempfile::TempDir::path)
+    }
+
+    /// Sets the environment and the child's steps on `cmd`.
+    pub fn install(&self, cmd: &mut std::process::Command) {
+        for (k, v) in &self.env {
+            cmd.env(k, v);
+        }
+        self.child.install(cmd);
+    }
+}
+
+/// Whether a confined run failed in a way the sandbox may have caused (its refusals read
+/// "Permission denied", "Read-only file system", "Operation not permitted"): then the result
+/// says what the sandbox allows.
+pub fn refused_by_sandbox(out: &super::spawn::ExecOutput) -> bool {
+    !out.success()
+        && [
+            "Permission denied",
+            "Read-only file system",
+            "Operation not permitted",
+        ]
+        .iter()
+        .any(|m| out.stderr.contains(m) || out.stdout.contains(m))
+}
+
+/// Said on a failed exec result that ran confined, so the model can tell a refusal of the
+/// sandbox from a bug in its code.
+pub fn failure_note(level: Level, confine: &Confine) -> String {
+    match level {
+        Level::ReadOnly => "ran in the read-only OS sandbox (reads only in the worktree and the \
+                           system's folders, writes only to $TMPDIR, no network)"
+            .to_string(),
+        _ => format!(
+            "ran in the workspace OS sandbox: writes only inside the worktree (not .git) and \
+             $TMPDIR, reads outside the worktree only in the system's folders{}, {}; a \
+             'Permission denied' or 'Read-only file system' there is the sandbox — the user can \
+             widen it (sandbox.read, sandbox.write, sandbox.network, sandbox.level)",
+            if confine.read.is_empty() {
+                ""
+            } else {
+                " and sandbox.read"
+            },
+            if confine.network {
+                "network allowed"
+            } else {
+                "no network"
+            }
+        ),
+    }
+}
+
+/// The folders programs are started from and load libraries from: readable and executable at
+/// both levels.
+const SYSTEM_DIRS: &[&str] = &[
+    "/usr",
+    "/bin",
+    "/sbin",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/libx32",
+    "/opt",
+    "/nix/store",
+];
+
+/// The `/etc` files programs need to start and to name users and times: readable at
+/// `read-only` (which gets no more of `/etc`: it holds secrets some systems keep there).
+const ETC_FILES: &[&str] = &[
+    "/etc/ld.so.cache",
+    "/etc/ld.so.conf",
+    "/etc/ld.so.conf.d",
+    "/etc/ld.so.preload",
+    "/etc/passwd",
+    "/etc/group",
+    "/etc/nsswitch.conf",
+    "/etc/localtime",
+    "/etc/timezone",
+    "/etc/magic",
+    "/etc/magic.mime",
+    "/etc/locale.alias",
+    "/etc/terminfo",
+];
+
+/// The user's own git configuration, readable at `workspace` (git refuses to run when its
+/// global configuration exists but cannot be read, so approved commands that run git — a
+/// test suite, a build script — need it; it names the user, not secrets: credentials live
+/// in other files, which stay closed).
+pub(crate) fn git_config_files() -> Vec<PathBuf> {
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let xdg = std::env::var_os("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| home.as_ref().map(|h| h.join(".config")));
+    let mut out: Vec<PathBuf> = home.iter().map(|h| h.join(".gitconfig")).collect();
+    out.extend(xdg.map(|x| x.join("git").join("config")));
+    out.extend(xdg_ignore(&out));
+    out
+}
+
+/// git's global ignore and attributes files beside its XDG config.
+fn xdg_ignore(files: &[PathBuf]) -> Vec<PathBuf> {
+    files
+        .iter()
+        .filter(|f| f.ends_with("git/config"))
+        .filter_map(|f| f.parent())
+        .flat_map(|d| [d.join("ignore"), d.join("attributes")])
+        .collect()
+}
+
+/// Devices readable at both levels (`/dev/null` is writable too).
+const DEVICES: &[&str] = &["/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"];
+
+#[cfg(target_os = "linux")]
+#[path = "confine_linux.rs"]
+mod sys;
+
+#[cfg(not(target_os = "linux"))]
+mod sys {
+    //! No OS sandbox on this system: the read-only list is off and everything asks.
+    use super::*;
+
+    pub(super) fn probe() -> Availability {
+        Availability::Unavailable("Landlock exists only on Linux".into())
+    }
+
+    pub(super) struct ChildPlan {
+        pub note: Option<String>,
+    }
+
+    impl ChildPlan {
+        pub fn unconfined() -> ChildPlan {
+            ChildPlan { note: None }
+        }
+        pub fn install(&self, _cmd: &mut std::process::Command) {}
+    }
+
+    pub(super) fn plan(_: Level, _: &Confine, _: &Path, _: &Path) -> Result<ChildPlan, String> {
+        Err("the OS sandbox is unavailable on this system".into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn levels_order_from_loose_to_strict() {
+        assert!(Level::Off < Level::Workspace && Level::Workspace < Level::ReadOnly);
+        for l in [Level::Off, Level::Workspace, Level::ReadOnly] {
+            assert_eq!(Level::parse(l.name()), Some(l));
+        }
+        assert_eq!(Level::parse("none"), None);
+    }
+
+    #[test]
+    fn a_disabled_sandbox_is_unavailable_and_refuses_to_confine() {
+        let c = Confine {
+            disabled: Some("sandbox.landlock is false".into()),
+            ..Confine::default()
+        };
+        assert!(!c.availability().available());
+        let dir = tempfile::tempdir().unwrap();
+        let e = Jail::new(Level::ReadOnly, &c, dir.path()).err().unwrap();
+        assert!(e.contains("sandbox.landlock is false"), "{e}");
+        assert_eq!(
+            Jail::new(Level::Off, &c, dir.path()).unwrap().level,
+            Level::Off
+        );
+    }
+}

@@ -1,0 +1,571 @@
+//! Linux: Landlock rules, the seccomp filter, the namespace for `.git`, and the child's steps
+//! between fork and exec (see `confine.rs` for what each level allows).
+
+use std::ffi::{CStr, CString};
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::sync::Arc;
+
+use landlock::{
+    Access, AccessFs, AccessNet, BitFlags, PathBeneath, PathFd, Ruleset, RulesetAttr,
+    RulesetCreatedAttr, Scope, ABI,
+};
+
+use super::{Availability, Confine, Level, DEVICES, ETC_FILES, SYSTEM_DIRS};
+
+/// The Landlock version the rules are written for: what it lacks on an older kernel is left
+/// out (best effort), which only ever loosens the filesystem and TCP parts; the seccomp
+/// filter does not depend on it.
+const TARGET: ABI = ABI::V6;
+
+pub(super) fn probe() -> Availability {
+    // SAFETY: the documented version query: no ruleset, size 0, the VERSION flag.
+    let abi = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_create_ruleset,
+            std::ptr::null::<u8>(),
+            0usize,
+            1u32, // LANDLOCK_CREATE_RULESET_VERSION
+        )
+    };
+    if abi >= 1 {
+        return Availability::Landlock { abi: abi as i32 };
+    }
+    let err = std::io::Error::last_os_error();
+    Availability::Unavailable(match err.raw_os_error() {
+        Some(libc::ENOSYS) => "this kernel was built without Landlock".into(),
+        Some(libc::EOPNOTSUPP) => {
+            "Landlock is not enabled on this system (add it to the kernel's lsm= list)".into()
+        }
+        _ => format!("Landlock cannot be used: {err}"),
+    })
+}
+
+/// The read-only bind mount of `.git`, prepared for the child.
+#[derive(Clone)]
+struct GitMount {
+    target: CString,
+    /// `mount` flags the filesystem's own mount has locked (nosuid, nodev, noexec): a remount
+    /// inside a user namespace must keep them.
+    locked: libc::c_ulong,
+    uid_map: CString,
+    gid_map: CString,
+}
+
+/// What the child does between fork and exec, all prepared beforehand.
+pub(super) struct ChildPlan {
+    parent: libc::pid_t,
+    git_mount: Option<GitMount>,
+    landlock: Option<Arc<OwnedFd>>,
+    seccomp: Option<Arc<Vec<libc::sock_filter>>>,
+    pub note: Option<String>,
+}
+
+impl ChildPlan {
+    pub fn unconfined() -> ChildPlan {
+        ChildPlan {
+            // SAFETY: getpid cannot fail.
+            parent: unsafe { libc::getpid() },
+            git_mount: None,
+            landlock: None,
+            seccomp: None,
+            note: None,
+        }
+    }
+
+    pub fn install(&self, cmd: &mut std::process::Command) {
+        let parent = self.parent;
+        let git_mount = self.git_mount.clone();
+        let landlock = self.landlock.clone();
+        let seccomp = self.seccomp.clone();
+        // SAFETY: the closure only makes system calls on data prepared before the fork (no
+        // allocation, no locks), as `pre_exec` requires.
+        unsafe {
+            cmd.pre_exec(move || {
+                in_child(
+                    parent,
+                    git_mount.as_ref(),
+                    landlock.as_deref().map(AsRawFd::as_raw_fd),
+                    seccomp.as_deref().map(Vec::as_slice),
+                )
+            });
+        }
+    }
+}
+
+fn check(r: libc::c_long) -> std::io::Result<()> {
+    if r < 0 {
+        Err(std::io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
+
+/// The child's steps: die with the parent; `.git` read-only; Landlock; the socket filter.
+/// Only async-signal-safe calls.
+fn in_child(
+    parent: libc::pid_t,
+    git_mount: Option<&GitMount>,
+    landlock: Option<libc::c_int>,
+    seccomp: Option<&[libc::sock_filter]>,
+) -> std::io::Result<()> {
+    // SAFETY (whole function): plain system calls with pointers to data that outlives them.
+    unsafe {
+        check(libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) as libc::c_long)?;
+        // The parent may have died before the line above: then nobody would kill us.
+        if libc::getppid() != parent {
+            return Err(std::io::Error::from_raw_os_error(libc::ESRCH));
+        }
+        if let Some(m) = git_mount {
+            mount_git_read_only(m)?;
+        }
+        if landlock.is_some() || seccomp.is_some() {
+            check(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) as libc::c_long)?;
+        }
+        if let Some(fd) = landlock {
+            check(libc::syscall(libc::SYS_landlock_restrict_self, fd, 0u32))?;
+        }
+        if let Some(filter) = seccomp {
+            let prog = libc::sock_fprog {
+                len: filter.len() as libc::c_ushort,
+                filter: filter.as_ptr() as *mut libc::sock_filter,
+            };
+            check(libc::prctl(
+                libc::PR_SET_SECCOMP,
+                libc::SECCOMP_MODE_FILTER as libc::c_ulong,
+                &prog as *const libc::sock_fprog as libc::c_ulong,
+                0,
+                0,
+            ) as libc::c_long)?;
+        }
+    }
+    Ok(())
+}
+
+/// Writes `text` to the file `path` (both prepared by the parent).
+unsafe fn write_file(path: &CStr, text: &CStr) -> std::io::Result<()> {
+    let fd = libc::open(path.as_ptr(), libc::O_WRONLY);
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    let bytes = text.to_bytes();
+    let n = libc::write(fd, bytes.as_ptr() as *const libc::c_void, bytes.len());
+    let err = std::io::Error::last_os_error();
+    libc::close(fd);
+    if n != bytes.len() as isize {
+        return Err(err);
+    }
+    Ok(())
+}
+
+/// A user and mount namespace of the child's own, with `.git` bind-mounted read-only.
+unsafe fn mount_git_read_only(m: &GitMount) -> std::io::Result<()> {
+    check(libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNS) as libc::c_long)?;
+    write_file(c"/proc/self/setgroups", c"deny")?;
+    write_file(c"/proc/self/uid_map", &m.uid_map)?;
+    write_file(c"/proc/self/gid_map", &m.gid_map)?;
+    let none = std::ptr::null::<libc::c_char>();
+    check(libc::mount(
+        none,
+        c"/".as_ptr(),
+        none,
+        libc::MS_REC | libc::MS_PRIVATE,
+        std::ptr::null(),
+    ) as libc::c_long)?;
+    check(libc::mount(
+        m.target.as_ptr(),
+        m.target.as_ptr(),
+        none,
+        libc::MS_BIND | libc::MS_REC,
+        std::ptr::null(),
+    ) as libc::c_long)?;
+    check(libc::mount(
+        none,
+        m.target.as_ptr(),
+        none,
+        libc::MS_BIND | libc::MS_REMOUNT | libc::MS_RDONLY | m.locked,
+        std::ptr::null(),
+    ) as libc::c_long)?;
+    Ok(())
+}
+
+/// Prepares the child's steps for `level` (not `off`) in the worktree `root`, with the private
+/// temporary directory `tmp`.
+pub(super) fn plan(
+    level: Level,
+    confine: &Confine,
+    root: &Path,
+    tmp: &Path,
+) -> Result<ChildPlan, String> {
+    let git = root.join(".git");
+    let has_git = level == Level::Workspace && std::fs::symlink_metadata(&git).is_ok();
+    let git_mount = has_git
+        .then(|| git_mount(&git))
+        .flatten()
+        .filter(namespaces_work);
+    // Without the read-only mount, `.git` is kept out by granting the root's entries one by one.
+    let per_entry = has_git && git_mount.is_none();
+    let fd = ruleset(level, confine, root, tmp, per_entry)
+        .map_err(|e| format!("cannot set up the OS sandbox (Landlock): {e}"))?;
+    let network = level == Level::Workspace && confine.network;
+    let filter = socket_filter();
+    if !network && filter.is_empty() {
+        return Err(format!(
+            "the OS sandbox cannot deny network access on {}: set `sandbox.network: true` or \
+             `sandbox.level: off` for approved commands (the read-only list stays off)",
+            std::env::consts::ARCH
+        ));
+    }
+    Ok(ChildPlan {
+        git_mount,
+        landlock: Some(Arc::new(fd)),
+        seccomp: (!network).then(|| Arc::new(filter)),
+        note: per_entry.then(|| {
+            "user namespaces are not available here, so the sandbox keeps .git read-only by \
+             letting the command write only inside the worktree root's existing entries: it \
+             cannot create, remove or rename entries directly in the root"
+                .to_string()
+        }),
+        ..ChildPlan::unconfined()
+    })
+}
+
+/// The read-only mount of `git` (`root/.git`, a directory or a linked worktree's file).
+fn git_mount(git: &Path) -> Option<GitMount> {
+    let target = CString::new(git.as_os_str().as_bytes()).ok()?;
+    // SAFETY: statvfs only writes into the struct.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statvfs(target.as_ptr(), &mut st) } != 0 {
+        return None;
+    }
+    let mut locked = 0;
+    for (st_flag, ms_flag) in [
+        (libc::ST_NOSUID, libc::MS_NOSUID),
+        (libc::ST_NODEV, libc::MS_NODEV),
+        (libc::ST_NOEXEC, libc::MS_NOEXEC),
+    ] {
+        if st.f_flag & st_flag != 0 {
+            locked |= ms_flag;
+        }
+    }
+    // SAFETY: geteuid/getegid cannot fail.
+    let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
+    Some(GitMount {
+        target,
+        locked,
+        uid_map: CString::new(format!("{uid} {uid} 1\n")).ok()?,
+        gid_map: CString::new(format!("{gid} {gid} 1\n")).ok()?,
+    })
+}
+
+/// Whether this system lets a process make the namespaces for [`mount_git_read_only`] (asked
+/// once per process, by a forked child that tries and exits).
+fn namespaces_work(m: &GitMount) -> bool {
+    static CACHE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *CACHE.get_or_init(|| {
+        // SAFETY: the child only makes system calls and leaves with `_exit`.
+        unsafe {
+            let pid = libc::fork();
+            if pid == 0 {
+                let ok = mount_git_read_only(m).is_ok();
+                libc::_exit(if ok { 0 } else { 1 });
+            }
+            if pid < 0 {
+                return false;
+            }
+            let mut status = 0;
+            while libc::waitpid(pid, &mut status, 0) < 0 {
+                if std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
+                    return false;
+                }
+            }
+            libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0
+        }
+    })
+}
+
+/// Adds a rule for `path` with `access` (cut to what a file can have when it is not a
+/// directory); a path that does not exist is skipped.
+fn grant(
+    rs: landlock::RulesetCreated,
+    path: &Path,
+    access: BitFlags<AccessFs>,
+) -> Result<landlock::RulesetCreated, landlock::RulesetError> {
+    let Ok(md) = std::fs::metadata(path) else {
+        return Ok(rs);
+    };
+    let Ok(fd) = PathFd::new(path) else {
+        return Ok(rs);
+    };
+    let access = if md.is_dir() {
+        access
+    } else {
+        access & AccessFs::from_file(TARGET)
+    };
+    rs.add_rule(PathBeneath::new(fd, access))
+}
+
+/// The Landlock ruleset for `level`, as the file descriptor the child restricts itself with.
+fn ruleset(
+    level: Level,
+    confine: &Confine,
+    root: &Path,
+    tmp: &Path,
+    per_entry: bool,
+) -> Result<OwnedFd, landlock::RulesetError> {
+    let all = AccessFs::from_all(TARGET);
+    let read = AccessFs::ReadFile | AccessFs::ReadDir;
+    let run = read | AccessFs::Execute;
+    let network = level == Level::Workspace && confine.network;
+    let mut rs = Ruleset::default().handle_access(all)?;
+    if !network {
+        rs = rs.handle_access(AccessNet::from_all(TARGET))?;
+    }
+    let mut rs = rs.scope(Scope::from_all(TARGET))?.create()?;
+    for d in SYSTEM_DIRS {
+        rs = grant(rs, Path::new(d), run)?;
+    }
+    for d in DEVICES {
+        rs = grant(rs, Path::new(d), read)?;
+    }
+    rs = grant(
+        rs,
+        Path::new("/dev/null"),
+        read | AccessFs::WriteFile | AccessFs::Truncate,
+    )?;
+    for g in &confine.git_dirs {
+        rs = grant(rs, g, read)?;
+    }
+    match level {
+        Level::ReadOnly => {
+            for f in ETC_FILES {
+                rs = grant(rs, Path::new(f), read)?;
+            }
+            rs = grant(rs, root, read)?;
+            rs = grant(rs, tmp, all & !AccessFs::Execute)?;
+        }
+        _ => {
+            for d in ["/etc", "/proc", "/sys"] {
+                rs = grant(rs, Path::new(d), read)?;
+            }
+            for f in super::git_config_files() {
+                rs = grant(rs, &f, read)?;
+            }
+            rs = grant(rs, Path::new("/dev/shm"), all & !AccessFs::Execute)?;
+            rs = grant(rs, tmp, all)?;
+            for p in &confine.read {
+                rs = grant(rs, p, run)?;
+            }
+            for p in &confine.write {
+                rs = grant(rs, p, all)?;
+            }
+            rs = if per_entry {
+                grant_entries_but_git(rs, root, all, run)?
+            } else {
+                grant(rs, root, all)?
+            };
+        }
+    }
+    let fd: Option<OwnedFd> = rs.into();
+    fd.ok_or(landlock::RulesetError::CreateRuleset(
+        landlock::CreateRulesetError::MissingHandledAccess,
+    ))
+}
+
+/// `all` on every entry of `root` but `.git`, `run` on the root itself.
+fn grant_entries_but_git(
+    mut rs: landlock::RulesetCreated,
+    root: &Path,
+    all: BitFlags<AccessFs>,
+    run: BitFlags<AccessFs>,
+) -> Result<landlock::RulesetCreated, landlock::RulesetError> {
+    rs = grant(rs, root, run)?;
+    let Ok(entries) = std::fs::read_dir(root) else {
+        return Ok(rs);
+    };
+    for e in entries.flatten() {
+        if e.file_name().as_bytes().eq_ignore_ascii_case(b".git") {
+            continue;
+        }
+        rs = grant(rs, &e.path(), all)?;
+    }
+    Ok(rs)
+}
+
+// Classic BPF, as seccomp reads it.
+const BPF_LD_W_ABS: u16 = 0x20; // BPF_LD (0) | BPF_W (0) | BPF_ABS (0x20)
+const BPF_JEQ_K: u16 = 0x05 | 0x10; // BPF_JMP | BPF_JEQ | BPF_K
+const BPF_JGE_K: u16 = 0x05 | 0x30; // BPF_JMP | BPF_JGE | BPF_K
+const BPF_RET_K: u16 = 0x06;
+/// `offsetof(struct seccomp_data, nr)` and `arch`.
+const NR: u32 = 0;
+const ARCH: u32 = 4;
+
+fn stmt(code: u16, k: u32) -> libc::sock_filter {
+    libc::sock_filter {
+        code,
+        jt: 0,
+        jf: 0,
+        k,
+    }
+}
+
+fn jump(code: u16, k: u32, jt: u8, jf: u8) -> libc::sock_filter {
+    libc::sock_filter { code, jt, jf, k }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod arch {
+    pub const AUDIT_ARCH: u32 = 0xC000_003E; // AUDIT_ARCH_X86_64
+    /// x32 system calls have this bit set; they are refused whole.
+    pub const X32_BIT: Option<u32> = Some(0x4000_0000);
+}
+
+#[cfg(target_arch = "aarch64")]
+mod arch {
+    pub const AUDIT_ARCH: u32 = 0xC000_00B7; // AUDIT_ARCH_AARCH64
+    pub const X32_BIT: Option<u32> = None;
+}
+
+/// The filter: `socket(2)` fails with EACCES, `io_uring_setup(2)` with ENOSYS, and a system
+/// call of another architecture (32-bit entry points, which have their own socket calls)
+/// with ENOSYS; everything else is allowed.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+fn socket_filter() -> Vec<libc::sock_filter> {
+    let errno = |e: i32| libc::SECCOMP_RET_ERRNO | (e as u32 & 0xffff);
+    let mut f = vec![
+        stmt(BPF_LD_W_ABS, ARCH),
+        jump(BPF_JEQ_K, arch::AUDIT_ARCH, 1, 0),
+        stmt(BPF_RET_K, errno(libc::ENOSYS)),
+        stmt(BPF_LD_W_ABS, NR),
+    ];
+    if let Some(bit) = arch::X32_BIT {
+        f.push(jump(BPF_JGE_K, bit, 0, 1));
+        f.push(stmt(BPF_RET_K, errno(libc::ENOSYS)));
+    }
+    f.extend([
+        jump(BPF_JEQ_K, libc::SYS_socket as u32, 0, 1),
+        stmt(BPF_RET_K, errno(libc::EACCES)),
+        jump(BPF_JEQ_K, libc::SYS_io_uring_setup as u32, 0, 1),
+        stmt(BPF_RET_K, errno(libc::ENOSYS)),
+        stmt(BPF_RET_K, libc::SECCOMP_RET_ALLOW),
+    ]);
+    f
+}
+
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+fn socket_filter() -> Vec<libc::sock_filter> {
+    // No filter written for this architecture: `plan` refuses to confine without one.
+    Vec::new()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sh(plan: &ChildPlan, dir: &Path, code: &str) -> (bool, String) {
+        let mut cmd = std::process::Command::new("sh");
+        cmd.args(["-c", code]).current_dir(dir);
+        plan.install(&mut cmd);
+        let out = cmd.output().unwrap();
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+
+    /// Where user namespaces are not allowed: the root's entries but `.git` are writable.
+    #[test]
+    fn per_entry_fallback_keeps_git_and_the_root_itself() {
+        if !super::super::kernel_availability().available() {
+            return; // (exercised where Landlock exists; CI's kernel has it)
+        }
+        let root = tempfile::tempdir().unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(root.path().join(".git")).unwrap();
+        std::fs::create_dir_all(root.path().join("src")).unwrap();
+        std::fs::write(root.path().join("a.txt"), "a").unwrap();
+        let fd = ruleset(
+            Level::Workspace,
+            &Confine::default(),
+            root.path(),
+            tmp.path(),
+            true,
+        )
+        .unwrap();
+        let plan = ChildPlan {
+            landlock: Some(Arc::new(fd)),
+            seccomp: Some(Arc::new(socket_filter())),
+            ..ChildPlan::unconfined()
+        };
+        let r = root.path();
+        assert!(sh(&plan, r, "echo b > src/b.txt && echo x >> a.txt").0);
+        assert_eq!(std::fs::read_to_string(r.join("a.txt")).unwrap(), "ax\n");
+        let (ok, err) = sh(&plan, r, "echo x > .git/config");
+        assert!(!ok && err.contains("Permission denied"), "{err}");
+        assert!(!sh(&plan, r, "echo x > new.txt").0);
+        assert!(!r.join(".git/config").exists() && !r.join("new.txt").exists());
+    }
+
+    #[test]
+    fn the_filter_refuses_sockets() {
+        let f = socket_filter();
+        assert!(f.len() >= 8);
+        assert_eq!(f.last().unwrap().k, libc::SECCOMP_RET_ALLOW);
+        if !super::super::kernel_availability().available() {
+            return;
+        }
+        let plan = ChildPlan {
+            seccomp: Some(Arc::new(f)),
+            ..ChildPlan::unconfined()
+        };
+        let mut cmd = std::process::Command::new("bash");
+        cmd.args(["-c", "exec 3<>/dev/udp/127.0.0.1/9"]);
+        plan.install(&mut cmd);
+        let out = cmd.output().unwrap();
+        let (ok, err) = (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        );
+        assert!(!ok && err.contains("Permission denied"), "{err}");
+    }
+}
+
+#[cfg(test)]
+mod namespace_tests {
+    use super::*;
+
+    #[test]
+    fn workspace_mounts_git_read_only_where_namespaces_work() {
+        if !super::super::kernel_availability().available() {
+            return;
+        }
+        let root = tempfile::tempdir().unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(root.path().join(".git")).unwrap();
+        let m = git_mount(&root.path().join(".git")).unwrap();
+        // SAFETY: test only: the child makes system calls and exits.
+        let pid = unsafe { libc::fork() };
+        if pid == 0 {
+            let code = match unsafe { mount_git_read_only(&m) } {
+                Ok(()) => 0,
+                Err(e) => e.raw_os_error().unwrap_or(1),
+            };
+            unsafe { libc::_exit(code) };
+        }
+        let mut status = 0;
+        unsafe { libc::waitpid(pid, &mut status, 0) };
+        let errno = libc::WEXITSTATUS(status);
+        eprintln!("namespace probe: errno {errno}");
+        let plan = plan(
+            Level::Workspace,
+            &Confine::default(),
+            root.path(),
+            tmp.path(),
+        )
+        .unwrap();
+        assert_eq!(plan.note.is_none(), errno == 0, "{:?}", plan.note);
+    }
+}
