@@ -8,7 +8,9 @@
 //! model sees a formatter's or the tests' complaint. `before` runs before anything is read
 //! for the apply: what it changes is the user's state, not the AI's, and a failure stops the
 //! apply with nothing applied. `after` runs once the actions ran, before the changes are
-//! collected: what it changes (a formatter) goes into the AI commit like exec's changes; a
+//! collected: it gets the paths the reply changed (`{paths}` in the command, shell-quoted,
+//! and [`PATHS_VAR`]); what it changes there (a formatter) goes into the AI commit like
+//! exec's changes, and what it changes elsewhere is put back by the apply, with a warning; a
 //! failure does not roll the reply back unless `hooks.rollback_on_failure`.
 
 use std::path::Path;
@@ -62,9 +64,32 @@ pub fn is_hook_step(step: &Step) -> bool {
     step.name.starts_with("hooks.")
 }
 
+/// The environment variable that gives `hooks.after` commands the paths the reply changed
+/// (root-relative, one per line).
+pub const PATHS_VAR: &str = "CLADA_CHANGED_PATHS";
+
+/// `run` with `{paths}` replaced by `paths` (shell-quoted, space-separated) and the paths in
+/// [`PATHS_VAR`] (one per line), as the script `sh -c` runs.
+fn script(run: &str, paths: &[String]) -> String {
+    let quote = |p: &str| format!("'{}'", p.replace('\'', "'\\''"));
+    let list: Vec<String> = paths.iter().map(|p| quote(p)).collect();
+    format!(
+        "{PATHS_VAR}={}; export {PATHS_VAR}\n{}",
+        quote(&paths.join("\n")),
+        run.replace("{paths}", &list.join(" "))
+    )
+}
+
 /// Runs `cmds` (`phase` is `before` or `after`) in the worktree `root`; returns their steps
-/// and whether all that had to succeed did.
-pub fn run(phase: &str, cmds: &[HookCommand], root: &Path, hooks: &Hooks) -> (Vec<Step>, bool) {
+/// and whether all that had to succeed did. `paths` are the reply's changed paths (for
+/// `after`; see [`PATHS_VAR`]).
+pub fn run(
+    phase: &str,
+    cmds: &[HookCommand],
+    root: &Path,
+    hooks: &Hooks,
+    paths: &[String],
+) -> (Vec<Step>, bool) {
     let mut steps = Vec::new();
     let mut ok = true;
     for cmd in cmds {
@@ -89,7 +114,8 @@ pub fn run(phase: &str, cmds: &[HookCommand], root: &Path, hooks: &Hooks) -> (Ve
             continue;
         }
         let limit = cmd.timeout.unwrap_or(hooks.timeout);
-        let out = super::spawn::run_command("sh", &cmd.run, &dir, limit, hooks.max_output);
+        let code = script(&cmd.run, paths);
+        let out = super::spawn::run_command("sh", &code, &dir, limit, hooks.max_output);
         let success = out.success();
         let mut output = String::new();
         if !success {
@@ -148,13 +174,51 @@ mod tests {
             ],
             dir.path(),
             &h,
+            &[],
         );
         assert!(!ok);
         assert_eq!(steps.len(), 3);
         assert!(steps[0].success);
         assert_eq!(steps[1].output, "exited with code 2\nbad\n");
         assert_eq!(steps[2].name, "hooks.after: exit 3");
-        let (steps, ok) = run("before", &[cmd("exit 1", true)], dir.path(), &h);
+        let (steps, ok) = run("before", &[cmd("exit 1", true)], dir.path(), &h, &[]);
         assert!(ok, "{steps:?}");
+    }
+
+    #[test]
+    fn paths_reach_the_command_quoted_and_in_the_environment() {
+        let dir = tempfile::tempdir().unwrap();
+        let h = Hooks {
+            timeout: Duration::from_secs(10),
+            max_output: 1024,
+            ..Hooks::default()
+        };
+        let paths = vec!["a b.txt".to_string(), "it's.py".to_string()];
+        let (steps, ok) = run(
+            "after",
+            &[cmd(
+                "for p in {paths}; do echo \"[$p]\"; done; printf '%s|' \"$CLADA_CHANGED_PATHS\"",
+                false,
+            )],
+            dir.path(),
+            &h,
+            &paths,
+        );
+        assert!(ok, "{steps:?}");
+        assert_eq!(steps[0].output, "");
+        let (steps, _) = run(
+            "after",
+            &[cmd(
+                "for p in {paths}; do echo \"[$p]\"; done; printf '%s|' \"$CLADA_CHANGED_PATHS\"; exit 1",
+                false,
+            )],
+            dir.path(),
+            &h,
+            &paths,
+        );
+        assert_eq!(
+            steps[0].output,
+            "exited with code 1\n[a b.txt]\n[it's.py]\na b.txt\nit's.py|\n"
+        );
     }
 }

@@ -91,6 +91,10 @@ pub struct Journal {
     pub after_tree: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub after_index: Option<String>,
+    /// The keys of the blocks whose change this apply made ([`crate::action::block_key`]):
+    /// a block pasted again is not run twice (see `apply::records::already_applied`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub blocks: Vec<String>,
 }
 
 impl Journal {

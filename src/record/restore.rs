@@ -242,6 +242,9 @@ pub fn run(repo: &Repo, plan: &RestorePlan, reflog: &str) -> Result<(), RestoreE
     for pf in &plan.flags {
         flags.insert(BString::from(pf.path.as_str()), pf.flags);
     }
+    // The temporary files a killed write left beside the plan's paths go first, so the
+    // directories the interrupted operation created empty out and are pruned below.
+    remove_temp_files(repo, plan);
     let checkout = checkout_plan(repo, plan, &old_index, &flags, worktree_tree, index_tree)?;
     let prepared = repo.prepare_checkout(&checkout, &mut hasher)?;
 
@@ -279,7 +282,16 @@ pub fn run(repo: &Repo, plan: &RestorePlan, reflog: &str) -> Result<(), RestoreE
         change.apply(repo)?;
     }
     crate::base::failpoint::hit("restore:after-refs-after");
-    // An interrupted run of this restore may have left temporary files of its writes.
+    std::fs::remove_file(&jpath).map_err(|source| JournalError::Io {
+        path: jpath,
+        source,
+    })?;
+    Ok(())
+}
+
+/// Removes the temporary files of atomic writes (an interrupted operation's, or an
+/// interrupted run of this restore's) beside the plan's paths.
+fn remove_temp_files(repo: &Repo, plan: &RestorePlan) {
     crate::base::fsutil::remove_temp_files(
         repo.workdir(),
         plan.paths
@@ -287,11 +299,6 @@ pub fn run(repo: &Repo, plan: &RestorePlan, reflog: &str) -> Result<(), RestoreE
             .map(String::as_str)
             .chain(plan.untracked.iter().map(|u| u.path.as_str())),
     );
-    std::fs::remove_file(&jpath).map_err(|source| JournalError::Io {
-        path: jpath,
-        source,
-    })?;
-    Ok(())
 }
 
 /// Where the plan's branch (or a detached HEAD) is now.
@@ -554,7 +561,7 @@ fn restore_untracked(
             crate::base::fsutil::write_atomic(
                 &abs,
                 &data,
-                crate::base::fsutil::Perm::Executable(*executable),
+                crate::base::fsutil::Perm::Restore(*executable),
             )
             .map_err(io("cannot write"))?;
         }

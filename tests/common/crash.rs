@@ -20,6 +20,9 @@ pub struct Op {
     /// Key state before and after a clean run.
     pub before: KeyState,
     pub after: KeyState,
+    /// Run again after the recovery (a watcher restarted): it must then end exactly in
+    /// `after`, each block applied once.
+    pub restart: bool,
 }
 
 /// What must be exactly "before" or "after": HEAD and its branch, the index, every worktree
@@ -152,6 +155,90 @@ pub fn base_repo() -> TestRepo {
     repo
 }
 
+/// A repository whose user edited files the reply moves and deletes (and one it moves into
+/// a new folder), staged and unstaged.
+pub fn dirty_move_repo() -> TestRepo {
+    let repo = TestRepo::with_files(&[
+        ("src/old.rs", "fn old() {}\n\nfn keep() {}\n"),
+        ("gone.txt", "g0\n"),
+        ("bench", "bench\n"),
+        ("staged.txt", "s0\n"),
+    ]);
+    repo.write("src/old.rs", "fn old() { /* mine */ }\n\nfn keep() {}\n");
+    repo.write("gone.txt", "g1 mine\n");
+    repo.write("staged.txt", "s1\n");
+    repo.git(&["add", "staged.txt"]);
+    repo.write("bench", "bench, mine\n");
+    repo
+}
+
+pub fn dirty_move_reply() -> String {
+    [
+        block(
+            "d1",
+            &[
+                ("action", "file_move"),
+                ("old_path", "src/old.rs"),
+                ("new_path", "src/new/moved.rs"),
+            ],
+        ),
+        block(
+            "d2",
+            &[
+                ("action", "file_replace_text"),
+                ("path", "src/new/moved.rs"),
+                ("old_text", "fn keep() {}"),
+                ("new_text", "fn keep() { /* AI */ }"),
+            ],
+        ),
+        block("d3", &[("action", "file_delete"), ("path", "gone.txt")]),
+        block(
+            "d4",
+            &[
+                ("action", "file_move"),
+                ("old_path", "bench"),
+                ("new_path", "bench/bench"),
+            ],
+        ),
+    ]
+    .concat()
+}
+
+/// CRLF files, one with uncommitted work.
+pub fn crlf_repo() -> TestRepo {
+    let repo = TestRepo::new();
+    repo.write_bytes("win.txt", b"one\r\ntwo\r\nthree\r\n");
+    repo.write_bytes("dos.ini", b"[a]\r\nx=1\r\n");
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "initial"]);
+    repo.write_bytes("dos.ini", b"[a]\r\nx=1\r\ny=mine\r\n");
+    repo
+}
+
+pub fn crlf_reply() -> String {
+    [
+        block(
+            "c1",
+            &[
+                ("action", "file_replace_text"),
+                ("path", "win.txt"),
+                ("old_text", "two"),
+                ("new_text", "two\nand a half"),
+            ],
+        ),
+        block(
+            "c2",
+            &[
+                ("action", "file_replace_text"),
+                ("path", "dos.ini"),
+                ("old_text", "[a]"),
+                ("new_text", "[a]\nz=0"),
+            ],
+        ),
+    ]
+    .concat()
+}
+
 fn make_op(
     name: &'static str,
     args: &[&'static str],
@@ -167,6 +254,7 @@ fn make_op(
         template,
         before,
         after: key_state(&clean),
+        restart: name.starts_with("watch"),
     };
     ok(&op.run(&clean, &[]), name);
     op.after = key_state(&clean);
@@ -181,6 +269,30 @@ pub fn ops() -> Vec<Op> {
 
     let repo = base_repo();
     out.push(make_op("apply", apply_args, Some(reply(1)), repo));
+
+    // Issue 22: moves and deletes of files holding the user's uncommitted edits, and
+    // edits of CRLF files with multi-line new text.
+    let repo = dirty_move_repo();
+    out.push(make_op(
+        "apply (dirty move/delete)",
+        apply_args,
+        Some(dirty_move_reply()),
+        repo,
+    ));
+    let repo = crlf_repo();
+    out.push(make_op("apply (CRLF)", apply_args, Some(crlf_reply()), repo));
+
+    // A watcher killed anywhere and restarted applies each block once.
+    let repo = base_repo();
+    repo.write(".gitignore", "*.log\nwatched.md\n");
+    repo.git(&["add", ".gitignore"]);
+    repo.write("watched.md", &format!("Reply:\n{}", reply(1)));
+    out.push(make_op(
+        "watch (restarted)",
+        &["watch", "--once", "--poll", "--exec", "deny", "watched.md"],
+        None,
+        repo,
+    ));
 
     // As most clones are: refs packed, so every ref transaction locks packed-refs too.
     let repo = base_repo();
@@ -337,6 +449,22 @@ pub fn recover_and_check_tmp(op: &Op, repo: &TestRepo, what: &str) -> (Outcome, 
     ok(&commit, &format!("{what}: git commit after recovery"));
     repo.git(&["reset", "-q", "--soft", "HEAD~1"]);
     (outcome, interrupted, tmp)
+}
+
+/// After a crash of a restartable `op` (a watcher) and its recovery: runs it again to the
+/// end, and checks the repository is then exactly `after`: no block applied twice or lost.
+pub fn restart_and_check(op: &Op, repo: &TestRepo, what: &str) {
+    let out = op.run(repo, &[]);
+    ok(&out, &format!("{what}: restart"));
+    let mut now = key_state(repo);
+    let tmp = temp_files(&mut now);
+    assert!(tmp.is_empty(), "{what}: temporary files left after the restart: {tmp:?}");
+    assert!(
+        now == op.after,
+        "{what}: after the restart, not the state of one clean run:\n{}",
+        describe_difference(&now, &op.before, &op.after)
+    );
+    repo.assert_fsck();
 }
 
 fn describe_difference(now: &KeyState, before: &KeyState, after: &KeyState) -> String {
