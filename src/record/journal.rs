@@ -95,6 +95,18 @@ pub struct Journal {
     /// a block pasted again is not run twice (see `apply::records::already_applied`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub blocks: Vec<String>,
+    /// Refs besides the branch that the apply moves in the branch's ref transaction (a
+    /// watcher's record of its blocks), with the value each had before (`None`: absent):
+    /// rolling the apply back sets them back too.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub also_refs: Vec<JournalRef>,
+}
+
+/// A ref and the object it pointed to before an apply moved it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JournalRef {
+    pub name: String,
+    pub before: Option<String>,
 }
 
 impl Journal {

@@ -129,6 +129,25 @@ impl RefChange {
     }
 }
 
+/// The ref changes that take back the refs an interrupted apply moved with its branch (the
+/// journal's `also_refs`), for the plan that rolls it back.
+pub fn refs_back(journal: &super::journal::Journal) -> Result<Vec<RefChange>, RestoreError> {
+    journal
+        .also_refs
+        .iter()
+        .map(|r| {
+            Ok(match &r.before {
+                Some(hex) => RefChange::set(
+                    r.name.clone(),
+                    parse_id(hex)?,
+                    format!("clada: roll back interrupted apply of {}", journal.source),
+                ),
+                None => RefChange::delete(r.name.clone()),
+            })
+        })
+        .collect()
+}
+
 /// The flags `paths` get when an apply writes them: skip-worktree and intent-to-add cleared
 /// (the file is in the worktree, its content staged), assume-unchanged kept. Only paths
 /// whose flags change are listed.

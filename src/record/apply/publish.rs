@@ -9,7 +9,7 @@ use crate::action::{Execution, Step};
 use crate::read::input::Reply;
 use crate::repo::{BString, Expected, IndexLock, ObjectId, RefUpdate, Repo, RepoError, Signature};
 
-use super::super::journal::{Before, Journal, JournalSnapshot};
+use super::super::journal::{Before, Journal, JournalRef, JournalSnapshot};
 use super::super::snapshot;
 use super::super::REPLY_NOTES_REF;
 use super::begin::Transaction;
@@ -73,7 +73,20 @@ impl Transaction<'_> {
         let mut updates = branch_updates(reply, head_commit, commit, record, kept, &subject);
         updates.extend(notes_updates(repo, &execution, reply, commit)?);
         if let Some(also) = &opts.also_refs {
-            updates.extend((also.0)(repo, Some(commit))?);
+            let extra = (also.0)(repo, Some(commit))?;
+            self.journal.also_refs = extra
+                .iter()
+                .map(|u| {
+                    Ok(JournalRef {
+                        name: u.name.clone(),
+                        before: match u.expected {
+                            Expected::Value(v) => Some(v.to_string()),
+                            _ => repo.read_ref(&u.name)?.map(|v| v.to_string()),
+                        },
+                    })
+                })
+                .collect::<Result<_, RepoError>>()?;
+            updates.extend(extra);
         }
         // git's index lock stays held (the new index written into it) until the branch has
         // moved: a `git commit` cannot slip in between, and if the branch moved anyway the

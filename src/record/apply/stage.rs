@@ -218,6 +218,11 @@ impl Transaction<'_> {
                     return Ok(None);
                 }
                 retried = true;
+                // The failed run did its job (it fixed files); the retry decides.
+                if let Some(failed) = steps.iter_mut().rev().find(|s| !s.success) {
+                    failed.success = true;
+                    failed.name.push_str(" (rewrote files, retried)");
+                }
                 let names: Vec<String> = fixes.iter().map(|f| f.path.to_string()).collect();
                 steps.push(Step {
                     name: "hook pre-commit: retry".into(),
