@@ -385,37 +385,39 @@ fn ai_commits(repo: &TestRepo) -> usize {
 
 #[test]
 fn watch_records_its_blocks_with_the_commit_so_a_kill_right_after_applies_nothing_twice() {
-    let repo = TestRepo::with_files(&[
-        ("app.py", "import os\n"),
-        ("ran.txt", ""),
-        (".gitignore", "reply.md\n"),
-    ]);
-    let file = repo.path().join("reply.md");
-    // An exec block too: running it twice would show (it is no file edit that a second
-    // paste is recognised by).
-    std::fs::write(
-        &file,
-        [
-            replace("w1", "app.py", "import os\n", "import os\nimport sys\n"),
-            exec("w2", "echo ran >> ran.txt"),
-        ]
-        .concat(),
-    )
-    .unwrap();
-    // Killed right after the branch moved (and before anything else).
-    let out = watch_once(&repo, &file, &[("GIT_CLADA_FAILPOINT", "apply:after-ref")]);
-    assert_ne!(code(&out), 0, "{}", output_text(&out));
-    let status = repo.clada(&["--format", "json", "status"]);
-    let status: serde_json::Value = serde_json::from_slice(&status.stdout).unwrap();
-    if !status["interrupted"].is_null() {
-        succeeded(&repo.clada(&["undo"]));
+    // Killed right after the branch moved, and (where the record was a second ref
+    // transaction) right after the apply finished.
+    for point in ["apply:after-ref", "refs:before-lock#2"] {
+        let repo = TestRepo::with_files(&[
+            ("app.py", "import os\n"),
+            ("ran.txt", ""),
+            (".gitignore", "reply.md\n"),
+        ]);
+        let file = repo.path().join("reply.md");
+        // An exec block too: running it twice would show (it is no file edit that a second
+        // paste is recognised by).
+        std::fs::write(
+            &file,
+            [
+                replace("w1", "app.py", "import os\n", "import os\nimport sys\n"),
+                exec("w2", "echo ran >> ran.txt"),
+            ]
+            .concat(),
+        )
+        .unwrap();
+        let _ = watch_once(&repo, &file, &[("GIT_CLADA_FAILPOINT", point)]);
+        let status = repo.clada(&["--format", "json", "status"]);
+        let status: serde_json::Value = serde_json::from_slice(&status.stdout).unwrap();
+        if !status["interrupted"].is_null() {
+            succeeded(&repo.clada(&["undo"]));
+        }
+        // The restarted watcher applies what the killed one did not finish, once.
+        succeeded(&watch_once(&repo, &file, &[]));
+        assert_eq!(repo.read("app.py"), "import os\nimport sys\n", "{point}");
+        assert_eq!(repo.read("ran.txt"), "ran\n", "{point}");
+        assert_eq!(ai_commits(&repo), 1, "{point}: {}", repo.git(&["log", "--oneline"]));
+        repo.assert_fsck();
     }
-    // The restarted watcher applies what the killed one did not finish, once.
-    succeeded(&watch_once(&repo, &file, &[]));
-    assert_eq!(repo.read("app.py"), "import os\nimport sys\n");
-    assert_eq!(repo.read("ran.txt"), "ran\n");
-    assert_eq!(ai_commits(&repo), 1, "{}", repo.git(&["log", "--oneline"]));
-    repo.assert_fsck();
 }
 
 // ---- CML and CSL ----
@@ -600,12 +602,13 @@ fn a_killed_apply_leaves_no_empty_new_directory_after_recovery() {
     let before = repo.state();
     let reply = common::write_block("k1", "brand/new/dir/x.rs", "fn x() {}");
     let out = repo
-        // (The first atomic write is the journal's; the second the new file's.)
-        .spawn_apply(&[("GIT_CLADA_FAILPOINT", "write:before-rename#2")], &reply, &[])
+        // Killed with the new file's temporary copy written, before its rename.
+        .spawn_apply(&[("GIT_CLADA_FAILPOINT", "engine:before-rename")], &reply, &[])
         .wait_with_output()
         .unwrap();
     assert!(out.status.code().is_none() || code(&out) != 0, "{}", output_text(&out));
-    assert!(repo.path().join("brand/new/dir").is_dir(), "the kill came after the mkdir");
+    let temp = std::fs::read_dir(repo.path().join("brand/new/dir")).unwrap().count();
+    assert_eq!(temp, 1, "the kill left the temporary file in the new directory");
     succeeded(&repo.clada(&["undo"]));
     common::assert_same_user_state(&repo.state(), &before, "recovered");
     assert!(!repo.path().join("brand").exists(), "an empty directory was left behind");
