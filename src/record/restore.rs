@@ -275,12 +275,15 @@ pub fn run(repo: &Repo, plan: &RestorePlan, reflog: &str) -> Result<(), RestoreE
     }
     crate::base::failpoint::hit("restore:after-refs-before");
     remove_untracked(repo, &plan.remove_untracked)?;
+    // What the operation created goes before the checkout writes: a file moved into a folder
+    // of its own name (`bench` → `bench/bench`) leaves a folder where the file goes back.
+    restore_untracked_paths(repo, plan, worktree_tree, Pass::Created)?;
     crate::base::failpoint::hit("restore:after-remove");
 
     let written = repo.execute_prepared(prepared, &mut hasher)?;
     crate::base::failpoint::hit("restore:after-worktree");
 
-    restore_untracked_paths(repo, plan, worktree_tree)?;
+    restore_untracked_paths(repo, plan, worktree_tree, Pass::Saved)?;
 
     // A branch that moved for another reason keeps its commits, and the index git left
     // with them: only the files are restored.
@@ -389,6 +392,14 @@ fn write_journal(repo: &Repo, plan: &RestorePlan) -> Result<std::path::PathBuf, 
     Ok(jpath)
 }
 
+/// The two passes over the untracked paths: removing what the operation created (before the
+/// checkout), putting back what it overwrote or deleted (after it).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pass {
+    Created,
+    Saved,
+}
+
 /// Untracked files the operation had overwritten or created. A path the operation made
 /// tracked is also in `paths` (the checkout just deleted it); only a path the target tree
 /// itself tracks is left to the checkout.
@@ -396,10 +407,14 @@ fn restore_untracked_paths(
     repo: &Repo,
     plan: &RestorePlan,
     worktree_tree: ObjectId,
+    pass: Pass,
 ) -> Result<(), RestoreError> {
     let mut untracked = plan.untracked.clone();
     untracked.sort_by_key(|jp| std::cmp::Reverse(jp.path.len()));
     for jp in &untracked {
+        if (jp.before == Before::Absent) != (pass == Pass::Created) {
+            continue;
+        }
         let rel = BString::from(jp.path.as_str());
         if repo
             .tree_entry(worktree_tree, rel.as_bstr())?

@@ -347,7 +347,8 @@ pub fn ops() -> Vec<Op> {
     out
 }
 
-/// Lock files under `.git` (git-clada's own `clada.lock`, a `flock` file, excepted).
+/// Lock files under `.git` (git-clada's own `clada.lock` and `clada-watch.lock`, `flock`
+/// files, excepted).
 pub fn lock_files(git_dir: &Path) -> Vec<String> {
     let mut out = Vec::new();
     let mut stack = vec![git_dir.to_path_buf()];
@@ -359,7 +360,10 @@ pub fn lock_files(git_dir: &Path) -> Vec<String> {
             let p = e.path();
             if p.is_dir() {
                 stack.push(p);
-            } else if p.to_string_lossy().ends_with(".lock") && !p.ends_with("clada.lock") {
+            } else if p.to_string_lossy().ends_with(".lock")
+                && !p.ends_with("clada.lock")
+                && !p.ends_with("clada-watch.lock")
+            {
                 out.push(p.display().to_string());
             }
         }

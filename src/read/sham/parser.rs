@@ -97,6 +97,9 @@ pub(super) struct Parser<'a> {
     /// The first `action = …` line outside blocks since the last block: with a stray end
     /// marker after it, the lines of a block whose header is missing.
     headless: Option<(usize, &'a str)>,
+    /// A header line was refused (malformed, a bad id) since the last block: the end marker
+    /// that follows belongs to it, and its error already says what is wrong.
+    refused_header: bool,
     /// Line number of the current line (1-based) and the previous line's text.
     n: usize,
     prev: &'a str,
@@ -115,6 +118,7 @@ impl<'a> Parser<'a> {
             notices: Vec::new(),
             near_misses: Vec::new(),
             headless: None,
+            refused_header: false,
             n: 0,
             prev: "",
         }
@@ -164,11 +168,14 @@ impl<'a> Parser<'a> {
                     Class::Header(m) => self.header(line.text, m),
                     Class::End(m) => self.stray_end(line.text, m),
                     _ if self.is_near_miss(line.text) => {
-                        self.near_misses.push((self.n, line.text, line.end() + 1))
+                        self.near_misses.push((self.n, line.text, line.end() + 1));
+                        // Its notice covers the block's lines and end marker.
+                        self.refused_header = true;
+                        self.headless = None;
                     }
                     _ => {}
                 }
-            } else if self.headless.is_none() && is_action_line(line.text) {
+            } else if self.headless.is_none() && !self.refused_header && is_action_line(line.text) {
                 self.headless = Some((self.n, line.text));
             }
             return;
@@ -254,6 +261,7 @@ impl<'a> Parser<'a> {
                 block_id: diagnose::guess_id(line).map(str::to_string),
                 ..ErrorNote::default()
             });
+            self.refused_header = self.block.is_none();
             return;
         };
         if let Err(message) = validate_block_id(id) {
@@ -276,10 +284,12 @@ impl<'a> Parser<'a> {
                 block_id: Some(id.to_string()),
                 ..ErrorNote::default()
             });
+            self.refused_header = self.block.is_none();
             return;
         }
         self.close_open_block("new block");
         self.headless = None;
+        self.refused_header = false;
         self.block = Some(OpenBlock {
             id,
             markers: m,
@@ -324,8 +334,16 @@ impl<'a> Parser<'a> {
     /// block above whose header is missing, so the reply would seem to have applied in full.
     /// A notice (an error in the reports) names both.
     fn stray_end(&mut self, line: &'a str, m: &'static Markers) {
+        if std::mem::take(&mut self.refused_header) {
+            self.headless = None;
+            return;
+        }
         let id = match_end(m, line).unwrap_or("");
-        let header = format!("{}{id}]", m.canonical_prefix);
+        let header = format!(
+            "{}{}]",
+            m.canonical_prefix,
+            if id.is_empty() { "ID" } else { id }
+        );
         let message = match self.headless.take() {
             Some((first, action)) => format!(
                 "lines {first}-{n} are a block without a header: `{}` … `{}`; the block was not \
