@@ -30,7 +30,14 @@ fn show(repo: &TestRepo, rev_path: &str) -> Vec<u8> {
 }
 
 fn changed_in_head(repo: &TestRepo) -> String {
-    repo.git(&["diff-tree", "--no-commit-id", "--name-status", "-r", "-M", "HEAD"])
+    repo.git(&[
+        "diff-tree",
+        "--no-commit-id",
+        "--name-status",
+        "-r",
+        "-M",
+        "HEAD",
+    ])
 }
 
 // ---- Bytes exactly as the reply says ----
@@ -46,7 +53,12 @@ fn crlf_file_gets_crlf_breaks_in_a_multi_line_new_text() {
         std::fs::read(repo.path().join("win.txt")).unwrap(),
         b"one\r\ntwo\r\nand a half\r\nthree\r\n"
     );
-    assert!(report["results"][0]["warnings"].to_string().contains("CRLF"), "{report}");
+    assert!(
+        report["results"][0]["warnings"]
+            .to_string()
+            .contains("CRLF"),
+        "{report}"
+    );
     let range = block(
         "c2",
         &[
@@ -159,7 +171,10 @@ fn a_configured_final_newline_wins_over_editorconfig_and_config_shows_what_appli
         .find(|l| l.starts_with("files.final_newline"))
         .unwrap()
         .to_string();
-    assert!(line.contains("false") && line.contains(".clada.yml"), "{text}");
+    assert!(
+        line.contains("false") && line.contains(".clada.yml"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -205,10 +220,7 @@ fn backslash_paths_git_would_refuse_on_windows_are_refused() {
     assert_eq!(repo.head(), head);
     assert!(!repo.exists(".git\\hooks\\post-checkout"));
     // Inside a folder too.
-    let out = repo.apply(
-        &common::write_block("b2", "sub/x\\.GIT\\config", "x"),
-        &[],
-    );
+    let out = repo.apply(&common::write_block("b2", "sub/x\\.GIT\\config", "x"), &[]);
     assert_ne!(code(&out), 0, "{}", output_text(&out));
     assert_eq!(repo.head(), head);
     repo.assert_fsck();
@@ -219,7 +231,11 @@ fn backslash_paths_git_would_refuse_on_windows_are_refused() {
 fn file_move(id: &str, from: &str, to: &str) -> String {
     block(
         id,
-        &[("action", "file_move"), ("old_path", from), ("new_path", to)],
+        &[
+            ("action", "file_move"),
+            ("old_path", from),
+            ("new_path", to),
+        ],
     )
 }
 
@@ -247,7 +263,9 @@ fn file_move_of_a_dirty_file_commits_heads_blob_and_the_users_edit_stays_unstage
     let committed = show(&repo, "HEAD:new.py");
     assert_eq!(
         String::from_utf8(committed).unwrap(),
-        String::from_utf8(head_blob).unwrap().replace("return 2", "return 3")
+        String::from_utf8(head_blob)
+            .unwrap()
+            .replace("return 2", "return 3")
     );
     // The user's edit is still there, unstaged, at the new path.
     assert_eq!(
@@ -255,7 +273,10 @@ fn file_move_of_a_dirty_file_commits_heads_blob_and_the_users_edit_stays_unstage
         "def a():\n    return 1  # mine\n\n\ndef b():\n    return 3\n"
     );
     assert_eq!(repo.status(), " M new.py\n");
-    assert!(!warnings(&report).contains("no longer in the worktree"), "{report}");
+    assert!(
+        !warnings(&report).contains("no longer in the worktree"),
+        "{report}"
+    );
     succeeded(&repo.clada(&["undo"]));
     common::assert_same_user_state(&repo.state(), &before, "undo of a move of a dirty file");
 }
@@ -264,7 +285,9 @@ fn file_move_of_a_dirty_file_commits_heads_blob_and_the_users_edit_stays_unstage
 fn keeper_of(report: &serde_json::Value, path: &str) -> String {
     let w = warnings(report);
     let start = format!("your uncommitted change to {path} is no longer in the worktree");
-    let at = w.find(&start).unwrap_or_else(|| panic!("no warning for {path}: {report}"));
+    let at = w
+        .find(&start)
+        .unwrap_or_else(|| panic!("no warning for {path}: {report}"));
     let rest = &w[at..];
     let kept = rest.find("it is kept in ").unwrap() + "it is kept in ".len();
     rest[kept..].split(':').next().unwrap().to_string()
@@ -280,7 +303,10 @@ fn file_delete_or_file_write_over_uncommitted_work_names_where_it_is_kept() {
     // The user's work stayed uncommitted; its copy is under refs/clada/work/<commit>.
     let keeper = keeper_of(&report, "gone.txt");
     assert_eq!(keeper, format!("refs/clada/work/{}", repo.head()));
-    assert_eq!(repo.git(&["show", &format!("{keeper}:gone.txt")]), "g1 mine\n");
+    assert_eq!(
+        repo.git(&["show", &format!("{keeper}:gone.txt")]),
+        "g1 mine\n"
+    );
     succeeded(&repo.clada(&["undo"]));
     common::assert_same_user_state(&repo.state(), &before, "undo of a delete over dirty work");
 
@@ -288,7 +314,10 @@ fn file_delete_or_file_write_over_uncommitted_work_names_where_it_is_kept() {
     repo.write("over.txt", "o1 mine\n");
     let report = ok(&repo.apply(&common::write_block("w1", "over.txt", "AI's"), &[]));
     let keeper = keeper_of(&report, "over.txt");
-    assert_eq!(repo.git(&["show", &format!("{keeper}:over.txt")]), "o1 mine\n");
+    assert_eq!(
+        repo.git(&["show", &format!("{keeper}:over.txt")]),
+        "o1 mine\n"
+    );
     assert_eq!(repo.read("over.txt"), "AI's\n");
 }
 
@@ -313,7 +342,10 @@ fn a_read_only_git_status_in_exec_that_rewrites_the_index_file_is_no_change_of_g
     .concat();
     let report = ok(&repo.apply(&reply, &["--exec", "allow"]));
     // (git status did rewrite the index file, or the test would prove nothing.)
-    assert!(report["results"][1].to_string().contains("REWROTE-INDEX"), "{report}");
+    assert!(
+        report["results"][1].to_string().contains("REWROTE-INDEX"),
+        "{report}"
+    );
     assert!(
         !warnings(&report).contains("exec changed git's state"),
         "{report}"
@@ -368,7 +400,11 @@ fn a_reply_pasted_again_is_reported_already_applied_and_force_runs_it() {
 }
 
 /// `git clada watch --once FILE` in `repo`, with `env`.
-fn watch_once(repo: &TestRepo, file: &std::path::Path, env: &[(&str, &str)]) -> std::process::Output {
+fn watch_once(
+    repo: &TestRepo,
+    file: &std::path::Path,
+    env: &[(&str, &str)],
+) -> std::process::Output {
     let mut cmd = repo.clada_cmd();
     cmd.envs(env.iter().copied())
         .args(["watch", "--once", "--poll", "--exec", "allow"])
@@ -415,7 +451,12 @@ fn watch_records_its_blocks_with_the_commit_so_a_kill_right_after_applies_nothin
         succeeded(&watch_once(&repo, &file, &[]));
         assert_eq!(repo.read("app.py"), "import os\nimport sys\n", "{point}");
         assert_eq!(repo.read("ran.txt"), "ran\n", "{point}");
-        assert_eq!(ai_commits(&repo), 1, "{point}: {}", repo.git(&["log", "--oneline"]));
+        assert_eq!(
+            ai_commits(&repo),
+            1,
+            "{point}: {}",
+            repo.git(&["log", "--oneline"])
+        );
         repo.assert_fsck();
     }
 }
@@ -461,7 +502,9 @@ fn cml_deep_nesting_is_refused_with_a_clear_error() {
     let out = repo.apply(&reply, &[]);
     let report = TestRepo::report(&out);
     assert!(
-        report.to_string().contains("nested more than 64 levels deep"),
+        report
+            .to_string()
+            .contains("nested more than 64 levels deep"),
         "{report}"
     );
     assert_eq!(repo.read("after.txt"), "still read\n");
@@ -470,21 +513,37 @@ fn cml_deep_nesting_is_refused_with_a_clear_error() {
 #[test]
 fn cml_run_and_csl_run_start_in_a_fresh_shell_at_the_root() {
     let repo = TestRepo::with_files(&[("sub/f.txt", "f\n")]);
-    let cml = "<run>cd sub</run>\n<run>pwd</run>\n<run dir=\"sub\">cd ..; cd sub</run>\n<run>ls</run>\n";
+    let cml =
+        "<run>cd sub</run>\n<run>pwd</run>\n<run dir=\"sub\">cd ..; cd sub</run>\n<run>ls</run>\n";
     let report = ok(&repo.apply(cml, &["--exec", "allow"]));
     let root = repo.path().canonicalize().unwrap();
-    let stdout = |i: usize| report["results"][i]["data"]["stdout"].as_str().unwrap().to_string();
+    let stdout = |i: usize| {
+        report["results"][i]["data"]["stdout"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
     assert_eq!(stdout(1).trim(), root.display().to_string(), "{report}");
     assert!(stdout(3).contains("sub"), "{report}");
     let csl = "<---RUN--->\ncd sub\n<---END--->\n<---RUN--->\npwd\n<---END--->\n";
     let report = ok(&repo.apply(csl, &["--exec", "allow"]));
-    let stdout = report["results"][1]["data"]["stdout"].as_str().unwrap().to_string();
+    let stdout = report["results"][1]["data"]["stdout"]
+        .as_str()
+        .unwrap()
+        .to_string();
     assert_eq!(stdout.trim(), root.display().to_string(), "{report}");
     // SHAM/NESL exec blocks keep their session: the second starts where the first ended.
     let nesl = [exec("s1", "cd sub"), exec("s2", "pwd")].concat();
     let report = ok(&repo.apply(&nesl, &["--exec", "allow"]));
-    let stdout = report["results"][1]["data"]["stdout"].as_str().unwrap().to_string();
-    assert_eq!(stdout.trim(), root.join("sub").display().to_string(), "{report}");
+    let stdout = report["results"][1]["data"]["stdout"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        stdout.trim(),
+        root.join("sub").display().to_string(),
+        "{report}"
+    );
 }
 
 // ---- SHAM/NESL blocks without a header, duplicate ids ----
@@ -545,13 +604,22 @@ fn undo_keeps_a_read_only_file_read_only() {
     .concat();
     ok(&repo.apply(&reply, &[]));
     assert_eq!(repo.read("ro.txt"), "r1\n");
-    assert_eq!(std::fs::metadata(&ro).unwrap().permissions().mode() & 0o777, 0o444);
+    assert_eq!(
+        std::fs::metadata(&ro).unwrap().permissions().mode() & 0o777,
+        0o444
+    );
     succeeded(&repo.clada(&["undo"]));
     assert_eq!(repo.read("ro.txt"), "r0\n");
-    assert_eq!(std::fs::metadata(&ro).unwrap().permissions().mode() & 0o777, 0o444);
+    assert_eq!(
+        std::fs::metadata(&ro).unwrap().permissions().mode() & 0o777,
+        0o444
+    );
     succeeded(&repo.clada(&["redo"]));
     assert_eq!(repo.read("ro.txt"), "r1\n");
-    assert_eq!(std::fs::metadata(&ro).unwrap().permissions().mode() & 0o777, 0o444);
+    assert_eq!(
+        std::fs::metadata(&ro).unwrap().permissions().mode() & 0o777,
+        0o444
+    );
 }
 
 #[test]
@@ -579,7 +647,11 @@ fn a_full_disk_while_recording_rolls_back_on_the_spot_and_reports_the_blocks_tha
     ]
     .concat();
     let out = repo
-        .spawn_apply(&[("GIT_CLADA_FAILPOINT", "enospc@apply:write-tree")], &reply, &[])
+        .spawn_apply(
+            &[("GIT_CLADA_FAILPOINT", "enospc@apply:write-tree")],
+            &reply,
+            &[],
+        )
         .wait_with_output()
         .unwrap();
     assert_eq!(code(&out), 1, "{}", output_text(&out));
@@ -587,7 +659,13 @@ fn a_full_disk_while_recording_rolls_back_on_the_spot_and_reports_the_blocks_tha
     assert_eq!(report["results"].as_array().unwrap().len(), 2, "{report}");
     for r in report["results"].as_array().unwrap() {
         assert_eq!(r["rolledBack"], true, "{report}");
-        assert!(r["error"].as_str().unwrap().contains("No space left on device"), "{report}");
+        assert!(
+            r["error"]
+                .as_str()
+                .unwrap()
+                .contains("No space left on device"),
+            "{report}"
+        );
     }
     common::assert_same_user_state(&repo.state(), &before, "rolled back after a full disk");
     assert!(!repo.path().join(".git/clada/transaction.json").exists());
@@ -603,15 +681,31 @@ fn a_killed_apply_leaves_no_empty_new_directory_after_recovery() {
     let reply = common::write_block("k1", "brand/new/dir/x.rs", "fn x() {}");
     let out = repo
         // Killed with the new file's temporary copy written, before its rename.
-        .spawn_apply(&[("GIT_CLADA_FAILPOINT", "engine:before-rename")], &reply, &[])
+        .spawn_apply(
+            &[("GIT_CLADA_FAILPOINT", "engine:before-rename")],
+            &reply,
+            &[],
+        )
         .wait_with_output()
         .unwrap();
-    assert!(out.status.code().is_none() || code(&out) != 0, "{}", output_text(&out));
-    let temp = std::fs::read_dir(repo.path().join("brand/new/dir")).unwrap().count();
-    assert_eq!(temp, 1, "the kill left the temporary file in the new directory");
+    assert!(
+        out.status.code().is_none() || code(&out) != 0,
+        "{}",
+        output_text(&out)
+    );
+    let temp = std::fs::read_dir(repo.path().join("brand/new/dir"))
+        .unwrap()
+        .count();
+    assert_eq!(
+        temp, 1,
+        "the kill left the temporary file in the new directory"
+    );
     succeeded(&repo.clada(&["undo"]));
     common::assert_same_user_state(&repo.state(), &before, "recovered");
-    assert!(!repo.path().join("brand").exists(), "an empty directory was left behind");
+    assert!(
+        !repo.path().join("brand").exists(),
+        "an empty directory was left behind"
+    );
 }
 
 fn trust_config(repo: &TestRepo, yaml: &str) {
@@ -680,7 +774,8 @@ fn a_pre_commit_hook_that_fixes_the_replys_files_and_fails_gets_one_retry() {
     assert_eq!(repo.status(), " M mine.txt\n");
     let steps = report["steps"].to_string();
     assert!(
-        steps.contains("the pre-commit hook rewrote a.py") && steps.contains("nothing needs resending"),
+        steps.contains("the pre-commit hook rewrote a.py")
+            && steps.contains("nothing needs resending"),
         "{report}"
     );
 }
@@ -694,7 +789,11 @@ fn ai_changes_a_failing_hook_left_pending_go_into_the_next_ai_commit_or_git_clad
     let out = repo.apply(&replace("p1", "a.py", "x = 1", "x = BAD"), &[]);
     assert_eq!(code(&out), 1, "{}", output_text(&out));
     assert_eq!(repo.head(), head);
-    assert!(output_text(&out).contains("stay pending"), "{}", output_text(&out));
+    assert!(
+        output_text(&out).contains("stay pending"),
+        "{}",
+        output_text(&out)
+    );
     // The user fixes what the hook said; the next apply's AI commit holds both changes.
     repo.write("a.py", "x = 3\n");
     let report = ok(&repo.apply(&replace("p2", "b.py", "y = 1", "y = 2"), &[]));
@@ -712,7 +811,11 @@ fn ai_changes_a_failing_hook_left_pending_go_into_the_next_ai_commit_or_git_clad
     let out = repo.clada(&["--format", "json", "commit"]);
     let report = ok(&out);
     assert!(report["gitCommit"].is_string(), "{report}");
-    assert!(repo.subject("HEAD").starts_with("AI:"), "{}", repo.subject("HEAD"));
+    assert!(
+        repo.subject("HEAD").starts_with("AI:"),
+        "{}",
+        repo.subject("HEAD")
+    );
     assert_eq!(repo.git(&["show", "HEAD:a.py"]), "x = 4\n");
     assert_eq!(repo.status(), "");
     // Nothing pending any more.
@@ -741,11 +844,14 @@ fn exec_checking_out_over_the_users_edit_keeps_it_reachable_and_undo_brings_back
     let commit = repo.head();
     let keeper = format!("refs/clada/work/{commit}");
     assert!(
-        warnings(&report).contains(&format!("your uncommitted change to a.txt is no longer in the worktree"))
+        warnings(&report).contains("your uncommitted change to a.txt is no longer in the worktree")
             && warnings(&report).contains(&keeper),
         "{report}"
     );
-    assert_eq!(repo.git(&["show", &format!("{keeper}:a.txt")]), "a1 my edit\n");
+    assert_eq!(
+        repo.git(&["show", &format!("{keeper}:a.txt")]),
+        "a1 my edit\n"
+    );
     succeeded(&repo.clada(&["undo"]));
     common::assert_same_user_state(&repo.state(), &before, "undo after exec's checkout");
     assert_eq!(repo.read(".env"), "SECRET=1\n");

@@ -83,7 +83,10 @@ fn kill_at_random_and_recover() {
         .into_iter()
         .filter(|op| op.name.contains(only.as_str()))
         .collect();
-    assert!(!ops.is_empty(), "CLADA_KILL_ONLY={only} matches no operation");
+    assert!(
+        !ops.is_empty(),
+        "CLADA_KILL_ONLY={only} matches no operation"
+    );
 
     // How long each operation takes when left alone (the slowest of three runs).
     let durations: Vec<Duration> = ops

@@ -47,15 +47,20 @@ pub fn resolve_suffix<'b>(
         );
         (rel, warning)
     });
-    let path = rewritten.as_ref().map_or(given.as_str(), |(p, _)| p.as_str());
+    let path = rewritten
+        .as_ref()
+        .map_or(given.as_str(), |(p, _)| p.as_str());
     if action == Some("file_replace_text") && !exists(path) && !Path::new(path).is_absolute() {
         match sandbox.suffix_candidates(path).as_slice() {
             [] => {}
             [one] => {
-                rewritten = Some((one.clone(), format!(
-                    "path '{given}' does not exist; used '{one}', the only tracked file whose \
+                rewritten = Some((
+                    one.clone(),
+                    format!(
+                        "path '{given}' does not exist; used '{one}', the only tracked file whose \
                      path ends with it"
-                )));
+                    ),
+                ));
             }
             many => {
                 return Err(format!(
@@ -110,11 +115,7 @@ fn strip_project_folder(
     if absolute && tails.is_empty() {
         return None;
     }
-    tails
-        .iter()
-        .find(|t| exists(t))
-        .or(tails.first())
-        .cloned()
+    tails.iter().find(|t| exists(t)).or(tails.first()).cloned()
 }
 
 /// Whether planning `parsed` may need the tracked file list (it has replacer blocks).

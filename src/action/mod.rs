@@ -673,10 +673,19 @@ pub fn execute(plan: &Plan, sandbox: &Sandbox, opts: &EngineOptions) -> Executio
         ..ExecutionResult::default()
     };
     result.update_success();
-    let moves = plan
-        .actions
+    let moves = moves_of(plan, &result.results);
+    Execution {
+        result,
+        changes,
+        moves,
+    }
+}
+
+/// `(old, new)` root-relative paths of the successful `file_move`s inside the root.
+fn moves_of(plan: &Plan, results: &[ActionResult]) -> Vec<(String, String)> {
+    plan.actions
         .iter()
-        .zip(&result.results)
+        .zip(results)
         .filter(|(_, r)| r.success)
         .filter_map(|(pa, _)| match &pa.op {
             Ok(Action::FileMove { old_path, new_path }) if old_path.abs != new_path.abs => {
@@ -684,12 +693,7 @@ pub fn execute(plan: &Plan, sandbox: &Sandbox, opts: &EngineOptions) -> Executio
             }
             _ => None,
         })
-        .collect();
-    Execution {
-        result,
-        changes,
-        moves,
-    }
+        .collect()
 }
 
 /// An atomic group (CSL TASKS) while it runs.

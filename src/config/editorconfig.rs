@@ -105,7 +105,11 @@ pub fn final_newline_sections(root: &Path) -> Vec<String> {
     };
     let mut out = Vec::new();
     for (glob, pairs) in parse(&text).1 {
-        if let Some((_, v)) = pairs.iter().rev().find(|(k, _)| k == "insert_final_newline") {
+        if let Some((_, v)) = pairs
+            .iter()
+            .rev()
+            .find(|(k, _)| k == "insert_final_newline")
+        {
             out.push(format!("[{glob}] = {}", v.as_deref().unwrap_or("unset")));
         }
     }

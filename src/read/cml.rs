@@ -182,9 +182,13 @@ fn take(
             break;
         }
         let line = n + taken.lines - 1;
-        let Some((more, more_end)) =
-            take_element(text, at + tail.len() - trimmed.len(), line, counter, closers)
-        else {
+        let Some((more, more_end)) = take_element(
+            text,
+            at + tail.len() - trimmed.len(),
+            line,
+            counter,
+            closers,
+        ) else {
             break;
         };
         taken.blocks.extend(more.blocks);
@@ -383,9 +387,7 @@ fn read(xml: &str) -> Result<El, ReadError> {
                         "amp" => "&".into(),
                         "quot" => "\"".into(),
                         "apos" => "'".into(),
-                        other => {
-                            return Err((before, format!("unknown entity &{other};"), false))
-                        }
+                        other => return Err((before, format!("unknown entity &{other};"), false)),
                     },
                     Err(e) => return Err((before, e.to_string(), false)),
                 };

@@ -266,7 +266,8 @@ impl Repo {
                     true => BString::from(name),
                     false => BString::from(format!("{rel}/{name}")),
                 };
-                let path = gix::path::from_bstr(child.as_bstr()).ctx(format!("invalid path '{child}'"))?;
+                let path =
+                    gix::path::from_bstr(child.as_bstr()).ctx(format!("invalid path '{child}'"))?;
                 let Ok(kind) = e.file_type() else { continue };
                 let mode = match kind.is_dir() {
                     true => gix::index::entry::Mode::DIR,

@@ -311,7 +311,12 @@ pub fn ops() -> Vec<Op> {
         repo,
     ));
     let repo = crlf_repo();
-    out.push(make_op("apply (CRLF)", apply_args, Some(crlf_reply()), repo));
+    out.push(make_op(
+        "apply (CRLF)",
+        apply_args,
+        Some(crlf_reply()),
+        repo,
+    ));
 
     // A watcher killed anywhere and restarted applies each block once.
     let repo = base_repo();
@@ -493,7 +498,10 @@ pub fn restart_and_check(op: &Op, repo: &TestRepo, what: &str) {
     ok(&out, &format!("{what}: restart"));
     let mut now = op_state(op, repo);
     let tmp = temp_files(&mut now);
-    assert!(tmp.is_empty(), "{what}: temporary files left after the restart: {tmp:?}");
+    assert!(
+        tmp.is_empty(),
+        "{what}: temporary files left after the restart: {tmp:?}"
+    );
     assert!(
         now == op.after,
         "{what}: after the restart, not the state of one clean run:\n{}",

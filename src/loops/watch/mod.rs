@@ -242,10 +242,7 @@ impl Watcher {
             }
         }
         let labels: Vec<String> = units.iter().map(|u| u.label.clone()).collect();
-        let (name, file) = (
-            self.state_ref.clone(),
-            self.opts.file.display().to_string(),
-        );
+        let (name, file) = (self.state_ref.clone(), self.opts.file.display().to_string());
         opts.also_refs = Some(record_apply::AlsoRefs(Arc::new(move |repo, commit| {
             let message = format!(
                 "clada watch: {} block(s) {}\n\nFile: {file}\nBlocks: {}\n",
@@ -253,7 +250,9 @@ impl Watcher {
                 batch_what(commit.map(|c| c.to_string()).as_deref()),
                 labels.join(" ")
             );
-            Ok(vec![repo.watch_state_update(&name, &state, &file, &message)?])
+            Ok(vec![
+                repo.watch_state_update(&name, &state, &file, &message)?
+            ])
         })));
         Ok(opts)
     }

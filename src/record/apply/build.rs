@@ -48,40 +48,34 @@ impl Transaction<'_> {
         let mut hasher = repo.hasher_with(&start.index)?;
         let mut changes = Vec::with_capacity(order.len());
         let mut items = Vec::with_capacity(order.len());
+        let mut add = |p: &BString, before, entry| {
+            let verb = match (before, entry) {
+                (None, _) => Verb::Create,
+                (_, None) => Verb::Delete,
+                _ => Verb::Edit,
+            };
+            items.push(Item::Path(verb, p.to_string()));
+            changes.push(TreeChange {
+                path: p.clone(),
+                entry,
+            });
+        };
+        let mut added = std::collections::BTreeSet::new();
         for p in order {
             let entry = hasher.hash(p.as_bstr())?.map(|(e, _)| e);
             let before = file_entry(repo, self.base_tree, p)?;
-            if before == entry {
-                continue;
+            if before != entry {
+                add(p, before, entry);
+                added.insert(p);
             }
-            let verb = match (before, entry) {
-                (None, _) => Verb::Create,
-                (_, None) => Verb::Delete,
-                _ => Verb::Edit,
-            };
-            items.push(Item::Path(verb, p.to_string()));
-            changes.push(TreeChange {
-                path: p.clone(),
-                entry,
-            });
         }
         // The AI's changes a failing hook left pending go into this commit too.
-        let pending = pending_changes(repo, start.head.branch(), start.head_commit, self.base_tree)?;
+        let pending =
+            pending_changes(repo, start.head.branch(), start.head_commit, self.base_tree)?;
         for (p, before) in &pending {
-            if changes.iter().any(|c| &c.path == p) {
-                continue;
+            if !added.contains(p) {
+                add(p, *before, file_entry(repo, self.base_tree, p)?);
             }
-            let entry = file_entry(repo, self.base_tree, p)?;
-            let verb = match (before, entry) {
-                (None, _) => Verb::Create,
-                (_, None) => Verb::Delete,
-                _ => Verb::Edit,
-            };
-            items.push(Item::Path(verb, p.to_string()));
-            changes.push(TreeChange {
-                path: p.clone(),
-                entry,
-            });
         }
         let items = message::fold_moves(items, &execution.result);
         crate::base::failpoint::io_error("apply:write-tree").map_err(|e| {
@@ -123,7 +117,9 @@ impl Transaction<'_> {
             let moved_away = c.entry.is_none()
                 && moves.iter().any(|(old, _)| {
                     c.path == old.as_str()
-                        || c.path.strip_prefix(old.as_bytes()).is_some_and(|r| r.starts_with(b"/"))
+                        || c.path
+                            .strip_prefix(old.as_bytes())
+                            .is_some_and(|r| r.starts_with(b"/"))
                 });
             if moved_away {
                 // Judged at the path it moved to.
@@ -170,10 +166,21 @@ impl Transaction<'_> {
         path: &BString,
         moves: &[(String, String)],
         pending: &Pending,
-    ) -> Result<(BString, Option<crate::repo::Entry>, Option<crate::repo::Entry>), ApplyError> {
+    ) -> Result<
+        (
+            BString,
+            Option<crate::repo::Entry>,
+            Option<crate::repo::Entry>,
+        ),
+        ApplyError,
+    > {
         let repo = self.repo;
         if let Some(before) = pending.get(path) {
-            return Ok((path.clone(), file_entry(repo, start.head_tree, path)?, *before));
+            return Ok((
+                path.clone(),
+                file_entry(repo, start.head_tree, path)?,
+                *before,
+            ));
         }
         let h = file_entry(repo, start.head_tree, path)?;
         let w = file_entry(repo, self.base_tree, path)?;
@@ -262,7 +269,10 @@ fn moved_from(path: &BString, moves: &[(String, String)]) -> Option<BString> {
     for (old, new) in moves.iter().rev() {
         if p == *new {
             p = old.clone();
-        } else if let Some(rest) = p.strip_prefix(new.as_str()).and_then(|r| r.strip_prefix('/')) {
+        } else if let Some(rest) = p
+            .strip_prefix(new.as_str())
+            .and_then(|r| r.strip_prefix('/'))
+        {
             p = format!("{old}/{rest}");
         } else {
             continue;

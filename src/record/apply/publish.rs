@@ -53,10 +53,12 @@ impl Transaction<'_> {
             (None, None) => None,
         };
         if let Some(keeper) = keeper {
-            execution
-                .result
-                .warnings
-                .extend(built.displaced.iter().map(|p| displaced_warning(p, &keeper)));
+            execution.result.warnings.extend(
+                built
+                    .displaced
+                    .iter()
+                    .map(|p| displaced_warning(p, &keeper)),
+            );
         }
         self.journal.blocks = super::records::applied_keys(&execution.result);
         let record = self.record_commit(commit, after_tree, after_index)?;

@@ -185,7 +185,7 @@ pub(super) fn pending_changes(
     let Some(journal) = record_journal(repo, tree)? else {
         return Ok(out);
     };
-    let (Some(after), true) = (&journal.after_tree, journal.head == head.to_string()) else {
+    let (Some(after), true) = (&journal.after_tree, journal.head_id().ok() == Some(head)) else {
         return Ok(out);
     };
     let file = |tree: ObjectId, p: &crate::repo::BString| -> Result<_, ApplyError> {

@@ -90,7 +90,11 @@ pub(super) fn after_failure(
         return undo(format!("the journal cannot be removed ({e})"));
     }
     let result = &mut ran.result;
-    for r in result.results.iter_mut().filter(|r| r.success && !r.skipped) {
+    for r in result
+        .results
+        .iter_mut()
+        .filter(|r| r.success && !r.skipped)
+    {
         r.success = false;
         r.rolled_back = true;
         r.error = Some(format!(

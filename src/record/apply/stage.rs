@@ -218,20 +218,8 @@ impl Transaction<'_> {
                     return Ok(None);
                 }
                 retried = true;
-                // The failed run did its job (it fixed files); the retry decides.
-                if let Some(failed) = steps.iter_mut().rev().find(|s| !s.success) {
-                    failed.success = true;
-                    failed.name.push_str(" (rewrote files, retried)");
-                }
-                let names: Vec<String> = fixes.iter().map(|f| f.path.to_string()).collect();
-                steps.push(Step {
-                    name: "hook pre-commit: retry".into(),
-                    success: true,
-                    output: format!(
-                        "the pre-commit hook rewrote {} and failed; its changes were staged and the commit tried once more (the AI commit holds the files as the hook left them: nothing needs resending)",
-                        names.join(", ")
-                    ),
-                });
+                let note = note_retry(steps, &fixes);
+                steps.extend(note);
                 let updates: Vec<IndexUpdate> = fixes
                     .iter()
                     .map(|f| IndexUpdate {
@@ -242,20 +230,20 @@ impl Transaction<'_> {
                     .collect();
                 hook_index.apply(repo, &updates)?;
                 final_index.apply(repo, &updates)?;
-                let committed: Vec<TreeChange> = fixes
-                    .iter()
-                    .map(|f| TreeChange {
-                        path: f.path.clone(),
-                        entry: f.commit,
+                let (committed, worktree): (Vec<TreeChange>, Vec<TreeChange>) = fixes
+                    .into_iter()
+                    .map(|f| {
+                        let c = TreeChange {
+                            path: f.path.clone(),
+                            entry: f.commit,
+                        };
+                        let w = TreeChange {
+                            path: f.path,
+                            entry: f.worktree,
+                        };
+                        (c, w)
                     })
-                    .collect();
-                let worktree: Vec<TreeChange> = fixes
-                    .iter()
-                    .map(|f| TreeChange {
-                        path: f.path.clone(),
-                        entry: f.worktree,
-                    })
-                    .collect();
+                    .unzip();
                 commit_tree = repo.edit_tree(commit_tree, &committed)?;
                 after_tree = repo.edit_tree(after_tree, &worktree)?;
             }
@@ -305,6 +293,24 @@ impl Transaction<'_> {
             msg,
         }))
     }
+}
+
+/// Records in the steps that a failing pre-commit hook rewrote `fixes` and the commit is
+/// tried once more: the failed run did its job (it fixed files), the retry decides.
+fn note_retry(steps: &mut [Step], fixes: &[HookFix]) -> Vec<Step> {
+    if let Some(failed) = steps.iter_mut().rev().find(|s| !s.success) {
+        failed.success = true;
+        failed.name.push_str(" (rewrote files, retried)");
+    }
+    let names: Vec<String> = fixes.iter().map(|f| f.path.to_string()).collect();
+    vec![Step {
+        name: "hook pre-commit: retry".into(),
+        success: true,
+        output: format!(
+            "the pre-commit hook rewrote {} and failed; its changes were staged and the commit tried once more (the AI commit holds the files as the hook left them: nothing needs resending)",
+            names.join(", ")
+        ),
+    }]
 }
 
 /// A reply path a failing pre-commit hook rewrote: what the commit takes and what the
