@@ -91,9 +91,10 @@ pub struct Journal {
     pub after_tree: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub after_index: Option<String>,
-    /// The keys of the blocks whose change this apply made ([`crate::action::block_key`]):
-    /// a block pasted again is not run twice (see `apply::records::already_applied`).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    /// The keys of the blocks whose change this apply made ([`crate::action::block_key`]),
+    /// stored beside the journal in the apply record (its `blocks` file): a block pasted
+    /// again is not run twice (see `apply::records::mark_already_applied`).
+    #[serde(skip)]
     pub blocks: Vec<String>,
     /// Refs besides the branch that the apply moves in the branch's ref transaction (a
     /// watcher's record of its blocks), with the value each had before (`None`: absent):

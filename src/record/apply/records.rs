@@ -42,6 +42,16 @@ pub(super) fn record_tree(repo: &Repo, journal: &Journal) -> Result<ObjectId, Ap
             id: repo.write_blob(&json)?,
         }),
     }];
+    if !journal.blocks.is_empty() {
+        // The keys alone, so a later apply checks them without reading the whole journal.
+        changes.push(TreeChange {
+            path: "blocks".into(),
+            entry: Some(crate::repo::Entry {
+                kind: EntryKind::Blob,
+                id: repo.write_blob(journal.blocks.join("\n").as_bytes())?,
+            }),
+        });
+    }
     let index_tree = parse_id(&journal.index_tree)?;
     changes.push(TreeChange {
         path: "index".into(),
@@ -139,9 +149,15 @@ pub(super) fn mark_already_applied(
         if wanted.is_empty() {
             break;
         }
-        if let Some(journal) = read_record(repo, c)? {
-            for key in &journal.blocks {
-                for i in wanted.remove(key).unwrap_or_default() {
+        let blocks = match repo.read_ref(&record_ref(c))? {
+            Some(tree) => repo.tree_entry(tree, b"blocks".as_bstr())?,
+            None => None,
+        };
+        if let Some(entry) = blocks {
+            let keys = repo.read_blob(entry.id)?;
+            for key in keys.split(|&b| b == b'\n') {
+                let key = String::from_utf8_lossy(key);
+                for i in wanted.remove(key.as_ref()).unwrap_or_default() {
                     plan.actions[i].already_applied = Some(c.to_string());
                 }
             }
