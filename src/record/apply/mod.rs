@@ -93,6 +93,8 @@ pub struct ApplyOptions {
     /// Commit the AI changes an earlier apply left pending even when the reply has nothing
     /// to do (`git clada commit`).
     pub finish_pending: bool,
+    /// The MCP session the apply is a tool call of: a `Clada-Session` trailer on the commit.
+    pub session: Option<String>,
 }
 
 /// Makes the extra ref updates of an apply, given its commit (`None`: it committed nothing).
