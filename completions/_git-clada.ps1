@@ -29,6 +29,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-clada' -ScriptBlock {
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('apply', 'apply', [CompletionResultType]::ParameterValue, 'Apply the action blocks of an LLM reply and commit the result as one AI commit')
+            [CompletionResult]::new('commit', 'commit', [CompletionResultType]::ParameterValue, 'Commit the AI''s changes that an apply left pending, as their AI commit')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Parse and validate replies without changing anything; exit 1 on any error. With --staged: refuse staged content that holds leftover block markers')
             [CompletionResult]::new('parse', 'parse', [CompletionResultType]::ParameterValue, 'Print the raw block parse result of a reply as JSON in the reference shape')
             [CompletionResult]::new('undo', 'undo', [CompletionResultType]::ParameterValue, 'Take back the last clada operation on this branch')
@@ -68,8 +69,22 @@ Register-ArgumentCompleter -Native -CommandName 'git-clada' -ScriptBlock {
             [CompletionResult]::new('--no-commit', '--no-commit', [CompletionResultType]::ParameterName, 'Apply and stage the changes but do not commit')
             [CompletionResult]::new('--no-verify', '--no-verify', [CompletionResultType]::ParameterName, 'Do not run the pre-commit, commit-msg and post-commit hooks')
             [CompletionResult]::new('--no-snapshot', '--no-snapshot', [CompletionResultType]::ParameterName, 'Refuse to apply when there is uncommitted work')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Run blocks that an AI commit on this branch already applied exactly (a reply pasted again); without it they are reported "already applied in <commit>" and not run')
             [CompletionResult]::new('--paste', '--paste', [CompletionResultType]::ParameterName, 'Read the reply from the clipboard instead of a file or stdin')
             [CompletionResult]::new('--copy', '--copy', [CompletionResultType]::ParameterName, 'Also put the llm report on the clipboard (OSC 52 to the terminal when no display server is reachable); a failed copy is reported, never fails the apply. Also on with config `clipboard.copy: true`')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Show what would happen without changing any file, ref or the index')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'git-clada;commit' {
+            [CompletionResult]::new('-m', '-m', [CompletionResultType]::ParameterName, 'Replaces the generated subject of the AI commit')
+            [CompletionResult]::new('--message', '--message', [CompletionResultType]::ParameterName, 'Replaces the generated subject of the AI commit')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)')
+            [CompletionResult]::new('--no-verify', '--no-verify', [CompletionResultType]::ParameterName, 'Do not run the pre-commit, commit-msg and post-commit hooks')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Show what would happen without changing any file, ref or the index')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -336,6 +351,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-clada' -ScriptBlock {
         }
         'git-clada;help' {
             [CompletionResult]::new('apply', 'apply', [CompletionResultType]::ParameterValue, 'Apply the action blocks of an LLM reply and commit the result as one AI commit')
+            [CompletionResult]::new('commit', 'commit', [CompletionResultType]::ParameterValue, 'Commit the AI''s changes that an apply left pending, as their AI commit')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Parse and validate replies without changing anything; exit 1 on any error. With --staged: refuse staged content that holds leftover block markers')
             [CompletionResult]::new('parse', 'parse', [CompletionResultType]::ParameterValue, 'Print the raw block parse result of a reply as JSON in the reference shape')
             [CompletionResult]::new('undo', 'undo', [CompletionResultType]::ParameterValue, 'Take back the last clada operation on this branch')
@@ -358,6 +374,9 @@ Register-ArgumentCompleter -Native -CommandName 'git-clada' -ScriptBlock {
             break
         }
         'git-clada;help;apply' {
+            break
+        }
+        'git-clada;help;commit' {
             break
         }
         'git-clada;help;check' {

@@ -26,6 +26,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
             cand apply 'Apply the action blocks of an LLM reply and commit the result as one AI commit'
+            cand commit 'Commit the AI''s changes that an apply left pending, as their AI commit'
             cand check 'Parse and validate replies without changing anything; exit 1 on any error. With --staged: refuse staged content that holds leftover block markers'
             cand parse 'Print the raw block parse result of a reply as JSON in the reference shape'
             cand undo 'Take back the last clada operation on this branch'
@@ -64,8 +65,21 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand --no-commit 'Apply and stage the changes but do not commit'
             cand --no-verify 'Do not run the pre-commit, commit-msg and post-commit hooks'
             cand --no-snapshot 'Refuse to apply when there is uncommitted work'
+            cand --force 'Run blocks that an AI commit on this branch already applied exactly (a reply pasted again); without it they are reported "already applied in <commit>" and not run'
             cand --paste 'Read the reply from the clipboard instead of a file or stdin'
             cand --copy 'Also put the llm report on the clipboard (OSC 52 to the terminal when no display server is reachable); a failed copy is reported, never fails the apply. Also on with config `clipboard.copy: true`'
+            cand --dry-run 'Show what would happen without changing any file, ref or the index'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'git-clada;commit'= {
+            cand -m 'Replaces the generated subject of the AI commit'
+            cand --message 'Replaces the generated subject of the AI commit'
+            cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
+            cand --no-verify 'Do not run the pre-commit, commit-msg and post-commit hooks'
             cand --dry-run 'Show what would happen without changing any file, ref or the index'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
@@ -307,6 +321,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
         }
         &'git-clada;help'= {
             cand apply 'Apply the action blocks of an LLM reply and commit the result as one AI commit'
+            cand commit 'Commit the AI''s changes that an apply left pending, as their AI commit'
             cand check 'Parse and validate replies without changing anything; exit 1 on any error. With --staged: refuse staged content that holds leftover block markers'
             cand parse 'Print the raw block parse result of a reply as JSON in the reference shape'
             cand undo 'Take back the last clada operation on this branch'
@@ -328,6 +343,8 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'git-clada;help;apply'= {
+        }
+        &'git-clada;help;commit'= {
         }
         &'git-clada;help;check'= {
         }

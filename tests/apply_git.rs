@@ -490,18 +490,22 @@ fn paths_outside_the_worktree_are_refused() {
 }
 
 #[test]
-fn detached_head_moves_head_itself() {
+fn detached_head_is_refused_as_undo_refuses_it() {
+    // Issue 22: undo, redo, squash and step refuse a detached HEAD, so an apply there would
+    // make a commit nothing can take back; it is refused with nothing changed.
     let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
     let head = repo.head();
     repo.git(&["checkout", "-q", "--detach"]);
+    let before = repo.state();
     let out = repo.apply(&replace("dh", "a.txt", "a", "b"), &[]);
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
-    assert_eq!(repo.git(&["rev-parse", "HEAD~1"]).trim(), head);
-    assert_eq!(
-        repo.git(&["rev-parse", "main"]).trim(),
-        head,
-        "the branch did not move"
+    assert_eq!(code(&out), 3, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("HEAD is detached") && stderr(&out).contains("git switch -c"),
+        "{}",
+        stderr(&out)
     );
+    assert_eq!(repo.state(), before);
+    assert_eq!(repo.head(), head);
 }
 
 #[test]

@@ -299,6 +299,9 @@ fn every_operation_killed_at_every_step_recovers_to_before_or_after() {
                         let what = format!("{} killed at {point}", op.name);
                         let (outcome, recovered) =
                             common::crash::recover_and_check(op, &repo, &what);
+                        if op.restart {
+                            common::crash::restart_and_check(op, &repo, &what);
+                        }
                         report.push(format!("{what}: {outcome:?} (recovery ran: {recovered})"));
                     }
                     assert!(

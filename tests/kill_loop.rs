@@ -6,7 +6,9 @@
 //!
 //! Too slow for every CI run, so it only runs with `CLADA_KILL_LOOP=<runs>` set, e.g.
 //! `CLADA_KILL_LOOP=1000 cargo test --release --test kill_loop -- --nocapture`;
-//! `CLADA_KILL_SEED` fixes the random sequence. It prints the outcome table.
+//! `CLADA_KILL_SEED` fixes the random sequence, `CLADA_KILL_ONLY=<text>` keeps the operations
+//! whose name contains it. It prints the outcome table. A watcher (`watch --once`) is also
+//! restarted after the recovery and must then have applied every block exactly once.
 
 mod common;
 
@@ -74,7 +76,17 @@ fn kill_at_random_and_recover() {
         });
     eprintln!("kill loop: {runs} runs, CLADA_KILL_SEED={seed}");
     let mut rng = Rng(seed);
-    let ops = crash::ops();
+    // `CLADA_KILL_ONLY=<text>` runs only the operations whose name contains it (e.g.
+    // `watch` for the restarted watcher alone).
+    let only = std::env::var("CLADA_KILL_ONLY").unwrap_or_default();
+    let ops: Vec<crash::Op> = crash::ops()
+        .into_iter()
+        .filter(|op| op.name.contains(only.as_str()))
+        .collect();
+    assert!(
+        !ops.is_empty(),
+        "CLADA_KILL_ONLY={only} matches no operation"
+    );
 
     // How long each operation takes when left alone (the slowest of three runs).
     let durations: Vec<Duration> = ops
@@ -129,7 +141,11 @@ fn kill_at_random_and_recover() {
             row.killed += 1;
         }
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            crash::recover_and_check_tmp(op, &repo, &what)
+            let checked = crash::recover_and_check_tmp(op, &repo, &what);
+            if op.restart {
+                crash::restart_and_check(op, &repo, &what);
+            }
+            checked
         }));
         match result {
             Ok((outcome, recovered, tmp)) => {

@@ -698,3 +698,130 @@ proptest! {
         repo.assert_fsck();
     }
 }
+
+/// Issue 22: CRLF text (lines of words joined by CRLF, maybe a final CRLF).
+fn crlf_content() -> impl Strategy<Value = String> {
+    (
+        prop::collection::vec(prop::sample::select(WORDS), 1..4),
+        any::<bool>(),
+    )
+        .prop_map(|(words, newline)| {
+            let mut s = words.join("\r\n");
+            if newline {
+                s.push_str("\r\n");
+            }
+            s
+        })
+}
+
+/// A reply block over the tracked files: a move to a new path, a delete, or a text
+/// replacement with multi-line new text.
+#[derive(Debug, Clone)]
+enum DirtyOp {
+    Move { from: usize, to: usize },
+    Delete { path: usize },
+    Replace { path: usize, old: usize, new: usize },
+}
+
+fn dirty_op() -> impl Strategy<Value = DirtyOp> {
+    prop_oneof![
+        2 => (0..TRACKED.len(), 0..NEW.len()).prop_map(|(from, to)| DirtyOp::Move { from, to }),
+        1 => (0..TRACKED.len()).prop_map(|path| DirtyOp::Delete { path }),
+        2 => (0..TRACKED.len() + NEW.len(), 0..WORDS.len(), 0..WORDS.len())
+            .prop_map(|(path, old, new)| DirtyOp::Replace { path, old, new }),
+    ]
+}
+
+fn dirty_reply(ops: &[DirtyOp]) -> String {
+    let mut out = String::new();
+    for (i, op) in ops.iter().enumerate() {
+        let id = format!("q{i:02}");
+        out.push_str(&match op {
+            DirtyOp::Move { from, to } => block(
+                &id,
+                &[
+                    ("action", "file_move"),
+                    ("old_path", TRACKED[*from]),
+                    ("new_path", NEW[*to]),
+                ],
+            ),
+            DirtyOp::Delete { path } => {
+                block(&id, &[("action", "file_delete"), ("path", TRACKED[*path])])
+            }
+            DirtyOp::Replace { path, old, new } => block(
+                &id,
+                &[
+                    ("action", "file_replace_text"),
+                    ("path", any_path(*path)),
+                    ("old_text", WORDS[*old]),
+                    ("new_text", &format!("{}\nadded by the AI", WORDS[*new])),
+                ],
+            ),
+        });
+    }
+    out
+}
+
+/// The results' success flags of an apply, in order.
+fn outcomes(out: &std::process::Output) -> Vec<bool> {
+    TestRepo::report(out)["results"]
+        .as_array()
+        .map(|r| r.iter().map(|x| x["success"] == true).collect())
+        .unwrap_or_default()
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// Moves, deletes and edits of files holding the user's unstaged edits, in CRLF files:
+    /// the AI commit is exactly what the same reply commits on a clean checkout (never the
+    /// user's work), CRLF files get no bare LF, and apply∘undo is the identity.
+    #[test]
+    fn dirty_moves_deletes_and_crlf_edits_commit_only_the_ais_change(
+        files in prop::collection::vec(crlf_content(), TRACKED.len()),
+        edits in prop::collection::vec((0..TRACKED.len(), crlf_content()), 0..4),
+        ops in prop::collection::vec(dirty_op(), 1..5),
+    ) {
+        let make = || {
+            let repo = TestRepo::new();
+            for (path, content) in TRACKED.iter().zip(&files) {
+                repo.write(path, content);
+            }
+            repo.git(&["add", "-A"]);
+            repo.git(&["commit", "-q", "-m", "initial"]);
+            repo
+        };
+        let (clean, dirty) = (make(), make());
+        for (path, content) in &edits {
+            dirty.write(TRACKED[*path], content);
+        }
+        let before = dirty.state();
+        let reply = dirty_reply(&ops);
+        let out_clean = clean.apply(&reply, &[]);
+        let out_dirty = dirty.apply(&reply, &[]);
+        prop_assert!([0, 1].contains(&code(&out_dirty)), "apply: {}", explain(&out_dirty));
+        let report = TestRepo::report(&out_dirty);
+        let committed = report.get("gitCommit").is_some();
+        if committed && report.get("snapshotCommit").is_none()
+            && outcomes(&out_clean) == outcomes(&out_dirty)
+        {
+            prop_assert_eq!(
+                dirty.git(&["rev-parse", "HEAD^{tree}"]),
+                clean.git(&["rev-parse", "HEAD^{tree}"]),
+                "the AI commit differs from the reply's change alone: {}", report
+            );
+        }
+        if committed {
+            for p in dirty.git(&["diff-tree", "--no-commit-id", "--name-only", "-r", "HEAD"]).lines() {
+                let bytes = dirty.git_output(&["show", &format!("HEAD:{p}")]).stdout;
+                let lf = bytes.iter().filter(|&&b| b == b'\n').count();
+                let crlf = bytes.windows(2).filter(|w| w == b"\r\n").count();
+                prop_assert!(crlf == 0 || lf == crlf, "{} has mixed line endings: {:?}", p, bytes.escape_ascii().to_string());
+            }
+            dirty.assert_fsck();
+            let out = dirty.clada(&["--format", "json", "undo"]);
+            prop_assert_eq!(code(&out), 0, "undo: {}", explain(&out));
+            prop_assert_eq!(worktree_view(&dirty.state()), worktree_view(&before), "apply∘undo");
+        }
+    }
+}

@@ -10,17 +10,30 @@ use super::{Ctx, Outcome};
 use crate::exec::Lang;
 use crate::sandbox::ResolvedPath;
 
+/// Where an exec block starts.
+pub(super) enum Start<'a> {
+    /// Its own `cwd`.
+    Dir(&'a ResolvedPath),
+    /// Where the reply's previous exec block ended (SHAM/NESL exec sessions).
+    Session,
+    /// A fresh shell at the worktree root.
+    Root,
+}
+
 /// The exec action: working directory, policy, run, result.
 pub(super) fn run_block(
     ctx: &mut Ctx<'_>,
     block_id: &str,
     code: &str,
     lang: Lang,
-    cwd: Option<&ResolvedPath>,
+    start: Start<'_>,
     timeout: Option<u64>,
 ) -> Outcome {
-    // Without `cwd`, the block starts where the reply's previous exec block ended.
-    let start = cwd.is_none().then(|| ctx.exec.start(ctx.sandbox));
+    let cwd = match start {
+        Start::Dir(c) => Some(c),
+        _ => None,
+    };
+    let start = matches!(start, Start::Session).then(|| ctx.exec.start(ctx.sandbox));
     let dir = match (cwd, &start) {
         (Some(c), _) => c.abs.clone(),
         (None, Some(s)) => s.dir.clone(),

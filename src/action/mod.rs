@@ -96,6 +96,9 @@ pub struct PlannedAction {
     /// Set when it must not run (another member of its group failed validation, or a fatal
     /// syntax error stops the reply): the reason, reported as its error.
     pub skip: Option<String>,
+    /// The commit that already applied exactly this block (a reply pasted again): it is not
+    /// run, and its result says so (see [`PlannedAction::key`]).
+    pub already_applied: Option<String>,
 }
 
 impl PlannedAction {
@@ -126,6 +129,14 @@ impl PlannedAction {
         out
     }
 
+    /// What identifies this block's change, whatever the format it came in: a hash of its
+    /// action and parameters as they are reported ([`block_key`]). `None` for blocks that
+    /// change no file (reads, exec) or cannot run: only a change applied twice does harm.
+    pub fn key(&self) -> Option<String> {
+        (self.kind == Kind::Write && self.op.is_ok() && self.skip.is_none())
+            .then(|| block_key(&self.reported_params()))
+    }
+
     /// The paths this action may create, change or delete (empty for reads and exec).
     pub fn write_paths(&self) -> Vec<&ResolvedPath> {
         match &self.op {
@@ -133,6 +144,17 @@ impl PlannedAction {
             Err(_) => Vec::new(),
         }
     }
+}
+
+/// The key of a block's change: SHA-1 of its reported parameters (`action` first) as JSON.
+/// The same block pasted again has the same key, in any format.
+pub fn block_key(params: &IndexMap<String, Value>) -> String {
+    use sha1::{Digest, Sha1};
+    let json = serde_json::to_vec(params).unwrap_or_default();
+    Sha1::digest(&json)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// A typed, checked action.
@@ -247,7 +269,7 @@ pub enum Action {
 
 impl Action {
     /// The file whose text this action rewrites in place.
-    fn edited_file(&self) -> Option<&ResolvedPath> {
+    pub(crate) fn edited_file(&self) -> Option<&ResolvedPath> {
         match self {
             Action::FileWrite { path, .. }
             | Action::FileCreate { path, .. }
@@ -449,9 +471,13 @@ pub struct ActionResult {
     /// The sandbox refused one of the block's paths (its error starts with the code).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub refused: bool,
-    /// Not run (exec in a dry run).
+    /// Not run (exec in a dry run, or a block already applied).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub skipped: bool,
+    /// Not run because exactly this block was applied in this commit on the branch (a
+    /// reply pasted again); `--force` runs it anyway.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub already_applied: Option<String>,
     /// It succeeded, but its change was rolled back with the whole reply (`--atomic`);
     /// `success` is then false.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -485,6 +511,10 @@ pub struct FileChange {
 pub struct Execution {
     pub result: ExecutionResult,
     pub changes: Vec<FileChange>,
+    /// `(old, new)` root-relative paths of every successful `file_move` inside the root, in
+    /// order: what a new path's content came from, so the commit can move the committed
+    /// version rather than the user's uncommitted one.
+    pub moves: Vec<(String, String)>,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -591,6 +621,16 @@ pub fn execute(plan: &Plan, sandbox: &Sandbox, opts: &EngineOptions) -> Executio
             });
             continue;
         }
+        if let Some(commit) = &pa.already_applied {
+            results.push(ActionResult {
+                success: true,
+                skipped: true,
+                already_applied: Some(commit.clone()),
+                warnings: pa.warnings.clone(),
+                ..pa.result(i + 1)
+            });
+            continue;
+        }
         let held = ctx.vfs.held_path();
         if held.is_some() && held != pa.op.as_ref().ok().and_then(Action::content_path) {
             flush_held(&mut ctx, plan, &mut results);
@@ -642,7 +682,27 @@ pub fn execute(plan: &Plan, sandbox: &Sandbox, opts: &EngineOptions) -> Executio
         ..ExecutionResult::default()
     };
     result.update_success();
-    Execution { result, changes }
+    let moves = moves_of(plan, &result.results);
+    Execution {
+        result,
+        changes,
+        moves,
+    }
+}
+
+/// `(old, new)` root-relative paths of the successful `file_move`s inside the root.
+fn moves_of(plan: &Plan, results: &[ActionResult]) -> Vec<(String, String)> {
+    plan.actions
+        .iter()
+        .zip(results)
+        .filter(|(_, r)| r.success)
+        .filter_map(|(pa, _)| match &pa.op {
+            Ok(Action::FileMove { old_path, new_path }) if old_path.abs != new_path.abs => {
+                Some((old_path.rel.clone()?, new_path.rel.clone()?))
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 /// An atomic group (CSL TASKS) while it runs.
@@ -885,7 +945,17 @@ fn run(ctx: &mut Ctx<'_>, pa: &PlannedAction, action: &Action) -> Outcome {
             cwd,
             timeout,
             return_output: _,
-        } => exec::run_block(ctx, &pa.block_id, code, *lang, cwd.as_ref(), *timeout),
+        } => {
+            // Exec sessions (a block without `cwd` starts where the previous one ended) are
+            // SHAM/NESL's; CSL `RUN` and CML `<run>` start a fresh shell at the root or their
+            // `dir`, as seeds 002 and 004 specify.
+            let cwd = match (cwd, pa.format.is_nesl()) {
+                (Some(c), _) => exec::Start::Dir(c),
+                (None, true) => exec::Start::Session,
+                (None, false) => exec::Start::Root,
+            };
+            exec::run_block(ctx, &pa.block_id, code, *lang, cwd, *timeout)
+        }
         Action::FileCommentLines { path, lines } => {
             comment::toggle_lines(ctx, path, lines, &tag, comment::Toggle::Comment)
         }

@@ -78,6 +78,7 @@ pub fn plan(parsed: &ParseResult, sandbox: &Sandbox) -> Plan {
         }
     }
     errors.sort_by_key(|(line, _)| *line);
+    warn_duplicate_ids(&mut actions);
     super::groups::skip_for_groups(&mut actions, &rejected);
     if let Some(fatal) = parsed.errors.iter().find(|e| e.code.is_fatal()) {
         for a in &mut actions {
@@ -91,6 +92,24 @@ pub fn plan(parsed: &ParseResult, sandbox: &Sandbox) -> Plan {
         total_blocks: parsed.blocks.len(),
         actions,
         errors: errors.into_iter().map(|(_, r)| r).collect(),
+    }
+}
+
+/// Blocks that share an id with an earlier one get a warning naming its line: the reports
+/// (and the model reading them) tell blocks apart by id.
+fn warn_duplicate_ids(actions: &mut [PlannedAction]) {
+    let mut first: std::collections::HashMap<String, usize> = Default::default();
+    for a in actions.iter_mut() {
+        match first.get(&a.block_id) {
+            Some(&line) => a.warnings.push(format!(
+                "the block id '{}' is used by the block on line {line} too; give each block an \
+                 id of its own so the results can be told apart",
+                a.block_id
+            )),
+            None => {
+                first.insert(a.block_id.clone(), a.start_line);
+            }
+        }
     }
 }
 
@@ -254,6 +273,11 @@ fn validation_report(block: &Block, e: &ValidationError) -> ParseErrorReport {
 }
 
 fn planned(block: &Block, v: &Validated<'_>, sandbox: &Sandbox) -> PlannedAction {
+    let op = typed(v, sandbox);
+    let mut warnings: Vec<String> = v.warnings.iter().chain(&block.warnings).cloned().collect();
+    if let Ok(action) = &op {
+        warnings.extend(action.edited_file().and_then(|p| through_link(p, sandbox)));
+    }
     PlannedAction {
         block_id: block.id.clone(),
         action: v.action.clone(),
@@ -262,12 +286,32 @@ fn planned(block: &Block, v: &Validated<'_>, sandbox: &Sandbox) -> PlannedAction
         extra_params: v.extras.clone(),
         start_line: block.start_line,
         end_line: block.end_line,
-        warnings: v.warnings.iter().chain(&block.warnings).cloned().collect(),
-        op: typed(v, sandbox),
+        warnings,
+        op,
         format: block.format,
         group: block.group.clone(),
         skip: None,
+        already_applied: None,
     }
+}
+
+/// A warning when writing `path` goes through a symlink (the link stays; its target changes),
+/// naming the target, so a reply never changes a file it did not name without saying so.
+fn through_link(path: &ResolvedPath, sandbox: &Sandbox) -> Option<String> {
+    let entry = sandbox.resolve(&path.given, Access::Entry).ok()?;
+    let is_link = std::fs::symlink_metadata(&entry.abs).is_ok_and(|m| m.file_type().is_symlink());
+    if !is_link || entry.abs == path.abs {
+        return None;
+    }
+    let target = path
+        .rel
+        .clone()
+        .unwrap_or_else(|| path.abs.display().to_string());
+    Some(format!(
+        "'{}' is a symlink: the change is written to its target '{target}' (the link itself \
+         stays as it is)",
+        path.given
+    ))
 }
 
 /// Resolves a path parameter by its schema role.

@@ -9,7 +9,7 @@ use serde_json::json;
 use super::fsx::{node_error, text_refusal, EntryKind, GitInside, MAX_TEXT_BYTES};
 use super::lines::{count_lines, Tag};
 use super::textmatch::{self, Hint};
-use super::{Ctx, Outcome};
+use super::{Ctx, FileState, Outcome};
 use crate::sandbox::ResolvedPath;
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
@@ -246,7 +246,10 @@ pub(super) fn replace(
         }
         _ => {}
     }
-    let new_bytes = if found.crlf {
+    // A CRLF file gets CRLF line breaks in new_text too, also when old_text matched as it
+    // was (a single line): mixed line endings are never what the reply meant.
+    let crlf_file = !found.crlf && crlf_breaks_needed(&content, new);
+    let new_bytes = if found.crlf || crlf_file {
         textmatch::lf_to_crlf(new.as_bytes())
     } else {
         new.as_bytes().to_vec()
@@ -269,7 +272,18 @@ pub(super) fn replace(
                 .to_string(),
         );
     }
+    if crlf_file {
+        out.warnings.push(CRLF_NEW_TEXT.to_string());
+    }
     out
+}
+
+const CRLF_NEW_TEXT: &str =
+    "the file uses CRLF line endings, so new_text's line breaks were written as CRLF too";
+
+/// Whether `new` has bare LF line breaks that a CRLF file needs converted.
+fn crlf_breaks_needed(content: &[u8], new: &str) -> bool {
+    textmatch::uses_crlf(content) && textmatch::lf_to_crlf(new.as_bytes()) != new.as_bytes()
 }
 
 /// `file_replace_range`: each range runs from an occurrence of `start` to the first
@@ -346,7 +360,8 @@ pub(super) fn replace_range(
             },
         );
     }
-    let new_bytes = if crlf {
+    let crlf_file = !crlf && crlf_breaks_needed(&content, new);
+    let new_bytes = if crlf || crlf_file {
         textmatch::lf_to_crlf(new.as_bytes())
     } else {
         new.as_bytes().to_vec()
@@ -373,6 +388,9 @@ pub(super) fn replace_range(
              file uses CRLF); new_text was converted the same way"
                 .to_string(),
         );
+    }
+    if crlf_file {
+        out.warnings.push(CRLF_NEW_TEXT.to_string());
     }
     out
 }
@@ -677,6 +695,9 @@ pub(super) fn file_move(ctx: &mut Ctx<'_>, from: &ResolvedPath, to: &ResolvedPat
             ctx.vfs.kind(&to.abs),
             Ok(EntryKind::File { .. }) | Ok(EntryKind::Symlink)
         );
+    if from.abs != to.abs && to.abs.starts_with(&from.abs) {
+        return move_into_own_folder(ctx, from, to);
+    }
     if from.abs != to.abs {
         if let Err(e) = make_parents(ctx, to) {
             return Outcome::fail(node_error(&e, &from.given, "rename", Some(&to.given)));
@@ -695,6 +716,33 @@ pub(super) fn file_move(ctx: &mut Ctx<'_>, from: &ResolvedPath, to: &ResolvedPat
         data["overwrote"] = json!(true);
     }
     Outcome::ok(data)
+}
+
+/// `file_move` of a file into a folder of its own name (`bench` → `bench/bench`): the file's
+/// bytes are held in memory while its name becomes the folder. A kill in between loses
+/// nothing: the journal holds the file's prior state, so undo puts it back.
+fn move_into_own_folder(ctx: &mut Ctx<'_>, from: &ResolvedPath, to: &ResolvedPath) -> Outcome {
+    let (bytes, executable) = match ctx.vfs.state(&from.abs) {
+        Ok(FileState::File { bytes, executable }) => (bytes, executable),
+        Ok(_) => {
+            return Outcome::fail(format!(
+                "file_move: cannot move '{}' into '{}', which is inside it (EINVAL); only a \
+                 regular file can become a folder of its own name",
+                from.given, to.given
+            ))
+        }
+        Err(e) => return Outcome::fail(node_error(&e, &from.given, "rename", Some(&to.given))),
+    };
+    let moved = ctx
+        .vfs
+        .remove_file(&from.abs)
+        .and_then(|()| make_parents(ctx, to))
+        .and_then(|()| ctx.vfs.write_file(&to.abs, &bytes, executable));
+    if let Err(e) = moved {
+        return Outcome::fail(node_error(&e, &from.given, "rename", Some(&to.given)));
+    }
+    ctx.lines.rename(&from.abs, &to.abs);
+    Outcome::ok(json!({"old_path": from.given, "new_path": to.given}))
 }
 
 /// The refusal of a recursive delete or a move of a tree that holds a `.git` entry.

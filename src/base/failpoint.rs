@@ -3,6 +3,8 @@
 //! behind), so the tests can prove every intermediate state is recoverable.
 //! `GIT_CLADA_FAILPOINT=<name>#<n>` aborts at the n-th time the point is reached (1-based),
 //! for points passed more than once in one run (every ref transaction passes `refs:locked`).
+//! `GIT_CLADA_FAILPOINT=enospc@<name>` makes the I/O fail point `<name>` fail with "No space
+//! left on device" instead, as a full disk would ([`io_error`]).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
@@ -33,5 +35,16 @@ pub fn hit(point: &str) {
     if HITS.fetch_add(1, Ordering::SeqCst) + 1 == *nth {
         eprintln!("git-clada: fail point '{point}' reached, aborting");
         std::process::abort();
+    }
+}
+
+/// An I/O failure at `point` when `GIT_CLADA_FAILPOINT` is `enospc@<point>`: the write there
+/// fails with ENOSPC, as on a full disk, and the process carries on handling the error.
+pub fn io_error(point: &str) -> std::io::Result<()> {
+    match wanted() {
+        Some((name, _)) if name.strip_prefix("enospc@") == Some(point) => {
+            Err(std::io::Error::from_raw_os_error(libc::ENOSPC))
+        }
+        _ => Ok(()),
     }
 }

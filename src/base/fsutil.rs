@@ -18,6 +18,10 @@ pub enum Perm {
     /// What an edit does: an existing file keeps its bits; a new one is created as with
     /// `Executable(executable_if_new)`.
     KeepExisting { executable_if_new: bool },
+    /// What a restore does: an existing file keeps its bits (a read-only file stays
+    /// read-only) with the executable bits set (where it is readable) or cleared as the entry
+    /// says; a new one is created as with `Executable`.
+    Restore(bool),
 }
 
 /// Writes `data` to `path` by writing a temporary file in the same directory and renaming it
@@ -53,6 +57,19 @@ pub fn write_atomic_at(
             std::fs::metadata(path)
                 .ok()
                 .map(|m| m.permissions().mode() & 0o7777),
+        ),
+        Perm::Restore(x) => (
+            x,
+            std::fs::symlink_metadata(path)
+                .ok()
+                .filter(std::fs::Metadata::is_file)
+                .map(|m| {
+                    let mode = m.permissions().mode() & 0o7777;
+                    match x {
+                        true => mode | ((mode & 0o444) >> 2),
+                        false => mode & !0o111,
+                    }
+                }),
         ),
     };
     let result = (|| {

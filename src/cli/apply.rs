@@ -63,6 +63,11 @@ pub struct Args {
     #[arg(long)]
     pub no_snapshot: bool,
 
+    /// Run blocks that an AI commit on this branch already applied exactly (a reply pasted
+    /// again); without it they are reported "already applied in <commit>" and not run.
+    #[arg(long)]
+    pub force: bool,
+
     /// What happens to uncommitted work: `keep` leaves it uncommitted (staged stays staged)
     /// and the AI commit holds only the AI's changes; `commit` first records it in a
     /// `clada: snapshot before AI edit` commit on the branch. Default: config `wip`, else keep.
@@ -183,6 +188,7 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
         no_commit: args.no_commit,
         no_verify: args.no_verify,
         no_snapshot: args.no_snapshot,
+        force: args.force,
         wip_commit: wip == WipArg::Commit,
         message: args.message.clone(),
         ..configured(&cfg, engine)
@@ -426,6 +432,8 @@ pub fn engine_options_for(
             whole_file: crate::config::editorconfig::WholeFile {
                 final_newline: cfg.files_final_newline.value,
                 editorconfig: true,
+                final_newline_configured: cfg.files_final_newline.source
+                    != crate::config::Source::Default,
             },
             exec_watch: None,
         },

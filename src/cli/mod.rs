@@ -11,6 +11,7 @@ use crate::base::error::{exit_code_for, Outcome, UsageError};
 
 pub mod apply;
 pub mod check;
+pub mod commit;
 pub mod config;
 pub mod demo;
 pub mod generate;
@@ -114,6 +115,7 @@ impl Global {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     Apply(apply::Args),
+    Commit(commit::Args),
     Check(check::Args),
     Parse(parse::Args),
     Undo(undo::Args),
@@ -190,6 +192,7 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
     };
     match cli.command {
         Command::Apply(args) => apply::run(args, global),
+        Command::Commit(args) => commit::run(args, global),
         Command::Check(args) => check::run(args, global),
         Command::Parse(args) => parse::run(args, global),
         Command::Undo(args) => undo::run(args, global),

@@ -97,6 +97,25 @@ fn matches(glob: &str, dir: &Path, path: &Path) -> bool {
         .unwrap_or(false)
 }
 
+/// The sections of `root/.editorconfig` that set `insert_final_newline`, as `[glob] = value`:
+/// where they apply they decide, unless `files.final_newline` is configured.
+pub fn final_newline_sections(root: &Path) -> Vec<String> {
+    let Ok(text) = std::fs::read_to_string(root.join(".editorconfig")) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (glob, pairs) in parse(&text).1 {
+        if let Some((_, v)) = pairs
+            .iter()
+            .rev()
+            .find(|(k, _)| k == "insert_final_newline")
+        {
+            out.push(format!("[{glob}] = {}", v.as_deref().unwrap_or("unset")));
+        }
+    }
+    out
+}
+
 /// The properties for `path` (absolute).
 pub fn properties(path: &Path) -> Properties {
     let mut files = Vec::new();
@@ -159,9 +178,12 @@ pub fn properties(path: &Path) -> Properties {
 pub struct WholeFile {
     /// Add a final newline to non-empty text without one (config `files.final_newline`).
     pub final_newline: bool,
-    /// Honour `.editorconfig` (its `insert_final_newline = false` wins over `final_newline`;
-    /// `end_of_line` and `charset` apply to new files).
+    /// Honour `.editorconfig` (its `insert_final_newline` decides where `final_newline` is
+    /// the default; `end_of_line` and `charset` apply to new files).
     pub editorconfig: bool,
+    /// `final_newline` was set in a configuration file: the user's explicit setting wins over
+    /// `.editorconfig`'s `insert_final_newline`.
+    pub final_newline_configured: bool,
 }
 
 /// The bytes to write for `content` at `path` (absolute; `is_new` when nothing is there yet),
@@ -207,10 +229,10 @@ pub fn shape(content: &str, path: &Path, is_new: bool, how: WholeFile) -> (Vec<u
             _ => {}
         }
     }
-    let wants_newline = match props.insert_final_newline {
-        Some(v) => v,
-        None => how.final_newline,
-    };
+    let from_editorconfig = props
+        .insert_final_newline
+        .filter(|_| !how.final_newline_configured);
+    let wants_newline = from_editorconfig.unwrap_or(how.final_newline);
     let ends_with_newline = text.ends_with('\n') || text.ends_with('\r');
     if wants_newline && !text.is_empty() && !ends_with_newline && !text.contains('\0') {
         // A new file takes .editorconfig's line ending (the text was converted above);
@@ -222,7 +244,7 @@ pub fn shape(content: &str, path: &Path, is_new: bool, how: WholeFile) -> (Vec<u
             _ => "\n",
         };
         text.push_str(newline);
-        let why = if props.insert_final_newline == Some(true) {
+        let why = if from_editorconfig == Some(true) {
             ".editorconfig insert_final_newline"
         } else {
             "files.final_newline"
@@ -274,6 +296,7 @@ mod tests {
     const ON: WholeFile = WholeFile {
         final_newline: true,
         editorconfig: true,
+        final_newline_configured: false,
     };
 
     #[test]

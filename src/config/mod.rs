@@ -438,6 +438,9 @@ pub struct Config {
     /// user's settings or run commands, and the file is not trusted; see [`trust`]), as
     /// `key` or `key: value`.
     pub untrusted: Vec<String>,
+    /// The root `.editorconfig`'s sections that set `insert_final_newline` (they decide
+    /// where `files.final_newline` is left at its default).
+    pub editorconfig_final_newline: Vec<String>,
 }
 
 impl Default for Config {
@@ -465,6 +468,7 @@ impl Default for Config {
             clipboard_copy: Setting::default(false),
             color: Setting::default(ColorSetting::Auto),
             files: Vec::new(),
+            editorconfig_final_newline: Vec::new(),
             untrusted: Vec::new(),
         }
     }
@@ -548,7 +552,11 @@ impl Config {
     ) -> Result<Config, ConfigError> {
         let repo_file = root.map(|r| r.join(REPO_FILE));
         let user = user_file();
-        Self::load_from(repo_file.as_deref(), user.as_deref(), git_config, trusted)
+        let mut cfg = Self::load_from(repo_file.as_deref(), user.as_deref(), git_config, trusted)?;
+        if let Some(root) = root {
+            cfg.editorconfig_final_newline = editorconfig::final_newline_sections(root);
+        }
+        Ok(cfg)
     }
 
     /// [`Config::load`] with explicit file paths.
@@ -650,6 +658,25 @@ impl Config {
         set(&mut self.color, l.color, src);
     }
 
+    /// `files.final_newline` as it applies: a configured value wins everywhere; the default
+    /// gives way to `.editorconfig`'s `insert_final_newline` where that is set, which the
+    /// source then names.
+    fn final_newline_entry(&self) -> Entry {
+        let s = &self.files_final_newline;
+        let source = match (&s.source, self.editorconfig_final_newline.is_empty()) {
+            (Source::Default, false) => format!(
+                "default; .editorconfig insert_final_newline applies where set: {}",
+                self.editorconfig_final_newline.join(", ")
+            ),
+            (src, _) => src.to_string(),
+        };
+        Entry {
+            key: "files.final_newline",
+            value: serde_json::json!(s.value),
+            source,
+        }
+    }
+
     /// Every key with its effective value and source, in documentation order.
     pub fn entries(&self) -> Vec<Entry> {
         use serde_json::json;
@@ -739,11 +766,7 @@ impl Config {
                 &self.sandbox_landlock,
                 json!(self.sandbox_landlock.value),
             ),
-            e(
-                "files.final_newline",
-                &self.files_final_newline,
-                json!(self.files_final_newline.value),
-            ),
+            self.final_newline_entry(),
             e(
                 "check.allow",
                 &self.check_allow,

@@ -8,7 +8,9 @@
 //! model sees a formatter's or the tests' complaint. `before` runs before anything is read
 //! for the apply: what it changes is the user's state, not the AI's, and a failure stops the
 //! apply with nothing applied. `after` runs once the actions ran, before the changes are
-//! collected: what it changes (a formatter) goes into the AI commit like exec's changes; a
+//! collected: it gets the paths the reply changed (`{paths}` in the command, shell-quoted,
+//! and [`PATHS_VAR`]); what it changes there (a formatter) goes into the AI commit like
+//! exec's changes, and what it changes elsewhere is put back by the apply, with a warning; a
 //! failure does not roll the reply back unless `hooks.rollback_on_failure`.
 //!
 //! Hooks run in the OS sandbox at the configured level (`workspace` by default: a formatter
@@ -108,9 +110,32 @@ pub fn is_hook_step(step: &Step) -> bool {
     step.name.starts_with("hooks.")
 }
 
+/// The environment variable that gives `hooks.after` commands the paths the reply changed
+/// (root-relative, one per line).
+pub const PATHS_VAR: &str = "CLADA_CHANGED_PATHS";
+
+/// `run` with `{paths}` replaced by `paths` (shell-quoted, space-separated) and the paths in
+/// [`PATHS_VAR`] (one per line), as the script `sh -c` runs.
+fn script(run: &str, paths: &[String]) -> String {
+    let quote = |p: &str| format!("'{}'", p.replace('\'', "'\\''"));
+    let list: Vec<String> = paths.iter().map(|p| quote(p)).collect();
+    format!(
+        "{PATHS_VAR}={}; export {PATHS_VAR}\n{}",
+        quote(&paths.join("\n")),
+        run.replace("{paths}", &list.join(" "))
+    )
+}
+
 /// Runs `cmds` (`phase` is `before` or `after`) in the worktree `root`; returns their steps
-/// and whether all that had to succeed did.
-pub fn run(phase: &str, cmds: &[HookCommand], root: &Path, hooks: &Hooks) -> (Vec<Step>, bool) {
+/// and whether all that had to succeed did. `paths` are the reply's changed paths (for
+/// `after`; see [`PATHS_VAR`]).
+pub fn run(
+    phase: &str,
+    cmds: &[HookCommand],
+    root: &Path,
+    hooks: &Hooks,
+    paths: &[String],
+) -> (Vec<Step>, bool) {
     let mut steps = Vec::new();
     let mut ok = true;
     if hooks.exec_denied {
@@ -147,7 +172,7 @@ pub fn run(phase: &str, cmds: &[HookCommand], root: &Path, hooks: &Hooks) -> (Ve
                     max_output: hooks.max_output,
                     cancel: None,
                 };
-                super::spawn::run("sh", &cmd.run, &dir, limits, None, &jail).output
+                super::spawn::run("sh", &script(&cmd.run, paths), &dir, limits, None, &jail).output
             }
             Err(e) => super::spawn::ExecOutput::failed(format!("not run: {e}")),
         };
@@ -204,7 +229,7 @@ mod tests {
             after: vec![cmd("touch ran", false)],
             ..h.clone()
         };
-        let (steps, ok) = run("after", &denied.after, dir.path(), &denied);
+        let (steps, ok) = run("after", &denied.after, dir.path(), &denied, &[]);
         assert!(ok && steps.is_empty());
         assert!(!dir.path().join("ran").exists());
         assert!(
@@ -220,13 +245,37 @@ mod tests {
             ],
             dir.path(),
             &h,
+            &[],
         );
         assert!(!ok);
         assert_eq!(steps.len(), 3);
         assert!(steps[0].success);
         assert_eq!(steps[1].output, "exited with code 2\nbad\n");
         assert_eq!(steps[2].name, "hooks.after: exit 3");
-        let (steps, ok) = run("before", &[cmd("exit 1", true)], dir.path(), &h);
+        let (steps, ok) = run("before", &[cmd("exit 1", true)], dir.path(), &h, &[]);
         assert!(ok, "{steps:?}");
+    }
+
+    #[test]
+    fn paths_reach_the_command_quoted_and_in_the_environment() {
+        let dir = tempfile::tempdir().unwrap();
+        let h = Hooks {
+            timeout: Duration::from_secs(10),
+            max_output: 1024,
+            ..Hooks::default()
+        };
+        let paths = vec!["a b.txt".to_string(), "it's.py".to_string()];
+        let (steps, ok) = run(
+            "after",
+            &[cmd(
+                "for p in {paths}; do echo \"[$p]\"; done; printf '%s|' \"$CLADA_CHANGED_PATHS\"",
+                false,
+            )],
+            dir.path(),
+            &h,
+            &paths,
+        );
+        assert!(ok, "{steps:?}");
+        assert_eq!(steps[0].output, "[a b.txt]\n[it's.py]\na b.txt\nit's.py|\n");
     }
 }

@@ -881,6 +881,8 @@ fn recover_apply(
         head_from: std::iter::once(journal.head.clone())
             .chain(journal.commit.clone())
             .collect(),
+        // Refs moved with the branch (a watcher's record of its blocks) go back with it.
+        refs_after: restore::refs_back(journal)?,
         ..Default::default()
     };
     let result = restore::run(

@@ -164,7 +164,8 @@ impl Closers {
 }
 
 /// Reads a CML element whose opening tag is on the line starting at byte `start` of `text`
-/// (line number `n`).
+/// (line number `n`), and any further elements that open on the line where one ends (`</tasks>
+/// <write …>`).
 fn take(
     text: &str,
     start: usize,
@@ -174,17 +175,57 @@ fn take(
 ) -> Option<Taken> {
     let rest = text.get(start..)?;
     let first = rest.split('\n').next().unwrap_or("");
-    let name = opener(first)?;
+    opener(first)?;
     let indent = first.len() - first.trim_start().len();
-    let from = start + indent;
+    let (mut taken, mut end) = take_element(text, start + indent, n, counter, closers)?;
+    while let Some(at) = end {
+        let line_end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+        let tail = &text[at..line_end];
+        let trimmed = tail.trim_start();
+        if opener(trimmed).is_none() {
+            break;
+        }
+        let line = n + taken.lines - 1;
+        let Some((more, more_end)) = take_element(
+            text,
+            at + tail.len() - trimmed.len(),
+            line,
+            counter,
+            closers,
+        ) else {
+            break;
+        };
+        taken.blocks.extend(more.blocks);
+        taken.errors.extend(more.errors);
+        taken.lines += more.lines - 1;
+        end = more_end;
+    }
+    Some(taken)
+}
+
+/// Reads the CML element whose opening tag starts at byte `from` of `text`, on line `n`.
+/// Returns what it took and, when it was read to its end tag, the byte offset after it. A
+/// failed element takes every line up to the end tag it was read to, so nothing inside it
+/// (an example `<remove>` in its content) is ever read as a block.
+fn take_element(
+    text: &str,
+    from: usize,
+    n: usize,
+    counter: &mut usize,
+    closers: &mut Closers,
+) -> Option<(Taken, Option<usize>)> {
+    let line_begin = text[..from].rfind('\n').map_or(0, |i| i + 1);
+    let lead = &text[line_begin..from];
+    let first = text[from..].split('\n').next().unwrap_or("");
+    let name = opener(first)?;
     let xml_all = &text[from..];
     let line_of = |pos: usize| {
         n + memchr::memchr_iter(b'\n', &xml_all.as_bytes()[..pos.min(xml_all.len())]).count()
     };
     let lines_through = |pos: usize| line_of(pos) - n + 1;
     // The element is read from its opening tag up to a `</name>` (the next one, and further
-    // ones while the reader is still inside it), or up to the first `>` when there is none
-    // (a self-closing element).
+    // ones while the text ends inside it: the element, a CDATA section or a comment still
+    // open), or up to the first `>` when there is none (a self-closing element).
     let close = format!("</{name}>");
     let mut end = match closers.next(text, &close, from) {
         Some(c) => c + close.len(),
@@ -193,7 +234,7 @@ fn take(
     let outcome = loop {
         let window = &text[from..end];
         match read(window) {
-            Err((pos, _)) if pos >= window.len() && end < text.len() => {
+            Err((pos, _, cut)) if (cut || pos >= window.len()) && end < text.len() => {
                 match closers.next(text, &close, end) {
                     Some(c) => end = c + close.len(),
                     None => break read(window),
@@ -202,82 +243,119 @@ fn take(
             other => break other,
         }
     };
-    match outcome {
+    let (pos, message, cut) = match outcome {
         Ok(root) => {
             let taken = lines_through(root.end.saturating_sub(1));
             let blocks = tasks(&root, xml_all, &line_of, counter);
-            Some(Taken {
-                lines: taken,
-                blocks,
-                errors: Vec::new(),
-            })
+            let after = from + root.end;
+            return Some((
+                Taken {
+                    lines: taken,
+                    blocks,
+                    errors: Vec::new(),
+                },
+                Some(after),
+            ));
         }
-        Err((pos, message)) => {
-            let id = next_id(counter);
-            let unclosed = pos >= end - from;
-            let line = line_of(pos);
-            let line_start = xml_all[..pos.min(xml_all.len())]
-                .rfind('\n')
-                .map_or(0, |i| i + 1);
-            let column = len16(&xml_all[line_start..pos.min(xml_all.len())])
-                + 1
-                + if line == n {
-                    len16(&first[..indent])
-                } else {
-                    0
-                };
-            // Where the broken block ends: a <tasks> block at its end tag (none of its tasks
-            // may run on their own); another element at the line of the error, or at its
-            // first line when it is never closed.
-            let taken = if unclosed && name == "tasks" {
-                // A <tasks> block that never closes takes everything up to the next <tasks>
-                // (or the end), so none of its tasks runs on its own.
-                match closers.next(text, "<tasks", from + "<tasks".len()) {
-                    Some(next) => lines_through(next - from).saturating_sub(1),
-                    None => lines_through(xml_all.len()),
-                }
-            } else if unclosed {
-                1
-            } else if name == "tasks" {
-                xml_all[pos..].find(&close).map_or(lines_through(pos), |i| {
-                    lines_through(pos + i + close.len() - 1)
-                })
-            } else {
-                lines_through(pos)
-            };
-            let err = error(
-                ErrorCode::MalformedXml,
-                rest,
-                n,
-                line,
-                column,
-                Some(id),
-                format!(
-                    "malformed_xml: {message} (line {line}, column {column}) in the <{name}> \
-                     element that starts on line {n}; nothing in it was run"
-                ),
-            );
-            Some(Taken {
-                lines: taken,
-                blocks: Vec::new(),
-                errors: vec![err],
-            })
+        Err((pos, message, cut)) => (pos, message, cut),
+    };
+    let id = next_id(counter);
+    let unclosed = pos >= end - from;
+    let line = line_of(pos);
+    let line_start = xml_all[..pos.min(xml_all.len())]
+        .rfind('\n')
+        .map_or(0, |i| i + 1);
+    let column = len16(&xml_all[line_start..pos.min(xml_all.len())])
+        + 1
+        + if line == n { len16(lead) } else { 0 };
+    // Where the broken block ends: a <tasks> block that never closes takes everything up to
+    // the next <tasks> (or the end), so none of its tasks runs on its own; another element
+    // never closed only its first line; one whose text ends inside a CDATA section, a comment
+    // or a tag everything it was read up to, so no line of its content is read again as a
+    // block; a <tasks> block at its end tag; another element at the line of the error.
+    let taken = if unclosed && name == "tasks" {
+        match closers.next(text, "<tasks", from + "<tasks".len()) {
+            Some(next) => lines_through(next - from).saturating_sub(1),
+            None => lines_through(xml_all.len()),
         }
-    }
+    } else if unclosed {
+        1
+    } else if cut {
+        lines_through(end - from - 1)
+    } else if name == "tasks" {
+        xml_all[pos..].find(&close).map_or(lines_through(pos), |i| {
+            lines_through(pos + i + close.len() - 1)
+        })
+    } else {
+        lines_through(pos)
+    };
+    let err = error(
+        ErrorCode::MalformedXml,
+        &text[line_begin..],
+        n,
+        line,
+        column,
+        Some(id),
+        format!(
+            "malformed_xml: {message} (line {line}, column {column}) in the <{name}> \
+             element that starts on line {n}; nothing in it was run"
+        ),
+    );
+    Some((
+        Taken {
+            lines: taken,
+            blocks: Vec::new(),
+            errors: vec![err],
+        },
+        None,
+    ))
 }
 
+/// How deep CML elements may nest. CML needs three levels (`<tasks>`, a task, its parts);
+/// the limit keeps a hostile reply of 200,000 nested elements from exhausting the stack.
+const MAX_DEPTH: usize = 64;
+
+/// Why an element could not be read: the byte offset, the message, and whether the text
+/// simply ended inside it (a CDATA section, a comment, a tag or the element itself still
+/// open), so a longer window up to a later end tag may read it.
+type ReadError = (usize, String, bool);
+
 /// Reads the element at the start of `xml` up to its end tag.
-fn read(xml: &str) -> Result<El, (usize, String)> {
+fn read(xml: &str) -> Result<El, ReadError> {
+    use quick_xml::errors::{Error, SyntaxError};
     let mut reader = Reader::from_str(xml);
     let mut stack: Vec<El> = Vec::new();
     loop {
         let before = reader.buffer_position() as usize;
-        let event = reader
-            .read_event()
-            .map_err(|e| (reader.error_position() as usize, e.to_string()))?;
+        let event = reader.read_event().map_err(|e| {
+            let cut = matches!(
+                e,
+                Error::Syntax(
+                    SyntaxError::UnclosedCData
+                        | SyntaxError::UnclosedComment
+                        | SyntaxError::UnclosedTag
+                        | SyntaxError::UnclosedPI
+                        | SyntaxError::UnclosedDoctype
+                        | SyntaxError::InvalidBangMarkup
+                        | SyntaxError::UnclosedSingleQuotedAttributeValue
+                        | SyntaxError::UnclosedDoubleQuotedAttributeValue
+                )
+            );
+            (reader.error_position() as usize, e.to_string(), cut)
+        })?;
         let after = reader.buffer_position() as usize;
         let done = match event {
             Event::Start(e) => {
+                if stack.len() >= MAX_DEPTH {
+                    return Err((
+                        before,
+                        format!(
+                            "elements nested more than {MAX_DEPTH} levels deep (CML needs \
+                             three: <tasks>, a task, its parts)"
+                        ),
+                        false,
+                    ));
+                }
                 stack.push(El::new(&e, before));
                 None
             }
@@ -313,9 +391,9 @@ fn read(xml: &str) -> Result<El, (usize, String)> {
                         "amp" => "&".into(),
                         "quot" => "\"".into(),
                         "apos" => "'".into(),
-                        other => return Err((before, format!("unknown entity &{other};"))),
+                        other => return Err((before, format!("unknown entity &{other};"), false)),
                     },
-                    Err(e) => return Err((before, e.to_string())),
+                    Err(e) => return Err((before, e.to_string(), false)),
                 };
                 if let Some(top) = stack.last_mut() {
                     top.text.push_str(&resolved);
@@ -327,6 +405,7 @@ fn read(xml: &str) -> Result<El, (usize, String)> {
                 return Err((
                     xml.len(),
                     format!("<{open}> is never closed (no matching </{open}> after it)"),
+                    true,
                 ));
             }
             Event::Comment(_) | Event::Decl(_) | Event::PI(_) | Event::DocType(_) => None,

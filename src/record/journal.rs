@@ -91,6 +91,23 @@ pub struct Journal {
     pub after_tree: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub after_index: Option<String>,
+    /// The keys of the blocks whose change this apply made ([`crate::action::block_key`]),
+    /// stored beside the journal in the apply record (its `blocks` file): a block pasted
+    /// again is not run twice (see `apply::records::mark_already_applied`).
+    #[serde(skip)]
+    pub blocks: Vec<String>,
+    /// Refs besides the branch that the apply moves in the branch's ref transaction (a
+    /// watcher's record of its blocks), with the value each had before (`None`: absent):
+    /// rolling the apply back sets them back too.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub also_refs: Vec<JournalRef>,
+}
+
+/// A ref and the object it pointed to before an apply moved it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JournalRef {
+    pub name: String,
+    pub before: Option<String>,
 }
 
 impl Journal {

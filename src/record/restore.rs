@@ -129,6 +129,25 @@ impl RefChange {
     }
 }
 
+/// The ref changes that take back the refs an interrupted apply moved with its branch (the
+/// journal's `also_refs`), for the plan that rolls it back.
+pub fn refs_back(journal: &super::journal::Journal) -> Result<Vec<RefChange>, RestoreError> {
+    journal
+        .also_refs
+        .iter()
+        .map(|r| {
+            Ok(match &r.before {
+                Some(hex) => RefChange::set(
+                    r.name.clone(),
+                    parse_id(hex)?,
+                    format!("clada: roll back interrupted apply of {}", journal.source),
+                ),
+                None => RefChange::delete(r.name.clone()),
+            })
+        })
+        .collect()
+}
+
 /// The flags `paths` get when an apply writes them: skip-worktree and intent-to-add cleared
 /// (the file is in the worktree, its content staged), assume-unchanged kept. Only paths
 /// whose flags change are listed.
@@ -242,6 +261,9 @@ pub fn run(repo: &Repo, plan: &RestorePlan, reflog: &str) -> Result<(), RestoreE
     for pf in &plan.flags {
         flags.insert(BString::from(pf.path.as_str()), pf.flags);
     }
+    // The temporary files a killed write left beside the plan's paths go first, so the
+    // directories the interrupted operation created empty out and are pruned below.
+    remove_temp_files(repo, plan);
     let checkout = checkout_plan(repo, plan, &old_index, &flags, worktree_tree, index_tree)?;
     let prepared = repo.prepare_checkout(&checkout, &mut hasher)?;
 
@@ -253,12 +275,15 @@ pub fn run(repo: &Repo, plan: &RestorePlan, reflog: &str) -> Result<(), RestoreE
     }
     crate::base::failpoint::hit("restore:after-refs-before");
     remove_untracked(repo, &plan.remove_untracked)?;
+    // What the operation created goes before the checkout writes: a file moved into a folder
+    // of its own name (`bench` → `bench/bench`) leaves a folder where the file goes back.
+    restore_untracked_paths(repo, plan, worktree_tree, Pass::Created)?;
     crate::base::failpoint::hit("restore:after-remove");
 
     let written = repo.execute_prepared(prepared, &mut hasher)?;
     crate::base::failpoint::hit("restore:after-worktree");
 
-    restore_untracked_paths(repo, plan, worktree_tree)?;
+    restore_untracked_paths(repo, plan, worktree_tree, Pass::Saved)?;
 
     // A branch that moved for another reason keeps its commits, and the index git left
     // with them: only the files are restored.
@@ -279,7 +304,16 @@ pub fn run(repo: &Repo, plan: &RestorePlan, reflog: &str) -> Result<(), RestoreE
         change.apply(repo)?;
     }
     crate::base::failpoint::hit("restore:after-refs-after");
-    // An interrupted run of this restore may have left temporary files of its writes.
+    std::fs::remove_file(&jpath).map_err(|source| JournalError::Io {
+        path: jpath,
+        source,
+    })?;
+    Ok(())
+}
+
+/// Removes the temporary files of atomic writes (an interrupted operation's, or an
+/// interrupted run of this restore's) beside the plan's paths.
+fn remove_temp_files(repo: &Repo, plan: &RestorePlan) {
     crate::base::fsutil::remove_temp_files(
         repo.workdir(),
         plan.paths
@@ -287,11 +321,6 @@ pub fn run(repo: &Repo, plan: &RestorePlan, reflog: &str) -> Result<(), RestoreE
             .map(String::as_str)
             .chain(plan.untracked.iter().map(|u| u.path.as_str())),
     );
-    std::fs::remove_file(&jpath).map_err(|source| JournalError::Io {
-        path: jpath,
-        source,
-    })?;
-    Ok(())
 }
 
 /// Where the plan's branch (or a detached HEAD) is now.
@@ -363,6 +392,14 @@ fn write_journal(repo: &Repo, plan: &RestorePlan) -> Result<std::path::PathBuf, 
     Ok(jpath)
 }
 
+/// The two passes over the untracked paths: removing what the operation created (before the
+/// checkout), putting back what it overwrote or deleted (after it).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pass {
+    Created,
+    Saved,
+}
+
 /// Untracked files the operation had overwritten or created. A path the operation made
 /// tracked is also in `paths` (the checkout just deleted it); only a path the target tree
 /// itself tracks is left to the checkout.
@@ -370,10 +407,14 @@ fn restore_untracked_paths(
     repo: &Repo,
     plan: &RestorePlan,
     worktree_tree: ObjectId,
+    pass: Pass,
 ) -> Result<(), RestoreError> {
     let mut untracked = plan.untracked.clone();
     untracked.sort_by_key(|jp| std::cmp::Reverse(jp.path.len()));
     for jp in &untracked {
+        if (jp.before == Before::Absent) != (pass == Pass::Created) {
+            continue;
+        }
         let rel = BString::from(jp.path.as_str());
         if repo
             .tree_entry(worktree_tree, rel.as_bstr())?
@@ -554,7 +595,7 @@ fn restore_untracked(
             crate::base::fsutil::write_atomic(
                 &abs,
                 &data,
-                crate::base::fsutil::Perm::Executable(*executable),
+                crate::base::fsutil::Perm::Restore(*executable),
             )
             .map_err(io("cannot write"))?;
         }

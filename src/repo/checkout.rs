@@ -255,12 +255,13 @@ impl Repo {
                 crate::base::fsutil::write_atomic_at(
                     &abs,
                     &data,
-                    crate::base::fsutil::Perm::Executable(entry.kind == EntryKind::Executable),
+                    crate::base::fsutil::Perm::Restore(entry.kind == EntryKind::Executable),
                     "checkout:before-rename",
                 )
                 .map_err(io_err("cannot write", &abs))?;
-                // An existing file keeps its mode through rename only if we set it: the new
-                // inode was created with the umask applied, which is what git does too.
+                // An existing file keeps its permission bits (only git's executable bit is
+                // the entry's): undo must give back a read-only file read-only. A new file
+                // is created with the umask applied, as git does.
             }
             EntryKind::Commit | EntryKind::Tree => {}
         }

@@ -261,6 +261,28 @@ impl Index {
         out
     }
 
+    /// Whether `other` holds the same entries: path, mode, object id, stage and the user's
+    /// flags. Stat data is left out: a read-only `git status` refreshes it and rewrites the
+    /// file without changing what the index says.
+    pub fn same_entries(&self, other: &Index) -> bool {
+        let key = |i: &Index| -> Vec<_> {
+            i.file
+                .entries()
+                .iter()
+                .map(|e| {
+                    (
+                        e.path(&i.file).to_owned(),
+                        e.mode,
+                        e.id,
+                        e.stage(),
+                        EntryFlags::of(e.flags),
+                    )
+                })
+                .collect()
+        };
+        self.file.entries().len() == other.file.entries().len() && key(self) == key(other)
+    }
+
     /// Paths with unresolved merge conflicts.
     pub fn conflicted_paths(&self) -> Vec<BString> {
         let mut out: Vec<BString> = self

@@ -242,6 +242,57 @@ impl Repo {
         Ok(out)
     }
 
+    /// Ignored files the index does not track, at most `limit`: the worktree walked without
+    /// entering ignored directories (build output is skipped whole), nested repositories or
+    /// `.git`. For saving what an exec might delete.
+    pub fn ignored_files(&self, index: &Index, limit: usize) -> Result<Vec<BString>> {
+        let mut stack = self
+            .repo
+            .excludes(&index.file, None, Default::default())
+            .ctx("cannot read the ignore rules")?;
+        let mut out = Vec::new();
+        let mut dirs = vec![(self.workdir().to_path_buf(), BString::from(""))];
+        while let Some((abs, rel)) = dirs.pop() {
+            let Ok(rd) = std::fs::read_dir(&abs) else {
+                continue;
+            };
+            for e in rd.flatten() {
+                let name = e.file_name();
+                let Some(name) = name.to_str() else { continue };
+                if name == ".git" {
+                    continue;
+                }
+                let child = match rel.is_empty() {
+                    true => BString::from(name),
+                    false => BString::from(format!("{rel}/{name}")),
+                };
+                let path =
+                    gix::path::from_bstr(child.as_bstr()).ctx(format!("invalid path '{child}'"))?;
+                let Ok(kind) = e.file_type() else { continue };
+                let mode = match kind.is_dir() {
+                    true => gix::index::entry::Mode::DIR,
+                    false => gix::index::entry::Mode::FILE,
+                };
+                let excluded = stack
+                    .at_path(&*path, Some(mode))
+                    .ctx(format!("cannot check whether '{child}' is ignored"))?
+                    .is_excluded();
+                if kind.is_dir() {
+                    if !excluded && !e.path().join(".git").exists() {
+                        dirs.push((e.path(), child));
+                    }
+                } else if excluded && index.entry(child.as_bstr()).is_none() {
+                    out.push(child);
+                    if out.len() >= limit {
+                        return Ok(out);
+                    }
+                }
+            }
+        }
+        out.sort();
+        Ok(out)
+    }
+
     /// The tree the index holds, computed by editing `base_tree` with the entries that differ
     /// from it (cheap when few do).
     pub fn tree_of_index(&self, base_tree: ObjectId, index: &Index) -> Result<ObjectId> {

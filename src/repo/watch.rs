@@ -83,6 +83,22 @@ impl Repo {
         file: &str,
         message: &str,
     ) -> Result<ObjectId> {
+        let update = self.watch_state_update(name, state, file, message)?;
+        self.update_refs(std::slice::from_ref(&update))?;
+        Ok(update.new)
+    }
+
+    /// The commit recording `state.applied` and the compare-and-swap update moving `name` to
+    /// it, for a caller that moves it in one ref transaction with other refs (an apply moves
+    /// it with the branch, so a kill cannot separate the commit from the record of its
+    /// blocks).
+    pub fn watch_state_update(
+        &self,
+        name: &str,
+        state: &WatchState,
+        file: &str,
+        message: &str,
+    ) -> Result<super::RefUpdate> {
         let mut applied = state.applied.join("\n");
         applied.push('\n');
         let blob = |data: &[u8]| -> Result<Entry> {
@@ -109,7 +125,11 @@ impl Repo {
             Some(c) => Expected::Value(c),
             None => Expected::MustNotExist,
         };
-        self.update_ref(name, commit, expected, "clada: watch")?;
-        Ok(commit)
+        Ok(super::RefUpdate {
+            name: name.to_string(),
+            new: commit,
+            expected,
+            reflog: "clada: watch".into(),
+        })
     }
 }

@@ -349,3 +349,14 @@ pub(crate) fn label(r: &ActionResult) -> std::borrow::Cow<'_, str> {
         None => r.block_id.as_str().into(),
     }
 }
+
+/// Why a successful result did not run, as the tail of its report line.
+pub fn not_run(res: &ActionResult) -> String {
+    match &res.already_applied {
+        Some(commit) => format!(
+            " (already applied in {}; not run again — `--force` runs it anyway)",
+            &commit[..commit.len().min(12)]
+        ),
+        None => " (not run: dry run)".to_string(),
+    }
+}

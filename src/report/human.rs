@@ -56,9 +56,9 @@ pub fn render(r: &ExecutionResult, color: bool) -> String {
     for res in &r.results {
         let line = if res.success {
             let tail = if res.skipped {
-                " (not run: dry run)"
+                super::common::not_run(res)
             } else {
-                ""
+                String::new()
             };
             format!(
                 "{} {} {} {}{tail}",

@@ -41,7 +41,7 @@ pub fn render(r: &ExecutionResult) -> String {
             )
         };
         if res.skipped {
-            line.push_str(" (not run: dry run)");
+            line.push_str(&super::common::not_run(res));
         }
         out.push_str(line.trim());
         out.push('\n');

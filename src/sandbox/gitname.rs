@@ -44,6 +44,9 @@ pub enum Lookalike {
     NtfsStream,
     /// An NTFS 8.3 short name of it.
     NtfsShortName,
+    /// A part between backslashes, which Windows reads as directory separators
+    /// (`.git\hooks\post-checkout` is `.git/hooks/post-checkout` there).
+    NtfsBackslash,
 }
 
 impl Lookalike {
@@ -78,12 +81,29 @@ impl Lookalike {
                 "'{}' is the Windows (NTFS 8.3) short name of {name}",
                 shown(component)
             ),
+            Lookalike::NtfsBackslash => format!(
+                "'{}' holds {name} between backslashes, which Windows reads as directory \
+                 separators",
+                shown(component)
+            ),
         }
     }
 }
 
-/// `.git` or a name some filesystem reads as `.git`.
+/// `.git` or a name some filesystem reads as `.git`; with backslashes, which Windows reads
+/// as directory separators (so git's path check does with `core.protectNTFS`), each part.
 pub fn dotgit(component: &str) -> Option<Lookalike> {
+    if component.contains('\\') {
+        return component
+            .split('\\')
+            .any(|part| dotgit_part(part).is_some())
+            .then_some(Lookalike::NtfsBackslash);
+    }
+    dotgit_part(component)
+}
+
+/// [`dotgit`] for a name without backslashes.
+fn dotgit_part(component: &str) -> Option<Lookalike> {
     if component.eq_ignore_ascii_case(".git") {
         return Some(Lookalike::Exact);
     }

@@ -20,6 +20,9 @@ pub struct Op {
     /// Key state before and after a clean run.
     pub before: KeyState,
     pub after: KeyState,
+    /// Run again after the recovery (a watcher restarted): it must then end exactly in
+    /// `after`, each block applied once.
+    pub restart: bool,
 }
 
 /// What must be exactly "before" or "after": HEAD and its branch, the index, every worktree
@@ -52,6 +55,33 @@ pub fn key_state(repo: &TestRepo) -> KeyState {
             "refs/clada/stash",
             "refs/clada/redo",
         ]),
+    }
+}
+
+/// `state` with HEAD's commit id replaced by the trees of its history, for operations whose
+/// commit message names where the repository is (a watcher names its file's absolute
+/// path), so a run in a copy makes another commit id for the same commit.
+pub fn without_commit_id(mut state: KeyState, repo: &TestRepo) -> KeyState {
+    let head = repo.head();
+    // The trees of the first-parent history (a snapshot commit in between names the file
+    // too).
+    let stand_in = format!(
+        "trees {}",
+        repo.git(&["log", "--first-parent", "--format=%T", "HEAD"])
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    state.head = state.head.replace(&head, &stand_in);
+    state.refs = state.refs.replace(&head, &stand_in);
+    state
+}
+
+/// The key state `op` is compared by.
+fn op_state(op: &Op, repo: &TestRepo) -> KeyState {
+    match op.restart {
+        true => without_commit_id(key_state(repo), repo),
+        false => key_state(repo),
     }
 }
 
@@ -152,13 +182,101 @@ pub fn base_repo() -> TestRepo {
     repo
 }
 
+/// A repository whose user edited files the reply moves and deletes (and one it moves into
+/// a new folder), staged and unstaged.
+pub fn dirty_move_repo() -> TestRepo {
+    let repo = TestRepo::with_files(&[
+        ("src/old.rs", "fn old() {}\n\nfn keep() {}\n"),
+        ("gone.txt", "g0\n"),
+        ("bench", "bench\n"),
+        ("staged.txt", "s0\n"),
+    ]);
+    repo.write("src/old.rs", "fn old() { /* mine */ }\n\nfn keep() {}\n");
+    repo.write("gone.txt", "g1 mine\n");
+    repo.write("staged.txt", "s1\n");
+    repo.git(&["add", "staged.txt"]);
+    repo.write("bench", "bench, mine\n");
+    repo
+}
+
+pub fn dirty_move_reply() -> String {
+    [
+        block(
+            "d1",
+            &[
+                ("action", "file_move"),
+                ("old_path", "src/old.rs"),
+                ("new_path", "src/new/moved.rs"),
+            ],
+        ),
+        block(
+            "d2",
+            &[
+                ("action", "file_replace_text"),
+                ("path", "src/new/moved.rs"),
+                ("old_text", "fn keep() {}"),
+                ("new_text", "fn keep() { /* AI */ }"),
+            ],
+        ),
+        block("d3", &[("action", "file_delete"), ("path", "gone.txt")]),
+        block(
+            "d4",
+            &[
+                ("action", "file_move"),
+                ("old_path", "bench"),
+                ("new_path", "bench/bench"),
+            ],
+        ),
+    ]
+    .concat()
+}
+
+/// CRLF files, one with uncommitted work.
+pub fn crlf_repo() -> TestRepo {
+    let repo = TestRepo::new();
+    repo.write_bytes("win.txt", b"one\r\ntwo\r\nthree\r\n");
+    repo.write_bytes("dos.ini", b"[a]\r\nx=1\r\n");
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "initial"]);
+    repo.write_bytes("dos.ini", b"[a]\r\nx=1\r\ny=mine\r\n");
+    repo
+}
+
+pub fn crlf_reply() -> String {
+    [
+        block(
+            "c1",
+            &[
+                ("action", "file_replace_text"),
+                ("path", "win.txt"),
+                ("old_text", "two"),
+                ("new_text", "two\nand a half"),
+            ],
+        ),
+        block(
+            "c2",
+            &[
+                ("action", "file_replace_text"),
+                ("path", "dos.ini"),
+                ("old_text", "[a]"),
+                ("new_text", "[a]\nz=0"),
+            ],
+        ),
+    ]
+    .concat()
+}
+
 fn make_op(
     name: &'static str,
     args: &[&'static str],
     stdin: Option<String>,
     template: TestRepo,
 ) -> Op {
-    let before = key_state(&template);
+    let restart = name.starts_with("watch");
+    let before = match restart {
+        true => without_commit_id(key_state(&template), &template),
+        false => key_state(&template),
+    };
     let clean = copy_of(&template);
     let mut op = Op {
         name,
@@ -167,9 +285,10 @@ fn make_op(
         template,
         before,
         after: key_state(&clean),
+        restart,
     };
     ok(&op.run(&clean, &[]), name);
-    op.after = key_state(&clean);
+    op.after = op_state(&op, &clean);
     assert_ne!(op.before, op.after, "{name} changes something");
     op
 }
@@ -181,6 +300,35 @@ pub fn ops() -> Vec<Op> {
 
     let repo = base_repo();
     out.push(make_op("apply", apply_args, Some(reply(1)), repo));
+
+    // Issue 22: moves and deletes of files holding the user's uncommitted edits, and
+    // edits of CRLF files with multi-line new text.
+    let repo = dirty_move_repo();
+    out.push(make_op(
+        "apply (dirty move/delete)",
+        apply_args,
+        Some(dirty_move_reply()),
+        repo,
+    ));
+    let repo = crlf_repo();
+    out.push(make_op(
+        "apply (CRLF)",
+        apply_args,
+        Some(crlf_reply()),
+        repo,
+    ));
+
+    // A watcher killed anywhere and restarted applies each block once.
+    let repo = base_repo();
+    repo.write(".gitignore", "*.log\nwatched.md\n");
+    repo.git(&["add", ".gitignore"]);
+    repo.write("watched.md", &format!("Reply:\n{}", reply(1)));
+    out.push(make_op(
+        "watch (restarted)",
+        &["watch", "--once", "--poll", "--exec", "deny", "watched.md"],
+        None,
+        repo,
+    ));
 
     // As most clones are: refs packed, so every ref transaction locks packed-refs too.
     let repo = base_repo();
@@ -235,7 +383,8 @@ pub fn ops() -> Vec<Op> {
     out
 }
 
-/// Lock files under `.git` (git-clada's own `clada.lock`, a `flock` file, excepted).
+/// Lock files under `.git` (git-clada's own `clada.lock` and `clada-watch.lock`, `flock`
+/// files, excepted).
 pub fn lock_files(git_dir: &Path) -> Vec<String> {
     let mut out = Vec::new();
     let mut stack = vec![git_dir.to_path_buf()];
@@ -247,7 +396,10 @@ pub fn lock_files(git_dir: &Path) -> Vec<String> {
             let p = e.path();
             if p.is_dir() {
                 stack.push(p);
-            } else if p.to_string_lossy().ends_with(".lock") && !p.ends_with("clada.lock") {
+            } else if p.to_string_lossy().ends_with(".lock")
+                && !p.ends_with("clada.lock")
+                && !p.ends_with("clada-watch.lock")
+            {
                 out.push(p.display().to_string());
             }
         }
@@ -320,7 +472,7 @@ pub fn recover_and_check_tmp(op: &Op, repo: &TestRepo, what: &str) -> (Outcome, 
         );
     }
     repo.assert_fsck();
-    let mut now = key_state(repo);
+    let mut now = op_state(op, repo);
     let tmp = temp_files(&mut now);
     let outcome = if now == op.before {
         Outcome::Before
@@ -337,6 +489,25 @@ pub fn recover_and_check_tmp(op: &Op, repo: &TestRepo, what: &str) -> (Outcome, 
     ok(&commit, &format!("{what}: git commit after recovery"));
     repo.git(&["reset", "-q", "--soft", "HEAD~1"]);
     (outcome, interrupted, tmp)
+}
+
+/// After a crash of a restartable `op` (a watcher) and its recovery: runs it again to the
+/// end, and checks the repository is then exactly `after`: no block applied twice or lost.
+pub fn restart_and_check(op: &Op, repo: &TestRepo, what: &str) {
+    let out = op.run(repo, &[]);
+    ok(&out, &format!("{what}: restart"));
+    let mut now = op_state(op, repo);
+    let tmp = temp_files(&mut now);
+    assert!(
+        tmp.is_empty(),
+        "{what}: temporary files left after the restart: {tmp:?}"
+    );
+    assert!(
+        now == op.after,
+        "{what}: after the restart, not the state of one clean run:\n{}",
+        describe_difference(&now, &op.before, &op.after)
+    );
+    repo.assert_fsck();
 }
 
 fn describe_difference(now: &KeyState, before: &KeyState, after: &KeyState) -> String {

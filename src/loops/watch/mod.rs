@@ -227,6 +227,36 @@ impl Watcher {
         Ok(())
     }
 
+    /// The apply options for a batch of `units`: the watch state recording them moves in the
+    /// apply's own ref transaction (with the branch), so a kill cannot leave a commit whose
+    /// blocks a restarted watcher would apply again. A dry run records nothing in git.
+    fn apply_options(&self, units: &[Unit]) -> Result<ApplyOptions, WatchError> {
+        let mut opts = self.opts.apply.clone();
+        if opts.engine.dry_run {
+            return Ok(opts);
+        }
+        let mut state = self.repo.watch_state(&self.state_ref)?;
+        for u in units {
+            if !state.applied.contains(&u.key) {
+                state.applied.push(u.key.clone());
+            }
+        }
+        let labels: Vec<String> = units.iter().map(|u| u.label.clone()).collect();
+        let (name, file) = (self.state_ref.clone(), self.opts.file.display().to_string());
+        opts.also_refs = Some(record_apply::AlsoRefs(Arc::new(move |repo, commit| {
+            let message = format!(
+                "clada watch: {} block(s) {}\n\nFile: {file}\nBlocks: {}\n",
+                labels.len(),
+                batch_what(commit.map(|c| c.to_string()).as_deref()),
+                labels.join(" ")
+            );
+            Ok(vec![
+                repo.watch_state_update(&name, &state, &file, &message)?
+            ])
+        })));
+        Ok(opts)
+    }
+
     /// Reads the file and applies what is new.
     pub fn run_once(&mut self) -> Result<Batch, WatchError> {
         let units = self.read_units()?;
@@ -255,7 +285,9 @@ impl Watcher {
                 ids.join(" ")
             ));
         }
-        let outcome = match record_apply::apply(&self.opts.cwd, &reply, &self.opts.apply) {
+        let owned: Vec<Unit> = new.into_iter().cloned().collect();
+        let opts = self.apply_options(&owned)?;
+        let outcome = match record_apply::apply(&self.opts.cwd, &reply, &opts) {
             Ok(o) => o,
             Err(e) => {
                 let msg = match e {
@@ -272,13 +304,16 @@ impl Watcher {
             }
         };
         self.last_busy = None;
-        let owned: Vec<Unit> = new.into_iter().cloned().collect();
         let result = outcome.execution.result;
-        let what = match &result.git_commit {
-            Some(c) => format!("applied in {}", &c[..c.len().min(12)]),
-            None => "applied (no commit)".into(),
-        };
-        self.remember(&owned, &what)?;
+        // The apply recorded the batch with its commit (one ref transaction) unless it
+        // moved no ref at all; then it is recorded now.
+        let state = self.repo.watch_state(&self.state_ref)?;
+        if owned.iter().all(|u| state.applied.contains(&u.key)) {
+            self.session.extend(owned.iter().map(|u| u.key.clone()));
+            self.state = state;
+        } else {
+            self.remember(&owned, &batch_what(result.git_commit.as_deref()))?;
+        }
         self.deliver(&result);
         Ok(Batch::Applied(Box::new(result)))
     }
@@ -418,6 +453,14 @@ impl Watcher {
             Ok(_) => {}
             Err(e) => progress(&format!("{e}")),
         }
+    }
+}
+
+/// What happened to a batch, for the watch state's log.
+fn batch_what(commit: Option<&str>) -> String {
+    match commit {
+        Some(c) => format!("applied in {}", &c[..c.len().min(12)]),
+        None => "applied (no commit)".into(),
     }
 }
 

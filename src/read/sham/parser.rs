@@ -48,6 +48,12 @@ fn classify(line: &str, spellings: &[&'static Markers]) -> Class {
     }
 }
 
+/// `action = …` at the start of a line: the first line of a block's body.
+fn is_action_line(line: &str) -> bool {
+    line.strip_prefix("action")
+        .is_some_and(|rest| rest.trim_start().starts_with('='))
+}
+
 /// Whether the line could be a header at all; lets SEEKING skip prose without trimming.
 fn may_be_header(line: &str) -> bool {
     match line.as_bytes().first() {
@@ -88,6 +94,12 @@ pub(super) struct Parser<'a> {
     notices: Vec<Notice>,
     /// Lines outside blocks that looked like headers: (line, byte offset of the next line).
     near_misses: Vec<(usize, &'a str, usize)>,
+    /// The first `action = …` line outside blocks since the last block: with a stray end
+    /// marker after it, the lines of a block whose header is missing.
+    headless: Option<(usize, &'a str)>,
+    /// A header line was refused (malformed, a bad id) since the last block: the end marker
+    /// that follows belongs to it, and its error already says what is wrong.
+    refused_header: bool,
     /// Line number of the current line (1-based) and the previous line's text.
     n: usize,
     prev: &'a str,
@@ -105,6 +117,8 @@ impl<'a> Parser<'a> {
             errors: Vec::new(),
             notices: Vec::new(),
             near_misses: Vec::new(),
+            headless: None,
+            refused_header: false,
             n: 0,
             prev: "",
         }
@@ -162,15 +176,22 @@ impl<'a> Parser<'a> {
             return;
         }
         if self.block.is_none() {
-            // Outside blocks only headers matter; everything else is prose.
+            // Outside blocks only headers matter; everything else is prose, except the lines
+            // of a block whose header is missing (an `action = …` line, then an end marker).
             if may_be_header(line.text) {
                 match classify(line.text, self.spellings) {
                     Class::Header(m) => self.header(line.text, m),
+                    Class::End(m) => self.stray_end(line.text, m),
                     _ if self.is_near_miss(line.text) => {
-                        self.near_misses.push((self.n, line.text, line.end() + 1))
+                        self.near_misses.push((self.n, line.text, line.end() + 1));
+                        // Its notice covers the block's lines and end marker.
+                        self.refused_header = true;
+                        self.headless = None;
                     }
                     _ => {}
                 }
+            } else if self.headless.is_none() && !self.refused_header && is_action_line(line.text) {
+                self.headless = Some((self.n, line.text));
             }
             return;
         }
@@ -255,6 +276,7 @@ impl<'a> Parser<'a> {
                 block_id: diagnose::guess_id(line).map(str::to_string),
                 ..ErrorNote::default()
             });
+            self.refused_header = self.block.is_none();
             return;
         };
         if let Err(message) = validate_block_id(id) {
@@ -277,9 +299,12 @@ impl<'a> Parser<'a> {
                 block_id: Some(id.to_string()),
                 ..ErrorNote::default()
             });
+            self.refused_header = self.block.is_none();
             return;
         }
         self.close_open_block("new block");
+        self.headless = None;
+        self.refused_header = false;
         self.block = Some(OpenBlock {
             id,
             markers: m,
@@ -317,6 +342,44 @@ impl<'a> Parser<'a> {
             invalid: None,
             warnings: Vec::new(),
             source: None,
+        });
+    }
+
+    /// An end marker outside any block: the reference drops it silently, and with it the
+    /// block above whose header is missing, so the reply would seem to have applied in full.
+    /// A notice (an error in the reports) names both.
+    fn stray_end(&mut self, line: &'a str, m: &'static Markers) {
+        if std::mem::take(&mut self.refused_header) {
+            self.headless = None;
+            return;
+        }
+        let id = match_end(m, line).unwrap_or("");
+        let header = format!(
+            "{}{}]",
+            m.canonical_prefix,
+            if id.is_empty() { "ID" } else { id }
+        );
+        let message = match self.headless.take() {
+            Some((first, action)) => format!(
+                "lines {first}-{n} are a block without a header: `{}` … `{}`; the block was not \
+                 read — resend it with its header line `{header}` before `{}`",
+                trim(action),
+                trim(line),
+                trim(action),
+                n = self.n,
+            ),
+            None => format!(
+                "line {n}: `{}` ends a block that was never opened (no header `{header}` above \
+                 it); whatever that block held was not read — resend it whole",
+                trim(line),
+                n = self.n,
+            ),
+        };
+        self.notices.push(Notice {
+            line: self.n,
+            block_id: (!id.is_empty()).then(|| id.to_string()),
+            action: None,
+            message,
         });
     }
 

@@ -53,8 +53,12 @@ impl<'r> Transaction<'r> {
         let mut warnings = Vec::new();
         let mut paths = journal_paths(repo, plan, base_tree)?;
         if start.has_exec {
-            // Exec can touch any file: every untracked one is saved so undo can put it back.
-            let extra = save_untracked(repo, &start.status.untracked, &paths, &mut warnings)?;
+            // Exec can touch any file: every untracked one, and every ignored file outside
+            // ignored directories (a `.env`, a local config; not build output), is saved so
+            // undo can put it back.
+            let mut saved = start.status.untracked.clone();
+            saved.extend(repo.ignored_files(&start.index, IGNORED_CAP)?);
+            let extra = save_untracked(repo, &saved, &paths, &mut warnings)?;
             paths.extend(extra);
             paths.sort_by(|a, b| a.path.cmp(&b.path));
         }
@@ -82,6 +86,8 @@ impl<'r> Transaction<'r> {
             after_tree: None,
             after_index: None,
             index_flags,
+            blocks: Vec::new(),
+            also_refs: Vec::new(),
         };
         journal.write(repo)?;
         crate::base::trace::phase("snapshot trees+journal");
@@ -209,8 +215,11 @@ fn untracked_parent_dirs(
     Ok(out)
 }
 
-/// Every untracked (not ignored) file not yet journaled, saved as a blob, up to a size cap
-/// (what exec might delete or change).
+/// How many ignored files an apply with exec saves at most.
+const IGNORED_CAP: usize = 2000;
+
+/// Every untracked file not yet journaled, saved as a blob, up to a size cap (what exec might
+/// delete or change).
 fn save_untracked(
     repo: &Repo,
     untracked: &[BString],

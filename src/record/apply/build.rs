@@ -10,8 +10,12 @@ use crate::repo::{BString, ByteSlice, EntryKind, Index, IndexUpdate, ObjectId, R
 use super::super::merge;
 use super::super::message::{self, Item, Verb};
 use super::begin::Transaction;
+use super::records::pending_changes;
 use super::state::Start;
 use super::{ApplyError, ApplyOptions};
+
+/// Paths with AI changes left pending by an earlier apply, and their entry before it.
+type Pending = std::collections::BTreeMap<BString, Option<crate::repo::Entry>>;
 
 /// The AI's changes as trees.
 pub(super) struct Built {
@@ -23,6 +27,11 @@ pub(super) struct Built {
     /// with the reason when it cannot be kept apart (the snapshot fallback).
     pub(super) on_head: Result<Vec<TreeChange>, String>,
     pub(super) items: Vec<Item>,
+    /// Paths whose uncommitted work the AI's change took out of the worktree (a delete, a
+    /// whole-file write, a conflicting edit): a warning names where that work is kept.
+    pub(super) displaced: Vec<BString>,
+    /// Paths whose AI changes an earlier apply left pending (a failing hook), committed now.
+    pub(super) pending: Vec<BString>,
 }
 
 impl Transaction<'_> {
@@ -39,12 +48,7 @@ impl Transaction<'_> {
         let mut hasher = repo.hasher_with(&start.index)?;
         let mut changes = Vec::with_capacity(order.len());
         let mut items = Vec::with_capacity(order.len());
-        for p in order {
-            let entry = hasher.hash(p.as_bstr())?.map(|(e, _)| e);
-            let before = file_entry(repo, self.base_tree, p)?;
-            if before == entry {
-                continue;
-            }
+        let mut add = |p: &BString, before, entry| {
             let verb = match (before, entry) {
                 (None, _) => Verb::Create,
                 (_, None) => Verb::Delete,
@@ -55,29 +59,154 @@ impl Transaction<'_> {
                 path: p.clone(),
                 entry,
             });
+        };
+        let mut added = std::collections::BTreeSet::new();
+        for p in order {
+            let entry = hasher.hash(p.as_bstr())?.map(|(e, _)| e);
+            let before = file_entry(repo, self.base_tree, p)?;
+            if before != entry {
+                add(p, before, entry);
+                added.insert(p);
+            }
+        }
+        // The AI's changes a failing hook left pending go into this commit too.
+        let pending =
+            pending_changes(repo, start.head.branch(), start.head_commit, self.base_tree)?;
+        for (p, before) in &pending {
+            if !added.contains(p) {
+                add(p, *before, file_entry(repo, self.base_tree, p)?);
+            }
         }
         let items = message::fold_moves(items, &execution.result);
+        crate::base::failpoint::io_error("apply:write-tree").map_err(|e| {
+            crate::repo::RepoError::Invalid(format!("cannot write the new tree: {e}"))
+        })?;
         let after_tree = repo.edit_tree(self.base_tree, &changes)?;
         let on_head = if opts.wip_commit && start.status.is_dirty() {
             Err("--wip commit".to_string())
         } else {
-            self.merge_onto_head(start, &changes)?
+            self.merge_onto_head(start, &changes, &execution.moves, &pending)?
         };
+        let displaced = self.displaced(start, &changes, &execution.moves, &pending)?;
         Ok(Built {
             changes,
             after_tree,
             on_head,
             items,
+            displaced,
+            pending: pending.into_keys().collect(),
         })
+    }
+
+    /// The changed paths that held uncommitted work (W differs from HEAD, for a moved file at
+    /// its old path) which the worktree no longer holds: the worktree is not the AI's commit
+    /// plus the user's change.
+    fn displaced(
+        &self,
+        start: &Start,
+        changes: &[TreeChange],
+        moves: &[(String, String)],
+        pending: &Pending,
+    ) -> Result<Vec<BString>, ApplyError> {
+        let repo = self.repo;
+        let mut out = Vec::new();
+        if !start.status.is_dirty() {
+            return Ok(out);
+        }
+        for c in changes {
+            let moved_away = c.entry.is_none()
+                && moves.iter().any(|(old, _)| {
+                    c.path == old.as_str()
+                        || c.path
+                            .strip_prefix(old.as_bytes())
+                            .is_some_and(|r| r.starts_with(b"/"))
+                });
+            if moved_away {
+                // Judged at the path it moved to.
+                continue;
+            }
+            let (from, h, w) = self.versions(start, &c.path, moves, pending)?;
+            let kept = match (w == h, w, h, c.entry) {
+                (true, ..) => true,
+                (false, Some(w), Some(h), Some(a))
+                    if [a.kind, w.kind, h.kind]
+                        .iter()
+                        .all(|k| matches!(k, EntryKind::Blob | EntryKind::Executable)) =>
+                {
+                    let (w, h, a) = (
+                        repo.read_blob(w.id)?,
+                        repo.read_blob(h.id)?,
+                        repo.read_blob(a.id)?,
+                    );
+                    // The AI's change alone (on HEAD), then the user's change on top of it.
+                    merge::merge3(&w, &h, &a)
+                        .and_then(|ai| merge::merge3(&h, &w, &ai))
+                        .is_some_and(|both| both == a)
+                }
+                (false, w, _, a) => w == a,
+            };
+            if !kept {
+                out.push(from);
+            }
+        }
+        out.sort();
+        out.dedup();
+        Ok(out)
+    }
+
+    /// The path a change's content came from (itself, or a moved file's old path) and its
+    /// HEAD and worktree-before (W) entries.
+    #[allow(clippy::type_complexity)]
+    ///
+    /// A path with AI changes left pending by an earlier apply takes the entry it had before
+    /// that apply as the user's version, so those changes count as the AI's.
+    fn versions(
+        &self,
+        start: &Start,
+        path: &BString,
+        moves: &[(String, String)],
+        pending: &Pending,
+    ) -> Result<
+        (
+            BString,
+            Option<crate::repo::Entry>,
+            Option<crate::repo::Entry>,
+        ),
+        ApplyError,
+    > {
+        let repo = self.repo;
+        if let Some(before) = pending.get(path) {
+            return Ok((
+                path.clone(),
+                file_entry(repo, start.head_tree, path)?,
+                *before,
+            ));
+        }
+        let h = file_entry(repo, start.head_tree, path)?;
+        let w = file_entry(repo, self.base_tree, path)?;
+        match (h, w, moved_from(path, moves)) {
+            (None, None, Some(src)) => {
+                let h = file_entry(repo, start.head_tree, &src)?;
+                let w = file_entry(repo, self.base_tree, &src)?;
+                Ok((src, h, w))
+            }
+            _ => Ok((path.clone(), h, w)),
+        }
     }
 
     /// The AI's changes as changes of HEAD's tree: for a path the user had changed too, HEAD's
     /// version plus the AI's change by a three-way merge. `Err` with the reason when a path is
     /// staged or the merge conflicts.
+    ///
+    /// A path a `file_move` created takes the moved file's versions as its own: HEAD's blob
+    /// moves, plus the AI's edits, and the user's uncommitted edit stays an unstaged change at
+    /// the new path.
     fn merge_onto_head(
         &self,
         start: &Start,
         changes: &[TreeChange],
+        moves: &[(String, String)],
+        pending: &Pending,
     ) -> Result<Result<Vec<TreeChange>, String>, ApplyError> {
         let repo = self.repo;
         if !start.status.is_dirty() {
@@ -85,11 +214,10 @@ impl Transaction<'_> {
         }
         let mut out = Vec::with_capacity(changes.len());
         for c in changes {
-            let h = file_entry(repo, start.head_tree, &c.path)?;
-            let i = file_entry(repo, self.index_tree, &c.path)?;
-            let w = file_entry(repo, self.base_tree, &c.path)?;
+            let (from, h, w) = self.versions(start, &c.path, moves, pending)?;
+            let i = file_entry(repo, self.index_tree, &from)?;
             if i != h {
-                return Ok(Err(format!("{} has staged changes", c.path)));
+                return Ok(Err(format!("{from} has staged changes")));
             }
             let entry = match (w == h, c.entry, w, h) {
                 (true, e, _, _) => e,
@@ -131,6 +259,27 @@ impl Transaction<'_> {
         }
         Ok(Ok(out))
     }
+}
+
+/// The path `path` held before the `file_move`s (`(old, new)` in order) that brought it
+/// there (a file moved, or one inside a moved folder); `None` when no move made it.
+fn moved_from(path: &BString, moves: &[(String, String)]) -> Option<BString> {
+    let mut p = path.to_string();
+    let mut moved = false;
+    for (old, new) in moves.iter().rev() {
+        if p == *new {
+            p = old.clone();
+        } else if let Some(rest) = p
+            .strip_prefix(new.as_str())
+            .and_then(|r| r.strip_prefix('/'))
+        {
+            p = format!("{old}/{rest}");
+        } else {
+            continue;
+        }
+        moved = true;
+    }
+    moved.then(|| BString::from(p))
 }
 
 /// A path's non-tree entry in `tree`.

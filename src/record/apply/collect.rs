@@ -98,7 +98,7 @@ impl Transaction<'_> {
 /// reverted counts too) and files it created. A path the index does not track that existed
 /// before (an untracked file, one the user stopped tracking with `git rm --cached`) is never
 /// committed for exec: its prior content is in the journal, and undo puts it back.
-fn exec_changes(
+pub(super) fn exec_changes(
     repo: &Repo,
     start: &Start,
     base_tree: ObjectId,

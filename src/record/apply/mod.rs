@@ -85,8 +85,35 @@ pub struct ApplyOptions {
     pub coauthor: Option<String>,
     /// `hooks.before` / `hooks.after` from the configuration (see `crate::exec::hooks`).
     pub hooks: crate::exec::hooks::Hooks,
+    /// Run blocks an AI commit on this branch already applied (a reply pasted again);
+    /// without it they are reported "already applied in <commit>" and not run.
+    pub force: bool,
+    /// More refs to move in the same ref transaction as the branch (or as the pending record
+    /// of an apply that commits nothing): `watch` records its applied blocks this way, so a
+    /// kill never separates the commit from that record.
+    pub also_refs: Option<AlsoRefs>,
+    /// Commit the AI changes an earlier apply left pending even when the reply has nothing
+    /// to do (`git clada commit`).
+    pub finish_pending: bool,
     /// The MCP session the apply is a tool call of: a `Clada-Session` trailer on the commit.
     pub session: Option<String>,
+}
+
+/// Makes the extra ref updates of an apply, given its commit (`None`: it committed nothing).
+#[derive(Clone)]
+pub struct AlsoRefs(
+    #[allow(clippy::type_complexity)]
+    pub  std::sync::Arc<
+        dyn Fn(&Repo, Option<ObjectId>) -> Result<Vec<crate::repo::RefUpdate>, RepoError>
+            + Send
+            + Sync,
+    >,
+);
+
+impl std::fmt::Debug for AlsoRefs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("AlsoRefs(..)")
+    }
 }
 
 /// What an apply did.
@@ -123,7 +150,13 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
     // hooks.before changes the user's state, so it runs before any of it is read.
     let (before, before_ok) = match opts.engine.dry_run {
         true => (Vec::new(), true),
-        false => crate::exec::hooks::run("before", &opts.hooks.before, repo.workdir(), &opts.hooks),
+        false => crate::exec::hooks::run(
+            "before",
+            &opts.hooks.before,
+            repo.workdir(),
+            &opts.hooks,
+            &[],
+        ),
     };
     // The repository-sized work (reading the index, comparing it with the worktree) runs in
     // the background while the reply is parsed and the lock taken; `finish_status` redoes it
@@ -159,7 +192,7 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
         return Ok(uncommitted(execution));
     }
 
-    if plan.nothing_to_do() {
+    if plan.nothing_to_do() && !opts.finish_pending {
         let mut execution = action::execute(&plan, &sandbox, &opts.engine);
         execution.result.steps = before;
         execution.result.update_success();
@@ -171,14 +204,28 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
     let dry = opts.engine.dry_run;
     let _lock = if dry { None } else { Some(repo.lock()?) };
     let start = Start::read(&repo, &plan, opts, prefetch)?;
+    let mut plan = plan;
+    if !opts.force {
+        records::mark_already_applied(&repo, &mut plan, start.head_commit)?;
+    }
     if dry {
         return dry_run::dry_run(&plan, &sandbox, opts, &start.status);
     }
     let mut tx = Transaction::begin(&repo, reply, &plan, &start)?;
 
-    let mut execution = run::execute(&repo, &plan, &sandbox, opts, before);
+    let mut execution = run::execute(&plan, &sandbox, opts, before);
     execution.result.warnings.append(&mut tx.warnings);
-    tx.run(&start, opts, reply, execution)
+    // Kept to take the reply back should recording it fail (a full disk, say).
+    let ran = execution.clone();
+    let result = match tx.after_hooks(&start, opts, &mut execution) {
+        Ok(()) => tx.run(&start, opts, reply, execution),
+        Err(e) => Err(e),
+    };
+    match result {
+        Err(ApplyError::Repo(e)) => rollback::after_failure(&repo, &start, ran, e.to_string()),
+        Err(ApplyError::Journal(e)) => rollback::after_failure(&repo, &start, ran, e.to_string()),
+        other => other,
+    }
 }
 
 /// The outcome of an apply that committed nothing (its report finalised).

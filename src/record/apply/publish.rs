@@ -9,7 +9,7 @@ use crate::action::{Execution, Step};
 use crate::read::input::Reply;
 use crate::repo::{BString, Expected, IndexLock, ObjectId, RefUpdate, Repo, RepoError, Signature};
 
-use super::super::journal::{Before, Journal, JournalSnapshot};
+use super::super::journal::{Before, Journal, JournalRef, JournalSnapshot};
 use super::super::snapshot;
 use super::super::REPLY_NOTES_REF;
 use super::begin::Transaction;
@@ -47,6 +47,20 @@ impl Transaction<'_> {
         let (parent, snap, kept) = self.user_work_commit(start, built, reply)?;
         let author = commit_author(opts, &identity.0);
         let commit = repo.write_commit(commit_tree, &[parent], &msg, &author, &identity.1)?;
+        let keeper = match (kept, &snap) {
+            (Some(_), _) => Some(kept_ref(commit)),
+            (None, Some(s)) => Some(s.commit.to_string()),
+            (None, None) => None,
+        };
+        if let Some(keeper) = keeper {
+            execution.result.warnings.extend(
+                built
+                    .displaced
+                    .iter()
+                    .map(|p| displaced_warning(p, &keeper)),
+            );
+        }
+        self.journal.blocks = super::records::applied_keys(&execution.result);
         let record = self.record_commit(commit, after_tree, after_index)?;
         let subject = msg.lines().next().unwrap_or_default().to_string();
         execution.result.git_commit = Some(commit.to_string());
@@ -60,6 +74,22 @@ impl Transaction<'_> {
         // The branch, the apply record and both notes move in one transaction: all or none.
         let mut updates = branch_updates(reply, head_commit, commit, record, kept, &subject);
         updates.extend(notes_updates(repo, &execution, reply, commit)?);
+        if let Some(also) = &opts.also_refs {
+            let extra = (also.0)(repo, Some(commit))?;
+            self.journal.also_refs = extra
+                .iter()
+                .map(|u| {
+                    Ok(JournalRef {
+                        name: u.name.clone(),
+                        before: match u.expected {
+                            Expected::Value(v) => Some(v.to_string()),
+                            _ => repo.read_ref(&u.name)?.map(|v| v.to_string()),
+                        },
+                    })
+                })
+                .collect::<Result<_, RepoError>>()?;
+            updates.extend(extra);
+        }
         // git's index lock stays held (the new index written into it) until the branch has
         // moved: a `git commit` cannot slip in between, and if the branch moved anyway the
         // old index is still in place.
@@ -178,6 +208,7 @@ impl Transaction<'_> {
     pub(super) fn close_uncommitted(
         mut self,
         start: &Start,
+        opts: &ApplyOptions,
         reply: &Reply,
         mut execution: Execution,
         after: Option<(ObjectId, ObjectId)>,
@@ -207,15 +238,19 @@ impl Transaction<'_> {
         let record = record_tree(repo, &self.journal)?;
         let name = pending_ref(start.head.branch());
         let replies_blob = repo.write_blob(reply.text.as_bytes())?;
-        repo.update_ref(
-            &name,
-            record,
-            Expected::Any,
-            &format!(
+        let mut updates = vec![RefUpdate {
+            name,
+            new: record,
+            expected: Expected::Any,
+            reflog: format!(
                 "clada: uncommitted apply of {} (reply {replies_blob})",
                 reply.source
             ),
-        )?;
+        }];
+        if let Some(also) = &opts.also_refs {
+            updates.extend((also.0)(repo, None)?);
+        }
+        repo.update_refs(&updates)?;
         Journal::remove(repo)?;
         if after.is_none() {
             execution.result.warnings.push(
@@ -228,7 +263,7 @@ impl Transaction<'_> {
 
 /// The user's work as a stash-format commit: tree W, parents HEAD and a commit of the index
 /// tree, as `git stash` writes them.
-fn kept_work_commit(
+pub(super) fn kept_work_commit(
     repo: &Repo,
     start: &Start,
     index_tree: ObjectId,
@@ -259,6 +294,16 @@ fn kept_work_commit(
         author,
         committer,
     )?)
+}
+
+/// The warning for a path whose uncommitted work the reply took out of the worktree, naming
+/// the commit or ref (`keeper`) that holds it.
+fn displaced_warning(path: &BString, keeper: &str) -> String {
+    format!(
+        "your uncommitted change to {path} is no longer in the worktree (the reply's change \
+         replaced or removed it); it is kept in {keeper}: `git checkout {keeper} -- {path}` \
+         brings it back, `git clada undo` takes the whole reply back"
+    )
 }
 
 /// The AI commit's author: `--git-author` when given, else the user (`user`).

@@ -42,6 +42,16 @@ pub(super) fn record_tree(repo: &Repo, journal: &Journal) -> Result<ObjectId, Ap
             id: repo.write_blob(&json)?,
         }),
     }];
+    if !journal.blocks.is_empty() {
+        // The keys alone, so a later apply checks them without reading the whole journal.
+        changes.push(TreeChange {
+            path: "blocks".into(),
+            entry: Some(crate::repo::Entry {
+                kind: EntryKind::Blob,
+                id: repo.write_blob(journal.blocks.join("\n").as_bytes())?,
+            }),
+        });
+    }
     let index_tree = parse_id(&journal.index_tree)?;
     changes.push(TreeChange {
         path: "index".into(),
@@ -112,4 +122,101 @@ pub fn record_journal(repo: &Repo, tree: ObjectId) -> Result<Option<Journal>, Ap
         source,
     })?;
     Ok(Some(journal))
+}
+
+/// How many first-parent commits back from HEAD a block is looked for in the apply records.
+const APPLIED_DEPTH: usize = 200;
+
+/// Marks the planned blocks whose exact change an AI commit on this branch already made (its
+/// apply record lists the block's key, and the commit is among the last [`APPLIED_DEPTH`]
+/// first-parent commits from `head`): a reply pasted a second time does not insert an
+/// "anchor + new code" edit twice. An undone apply is no longer on the branch, so its blocks
+/// run again.
+pub(super) fn mark_already_applied(
+    repo: &Repo,
+    plan: &mut crate::action::Plan,
+    head: ObjectId,
+) -> Result<(), ApplyError> {
+    let mut wanted: std::collections::HashMap<String, Vec<usize>> = Default::default();
+    for (i, pa) in plan.actions.iter().enumerate() {
+        if let Some(key) = pa.key() {
+            wanted.entry(key).or_default().push(i);
+        }
+    }
+    let mut commit = Some(head);
+    for _ in 0..APPLIED_DEPTH {
+        let Some(c) = commit else { break };
+        if wanted.is_empty() {
+            break;
+        }
+        let blocks = match repo.read_ref(&record_ref(c))? {
+            Some(tree) => repo.tree_entry(tree, b"blocks".as_bstr())?,
+            None => None,
+        };
+        if let Some(entry) = blocks {
+            let keys = repo.read_blob(entry.id)?;
+            for key in keys.split(|&b| b == b'\n') {
+                let key = String::from_utf8_lossy(key);
+                for i in wanted.remove(key.as_ref()).unwrap_or_default() {
+                    plan.actions[i].already_applied = Some(c.to_string());
+                }
+            }
+        }
+        commit = repo.commit_info(c)?.parents.first().copied();
+    }
+    Ok(())
+}
+
+/// The keys of the blocks whose change an apply made: its successful write blocks that ran.
+pub(super) fn applied_keys(result: &crate::action::ExecutionResult) -> Vec<String> {
+    result
+        .results
+        .iter()
+        .filter(|r| r.success && !r.skipped && !r.rolled_back)
+        .filter(|r| {
+            crate::action::schema::schema()
+                .get(&r.action)
+                .is_some_and(|d| d.kind == crate::action::Kind::Write)
+        })
+        .map(|r| crate::action::block_key(&r.params))
+        .collect()
+}
+
+/// The AI's changes an earlier apply left pending on `branch` (a failing hook stopped its
+/// commit) while HEAD has not moved since: each path it changed that still differs in the
+/// worktree (`worktree_tree`, W now) from before that apply (as the AI left it, or as the user
+/// fixed what the hook reported), with the entry it had before. They belong in the next AI
+/// commit, not among the user's uncommitted work.
+pub(super) fn pending_changes(
+    repo: &Repo,
+    branch: Option<&str>,
+    head: ObjectId,
+    worktree_tree: ObjectId,
+) -> Result<std::collections::BTreeMap<crate::repo::BString, Option<crate::repo::Entry>>, ApplyError>
+{
+    let mut out = std::collections::BTreeMap::new();
+    let Some(tree) = repo.read_ref(&pending_ref(branch))? else {
+        return Ok(out);
+    };
+    let Some(journal) = record_journal(repo, tree)? else {
+        return Ok(out);
+    };
+    let (Some(after), true) = (&journal.after_tree, journal.head_id().ok() == Some(head)) else {
+        return Ok(out);
+    };
+    let file = |tree: ObjectId, p: &crate::repo::BString| -> Result<_, ApplyError> {
+        Ok(repo
+            .tree_entry(tree, p.as_bstr())?
+            .filter(|e| e.kind != EntryKind::Tree))
+    };
+    for d in repo.diff_trees(parse_id(&journal.base_tree)?, parse_id(after)?)? {
+        let (old, new) = (
+            d.old.filter(|e| e.kind != EntryKind::Tree),
+            d.new.filter(|e| e.kind != EntryKind::Tree),
+        );
+        if old != new && file(worktree_tree, &d.path)? != old {
+            out.insert(d.path, old);
+        }
+    }
+    Ok(out)
 }

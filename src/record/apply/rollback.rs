@@ -10,7 +10,8 @@ use crate::action::{self, Execution};
 use crate::repo::{BString, ByteSlice, EntryKind, Repo, RepoError};
 
 use super::super::journal::{parse_id, Journal};
-use super::ApplyError;
+use super::state::Start;
+use super::{uncommitted, ApplyError, ApplyOutcome};
 
 /// Puts every path the reply changed back as it was (`--atomic`).
 pub(super) fn roll_back(
@@ -52,4 +53,57 @@ pub(super) fn roll_back(
     }
     repo.execute_checkout(&crate::repo::CheckoutPlan { writes, deletes }, &mut hasher)?;
     Ok(())
+}
+
+/// Recording the reply failed after its actions ran (a full disk while writing objects, the
+/// index or the journal): the reply is taken back on the spot, the journal dropped, and the
+/// report lists the blocks that ran, each marked rolled back. When that cannot be done safely
+/// (the branch already moved, exec ran, the journal is unreadable) or fails too, the error
+/// says that `git clada undo` restores the state before the apply (the journal stays).
+pub(super) fn after_failure(
+    repo: &Repo,
+    start: &Start,
+    mut ran: Execution,
+    error: String,
+) -> Result<ApplyOutcome, ApplyError> {
+    let undo = |why: String| {
+        Err(ApplyError::Repo(RepoError::Invalid(format!(
+            "{error}; {why}, so the reply's changes are still in the worktree: `git clada undo` restores the state before the apply"
+        ))))
+    };
+    let journal = match Journal::read(repo) {
+        Ok(Some(j)) => j,
+        // No journal: the failure came after the transaction was closed or taken back.
+        Ok(None) => return Err(ApplyError::Repo(RepoError::Invalid(error))),
+        Err(e) => return undo(format!("the journal cannot be read ({e})")),
+    };
+    if repo.head()?.commit() != Some(start.head_commit) || journal.commit.is_some() {
+        return undo("the commit was already made".into());
+    }
+    if journal.exec {
+        return undo("exec ran (what it changed is for undo to take back)".into());
+    }
+    if let Err(e) = roll_back(repo, &journal, &ran, &[]) {
+        return undo(format!("taking the reply back failed too ({e})"));
+    }
+    if let Err(e) = Journal::remove(repo) {
+        return undo(format!("the journal cannot be removed ({e})"));
+    }
+    let result = &mut ran.result;
+    for r in result
+        .results
+        .iter_mut()
+        .filter(|r| r.success && !r.skipped)
+    {
+        r.success = false;
+        r.rolled_back = true;
+        r.error = Some(format!(
+            "not applied: recording the commit failed ({error}), so every change of the reply was rolled back"
+        ));
+    }
+    result.rolled_back = true;
+    result.warnings.push(format!(
+        "recording the commit failed ({error}); every change of this reply was rolled back and nothing was committed: free the space (or fix the cause) and apply again"
+    ));
+    Ok(uncommitted(ran))
 }

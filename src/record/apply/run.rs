@@ -7,21 +7,19 @@
 
 use crate::action::{self, Execution, Step};
 use crate::read::input::Reply;
-use crate::repo::{BString, Repo, RepoError};
+use crate::repo::{BString, ByteSlice, Repo, RepoError};
 use crate::sandbox::Sandbox;
 
 use super::super::journal::Journal;
 use super::begin::Transaction;
-use super::build::{index_updates, with_updates};
+use super::build::{file_entry, index_updates, with_updates};
+use super::collect::exec_changes;
 use super::rollback::roll_back;
 use super::state::Start;
 use super::{uncommitted, ApplyError, ApplyOptions, ApplyOutcome};
 
-/// Runs the reply's actions, then `hooks.after` (a formatter, the tests), which sees the
-/// reply's result; what it changes is collected with exec's changes (`has_exec`). `before`
-/// are the steps of `hooks.before`, reported first.
+/// Runs the reply's actions; `before` are the steps of `hooks.before`, reported first.
 pub(super) fn execute(
-    repo: &Repo,
     plan: &action::Plan,
     sandbox: &Sandbox,
     opts: &ApplyOptions,
@@ -29,19 +27,104 @@ pub(super) fn execute(
 ) -> Execution {
     let mut execution = action::execute(plan, sandbox, &opts.engine);
     crate::base::trace::phase("execute");
-    let (after, _) =
-        crate::exec::hooks::run("after", &opts.hooks.after, repo.workdir(), &opts.hooks);
+    execution.result.steps.extend(before);
     execution
-        .result
-        .steps
-        .extend(before.into_iter().chain(after));
-    execution
-        .result
-        .warnings
-        .extend(crate::exec::hooks::warnings(&opts.hooks));
-    execution.result.update_success();
-    crate::base::failpoint::hit("apply:after-execute");
-    execution
+}
+
+impl Transaction<'_> {
+    /// `hooks.after` (a formatter, the tests), which sees the reply's result and gets the
+    /// paths it changed. What it changes there is collected with exec's changes; what it
+    /// changes anywhere else (the user's own dirty files, other files) is put back as it was
+    /// before the apply and named in a warning, so the AI commit holds only the AI's change
+    /// and the user's work stays as it was.
+    pub(super) fn after_hooks(
+        &self,
+        start: &Start,
+        opts: &ApplyOptions,
+        execution: &mut Execution,
+    ) -> Result<(), ApplyError> {
+        if !opts.hooks.after.is_empty() {
+            let repo = self.repo;
+            let reply_paths = self.reply_paths(start, execution)?;
+            let existing: Vec<String> = reply_paths
+                .iter()
+                .filter(|p| std::fs::symlink_metadata(repo.abs_path(p.as_bstr())).is_ok())
+                .map(|p| p.to_string())
+                .collect();
+            let (after, _) = crate::exec::hooks::run(
+                "after",
+                &opts.hooks.after,
+                repo.workdir(),
+                &opts.hooks,
+                &existing,
+            );
+            execution.result.steps.extend(after);
+            let outside = self.put_back_outside(start, &reply_paths)?;
+            if !outside.is_empty() {
+                execution.result.warnings.push(format!(
+                    "hooks.after changed {} the reply did not change, so it was put back as it was before the apply: {}",
+                    if outside.len() == 1 { "a path" } else { "paths" },
+                    outside.join(", ")
+                ));
+            }
+        }
+        execution
+            .result
+            .warnings
+            .extend(crate::exec::hooks::warnings(&opts.hooks));
+        execution.result.update_success();
+        crate::base::failpoint::hit("apply:after-execute");
+        Ok(())
+    }
+
+    /// The paths the reply changed so far: its file actions' and what its exec blocks
+    /// changed (compared with the state the journal recorded).
+    fn reply_paths(
+        &self,
+        start: &Start,
+        execution: &Execution,
+    ) -> Result<std::collections::BTreeSet<BString>, ApplyError> {
+        let mut hasher = self.repo.hasher_with(&start.index)?;
+        let mut out: std::collections::BTreeSet<BString> =
+            exec_changes(self.repo, start, self.base_tree, &mut hasher)?
+                .into_iter()
+                .collect();
+        out.extend(
+            execution
+                .changes
+                .iter()
+                .filter_map(|c| c.rel.as_deref().map(BString::from)),
+        );
+        Ok(out)
+    }
+
+    /// Puts back every path outside `reply_paths` that differs from the state before the
+    /// apply (tracked: the worktree tree W; untracked: the journal's saved copy; new: removed);
+    /// returns them.
+    fn put_back_outside(
+        &self,
+        start: &Start,
+        reply_paths: &std::collections::BTreeSet<BString>,
+    ) -> Result<Vec<String>, ApplyError> {
+        let repo = self.repo;
+        let mut hasher = repo.hasher_with(&start.index)?;
+        let now = exec_changes(repo, start, self.base_tree, &mut hasher)?;
+        let mut out = Vec::new();
+        for p in now.into_iter().filter(|p| !reply_paths.contains(p)) {
+            match file_entry(repo, self.base_tree, &p)? {
+                Some(e) => repo.write_entry(p.as_bstr(), &e, &mut hasher)?,
+                None => {
+                    let abs = repo.abs_path(p.as_bstr());
+                    if std::fs::symlink_metadata(&abs).is_ok_and(|m| !m.is_dir()) {
+                        std::fs::remove_file(&abs)
+                            .map_err(crate::repo::io_err_pub("cannot remove", &abs))?;
+                    }
+                }
+            }
+            out.push(p.to_string());
+        }
+        Ok(out)
+    }
 }
 
 impl Transaction<'_> {
@@ -86,9 +169,18 @@ impl Transaction<'_> {
                 // Exec ran git itself (or another git command ran meanwhile): committing on
                 // top would mix the two, and rolling back would undo what exec meant to do.
                 drop(lock);
+                // The user's work as it was before the reply stays reachable (exec may have
+                // overwritten it: a `git checkout -- FILE`), under a ref the warning names.
+                let kept = match start.status.is_dirty() {
+                    true => Some(self.keep_work_aside(start, reply)?),
+                    false => None,
+                };
                 Journal::remove(repo)?;
+                let kept = kept.map_or(String::new(), |r| {
+                    format!("; your uncommitted work from before the reply is kept in {r} (`git stash apply {r}` brings it back)")
+                });
                 execution.result.warnings.push(format!(
-                    "exec changed git's state ({what}), so git-clada committed nothing and left the repository exactly as the reply's actions and exec left it (see `git status`); `git clada undo` cannot take this reply back"
+                    "exec changed git's state ({what}), so git-clada committed nothing and left the repository exactly as the reply's actions and exec left it (see `git status`); `git clada undo` cannot take this reply back{kept}"
                 ));
                 return Ok(uncommitted(execution));
             }
@@ -100,7 +192,7 @@ impl Transaction<'_> {
 
         if built.changes.is_empty() {
             drop(lock);
-            return self.close_uncommitted(start, reply, execution, None);
+            return self.close_uncommitted(start, opts, reply, execution, None);
         }
         if opts.no_commit {
             let updates = index_updates(&built.changes, &built.changes);
@@ -116,12 +208,35 @@ impl Transaction<'_> {
             });
             return self.close_uncommitted(
                 start,
+                opts,
                 reply,
                 execution,
                 Some((built.after_tree, after_index)),
             );
         }
         self.commit(start, opts, reply, execution, built, lock)
+    }
+}
+
+impl Transaction<'_> {
+    /// The user's work before the apply (W and the index) as a stash-format commit under
+    /// `refs/clada/work/<its id>`; returns the ref.
+    fn keep_work_aside(&self, start: &Start, reply: &Reply) -> Result<String, ApplyError> {
+        let kept = super::publish::kept_work_commit(
+            self.repo,
+            start,
+            self.index_tree,
+            self.base_tree,
+            &reply.source,
+        )?;
+        let name = super::records::kept_ref(kept);
+        self.repo.update_ref(
+            &name,
+            kept,
+            crate::repo::Expected::Any,
+            "clada: your uncommitted work before exec changed git's state",
+        )?;
+        Ok(name)
     }
 }
 

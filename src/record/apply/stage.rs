@@ -52,6 +52,13 @@ impl Transaction<'_> {
                 ));
             }
         }
+        if !built.pending.is_empty() {
+            let paths: Vec<String> = built.pending.iter().map(|p| p.to_string()).collect();
+            execution.result.warnings.push(format!(
+                "this commit also holds the AI's changes an earlier apply left pending when a hook stopped its commit: {}",
+                paths.join(", ")
+            ));
+        }
         // The index to commit from, and the one to leave behind: with the user's work kept
         // uncommitted they differ (the user's staged work stays staged, not committed).
         let staged = self.stage(start, &built)?;
@@ -83,11 +90,12 @@ impl Transaction<'_> {
         )?
         else {
             execution.result.warnings.push(
-                "a hook failed, so nothing was committed; the AI's changes are in the worktree, unstaged (fix what the hook reports and apply again, or take them back with `git clada undo`)".into(),
+                "a hook failed, so nothing was committed; the AI's changes are in the worktree, unstaged, and stay pending: the next apply's AI commit includes them, `git clada commit` commits them now (fix what the hook reports first), `git clada undo` takes them back".into(),
             );
             let index_tree = self.index_tree;
             return self.close_uncommitted(
                 start,
+                opts,
                 reply,
                 execution,
                 Some((built.after_tree, index_tree)),
@@ -181,17 +189,64 @@ impl Transaction<'_> {
         let index_writer;
         if runs_hooks {
             let mut hook_index = commit_index;
-            hook_index.set_cache_tree(repo, commit_tree, None)?;
-            lock.commit(&hook_index)?;
-            crate::base::failpoint::hit("apply:after-index");
-            match run_pre_commit_hooks(repo, &mut msg)? {
-                HookVerdict::Pass(run) => steps.extend(run),
-                HookVerdict::Fail(run) => {
-                    steps.extend(run);
+            let mut lock = Some(lock);
+            let mut retried = false;
+            loop {
+                hook_index.set_cache_tree(repo, commit_tree, None)?;
+                match lock.take() {
+                    Some(lock) => lock.commit(&hook_index)?,
+                    None => repo.lock_index()?.commit(&hook_index)?,
+                }
+                crate::base::failpoint::hit("apply:after-index");
+                let run = match run_pre_commit_hooks(repo, &mut msg)? {
+                    HookVerdict::Pass(run) => {
+                        steps.extend(run);
+                        break;
+                    }
+                    HookVerdict::Fail(run) => run,
+                };
+                steps.extend(run);
+                // A hook that fixed the reply's files and failed (end-of-file-fixer, a
+                // formatter: the pre-commit framework's way) gets one more try with its
+                // fixes staged, as its users do by hand.
+                let fixes = match retried {
+                    true => Vec::new(),
+                    false => self.hook_fixes(built, after_tree, commit_tree)?,
+                };
+                if fixes.is_empty() {
                     // The user's own index back; the AI's changes stay in the worktree.
                     repo.lock_index()?.commit(&start.index)?;
                     return Ok(None);
                 }
+                retried = true;
+                let note = note_retry(steps, &fixes);
+                steps.extend(note);
+                let updates: Vec<IndexUpdate> = fixes
+                    .iter()
+                    .map(|f| IndexUpdate {
+                        path: f.path.clone(),
+                        entry: f.commit,
+                        worktree_matches: f.commit == f.worktree,
+                    })
+                    .collect();
+                hook_index.apply(repo, &updates)?;
+                final_index.apply(repo, &updates)?;
+                let (committed, worktree): (Vec<TreeChange>, Vec<TreeChange>) = fixes
+                    .into_iter()
+                    .map(|f| {
+                        let c = TreeChange {
+                            path: f.path.clone(),
+                            entry: f.commit,
+                        };
+                        let w = TreeChange {
+                            path: f.path,
+                            entry: f.worktree,
+                        };
+                        (c, w)
+                    })
+                    .unzip();
+                commit_tree = repo.edit_tree(commit_tree, &committed)?;
+                after_tree = repo.edit_tree(after_tree, &worktree)?;
             }
             let after_hooks = repo.read_index()?;
             let hooked = repo.tree_of_index(commit_tree, &after_hooks)?;
@@ -238,6 +293,81 @@ impl Transaction<'_> {
             index_writer,
             msg,
         }))
+    }
+}
+
+/// Records in the steps that a failing pre-commit hook rewrote `fixes` and the commit is
+/// tried once more: the failed run did its job (it fixed files), the retry decides.
+fn note_retry(steps: &mut [Step], fixes: &[HookFix]) -> Vec<Step> {
+    if let Some(failed) = steps.iter_mut().rev().find(|s| !s.success) {
+        failed.success = true;
+        failed.name.push_str(" (rewrote files, retried)");
+    }
+    let names: Vec<String> = fixes.iter().map(|f| f.path.to_string()).collect();
+    vec![Step {
+        name: "hook pre-commit: retry".into(),
+        success: true,
+        output: format!(
+            "the pre-commit hook rewrote {} and failed; its changes were staged and the commit tried once more (the AI commit holds the files as the hook left them: nothing needs resending)",
+            names.join(", ")
+        ),
+    }]
+}
+
+/// A reply path a failing pre-commit hook rewrote: what the commit takes and what the
+/// worktree now holds.
+struct HookFix {
+    path: crate::repo::BString,
+    commit: Option<crate::repo::Entry>,
+    worktree: Option<crate::repo::Entry>,
+}
+
+impl Transaction<'_> {
+    /// The reply's paths a pre-commit hook rewrote in the worktree (compared with `after_tree`,
+    /// the worktree the apply left), with what the commit takes: the hook's version, or, where
+    /// the user's uncommitted work stayed out of the commit, the hook's change merged onto the
+    /// committed version. Empty when nothing was rewritten or a fix cannot be kept apart.
+    fn hook_fixes(
+        &self,
+        built: &Built,
+        after_tree: ObjectId,
+        commit_tree: ObjectId,
+    ) -> Result<Vec<HookFix>, ApplyError> {
+        let repo = self.repo;
+        let mut hasher = repo.hasher()?;
+        let mut out = Vec::new();
+        for c in &built.changes {
+            let left = file_entry(repo, after_tree, &c.path)?;
+            let now = hasher.hash(c.path.as_bstr())?.map(|(e, _)| e);
+            if now == left {
+                continue;
+            }
+            let committed = file_entry(repo, commit_tree, &c.path)?;
+            let commit = match (committed == left, committed, left, now) {
+                (true, ..) => now,
+                (false, Some(cm), Some(l), Some(n)) => {
+                    let merged = super::super::merge::merge3(
+                        &repo.read_blob(l.id)?,
+                        &repo.read_blob(cm.id)?,
+                        &repo.read_blob(n.id)?,
+                    );
+                    match merged {
+                        Some(bytes) => Some(crate::repo::Entry {
+                            kind: n.kind,
+                            id: repo.write_blob(&bytes)?,
+                        }),
+                        None => return Ok(Vec::new()),
+                    }
+                }
+                _ => return Ok(Vec::new()),
+            };
+            out.push(HookFix {
+                path: c.path.clone(),
+                commit,
+                worktree: now,
+            });
+        }
+        Ok(out)
     }
 }
 

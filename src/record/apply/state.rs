@@ -75,7 +75,17 @@ impl Start {
                     name.strip_prefix("refs/heads/").unwrap_or(name)
                 )))
             }
-            Head::Branch { commit, .. } | Head::Detached { commit } => *commit,
+            // A commit on a detached HEAD is reachable from nothing but HEAD: undo, redo,
+            // squash and step work on a branch's history and refuse a detached HEAD, and the
+            // next checkout would leave the commit to git's garbage collection. So an apply
+            // is refused there too, rather than making a commit nothing can take back.
+            Head::Detached { commit } => {
+                return Err(ApplyError::Refused(format!(
+                    "HEAD is detached (at {}); git-clada commits on a branch so that `git clada undo` can take the reply back: create or check out a branch first (`git switch -c <name>`) and apply again",
+                    Repo::short(*commit)
+                )))
+            }
+            Head::Branch { commit, .. } => *commit,
         };
         if let Some(msg) = stepped_back(repo)? {
             return Err(ApplyError::Refused(msg));
@@ -134,7 +144,9 @@ impl Start {
                 now.map_or("nothing".into(), Repo::short)
             )));
         }
-        if index_stamp(repo) != self.index_stamp {
+        // git rewrites the index file for a read-only command too (`git status` refreshing
+        // stat data): only a change of an entry counts.
+        if index_stamp(repo) != self.index_stamp && !repo.read_index()?.same_entries(&self.index) {
             return Ok(Some("the index changed".into()));
         }
         Ok(None)
