@@ -321,6 +321,15 @@ fn file_delete_or_file_write_over_uncommitted_work_names_where_it_is_kept() {
     assert_eq!(repo.read("over.txt"), "AI's\n");
 }
 
+/// The user's own configuration turns the OS sandbox off: what these tests reproduce (exec
+/// rewriting `.git/index`, a hook writing outside the worktree) is only possible without it
+/// (issue 21), and the AI commit must still hold only the AI's change.
+fn sandbox_off(repo: &TestRepo) {
+    let user = repo.home.path().join(".config/clada/config.yml");
+    std::fs::create_dir_all(user.parent().expect("dir")).expect("mkdir");
+    std::fs::write(&user, "sandbox:\n  level: off\n").expect("config");
+}
+
 fn exec(id: &str, code: &str) -> String {
     block(id, &[("action", "exec"), ("lang", "bash"), ("code", code)])
 }
@@ -328,6 +337,7 @@ fn exec(id: &str, code: &str) -> String {
 #[test]
 fn a_read_only_git_status_in_exec_that_rewrites_the_index_file_is_no_change_of_gits_state() {
     let repo = TestRepo::with_files(&[("a.txt", "a0\n"), ("b.txt", "b0\n")]);
+    sandbox_off(&repo);
     // Stale stat data, so `git status` refreshes it and writes the index file.
     std::thread::sleep(std::time::Duration::from_millis(1100));
     repo.write("b.txt", "b0\n");
@@ -720,6 +730,7 @@ fn a_hooks_after_formatter_gets_the_changed_paths_and_its_changes_elsewhere_are_
         ("mine.py", "y=1\n"),
         ("clean.py", "z=1\n"),
     ]);
+    sandbox_off(&repo);
     let seen = repo.home.path().join("seen");
     trust_config(
         &repo,
@@ -830,6 +841,7 @@ fn exec_checking_out_over_the_users_edit_keeps_it_reachable_and_undo_brings_back
         ("b.txt", "b0\n"),
         (".gitignore", ".env\ntarget/\n"),
     ]);
+    sandbox_off(&repo);
     repo.write("a.txt", "a1 my edit\n");
     repo.write(".env", "SECRET=1\n");
     let before = repo.state();

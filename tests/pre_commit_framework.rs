@@ -180,29 +180,35 @@ fn the_framework_accepts_an_ai_commit_of_a_new_file_and_runs_clada_check_on_file
     assert_eq!(r.git(&["show", "HEAD:src/app.py"]), "print('hi')\n");
     assert_eq!(r.status(), "");
 
-    // The control: with the final newline turned off, end-of-file-fixer rejects the commit
-    // (so the framework really ran above).
+    // The control: with the final newline turned off, end-of-file-fixer rewrites the file and
+    // fails the commit (so the framework really ran above); the apply takes the hook's fix to
+    // the reply's file and commits once more (issue 22), naming the file it rewrote.
     r.write(".clada.yml", "files:\n  final_newline: false\n");
     r.git(&["add", ".clada.yml"]);
     r.git(&["commit", "-q", "-m", "exact writes"]);
     let out = r.apply(&write_block("nf2", "src/other.py", "print('x')"), &[]);
-    assert_eq!(exit_code(&out), 1, "{}", output_text(&out));
+    assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
     let v = TestRepo::report(&out);
-    let failed = v["steps"]
-        .as_array()
-        .expect("steps")
+    let steps = v["steps"].as_array().expect("steps");
+    let fixing = steps
         .iter()
-        .find(|s| s["success"] == false)
-        .expect("a failed step");
+        .find(|s| s["name"] == "hook pre-commit (rewrote files, retried)")
+        .expect("the hook's fixing run is named");
     assert!(
-        failed["output"]
+        fixing["output"]
             .as_str()
             .unwrap_or("")
             .contains("Fixing src/other.py"),
-        "{failed}"
+        "{fixing}"
     );
-    assert_eq!(r.subject("HEAD"), "exact writes");
+    assert!(
+        r.subject("HEAD").starts_with("AI: "),
+        "{}",
+        r.subject("HEAD")
+    );
+    assert_eq!(r.git(&["show", "HEAD:src/other.py"]), "print('x')\n");
     r.clada(&["undo"]);
+    assert_eq!(r.subject("HEAD"), "exact writes");
 
     // clada-check as the framework runs it: the staged file names as arguments.
     r.write(

@@ -197,7 +197,7 @@ fn take(
         };
         taken.blocks.extend(more.blocks);
         taken.errors.extend(more.errors);
-        taken.lines += more.lines - 1;
+        taken.lines += more.lines.saturating_sub(1);
         end = more_end;
     }
     Some(taken)
@@ -275,7 +275,7 @@ fn take_element(
     // block; a <tasks> block at its end tag; another element at the line of the error.
     let taken = if unclosed && name == "tasks" {
         match closers.next(text, "<tasks", from + "<tasks".len()) {
-            Some(next) => lines_through(next - from).saturating_sub(1),
+            Some(next) => lines_through(next - from).saturating_sub(1).max(1),
             None => lines_through(xml_all.len()),
         }
     } else if unclosed {
