@@ -382,7 +382,7 @@ impl<'a> Parser<'a, '_> {
                         return Err((i, "END marker cannot have attributes".into()));
                     }
                     let mut members = t.members;
-                    group(&mut members, &t.id, GroupKind::Atomic);
+                    group(&mut members, &t.id, GroupKind::Atomic, "TASKS group");
                     let _ = t.at;
                     self.blocks.extend(members);
                     return Ok(i + 1);

@@ -213,12 +213,13 @@ impl Span {
     }
 }
 
-/// Marks `blocks` as the members of one group.
-pub(crate) fn group(blocks: &mut [Block], id: &str, kind: GroupKind) {
+/// Marks `blocks` as the members of one group, which reports call `noun`.
+pub(crate) fn group(blocks: &mut [Block], id: &str, kind: GroupKind, noun: &'static str) {
     for b in blocks {
         b.group = Some(Group {
             id: id.to_string(),
             kind,
+            noun,
         });
     }
 }
