@@ -18,12 +18,12 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use engine_support::{code_blocks, headings, pretty, result_shape, run_reply, sections};
-use git_clada::exec::spawn::{command_for, run_command, ExecOutput};
 use git_clada::action::fsx::format_node_error;
 use git_clada::action::read::{extract_numbered, SpecError};
 use git_clada::action::schema::{self, ActionDef, Kind, OutputDisplay, ParamDef, ParamType};
 use git_clada::action::textmatch::replace_text;
 use git_clada::action::{self, ExecPolicy};
+use git_clada::exec::spawn::{command_for, run_command, ExecOutput};
 use git_clada::read::{self, Dialect};
 use git_clada::sandbox::Sandbox;
 use indexmap::IndexMap;

@@ -128,7 +128,9 @@ fn unified_header(line: &str) -> Result<Numbers, String> {
     }
     let mut words = rest.split_whitespace();
     let (Some(old), Some(new)) = (words.next(), words.next()) else {
-        return Err(format!("`{line}` is not a hunk header (`@@ -12,3 +12,4 @@`)"));
+        return Err(format!(
+            "`{line}` is not a hunk header (`@@ -12,3 +12,4 @@`)"
+        ));
     };
     match (range(old, '-'), range(new, '+')) {
         (Some(o), Some(n)) => Ok(Some((o, n))),
@@ -235,7 +237,8 @@ pub fn parse(text: &str, style: Style) -> Result<Vec<Hunk>, String> {
                 ))
             }
         };
-        if (kind != Kind::Added && current.old_no_eol) || (kind != Kind::Removed && current.new_no_eol)
+        if (kind != Kind::Added && current.old_no_eol)
+            || (kind != Kind::Removed && current.new_no_eol)
         {
             return Err(format!(
                 "line {n}: `{line}` after `\\ No newline at end of file`: that marker ends its \
@@ -276,8 +279,11 @@ mod tests {
 
     #[test]
     fn apply_patch_chunks_with_anchors_and_end_of_file() {
-        let h = parse(" a\n-b\n+c\n@@ def f():\n-x\n+y\n*** End of File\n", Style::ApplyPatch)
-            .unwrap();
+        let h = parse(
+            " a\n-b\n+c\n@@ def f():\n-x\n+y\n*** End of File\n",
+            Style::ApplyPatch,
+        )
+        .unwrap();
         assert_eq!(h.len(), 2);
         assert_eq!(h[0].anchor, None);
         assert_eq!(h[1].anchor.as_deref(), Some("def f():"));

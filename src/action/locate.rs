@@ -273,9 +273,13 @@ pub fn unified(text: &Text<'_>, hunks: &[Hunk]) -> Result<Located, NotFound> {
     for (i, h) in hunks.iter().enumerate() {
         let old: Vec<&str> = h.old_lines().collect();
         let n = old.len();
-        let base = h
-            .old
-            .map(|(start, _)| if n == 0 { start } else { start.saturating_sub(1) });
+        let base = h.old.map(|(start, _)| {
+            if n == 0 {
+                start
+            } else {
+                start.saturating_sub(1)
+            }
+        });
         if n == 0 {
             let Some(base) = base else {
                 return Err(not_found(
@@ -387,9 +391,8 @@ pub fn unified(text: &Text<'_>, hunks: &[Hunk]) -> Result<Located, NotFound> {
 }
 
 fn not_found(h: &Hunk, message: String) -> NotFound {
-    let join = |it: &mut dyn Iterator<Item = &str>| -> String {
-        it.map(|l| format!("{l}\n")).collect()
-    };
+    let join =
+        |it: &mut dyn Iterator<Item = &str>| -> String { it.map(|l| format!("{l}\n")).collect() };
     NotFound {
         message,
         old_text: join(&mut h.old_lines()),
@@ -587,7 +590,8 @@ fn joined(lines: &[&str], eol: &[u8]) -> Vec<u8> {
 /// The patched text: `edits` (sorted, not overlapping) applied to `text`. With
 /// `keep_last_break`, a text that did not end with a line break still does not.
 pub fn assemble(text: &Text<'_>, edits: &[Edit], keep_last_break: bool) -> Vec<u8> {
-    let mut out = Vec::with_capacity(text.bytes.len() + edits.iter().map(|e| e.new.len()).sum::<usize>());
+    let mut out =
+        Vec::with_capacity(text.bytes.len() + edits.iter().map(|e| e.new.len()).sum::<usize>());
     let mut next = 0usize;
     let copy = |out: &mut Vec<u8>, from: usize, to: usize| {
         out.extend_from_slice(&text.bytes[text.offset(from)..text.offset(to)]);
@@ -665,8 +669,7 @@ mod tests {
         assert_eq!(out, "a\r\nc\r\n");
         assert!(w[0].contains("line endings"), "{w:?}");
         // The hunk as git diff writes it for a CRLF file: exact.
-        let (out, w) =
-            unified_apply("a\r\nb\r\n", "@@ -1,2 +1,2 @@\n a\r\n-b\r\n+c\r\n").unwrap();
+        let (out, w) = unified_apply("a\r\nb\r\n", "@@ -1,2 +1,2 @@\n a\r\n-b\r\n+c\r\n").unwrap();
         assert_eq!(out, "a\r\nc\r\n");
         assert!(w.is_empty(), "{w:?}");
     }

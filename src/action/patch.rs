@@ -140,7 +140,11 @@ fn patched(content: &[u8], p: &Patch, hunks: &[Hunk]) -> Result<(Vec<u8>, Vec<St
         }
     };
     let mut out = bom.to_vec();
-    out.extend(locate::assemble(&text, &located.edits, located.keep_last_break));
+    out.extend(locate::assemble(
+        &text,
+        &located.edits,
+        located.keep_last_break,
+    ));
     Ok((out, located.warnings))
 }
 

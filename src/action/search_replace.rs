@@ -374,7 +374,12 @@ pub(super) fn run(
                  including all white space, comments, indentation, docstrings, etc.",
                 path.given
             ))
-            .with_hint(textmatch::not_found_hint(&content, search, replace, &path.given))
+            .with_hint(textmatch::not_found_hint(
+                &content,
+                search,
+                replace,
+                &path.given,
+            ))
         }
     };
     let text = Text::new(body);
@@ -393,7 +398,11 @@ pub(super) fn run(
             out.extend_from_slice(&body[..text.offset(first)]);
             out.extend_from_slice(&new);
             out.extend_from_slice(&body[text.offset((first + count).min(text.len()))..]);
-            (out, json!({"path": path.given, "replacements": 1}), tolerances)
+            (
+                out,
+                json!({"path": path.given, "replacements": 1}),
+                tolerances,
+            )
         }
         Found::Whole { text: new, pieces } => {
             let mut out = with_eol(&new, crlf);

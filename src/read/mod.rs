@@ -8,7 +8,9 @@
 //! - [`block`]: the neutral result types every front end produces and everything above reads;
 //! - [`scan`](self::scan): the scanner and the [`scan::FrontEnd`] trait;
 //! - one room per format: `sham/` (SHAM, NESL, nesl: the reference grammar, exact), `csl.rs`,
-//!   `cml.rs`, `replacer.rs`; each registered once in [`FRONT_ENDS`];
+//!   `cml.rs`, `replacer.rs`, and the formats models write today: `aider.rs` (SEARCH/REPLACE),
+//!   `apply_patch.rs` (Codex), `diff.rs` (unified diffs); each registered once in
+//!   [`FRONT_ENDS`];
 //! - [`detect`]: block-like text in a reply where no block was read;
 //! - [`input`]: reading the reply (size limit, strict UTF-8); [`leftover`]: the pre-commit check
 //!   for block markers left in source files; [`summary`]: the human rendering of a parse.
@@ -17,10 +19,13 @@
 //! onto an `action` property and that action's parameters, and planning (`crate::action`)
 //! does the rest.
 
+mod aider;
+mod apply_patch;
 pub mod block;
 mod cml;
 mod csl;
 pub mod detect;
+mod diff;
 pub mod input;
 pub mod leftover;
 pub(crate) mod lines;
@@ -60,6 +65,9 @@ const FRONT_ENDS: &[&Registration] = &[
     &csl::FRONT_END,
     &cml::FRONT_END,
     &replacer::FRONT_END,
+    &aider::FRONT_END,
+    &apply_patch::FRONT_END,
+    &diff::FRONT_END,
 ];
 
 /// Every format that can be read, in registration order, with its `--dialect` help text.
