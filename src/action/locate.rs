@@ -12,8 +12,8 @@
 //!   from the previous chunk: exactly, then ignoring trailing whitespace, then surrounding
 //!   whitespace, then with typographic punctuation normalised (each a warning); a chunk marked
 //!   `*** End of File` only at the end; a chunk with no old lines goes to the end of the file
-//!   (before a last blank line), as apply_patch does. The chunk's lines replace the old ones as
-//!   the patch writes them.
+//!   (before a last blank line), as apply_patch does. Removed lines go, added lines come in, and
+//!   context lines stay as the file has them.
 //!
 //! A file's last line break is kept as it was (apply_patch adds one; so does a unified hunk only
 //! when its `\ No newline at end of file` markers say so). Pure functions: no I/O.
@@ -440,7 +440,8 @@ fn seek(lines: &[&str], pattern: &[&str], start: usize, eof: bool) -> Option<(us
         return None;
     }
     let last = lines.len() - pattern.len();
-    let from = if eof { last } else { start };
+    // With `eof`, only at the end, and never before the previous chunk's end.
+    let from = if eof { last.max(start) } else { start };
     [
         Level::Exact,
         Level::Trailing,
@@ -495,7 +496,7 @@ pub fn apply_patch(text: &Text<'_>, hunks: &[Hunk]) -> Result<Located, Result<No
             cursor = at + 1;
         }
         let mut old: Vec<&str> = h.old_lines().collect();
-        let mut new: Vec<&str> = h.new_lines().collect();
+        let new: Vec<&str> = h.new_lines().collect();
         if old.is_empty() {
             let at = if lines.last() == Some(&"") {
                 lines.len() - 1
@@ -517,10 +518,13 @@ pub fn apply_patch(text: &Text<'_>, hunks: &[Hunk]) -> Result<Located, Result<No
             continue;
         }
         let mut found = seek(&lines, &old, cursor, h.eof);
+        let mut chunk: Vec<(Kind, &str)> = h.lines.iter().map(|(k, l)| (*k, l.as_str())).collect();
         if found.is_none() && old.last() == Some(&"") {
+            // apply_patch's retry without a last empty old line (the file's final line break
+            // written as a line).
             old.pop();
-            if new.last() == Some(&"") {
-                new.pop();
+            if let Some(j) = chunk.iter().rposition(|(k, _)| *k != Kind::Added) {
+                chunk.remove(j);
             }
             found = seek(&lines, &old, cursor, h.eof);
         }
@@ -544,7 +548,7 @@ pub fn apply_patch(text: &Text<'_>, hunks: &[Hunk]) -> Result<Located, Result<No
         };
         if level != Level::Exact {
             out.warnings.push(format!(
-                "{} matched {} {}; they were replaced by the chunk's lines as written",
+                "{} matched {} {}; the file's context lines were kept as they are",
                 h.name(i),
                 lines_word(at, old.len()),
                 level.tolerance()
@@ -567,12 +571,37 @@ pub fn apply_patch(text: &Text<'_>, hunks: &[Hunk]) -> Result<Located, Result<No
         out.edits.push(Edit {
             first: at,
             count: old.len(),
-            new: joined(&new, text.eol),
+            new: chunk_new(text, &chunk, at),
         });
         cursor = at + old.len();
     }
     out.edits.sort_by_key(|e| e.first);
     Ok(out)
+}
+
+/// The new lines of a chunk placed at `at`, as apply_patch writes them: context lines as the
+/// file has them, removed lines gone, added lines with the file's line break.
+fn chunk_new(text: &Text<'_>, chunk: &[(Kind, &str)], at: usize) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut k = at;
+    for (kind, l) in chunk {
+        match kind {
+            Kind::Context => {
+                let full = text.full(k);
+                out.extend_from_slice(full);
+                if !full.ends_with(b"\n") {
+                    out.extend_from_slice(text.eol);
+                }
+                k += 1;
+            }
+            Kind::Removed => k += 1,
+            Kind::Added => {
+                out.extend_from_slice(l.as_bytes());
+                out.extend_from_slice(text.eol);
+            }
+        }
+    }
+    out
 }
 
 fn joined(lines: &[&str], eol: &[u8]) -> Vec<u8> {

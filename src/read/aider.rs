@@ -166,7 +166,8 @@ fn find_filename(before: &str, n: usize) -> Option<(String, usize)> {
 }
 
 /// aider's `strip_quoted_wrapping` for a block's text: a first line ending with the file's
-/// name and fences around the text are dropped; a lone empty line becomes nothing.
+/// name and fences around the text are dropped; a last empty line is dropped (so a lone empty
+/// line becomes nothing).
 fn unwrap_text(text: String, path: &str, part: &str, warnings: &mut Vec<String>) -> String {
     if text.is_empty() {
         return text;
@@ -195,12 +196,13 @@ fn unwrap_text(text: String, path: &str, part: &str, warnings: &mut Vec<String>)
         lines.remove(0);
         lines.pop();
     }
-    let joined = lines.join("\n");
-    if joined.is_empty() {
-        joined
-    } else {
-        joined + "\n"
+    // Python's "\n".join(lines) + "\n" unless it already ends with one: a text ending in
+    // an empty line loses that line (aider's quirk, kept for the same result).
+    let mut joined = lines.join("\n");
+    if !joined.is_empty() && !joined.ends_with('\n') {
+        joined.push('\n');
     }
+    joined
 }
 
 impl Aider<'_> {

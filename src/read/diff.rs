@@ -429,6 +429,12 @@ fn hunk(r: &mut Reader<'_>, f: &mut FileDiff) -> Result<(), Bad> {
     f.hunks.push_str(&header);
     f.hunks.push('\n');
     for l in body {
+        if l == "\r" {
+            f.warnings.push(format!(
+                "a line of the hunk `{header_line}` is empty but for a CR (`git apply` calls \
+                 that a corrupt patch); it was read as an empty context line"
+            ));
+        }
         if l.is_empty() || l == "\r" {
             // An empty context line (its space stripped, as editors and models do).
             f.hunks.push(' ');
