@@ -190,7 +190,7 @@ _git__clada() {
             fi
             case "${prev}" in
                 --dialect)
-                    COMPREPLY=($(compgen -W "auto sham nesl-upper nesl csl cml replacer" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto sham nesl-upper nesl csl cml replacer aider apply-patch diff" -- "${cur}"))
                     return 0
                     ;;
                 --wip)
@@ -248,7 +248,7 @@ _git__clada() {
             fi
             case "${prev}" in
                 --dialect)
-                    COMPREPLY=($(compgen -W "auto sham nesl-upper nesl csl cml replacer" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto sham nesl-upper nesl csl cml replacer aider apply-patch diff" -- "${cur}"))
                     return 0
                     ;;
                 -C)
@@ -830,7 +830,7 @@ _git__clada() {
             fi
             case "${prev}" in
                 --dialect)
-                    COMPREPLY=($(compgen -W "auto sham nesl-upper nesl csl cml replacer" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto sham nesl-upper nesl csl cml replacer aider apply-patch diff" -- "${cur}"))
                     return 0
                     ;;
                 -C)
@@ -1064,7 +1064,7 @@ _git__clada() {
                     return 0
                     ;;
                 --dialect)
-                    COMPREPLY=($(compgen -W "auto sham nesl-upper nesl csl cml replacer" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto sham nesl-upper nesl csl cml replacer aider apply-patch diff" -- "${cur}"))
                     return 0
                     ;;
                 --exec)

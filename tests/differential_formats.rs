@@ -598,7 +598,7 @@ fn diff_case(rng: &mut Rng) -> DiffCase {
         12..=19 => {
             tags.push("wrong-counts");
             diff = diff
-                .lines()
+                .split_inclusive('\n')
                 .map(|l| {
                     if l.starts_with("@@ -") {
                         l.replacen(" @@", "9 @@", 1)
@@ -606,10 +606,7 @@ fn diff_case(rng: &mut Rng) -> DiffCase {
                         l.to_string()
                     }
                 })
-                .map(|l| l + "\n")
                 .collect();
-            // Keep the CRs of the hunk lines.
-            diff = diff.replace("\r\n", "\r\n");
         }
         20..=29 if !diff.contains("rename from") && !diff.contains("mode ") => {
             tags.push("no-git-header");

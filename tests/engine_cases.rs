@@ -2,16 +2,19 @@
 //!
 //! Each `###` case has fenced blocks told apart by their info string:
 //! - `given PATH` (any number): a file written into the empty temp root first, byte for byte;
+//!   `given PATH crlf` writes its line breaks as CRLF (markdown cannot hold CRs);
 //! - `sh nesl setup` (optional): a reply run first in an empty temp root; every block must
 //!   succeed;
-//! - `sh nesl` (required; or `csl`, `cml`, `replacer`, `reply` for the other formats and
-//!   mixed replies): the reply under test, run with `--no-git` semantics in that root (paths
-//!   relative to it, exec allowed);
+//! - `sh nesl` (required; or `csl`, `cml`, `replacer`, `aider`, `apply_patch`, `diff`, `reply`
+//!   for the other formats and mixed replies): the reply under test, run with `--no-git`
+//!   semantics in that root (paths relative to it, exec allowed); a `crlf` word writes its
+//!   line breaks as CRLF (a reply pasted from Windows);
 //! - `json`: the expected `ExecutionResult` (the empty top-level `warnings` left out), with the
 //!   temp root written as `{ROOT}` and its parent as `{PARENT}`, and every `modified` time (`ls`)
 //!   that is a well-formed ISO-8601 UTC time written as `{MTIME}`;
 //! - `file PATH` (any number): the exact expected content of that file afterwards (the text
 //!   between the fences; a block ending in an empty line means the file ends with `\n`);
+//!   `file PATH crlf` expects its line breaks as CRLF;
 //! - `absent PATH`: that path must not exist afterwards;
 //! - `text human`, `text llm` (optional): the exact human (no colour) and llm reports.
 //!
@@ -33,9 +36,18 @@ fn dir() -> PathBuf {
 
 /// The info string of a reply block: SHAM/NESL or one of the other formats.
 fn is_reply(info: &str) -> bool {
-    ["nesl", "csl", "cml", "replacer", "reply"]
-        .iter()
-        .any(|f| info.split_whitespace().any(|w| w == *f))
+    [
+        "nesl",
+        "csl",
+        "cml",
+        "replacer",
+        "aider",
+        "apply_patch",
+        "diff",
+        "reply",
+    ]
+    .iter()
+    .any(|f| info.split_whitespace().any(|w| w == *f))
 }
 
 /// The result as JSON with the root replaced by `{ROOT}`.
@@ -79,6 +91,16 @@ fn mask_times(v: &mut Value) {
     walk(v, &iso);
 }
 
+/// A `given`/`file` path (or reply info string) and its block's text, with the line breaks
+/// as CRLF when the info ends in the word `crlf`.
+fn with_crlf<'i>(info: &'i str, text: &str) -> (&'i str, String) {
+    match info.trim().strip_suffix(" crlf") {
+        Some(p) => (p.trim(), text.replace('\n', "\r\n")),
+        None if info.trim() == "crlf" => ("", text.replace('\n', "\r\n")),
+        None => (info.trim(), text.to_string()),
+    }
+}
+
 fn run_file(name: &str) {
     let path = dir().join(name);
     let md = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -102,11 +124,12 @@ fn run_file(name: &str) {
         };
         for (k, info) in sec.infos.iter().enumerate() {
             if let Some(p) = info.strip_prefix("given ") {
-                let path = root.join(p.trim());
+                let (p, bytes) = with_crlf(p, &sec.blocks[k]);
+                let path = root.join(p);
                 if let Some(parent) = path.parent() {
                     fs::create_dir_all(parent).expect("mkdir given");
                 }
-                fs::write(&path, &sec.blocks[k]).expect("write given");
+                fs::write(&path, bytes).expect("write given");
             }
         }
         let setup = find(&|i| is_reply(i) && i.ends_with("setup"));
@@ -127,7 +150,8 @@ fn run_file(name: &str) {
                 ));
             }
         }
-        let out = run_reply(&sec.blocks[reply[0]], &root, false, ExecPolicy::Allow);
+        let (_, reply_text) = with_crlf(&sec.infos[reply[0]], &sec.blocks[reply[0]]);
+        let out = run_reply(&reply_text, &root, false, ExecPolicy::Allow);
         let actual = normalised(&out.result, &root);
         let k = expected[0];
         let want: Value = match serde_json::from_str(&sec.blocks[k]) {
@@ -178,10 +202,11 @@ fn run_file(name: &str) {
                 }
             }
             if let Some(p) = info.strip_prefix("file ") {
-                let got = fs::read(root.join(p.trim()))
+                let (p, want) = with_crlf(p, &sec.blocks[k]);
+                let got = fs::read(root.join(p))
                     .map(|b| String::from_utf8_lossy(&b).into_owned())
                     .unwrap_or_else(|e| format!("<unreadable: {e}>"));
-                if got != sec.blocks[k] {
+                if got != want {
                     ok = false;
                     failures.push(format!(
                         "{case}: file {p}\nexpected {:?}\nactual   {got:?}",
@@ -260,6 +285,21 @@ fn cml_cases() {
 #[test]
 fn replacer_cases() {
     run_file("formats/replacer.cases.md");
+}
+
+#[test]
+fn aider_cases() {
+    run_file("formats/aider.cases.md");
+}
+
+#[test]
+fn apply_patch_cases() {
+    run_file("formats/apply_patch.cases.md");
+}
+
+#[test]
+fn diff_cases() {
+    run_file("formats/diff.cases.md");
 }
 
 #[test]

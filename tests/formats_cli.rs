@@ -105,12 +105,16 @@ fn dialect_forces_one_format() {
 fn block_like_text_is_exit_1_with_what_and_where() {
     let cases = [
         (
-            "Sure!\n\napp.py\n```python\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n```\n",
-            "line 5 looks like an aider SEARCH/REPLACE block",
+            "Sure!\n\n```diff\n@@ -1 +1 @@\n-a\n+b\n```\n",
+            "line 3 looks like a diff fence with no diff read in it",
         ),
         (
-            "```diff\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n```\n",
-            "line 1 looks like a unified diff",
+            "Change it so:\n@@ -1 +1 @@\n-a\n+b\n",
+            "line 2 looks like a diff hunk (`@@ -1 +1 @@`) without the file headers",
+        ),
+        (
+            "*** Update File: a.txt\n@@\n-a\n+b\n",
+            "line 1 looks like an apply_patch file header (`*** Update File:`) outside a patch",
         ),
         (
             "intro\n<--WRITE file=\"a.txt\"-->\nx\n<--END-->\n",
@@ -125,8 +129,8 @@ fn block_like_text_is_exit_1_with_what_and_where() {
             "line 2",
         ),
         (
-            "*** Begin Patch\n*** Update File: a.txt\n@@\n-a\n+b\n*** End Patch\n",
-            "line 1 looks like a Codex apply_patch block",
+            "<<<<<<<\nours\n=======\ntheirs\n>>>>>>>\n",
+            "line 1 looks like an aider SEARCH/REPLACE marker without `SEARCH`",
         ),
     ];
     for (reply, want) in cases {

@@ -98,9 +98,10 @@ impl Hunk {
             .count()
     }
 
-    /// How it is named in messages: `hunk 2 (@@ -3,4 +3,5 @@)`.
+    /// How it is named in messages: `hunk 2 (@@ -3,4 +3,5 @@)`, or `hunk 2` when its header
+    /// says nothing more (a bare `@@`; an apply_patch `@@ anchor`, which messages quote).
     pub fn name(&self, index: usize) -> String {
-        if self.header.is_empty() {
+        if self.header.is_empty() || self.header == "@@" || self.anchor.is_some() {
             format!("hunk {}", index + 1)
         } else {
             format!("hunk {} ({})", index + 1, self.header)

@@ -74,6 +74,10 @@ impl<'a> Text<'a> {
         self.lines.len()
     }
 
+    pub fn is_empty(&self) -> bool {
+        self.lines.is_empty()
+    }
+
     /// Line `i` without its line break (and without a CR before it).
     fn text(&self, i: usize) -> &'a [u8] {
         let l = self.lines[i];
@@ -475,10 +479,14 @@ pub fn apply_patch(text: &Text<'_>, hunks: &[Hunk]) -> Result<Located, Result<No
     for (i, h) in hunks.iter().enumerate() {
         if let Some(anchor) = &h.anchor {
             let Some((at, level)) = seek(&lines, &[anchor.as_str()], cursor, false) else {
+                let after = if cursor > 0 {
+                    format!(" after line {cursor}, where the chunk before it ended")
+                } else {
+                    String::new()
+                };
                 return Err(Ok(NotFound {
                     message: format!(
-                        "{}: its context line `@@ {anchor}` was not found in the file after line \
-                         {cursor}",
+                        "{}: its context line `@@ {anchor}` was not found in the file{after}",
                         h.name(i)
                     ),
                     old_text: format!("{anchor}\n"),
@@ -559,9 +567,9 @@ pub fn apply_patch(text: &Text<'_>, hunks: &[Hunk]) -> Result<Located, Result<No
                 (at + 1..=last).find(|&j| seek_matches(&lines, &old, j, Level::Exact))
             {
                 out.warnings.push(format!(
-                    "{}'s lines also occur at {}; the first occurrence after the previous chunk \
-                     ({}) was changed, as apply_patch does (an `@@` line naming a line before it \
-                     picks another)",
+                    "{}'s lines also occur at {}; the first occurrence ({}) was changed, as \
+                     apply_patch changes the first after the chunk before it (an `@@` line \
+                     naming a line above the one you mean picks another)",
                     h.name(i),
                     lines_word(again, old.len()),
                     lines_word(at, old.len())

@@ -114,7 +114,11 @@ fn create(ctx: &mut Ctx<'_>, p: &Patch, hunks: &[Hunk]) -> Outcome {
 }
 
 /// The patched content of `content` (BOM kept), or the failed result.
-fn patched(content: &[u8], p: &Patch, hunks: &[Hunk]) -> Result<(Vec<u8>, Vec<String>), Outcome> {
+fn patched(
+    content: &[u8],
+    p: &Patch,
+    hunks: &[Hunk],
+) -> Result<(Vec<u8>, Vec<String>), Box<Outcome>> {
     let (bom, body) = match content.strip_prefix(BOM) {
         Some(rest) => (BOM, rest),
         None => (&b""[..], content),
@@ -127,15 +131,17 @@ fn patched(content: &[u8], p: &Patch, hunks: &[Hunk]) -> Result<(Vec<u8>, Vec<St
     let located = match located {
         Ok(l) => l,
         Err(Err(line)) => {
-            return Err(Outcome::fail(format!(
+            return Err(Box::new(Outcome::fail(format!(
                 "{NAME}: '{}' is not valid UTF-8 (line {line}); apply_patch chunks need UTF-8 \
                  text (use style \"unified\", or file_write to replace the file whole)",
                 p.path.given
-            )))
+            ))))
         }
         Err(Ok(nf)) => {
-            return Err(Outcome::fail(format!("{NAME}: {}", nf.message)).with_hint(
-                textmatch::not_found_hint(content, &nf.old_text, &nf.new_text, &p.path.given),
+            return Err(Box::new(
+                Outcome::fail(format!("{NAME}: {}", nf.message)).with_hint(
+                    textmatch::not_found_hint(content, &nf.old_text, &nf.new_text, &p.path.given),
+                ),
             ))
         }
     };
@@ -177,7 +183,7 @@ fn update(ctx: &mut Ctx<'_>, p: &Patch, hunks: &[Hunk], tag: &Tag) -> Outcome {
     } else {
         match patched(&content, p, hunks) {
             Ok(x) => x,
-            Err(fail) => return fail,
+            Err(fail) => return *fail,
         }
     };
     if p.change == Change::Delete {
@@ -193,7 +199,7 @@ fn update(ctx: &mut Ctx<'_>, p: &Patch, hunks: &[Hunk], tag: &Tag) -> Outcome {
                 data["overwrote"] = json!(true);
             }
             Ok(None) => {}
-            Err(fail) => return fail,
+            Err(fail) => return *fail,
         }
         data["new_path"] = json!(target.given);
     } else if out != content {
@@ -213,44 +219,34 @@ fn update(ctx: &mut Ctx<'_>, p: &Patch, hunks: &[Hunk], tag: &Tag) -> Outcome {
     result
 }
 
-/// Writes the patched content at `target` and removes the old path. Returns a warning when an
-/// existing file was replaced (apply_patch's `Move to` overwrites; a unified diff's rename
-/// does not, as with `git apply`).
+/// Moves the file to `target` and writes the patched content there (a rename first, so the
+/// file keeps its mode and the directories on the way stay). Returns a warning when an
+/// existing file was replaced (apply_patch's `Move to` overwrites; a unified diff's rename does
+/// not, as with `git apply`).
 fn move_to(
     ctx: &mut Ctx<'_>,
     p: &Patch,
     target: &ResolvedPath,
     out: &[u8],
-) -> Result<Option<String>, Outcome> {
+) -> Result<Option<String>, Box<Outcome>> {
     let exists = ctx.vfs.exists(&target.abs);
     if exists && p.style == Style::Unified {
-        return Err(Outcome::fail(format!(
+        return Err(Box::new(Outcome::fail(format!(
             "{NAME}: '{}' already exists, so '{}' is not renamed to it (as `git apply` refuses \
              to); delete it first, or patch it instead",
             target.given, p.path.given
-        )));
+        ))));
     }
-    let executable = matches!(
-        ctx.vfs.kind(&p.path.abs),
-        Ok(EntryKind::File {
-            executable: true,
-            ..
-        })
-    );
-    if let Err(e) = make_parents(ctx, target) {
-        return Err(Outcome::fail(node_error(
-            &e,
-            &p.path.given,
-            "rename",
-            Some(&target.given),
-        )));
-    }
-    if let Err(e) = ctx.vfs.write_file(&target.abs, out, executable) {
-        return Err(Outcome::fail(node_error(&e, &target.given, "open", None)));
-    }
-    if let Err(e) = ctx.vfs.remove_file(&p.path.abs) {
-        return Err(Outcome::fail(node_error(&e, &p.path.given, "unlink", None)));
-    }
+    let rename_error = |e: &std::io::Error| {
+        Outcome::fail(node_error(e, &p.path.given, "rename", Some(&target.given)))
+    };
+    make_parents(ctx, target).map_err(|e| rename_error(&e))?;
+    ctx.vfs
+        .rename(&p.path.abs, &target.abs)
+        .map_err(|e| rename_error(&e))?;
+    ctx.vfs
+        .write_file(&target.abs, out, false)
+        .map_err(|e| Box::new(Outcome::fail(node_error(&e, &target.given, "open", None))))?;
     ctx.lines.reset(&p.path.abs);
     ctx.lines.reset(&target.abs);
     prune_after(ctx, &p.path.abs);

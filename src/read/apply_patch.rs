@@ -378,7 +378,6 @@ fn chunk(lines: &[Line<'_>], at: usize, to: usize, first: bool) -> Result<(usize
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::read::{parse, Dialect};
 
     #[test]

@@ -376,7 +376,7 @@ fn hunk(r: &mut Reader<'_>, f: &mut FileDiff) -> Result<(), Bad> {
                 break;
             }
             let l = r.lines.next().map(|l| r.raw(l)).unwrap_or_default();
-            count(&l, &mut old, &mut new);
+            count(l, &mut old, &mut new);
             body.push(l.to_string());
         }
     }
