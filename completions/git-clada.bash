@@ -856,7 +856,7 @@ _git__clada() {
             fi
             case "${prev}" in
                 --dialect)
-                    COMPREPLY=($(compgen -W "nesl nesl-upper sham" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "nesl nesl-upper sham aider apply-patch diff" -- "${cur}"))
                     return 0
                     ;;
                 --actions)

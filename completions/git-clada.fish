@@ -247,7 +247,10 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand watch" -s h -l help 
 complete -c git-clada -n "__fish_git_clada_using_subcommand watch" -s V -l version -d 'Print version'
 complete -c git-clada -n "__fish_git_clada_using_subcommand prompt" -l dialect -d 'The block spelling to teach' -r -f -a "nesl\t'`#!nesl [@three-char-SHA-256: ID]` … `#!end_ID`'
 nesl-upper\t'`#!NESL [@three-char-SHA-256: ID]` … `#!END_NESL_ID`'
-sham\t'`#!SHAM [@three-char-SHA-256: ID]` … `#!END_SHAM_ID`'"
+sham\t'`#!SHAM [@three-char-SHA-256: ID]` … `#!END_SHAM_ID`'
+aider\t'aider SEARCH/REPLACE blocks (file edits only)'
+apply-patch\t'Codex apply_patch envelopes (file edits only)'
+diff\t'Unified diffs, as `git diff` writes them (file edits only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand prompt" -l actions -d 'Only these actions (comma-separated), e.g. without exec' -r
 complete -c git-clada -n "__fish_git_clada_using_subcommand prompt" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
 complete -c git-clada -n "__fish_git_clada_using_subcommand prompt" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌, hints and outputs; meant for people'

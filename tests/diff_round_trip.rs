@@ -67,7 +67,10 @@ fn edit(rng: &mut Rng, before: &Tree) -> Tree {
     }
     if rng.chance(30) {
         let f = random_file(rng, 1, 8);
-        after.insert(format!("new/n{}.txt", rng.below(1000)), (rng.chance(30), f.bytes()));
+        after.insert(
+            format!("new/n{}.txt", rng.below(1000)),
+            (rng.chance(30), f.bytes()),
+        );
     }
     after
 }
@@ -120,5 +123,8 @@ fn git_diff_applied_by_git_clada_gives_the_tree_git_apply_gives() {
         checked += 1;
     }
     println!("git diff round trip: {checked} of {n} cases checked (the others had no change)");
-    assert!(checked * 2 > n, "too few cases had a change: {checked} of {n}");
+    assert!(
+        checked * 2 > n,
+        "too few cases had a change: {checked} of {n}"
+    );
 }

@@ -1,8 +1,10 @@
 //! The loops a user or an agent lives in, around the engine: the instructions a model is given
-//! (`prompt`), the listener that applies blocks as a reply file grows (`watch`), the
+//! (`prompt` for the action blocks, `prompt_formats` for the edit formats models already
+//! write), the listener that applies blocks as a reply file grows (`watch`), the
 //! clipboard, and the bundled demo.
 
 pub mod clipboard;
 pub mod demo;
 pub mod prompt;
+pub mod prompt_formats;
 pub mod watch;

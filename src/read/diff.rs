@@ -88,6 +88,8 @@ struct Peek<'a> {
     ahead: std::collections::VecDeque<Line<'a>>,
     /// Lines taken so far.
     taken: usize,
+    /// Byte offset just past the last line taken.
+    end: usize,
 }
 
 trait PeekableLines<'a> {
@@ -100,6 +102,7 @@ impl<'a> PeekableLines<'a> for Lines<'a> {
             inner: self,
             ahead: std::collections::VecDeque::new(),
             taken: 0,
+            end: 0,
         }
     }
 }
@@ -116,6 +119,7 @@ impl<'a> Peek<'a> {
     fn next(&mut self) -> Option<Line<'a>> {
         let l = self.ahead.pop_front().or_else(|| self.inner.next())?;
         self.taken += 1;
+        self.end = l.end();
         Some(l)
     }
 }
@@ -151,9 +155,11 @@ impl<'a> Reader<'a> {
 /// One file of the diff, as read.
 #[derive(Debug, Default)]
 struct FileDiff {
-    /// Index of its first and last line in the diff.
+    /// Index of its first and last line in the diff, and the byte range of its text.
     first: usize,
     last: usize,
+    start_byte: usize,
+    end_byte: usize,
     git: Option<(String, String)>,
     old: Option<String>,
     new: Option<String>,
@@ -227,6 +233,7 @@ fn read_diff(r: &mut Reader<'_>, n: usize, counter: &mut usize) -> Taken {
 fn file(r: &mut Reader<'_>) -> Result<FileDiff, Bad> {
     let mut f = FileDiff {
         first: r.lines.taken,
+        start_byte: r.lines.peek(0).map_or(0, |l| l.start),
         ..FileDiff::default()
     };
     if let Some(t) = r.peek_text(0).filter(|t| t.starts_with("diff --git ")) {
@@ -259,6 +266,7 @@ fn file(r: &mut Reader<'_>) -> Result<FileDiff, Bad> {
         hunk(r, &mut f)?;
         f.last = r.lines.taken - 1;
     }
+    f.end_byte = r.lines.end;
     Ok(f)
 }
 
@@ -395,11 +403,25 @@ fn hunk(r: &mut Reader<'_>, f: &mut FileDiff) -> Result<(), Bad> {
             // ends the hunk.
             false
         } else if t.is_empty() || t == "\r" {
-            // An empty line is an empty context line only when the hunk goes on after it.
-            (1..)
+            // Empty lines are empty context lines only when the hunk goes on after them: the
+            // whole run is looked at once and taken at once (a reply of many blank lines stays
+            // linear).
+            let run = (1..)
                 .map_while(|k| r.peek_text(k))
-                .find(|x| !x.is_empty())
-                .is_some_and(|x| body_line(x) && !x.starts_with("--- ") && !x.starts_with("@@"))
+                .take_while(|x| x.is_empty() || *x == "\r")
+                .count()
+                + 1;
+            let goes_on = r
+                .peek_text(run)
+                .is_some_and(|x| body_line(x) && !x.starts_with("--- ") && !x.starts_with("@@"));
+            if goes_on {
+                for _ in 1..run {
+                    let l = r.lines.next().map(|l| r.raw(l)).unwrap_or_default();
+                    count(l, &mut old, &mut new);
+                    body.push(l.to_string());
+                }
+            }
+            goes_on
         } else {
             body_line(t)
         };
@@ -651,9 +673,7 @@ fn block(text: &str, f: FileDiff, n: usize, git: bool, counter: &mut usize) -> B
     let mut b = Block::foreign(Format::DIFF, id, props, n + f.first, n + f.last);
     b.invalid = (!invalid.is_empty()).then(|| invalid.join("; "));
     b.warnings = warnings;
-    let start = Lines::new(text).nth(f.first).map_or(0, |l| l.start);
-    let end = Lines::new(text).nth(f.last).map_or(text.len(), |l| l.end());
-    b.source = text.get(start..end).map(str::to_string);
+    b.source = text.get(f.start_byte..f.end_byte).map(str::to_string);
     b
 }
 
