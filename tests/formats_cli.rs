@@ -224,3 +224,135 @@ fn csl_syntax_error_changes_nothing() {
     assert_eq!(repo.status(), "");
     assert!(!repo.exists("sham.txt") && !repo.exists("b.txt"));
 }
+
+/// The formats models write today: `parse` shows each one's blocks with its format, the
+/// apply_patch envelope's blocks as a stop-on-failure group and the diff's as an atomic one.
+#[test]
+fn parse_prints_aider_apply_patch_and_diff_blocks() {
+    let repo = TestRepo::new();
+    let mut cmd = repo.clada_cmd();
+    cmd.args(["parse", "-"]);
+    let reply = "a.py\n```python\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE\n```\n\n*** Begin Patch\n*** Add File: b.txt\n+b\n*** Delete File: c.txt\n*** End Patch\n\n```diff\n--- a/d.txt\n+++ b/d.txt\n@@ -1 +1 @@\n-d\n+D\n```\n";
+    let out = common::spawn_fed(cmd, reply)
+        .wait_with_output()
+        .expect("parse");
+    assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let blocks = json["blocks"].as_array().expect("blocks");
+    let summary: Vec<(String, String, String)> = blocks
+        .iter()
+        .map(|b| {
+            (
+                b["id"].as_str().unwrap_or("").to_string(),
+                b["format"].as_str().unwrap_or("").to_string(),
+                b["properties"]["action"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    let expect = |id: &str, f: &str, a: &str| (id.to_string(), f.to_string(), a.to_string());
+    assert_eq!(
+        summary,
+        vec![
+            expect("task-1", "aider", "file_search_replace"),
+            expect("task-2", "apply-patch", "file_write"),
+            expect("task-3", "apply-patch", "file_delete"),
+            expect("task-4", "diff", "file_patch"),
+        ]
+    );
+    assert!(blocks[0]["group"].is_null());
+    assert_eq!(
+        blocks[2]["group"],
+        serde_json::json!({"id": "task-2", "kind": "stop-on-failure"})
+    );
+    assert_eq!(
+        blocks[3]["group"],
+        serde_json::json!({"id": "task-4", "kind": "atomic"})
+    );
+    assert_eq!(
+        blocks[3]["properties"]["hunks"],
+        "@@ -1,1 +1,1 @@\n-d\n+D\n"
+    );
+}
+
+/// One reply in the three formats, with a rename and a mode change: one AI commit holding
+/// exactly the edits (modes included), a clean worktree, and `undo` takes it all back.
+#[test]
+fn edit_formats_commit_and_undo_in_a_repository() {
+    let repo = TestRepo::with_files(&[
+        ("app.py", "def f():\n    return 1\n"),
+        ("old/name.txt", "keep\n"),
+        ("run.sh", "echo hi\n"),
+        ("gone.txt", "bye\n"),
+    ]);
+    let before = repo.head();
+    let reply = "app.py\n```python\n<<<<<<< SEARCH\n    return 1\n=======\n    return 2\n>>>>>>> REPLACE\n```\n\n*** Begin Patch\n*** Delete File: gone.txt\n*** End Patch\n\n```diff\ndiff --git a/old/name.txt b/new/name.txt\nsimilarity index 100%\nrename from old/name.txt\nrename to new/name.txt\ndiff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n```\n";
+    let out = repo.apply(reply, &[]);
+    assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
+    assert_eq!(
+        repo.git(&["show", "HEAD:app.py"]),
+        "def f():\n    return 2\n"
+    );
+    let files = repo.git(&["ls-tree", "-r", "--format=%(objectmode) %(path)", "HEAD"]);
+    assert_eq!(
+        files, "100644 app.py\n100644 new/name.txt\n100755 run.sh\n",
+        "the commit holds the rename, the deletion and the mode"
+    );
+    assert_eq!(repo.status(), "");
+    assert!(
+        !repo.path().join("old").exists(),
+        "the emptied directory is gone"
+    );
+    repo.assert_fsck();
+    let undo = repo.clada(&["undo"]);
+    assert_eq!(exit_code(&undo), 0, "{}", output_text(&undo));
+    assert_eq!(repo.head(), before);
+    assert_eq!(repo.read("gone.txt"), "bye\n");
+    assert_eq!(repo.read("old/name.txt"), "keep\n");
+    assert_eq!(repo.status(), "");
+}
+
+/// A diff is all or nothing: one hunk that does not apply leaves every file as it was, no
+/// commit, exit 1, and the report shows the closest lines.
+#[test]
+fn a_diff_with_a_hunk_that_does_not_apply_changes_nothing() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n"), ("b.txt", "one\ntwo\n")]);
+    let head = repo.head();
+    let reply = "```diff\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+A\n--- a/b.txt\n+++ b/b.txt\n@@ -1,2 +1,2 @@\n one\n-too\n+2\n```\n";
+    let out = repo.apply(reply, &[]);
+    assert_eq!(exit_code(&out), 1, "{}", output_text(&out));
+    let report = TestRepo::report(&out);
+    assert_eq!(report["results"][0]["rolledBack"], true, "{report:#}");
+    assert_eq!(
+        report["results"][1]["hint"]["kind"], "not_found",
+        "{report:#}"
+    );
+    assert_eq!(repo.head(), head);
+    assert_eq!(repo.status(), "");
+    assert_eq!(repo.read("a.txt"), "a\n");
+}
+
+/// `--dialect` forces one of the new formats: the others in the reply are not read.
+#[test]
+fn dialect_forces_an_edit_format() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n"), ("b.txt", "b\n")]);
+    let reply = "a.txt\n<<<<<<< SEARCH\na\n=======\nA\n>>>>>>> REPLACE\n\n--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-b\n+B\n";
+    let out = repo.apply(reply, &["--dialect", "diff"]);
+    assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
+    assert_eq!(
+        repo.read("a.txt"),
+        "a\n",
+        "--dialect diff must not read the aider block"
+    );
+    assert_eq!(repo.read("b.txt"), "B\n");
+    let out = repo.apply(
+        "*** Begin Patch\n*** Add File: c.txt\n+c\n*** End Patch\n",
+        &["--dialect", "aider"],
+    );
+    assert_eq!(exit_code(&out), 1, "{}", output_text(&out));
+    assert!(
+        output_text(&out).contains("apply_patch block, which `--dialect aider` does not read"),
+        "{}",
+        output_text(&out)
+    );
+    assert!(!repo.exists("c.txt"));
+}

@@ -337,10 +337,14 @@ pub fn apply_patch_bin() -> Option<(tempfile::TempDir, PathBuf)> {
     let bin = std::env::var_os("CLADA_CODEX_BIN")
         .map(PathBuf::from)
         .or_else(|| {
-            let vendor = manifest()
-                .join("target/ci-tools/codex/node_modules/@openai/codex-linux-x64/vendor");
-            std::fs::read_dir(vendor)
+            // node_modules/@openai/codex-<platform>/vendor/<target>/bin/codex
+            let scope = manifest().join("target/ci-tools/codex/node_modules/@openai");
+            std::fs::read_dir(scope)
                 .ok()?
+                .flatten()
+                .filter(|e| e.file_name().to_string_lossy().starts_with("codex-"))
+                .filter_map(|e| std::fs::read_dir(e.path().join("vendor")).ok())
+                .flatten()
                 .flatten()
                 .map(|e| e.path().join("bin/codex"))
                 .find(|p| p.is_file())
