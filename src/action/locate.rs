@@ -285,28 +285,13 @@ pub fn unified(text: &Text<'_>, hunks: &[Hunk]) -> Result<Located, NotFound> {
             }
         });
         if n == 0 {
-            let Some(base) = base else {
-                return Err(not_found(
-                    h,
-                    format!(
-                        "{} has no context or removed lines and no line numbers, so there is no \
-                         telling where its lines go: give its header (`@@ -LINE,0 +LINE,COUNT @@`) \
-                         or a line of context",
-                        h.name(i)
-                    ),
-                ));
-            };
-            let pos = (base as isize + delta).max(min as isize) as usize;
-            if pos > text.len() {
-                return Err(not_found(
-                    h,
-                    format!(
-                        "{} adds lines after line {base}, but the file has {} lines",
-                        h.name(i),
-                        text.len()
-                    ),
-                ));
-            }
+            let pos = insertion(
+                text,
+                h,
+                i,
+                base,
+                (base.unwrap_or(0) as isize + delta).max(min as isize) as usize,
+            )?;
             out.edits.push(Edit {
                 first: pos,
                 count: 0,
@@ -315,34 +300,8 @@ pub fn unified(text: &Text<'_>, hunks: &[Hunk]) -> Result<Located, NotFound> {
             min = pos;
             continue;
         }
-        let found = if n > text.len() || min > text.len() - n {
-            None
-        } else {
-            let expected = base.map_or(min, |b| (b as isize + delta).max(0) as usize);
-            let mut anchored = Vec::new();
-            if h.trailing_context() == 0 {
-                anchored.push(text.len() - n);
-            }
-            if h.old.is_some_and(|(start, _)| start <= 1) {
-                anchored.push(0);
-            }
-            let max = text.len() - n;
-            let order = || -> Box<dyn Iterator<Item = usize>> {
-                if base.is_some() {
-                    Box::new(unified_order(expected, min, max, anchored.clone()))
-                } else {
-                    Box::new(min..=max)
-                }
-            };
-            [Level::Exact, Level::LineEndings, Level::Trailing]
-                .into_iter()
-                .find_map(|level| {
-                    order()
-                        .find(|&p| unified_matches(text, &old, h.old_no_eol, p, level))
-                        .map(|p| (p, level))
-                })
-        };
-        let Some((pos, level)) = found else {
+        let expected = base.map_or(min, |b| (b as isize + delta).max(0) as usize);
+        let Some((pos, level)) = place_unified(text, h, &old, min, base.map(|_| expected)) else {
             let after = if i > 0 {
                 format!(" after line {min}, where the hunk before it ended")
             } else {
@@ -351,10 +310,9 @@ pub fn unified(text: &Text<'_>, hunks: &[Hunk]) -> Result<Located, NotFound> {
             return Err(not_found(
                 h,
                 format!(
-                    "{} does not apply: its {} context and removed lines were not found in the \
+                    "{} does not apply: its {n} context and removed lines were not found in the \
                      file{after}",
-                    h.name(i),
-                    n
+                    h.name(i)
                 ),
             ));
         };
@@ -392,6 +350,76 @@ pub fn unified(text: &Text<'_>, hunks: &[Hunk]) -> Result<Located, NotFound> {
         min = pos + n;
     }
     Ok(out)
+}
+
+/// Where a hunk that only adds lines goes: after its header's old line (`at`, already moved by
+/// the offset before it), which it must give.
+fn insertion(
+    text: &Text<'_>,
+    h: &Hunk,
+    i: usize,
+    base: Option<usize>,
+    at: usize,
+) -> Result<usize, NotFound> {
+    let Some(base) = base else {
+        return Err(not_found(
+            h,
+            format!(
+                "{} has no context or removed lines and no line numbers, so there is no telling \
+                 where its lines go: give its header (`@@ -LINE,0 +LINE,COUNT @@`) or a line of \
+                 context",
+                h.name(i)
+            ),
+        ));
+    };
+    if at > text.len() {
+        return Err(not_found(
+            h,
+            format!(
+                "{} adds lines after line {base}, but the file has {} lines",
+                h.name(i),
+                text.len()
+            ),
+        ));
+    }
+    Ok(at)
+}
+
+/// The place of a hunk with old lines `old`, not before `min`: the first position, at the
+/// strictest level that has one, in the order `git apply` tries them (from `expected` when the
+/// header has numbers, else forward from `min`).
+fn place_unified(
+    text: &Text<'_>,
+    h: &Hunk,
+    old: &[&str],
+    min: usize,
+    expected: Option<usize>,
+) -> Option<(usize, Level)> {
+    let n = old.len();
+    if n > text.len() || min > text.len() - n {
+        return None;
+    }
+    let max = text.len() - n;
+    let mut anchored = Vec::new();
+    if h.trailing_context() == 0 {
+        anchored.push(max);
+    }
+    if h.old.is_some_and(|(start, _)| start <= 1) {
+        anchored.push(0);
+    }
+    let order = || -> Box<dyn Iterator<Item = usize>> {
+        match expected {
+            Some(e) => Box::new(unified_order(e, min, max, anchored.clone())),
+            None => Box::new(min..=max),
+        }
+    };
+    [Level::Exact, Level::LineEndings, Level::Trailing]
+        .into_iter()
+        .find_map(|level| {
+            order()
+                .find(|&p| unified_matches(text, old, h.old_no_eol, p, level))
+                .map(|p| (p, level))
+        })
 }
 
 fn not_found(h: &Hunk, message: String) -> NotFound {
@@ -460,6 +488,38 @@ fn seek(lines: &[&str], pattern: &[&str], start: usize, eof: bool) -> Option<(us
     })
 }
 
+/// The line after a chunk's `@@ anchor` line, found from `cursor` on.
+fn find_anchor(
+    lines: &[&str],
+    anchor: &str,
+    cursor: usize,
+    name: &str,
+    warnings: &mut Vec<String>,
+) -> Result<usize, NotFound> {
+    let Some((at, level)) = seek(lines, &[anchor], cursor, false) else {
+        let after = if cursor > 0 {
+            format!(" after line {cursor}, where the chunk before it ended")
+        } else {
+            String::new()
+        };
+        return Err(NotFound {
+            message: format!(
+                "{name}: its context line `@@ {anchor}` was not found in the file{after}"
+            ),
+            old_text: format!("{anchor}\n"),
+            new_text: String::new(),
+        });
+    };
+    if level != Level::Exact {
+        warnings.push(format!(
+            "{name}: its context line `@@ {anchor}` matched line {} {}",
+            at + 1,
+            level.tolerance()
+        ));
+    }
+    Ok(at + 1)
+}
+
 /// The file's lines as apply_patch sees them: text without line breaks, UTF-8.
 fn patch_lines<'t>(text: &Text<'t>) -> Result<Vec<&'t str>, usize> {
     (0..text.len())
@@ -478,30 +538,8 @@ pub fn apply_patch(text: &Text<'_>, hunks: &[Hunk]) -> Result<Located, Result<No
     let mut cursor = 0usize;
     for (i, h) in hunks.iter().enumerate() {
         if let Some(anchor) = &h.anchor {
-            let Some((at, level)) = seek(&lines, &[anchor.as_str()], cursor, false) else {
-                let after = if cursor > 0 {
-                    format!(" after line {cursor}, where the chunk before it ended")
-                } else {
-                    String::new()
-                };
-                return Err(Ok(NotFound {
-                    message: format!(
-                        "{}: its context line `@@ {anchor}` was not found in the file{after}",
-                        h.name(i)
-                    ),
-                    old_text: format!("{anchor}\n"),
-                    new_text: String::new(),
-                }));
-            };
-            if level != Level::Exact {
-                out.warnings.push(format!(
-                    "{}: its context line `@@ {anchor}` matched line {} {}",
-                    h.name(i),
-                    at + 1,
-                    level.tolerance()
-                ));
-            }
-            cursor = at + 1;
+            cursor =
+                find_anchor(&lines, anchor, cursor, &h.name(i), &mut out.warnings).map_err(Ok)?;
         }
         let mut old: Vec<&str> = h.old_lines().collect();
         let new: Vec<&str> = h.new_lines().collect();

@@ -348,78 +348,10 @@ pub(super) fn run(
     };
     let found = match cascade(&whole, search, replace) {
         Ok(f) => f,
-        Err(Miss::Ambiguous(lines)) => {
-            return Outcome::fail(format!(
-                "{NAME}: the SEARCH lines occur {} times in '{}' (at lines {}); aider would \
-                 change the first, git-clada changes none: add a line before or after them that \
-                 makes the SEARCH section unique",
-                lines.len(),
-                path.given,
-                lines
-                    .iter()
-                    .map(usize::to_string)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ))
-            .with_hint(Hint::Ambiguous {
-                path: path.given.clone(),
-                occurrences: lines.len(),
-                lines,
-            })
-        }
-        Err(Miss::NotFound) => {
-            return Outcome::fail(format!(
-                "SearchReplaceNoExactMatch: this SEARCH block failed to exactly match lines in \
-                 '{}'. The SEARCH section must exactly match an existing block of lines \
-                 including all white space, comments, indentation, docstrings, etc.",
-                path.given
-            ))
-            .with_hint(textmatch::not_found_hint(
-                &content,
-                search,
-                replace,
-                &path.given,
-            ))
-        }
+        Err(miss) => return missed(miss, &content, search, replace, path),
     };
-    let text = Text::new(body);
-    let (mut out, data, warnings) = match found {
-        Found::Lines {
-            first,
-            count,
-            new,
-            tolerances,
-        } => {
-            let mut new = with_eol(&new, crlf);
-            if first + count >= text.len() && text.unterminated() {
-                trim_last_break(&mut new);
-            }
-            let mut out = Vec::with_capacity(content.len() + new.len());
-            out.extend_from_slice(&body[..text.offset(first)]);
-            out.extend_from_slice(&new);
-            out.extend_from_slice(&body[text.offset((first + count).min(text.len()))..]);
-            (
-                out,
-                json!({"path": path.given, "replacements": 1}),
-                tolerances,
-            )
-        }
-        Found::Whole { text: new, pieces } => {
-            let mut out = with_eol(&new, crlf);
-            if text.unterminated() {
-                trim_last_break(&mut out);
-            }
-            let warning = format!(
-                "SEARCH and REPLACE use `...` lines for unchanged code; each of the {pieces} \
-                 pieces between them was replaced where it occurs (aider's `...` tolerance)"
-            );
-            (
-                out,
-                json!({"path": path.given, "replacements": pieces}),
-                vec![warning],
-            )
-        }
-    };
+    let (mut out, replacements, warnings) = spliced(body, found, crlf);
+    let data = json!({"path": path.given, "replacements": replacements});
     out.splice(0..0, bom.iter().copied());
     if let Err(e) = ctx.vfs.write_file(&path.abs, &out, false) {
         return Outcome::fail(node_error(&e, &path.given, "open", None));
@@ -435,6 +367,77 @@ pub(super) fn run(
         );
     }
     result
+}
+
+/// The failed result for a SEARCH that matched no place, or several.
+fn missed(miss: Miss, content: &[u8], search: &str, replace: &str, path: &ResolvedPath) -> Outcome {
+    match miss {
+        Miss::Ambiguous(lines) => Outcome::fail(format!(
+            "{NAME}: the SEARCH lines occur {} times in '{}' (at lines {}); aider would change \
+             the first, git-clada changes none: add a line before or after them that makes the \
+             SEARCH section unique",
+            lines.len(),
+            path.given,
+            lines
+                .iter()
+                .map(usize::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))
+        .with_hint(Hint::Ambiguous {
+            path: path.given.clone(),
+            occurrences: lines.len(),
+            lines,
+        }),
+        Miss::NotFound => Outcome::fail(format!(
+            "SearchReplaceNoExactMatch: this SEARCH block failed to exactly match lines in '{}'. \
+             The SEARCH section must exactly match an existing block of lines including all \
+             white space, comments, indentation, docstrings, etc.",
+            path.given
+        ))
+        .with_hint(textmatch::not_found_hint(
+            content,
+            search,
+            replace,
+            &path.given,
+        )),
+    }
+}
+
+/// The file's new text (without its BOM) from what the cascade found in `body`: lines outside
+/// the match keep their bytes, new lines get the file's line break, a missing last line break
+/// stays missing. Returns it with the number of replacements and the tolerances used.
+fn spliced(body: &[u8], found: Found, crlf: bool) -> (Vec<u8>, usize, Vec<String>) {
+    let text = Text::new(body);
+    match found {
+        Found::Lines {
+            first,
+            count,
+            new,
+            tolerances,
+        } => {
+            let mut new = with_eol(&new, crlf);
+            if first + count >= text.len() && text.unterminated() {
+                trim_last_break(&mut new);
+            }
+            let mut out = Vec::with_capacity(body.len() + new.len());
+            out.extend_from_slice(&body[..text.offset(first)]);
+            out.extend_from_slice(&new);
+            out.extend_from_slice(&body[text.offset((first + count).min(text.len()))..]);
+            (out, 1, tolerances)
+        }
+        Found::Whole { text: new, pieces } => {
+            let mut out = with_eol(&new, crlf);
+            if text.unterminated() {
+                trim_last_break(&mut out);
+            }
+            let warning = format!(
+                "SEARCH and REPLACE use `...` lines for unchanged code; each of the {pieces} \
+                 pieces between them was replaced where it occurs (aider's `...` tolerance)"
+            );
+            (out, pieces, vec![warning])
+        }
+    }
 }
 
 fn trim_last_break(b: &mut Vec<u8>) {
