@@ -17,29 +17,13 @@ BIN="$PWD/target/release/git-clada"
 WORK="${TMPDIR:-/tmp}/clada-patch-speed"
 SIZES=("${@:-10000}")
 RUNS="${RUNS:-15}"
-mkdir -p "$WORK"
-export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com
-export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com
-export GIT_CONFIG_NOSYSTEM=1 HOME="$WORK/home"
-mkdir -p "$HOME"
+# shellcheck source=benches/repo.sh
+. benches/repo.sh
+bench_env "$WORK"
 
 make_repo() { # $1 = number of files, $2 = dir
   local n=$1 dir=$2
-  rm -rf "$dir" && mkdir -p "$dir" && cd "$dir"
-  git init -q -b main
-  git config gc.auto 0
-  git config maintenance.auto false
-  python3 - "$n" <<'EOF'
-import os, sys
-n = int(sys.argv[1])
-for i in range(n):
-    d = f"src/m{i // 100:04d}"
-    os.makedirs(d, exist_ok=True)
-    with open(f"{d}/f{i:06d}.rs", "w") as f:
-        f.write("".join(f"fn f{i}_{j}() -> u32 {{ {j} }}\n" for j in range(20)))
-EOF
-  git add -A && git commit -q -m init
-  git gc -q
+  make_tree "$n" "$dir"
   # 500 hunks: two changes far apart in each of 250 files spread over the tree.
   python3 - "$n" <<'EOF'
 import sys

@@ -280,16 +280,14 @@ fn aider_search_replace_matches_aider() {
         if !t_ok {
             theirs.retain(|p, (_, b)| c.before.contains_key(p) || !b.is_empty());
         }
-        let mine = dir_with(&c.before);
-        let ours = run_ours(mine.path(), &c.reply, Dialect::Auto);
-        let o_tree = read_tree(mine.path());
         let case = format!("aider case {i} (tags {:?}); reply:\n{}", c.tags, c.reply);
-        judge(
+        check_case(
             &mut tally,
             &case,
             &c.before,
+            &c.reply,
+            Dialect::Auto,
             (t_ok, &theirs),
-            (&ours, &o_tree),
         );
     }
     tally.finish("aider SEARCH/REPLACE vs aider", n);
@@ -449,21 +447,19 @@ fn apply_patch_envelopes_match_codex() {
             .expect("run apply_patch");
         let t_ok = out.status.success();
         let theirs = read_tree(theirs_dir.path());
-        let mine = dir_with(&c.before);
-        let ours = run_ours(mine.path(), &c.reply, Dialect::Auto);
-        let o_tree = read_tree(mine.path());
         let case = format!(
             "apply_patch case {i} (tags {:?}); apply_patch said {}; reply:\n{}",
             c.tags,
             String::from_utf8_lossy(&out.stderr).trim(),
             c.reply
         );
-        judge(
+        check_case(
             &mut tally,
             &case,
             &c.before,
+            &c.reply,
+            Dialect::Auto,
             (t_ok, &theirs),
-            (&ours, &o_tree),
         );
     }
     tally.finish("apply_patch vs Codex", n);
@@ -724,21 +720,19 @@ fn unified_diffs_match_git_apply() {
             }
         }
         let theirs = read_tree(theirs_dir.path());
-        let mine = dir_with(&c.before);
-        let ours = run_ours(mine.path(), &c.reply, Dialect::Only(Format::DIFF));
-        let o_tree = read_tree(mine.path());
         let case = format!(
             "diff case {i} (tags {:?}); oracle {oracle}: {}; reply:\n{}",
             c.tags,
             String::from_utf8_lossy(&out.stderr).trim(),
             c.reply
         );
-        judge(
+        check_case(
             &mut tally,
             &case,
             &c.before,
+            &c.reply,
+            Dialect::Only(Format::DIFF),
             (t_ok, &theirs),
-            (&ours, &o_tree),
         );
     }
     tally.finish("unified diff vs git apply", n);

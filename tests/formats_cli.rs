@@ -6,6 +6,24 @@ mod common;
 
 use common::{exit_code, output_text, TestRepo};
 
+/// (id, format, action) of each block `parse` printed.
+fn summary(blocks: &[serde_json::Value]) -> Vec<(String, String, String)> {
+    blocks
+        .iter()
+        .map(|b| {
+            (
+                b["id"].as_str().unwrap_or("").to_string(),
+                b["format"].as_str().unwrap_or("").to_string(),
+                b["properties"]["action"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect()
+}
+
+fn expect(id: &str, format: &str, action: &str) -> (String, String, String) {
+    (id.to_string(), format.to_string(), action.to_string())
+}
+
 const CSL_TASKS: &str =
     "<---TASKS--->\n<---WRITE file=\"a.txt\"--->\na\n<---END--->\n<---END--->\n";
 
@@ -23,17 +41,7 @@ fn parse_prints_each_formats_blocks_with_format_and_group() {
     assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
     let blocks = json["blocks"].as_array().expect("blocks");
-    let summary: Vec<(String, String, String)> = blocks
-        .iter()
-        .map(|b| {
-            (
-                b["id"].as_str().unwrap_or("").to_string(),
-                b["format"].as_str().unwrap_or("").to_string(),
-                b["properties"]["action"].as_str().unwrap_or("").to_string(),
-            )
-        })
-        .collect();
-    let expect = |id: &str, f: &str, a: &str| (id.to_string(), f.to_string(), a.to_string());
+    let summary = summary(blocks);
     assert_eq!(
         summary,
         vec![
@@ -239,17 +247,7 @@ fn parse_prints_aider_apply_patch_and_diff_blocks() {
     assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
     let blocks = json["blocks"].as_array().expect("blocks");
-    let summary: Vec<(String, String, String)> = blocks
-        .iter()
-        .map(|b| {
-            (
-                b["id"].as_str().unwrap_or("").to_string(),
-                b["format"].as_str().unwrap_or("").to_string(),
-                b["properties"]["action"].as_str().unwrap_or("").to_string(),
-            )
-        })
-        .collect();
-    let expect = |id: &str, f: &str, a: &str| (id.to_string(), f.to_string(), a.to_string());
+    let summary = summary(blocks);
     assert_eq!(
         summary,
         vec![

@@ -571,3 +571,19 @@ pub fn judge(
         }
     }
 }
+
+/// Runs `reply` with git-clada on a copy of `before` (read in `dialect`) and judges it against
+/// the oracle's outcome.
+pub fn check_case(
+    tally: &mut Tally,
+    case: &str,
+    before: &Tree,
+    reply: &str,
+    dialect: Dialect,
+    theirs: (bool, &Tree),
+) {
+    let mine = dir_with(before);
+    let ours = run_ours(mine.path(), reply, dialect);
+    let o_tree = read_tree(mine.path());
+    judge(tally, case, before, theirs, (&ours, &o_tree));
+}
