@@ -308,6 +308,11 @@ fn mixed_format_cases() {
 }
 
 #[test]
+fn patch_cases() {
+    run_file("actions/patch.cases.md");
+}
+
+#[test]
 fn planned_cases() {
     run_file("actions/planned.cases.md");
 }

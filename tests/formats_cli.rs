@@ -354,3 +354,67 @@ fn dialect_forces_an_edit_format() {
     );
     assert!(!repo.exists("c.txt"));
 }
+
+/// Text the apply_patch and aider rules cannot read (not UTF-8) is refused with the reason; a
+/// unified diff patches bytes, so it still applies. A symlink is not deleted through a diff.
+/// Nothing else changes.
+#[test]
+fn non_utf8_files_and_symlinks_are_refused_with_the_reason() {
+    let repo = TestRepo::with_files(&[("target.txt", "t\n")]);
+    repo.write_bytes("latin1.txt", b"caf\xe9\nbar\n");
+    std::os::unix::fs::symlink("target.txt", repo.path().join("link.txt")).expect("symlink");
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "files"]);
+    let head = repo.head();
+    let out = repo.apply(
+        "*** Begin Patch\n*** Update File: latin1.txt\n@@\n-bar\n+BAR\n*** End Patch\n",
+        &[],
+    );
+    assert_eq!(exit_code(&out), 1, "{}", output_text(&out));
+    let report = TestRepo::report(&out);
+    let error = report["results"][0]["error"].as_str().unwrap_or("");
+    assert!(error.contains("not valid UTF-8 (line 1)"), "{report:#}");
+    let out = repo.apply(
+        "latin1.txt\n<<<<<<< SEARCH\nbar\n=======\nBAR\n>>>>>>> REPLACE\n",
+        &[],
+    );
+    assert_eq!(exit_code(&out), 1, "{}", output_text(&out));
+    let report = TestRepo::report(&out);
+    let error = report["results"][0]["error"].as_str().unwrap_or("");
+    assert!(error.contains("is not valid UTF-8 text"), "{report:#}");
+    assert_eq!(repo.head(), head);
+
+    let out = repo.apply("--- a/link.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-t\n", &[]);
+    assert_eq!(exit_code(&out), 1, "{}", output_text(&out));
+    let report = TestRepo::report(&out);
+    let error = report["results"][0]["error"].as_str().unwrap_or("");
+    assert!(error.contains("is a symbolic link"), "{report:#}");
+    assert_eq!(repo.head(), head);
+    assert_eq!(repo.status(), "");
+
+    let out = repo.apply(
+        "--- a/latin1.txt\n+++ b/latin1.txt\n@@ -1,2 +1,2 @@\n caf\u{fffd}\n-bar\n+BAR\n",
+        &[],
+    );
+    // The diff's context is U+FFFD, the file's a Latin-1 byte: no match, a clean failure.
+    assert_eq!(exit_code(&out), 1, "{}", output_text(&out));
+    assert_eq!(repo.status(), "");
+}
+
+/// `--dry-run` of a diff with a rename, a deletion and a mode change changes nothing and
+/// reports what would happen.
+#[test]
+fn a_dry_run_of_a_diff_changes_nothing() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n"), ("b.txt", "b\n"), ("run.sh", "x\n")]);
+    let state = repo.state();
+    let reply = "diff --git a/a.txt b/c.txt\nrename from a.txt\nrename to c.txt\ndiff --git a/b.txt b/b.txt\ndeleted file mode 100644\n--- a/b.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-b\ndiff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n";
+    let out = repo.apply(reply, &["--dry-run"]);
+    assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
+    let report = TestRepo::report(&out);
+    assert_eq!(report["dryRun"], true);
+    assert_eq!(
+        report["results"][2]["data"]["executable"], true,
+        "{report:#}"
+    );
+    common::assert_same_user_state(&repo.state(), &state, "dry run");
+}
