@@ -350,7 +350,14 @@ pub(super) fn run(
         Ok(f) => f,
         Err(miss) => return missed(miss, &content, search, replace, path),
     };
-    let (mut out, replacements, warnings) = spliced(body, found, crlf);
+    let (mut out, replacements, mut warnings) = spliced(body, found, crlf);
+    if out.is_empty() {
+        warnings.push(
+            "the edit removed every line: the file is now empty (aider counts an empty result as \
+             a failed edit; git-clada applies it)"
+                .to_string(),
+        );
+    }
     let data = json!({"path": path.given, "replacements": replacements});
     out.splice(0..0, bom.iter().copied());
     if let Err(e) = ctx.vfs.write_file(&path.abs, &out, false) {

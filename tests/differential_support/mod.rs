@@ -494,6 +494,7 @@ pub fn tolerance_kind(warnings: &[String]) -> String {
         ("`...`", "elision"),
         ("added at the end of the file", "added at the end"),
         ("both empty", "empty file created"),
+        ("now empty", "file emptied"),
         ("Move to", "move without chunks"),
     ];
     let mut found: Vec<&str> = Vec::new();
