@@ -172,7 +172,8 @@ pub fn parse(text: &str, style: Style) -> Result<Vec<Hunk>, String> {
                     }
                 }
                 Style::ApplyPatch => {
-                    h.anchor = line.strip_prefix("@@ ").map(str::to_string);
+                    // apply_patch looks for the line without its trailing whitespace.
+                    h.anchor = line.strip_prefix("@@ ").map(|a| a.trim_end().to_string());
                     if h.anchor.is_none() && line != "@@" {
                         return Err(format!(
                             "line {n}: `{line}` is not a chunk header: write `@@` or `@@ ` and a \
@@ -289,6 +290,8 @@ mod tests {
         assert_eq!(h[0].anchor, None);
         assert_eq!(h[1].anchor.as_deref(), Some("def f():"));
         assert!(h[1].eof);
+        let h = parse("@@   p  \t\n x\n", Style::ApplyPatch).unwrap();
+        assert_eq!(h[0].anchor.as_deref(), Some("  p"), "trailing whitespace is not looked for");
     }
 
     #[test]
