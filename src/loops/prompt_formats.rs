@@ -174,10 +174,16 @@ fn tolerances(format: EditFormat) -> Vec<String> {
                dropped, LF lines for a CRLF file."),
         ],
         };
-    out.push(s(
-        "The file's line endings (CRLF stays CRLF), its BOM, and a missing line break at its end \
-         are kept.",
-    ));
+    out.push(match format {
+        EditFormat::Diff => s(
+            "The file's line endings (CRLF stays CRLF) and its BOM are kept; its last line break \
+             changes only as `\\ No newline at end of file` says.",
+        ),
+        _ => s(
+            "The file's line endings (CRLF stays CRLF), its BOM, and a missing line break at its \
+             end are kept.",
+        ),
+    });
     out
 }
 
