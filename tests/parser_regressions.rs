@@ -12,7 +12,7 @@ use std::path::Path;
 use git_clada::read::{self, Dialect, Format, ParseResult};
 use proptest::prelude::*;
 
-const DIALECTS: [Dialect; 7] = [
+const DIALECTS: [Dialect; 10] = [
     Dialect::Auto,
     Dialect::Only(Format::SHAM),
     Dialect::Only(Format::NESL_UPPER),
@@ -20,6 +20,9 @@ const DIALECTS: [Dialect; 7] = [
     Dialect::Only(Format::CSL),
     Dialect::Only(Format::CML),
     Dialect::Only(Format::REPLACER),
+    Dialect::Only(Format::AIDER),
+    Dialect::Only(Format::APPLY_PATCH),
+    Dialect::Only(Format::DIFF),
 ];
 
 /// The invariants callers rely on, for a result of parsing `text`.

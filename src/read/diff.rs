@@ -554,9 +554,10 @@ fn git_names(s: &str) -> Option<(String, String)> {
     }
     // Equal halves: `a/P b/P`.
     let half = s.len().checked_sub(1)? / 2;
-    if s.len() % 2 == 1 && s.is_char_boundary(half) {
+    // The middle byte must be the space (an ASCII byte, so both halves are whole characters).
+    if s.len() % 2 == 1 && s.as_bytes().get(half) == Some(&b' ') {
         let (a, b) = (&s[..half], &s[half + 1..]);
-        if s.as_bytes()[half] == b' ' && a.get(2..) == b.get(2..) {
+        if a.get(2..) == b.get(2..) {
             return Some((a.to_string(), b.to_string()));
         }
     }
@@ -746,6 +747,9 @@ mod tests {
             Some("a/x.txt".into())
         );
         assert_eq!(unquote("\"caf\\303\\251\""), Some("café".into()));
+        // A multi-byte character in the middle of the line (found by fuzzing): no panic.
+        assert_eq!(git_names("a/\u{1F600}bc"), None);
+        assert_eq!(git_names("ab\u{85}cd e"), Some(("ab\u{85}cd".into(), "e".into())));
     }
 
     #[test]
