@@ -18,7 +18,7 @@ use super::fsx::node_error;
 use super::lines::Tag;
 use super::locate::Text;
 use super::textmatch::{self, Hint};
-use super::write::{make_parents, read_text};
+use super::write::read_text;
 use super::{Ctx, Outcome};
 use crate::sandbox::ResolvedPath;
 
@@ -457,15 +457,13 @@ fn trim_last_break(b: &mut Vec<u8>) {
 
 /// An empty SEARCH on a missing file: the file is created with REPLACE.
 fn create(ctx: &mut Ctx<'_>, path: &ResolvedPath, replace: &str) -> Outcome {
-    if let Err(e) = make_parents(ctx, path) {
-        return Outcome::fail(node_error(&e, &path.given, "open", None));
+    // A whole-file write like file_create's (parents made, the configured final-newline and
+    // .editorconfig shaping applied).
+    let mut out = super::write::file_write(ctx, path, replace, true);
+    if let Some(data) = out.data.as_mut() {
+        data["created"] = json!(true);
     }
-    if let Err(e) = ctx.vfs.write_file(&path.abs, replace.as_bytes(), false) {
-        return Outcome::fail(node_error(&e, &path.given, "open", None));
-    }
-    ctx.lines.reset(&path.abs);
-    let mut out = Outcome::ok(json!({"path": path.given, "created": true}));
-    if replace.is_empty() {
+    if out.success && replace.is_empty() {
         out.warnings
             .push("SEARCH and REPLACE are both empty: the file was created empty".to_string());
     }
