@@ -7,8 +7,8 @@
 //! - unified diffs (made by `git diff`, then perturbed) against `git apply` (and GNU `patch`
 //!   where `git apply` gives up).
 //!
-//! The oracles are installed by `.ci/run` under `target/ci-tools/`. Without them a test prints
-//! SKIPPED, unless `CLADA_REQUIRE_TOOLS` is set (CI), when it fails. `CLADA_DIFF_CASES` sets the
+//! The oracles are installed by `.ci/run` under `target/ci-tools/`. Without them a test fails
+//! (it never skips), saying how to install what is missing. `CLADA_DIFF_CASES` sets the
 //! number of cases per format (default 300), `CLADA_DIFF_SEED` the first seed,
 //! `CLADA_DIFF_EXAMPLES=1` prints one example per outcome; run with `--nocapture` to see the
 //! figures.
@@ -227,10 +227,10 @@ fn aider_search_replace_matches_aider() {
     let Some(python) = aider_python() else {
         missing(
             "aider (the PyPI package aider-chat)",
-            "python3 -m venv target/ci-tools/aider-venv && target/ci-tools/aider-venv/bin/pip \
-             install aider-chat, or run .ci/run; CLADA_AIDER_PYTHON names another venv's python",
+            "run .ci/run, or python3 -m venv target/ci-tools/aider-venv && \
+             target/ci-tools/aider-venv/bin/pip install 'aider-chat==0.86.2'; \
+             CLADA_AIDER_PYTHON names another venv's python",
         );
-        return;
     };
     let n = cases(CASES);
     let mut rng = Rng::new(seed());
@@ -426,10 +426,9 @@ fn apply_patch_envelopes_match_codex() {
     let Some((_keep, bin)) = apply_patch_bin() else {
         missing(
             "Codex's apply_patch (the npm package @openai/codex)",
-            "npm install --prefix target/ci-tools/codex @openai/codex, or run .ci/run; \
+            "run .ci/run, or npm install --prefix target/ci-tools/codex '@openai/codex@0.169.0'; \
              CLADA_CODEX_BIN names the binary",
         );
-        return;
     };
     let n = cases(CASES);
     let mut rng = Rng::new(seed() ^ 0xC0DE);
@@ -672,10 +671,12 @@ fn split_eol(l: &str) -> (&str, &str) {
 fn unified_diffs_match_git_apply() {
     if !have("git") {
         missing("git", "install git");
-        return;
+    }
+    // GNU patch is the second opinion where git apply gives up: required, not optional.
+    if !have("patch") {
+        missing("GNU patch", "install the patch package");
     }
     let n = cases(CASES);
-    let patch = have("patch");
     let mut rng = Rng::new(seed() ^ 0xD1FF);
     let mut tally = Tally::default();
     let home = tempfile::tempdir().expect("home");
@@ -695,7 +696,7 @@ fn unified_diffs_match_git_apply() {
         );
         let mut t_ok = out.status.success();
         let mut oracle = "git apply";
-        if !t_ok && patch {
+        if !t_ok {
             // GNU patch, without fuzz: what it applies exactly is a second opinion.
             let alt = dir_with(&c.before);
             let st = Command::new("patch")
