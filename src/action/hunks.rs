@@ -291,7 +291,11 @@ mod tests {
         assert_eq!(h[1].anchor.as_deref(), Some("def f():"));
         assert!(h[1].eof);
         let h = parse("@@   p  \t\n x\n", Style::ApplyPatch).unwrap();
-        assert_eq!(h[0].anchor.as_deref(), Some("  p"), "trailing whitespace is not looked for");
+        assert_eq!(
+            h[0].anchor.as_deref(),
+            Some("  p"),
+            "trailing whitespace is not looked for"
+        );
     }
 
     #[test]

@@ -749,7 +749,10 @@ mod tests {
         assert_eq!(unquote("\"caf\\303\\251\""), Some("café".into()));
         // A multi-byte character in the middle of the line (found by fuzzing): no panic.
         assert_eq!(git_names("a/\u{1F600}bc"), None);
-        assert_eq!(git_names("ab\u{85}cd e"), Some(("ab\u{85}cd".into(), "e".into())));
+        assert_eq!(
+            git_names("ab\u{85}cd e"),
+            Some(("ab\u{85}cd".into(), "e".into()))
+        );
     }
 
     #[test]
