@@ -16,31 +16,13 @@ WORK="${TMPDIR:-/tmp}/clada-apply-speed"
 SIZES=("${@:-10000 100000}")
 # shellcheck disable=SC2206
 SIZES=(${SIZES[*]})
-mkdir -p "$WORK"
-export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com
-export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com
-export GIT_CONFIG_NOSYSTEM=1 HOME="$WORK/home"
-mkdir -p "$HOME"
+# shellcheck source=benches/repo.sh
+. benches/repo.sh
+bench_env "$WORK"
 
 make_repo() { # $1 = number of files, $2 = dir
   local n=$1 dir=$2
-  rm -rf "$dir" && mkdir -p "$dir" && cd "$dir"
-  git init -q -b main
-  git config gc.auto 0
-  git config maintenance.auto false
-  python3 - "$n" <<'EOF'
-import os, sys
-n = int(sys.argv[1])
-for i in range(n):
-    d = f"src/m{i // 100:04d}"
-    os.makedirs(d, exist_ok=True)
-    with open(f"{d}/f{i:06d}.rs", "w") as f:
-        f.write("".join(f"fn f{i}_{j}() -> u32 {{ {j} }}\n" for j in range(20)))
-EOF
-  git add -A && git commit -q -m init
-  # A packed, stable object store (set before any commit: otherwise the commit starts a
-  # background `git gc --auto` that packs objects while the timings run).
-  git gc -q
+  make_tree "$n" "$dir"
   # The reply: 10 exact-text replacements in 10 files spread over the tree.
   python3 - "$n" > "$dir.reply.md" <<'EOF'
 import sys

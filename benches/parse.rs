@@ -2,8 +2,10 @@
 //! three spellings with multi-line heredocs of code), (b) the same shape at 50 MiB, the
 //! largest reply `git clada` accepts, (c) 1,000,000 tiny blocks, and (d) a 10 MB reply of the
 //! same shape per format (SHAM/NESL, CSL, CML, replacer: the same prose and the same file
-//! contents, only the block syntax differs), parsed in auto mode. Inputs are generated
-//! deterministically so runs are comparable.
+//! contents, only the block syntax differs), parsed in auto mode, and (e) inputs built to make
+//! the aider, apply_patch and diff front ends quadratic, at 1 and 8 MiB (`parse_adversarial`:
+//! linear time is the same throughput at both sizes). Inputs are generated deterministically
+//! so runs are comparable.
 
 use std::fmt::Write as _;
 use std::hint::black_box;
@@ -255,5 +257,94 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench);
+/// Inputs built to make a careless front end quadratic: each is one unit repeated until the
+/// text has `size` bytes (a prefix and suffix around the repetition where the unit needs one).
+/// Linear time shows as the same throughput at 1 MiB and 8 MiB.
+fn adversarial(size: usize) -> Vec<(&'static str, String)> {
+    let repeat = |pre: &str, unit: &str, post: &str| {
+        let mut s = String::with_capacity(size + pre.len() + post.len());
+        s.push_str(pre);
+        while s.len() < size {
+            s.push_str(unit);
+        }
+        s.push_str(post);
+        s
+    };
+    vec![
+        (
+            "aider_heads_without_name",
+            repeat("", "<<<<<<< SEARCH\n", ""),
+        ),
+        (
+            "aider_heads_inside_a_block",
+            repeat("a.py\n", "<<<<<<< SEARCH\nx\n", ""),
+        ),
+        (
+            "aider_unclosed_block",
+            repeat("a.py\n<<<<<<< SEARCH\n", "line\n", ""),
+        ),
+        (
+            "aider_many_blocks",
+            repeat(
+                "",
+                "a.py\n<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n",
+                "",
+            ),
+        ),
+        ("patch_unclosed_begins", repeat("", "*** Begin Patch\n", "")),
+        (
+            "patch_empty_envelopes",
+            repeat("", "*** Begin Patch\n*** End Patch\n", ""),
+        ),
+        (
+            "patch_heredoc_lines",
+            repeat("", "apply_patch <<'EOF'\n", ""),
+        ),
+        (
+            "patch_many_chunks",
+            repeat(
+                "*** Begin Patch\n*** Update File: a\n",
+                "@@\n-x\n+y\n",
+                "*** End Patch\n",
+            ),
+        ),
+        (
+            "diff_headers_without_hunks",
+            repeat("", "--- a/x\n+++ b/x\n", ""),
+        ),
+        ("diff_git_lines", repeat("", "diff --git a/x b/x\n", "")),
+        (
+            "diff_blank_run_in_a_hunk",
+            repeat("--- a/x\n+++ b/x\n@@ -1 +1 @@\n", "\n", " x\n"),
+        ),
+        (
+            "diff_overcounted_hunk",
+            repeat(
+                "--- a/x\n+++ b/x\n@@ -1,99999999 +1,99999999 @@\n",
+                " x\n",
+                "",
+            ),
+        ),
+        (
+            "diff_many_hunks",
+            repeat("--- a/x\n+++ b/x\n", "@@ -1 +1 @@\n-a\n+b\n", ""),
+        ),
+    ]
+}
+
+fn bench_adversarial(c: &mut Criterion) {
+    let mut g = c.benchmark_group("parse_adversarial");
+    g.sample_size(10);
+    for size in [1 << 20, 8 << 20] {
+        for (name, text) in adversarial(size) {
+            g.throughput(Throughput::Bytes(text.len() as u64));
+            g.bench_function(format!("{name}_{}MiB", size >> 20), |b| {
+                b.iter(|| read::parse(black_box(&text), Dialect::Auto))
+            });
+        }
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench, bench_adversarial);
 criterion_main!(benches);

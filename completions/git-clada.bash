@@ -202,7 +202,7 @@ _git__clada() {
             fi
             case "${prev}" in
                 --dialect)
-                    COMPREPLY=($(compgen -W "auto sham nesl-upper nesl csl cml replacer tool-call" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto sham nesl-upper nesl csl cml replacer tool-call aider apply-patch diff" -- "${cur}"))
                     return 0
                     ;;
                 --wip)
@@ -260,7 +260,7 @@ _git__clada() {
             fi
             case "${prev}" in
                 --dialect)
-                    COMPREPLY=($(compgen -W "auto sham nesl-upper nesl csl cml replacer tool-call" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto sham nesl-upper nesl csl cml replacer tool-call aider apply-patch diff" -- "${cur}"))
                     return 0
                     ;;
                 -C)
@@ -942,7 +942,7 @@ _git__clada() {
             fi
             case "${prev}" in
                 --dialect)
-                    COMPREPLY=($(compgen -W "auto sham nesl-upper nesl csl cml replacer tool-call" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto sham nesl-upper nesl csl cml replacer tool-call aider apply-patch diff" -- "${cur}"))
                     return 0
                     ;;
                 -C)
@@ -968,7 +968,7 @@ _git__clada() {
             fi
             case "${prev}" in
                 --dialect)
-                    COMPREPLY=($(compgen -W "nesl nesl-upper sham" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "nesl nesl-upper sham aider apply-patch diff" -- "${cur}"))
                     return 0
                     ;;
                 --actions)
@@ -1180,7 +1180,7 @@ _git__clada() {
                     return 0
                     ;;
                 --dialect)
-                    COMPREPLY=($(compgen -W "auto sham nesl-upper nesl csl cml replacer tool-call" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto sham nesl-upper nesl csl cml replacer tool-call aider apply-patch diff" -- "${cur}"))
                     return 0
                     ;;
                 --exec)

@@ -61,7 +61,10 @@ nesl\t'Only `#!nesl [@LABEL: id]` … `#!end_id`'
 csl\t'Only CSL: `<---WRITE file="…"--->` … `<---END--->` (seed 002)'
 cml\t'Only CML: `<tasks>`, `<write>`, `<edit>`, `<move>`, `<remove>`, `<run>` (seed 004)'
 replacer\t'Only the replacer format: `<<<FILE>>>` … `<<<END>>>` (seed 001)'
-tool-call\t'Only a tool call: the whole input is JSON, a list of actions ([{"action": …, parameters…}]) or an editor-style edit ({path, old_string, new_string, replace_all}); never chosen by auto'"
+tool-call\t'Only a tool call: the whole input is JSON, a list of actions ([{"action": …, parameters…}]) or an editor-style edit ({path, old_string, new_string, replace_all}); never chosen by auto'
+aider\t'Only aider SEARCH/REPLACE blocks: the file name, then `<<<<<<< SEARCH` … `=======` … `>>>>>>> REPLACE`'
+apply-patch\t'Only Codex apply_patch envelopes: `*** Begin Patch` … `*** End Patch`, bare or in an `apply_patch <<\'EOF\'` heredoc'
+diff\t'Only unified diffs: `diff --git a/… b/…` or `--- a/…` / `+++ b/…`, then `@@ -a,b +c,d @@` hunks'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -l wip -d 'What happens to uncommitted work: `keep` leaves it uncommitted (staged stays staged) and the AI commit holds only the AI\'s changes; `commit` first records it in a `clada: snapshot before AI edit` commit on the branch. Default: config `wip`, else keep' -r -f -a "keep\t'Keep it uncommitted'
 commit\t'Record it in a snapshot commit before the AI commit'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -l git-author -d 'Author of the AI commit, as `NAME <EMAIL>` (like `git commit --author`). The committer, and any snapshot of your own work, keep your identity' -r
@@ -108,7 +111,10 @@ nesl\t'Only `#!nesl [@LABEL: id]` … `#!end_id`'
 csl\t'Only CSL: `<---WRITE file="…"--->` … `<---END--->` (seed 002)'
 cml\t'Only CML: `<tasks>`, `<write>`, `<edit>`, `<move>`, `<remove>`, `<run>` (seed 004)'
 replacer\t'Only the replacer format: `<<<FILE>>>` … `<<<END>>>` (seed 001)'
-tool-call\t'Only a tool call: the whole input is JSON, a list of actions ([{"action": …, parameters…}]) or an editor-style edit ({path, old_string, new_string, replace_all}); never chosen by auto'"
+tool-call\t'Only a tool call: the whole input is JSON, a list of actions ([{"action": …, parameters…}]) or an editor-style edit ({path, old_string, new_string, replace_all}); never chosen by auto'
+aider\t'Only aider SEARCH/REPLACE blocks: the file name, then `<<<<<<< SEARCH` … `=======` … `>>>>>>> REPLACE`'
+apply-patch\t'Only Codex apply_patch envelopes: `*** Begin Patch` … `*** End Patch`, bare or in an `apply_patch <<\'EOF\'` heredoc'
+diff\t'Only unified diffs: `diff --git a/… b/…` or `--- a/…` / `+++ b/…`, then `@@ -a,b +c,d @@` hunks'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand check" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
 complete -c git-clada -n "__fish_git_clada_using_subcommand check" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in the README)'
@@ -128,7 +134,10 @@ nesl\t'Only `#!nesl [@LABEL: id]` … `#!end_id`'
 csl\t'Only CSL: `<---WRITE file="…"--->` … `<---END--->` (seed 002)'
 cml\t'Only CML: `<tasks>`, `<write>`, `<edit>`, `<move>`, `<remove>`, `<run>` (seed 004)'
 replacer\t'Only the replacer format: `<<<FILE>>>` … `<<<END>>>` (seed 001)'
-tool-call\t'Only a tool call: the whole input is JSON, a list of actions ([{"action": …, parameters…}]) or an editor-style edit ({path, old_string, new_string, replace_all}); never chosen by auto'"
+tool-call\t'Only a tool call: the whole input is JSON, a list of actions ([{"action": …, parameters…}]) or an editor-style edit ({path, old_string, new_string, replace_all}); never chosen by auto'
+aider\t'Only aider SEARCH/REPLACE blocks: the file name, then `<<<<<<< SEARCH` … `=======` … `>>>>>>> REPLACE`'
+apply-patch\t'Only Codex apply_patch envelopes: `*** Begin Patch` … `*** End Patch`, bare or in an `apply_patch <<\'EOF\'` heredoc'
+diff\t'Only unified diffs: `diff --git a/… b/…` or `--- a/…` / `+++ b/…`, then `@@ -a,b +c,d @@` hunks'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand parse" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
 complete -c git-clada -n "__fish_git_clada_using_subcommand parse" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in the README)'
@@ -233,7 +242,10 @@ nesl\t'Only `#!nesl [@LABEL: id]` … `#!end_id`'
 csl\t'Only CSL: `<---WRITE file="…"--->` … `<---END--->` (seed 002)'
 cml\t'Only CML: `<tasks>`, `<write>`, `<edit>`, `<move>`, `<remove>`, `<run>` (seed 004)'
 replacer\t'Only the replacer format: `<<<FILE>>>` … `<<<END>>>` (seed 001)'
-tool-call\t'Only a tool call: the whole input is JSON, a list of actions ([{"action": …, parameters…}]) or an editor-style edit ({path, old_string, new_string, replace_all}); never chosen by auto'"
+tool-call\t'Only a tool call: the whole input is JSON, a list of actions ([{"action": …, parameters…}]) or an editor-style edit ({path, old_string, new_string, replace_all}); never chosen by auto'
+aider\t'Only aider SEARCH/REPLACE blocks: the file name, then `<<<<<<< SEARCH` … `=======` … `>>>>>>> REPLACE`'
+apply-patch\t'Only Codex apply_patch envelopes: `*** Begin Patch` … `*** End Patch`, bare or in an `apply_patch <<\'EOF\'` heredoc'
+diff\t'Only unified diffs: `diff --git a/… b/…` or `--- a/…` / `+++ b/…`, then `@@ -a,b +c,d @@` hunks'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand watch" -l exec -d 'Policy for `exec` blocks: ask on a terminal, allow, or deny. Default: ask on a terminal, deny otherwise' -r -f -a "ask\t'Show the code and ask y/n/always (approved and read-only commands run without asking; without a terminal everything else is refused)'
 allow\t'Run every exec block'
 deny\t'Refuse every exec block'"
@@ -273,7 +285,10 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand mcp" -s h -l help -d
 complete -c git-clada -n "__fish_git_clada_using_subcommand mcp" -s V -l version -d 'Print version'
 complete -c git-clada -n "__fish_git_clada_using_subcommand prompt" -l dialect -d 'The block spelling to teach' -r -f -a "nesl\t'`#!nesl [@three-char-SHA-256: ID]` … `#!end_ID`'
 nesl-upper\t'`#!NESL [@three-char-SHA-256: ID]` … `#!END_NESL_ID`'
-sham\t'`#!SHAM [@three-char-SHA-256: ID]` … `#!END_SHAM_ID`'"
+sham\t'`#!SHAM [@three-char-SHA-256: ID]` … `#!END_SHAM_ID`'
+aider\t'aider SEARCH/REPLACE blocks (file edits only)'
+apply-patch\t'Codex apply_patch envelopes (file edits only)'
+diff\t'Unified diffs, as `git diff` writes them (file edits only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand prompt" -l actions -d 'Only these actions (comma-separated), e.g. without exec' -r
 complete -c git-clada -n "__fish_git_clada_using_subcommand prompt" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
 complete -c git-clada -n "__fish_git_clada_using_subcommand prompt" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌, hints and outputs; meant for people'

@@ -2,16 +2,20 @@
 //!
 //! Each `###` case has fenced blocks told apart by their info string:
 //! - `given PATH` (any number): a file written into the empty temp root first, byte for byte;
+//!   `given PATH crlf` writes its line breaks as CRLF (markdown cannot hold CRs);
 //! - `sh nesl setup` (optional): a reply run first in an empty temp root; every block must
 //!   succeed;
-//! - `sh nesl` (required; or `csl`, `cml`, `replacer`, `reply` for the other formats and
-//!   mixed replies, `tool-call` for JSON read as that format, forced): the reply under test,
-//!   run with `--no-git` semantics in that root (paths relative to it, exec allowed);
+//! - `sh nesl` (required; or `csl`, `cml`, `replacer`, `aider`, `apply_patch`, `diff`, `reply`
+//!   for the other formats and mixed replies, `tool-call` for JSON read as that format,
+//!   forced): the reply under test, run with `--no-git` semantics in that root (paths relative
+//!   to it, exec allowed); a `crlf` word writes its line breaks as CRLF (a reply pasted from
+//!   Windows);
 //! - `json`: the expected `ExecutionResult` (the empty top-level `warnings` left out), with the
 //!   temp root written as `{ROOT}` and its parent as `{PARENT}`, and every `modified` time (`ls`)
 //!   that is a well-formed ISO-8601 UTC time written as `{MTIME}`;
 //! - `file PATH` (any number): the exact expected content of that file afterwards (the text
 //!   between the fences; a block ending in an empty line means the file ends with `\n`);
+//!   `file PATH crlf` expects its line breaks as CRLF;
 //! - `absent PATH`: that path must not exist afterwards;
 //! - `text human`, `text llm` (optional): the exact human (no colour) and llm reports.
 //!
@@ -33,9 +37,19 @@ fn dir() -> PathBuf {
 
 /// The info string of a reply block: SHAM/NESL or one of the other formats.
 fn is_reply(info: &str) -> bool {
-    ["nesl", "csl", "cml", "replacer", "reply", "tool-call"]
-        .iter()
-        .any(|f| info.split_whitespace().any(|w| w == *f))
+    [
+        "nesl",
+        "csl",
+        "cml",
+        "replacer",
+        "aider",
+        "apply_patch",
+        "diff",
+        "reply",
+        "tool-call",
+    ]
+    .iter()
+    .any(|f| info.split_whitespace().any(|w| w == *f))
 }
 
 /// The result as JSON with the root replaced by `{ROOT}`.
@@ -79,6 +93,16 @@ fn mask_times(v: &mut Value) {
     walk(v, &iso);
 }
 
+/// A `given`/`file` path (or reply info string) and its block's text, with the line breaks
+/// as CRLF when the info ends in the word `crlf`.
+fn with_crlf<'i>(info: &'i str, text: &str) -> (&'i str, String) {
+    match info.trim().strip_suffix(" crlf") {
+        Some(p) => (p.trim(), text.replace('\n', "\r\n")),
+        None if info.trim() == "crlf" => ("", text.replace('\n', "\r\n")),
+        None => (info.trim(), text.to_string()),
+    }
+}
+
 fn run_file(name: &str) {
     let path = dir().join(name);
     let md = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -102,11 +126,12 @@ fn run_file(name: &str) {
         };
         for (k, info) in sec.infos.iter().enumerate() {
             if let Some(p) = info.strip_prefix("given ") {
-                let path = root.join(p.trim());
+                let (p, bytes) = with_crlf(p, &sec.blocks[k]);
+                let path = root.join(p);
                 if let Some(parent) = path.parent() {
                     fs::create_dir_all(parent).expect("mkdir given");
                 }
-                fs::write(&path, &sec.blocks[k]).expect("write given");
+                fs::write(&path, bytes).expect("write given");
             }
         }
         let setup = find(&|i| is_reply(i) && i.ends_with("setup"));
@@ -133,13 +158,8 @@ fn run_file(name: &str) {
             "tool-call" => git_clada::read::Dialect::Only(git_clada::read::Format::TOOL_CALL),
             _ => git_clada::read::Dialect::Auto,
         };
-        let out = run_reply_as(
-            &sec.blocks[reply[0]],
-            &root,
-            false,
-            ExecPolicy::Allow,
-            dialect,
-        );
+        let (_, reply_text) = with_crlf(&sec.infos[reply[0]], &sec.blocks[reply[0]]);
+        let out = run_reply_as(&reply_text, &root, false, ExecPolicy::Allow, dialect);
         let actual = normalised(&out.result, &root);
         let k = expected[0];
         let want: Value = match serde_json::from_str(&sec.blocks[k]) {
@@ -190,10 +210,11 @@ fn run_file(name: &str) {
                 }
             }
             if let Some(p) = info.strip_prefix("file ") {
-                let got = fs::read(root.join(p.trim()))
+                let (p, want) = with_crlf(p, &sec.blocks[k]);
+                let got = fs::read(root.join(p))
                     .map(|b| String::from_utf8_lossy(&b).into_owned())
                     .unwrap_or_else(|e| format!("<unreadable: {e}>"));
-                if got != sec.blocks[k] {
+                if got != want {
                     ok = false;
                     failures.push(format!(
                         "{case}: file {p}\nexpected {:?}\nactual   {got:?}",
@@ -280,8 +301,28 @@ fn tool_call_cases() {
 }
 
 #[test]
+fn aider_cases() {
+    run_file("formats/aider.cases.md");
+}
+
+#[test]
+fn apply_patch_cases() {
+    run_file("formats/apply_patch.cases.md");
+}
+
+#[test]
+fn diff_cases() {
+    run_file("formats/diff.cases.md");
+}
+
+#[test]
 fn mixed_format_cases() {
     run_file("formats/mixed.cases.md");
+}
+
+#[test]
+fn patch_cases() {
+    run_file("actions/patch.cases.md");
 }
 
 #[test]

@@ -6,6 +6,24 @@ mod common;
 
 use common::{exit_code, output_text, TestRepo};
 
+/// (id, format, action) of each block `parse` printed.
+fn summary(blocks: &[serde_json::Value]) -> Vec<(String, String, String)> {
+    blocks
+        .iter()
+        .map(|b| {
+            (
+                b["id"].as_str().unwrap_or("").to_string(),
+                b["format"].as_str().unwrap_or("").to_string(),
+                b["properties"]["action"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect()
+}
+
+fn expect(id: &str, format: &str, action: &str) -> (String, String, String) {
+    (id.to_string(), format.to_string(), action.to_string())
+}
+
 const CSL_TASKS: &str =
     "<---TASKS--->\n<---WRITE file=\"a.txt\"--->\na\n<---END--->\n<---END--->\n";
 
@@ -23,17 +41,7 @@ fn parse_prints_each_formats_blocks_with_format_and_group() {
     assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
     let blocks = json["blocks"].as_array().expect("blocks");
-    let summary: Vec<(String, String, String)> = blocks
-        .iter()
-        .map(|b| {
-            (
-                b["id"].as_str().unwrap_or("").to_string(),
-                b["format"].as_str().unwrap_or("").to_string(),
-                b["properties"]["action"].as_str().unwrap_or("").to_string(),
-            )
-        })
-        .collect();
-    let expect = |id: &str, f: &str, a: &str| (id.to_string(), f.to_string(), a.to_string());
+    let summary = summary(blocks);
     assert_eq!(
         summary,
         vec![
@@ -105,12 +113,16 @@ fn dialect_forces_one_format() {
 fn block_like_text_is_exit_1_with_what_and_where() {
     let cases = [
         (
-            "Sure!\n\napp.py\n```python\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n```\n",
-            "line 5 looks like an aider SEARCH/REPLACE block",
+            "Sure!\n\n```diff\n@@ -1 +1 @@\n-a\n+b\n```\n",
+            "line 3 looks like a diff fence with no diff read in it",
         ),
         (
-            "```diff\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n```\n",
-            "line 1 looks like a unified diff",
+            "Change it so:\n@@ -1 +1 @@\n-a\n+b\n",
+            "line 2 looks like a diff hunk (`@@ -1 +1 @@`) without the file headers",
+        ),
+        (
+            "*** Update File: a.txt\n@@\n-a\n+b\n",
+            "line 1 looks like an apply_patch file header (`*** Update File:`) outside a patch",
         ),
         (
             "intro\n<--WRITE file=\"a.txt\"-->\nx\n<--END-->\n",
@@ -125,8 +137,8 @@ fn block_like_text_is_exit_1_with_what_and_where() {
             "line 2",
         ),
         (
-            "*** Begin Patch\n*** Update File: a.txt\n@@\n-a\n+b\n*** End Patch\n",
-            "line 1 looks like a Codex apply_patch block",
+            "<<<<<<<\nours\n=======\ntheirs\n>>>>>>>\n",
+            "line 1 looks like an aider SEARCH/REPLACE marker without `SEARCH`",
         ),
     ];
     for (reply, want) in cases {
@@ -219,4 +231,190 @@ fn csl_syntax_error_changes_nothing() {
     assert!(report["gitCommit"].is_null(), "{report}");
     assert_eq!(repo.status(), "");
     assert!(!repo.exists("sham.txt") && !repo.exists("b.txt"));
+}
+
+/// The formats models write today: `parse` shows each one's blocks with its format, the
+/// apply_patch envelope's blocks as a stop-on-failure group and the diff's as an atomic one.
+#[test]
+fn parse_prints_aider_apply_patch_and_diff_blocks() {
+    let repo = TestRepo::new();
+    let mut cmd = repo.clada_cmd();
+    cmd.args(["parse", "-"]);
+    let reply = "a.py\n```python\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n>>>>>>> REPLACE\n```\n\n*** Begin Patch\n*** Add File: b.txt\n+b\n*** Delete File: c.txt\n*** End Patch\n\n```diff\n--- a/d.txt\n+++ b/d.txt\n@@ -1 +1 @@\n-d\n+D\n```\n";
+    let out = common::spawn_fed(cmd, reply)
+        .wait_with_output()
+        .expect("parse");
+    assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let blocks = json["blocks"].as_array().expect("blocks");
+    let summary = summary(blocks);
+    assert_eq!(
+        summary,
+        vec![
+            expect("task-1", "aider", "file_search_replace"),
+            expect("task-2", "apply-patch", "file_write"),
+            expect("task-3", "apply-patch", "file_delete"),
+            expect("task-4", "diff", "file_patch"),
+        ]
+    );
+    assert!(blocks[0]["group"].is_null());
+    assert_eq!(
+        blocks[2]["group"],
+        serde_json::json!({"id": "task-2", "kind": "stop-on-failure"})
+    );
+    assert_eq!(
+        blocks[3]["group"],
+        serde_json::json!({"id": "task-4", "kind": "atomic"})
+    );
+    assert_eq!(
+        blocks[3]["properties"]["hunks"],
+        "@@ -1,1 +1,1 @@\n-d\n+D\n"
+    );
+}
+
+/// One reply in the three formats, with a rename and a mode change: one AI commit holding
+/// exactly the edits (modes included), a clean worktree, and `undo` takes it all back.
+#[test]
+fn edit_formats_commit_and_undo_in_a_repository() {
+    let repo = TestRepo::with_files(&[
+        ("app.py", "def f():\n    return 1\n"),
+        ("old/name.txt", "keep\n"),
+        ("run.sh", "echo hi\n"),
+        ("gone.txt", "bye\n"),
+    ]);
+    let before = repo.head();
+    let reply = "app.py\n```python\n<<<<<<< SEARCH\n    return 1\n=======\n    return 2\n>>>>>>> REPLACE\n```\n\n*** Begin Patch\n*** Delete File: gone.txt\n*** End Patch\n\n```diff\ndiff --git a/old/name.txt b/new/name.txt\nsimilarity index 100%\nrename from old/name.txt\nrename to new/name.txt\ndiff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n```\n";
+    let out = repo.apply(reply, &[]);
+    assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
+    assert_eq!(
+        repo.git(&["show", "HEAD:app.py"]),
+        "def f():\n    return 2\n"
+    );
+    let files = repo.git(&["ls-tree", "-r", "--format=%(objectmode) %(path)", "HEAD"]);
+    assert_eq!(
+        files, "100644 app.py\n100644 new/name.txt\n100755 run.sh\n",
+        "the commit holds the rename, the deletion and the mode"
+    );
+    assert_eq!(repo.status(), "");
+    assert!(
+        !repo.path().join("old").exists(),
+        "the emptied directory is gone"
+    );
+    repo.assert_fsck();
+    let undo = repo.clada(&["undo"]);
+    assert_eq!(exit_code(&undo), 0, "{}", output_text(&undo));
+    assert_eq!(repo.head(), before);
+    assert_eq!(repo.read("gone.txt"), "bye\n");
+    assert_eq!(repo.read("old/name.txt"), "keep\n");
+    assert_eq!(repo.status(), "");
+}
+
+/// A diff is all or nothing: one hunk that does not apply leaves every file as it was, no
+/// commit, exit 1, and the report shows the closest lines.
+#[test]
+fn a_diff_with_a_hunk_that_does_not_apply_changes_nothing() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n"), ("b.txt", "one\ntwo\n")]);
+    let head = repo.head();
+    let reply = "```diff\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+A\n--- a/b.txt\n+++ b/b.txt\n@@ -1,2 +1,2 @@\n one\n-too\n+2\n```\n";
+    let out = repo.apply(reply, &[]);
+    assert_eq!(exit_code(&out), 1, "{}", output_text(&out));
+    let report = TestRepo::report(&out);
+    assert_eq!(report["results"][0]["rolledBack"], true, "{report:#}");
+    assert_eq!(
+        report["results"][1]["hint"]["kind"], "not_found",
+        "{report:#}"
+    );
+    assert_eq!(repo.head(), head);
+    assert_eq!(repo.status(), "");
+    assert_eq!(repo.read("a.txt"), "a\n");
+}
+
+/// `--dialect` forces one of the new formats: the others in the reply are not read.
+#[test]
+fn dialect_forces_an_edit_format() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n"), ("b.txt", "b\n")]);
+    let reply = "a.txt\n<<<<<<< SEARCH\na\n=======\nA\n>>>>>>> REPLACE\n\n--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-b\n+B\n";
+    let out = repo.apply(reply, &["--dialect", "diff"]);
+    assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
+    assert_eq!(
+        repo.read("a.txt"),
+        "a\n",
+        "--dialect diff must not read the aider block"
+    );
+    assert_eq!(repo.read("b.txt"), "B\n");
+    let out = repo.apply(
+        "*** Begin Patch\n*** Add File: c.txt\n+c\n*** End Patch\n",
+        &["--dialect", "aider"],
+    );
+    assert_eq!(exit_code(&out), 1, "{}", output_text(&out));
+    assert!(
+        output_text(&out).contains("apply_patch block, which `--dialect aider` does not read"),
+        "{}",
+        output_text(&out)
+    );
+    assert!(!repo.exists("c.txt"));
+}
+
+/// Text the apply_patch and aider rules cannot read (not UTF-8) is refused with the reason; a
+/// unified diff patches bytes, so it still applies. A symlink is not deleted through a diff.
+/// Nothing else changes.
+#[test]
+fn non_utf8_files_and_symlinks_are_refused_with_the_reason() {
+    let repo = TestRepo::with_files(&[("target.txt", "t\n")]);
+    repo.write_bytes("latin1.txt", b"caf\xe9\nbar\n");
+    std::os::unix::fs::symlink("target.txt", repo.path().join("link.txt")).expect("symlink");
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "files"]);
+    let head = repo.head();
+    let out = repo.apply(
+        "*** Begin Patch\n*** Update File: latin1.txt\n@@\n-bar\n+BAR\n*** End Patch\n",
+        &[],
+    );
+    assert_eq!(exit_code(&out), 1, "{}", output_text(&out));
+    let report = TestRepo::report(&out);
+    let error = report["results"][0]["error"].as_str().unwrap_or("");
+    assert!(error.contains("not valid UTF-8 (line 1)"), "{report:#}");
+    let out = repo.apply(
+        "latin1.txt\n<<<<<<< SEARCH\nbar\n=======\nBAR\n>>>>>>> REPLACE\n",
+        &[],
+    );
+    assert_eq!(exit_code(&out), 1, "{}", output_text(&out));
+    let report = TestRepo::report(&out);
+    let error = report["results"][0]["error"].as_str().unwrap_or("");
+    assert!(error.contains("is not valid UTF-8 text"), "{report:#}");
+    assert_eq!(repo.head(), head);
+
+    let out = repo.apply("--- a/link.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-t\n", &[]);
+    assert_eq!(exit_code(&out), 1, "{}", output_text(&out));
+    let report = TestRepo::report(&out);
+    let error = report["results"][0]["error"].as_str().unwrap_or("");
+    assert!(error.contains("is a symbolic link"), "{report:#}");
+    assert_eq!(repo.head(), head);
+    assert_eq!(repo.status(), "");
+
+    let out = repo.apply(
+        "--- a/latin1.txt\n+++ b/latin1.txt\n@@ -1,2 +1,2 @@\n caf\u{fffd}\n-bar\n+BAR\n",
+        &[],
+    );
+    // The diff's context is U+FFFD, the file's a Latin-1 byte: no match, a clean failure.
+    assert_eq!(exit_code(&out), 1, "{}", output_text(&out));
+    assert_eq!(repo.status(), "");
+}
+
+/// `--dry-run` of a diff with a rename, a deletion and a mode change changes nothing and
+/// reports what would happen.
+#[test]
+fn a_dry_run_of_a_diff_changes_nothing() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n"), ("b.txt", "b\n"), ("run.sh", "x\n")]);
+    let state = repo.state();
+    let reply = "diff --git a/a.txt b/c.txt\nrename from a.txt\nrename to c.txt\ndiff --git a/b.txt b/b.txt\ndeleted file mode 100644\n--- a/b.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-b\ndiff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n";
+    let out = repo.apply(reply, &["--dry-run"]);
+    assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
+    let report = TestRepo::report(&out);
+    assert_eq!(report["dryRun"], true);
+    assert_eq!(
+        report["results"][2]["data"]["executable"], true,
+        "{report:#}"
+    );
+    common::assert_same_user_state(&repo.state(), &state, "dry run");
 }

@@ -9,6 +9,7 @@ use std::path::Path;
 
 use common::{assert_ok, TestRepo};
 use git_clada::loops::prompt::{self, PromptDialect};
+use git_clada::loops::prompt_formats::{self, EditFormat};
 use git_clada::read::{self, Dialect};
 
 /// Runs `git clada prompt` with `args` in `repo` and returns its stdout.
@@ -130,7 +131,8 @@ fn checked_in_prompts_are_current() {
         .join("docs")
         .join("prompt");
     let docs = prompt::checked_in_docs();
-    assert_eq!(docs.len(), 4);
+    // Three block dialects and the JSON tools, three edit formats.
+    assert_eq!(docs.len(), 7);
     let mut names: Vec<String> = std::fs::read_dir(&root)
         .unwrap_or_else(|e| panic!("{}: {e}; run `cargo run -- generate`", root.display()))
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -148,5 +150,66 @@ fn checked_in_prompts_are_current() {
             have == text,
             "docs/prompt/{name} is stale; run `cargo run -- generate`"
         );
+    }
+}
+
+/// `--dialect aider|apply-patch|diff`: each prompt shows its format's example, which reads as
+/// that format only and applies, every edit of it, in a scratch repository; the JSON form holds
+/// the text prompt and the example; `--actions` does not go with them.
+#[test]
+fn edit_format_prompts_show_an_example_that_applies() {
+    let scratch = TestRepo::new();
+    for format in EditFormat::ALL {
+        let name = format.name();
+        let md = prompt_output(&scratch, &["--dialect", name]);
+        let example = prompt_formats::example(format);
+        assert!(md.contains(example), "{name}: the example is in the prompt");
+        let text = prompt_output(&scratch, &["--dialect", name, "--format", "text"]);
+        let json: serde_json::Value = serde_json::from_str(&prompt_output(
+            &scratch,
+            &["--dialect", name, "--format", "json"],
+        ))
+        .expect("json");
+        assert_eq!(json["instructions"].as_str(), Some(text.as_str()), "{name}");
+        assert_eq!(json["example"].as_str(), Some(example), "{name}");
+
+        let wanted = git_clada::read::format_by_id(name).expect("a registered format");
+        let parsed = read::parse(example, Dialect::Only(wanted));
+        assert!(parsed.errors.is_empty(), "{name}: {:?}", parsed.errors);
+        assert_eq!(
+            parsed.blocks.len(),
+            if format == EditFormat::Aider { 2 } else { 3 }
+        );
+        assert!(parsed.blocks.iter().all(|b| b.format == wanted), "{name}");
+
+        let repo = TestRepo::with_files(prompt_formats::EXAMPLE_FILES);
+        let reply = match format {
+            EditFormat::Diff => format!("The change:\n\n```diff\n{example}\n```\n"),
+            _ => format!("The change:\n\n{example}\n"),
+        };
+        let out = repo.apply(&reply, &[]);
+        assert_ok(&out, &format!("applying the {name} example"));
+        let report = TestRepo::report(&out);
+        assert_eq!(report["success"], true, "{name}: {report:#}");
+        assert_eq!(
+            repo.read("src/greet.py"),
+            "def greet(name):\n    return f\"Hello, {name}!\"\n\n\nprint(greet(\"world\"))\n",
+            "{name}"
+        );
+        assert!(
+            repo.read("tests/test_greet.py")
+                .contains("def test_greet():"),
+            "{name}"
+        );
+        assert_eq!(
+            repo.exists("docs/old.md"),
+            format == EditFormat::Aider,
+            "{name}"
+        );
+        repo.assert_fsck();
+
+        let out = scratch.clada(&["prompt", "--dialect", name, "--actions", "file_write"]);
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("edits files only"));
     }
 }

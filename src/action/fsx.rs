@@ -656,6 +656,40 @@ impl Vfs {
         Ok(())
     }
 
+    /// Sets or clears the executable bits of a file (a diff's mode change): `x` where `r` is
+    /// set, as git checks out a 100755 file, or none. Held content is written first.
+    pub fn set_executable(&mut self, p: &Path, on: bool) -> io::Result<()> {
+        if self.held(p).is_some() {
+            self.flush().map_err(|e| e.error)?;
+        }
+        let EntryKind::File { executable, .. } = self.kind(p)? else {
+            return Err(errno(libc::EINVAL));
+        };
+        if executable == on {
+            return Ok(());
+        }
+        self.touch(p)?;
+        if self.dry_run {
+            let bytes = self.read(p)?;
+            self.overlay.insert(
+                p.to_path_buf(),
+                Node::File {
+                    bytes,
+                    executable: on,
+                },
+            );
+            return Ok(());
+        }
+        let mut perm = std::fs::metadata(p)?.permissions();
+        let mode = perm.mode();
+        perm.set_mode(if on {
+            mode | ((mode & 0o444) >> 2)
+        } else {
+            mode & !0o111
+        });
+        std::fs::set_permissions(p, perm)
+    }
+
     /// Removes the directories a delete or move emptied, from `dir` upwards, stopping below
     /// `root` or at the first directory with something in it — as `git rm` and `git mv` do,
     /// so the worktree an apply leaves is the one a checkout of its commit (redo) gives.

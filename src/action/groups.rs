@@ -149,9 +149,10 @@ pub(crate) fn skip_for_groups(actions: &mut [PlannedAction], rejected: &[(String
                     .find(|r| r.1 != a.block_id);
                 if let Some((_, id, _)) = bad {
                     a.skip = Some(format!(
-                        "not run: {id} of the same TASKS group ({}) is invalid, and a TASKS group \
-                         runs all or nothing",
-                        g.id
+                        "not run: {id} of the same {noun} ({}) is invalid, and a {noun} runs all \
+                         or nothing",
+                        g.id,
+                        noun = g.noun
                     ));
                 }
             }
@@ -163,8 +164,9 @@ pub(crate) fn skip_for_groups(actions: &mut [PlannedAction], rejected: &[(String
                     .min_by_key(|r| r.2);
                 if let Some((_, id, _)) = first {
                     a.skip = Some(format!(
-                        "not run: {id}, earlier in the same <tasks> block, is invalid, and a \
-                         <tasks> block stops at its first failure"
+                        "not run: {id}, earlier in the same {noun}, is invalid, and a {noun} \
+                         stops at its first failure",
+                        noun = g.noun
                     ));
                 }
             }

@@ -303,6 +303,33 @@ impl LineTracker {
         self.entry(path, current).0.map(start, end)
     }
 
+    /// Records that the content `old` became `new`, as one edit of the region between their
+    /// common beginning and end (whole lines when both differ only in whole lines).
+    pub fn record_change(&mut self, path: &Path, old: &[u8], new: &[u8], tag: &Tag) {
+        let prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count();
+        let room = old.len().min(new.len()) - prefix;
+        let suffix = old
+            .iter()
+            .rev()
+            .zip(new.iter().rev())
+            .take(room)
+            .take_while(|(a, b)| a == b)
+            .count();
+        // Start at a line start, so a changed line counts as replaced, not split.
+        let start = old[..prefix]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        self.record_bytes(
+            path,
+            old,
+            start,
+            &old[start..old.len() - suffix],
+            &new[start..new.len() - suffix],
+            tag,
+        );
+    }
+
     /// The file was rewritten whole: its new content is the base from now on.
     pub fn reset(&mut self, path: &Path) {
         self.maps.remove(path);

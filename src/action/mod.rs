@@ -10,12 +10,16 @@ pub mod comment;
 mod exec;
 pub mod fsx;
 mod groups;
+pub mod hunks;
 pub mod lines;
+pub mod locate;
 mod multi;
+pub mod patch;
 mod plan;
 pub mod read;
 pub mod schema;
 mod search;
+pub mod search_replace;
 mod suggest;
 pub mod textmatch;
 mod write;
@@ -194,6 +198,14 @@ pub enum Action {
         lines: String,
         new_content: String,
     },
+    /// aider's SEARCH/REPLACE.
+    FileSearchReplace {
+        path: ResolvedPath,
+        search: String,
+        replace: String,
+    },
+    /// Hunks of a unified diff or an apply_patch envelope.
+    FilePatch(patch::Patch),
     FileReplaceRange {
         path: ResolvedPath,
         start_text: String,
@@ -280,7 +292,9 @@ impl Action {
             | Action::FileReplaceAllText { path, .. }
             | Action::FileEdit { path, .. }
             | Action::FileReplaceLines { path, .. }
+            | Action::FileSearchReplace { path, .. }
             | Action::FileReplaceRange { path, .. } => Some(path),
+            Action::FilePatch(p) if !p.moves_entry() => Some(&p.path),
             _ => None,
         }
     }
@@ -301,6 +315,7 @@ impl Action {
             | Action::DirCreate { path }
             | Action::DirDelete { path, .. } => vec![path],
             Action::FileMove { old_path, new_path } => vec![old_path, new_path],
+            Action::FilePatch(p) => std::iter::once(&p.path).chain(&p.new_path).collect(),
             Action::FilesReplaceAllText { paths, .. } => paths.iter().collect(),
             Action::FileRead { .. }
             | Action::FileReadNumbered { .. }
@@ -600,6 +615,7 @@ pub fn execute(plan: &Plan, sandbox: &Sandbox, opts: &EngineOptions) -> Executio
             group = pa.group.as_ref().map(|g| GroupRun {
                 id: g.id.clone(),
                 kind: g.kind,
+                noun: g.noun,
                 first: results.len(),
                 failed: None,
                 ran_exec: false,
@@ -705,10 +721,12 @@ fn moves_of(plan: &Plan, results: &[ActionResult]) -> Vec<(String, String)> {
         .collect()
 }
 
-/// An atomic group (CSL TASKS) while it runs.
+/// A group of blocks (CSL TASKS, CML `<tasks>`, an apply_patch envelope, a diff) while it runs.
 struct GroupRun {
     id: String,
     kind: GroupKind,
+    /// What reports call it (`TASKS group`, `<tasks> block`, `patch`, `diff`).
+    noun: &'static str,
     /// Index of its first result.
     first: usize,
     /// The member that failed.
@@ -722,12 +740,13 @@ impl GroupRun {
         let failed = self.failed.as_ref()?;
         Some(match self.kind {
             GroupKind::Atomic => format!(
-                "not run: {failed} of the same TASKS group ({}) failed, so the group was rolled back",
-                self.id
+                "not run: {failed} of the same {} ({}) failed, so the group was rolled back",
+                self.noun, self.id
             ),
             GroupKind::StopOnFailure => format!(
-                "not run: {failed}, earlier in the same <tasks> block, failed, and a <tasks> \
-                 block stops at its first failure"
+                "not run: {failed}, earlier in the same {noun}, failed, and a {noun} stops at its \
+                 first failure",
+                noun = self.noun
             ),
         })
     }
@@ -751,14 +770,14 @@ fn roll_back_group(ctx: &mut Ctx<'_>, g: &GroupRun, results: &mut [ActionResult]
         r.rolled_back = true;
         r.error = Some(match &undone {
             Ok(()) => format!(
-                "not applied: {failed} of the same TASKS group ({}) failed, so the group's \
-                 changes were rolled back{exec_note}",
-                g.id
+                "not applied: {failed} of the same {} ({}) failed, so the group's changes were \
+                 rolled back{exec_note}",
+                g.noun, g.id
             ),
             Err(e) => format!(
-                "{failed} of the same TASKS group ({}) failed, and rolling back the group's \
-                 changes failed too: {e}; check the files this block changed",
-                g.id
+                "{failed} of the same {} ({}) failed, and rolling back the group's changes \
+                 failed too: {e}; check the files this block changed",
+                g.noun, g.id
             ),
         });
     }
@@ -831,6 +850,21 @@ fn recheck(sandbox: &Sandbox, action: &Action) -> Result<(), PathError> {
             check(new_path, Access::Entry)?;
             sandbox.check_move(old_path, new_path)
         }
+        Action::FilePatch(p) => {
+            let access = if p.moves_entry() {
+                Access::Entry
+            } else {
+                Access::Follow
+            };
+            check(&p.path, access)?;
+            match &p.new_path {
+                Some(n) => {
+                    check(n, Access::Entry)?;
+                    sandbox.check_move(&p.path, n)
+                }
+                None => Ok(()),
+            }
+        }
         Action::FilesRead { paths }
         | Action::FilesReadNumbered { paths, .. }
         | Action::FilesReplaceAllText { paths, .. } => {
@@ -846,6 +880,7 @@ fn recheck(sandbox: &Sandbox, action: &Action) -> Result<(), PathError> {
         | Action::FileReplaceAllText { path, .. }
         | Action::FileEdit { path, .. }
         | Action::FileReplaceLines { path, .. }
+        | Action::FileSearchReplace { path, .. }
         | Action::FileReplaceRange { path, .. }
         | Action::FileRead { path }
         | Action::FileReadNumbered { path, .. }
@@ -910,6 +945,12 @@ fn run(ctx: &mut Ctx<'_>, pa: &PlannedAction, action: &Action) -> Outcome {
             lines,
             new_content,
         } => write::replace_lines(ctx, path, lines, new_content, &tag),
+        Action::FileSearchReplace {
+            path,
+            search,
+            replace,
+        } => search_replace::run(ctx, path, search, replace, &tag),
+        Action::FilePatch(p) => patch::run(ctx, p, &tag),
         Action::FileReplaceRange {
             path,
             start_text,

@@ -401,6 +401,12 @@ fn typed(v: &Validated<'_>, sandbox: &Sandbox) -> Result<Action, PathError> {
             lines: s("lines"),
             new_content: s("new_content"),
         },
+        "file_search_replace" => Action::FileSearchReplace {
+            path: p("path")?,
+            search: s("search"),
+            replace: s("replace"),
+        },
+        "file_patch" => file_patch(v, sandbox)?,
         "file_replace_range" => Action::FileReplaceRange {
             path: p("path")?,
             start_text: s("start_text"),
@@ -477,6 +483,37 @@ fn typed(v: &Validated<'_>, sandbox: &Sandbox) -> Result<Action, PathError> {
             });
         }
     })
+}
+
+/// `file_patch`: its path is an entry (like file_delete's) when the patch deletes or moves the
+/// file, else a written path; a move is checked like file_move's.
+fn file_patch(v: &Validated<'_>, sandbox: &Sandbox) -> Result<Action, PathError> {
+    use super::patch::{Change, Patch};
+    let change = Change::parse(&v.str("change").unwrap_or_default());
+    let new_path = match v.str("new_path") {
+        Some(_) => Some(path(v, "new_path", sandbox)?),
+        None => None,
+    };
+    let given = v.str("path").unwrap_or_default();
+    let moves = change != Change::Update || new_path.is_some();
+    let resolved = if moves {
+        let r = sandbox.resolve(&given, Access::Entry)?;
+        sandbox.check_write(&r)?;
+        r
+    } else {
+        path(v, "path", sandbox)?
+    };
+    if let Some(n) = &new_path {
+        sandbox.check_move(&resolved, n)?;
+    }
+    Ok(Action::FilePatch(Patch {
+        path: resolved,
+        hunks: v.str("hunks").unwrap_or_default(),
+        style: super::hunks::Style::parse(&v.str("style").unwrap_or_default()),
+        change,
+        new_path,
+        executable: v.bool("executable"),
+    }))
 }
 
 #[cfg(test)]

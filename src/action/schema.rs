@@ -416,6 +416,8 @@ mod tests {
             "file_replace_all_text",
             "file_edit",
             "file_replace_lines",
+            "file_search_replace",
+            "file_patch",
             "file_replace_range",
             "file_delete",
             "file_move",
@@ -447,7 +449,7 @@ mod tests {
                 assert_eq!(d.ty == ParamType::Enum, !d.values.is_empty(), "{name}.{p}");
             }
         }
-        assert_eq!(s.actions.len(), 23);
+        assert_eq!(s.actions.len(), 25);
     }
 
     #[test]

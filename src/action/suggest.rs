@@ -26,6 +26,7 @@ fn missing<'a>(ctx: &Ctx<'_>, action: &'a Action) -> Option<&'a ResolvedPath> {
         | Action::FileEdit { path, .. }
         | Action::FileReplaceLines { path, .. }
         | Action::FileReplaceRange { path, .. }
+        | Action::FileSearchReplace { path, .. }
         | Action::FileDelete { path }
         | Action::DirDelete { path, .. }
         | Action::FileRead { path }
@@ -33,6 +34,7 @@ fn missing<'a>(ctx: &Ctx<'_>, action: &'a Action) -> Option<&'a ResolvedPath> {
         | Action::Ls { path }
         | Action::Grep { path, .. } => vec![path],
         Action::FileMove { old_path, .. } => vec![old_path],
+        Action::FilePatch(p) => vec![&p.path],
         Action::FilesRead { paths }
         | Action::FilesReadNumbered { paths, .. }
         | Action::FilesReplaceAllText { paths, .. } => paths.iter().collect(),

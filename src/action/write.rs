@@ -15,7 +15,7 @@ use crate::sandbox::ResolvedPath;
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// Creates the parent directories of `path`.
-fn make_parents(ctx: &mut Ctx<'_>, path: &ResolvedPath) -> std::io::Result<()> {
+pub(super) fn make_parents(ctx: &mut Ctx<'_>, path: &ResolvedPath) -> std::io::Result<()> {
     match path.abs.parent() {
         Some(parent) => ctx.vfs.create_dir_all(parent),
         None => Ok(()),
@@ -668,7 +668,7 @@ fn shifted_warning(
 
 /// Removes the directories that removing `gone` emptied (see [`super::fsx::Vfs::prune_emptied`]).
 /// A failure here is no failure of the action: its entry is gone either way.
-fn prune_after(ctx: &mut Ctx<'_>, gone: &Path) {
+pub(super) fn prune_after(ctx: &mut Ctx<'_>, gone: &Path) {
     if let Some(parent) = gone.parent() {
         let _ = ctx.vfs.prune_emptied(parent, ctx.sandbox.root());
     }

@@ -7,12 +7,15 @@ use anyhow::Context;
 use crate::base::error::{Outcome, UsageError};
 use crate::cli::Global;
 use crate::loops::prompt::{self, PromptDialect, PromptFormat};
+use crate::loops::prompt_formats::{self, EditFormat};
 
 /// Print the instructions to give a model (system prompt or custom instructions).
 ///
 /// The block syntax of the chosen dialect, every action with its parameters, types, defaults
 /// and an example, the rules that make edits succeed, and what the report that comes back
-/// looks like. The action part is generated from the same schema the engine checks blocks
+/// looks like. `--dialect aider`, `apply-patch` or `diff` prints instead the instructions for
+/// one of the edit formats models already write (the syntax, the rules, what git-clada
+/// tolerates and where it is stricter than the format's own tool). The action part is generated from the same schema the engine checks blocks
 /// against, so it always matches what `apply` accepts. `--format markdown` (default), `text`,
 /// or `json` (one function-tool schema per action plus the examples and the instructions, for
 /// agent frameworks).
@@ -39,25 +42,42 @@ pub enum PromptDialectArg {
     NeslUpper,
     /// `#!SHAM [@three-char-SHA-256: ID]` … `#!END_SHAM_ID`.
     Sham,
+    /// aider SEARCH/REPLACE blocks (file edits only).
+    Aider,
+    /// Codex apply_patch envelopes (file edits only).
+    ApplyPatch,
+    /// Unified diffs, as `git diff` writes them (file edits only).
+    Diff,
 }
 
-impl From<PromptDialectArg> for PromptDialect {
-    fn from(d: PromptDialectArg) -> Self {
-        match d {
-            PromptDialectArg::Nesl => PromptDialect::Nesl,
-            PromptDialectArg::NeslUpper => PromptDialect::NeslUpper,
-            PromptDialectArg::Sham => PromptDialect::Sham,
-        }
+/// An action-block dialect, or one of the edit formats.
+fn dialect(d: PromptDialectArg) -> Result<PromptDialect, EditFormat> {
+    match d {
+        PromptDialectArg::Nesl => Ok(PromptDialect::Nesl),
+        PromptDialectArg::NeslUpper => Ok(PromptDialect::NeslUpper),
+        PromptDialectArg::Sham => Ok(PromptDialect::Sham),
+        PromptDialectArg::Aider => Err(EditFormat::Aider),
+        PromptDialectArg::ApplyPatch => Err(EditFormat::ApplyPatch),
+        PromptDialectArg::Diff => Err(EditFormat::Diff),
     }
 }
 
 pub fn run(args: Args, _global: Global, format: Option<PromptFormat>) -> anyhow::Result<Outcome> {
-    let text = prompt::render(
-        args.dialect.into(),
-        args.actions.as_deref(),
-        format.unwrap_or(PromptFormat::Markdown),
-    )
-    .map_err(|e| UsageError(e.to_string()))?;
+    let format = format.unwrap_or(PromptFormat::Markdown);
+    let text = match dialect(args.dialect) {
+        Ok(d) => prompt::render(d, args.actions.as_deref(), format)
+            .map_err(|e| UsageError(e.to_string()))?,
+        Err(edit) if args.actions.is_some() => {
+            return Err(UsageError(format!(
+                "--actions: --dialect {} edits files only and has no actions to choose; use it \
+                 without --actions, or choose the actions of a block dialect (nesl, nesl-upper, \
+                 sham)",
+                edit.name()
+            ))
+            .into())
+        }
+        Err(edit) => prompt_formats::render(edit, format),
+    };
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())
         .and_then(|()| out.flush())

@@ -221,7 +221,7 @@ pub fn render(
     let actions = select(schema, only)?;
     let doc = document(dialect, &actions);
     Ok(match format {
-        PromptFormat::Markdown => markdown(&doc, dialect),
+        PromptFormat::Markdown => markdown(&doc, dialect.fence_info()),
         PromptFormat::Text => text(&doc),
         PromptFormat::Json => {
             let mut s = serde_json::to_string_pretty(&tools_json(dialect, &actions, &text(&doc)))
@@ -233,7 +233,7 @@ pub fn render(
 }
 
 /// A piece of the document.
-enum Node {
+pub(crate) enum Node {
     Heading(u8, String),
     Para(String),
     /// Items starting with a tab are nested under the item before.
@@ -244,6 +244,9 @@ enum Node {
     Code(String),
     /// Other verbatim text (a report).
     Verbatim(String),
+    /// Verbatim text under a fence with this info string (an edit in another format, which
+    /// may hold fences itself: the fence is made longer than any inside).
+    Fenced(String, String),
 }
 
 /// The block shown under "Block syntax".
@@ -512,7 +515,8 @@ fn sample_report() -> String {
     .join("\n")
 }
 
-fn markdown(doc: &[Node], dialect: PromptDialect) -> String {
+/// Markdown; `code_info` is the info string of the fences around [`Node::Code`] blocks.
+pub(crate) fn markdown(doc: &[Node], code_info: &str) -> String {
     let mut out = Vec::new();
     for node in doc {
         out.push(match node {
@@ -547,15 +551,24 @@ fn markdown(doc: &[Node], dialect: PromptDialect) -> String {
                 lines.extend(rows.iter().map(|r| row(r)));
                 lines.join("\n")
             }
-            Node::Code(t) => format!("```{}\n{t}\n```", dialect.fence_info()),
+            Node::Code(t) => format!("```{code_info}\n{t}\n```"),
             Node::Verbatim(t) => format!("```text\n{t}\n```"),
+            Node::Fenced(info, t) => {
+                let longest = t
+                    .lines()
+                    .map(|l| l.trim_start().chars().take_while(|c| *c == '`').count())
+                    .max()
+                    .unwrap_or(0);
+                let fence = "`".repeat(longest.max(2) + 1);
+                format!("{fence}{info}\n{t}\n{fence}")
+            }
         });
     }
     out.join("\n\n") + "\n"
 }
 
 /// Plain text: no markup, blocks left as they are so they can be copied.
-fn text(doc: &[Node]) -> String {
+pub(crate) fn text(doc: &[Node]) -> String {
     let plain = |s: &str| s.replace('`', "");
     let mut out = Vec::new();
     for node in doc {
@@ -598,7 +611,7 @@ fn text(doc: &[Node]) -> String {
                 })
                 .collect::<Vec<_>>()
                 .join("\n"),
-            Node::Code(t) | Node::Verbatim(t) => t.clone(),
+            Node::Code(t) | Node::Verbatim(t) | Node::Fenced(_, t) => t.clone(),
         });
     }
     out.join("\n\n") + "\n"
@@ -695,6 +708,12 @@ pub fn checked_in_docs() -> Vec<(String, String)> {
     }
     if let Ok(text) = render(PromptDialect::Nesl, None, PromptFormat::Json) {
         out.push(("nesl.json".to_string(), text));
+    }
+    for f in super::prompt_formats::EditFormat::ALL {
+        out.push((
+            format!("{}.md", f.name()),
+            super::prompt_formats::render(f, PromptFormat::Markdown),
+        ));
     }
     out
 }

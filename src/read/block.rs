@@ -41,16 +41,17 @@ impl Serialize for Format {
     }
 }
 
-/// How the members of a group of blocks (a CSL `<---TASKS--->` or a CML `<tasks>`) depend on
-/// each other.
+/// How the members of a group of blocks (a CSL `<---TASKS--->`, a CML `<tasks>`, the files of
+/// one apply_patch envelope or of one unified diff) depend on each other.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum GroupKind {
-    /// CSL TASKS: all or nothing. A member that fails validation skips the whole group; a
-    /// member that fails at run time rolls back the changes of the members before it.
+    /// CSL TASKS, a unified diff (as `git apply`): all or nothing. A member that fails
+    /// validation skips the whole group; a member that fails at run time rolls back the changes
+    /// of the members before it.
     Atomic,
-    /// CML `<tasks>`: members run in order and the first failure stops the rest; what ran
-    /// stays.
+    /// CML `<tasks>`, an apply_patch envelope (as Codex's `apply_patch`): members run in order
+    /// and the first failure stops the rest; what ran stays.
     StopOnFailure,
 }
 
@@ -58,9 +59,12 @@ pub enum GroupKind {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Group {
     /// The group's own id (`task-3` for a TASKS block whose members are `task-3.1`, …; the
-    /// first member's id for a CML `<tasks>` block).
+    /// first member's id for a CML `<tasks>` block, an apply_patch envelope or a diff).
     pub id: String,
     pub kind: GroupKind,
+    /// What reports call the group: `TASKS group`, `<tasks> block`, `patch`, `diff`.
+    #[serde(skip)]
+    pub noun: &'static str,
 }
 
 /// One parsed block. Serialises to the reference shape `{id, properties, startLine, endLine}`.
@@ -143,6 +147,12 @@ pub enum ErrorCode {
     ReplacerSyntax,
     /// A tool call that is not JSON, or not one of the shapes a tool call takes.
     ToolCallSyntax,
+    /// An aider SEARCH/REPLACE block without its file name, `=======` or `>>>>>>> REPLACE`.
+    AiderSyntax,
+    /// An apply_patch envelope that Codex's `apply_patch` would refuse to parse.
+    ApplyPatchSyntax,
+    /// A unified diff whose file headers or hunks cannot be read.
+    DiffSyntax,
     /// A line that looks like a block of some format but is none.
     NotABlock,
 }

@@ -468,7 +468,7 @@ fn tasks(
     if let Some(first) = blocks.first_mut() {
         first.warnings.extend(skipped);
         let id = first.id.clone();
-        group(&mut blocks, &id, GroupKind::StopOnFailure);
+        group(&mut blocks, &id, GroupKind::StopOnFailure, "<tasks> block");
     }
     blocks
 }

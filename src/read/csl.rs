@@ -435,7 +435,7 @@ impl<'a> Parser<'a, '_> {
                     return Err((i, "END marker cannot have attributes".into()));
                 }
                 let mut members = t.members;
-                group(&mut members, &t.id, GroupKind::Atomic);
+                group(&mut members, &t.id, GroupKind::Atomic, "TASKS group");
                 self.blocks.extend(members);
                 Ok(Some(i + 1))
             }

@@ -1,35 +1,58 @@
-//! Block-like text in a reply that has no block of any format read: an aider or Codex fence, a
-//! unified diff, a misspelled CSL or replacer marker, or a block of a format `--dialect` turned
-//! off. Such a reply must not "succeed" with nothing done, so each finding is a notice (which
-//! the reports show as an error, exit 1) naming what was seen, where, and what to do.
-//! (Misspelled SHAM/NESL headers such as `#!Nesl` are the SHAM parser's near-miss notices.)
+//! Block-like text in a reply that has no block of any format read: a misspelled CSL or
+//! replacer marker, a diff hunk or apply_patch file header without what must come before it, a
+//! `<<<<<<<` without `SEARCH`, or a block of a format `--dialect` turned off. Such a reply must
+//! not "succeed" with nothing done, so each finding is a notice (which the reports show as an
+//! error, exit 1) naming what was seen, where, and what to do. (Misspelled SHAM/NESL headers
+//! such as `#!Nesl` are the SHAM parser's near-miss notices.)
 
 use super::block::{Dialect, Format, Notice};
 use super::lines::Lines;
 
-const ASK: &str = "git-clada reads SHAM/NESL, CSL, CML and replacer blocks (`git clada prompt` \
-                   prints the instructions); ask the model to resend the edit in one of them";
+/// What to ask the model for: the formats git-clada reads, from the registry.
+fn ask() -> String {
+    let names: Vec<&str> = super::formats().map(|(f, _)| f.name).collect();
+    format!(
+        "git-clada reads {} blocks (`git clada prompt` prints the instructions); ask the model to \
+         resend the edit in one of them",
+        names.join(", ")
+    )
+}
 
 /// What a line looks like, if it looks like a block of some kind.
 fn looks_like(line: &str, next: Option<&str>, dialect: Dialect) -> Option<String> {
     let t = line.trim();
-    if t.starts_with("<<<<<<< SEARCH") || t == "<<<<<<<" {
+    if t == "<<<<<<<" {
         return Some(format!(
-            "an aider SEARCH/REPLACE block (`{t}`), a format git-clada does not read; {ASK}"
+            "an aider SEARCH/REPLACE marker without `SEARCH` (`{t}`): aider blocks start with the \
+             line `<<<<<<< SEARCH`; {}",
+            ask()
         ));
     }
-    if t.starts_with("*** Begin Patch") {
-        return Some(format!(
-            "a Codex apply_patch block (`*** Begin Patch`), a format git-clada does not read; {ASK}"
-        ));
-    }
-    if t.starts_with("```diff")
-        || t.starts_with("```patch")
-        || t.starts_with("diff --git ")
-        || (t.starts_with("--- ") && next.is_some_and(|n| n.trim_start().starts_with("+++ ")))
+    if let Some(header) = ["*** Update File: ", "*** Add File: ", "*** Delete File: "]
+        .iter()
+        .find(|m| t.starts_with(**m))
     {
         return Some(format!(
-            "a unified diff (`{}`), a format git-clada does not read; {ASK}",
+            "an apply_patch file header (`{}`) outside a patch: put the file operations between \
+             `*** Begin Patch` and `*** End Patch`",
+            header.trim()
+        ));
+    }
+    let diffs = matches!(dialect, Dialect::Auto | Dialect::Only(Format::DIFF));
+    if diffs && (t.starts_with("```diff") || t.starts_with("```patch")) {
+        return Some(
+            "a diff fence with no diff read in it: a unified diff names each file first \
+             (`--- a/PATH` and `+++ b/PATH`, or `diff --git a/PATH b/PATH`), then its `@@` hunks"
+                .to_string(),
+        );
+    }
+    if diffs
+        && t.starts_with("@@ -")
+        && next.is_some_and(|n| matches!(n.chars().next(), Some(' ' | '-' | '+')))
+    {
+        return Some(format!(
+            "a diff hunk (`{}`) without the file headers before it: write `--- a/PATH` and \
+             `+++ b/PATH` (or `diff --git a/PATH b/PATH` and those) before the first hunk",
             shorten(t)
         ));
     }
@@ -124,6 +147,17 @@ fn other_dialect(line: &str, dialect: Dialect) -> Option<&'static str> {
     {
         return Some("replacer");
     }
+    if t.trim_end().starts_with("<<<<<<< SEARCH") && !allowed(Format::AIDER) {
+        return Some("aider SEARCH/REPLACE");
+    }
+    if (t.trim_end() == "*** Begin Patch" || t.starts_with("apply_patch <<"))
+        && !allowed(Format::APPLY_PATCH)
+    {
+        return Some("apply_patch");
+    }
+    if (line.starts_with("diff --git ") || line.starts_with("+++ ")) && !allowed(Format::DIFF) {
+        return Some("unified diff");
+    }
     None
 }
 
@@ -137,8 +171,8 @@ pub fn block_like(text: &str, dialect: Dialect) -> Vec<Notice> {
         n += 1;
         let next = lines.peek().map(|l| l.text);
         if let Some(what) = looks_like(line.text, next, dialect) {
-            // One notice per diff, not one per file header in it.
-            let diff = what.starts_with("a unified diff");
+            // One notice per diff, not one per file header or hunk in it.
+            let diff = what.starts_with("a unified diff") || what.starts_with("a diff ");
             if diff && in_diff {
                 continue;
             }

@@ -8,8 +8,9 @@
 //! - [`block`]: the neutral result types every front end produces and everything above reads;
 //! - [`scan`](self::scan): the scanner and the [`scan::FrontEnd`] trait;
 //! - one room per format: `sham/` (SHAM, NESL, nesl: the reference grammar, exact), `csl.rs`,
-//!   `cml.rs`, `replacer.rs`, `tool_call.rs` (JSON from agents' tool calls, read only when
-//!   forced); each registered once in [`FRONT_ENDS`];
+//!   `cml.rs`, `replacer.rs`, the formats models write today: `aider.rs` (SEARCH/REPLACE),
+//!   `apply_patch.rs` (Codex), `diff.rs` (unified diffs), and `tool_call.rs` (JSON from agents'
+//!   tool calls, read only when forced); each registered once in [`FRONT_ENDS`];
 //! - [`detect`]: block-like text in a reply where no block was read;
 //! - [`input`]: reading the reply (size limit, strict UTF-8); [`leftover`]: the pre-commit check
 //!   for block markers left in source files; [`summary`]: the human rendering of a parse.
@@ -18,10 +19,13 @@
 //! onto an `action` property and that action's parameters, and planning (`crate::action`)
 //! does the rest.
 
+mod aider;
+mod apply_patch;
 pub mod block;
 mod cml;
 mod csl;
 pub mod detect;
+mod diff;
 pub mod input;
 pub mod leftover;
 pub(crate) mod lines;
@@ -46,6 +50,9 @@ const FRONT_ENDS: &[&Registration] = &[
     &cml::FRONT_END,
     &replacer::FRONT_END,
     &tool_call::FRONT_END,
+    &aider::FRONT_END,
+    &apply_patch::FRONT_END,
+    &diff::FRONT_END,
 ];
 
 /// Every format that can be read, in registration order, with its `--dialect` help text.

@@ -33,10 +33,11 @@ pub(crate) struct Registration {
 /// One front end during one parse (made by its [`Registration`]).
 pub(crate) trait FrontEnd<'a> {
     /// The first byte, after indentation, of every line where this front end may open a block
-    /// (empty for the line front end). The scanner asks [`FrontEnd::may_open`] only on such
-    /// lines, so prose costs a table look-up, not a call per front end.
+    /// (unused for the line front end). The scanner asks [`FrontEnd::may_open`] only on such
+    /// lines, so prose costs a table look-up, not a call per front end. The default is every
+    /// byte: a front end that does not narrow it is asked on every line (slower, never blind).
     fn opens_with(&self) -> &'static [u8] {
-        &[]
+        &ANY_BYTE
     }
 
     /// The line front end: reads lines from `lines` (`n` is the number of the last line read)
@@ -159,6 +160,17 @@ struct Scanner<'a> {
     blocks: Vec<Block>,
     errors: Vec<ParseError>,
 }
+
+/// Every byte value, the default of [`FrontEnd::opens_with`].
+pub(crate) const ANY_BYTE: [u8; 256] = {
+    let mut all = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        all[i] = i as u8;
+        i += 1;
+    }
+    all
+};
 
 impl<'a> Scanner<'a> {
     fn new(front_ends: Vec<Box<dyn FrontEnd<'a> + 'a>>) -> Scanner<'a> {
@@ -319,12 +331,13 @@ impl Span {
     }
 }
 
-/// Marks `blocks` as the members of one group.
-pub(crate) fn group(blocks: &mut [Block], id: &str, kind: GroupKind) {
+/// Marks `blocks` as the members of one group, which reports call `noun`.
+pub(crate) fn group(blocks: &mut [Block], id: &str, kind: GroupKind, noun: &'static str) {
     for b in blocks {
         b.group = Some(Group {
             id: id.to_string(),
             kind,
+            noun,
         });
     }
 }

@@ -51,22 +51,9 @@ struct ToolCall<'a> {
     done: bool,
 }
 
-/// Every byte: the tool call opens on the input's first line that is not blank, whatever it
-/// starts with.
-const ANY_BYTE: [u8; 256] = {
-    let mut all = [0u8; 256];
-    let mut i = 0;
-    while i < 256 {
-        all[i] = i as u8;
-        i += 1;
-    }
-    all
-};
-
 impl<'a> FrontEnd<'a> for ToolCall<'a> {
-    fn opens_with(&self) -> &'static [u8] {
-        &ANY_BYTE
-    }
+    // opens_with: the default, every byte — the tool call opens on the input's first line
+    // that is not blank, whatever it starts with.
 
     fn may_open(&self, _trimmed: &str) -> bool {
         !self.done

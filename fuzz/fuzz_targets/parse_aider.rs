@@ -1,0 +1,13 @@
+//! Fuzz target for one front end: aider SEARCH/REPLACE blocks forced, and auto mode
+//! (where they meet the other formats). Same invariants as `parse` (`check.rs`).
+
+#![no_main]
+
+mod check;
+
+use git_clada::read::{Dialect, Format};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    check::run(data, &[Dialect::Only(Format::AIDER), Dialect::Auto]);
+});

@@ -1,0 +1,777 @@
+//! Unified diffs, as `git diff` and `diff -u` write them and as models write them:
+//!
+//! ```text
+//! diff --git a/src/app.py b/src/app.py
+//! --- a/src/app.py
+//! +++ b/src/app.py
+//! @@ -1,3 +1,3 @@
+//!  import os
+//! -print("hi")
+//! +print("hello")
+//! ```
+//!
+//! A diff opens on a `diff --git` line, or on a `--- ` line followed by a `+++ ` line, and runs
+//! over every file section that follows, up to the first line that belongs to none (prose, a
+//! closing fence). Read: git's extended headers (`new file mode`, `deleted file mode`,
+//! `old mode`/`new mode`, `rename from`/`rename to`, `similarity index`, `index`), `/dev/null`
+//! for new and deleted files, `a/` `b/` prefixes (stripped when both sides have them or after
+//! `diff --git`), C-quoted names, a tab and timestamp after a name (`diff -u`), hunks with
+//! `\ No newline at end of file`, and CRs kept as content (a CRLF file's diff).
+//!
+//! Tolerated, each a warning: hunk headers whose line counts are wrong (the hunk is counted
+//! from its lines, as `git apply --recount` does); `@@` headers without numbers. Wrong line
+//! numbers are the executor's business (it places hunks by their context and reports the
+//! offset). Binary patches and copies are refused (the block is invalid), and a diff that
+//! cannot be read is an error for all of it: as with `git apply`, nothing of it runs.
+//!
+//! Mapping: one `file_patch` block per file (`change = "create"` / `"delete"`, `new_path` for
+//! a rename, `executable` for a mode change), the diff's blocks one all-or-nothing group, as
+//! `git apply` applies a patch.
+
+use super::lines::{Line, Lines};
+use super::scan::{error, group, next_id, FrontEnd, Taken, TaskIds};
+use super::{Block, ErrorCode, Format, GroupKind, Registration};
+use indexmap::IndexMap;
+
+impl Format {
+    pub const DIFF: Format = Format {
+        id: "diff",
+        name: "unified diff",
+        reference: false,
+    };
+}
+
+pub(super) static FRONT_END: Registration = Registration {
+    formats: &[(
+        Format::DIFF,
+        "Only unified diffs: `diff --git a/… b/…` or `--- a/…` / `+++ b/…`, then `@@ -a,b +c,d @@` \
+         hunks",
+    )],
+    start: |text, only| {
+        matches!(only, None | Some(Format::DIFF))
+            .then(|| Box::new(Diff { text }) as Box<dyn FrontEnd<'_> + '_>)
+    },
+};
+
+/// The unified-diff front end.
+struct Diff<'a> {
+    text: &'a str,
+}
+
+impl<'a> FrontEnd<'a> for Diff<'a> {
+    fn opens_with(&self) -> &'static [u8] {
+        b"d-"
+    }
+
+    fn may_open(&self, trimmed: &str) -> bool {
+        trimmed.starts_with("diff --git ") || trimmed.starts_with("--- ")
+    }
+
+    fn take(&mut self, ids: &mut TaskIds, line: Line<'a>, n: usize) -> Option<Taken> {
+        let text = self.text.get(line.start..).unwrap_or("");
+        let mut reader = Reader {
+            text,
+            lines: Lines::new(text).peekable_lines(),
+        };
+        if !reader.opens() {
+            return None;
+        }
+        Some(read_diff(&mut reader, n, ids.counter()))
+    }
+}
+
+/// The lines of a diff, read one at a time with a look at the next two.
+struct Reader<'a> {
+    text: &'a str,
+    lines: Peek<'a>,
+}
+
+/// A line iterator that can look two lines ahead and keeps every line's raw end (its CR).
+struct Peek<'a> {
+    inner: Lines<'a>,
+    ahead: std::collections::VecDeque<Line<'a>>,
+    /// Lines taken so far.
+    taken: usize,
+    /// Byte offset just past the last line taken.
+    end: usize,
+}
+
+trait PeekableLines<'a> {
+    fn peekable_lines(self) -> Peek<'a>;
+}
+
+impl<'a> PeekableLines<'a> for Lines<'a> {
+    fn peekable_lines(self) -> Peek<'a> {
+        Peek {
+            inner: self,
+            ahead: std::collections::VecDeque::new(),
+            taken: 0,
+            end: 0,
+        }
+    }
+}
+
+impl<'a> Peek<'a> {
+    fn peek(&mut self, k: usize) -> Option<Line<'a>> {
+        while self.ahead.len() <= k {
+            let l = self.inner.next()?;
+            self.ahead.push_back(l);
+        }
+        self.ahead.get(k).copied()
+    }
+
+    fn next(&mut self) -> Option<Line<'a>> {
+        let l = self.ahead.pop_front().or_else(|| self.inner.next())?;
+        self.taken += 1;
+        self.end = l.end();
+        Some(l)
+    }
+}
+
+impl<'a> Reader<'a> {
+    fn peek_text(&mut self, k: usize) -> Option<&'a str> {
+        self.lines.peek(k).map(|l| l.text)
+    }
+
+    /// The line with a CR before its LF kept (content of a CRLF file's hunk).
+    fn raw(&self, l: Line<'a>) -> &'a str {
+        let end = l.end();
+        match self.text.as_bytes().get(end) {
+            Some(b'\r') if self.text.as_bytes().get(end + 1) == Some(&b'\n') => {
+                self.text.get(l.start..end + 1).unwrap_or(l.text)
+            }
+            _ => l.text,
+        }
+    }
+
+    /// Whether a file section starts at the next line.
+    fn opens(&mut self) -> bool {
+        match self.peek_text(0) {
+            Some(t) if t.starts_with("diff --git ") => true,
+            Some(t) if t.starts_with("--- ") => {
+                self.peek_text(1).is_some_and(|n| n.starts_with("+++ "))
+            }
+            _ => false,
+        }
+    }
+}
+
+/// One file of the diff, as read.
+#[derive(Debug, Default)]
+struct FileDiff {
+    /// Index of its first and last line in the diff, and the byte range of its text.
+    first: usize,
+    last: usize,
+    start_byte: usize,
+    end_byte: usize,
+    git: Option<(String, String)>,
+    old: Option<String>,
+    new: Option<String>,
+    /// `--- /dev/null` / `+++ /dev/null` were given.
+    old_null: bool,
+    new_null: bool,
+    new_file: bool,
+    deleted: bool,
+    old_mode: Option<String>,
+    new_mode: Option<String>,
+    rename_from: Option<String>,
+    rename_to: Option<String>,
+    copy: bool,
+    binary: bool,
+    hunks: String,
+    hunk_count: usize,
+    warnings: Vec<String>,
+}
+
+/// A syntax error: the index of its line in the diff and the message.
+type Bad = (usize, String);
+
+fn read_diff(r: &mut Reader<'_>, n: usize, counter: &mut usize) -> Taken {
+    let mut files = Vec::new();
+    let result = loop {
+        if !r.opens() {
+            break Ok(());
+        }
+        match file(r) {
+            Ok(f) => files.push(f),
+            Err(e) => break Err(e),
+        }
+    };
+    let taken = r.lines.taken.max(1);
+    match result {
+        Err((at, message)) => Taken {
+            lines: taken,
+            blocks: Vec::new(),
+            errors: vec![error(
+                ErrorCode::DiffSyntax,
+                r.text,
+                n,
+                n + at,
+                1,
+                Some(next_id(counter)),
+                format!(
+                    "{message}; nothing of this diff (line {n}) was run, as `git apply` applies \
+                     nothing of a patch it cannot read"
+                ),
+            )],
+        },
+        Ok(()) => {
+            let git = files.iter().any(|f| f.git.is_some());
+            let mut blocks: Vec<Block> = files
+                .into_iter()
+                .map(|f| block(r.text, f, n, git, counter))
+                .collect();
+            if let Some(gid) = blocks.first().map(|b| b.id.clone()) {
+                group(&mut blocks, &gid, GroupKind::Atomic, "diff");
+            }
+            Taken {
+                lines: taken,
+                blocks,
+                errors: Vec::new(),
+            }
+        }
+    }
+}
+
+/// Reads one file section.
+fn file(r: &mut Reader<'_>) -> Result<FileDiff, Bad> {
+    let mut f = FileDiff {
+        first: r.lines.taken,
+        start_byte: r.lines.peek(0).map_or(0, |l| l.start),
+        ..FileDiff::default()
+    };
+    if let Some(t) = r.peek_text(0).filter(|t| t.starts_with("diff --git ")) {
+        f.git = Some(git_names(&t["diff --git ".len()..]).ok_or_else(|| {
+            (
+                r.lines.taken,
+                format!("cannot read the file names of `{t}` (`diff --git a/PATH b/PATH`)"),
+            )
+        })?);
+        r.lines.next();
+        extended_headers(r, &mut f)?;
+    }
+    if r.peek_text(0).is_some_and(|t| t.starts_with("--- "))
+        && r.peek_text(1).is_some_and(|t| t.starts_with("+++ "))
+    {
+        let at = r.lines.taken;
+        let old = r.lines.next().map(|l| l.text).unwrap_or_default();
+        let new = r.lines.next().map(|l| l.text).unwrap_or_default();
+        let name = |s: &str| {
+            header_name(s).ok_or_else(|| (at, format!("cannot read the file name in `{s}`")))
+        };
+        let (o, nw) = (name(&old[4..])?, name(&new[4..])?);
+        f.old_null = o == "/dev/null";
+        f.new_null = nw == "/dev/null";
+        f.old = (!f.old_null).then_some(o);
+        f.new = (!f.new_null).then_some(nw);
+    }
+    f.last = r.lines.taken.saturating_sub(1);
+    while r.peek_text(0).is_some_and(|t| t.starts_with("@@")) {
+        hunk(r, &mut f)?;
+        f.last = r.lines.taken - 1;
+    }
+    f.end_byte = r.lines.end;
+    Ok(f)
+}
+
+/// git's extended header lines after `diff --git`.
+fn extended_headers(r: &mut Reader<'_>, f: &mut FileDiff) -> Result<(), Bad> {
+    while let Some(t) = r.peek_text(0) {
+        let value = |p: &str| t.strip_prefix(p).map(|v| v.trim().to_string());
+        if let Some(v) = value("new file mode ") {
+            f.new_file = true;
+            f.new_mode = Some(v);
+        } else if let Some(v) = value("deleted file mode ") {
+            f.deleted = true;
+            f.old_mode = Some(v);
+        } else if let Some(v) = value("old mode ") {
+            f.old_mode = Some(v);
+        } else if let Some(v) = value("new mode ") {
+            f.new_mode = Some(v);
+        } else if let Some(v) = value("rename from ") {
+            f.rename_from = Some(unquote(&v).unwrap_or(v));
+        } else if let Some(v) = value("rename to ") {
+            f.rename_to = Some(unquote(&v).unwrap_or(v));
+        } else if t.starts_with("copy from ") || t.starts_with("copy to ") {
+            f.copy = true;
+        } else if t.starts_with("similarity index ")
+            || t.starts_with("dissimilarity index ")
+            || t.starts_with("index ")
+        {
+        } else if t.starts_with("Binary files ") {
+            f.binary = true;
+        } else if t == "GIT binary patch" {
+            f.binary = true;
+            r.lines.next();
+            // literal/delta blocks, each ended by an empty line (two of them: forward, reverse).
+            let mut blanks = 0;
+            while blanks < 2 {
+                match r.peek_text(0) {
+                    None => break,
+                    Some(t) if t.starts_with("diff --git ") => break,
+                    Some(t) => {
+                        blanks += usize::from(t.is_empty());
+                        r.lines.next();
+                    }
+                }
+            }
+            continue;
+        } else {
+            break;
+        }
+        r.lines.next();
+    }
+    Ok(())
+}
+
+/// `@@ -a,b +c,d @@`: the numbers (count 1 when left out), or `None` for a bare `@@`.
+type Numbers = Option<(usize, usize, usize, usize)>;
+
+fn hunk_numbers(line: &str) -> Result<Numbers, ()> {
+    let rest = line.trim_start_matches('@').trim_start();
+    if rest.is_empty() || rest.starts_with("@@") {
+        return Ok(None);
+    }
+    let mut words = rest.split_whitespace();
+    let range = |w: Option<&str>, sign: char| -> Option<(usize, usize)> {
+        let w = w?.strip_prefix(sign)?;
+        Some(match w.split_once(',') {
+            Some((a, b)) => (a.parse().ok()?, b.parse().ok()?),
+            None => (w.parse().ok()?, 1),
+        })
+    };
+    match (range(words.next(), '-'), range(words.next(), '+')) {
+        (Some((a, b)), Some((c, d))) => Ok(Some((a, b, c, d))),
+        _ => Err(()),
+    }
+}
+
+/// Whether a line can be part of a hunk's body.
+fn body_line(t: &str) -> bool {
+    matches!(t.chars().next(), Some(' ' | '-' | '+' | '\\'))
+}
+
+/// Whether the next lines start the next file section or hunk.
+fn next_section(r: &mut Reader<'_>) -> bool {
+    match r.peek_text(0) {
+        Some(t) if t.starts_with("@@") || t.starts_with("diff --git ") => true,
+        Some(t) if t.starts_with("--- ") => r.peek_text(1).is_some_and(|n| n.starts_with("+++ ")),
+        _ => false,
+    }
+}
+
+/// Reads one hunk into `f.hunks`, counting its lines by its header when they agree with it,
+/// else counting them as `git apply --recount` does.
+fn hunk(r: &mut Reader<'_>, f: &mut FileDiff) -> Result<(), Bad> {
+    let at = r.lines.taken;
+    let header_line = r.lines.next().map(|l| l.text).unwrap_or_default();
+    let numbers = hunk_numbers(header_line).map_err(|()| {
+        (
+            at,
+            format!(
+                "`{header_line}` is not a hunk header: write `@@ -OLD_START,OLD_COUNT \
+                 +NEW_START,NEW_COUNT @@`"
+            ),
+        )
+    })?;
+    let mut body: Vec<String> = Vec::new();
+    let (mut old, mut new) = (0usize, 0usize);
+    let want = numbers.map(|(_, b, _, d)| (b, d));
+    // By the header's counts while they last.
+    if let Some((b, d)) = want {
+        while old < b || new < d {
+            if next_section(r) {
+                break;
+            }
+            let Some(t) = r.peek_text(0) else { break };
+            if !(body_line(t) || t.is_empty()) {
+                break;
+            }
+            let l = r.lines.next().map(|l| r.raw(l)).unwrap_or_default();
+            count(l, &mut old, &mut new);
+            body.push(l.to_string());
+        }
+    }
+    // `\ No newline` markers after the counted lines, then whatever lines the header missed.
+    loop {
+        if next_section(r) {
+            break;
+        }
+        let Some(t) = r.peek_text(0) else { break };
+        let extra = if t.starts_with('\\') {
+            true
+        } else if want.is_some_and(|(b, d)| old >= b && new >= d) && !body_line(t) {
+            false
+        } else if want.is_some_and(|(b, d)| old >= b && new >= d) && (t == "-- " || t.is_empty()) {
+            // Counted in full: a blank line, or `git format-patch`'s `-- ` signature line,
+            // ends the hunk.
+            false
+        } else if t.is_empty() || t == "\r" {
+            // Empty lines are empty context lines only when the hunk goes on after them: the
+            // whole run is looked at once and taken at once (a reply of many blank lines stays
+            // linear).
+            let run = (1..)
+                .map_while(|k| r.peek_text(k))
+                .take_while(|x| x.is_empty() || *x == "\r")
+                .count()
+                + 1;
+            let goes_on = r
+                .peek_text(run)
+                .is_some_and(|x| body_line(x) && !x.starts_with("--- ") && !x.starts_with("@@"));
+            if goes_on {
+                for _ in 1..run {
+                    let l = r.lines.next().map(|l| r.raw(l)).unwrap_or_default();
+                    count(l, &mut old, &mut new);
+                    body.push(l.to_string());
+                }
+            }
+            goes_on
+        } else {
+            body_line(t)
+        };
+        if !extra {
+            break;
+        }
+        let l = r.lines.next().map(|l| r.raw(l)).unwrap_or_default();
+        count(l, &mut old, &mut new);
+        body.push(l.to_string());
+    }
+    if body.iter().all(|l| l.starts_with('\\')) {
+        return Err((at, format!("the hunk `{header_line}` has no lines")));
+    }
+    let header = match numbers {
+        Some((a, b, c, d)) => {
+            if (b, d) != (old, new) {
+                f.warnings.push(format!(
+                    "the hunk header `{header_line}` counts {b} old and {d} new lines, but the \
+                     hunk has {old} and {new}; its lines were counted (as `git apply --recount` \
+                     does)"
+                ));
+            }
+            format!("@@ -{a},{old} +{c},{new} @@")
+        }
+        None => "@@".to_string(),
+    };
+    f.hunks.push_str(&header);
+    f.hunks.push('\n');
+    for l in body {
+        if l == "\r" {
+            f.warnings.push(format!(
+                "a line of the hunk `{header_line}` is empty but for a CR (`git apply` calls \
+                 that a corrupt patch); it was read as an empty context line"
+            ));
+        }
+        if l.is_empty() || l == "\r" {
+            // An empty context line (its space stripped, as editors and models do).
+            f.hunks.push(' ');
+        }
+        f.hunks.push_str(&l);
+        f.hunks.push('\n');
+    }
+    f.hunk_count += 1;
+    Ok(())
+}
+
+fn count(l: &str, old: &mut usize, new: &mut usize) {
+    match l.chars().next() {
+        Some('-') => *old += 1,
+        Some('+') => *new += 1,
+        Some('\\') => {}
+        _ => {
+            *old += 1;
+            *new += 1;
+        }
+    }
+}
+
+/// A C-quoted name (`"a/with\ttab"`), as git writes unusual names.
+fn unquote(s: &str) -> Option<String> {
+    let inner = s.strip_prefix('"')?.strip_suffix('"')?;
+    let mut bytes = Vec::new();
+    let mut it = inner.bytes().peekable();
+    while let Some(b) = it.next() {
+        if b != b'\\' {
+            bytes.push(b);
+            continue;
+        }
+        match it.next()? {
+            b'n' => bytes.push(b'\n'),
+            b't' => bytes.push(b'\t'),
+            b'r' => bytes.push(b'\r'),
+            b'a' => bytes.push(7),
+            b'b' => bytes.push(8),
+            b'f' => bytes.push(12),
+            b'v' => bytes.push(11),
+            d @ b'0'..=b'7' => {
+                let mut v = u32::from(d - b'0');
+                for _ in 0..2 {
+                    let x = it.next()?;
+                    v = v * 8 + u32::from(x.checked_sub(b'0').filter(|x| *x < 8)?);
+                }
+                bytes.push(u8::try_from(v).ok()?);
+            }
+            other => bytes.push(other),
+        }
+    }
+    String::from_utf8(bytes).ok()
+}
+
+/// The index just after the closing quote of the C-quoted name `s` starts with.
+fn quoted_end(s: &str) -> Option<usize> {
+    let b = s.as_bytes();
+    let mut i = 1;
+    loop {
+        match b.get(i)? {
+            b'\\' => i += 2,
+            b'"' => return Some(i + 1),
+            _ => i += 1,
+        }
+    }
+}
+
+/// The name in a `---`/`+++` line: quoted, or up to a tab (`diff -u` puts a date after it).
+fn header_name(s: &str) -> Option<String> {
+    let s = s.trim_start();
+    if s.starts_with('"') {
+        return unquote(&s[..quoted_end(s)?]);
+    }
+    let name = s.split('\t').next().unwrap_or(s).trim_end();
+    (!name.is_empty()).then(|| name.to_string())
+}
+
+/// The two names of `diff --git a/X b/Y` (prefixes kept). For unquoted names with spaces, the
+/// split that gives two equal names wins (a rename has its own headers).
+fn git_names(s: &str) -> Option<(String, String)> {
+    let s = s.trim_end();
+    if s.starts_with('"') {
+        let old = header_name(s)?;
+        let rest = s[quoted_end(s)?..].trim_start();
+        let new = if rest.starts_with('"') {
+            header_name(rest)?
+        } else {
+            rest.to_string()
+        };
+        return Some((old, new));
+    }
+    if let Some(i) = s.find(" \"") {
+        return Some((s[..i].to_string(), unquote(&s[i + 1..])?));
+    }
+    // Equal halves: `a/P b/P`.
+    let half = s.len().checked_sub(1)? / 2;
+    // The middle byte must be the space (an ASCII byte, so both halves are whole characters).
+    if s.len() % 2 == 1 && s.as_bytes().get(half) == Some(&b' ') {
+        let (a, b) = (&s[..half], &s[half + 1..]);
+        if a.get(2..) == b.get(2..) {
+            return Some((a.to_string(), b.to_string()));
+        }
+    }
+    let i = s.rfind(" b/").or_else(|| s.find(' '))?;
+    Some((s[..i].to_string(), s[i + 1..].to_string()))
+}
+
+fn strip(name: &str, prefix: &str) -> String {
+    name.strip_prefix(prefix).unwrap_or(name).to_string()
+}
+
+/// The block for one file section.
+fn block(text: &str, f: FileDiff, n: usize, git: bool, counter: &mut usize) -> Block {
+    let id = next_id(counter);
+    let mut invalid = Vec::new();
+    let mut warnings = f.warnings.clone();
+    // Prefixes: always after `diff --git`; otherwise when both sides have theirs.
+    let both = f.old.as_deref().is_none_or(|o| o.starts_with("a/"))
+        && f.new.as_deref().is_none_or(|o| o.starts_with("b/"))
+        && (f.old.is_some() || f.new.is_some());
+    let strip_ab = git || both;
+    let clean = |name: &Option<String>, p: &str| {
+        name.as_deref()
+            .map(|x| if strip_ab { strip(x, p) } else { x.to_string() })
+    };
+    let (git_old, git_new) = match &f.git {
+        Some((a, b)) => (Some(strip(a, "a/")), Some(strip(b, "b/"))),
+        None => (None, None),
+    };
+    let old = f
+        .rename_from
+        .clone()
+        .or_else(|| clean(&f.old, "a/"))
+        .or_else(|| (!f.old_null).then(|| git_old.clone()).flatten());
+    let new = f
+        .rename_to
+        .clone()
+        .or_else(|| clean(&f.new, "b/"))
+        .or_else(|| (!f.new_null).then(|| git_new.clone()).flatten());
+    let create = f.new_file || (f.old_null && !f.new_null);
+    let delete = f.deleted || (f.new_null && !f.old_null);
+    let mut props: IndexMap<String, String> = IndexMap::new();
+    props.insert("action".into(), "file_patch".into());
+    let path = if create { new.clone() } else { old.clone() };
+    props.insert("path".into(), path.clone().unwrap_or_default());
+    props.insert("hunks".into(), f.hunks.clone());
+    if create {
+        props.insert("change".into(), "create".into());
+    } else if delete {
+        props.insert("change".into(), "delete".into());
+    } else if let (Some(o), Some(nw)) = (&old, &new) {
+        if o != nw {
+            if git || f.rename_to.is_some() {
+                props.insert("new_path".into(), nw.clone());
+            } else {
+                // `--- file.orig` / `+++ file`: the new name is the file (as `patch` picks).
+                props.insert("path".into(), nw.clone());
+                warnings.push(format!(
+                    "the diff names '{o}' on its --- line and '{nw}' on its +++ line, without \
+                     `diff --git` rename headers; '{nw}' was patched"
+                ));
+            }
+        }
+    }
+    let mode = f
+        .new_mode
+        .as_deref()
+        .filter(|m| Some(*m) != f.old_mode.as_deref());
+    if let Some(m) = mode.filter(|_| !delete) {
+        let exec = m == "100755";
+        if !create || exec {
+            props.insert("executable".into(), exec.to_string());
+        }
+    }
+    if path.is_none() {
+        invalid.push("the diff names no file for this section".to_string());
+    }
+    if f.binary {
+        invalid.push(
+            "a binary patch: git-clada applies text hunks only; write the file another way \
+             (file_write for text, or change it outside git-clada)"
+                .to_string(),
+        );
+    }
+    let special = [f.old_mode.as_deref(), f.new_mode.as_deref()]
+        .into_iter()
+        .flatten()
+        .find(|m| *m == "120000" || *m == "160000");
+    if let Some(m) = special {
+        invalid.push(format!(
+            "a {} (mode {m}): git-clada patches regular files only",
+            if m == "120000" {
+                "symbolic link"
+            } else {
+                "submodule"
+            }
+        ));
+    }
+    if f.copy {
+        invalid.push(
+            "a copy (`copy from`/`copy to`): git-clada does not apply copies; write the new file \
+             as a new-file diff"
+                .to_string(),
+        );
+    }
+    let changes = f.hunk_count > 0
+        || create
+        || delete
+        || props.contains_key("new_path")
+        || props.contains_key("executable");
+    if !changes && !f.binary {
+        invalid.push("the section has no hunks: it changes nothing".to_string());
+    }
+    let mut b = Block::foreign(Format::DIFF, id, props, n + f.first, n + f.last);
+    b.invalid = (!invalid.is_empty()).then(|| invalid.join("; "));
+    b.warnings = warnings;
+    b.source = text.get(f.start_byte..f.end_byte).map(str::to_string);
+    b
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::read::{parse, Dialect};
+
+    fn props(reply: &str) -> Vec<IndexMap<String, String>> {
+        let r = parse(reply, Dialect::Auto);
+        assert!(r.errors.is_empty(), "{:?}", r.errors);
+        r.blocks.into_iter().map(|b| b.properties).collect()
+    }
+
+    #[test]
+    fn git_diff_with_new_deleted_renamed_and_mode_changes() {
+        let p = props(
+            "diff --git a/new.txt b/new.txt\nnew file mode 100755\nindex 0000000..e69de29\n--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+x\ndiff --git a/old.txt b/old.txt\ndeleted file mode 100644\n--- a/old.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-y\ndiff --git a/a b/b\nsimilarity index 100%\nrename from a\nrename to b\ndiff --git a/s.sh b/s.sh\nold mode 100644\nnew mode 100755\n",
+        );
+        assert_eq!(p.len(), 4);
+        assert_eq!(p[0]["change"], "create");
+        assert_eq!(p[0]["path"], "new.txt");
+        assert_eq!(p[0]["executable"], "true");
+        assert_eq!(p[0]["hunks"], "@@ -0,0 +1,1 @@\n+x\n");
+        assert_eq!(p[1]["change"], "delete");
+        assert_eq!(p[1]["path"], "old.txt");
+        assert_eq!(
+            (p[2]["path"].as_str(), p[2]["new_path"].as_str()),
+            ("a", "b")
+        );
+        assert_eq!(p[3]["path"], "s.sh");
+        assert_eq!(p[3]["executable"], "true");
+    }
+
+    #[test]
+    fn plain_diff_counts_recounted_and_crs_kept() {
+        let r = parse(
+            "```diff\n--- a/x.txt\t2024-01-01\n+++ b/x.txt\n@@ -1,2 +1,2 @@\n a\r\n-b\r\n+c\r\n d\r\n```\n",
+            Dialect::Auto,
+        );
+        let b = &r.blocks[0];
+        assert_eq!(b.properties["path"], "x.txt");
+        assert_eq!(
+            b.properties["hunks"],
+            "@@ -1,3 +1,3 @@\n a\r\n-b\r\n+c\r\n d\r\n"
+        );
+        assert!(b.warnings[0].contains("--recount"), "{:?}", b.warnings);
+        assert_eq!(b.end_line, Some(8));
+    }
+
+    #[test]
+    fn an_empty_line_is_context_only_inside_a_hunk() {
+        let p = props("--- x\n+++ x\n@@ -1,3 +1,3 @@\n a\n\n-b\n+c\n\nProse after.\n");
+        assert_eq!(p[0]["hunks"], "@@ -1,3 +1,3 @@\n a\n \n-b\n+c\n");
+        assert_eq!(p[0]["path"], "x");
+    }
+
+    #[test]
+    fn names() {
+        assert_eq!(
+            git_names("a/x y.txt b/x y.txt"),
+            Some(("a/x y.txt".into(), "b/x y.txt".into()))
+        );
+        assert_eq!(
+            git_names("\"a/t\\tb\" \"b/t\\tb\""),
+            Some(("a/t\tb".into(), "b/t\tb".into()))
+        );
+        assert_eq!(
+            header_name("a/x.txt\t2020-01-01 10:00"),
+            Some("a/x.txt".into())
+        );
+        assert_eq!(unquote("\"caf\\303\\251\""), Some("café".into()));
+        // A multi-byte character in the middle of the line (found by fuzzing): no panic.
+        assert_eq!(git_names("a/\u{1F600}bc"), None);
+        assert_eq!(
+            git_names("ab\u{85}cd e"),
+            Some(("ab\u{85}cd".into(), "e".into()))
+        );
+    }
+
+    #[test]
+    fn binary_and_broken_diffs() {
+        let r = parse(
+            "diff --git a/i.png b/i.png\nindex 1..2 100644\nBinary files a/i.png and b/i.png differ\n",
+            Dialect::Auto,
+        );
+        assert!(r.blocks[0]
+            .invalid
+            .as_deref()
+            .unwrap_or("")
+            .contains("binary"));
+        let r = parse("--- a/x\n+++ b/x\n@@ -a +b @@\n-x\n", Dialect::Auto);
+        assert!(r.blocks.is_empty());
+        assert!(r.errors[0].message.contains("not a hunk header"));
+    }
+}
