@@ -367,7 +367,7 @@ pub fn status(repo: &Repo) -> Result<StatusReport, HistoryError> {
         Err(HistoryError::Refused(msg)) => report.undo_refused = Some(msg),
         Err(e) => return Err(e),
     }
-    if report.stepped_back.is_none() && report.interrupted.is_none() {
+    if report.interrupted.is_none() {
         report.redo = undo::redo(repo, true).ok();
     }
     Ok(report)

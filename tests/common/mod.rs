@@ -105,10 +105,16 @@ impl TestRepo {
     }
 
     pub fn git_output(&self, args: &[&str]) -> Output {
-        let mut cmd = Command::new("git");
+        let mut cmd = self.git_cmd();
         cmd.args(args);
-        self.apply_env(&mut cmd);
         cmd.output().expect("run git")
+    }
+
+    /// The git command, ready to run in this repository (for tests that spawn it).
+    pub fn git_cmd(&self) -> Command {
+        let mut cmd = Command::new("git");
+        self.apply_env(&mut cmd);
+        cmd
     }
 
     /// The git-clada command, ready to run in this repository.
