@@ -356,16 +356,30 @@ fn plan_move(
     })
 }
 
-/// Every path a restore touches: tracked ones and untracked or ignored ones.
-fn all_paths(plan: &RestorePlan) -> Vec<String> {
-    let mut out = plan.paths.clone();
+/// The paths a restore rewrites: those it touches (tracked ones and untracked or ignored ones)
+/// that do not already hold what it writes there.
+fn all_paths(repo: &Repo, plan: &RestorePlan) -> Result<Vec<String>, HistoryError> {
+    let tree = parse_id(&plan.worktree_tree)?;
+    let index = repo.read_index()?;
+    let mut hasher = repo.hasher_with(&index)?;
+    let mut out = Vec::new();
+    for p in &plan.paths {
+        let rel = BString::from(p.as_str());
+        let want = repo
+            .tree_entry(tree, rel.as_bstr())?
+            .filter(|e| e.kind != crate::repo::EntryKind::Tree);
+        if hasher.id_of(rel.as_bstr())? != want {
+            out.push(p.clone());
+        }
+    }
     for u in &plan.untracked {
-        if !out.contains(&u.path) {
+        let rel = BString::from(u.path.as_str());
+        if !out.contains(&u.path) && !holds(repo, rel.as_bstr(), &u.before)? {
             out.push(u.path.clone());
         }
     }
     out.sort();
-    out
+    Ok(out)
 }
 
 fn undo_apply(
@@ -417,7 +431,7 @@ fn undo_apply(
         subject: Some(info.subject().to_string()),
         from: info.id.to_string(),
         to: before.head.to_string(),
-        paths: all_paths(&plan),
+        paths: all_paths(repo, &plan)?,
         restored_work: (staged + unstaged > 0).then_some(RestoredWork { staged, unstaged }),
         dry_run,
     };
@@ -488,7 +502,7 @@ fn undo_pending(
         subject: Some(format!("uncommitted apply of {}", journal.source)),
         from: head.to_string(),
         to: head.to_string(),
-        paths: all_paths(&plan),
+        paths: all_paths(repo, &plan)?,
         restored_work: None,
         dry_run,
     };
@@ -709,7 +723,7 @@ fn redo_commit(
         subject: Some(info.subject().to_string()),
         from: tip.to_string(),
         to: undone.to_string(),
-        paths: all_paths(&plan),
+        paths: all_paths(repo, &plan)?,
         restored_work: None,
         dry_run,
     };
@@ -758,7 +772,7 @@ fn redo_pending(
         subject: Some(format!("uncommitted apply of {}", journal.source)),
         from: tip.to_string(),
         to: tip.to_string(),
-        paths: all_paths(&plan),
+        paths: all_paths(repo, &plan)?,
         restored_work: None,
         dry_run,
     };

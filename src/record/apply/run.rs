@@ -83,8 +83,18 @@ impl Transaction<'_> {
                 // top would mix the two, and rolling back would undo what exec meant to do.
                 drop(lock);
                 Journal::remove(repo)?;
+                // Who moved it is unknown: an exec block running git, or a person's commit
+                // made meanwhile; the message says both.
+                let why = match what.strip_prefix("HEAD moved ") {
+                    Some(rest) => format!(
+                        "HEAD moved while the reply ran ({rest}: a commit made meanwhile, or git run by an exec block)"
+                    ),
+                    None => format!(
+                        "{what} while the reply ran (git run by an exec block, or another git command)"
+                    ),
+                };
                 execution.result.warnings.push(format!(
-                    "exec changed git's state ({what}), so git-clada committed nothing and left the repository exactly as the reply's actions and exec left it (see `git status`); `git clada undo` cannot take this reply back"
+                    "{why}, so git-clada committed nothing and left the repository exactly as the reply's actions and exec left it (see `git status`); `git clada undo` cannot take this reply back"
                 ));
                 return Ok(uncommitted(execution));
             }
