@@ -94,7 +94,7 @@ fn apply_refused_only_is_exit_3_and_changes_nothing() {
         .assert()
         .code(3)
         .stdout(predicate::str::contains(
-            "esc ❌ file_write ../x.txt - path_escape:",
+            "esc ⏸ file_write ../x.txt - needs your approval: path_escape:",
         ))
         .stderr(predicate::str::contains(
             "refused for safety, nothing was changed",

@@ -126,7 +126,7 @@ pub(super) fn file_append(
         }));
     };
     if let Some(why) = info.refusal {
-        return Outcome::fail(text_refusal_message(NAME, path, info.len, why));
+        return Outcome::fail(text_refusal_message(NAME, path, info.len, why)).with_code("not_text");
     }
     let mut warnings = Vec::new();
     let mut add = content.as_bytes().to_vec();

@@ -106,6 +106,29 @@ pub struct Runner {
     pub(crate) deadline: Option<Instant>,
 }
 
+/// Why an exec block did not run: the block's error.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotRun {
+    pub message: String,
+    /// The stable code of the failed result (docs/json-format.md).
+    pub code: &'static str,
+    /// Set when only the user can lift the refusal (exec not allowed, not approved,
+    /// declined): what the user can do. Reports show it to the user, not to the model, and do
+    /// not ask the model to send the block again.
+    pub user_action: Option<String>,
+}
+
+impl NotRun {
+    /// A refusal only the user can lift: `command_not_allowed`.
+    pub fn for_user(message: &str, how: &str) -> NotRun {
+        NotRun {
+            message: message.to_string(),
+            code: "command_not_allowed",
+            user_action: Some(how.to_string()),
+        }
+    }
+}
+
 /// What running one exec block produced besides its output.
 pub struct Ran {
     pub output: spawn::ExecOutput,
@@ -139,7 +162,7 @@ impl Runner {
         lang: Lang,
         dir: &Path,
         timeout: Option<u64>,
-    ) -> Result<Ran, String> {
+    ) -> Result<Ran, NotRun> {
         let permit = policy::permit(self, block_id, code, lang, dir)?;
         let own = timeout
             .map(Duration::from_secs)

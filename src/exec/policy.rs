@@ -149,7 +149,7 @@ pub(crate) fn permit(
     code: &str,
     lang: Lang,
     dir: &Path,
-) -> Result<Permit, String> {
+) -> Result<Permit, super::NotRun> {
     if ctx.settings.policy != ExecPolicy::Deny {
         if let Some((prog, args)) = read_only_argv(lang, code)
             .ok()
@@ -161,11 +161,10 @@ pub(crate) fn permit(
     match ctx.settings.policy {
         ExecPolicy::Allow => return Ok(Permit::Interpreter),
         ExecPolicy::Deny => {
-            return Err(
-                "exec: not run: running code is not allowed (--exec deny); re-run with --exec \
-                 allow to run exec blocks, or --exec ask to confirm each one"
-                    .into(),
-            )
+            return Err(super::NotRun::for_user(
+                "exec: not run: running code is not allowed here (--exec deny)",
+                "re-run with --exec allow to run exec blocks, or --exec ask to confirm each one",
+            ))
         }
         ExecPolicy::Ask => {}
     }
@@ -173,10 +172,11 @@ pub(crate) fn permit(
         return Ok(Permit::Interpreter);
     }
     let Some(prompt) = ctx.settings.prompt.clone() else {
-        return Err(format!(
-            "exec: not run: the command is not approved and there is no terminal to ask \
-             (policy ask); approve it once interactively with \"always\" (stored in {APPROVALS_FILE}), \
-             add it to that file, or re-run with --exec allow"
+        return Err(super::NotRun::for_user(
+            "exec: not run: the command is not approved and there is no terminal to ask (policy ask)",
+            &format!(
+                "approve it once interactively with \"always\" (stored in {APPROVALS_FILE}), add it to that file, or re-run with --exec allow"
+            ),
         ));
     };
     let req = ExecRequest {
@@ -187,9 +187,10 @@ pub(crate) fn permit(
     };
     match prompt(&req) {
         Approval::Yes => Ok(Permit::Interpreter),
-        Approval::No => {
-            Err("exec: not run: declined at the prompt; the block was not executed".into())
-        }
+        Approval::No => Err(super::NotRun::for_user(
+            "exec: not run: declined at the prompt; the block was not executed",
+            "answer yes (or always) at the prompt to run it",
+        )),
         Approval::Always => {
             ctx.always = true;
             Ok(Permit::Interpreter)
@@ -199,16 +200,20 @@ pub(crate) fn permit(
 
 /// The time limit for the next block: its own (or the default), cut to what is left of
 /// `--total-timeout`; `Err` (the block's error) when that is used up.
-pub(crate) fn limit(ctx: &Runner, own: Duration) -> Result<Duration, String> {
+pub(crate) fn limit(ctx: &Runner, own: Duration) -> Result<Duration, super::NotRun> {
     let Some(deadline) = ctx.deadline else {
         return Ok(own);
     };
     let left = deadline.saturating_duration_since(Instant::now());
     if left.is_zero() {
-        return Err(format!(
-            "exec: not run: the total time for exec blocks (--total-timeout {}) is used up",
-            crate::config::format_duration(ctx.settings.total_timeout.unwrap_or_default())
-        ));
+        return Err(super::NotRun {
+            message: format!(
+                "exec: not run: the total time for exec blocks (--total-timeout {}) is used up",
+                crate::config::format_duration(ctx.settings.total_timeout.unwrap_or_default())
+            ),
+            code: "exec_timeout",
+            user_action: None,
+        });
     }
     Ok(own.min(left))
 }
