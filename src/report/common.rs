@@ -124,9 +124,18 @@ pub fn hint_lines(h: &Hint) -> Vec<String> {
             "already applied: new_text is present at {} and old_text is not, so this block took effect before; do not send it again",
             at_spans(lines, *line_count)
         )],
-        Hint::MissingPath { candidates, .. } => vec![match candidates.as_slice() {
-            [one] => format!("did you mean {one}? (the same file name exists there)"),
-            many => format!(
+        Hint::MissingPath {
+            candidates,
+            similar,
+            ..
+        } => vec![match (candidates.as_slice(), similar.as_slice()) {
+            ([], [one]) => format!("did you mean {one}? (a similar name exists)"),
+            ([], many) => format!(
+                "did you mean one of these? (similar names exist): {}",
+                many.join(", ")
+            ),
+            ([one], _) => format!("did you mean {one}? (the same file name exists there)"),
+            (many, _) => format!(
                 "did you mean one of these? (the same file name exists there): {}",
                 many.join(", ")
             ),
