@@ -342,3 +342,44 @@ fn blocks_are_reported_in_reply_order_with_one_line_shape() {
         );
     }
 }
+
+#[test]
+fn check_runs_the_matching_and_says_what_would_fail() {
+    let repo = TestRepo::with_files(&[("a.txt", "alpha\n")]);
+    let reply = [
+        block("k01", &[("action", "file_replace_text"), ("path", "a.txt"), ("old_text", "beta"), ("new_text", "x")]),
+        block("k02", &[("action", "file_read"), ("path", "missing.txt")]),
+        block("k03", &[("action", "file_replace_lines"), ("path", "a.txt"), ("lines", "7"), ("new_content", "x")]),
+        block("k04", &[("action", "file_delete"), ("path", "gone.txt")]),
+    ]
+    .concat();
+    repo.write("reply.md", &reply);
+    let before = repo.state();
+    let out = repo.clada(&["--format", "human", "check", "reply.md"]);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.starts_with("reply.md: 4 problem(s) in 4 blocks\n"), "{text}");
+    for id in ["k01", "k02", "k03", "k04"] {
+        assert!(text.contains(&format!("  {id} ❌ ")), "{id}: {text}");
+    }
+    assert!(!text.contains("would run"), "{text}");
+    let out = repo.clada(&["--format", "json", "check", "reply.md"]);
+    let j: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j[0]["failed"][0]["code"], "search_not_found");
+    assert_eq!(j[0]["failed"][1]["code"], "file_not_found");
+    assert_eq!(repo.state(), before, "check changes nothing");
+    // A reply that would work says so, and that exec was not run.
+    let good = [
+        block("g01", &[("action", "file_replace_text"), ("path", "a.txt"), ("old_text", "alpha"), ("new_text", "x")]),
+        block("g02", &[("action", "exec"), ("lang", "bash"), ("code", "touch ran")]),
+    ]
+    .concat();
+    repo.write("good.md", &good);
+    let out = repo.clada(&["--format", "human", "check", "good.md"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert_eq!(
+        stdout(&out),
+        "good.md: ok (2 blocks; every action would run: checked against the files as they are; its exec block was not run)\n"
+    );
+    assert!(!repo.exists("ran"));
+}
