@@ -383,3 +383,42 @@ fn check_runs_the_matching_and_says_what_would_fail() {
     );
     assert!(!repo.exists("ran"));
 }
+
+#[test]
+fn a_fifteen_hunk_line_edit_gives_no_warnings_and_names_only_blocks_that_moved_lines() {
+    let file: String = (1..=60).map(|i| format!("line {i}\n")).collect();
+    let repo = TestRepo::with_files(&[("f.txt", &file)]);
+    let mut reply = String::new();
+    for i in 0..15 {
+        let n = 1 + 4 * i;
+        reply.push_str(&block(
+            &format!("h{i:02}"),
+            &[
+                ("action", "file_replace_lines"),
+                ("path", "f.txt"),
+                ("lines", &n.to_string()),
+                ("new_content", &format!("LINE {n}")),
+            ],
+        ));
+    }
+    let j = json(&repo, &reply, &[]);
+    assert_eq!(j["success"], true, "{j}");
+    for r in j["results"].as_array().unwrap() {
+        assert!(r.get("warnings").is_none(), "{r}");
+        assert!(r["data"].get("lineNote").is_none(), "{r}");
+    }
+    // A block that adds lines moves those below it: they say so, naming only that block.
+    let repo = TestRepo::with_files(&[("f.txt", &file)]);
+    let reply = [
+        block("g01", &[("action", "file_replace_lines"), ("path", "f.txt"), ("lines", "2"), ("new_content", "a\nb\nc")]),
+        block("g02", &[("action", "file_replace_lines"), ("path", "f.txt"), ("lines", "5"), ("new_content", "five")]),
+        block("g03", &[("action", "file_replace_lines"), ("path", "f.txt"), ("lines", "9"), ("new_content", "nine")]),
+    ]
+    .concat();
+    let j = json(&repo, &reply, &[]);
+    let note = j["results"][2]["data"]["lineNote"].as_str().unwrap();
+    assert!(note.contains("moved by block g01 (+2 lines)"), "{note}");
+    assert!(!note.contains("g02"), "{note}");
+    assert!(j["results"][2].get("warnings").is_none());
+    assert_eq!(repo.read("f.txt").lines().nth(10), Some("nine"));
+}

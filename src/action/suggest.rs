@@ -96,7 +96,9 @@ fn similar_names(root: &Path, name: &str, given: &str) -> Vec<String> {
         let Some(other) = entry.file_name().to_str() else {
             continue;
         };
-        if crate::base::text::closest_name(name, [other]).is_none() {
+        // Another extension is another kind of file, not a misspelling.
+        let ext = |n: &str| Path::new(n).extension().map(|e| e.to_os_string());
+        if ext(name) != ext(other) || crate::base::text::closest_name(name, [other]).is_none() {
             continue;
         }
         let Some(rel) = entry.path().strip_prefix(root).ok().and_then(|r| r.to_str()) else {

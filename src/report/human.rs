@@ -136,6 +136,16 @@ fn result_lines(out: &mut String, p: &Paint, res: &crate::action::ActionResult) 
     if let Some(n) = &res.needs_user {
         out.push_str(&format!("{DETAIL}{} {}\n", p.note("to allow it:"), n.how));
     }
+    // Where a line range landed after earlier blocks moved it: for the person reviewing; the
+    // model followed the numbering rule, so its report does not mention it.
+    if let Some(note) = res
+        .data
+        .as_ref()
+        .and_then(|d| d.get("lineNote"))
+        .and_then(serde_json::Value::as_str)
+    {
+        out.push_str(&format!("{DETAIL}{} {note}\n", p.dim("note:")));
+    }
     if let Some(h) = &res.hint {
         for (i, l) in hint_lines(h).into_iter().enumerate() {
             let l = if i == 0 { p.note(&l) } else { p.diff(&l) };

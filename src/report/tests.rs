@@ -175,6 +175,7 @@ fn already_applied_and_missing_path_hints() {
     let h = Hint::MissingPath {
         path: "utils.py".into(),
         candidates: vec!["src/utils.py".into(), "lib/utils.py".into()],
+        similar: Vec::new(),
     };
     assert_eq!(
         common::hint_lines(&h),
