@@ -678,6 +678,9 @@ pub fn execute(plan: &Plan, sandbox: &Sandbox, opts: &EngineOptions) -> Executio
         }
         let mut warnings = pa.warnings.clone();
         warnings.extend(outcome.warnings);
+        if let (true, Ok(action)) = (outcome.success, &pa.op) {
+            warnings.extend(no_op_warning(action));
+        }
         let success = outcome.success;
         let error = outcome.error.filter(|e| !e.is_empty());
         let code = (!success).then(|| {
@@ -716,6 +719,7 @@ pub fn execute(plan: &Plan, sandbox: &Sandbox, opts: &EngineOptions) -> Executio
     }
     ctx.vfs.end_group();
     flush_held(&mut ctx, plan, &mut results);
+    empty_dir_warnings(&ctx, plan, &mut results);
     let changes = ctx.vfs.changes(sandbox);
     let mut result = ExecutionResult {
         success: false,
@@ -728,6 +732,44 @@ pub fn execute(plan: &Plan, sandbox: &Sandbox, opts: &EngineOptions) -> Executio
     };
     result.update_success();
     Execution { result, changes }
+}
+
+/// A `dir_create` whose directory is still empty once the reply ran: git tracks no empty
+/// directory, so nothing of it will be committed.
+fn empty_dir_warnings(ctx: &Ctx<'_>, plan: &Plan, results: &mut [ActionResult]) {
+    for (pa, r) in plan.actions.iter().zip(results.iter_mut()) {
+        let Ok(Action::DirCreate { path }) = &pa.op else {
+            continue;
+        };
+        if r.success && ctx.vfs.list_dir(&path.abs).is_ok_and(|e| e.is_empty()) {
+            r.warnings.push(format!(
+                "'{}' is an empty directory: git does not track empty directories, so it is not committed (put a file in it, e.g. a .gitkeep, if it must exist in the repository)",
+                path.given
+            ));
+        }
+    }
+}
+
+/// The warning of a text edit whose new text is its old text: it changes nothing.
+fn no_op_warning(action: &Action) -> Option<String> {
+    let same = match action {
+        Action::FileReplaceText {
+            old_text, new_text, ..
+        }
+        | Action::FileReplaceAllText {
+            old_text, new_text, ..
+        }
+        | Action::FileEdit {
+            old_text, new_text, ..
+        } => old_text == new_text,
+        Action::FilesReplaceAllText {
+            old_text, new_text, ..
+        } => old_text == new_text,
+        _ => false,
+    };
+    same.then(|| {
+        "new_text is the same as old_text: this block changed nothing (send the text you want instead, or leave the block out)".to_string()
+    })
 }
 
 /// An atomic group (CSL TASKS) while it runs.
