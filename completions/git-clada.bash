@@ -25,6 +25,9 @@ _git__clada() {
             git__clada,config)
                 cmd="git__clada__subcmd__config"
                 ;;
+            git__clada,context)
+                cmd="git__clada__subcmd__context"
+                ;;
             git__clada,demo)
                 cmd="git__clada__subcmd__demo"
                 ;;
@@ -81,6 +84,9 @@ _git__clada() {
                 ;;
             git__clada__subcmd__help,config)
                 cmd="git__clada__subcmd__help__subcmd__config"
+                ;;
+            git__clada__subcmd__help,context)
+                cmd="git__clada__subcmd__help__subcmd__context"
                 ;;
             git__clada__subcmd__help,demo)
                 cmd="git__clada__subcmd__help__subcmd__demo"
@@ -161,7 +167,7 @@ _git__clada() {
 
     case "${cmd}" in
         git__clada)
-            opts="-C -h -V --format --dry-run --help --version apply check parse undo redo squash step-back step-forward status log show watch prompt config hooks install-man demo generate help"
+            opts="-C -h -V --format --dry-run --help --version apply check parse undo redo squash step-back step-forward status log show watch prompt config context hooks install-man demo generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -182,7 +188,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__apply)
+        git__clada__subcmd__apply)
             opts="-m -C -h -V --dialect --no-git --allow-outside --atomic --no-commit --no-verify --no-snapshot --wip --git-author --message --exec --timeout --max-output --total-timeout --paste --copy --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -240,7 +246,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__check)
+        git__clada__subcmd__check)
             opts="-C -h -V --staged --dialect --no-git --allow-outside --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -266,7 +272,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__config)
+        git__clada__subcmd__config)
             opts="-C -h -V --trust --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -288,7 +294,41 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__demo)
+        git__clada__subcmd__context)
+            opts="-C -h -V --copy --no-instructions --no-map --map-limit --dialect --actions --format --dry-run --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --map-limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dialect)
+                    COMPREPLY=($(compgen -W "nesl nesl-upper sham" -- "${cur}"))
+                    return 0
+                    ;;
+                --actions)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__clada__subcmd__demo)
             opts="-C -h -V --keep --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -310,7 +350,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__generate)
+        git__clada__subcmd__generate)
             opts="-C -h -V --out --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -336,8 +376,8 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__help)
-            opts="apply check parse undo redo squash step-back step-forward status log show watch prompt config hooks install-man demo generate help"
+        git__clada__subcmd__help)
+            opts="apply check parse undo redo squash step-back step-forward status log show watch prompt config context hooks install-man demo generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -350,7 +390,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__help__subcmd__apply)
+        git__clada__subcmd__help__subcmd__apply)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -364,7 +404,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__help__subcmd__check)
+        git__clada__subcmd__help__subcmd__check)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -378,7 +418,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__help__subcmd__config)
+        git__clada__subcmd__help__subcmd__config)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -392,7 +432,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__help__subcmd__demo)
+        git__clada__subcmd__help__subcmd__context)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -406,7 +446,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__help__subcmd__generate)
+        git__clada__subcmd__help__subcmd__demo)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -420,7 +460,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__help__subcmd__help)
+        git__clada__subcmd__help__subcmd__generate)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -434,7 +474,21 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__help__subcmd__hooks)
+        git__clada__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__clada__subcmd__help__subcmd__hooks)
             opts="install uninstall"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -448,7 +502,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__help__subcmd__hooks__subcmd__install)
+        git__clada__subcmd__help__subcmd__hooks__subcmd__install)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -462,7 +516,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__help__subcmd__hooks__subcmd__uninstall)
+        git__clada__subcmd__help__subcmd__hooks__subcmd__uninstall)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -476,7 +530,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__help__subcmd__install__subcmd__man)
+        git__clada__subcmd__help__subcmd__install__subcmd__man)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -490,7 +544,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__help__subcmd__log)
+        git__clada__subcmd__help__subcmd__log)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -504,7 +558,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__help__subcmd__parse)
+        git__clada__subcmd__help__subcmd__parse)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -518,7 +572,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__help__subcmd__prompt)
+        git__clada__subcmd__help__subcmd__prompt)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -532,7 +586,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__help__subcmd__redo)
+        git__clada__subcmd__help__subcmd__redo)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -546,7 +600,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__help__subcmd__show)
+        git__clada__subcmd__help__subcmd__show)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -560,7 +614,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__help__subcmd__squash)
+        git__clada__subcmd__help__subcmd__squash)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -574,7 +628,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__help__subcmd__status)
+        git__clada__subcmd__help__subcmd__status)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -588,7 +642,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__help__subcmd__step__subcmd__back)
+        git__clada__subcmd__help__subcmd__step__subcmd__back)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -602,7 +656,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__help__subcmd__step__subcmd__forward)
+        git__clada__subcmd__help__subcmd__step__subcmd__forward)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -616,7 +670,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__help__subcmd__undo)
+        git__clada__subcmd__help__subcmd__undo)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -630,7 +684,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__help__subcmd__watch)
+        git__clada__subcmd__help__subcmd__watch)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -644,7 +698,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__hooks)
+        git__clada__subcmd__hooks)
             opts="-C -h -V --format --dry-run --help --version install uninstall help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -666,7 +720,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__hooks__subcmd__help)
+        git__clada__subcmd__hooks__subcmd__help)
             opts="install uninstall help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -680,7 +734,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__hooks__subcmd__help__subcmd__help)
+        git__clada__subcmd__hooks__subcmd__help__subcmd__help)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -694,7 +748,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__hooks__subcmd__help__subcmd__install)
+        git__clada__subcmd__hooks__subcmd__help__subcmd__install)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -708,7 +762,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__hooks__subcmd__help__subcmd__uninstall)
+        git__clada__subcmd__hooks__subcmd__help__subcmd__uninstall)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -722,7 +776,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__hooks__subcmd__install)
+        git__clada__subcmd__hooks__subcmd__install)
             opts="-C -h -V --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -744,7 +798,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__hooks__subcmd__uninstall)
+        git__clada__subcmd__hooks__subcmd__uninstall)
             opts="-C -h -V --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -766,7 +820,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__install__subcmd__man)
+        git__clada__subcmd__install__subcmd__man)
             opts="-C -h -V --dir --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -792,7 +846,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__log)
+        git__clada__subcmd__log)
             opts="-n -C -h -V --max-count --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -822,7 +876,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__parse)
+        git__clada__subcmd__parse)
             opts="-C -h -V --dialect --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -848,7 +902,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__prompt)
+        git__clada__subcmd__prompt)
             opts="-C -h -V --dialect --actions --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -878,7 +932,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__redo)
+        git__clada__subcmd__redo)
             opts="-C -h -V --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -900,7 +954,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__show)
+        git__clada__subcmd__show)
             opts="-C -h -V --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -922,7 +976,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__squash)
+        git__clada__subcmd__squash)
             opts="-C -h -V --mode --hours --days --msg-target --message --contiguous-only --no-contiguous-only --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -964,7 +1018,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__status)
+        git__clada__subcmd__status)
             opts="-C -h -V --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -986,7 +1040,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__step__subcmd__back)
+        git__clada__subcmd__step__subcmd__back)
             opts="-C -h -V --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1008,7 +1062,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__step__subcmd__forward)
+        git__clada__subcmd__step__subcmd__forward)
             opts="-C -h -V --all --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1030,8 +1084,8 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__undo)
-            opts="-C -h -V --format --dry-run --help --version"
+        git__clada__subcmd__undo)
+            opts="-C -h -V --list --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1052,7 +1106,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__watch)
+        git__clada__subcmd__watch)
             opts="-C -h -V --output --copy --prepend --dialect --exec --no-verify --poll --debounce --once --skip-existing --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1098,3 +1152,12 @@ if [[ "${BASH_VERSINFO[0]}" -eq 4 && "${BASH_VERSINFO[1]}" -ge 4 || "${BASH_VERS
 else
     complete -F _git__clada -o bashdefault -o default git-clada
 fi
+
+# `git clada <TAB>`: git's completion calls _git_clada with git's words; complete them as
+# `git-clada …` (the index of the `clada` word is __git_cmd_idx in git's completion).
+_git_clada() {
+    local idx=${__git_cmd_idx:-1}
+    local COMP_WORDS=("git-clada" "${COMP_WORDS[@]:idx+1}")
+    local COMP_CWORD=$((COMP_CWORD - idx))
+    _git__clada "git-clada" "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"
+}
