@@ -187,20 +187,52 @@ pub fn described(reply: &str) -> Option<String> {
     let sentence = first_sentence(&text);
     let sentence = sentence.trim_end_matches([':', '.', '!', ' ']);
     let mut words = sentence.trim();
-    for lead in ["I'll ", "I will ", "I'm going to ", "Let me ", "Let's ", "We'll ", "We will "] {
+    for lead in DESCRIBED_LEADS {
         if let Some(rest) = words.strip_prefix(lead) {
             words = rest;
             break;
         }
     }
+    // Only a sentence that says what the change does (`Fix …`, `I'll add …`, `This renames
+    // …`): "Sure, here is the code" or "Some notes" are no subject.
+    let verb = words.split_whitespace().next()?.to_lowercase();
+    let stem = verb
+        .strip_suffix("es")
+        .filter(|s| DESCRIBED_VERBS.contains(s))
+        .or_else(|| verb.strip_suffix('s'))
+        .unwrap_or(&verb);
+    if !DESCRIBED_VERBS.contains(&stem) || words.split_whitespace().count() < 3 {
+        return None;
+    }
     let mut chars = words.chars();
     let first = chars.next()?;
     let subject: String = first.to_uppercase().chain(chars).collect();
-    if subject.split_whitespace().count() < 2 {
-        return None;
-    }
     Some(format!("AI: {}", cut_at_word(&subject, DESCRIBED_MAX)))
 }
+
+/// Openings dropped before the verb: `I'll fix …` → `Fix …`.
+const DESCRIBED_LEADS: &[&str] = &[
+    "I'll ",
+    "I will ",
+    "I'm going to ",
+    "Let me ",
+    "Let's ",
+    "We'll ",
+    "We will ",
+    "This change ",
+    "This patch ",
+    "This reply ",
+    "This ",
+];
+
+/// Verbs a description of a change starts with.
+const DESCRIBED_VERBS: &[&str] = &[
+    "add", "allow", "avoid", "bump", "change", "clean", "convert", "correct", "create",
+    "delete", "document", "drop", "ensure", "extract", "fix", "handle", "implement", "improve",
+    "inline", "introduce", "make", "merge", "move", "raise", "refactor", "remove", "rename",
+    "reorder", "replace", "restore", "return", "rewrite", "set", "simplify", "split", "stop",
+    "support", "switch", "test", "tidy", "update", "use", "wire",
+];
 
 /// Up to the first `. `, `! `, `? ` (or the end).
 fn first_sentence(text: &str) -> &str {
@@ -331,6 +363,12 @@ mod tests {
         // Blocks first, or a one-word preamble: the file list is the subject.
         assert_eq!(described("```sh nesl\n#!nesl [@three-char-SHA-256: t01]\naction = \"file_write\"\npath = \"a\"\ncontent = \"x\"\n#!end_t01\n```\n"), None);
         assert_eq!(described("Done:\n\n<<<FILE>>>\na\n<<<OVERWRITE>>>\nx\n<<<END>>>\n"), None);
+        assert_eq!(described("Some prose.\n\n<<<FILE>>>\na\n<<<OVERWRITE>>>\nx\n<<<END>>>\n"), None);
+        assert_eq!(described("Sure — here is a small greeting module.\n"), None);
+        assert_eq!(
+            described("This patch fixes the redirect loop in Session.send.\n").as_deref(),
+            Some("AI: Fixes the redirect loop in Session.send")
+        );
         let long = format!("Refactor {} now", "the request session handling ".repeat(5));
         let s = described(&long).unwrap();
         assert!(s.chars().count() <= 72 && s.ends_with('…'), "{s}");
