@@ -31,15 +31,24 @@ fn context_holds_the_instructions_the_map_and_the_numbered_files() {
     let prompt = String::from_utf8(repo.clada(&["prompt"]).stdout).unwrap();
     assert!(text.starts_with(&prompt), "the prompt comes first");
     // The map: every tracked file, definitions of source files.
-    assert!(text.contains("src/pkg/api.py: def get, class Session\n"), "{text}");
-    assert!(text.contains("src/main.rs: fn main, struct Config\n"), "{text}");
+    assert!(
+        text.contains("src/pkg/api.py: def get, class Session\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("src/main.rs: fn main, struct Config\n"),
+        "{text}"
+    );
     assert!(text.contains("\nREADME.md\n"), "{text}");
     // The file, numbered.
     assert!(
         text.contains("=== START FILE: [numbered] src/pkg/api.py ===\n1: import x\n2: \n3: \n4: def get(url, params=None):\n"),
         "{text}"
     );
-    assert!(!text.contains("[numbered] src/main.rs"), "only the chosen files are shown");
+    assert!(
+        !text.contains("[numbered] src/main.rs"),
+        "only the chosen files are shown"
+    );
     // Nothing changed.
     assert_eq!(repo.status(), "");
 }
@@ -66,7 +75,9 @@ fn the_numbers_shown_are_the_ones_file_replace_lines_uses() {
         &[],
     );
     assert_eq!(out.status.code(), Some(0), "{}", common::output_text(&out));
-    assert!(repo.read("src/pkg/api.py").contains("\nclass Session(object):\n    pass\n"));
+    assert!(repo
+        .read("src/pkg/api.py")
+        .contains("\nclass Session(object):\n    pass\n"));
 }
 
 #[test]
@@ -79,7 +90,12 @@ fn a_folder_shows_its_tracked_files_and_a_bad_path_is_refused() {
     assert!(!text.contains("untracked.py"), "only tracked files");
     for bad in ["../outside.txt", "nope.py", ".git/config"] {
         let out = repo.clada(&["context", bad]);
-        assert_eq!(out.status.code(), Some(2), "{bad}: {}", common::output_text(&out));
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{bad}: {}",
+            common::output_text(&out)
+        );
         assert!(String::from_utf8_lossy(&out.stderr).contains(bad), "{bad}");
     }
 }
@@ -93,6 +109,9 @@ fn copy_puts_the_context_on_the_clipboard() {
         .args(["context", "--copy", "--no-instructions", "README.md"]);
     let out = cmd.output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", common::output_text(&out));
-    assert_eq!(std::fs::read_to_string(&clip).unwrap(), String::from_utf8(out.stdout).unwrap());
+    assert_eq!(
+        std::fs::read_to_string(&clip).unwrap(),
+        String::from_utf8(out.stdout).unwrap()
+    );
     assert!(String::from_utf8_lossy(&out.stderr).contains("Copied to clipboard"));
 }

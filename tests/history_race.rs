@@ -104,8 +104,17 @@ fn race(repo: &TestRepo, dir: &Path, n: usize, clada_args: &[&str], tally: &mut 
     }
     if commit_out.status.success() {
         tally.landed += 1;
-        let id = repo.git(&["log", "--all", "--format=%H", "--grep", &format!("^{message}$")]);
-        let id = id.lines().next().unwrap_or_else(|| panic!("{what}: commit not found"));
+        let id = repo.git(&[
+            "log",
+            "--all",
+            "--format=%H",
+            "--grep",
+            &format!("^{message}$"),
+        ]);
+        let id = id
+            .lines()
+            .next()
+            .unwrap_or_else(|| panic!("{what}: commit not found"));
         let on_branch = repo
             .git_output(&["merge-base", "--is-ancestor", id, "refs/heads/main"])
             .status
@@ -135,7 +144,11 @@ fn with_ai_commit() -> TestRepo {
     let repo = TestRepo::with_files(&[("a.txt", "a\n"), ("human.txt", "human\n")]);
     let reply = block(
         "ai1",
-        &[("action", "file_write"), ("path", "a.txt"), ("content", "AI\n")],
+        &[
+            ("action", "file_write"),
+            ("path", "a.txt"),
+            ("content", "AI\n"),
+        ],
     );
     let out = repo.apply(&reply, &[]);
     assert_eq!(out.status.code(), Some(0), "{}", common::output_text(&out));

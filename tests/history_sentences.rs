@@ -29,7 +29,11 @@ fn human(repo: &TestRepo, args: &[&str]) -> String {
 fn write(id: &str, path: &str, content: &str) -> String {
     block(
         id,
-        &[("action", "file_write"), ("path", path), ("content", content)],
+        &[
+            ("action", "file_write"),
+            ("path", path),
+            ("content", content),
+        ],
     )
 }
 
@@ -45,7 +49,11 @@ fn undo_lists_only_the_paths_it_rewrote() {
         write("p01", "a.txt", "AI\n"),
         block(
             "p02",
-            &[("action", "file_create"), ("path", "mine.txt"), ("content", "AI")]
+            &[
+                ("action", "file_create"),
+                ("path", "mine.txt"),
+                ("content", "AI")
+            ]
         ),
         write("p03", "new/x.txt", "AI\n"),
     );
@@ -96,8 +104,14 @@ fn finishing_an_interrupted_undo_says_it_completed_it() {
         .arg("undo");
     assert!(!cmd.output().unwrap().status.success());
     let undo = human(&repo, &["undo"]);
-    assert!(undo.starts_with("Completed the interrupted undo of "), "{undo}");
-    assert!(undo.contains(", which had been interrupted: HEAD is now at "), "{undo}");
+    assert!(
+        undo.starts_with("Completed the interrupted undo of "),
+        "{undo}"
+    );
+    assert!(
+        undo.contains(", which had been interrupted: HEAD is now at "),
+        "{undo}"
+    );
     assert_eq!(repo.read("a.txt"), "a\n");
 }
 
@@ -107,7 +121,8 @@ fn status_reads_right_for_every_kind_of_operation() {
     assert_eq!(code(&repo.apply(&write("k01", "a.txt", "one\n"), &[])), 0);
     let s = human(&repo, &["status"]);
     assert!(
-        s.contains("`git clada undo` would take back the apply ") && s.contains("\"AI: edit a.txt\""),
+        s.contains("`git clada undo` would take back the apply ")
+            && s.contains("\"AI: edit a.txt\""),
         "{s}"
     );
     assert_eq!(

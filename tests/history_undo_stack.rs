@@ -34,7 +34,11 @@ fn seen(repo: &TestRepo) -> (String, String, String, String) {
 fn write(id: &str, path: &str, content: &str) -> String {
     block(
         id,
-        &[("action", "file_write"), ("path", path), ("content", content)],
+        &[
+            ("action", "file_write"),
+            ("path", path),
+            ("content", content),
+        ],
     )
 }
 
@@ -99,9 +103,17 @@ fn uncommitted_applies_are_undone_and_redone_one_by_one() {
     let mut states = vec![seen(&repo)];
     apply(&repo, &write("u01", "a.txt", "committed\n"), &[]);
     states.push(seen(&repo));
-    apply(&repo, &write("u02", "b.txt", "staged one\n"), &["--no-commit"]);
+    apply(
+        &repo,
+        &write("u02", "b.txt", "staged one\n"),
+        &["--no-commit"],
+    );
     states.push(seen(&repo));
-    apply(&repo, &write("u03", "c.txt", "staged two\n"), &["--no-commit"]);
+    apply(
+        &repo,
+        &write("u03", "c.txt", "staged two\n"),
+        &["--no-commit"],
+    );
     states.push(seen(&repo));
     undo_all_then_redo_all(&repo, &states);
 }
@@ -137,7 +149,12 @@ fn walkable() -> TestRepo {
 fn steps_are_undone_and_redone_in_order() {
     let repo = walkable();
     let mut states = vec![seen(&repo)];
-    for args in [["step-back"], ["step-back"], ["step-forward"], ["step-back"]] {
+    for args in [
+        ["step-back"],
+        ["step-back"],
+        ["step-forward"],
+        ["step-back"],
+    ] {
         ok(&repo, &args);
         states.push(seen(&repo));
     }
@@ -211,7 +228,11 @@ fn undo_with_nothing_to_take_back_says_why() {
     assert!(t.contains("nothing to undo"), "{t}");
     let out = repo.clada(&["redo"]);
     assert_eq!(code(&out), 3);
-    assert!(text(&out).contains("no `git clada undo` was run"), "{}", text(&out));
+    assert!(
+        text(&out).contains("no `git clada undo` was run"),
+        "{}",
+        text(&out)
+    );
 }
 
 #[test]
@@ -226,8 +247,14 @@ fn undo_list_shows_what_undo_and_redo_reach() {
     let redo_at = list.find("Redo").expect(&list);
     let lines: Vec<&str> = list[undo_at..redo_at].lines().skip(1).collect();
     assert_eq!(lines.len(), 2, "{list}");
-    assert!(lines[0].contains("apply") && lines[0].contains("AI: create b.txt"), "{list}");
-    assert!(lines[1].contains("AI: edit a.txt") || lines[1].contains("a.txt"), "{list}");
+    assert!(
+        lines[0].contains("apply") && lines[0].contains("AI: create b.txt"),
+        "{list}"
+    );
+    assert!(
+        lines[1].contains("AI: edit a.txt") || lines[1].contains("a.txt"),
+        "{list}"
+    );
     let redo: Vec<&str> = list[redo_at..].lines().skip(1).collect();
     assert_eq!(redo.len(), 1, "{list}");
     assert!(redo[0].contains("uncommitted apply"), "{list}");

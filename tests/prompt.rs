@@ -161,12 +161,21 @@ fn the_prompt_tells_the_truth() {
     for name in schema.names() {
         if name != "file_write" {
             let word = regex::Regex::new(&format!(r"\b{name}\b")).unwrap();
-            assert!(!word.is_match(&only), "{name} appears in a file_write-only prompt");
+            assert!(
+                !word.is_match(&only),
+                "{name} appears in a file_write-only prompt"
+            );
         }
     }
     let all = prompt_output(&scratch, &[]);
     // The example report is a real one: diff headers and whitespace marks as the report has.
-    for shape in ["--- old_text", "+++ file lines 1-2", "@@ -1,2 +1,2 @@", "····return··sum(items)", "is a space and → a tab"] {
+    for shape in [
+        "--- old_text",
+        "+++ file lines 1-2",
+        "@@ -1,2 +1,2 @@",
+        "····return··sum(items)",
+        "is a space and → a tab",
+    ] {
         assert!(all.contains(shape), "{shape}");
     }
     assert!(all.contains("⏸"), "the prompt explains ⏸");

@@ -24,11 +24,7 @@ fn json(repo: &TestRepo, reply: &str, extra: &[&str]) -> Value {
 }
 
 /// A fresh repository for each format, so every apply sees the same state.
-fn each_format(
-    files: &[(&str, &str)],
-    reply: &str,
-    extra: &[&str],
-) -> (String, String, Value) {
+fn each_format(files: &[(&str, &str)], reply: &str, extra: &[&str]) -> (String, String, Value) {
     let run = |f: &str| {
         let repo = TestRepo::with_files(files);
         apply_as(&repo, f, reply, extra)
@@ -53,15 +49,28 @@ fn refusals_only_the_user_can_lift_wait_for_the_user_in_every_format() {
         ),
         block(
             "u02",
-            &[("action", "file_write"), ("path", "../outside.txt"), ("content", "x")],
+            &[
+                ("action", "file_write"),
+                ("path", "../outside.txt"),
+                ("content", "x"),
+            ],
         ),
         block(
             "u03",
-            &[("action", "file_write"), ("path", "secrets/key.txt"), ("content", "x")],
+            &[
+                ("action", "file_write"),
+                ("path", "secrets/key.txt"),
+                ("content", "x"),
+            ],
         ),
         block(
             "u04",
-            &[("action", "file_replace_text"), ("path", "a.txt"), ("old_text", "zzz"), ("new_text", "y")],
+            &[
+                ("action", "file_replace_text"),
+                ("path", "a.txt"),
+                ("old_text", "zzz"),
+                ("new_text", "y"),
+            ],
         ),
     ]
     .concat();
@@ -74,7 +83,11 @@ fn refusals_only_the_user_can_lift_wait_for_the_user_in_every_format() {
     assert!(llm.contains("u04 ❌ "), "{llm}");
     assert!(human.contains("needs your approval"), "{human}");
     // The how-to is the user's: in the human report, not in the model's.
-    for how in ["--exec allow", "--allow-outside", "paths.deny in the configuration"] {
+    for how in [
+        "--exec allow",
+        "--allow-outside",
+        "paths.deny in the configuration",
+    ] {
         assert!(human.contains(how), "{how}: {human}");
     }
     assert!(!llm.contains("--exec allow"), "{llm}");
@@ -90,7 +103,10 @@ fn refusals_only_the_user_can_lift_wait_for_the_user_in_every_format() {
         closing.contains("The 3 blocks marked ⏸ wait for the user's approval"),
         "{closing}"
     );
-    assert!(closing.contains("do not send them again unless the user asks"), "{closing}");
+    assert!(
+        closing.contains("do not send them again unless the user asks"),
+        "{closing}"
+    );
     let results = j["results"].as_array().unwrap();
     let by_id = |id: &str| results.iter().find(|r| r["blockId"] == id).unwrap().clone();
     assert_eq!(by_id("u01")["code"], "command_not_allowed");
@@ -115,7 +131,11 @@ fn a_reply_whose_only_blocks_wait_for_the_user_is_not_asked_to_resend_them() {
         &[("a.txt", "a\n")],
         &block(
             "w01",
-            &[("action", "exec"), ("lang", "bash"), ("code", "ls -la; rm -rf build")],
+            &[
+                ("action", "exec"),
+                ("lang", "bash"),
+                ("code", "ls -la; rm -rf build"),
+            ],
         ),
         &["--exec", "deny"],
     );
@@ -131,11 +151,21 @@ fn a_reply_whose_only_blocks_wait_for_the_user_is_not_asked_to_resend_them() {
 fn long_exec_output_is_trimmed_to_head_and_tail_in_the_llm_report_only() {
     let reply = block(
         "o01",
-        &[("action", "exec"), ("lang", "bash"), ("code", "seq 1 2000; echo FAILED 3 tests")],
+        &[
+            ("action", "exec"),
+            ("lang", "bash"),
+            ("code", "seq 1 2000; echo FAILED 3 tests"),
+        ],
     );
     let (human, llm, j) = each_format(&[("a.txt", "a\n")], &reply, &["--exec", "allow"]);
     assert!(llm.contains("\n1\n2\n"), "the head is kept");
-    assert!(llm.contains("\n50\n… (1801 lines omitted; the first 50 and the last 150 are shown)\n1852\n"), "{}", &llm[..llm.len().min(3000)]);
+    assert!(
+        llm.contains(
+            "\n50\n… (1801 lines omitted; the first 50 and the last 150 are shown)\n1852\n"
+        ),
+        "{}",
+        &llm[..llm.len().min(3000)]
+    );
     assert!(llm.contains("2000\nFAILED 3 tests"), "the tail is kept");
     assert!(!llm.contains("\n51\n"), "the middle is gone");
     assert!(llm.len() < 4000, "{} bytes", llm.len());
@@ -157,7 +187,10 @@ fn a_one_line_old_text_finds_the_wrapped_signature() {
                 ("action", "file_replace_text"),
                 ("path", "api.py"),
                 ("old_text", "def get(url, params=None, **kwargs):"),
-                ("new_text", "def get(url, params=None, timeout=None, **kwargs):"),
+                (
+                    "new_text",
+                    "def get(url, params=None, timeout=None, **kwargs):",
+                ),
             ],
         ),
         &[],
@@ -228,16 +261,27 @@ fn a_misspelt_parameter_gets_did_you_mean_whether_or_not_validation_fails() {
         &repo,
         &block(
             "p02",
-            &[("action", "exec"), ("lang", "bash"), ("code", "true"), ("timeot", "5")],
+            &[
+                ("action", "exec"),
+                ("lang", "bash"),
+                ("code", "true"),
+                ("timeot", "5"),
+            ],
         ),
         &["--exec", "allow"],
     );
     let w = j["results"][0]["warnings"].to_string();
-    assert!(w.contains("unknown parameter 'timeot' ignored: did you mean timeout?"), "{w}");
+    assert!(
+        w.contains("unknown parameter 'timeot' ignored: did you mean timeout?"),
+        "{w}"
+    );
     // An unknown action lists the actions there are.
     let j = json(
         &repo,
-        &block("p03", &[("action", "file_writ"), ("path", "a.txt"), ("content", "x")]),
+        &block(
+            "p03",
+            &[("action", "file_writ"), ("path", "a.txt"), ("content", "x")],
+        ),
         &[],
     );
     let e = &j["parseErrors"][0];
@@ -274,12 +318,45 @@ fn every_failed_result_has_a_stable_code() {
     let repo = TestRepo::with_files(&[("a.txt", "a\na\n"), ("d/x.txt", "x\n")]);
     let reply = [
         block("c01", &[("action", "file_read"), ("path", "nope.txt")]),
-        block("c02", &[("action", "file_create"), ("path", "a.txt"), ("content", "x")]),
-        block("c03", &[("action", "file_replace_text"), ("path", "a.txt"), ("old_text", "a"), ("new_text", "b")]),
-        block("c04", &[("action", "file_replace_lines"), ("path", "a.txt"), ("lines", "9"), ("new_content", "z")]),
+        block(
+            "c02",
+            &[
+                ("action", "file_create"),
+                ("path", "a.txt"),
+                ("content", "x"),
+            ],
+        ),
+        block(
+            "c03",
+            &[
+                ("action", "file_replace_text"),
+                ("path", "a.txt"),
+                ("old_text", "a"),
+                ("new_text", "b"),
+            ],
+        ),
+        block(
+            "c04",
+            &[
+                ("action", "file_replace_lines"),
+                ("path", "a.txt"),
+                ("lines", "9"),
+                ("new_content", "z"),
+            ],
+        ),
         block("c05", &[("action", "dir_delete"), ("path", "d")]),
-        block("c06", &[("action", "exec"), ("lang", "bash"), ("code", "exit 3")]),
-        block("c07", &[("action", "file_write"), ("path", ".git/config"), ("content", "x")]),
+        block(
+            "c06",
+            &[("action", "exec"), ("lang", "bash"), ("code", "exit 3")],
+        ),
+        block(
+            "c07",
+            &[
+                ("action", "file_write"),
+                ("path", ".git/config"),
+                ("content", "x"),
+            ],
+        ),
     ]
     .concat();
     let j = json(&repo, &reply, &["--exec", "allow"]);
@@ -315,21 +392,43 @@ fn every_failed_result_has_a_stable_code() {
     )
     .unwrap();
     for (code, _) in git_clada::action::CODES {
-        assert!(doc.contains(&format!("`{code}`")), "{code} is not in docs/json-format.md");
+        assert!(
+            doc.contains(&format!("`{code}`")),
+            "{code} is not in docs/json-format.md"
+        );
     }
 }
 
 #[test]
 fn blocks_are_reported_in_reply_order_with_one_line_shape() {
     let reply = [
-        block("r01", &[("action", "file_write"), ("path", "one.txt"), ("content", "1")]),
+        block(
+            "r01",
+            &[
+                ("action", "file_write"),
+                ("path", "one.txt"),
+                ("content", "1"),
+            ],
+        ),
         block("r02", &[("action", "file_write"), ("path", "two.txt")]),
-        block("r03", &[("action", "file_replace_text"), ("path", "a.txt"), ("old_text", "zzz"), ("new_text", "y")]),
+        block(
+            "r03",
+            &[
+                ("action", "file_replace_text"),
+                ("path", "a.txt"),
+                ("old_text", "zzz"),
+                ("new_text", "y"),
+            ],
+        ),
     ]
     .concat();
     let (human, llm, _) = each_format(&[("a.txt", "a\n")], &reply, &[]);
     for report in [&human, &llm] {
-        let at = |id: &str| report.find(&format!("{id} ")).unwrap_or_else(|| panic!("{id}: {report}"));
+        let at = |id: &str| {
+            report
+                .find(&format!("{id} "))
+                .unwrap_or_else(|| panic!("{id}: {report}"))
+        };
         assert!(at("r01") < at("r02") && at("r02") < at("r03"), "{report}");
         // The validation failure reads like the run-time one: `id ❌ action - message`.
         assert!(
@@ -347,9 +446,25 @@ fn blocks_are_reported_in_reply_order_with_one_line_shape() {
 fn check_runs_the_matching_and_says_what_would_fail() {
     let repo = TestRepo::with_files(&[("a.txt", "alpha\n")]);
     let reply = [
-        block("k01", &[("action", "file_replace_text"), ("path", "a.txt"), ("old_text", "beta"), ("new_text", "x")]),
+        block(
+            "k01",
+            &[
+                ("action", "file_replace_text"),
+                ("path", "a.txt"),
+                ("old_text", "beta"),
+                ("new_text", "x"),
+            ],
+        ),
         block("k02", &[("action", "file_read"), ("path", "missing.txt")]),
-        block("k03", &[("action", "file_replace_lines"), ("path", "a.txt"), ("lines", "7"), ("new_content", "x")]),
+        block(
+            "k03",
+            &[
+                ("action", "file_replace_lines"),
+                ("path", "a.txt"),
+                ("lines", "7"),
+                ("new_content", "x"),
+            ],
+        ),
         block("k04", &[("action", "file_delete"), ("path", "gone.txt")]),
     ]
     .concat();
@@ -358,7 +473,10 @@ fn check_runs_the_matching_and_says_what_would_fail() {
     let out = repo.clada(&["--format", "human", "check", "reply.md"]);
     let text = stdout(&out);
     assert_eq!(out.status.code(), Some(1), "{text}");
-    assert!(text.starts_with("reply.md: 4 problem(s) in 4 blocks\n"), "{text}");
+    assert!(
+        text.starts_with("reply.md: 4 problem(s) in 4 blocks\n"),
+        "{text}"
+    );
     for id in ["k01", "k02", "k03", "k04"] {
         assert!(text.contains(&format!("  {id} ❌ ")), "{id}: {text}");
     }
@@ -370,8 +488,19 @@ fn check_runs_the_matching_and_says_what_would_fail() {
     assert_eq!(repo.state(), before, "check changes nothing");
     // A reply that would work says so, and that exec was not run.
     let good = [
-        block("g01", &[("action", "file_replace_text"), ("path", "a.txt"), ("old_text", "alpha"), ("new_text", "x")]),
-        block("g02", &[("action", "exec"), ("lang", "bash"), ("code", "touch ran")]),
+        block(
+            "g01",
+            &[
+                ("action", "file_replace_text"),
+                ("path", "a.txt"),
+                ("old_text", "alpha"),
+                ("new_text", "x"),
+            ],
+        ),
+        block(
+            "g02",
+            &[("action", "exec"), ("lang", "bash"), ("code", "touch ran")],
+        ),
     ]
     .concat();
     repo.write("good.md", &good);
@@ -410,9 +539,33 @@ fn a_fifteen_hunk_line_edit_gives_no_warnings_and_names_only_blocks_that_moved_l
     // A block that adds lines moves those below it: they say so, naming only that block.
     let repo = TestRepo::with_files(&[("f.txt", &file)]);
     let reply = [
-        block("g01", &[("action", "file_replace_lines"), ("path", "f.txt"), ("lines", "2"), ("new_content", "a\nb\nc")]),
-        block("g02", &[("action", "file_replace_lines"), ("path", "f.txt"), ("lines", "5"), ("new_content", "five")]),
-        block("g03", &[("action", "file_replace_lines"), ("path", "f.txt"), ("lines", "9"), ("new_content", "nine")]),
+        block(
+            "g01",
+            &[
+                ("action", "file_replace_lines"),
+                ("path", "f.txt"),
+                ("lines", "2"),
+                ("new_content", "a\nb\nc"),
+            ],
+        ),
+        block(
+            "g02",
+            &[
+                ("action", "file_replace_lines"),
+                ("path", "f.txt"),
+                ("lines", "5"),
+                ("new_content", "five"),
+            ],
+        ),
+        block(
+            "g03",
+            &[
+                ("action", "file_replace_lines"),
+                ("path", "f.txt"),
+                ("lines", "9"),
+                ("new_content", "nine"),
+            ],
+        ),
     ]
     .concat();
     let j = json(&repo, &reply, &[]);

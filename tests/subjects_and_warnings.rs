@@ -43,12 +43,18 @@ fn commenting_a_commented_line_is_named() {
         &repo,
         &block(
             "c01",
-            &[("action", "file_comment_lines"), ("path", "a.py"), ("lines", "1-2")],
+            &[
+                ("action", "file_comment_lines"),
+                ("path", "a.py"),
+                ("lines", "1-2"),
+            ],
         ),
     );
     assert_eq!(j["success"], true, "{j}");
     assert!(
-        warnings(&j, 0).contains("1 of lines 1-2 was already commented out with '#' and is now commented twice"),
+        warnings(&j, 0).contains(
+            "1 of lines 1-2 was already commented out with '#' and is now commented twice"
+        ),
         "{j}"
     );
     // Commenting fresh lines says nothing.
@@ -56,7 +62,11 @@ fn commenting_a_commented_line_is_named() {
         &repo,
         &block(
             "c02",
-            &[("action", "file_comment_lines"), ("path", "a.py"), ("lines", "3")],
+            &[
+                ("action", "file_comment_lines"),
+                ("path", "a.py"),
+                ("lines", "3"),
+            ],
         ),
     );
     assert!(j["results"][0].get("warnings").is_none(), "{j}");
@@ -70,13 +80,18 @@ fn an_empty_dir_create_is_named_and_a_filled_one_is_not() {
         block("d02", &[("action", "dir_create"), ("path", "filled")]),
         block(
             "d03",
-            &[("action", "file_write"), ("path", "filled/x.txt"), ("content", "x")],
+            &[
+                ("action", "file_write"),
+                ("path", "filled/x.txt"),
+                ("content", "x"),
+            ],
         ),
     ]
     .concat();
     let j = json(&repo, &reply);
     assert!(
-        warnings(&j, 0).contains("'empty' is an empty directory: git does not track empty directories"),
+        warnings(&j, 0)
+            .contains("'empty' is an empty directory: git does not track empty directories"),
         "{j}"
     );
     assert!(j["results"][1].get("warnings").is_none(), "{j}");
@@ -93,7 +108,11 @@ fn a_dir_delete_subject_names_the_folder() {
     let out = repo.apply(
         &block(
             "r01",
-            &[("action", "dir_delete"), ("path", "old"), ("recursive", "true")],
+            &[
+                ("action", "dir_delete"),
+                ("path", "old"),
+                ("recursive", "true"),
+            ],
         ),
         &[],
     );

@@ -14,34 +14,103 @@ use super::textmatch::Hint;
 /// Every code a failed result can carry, with what it means (the documentation's table is
 /// checked against this list).
 pub const CODES: &[(&str, &str)] = &[
-    ("file_not_found", "a path the action reads or changes does not exist"),
-    ("file_exists", "file_create (or a directory) where something already exists"),
+    (
+        "file_not_found",
+        "a path the action reads or changes does not exist",
+    ),
+    (
+        "file_exists",
+        "file_create (or a directory) where something already exists",
+    ),
     ("permission_denied", "the file system refused access"),
     ("is_a_directory", "a file action on a directory"),
-    ("not_a_directory", "a directory action on a file, or a file in the way of a folder"),
-    ("directory_not_empty", "dir_delete of a non-empty directory without recursive"),
+    (
+        "not_a_directory",
+        "a directory action on a file, or a file in the way of a folder",
+    ),
+    (
+        "directory_not_empty",
+        "dir_delete of a non-empty directory without recursive",
+    ),
     ("disk_full", "no space left on the device"),
-    ("search_not_found", "old_text (or start_text/end_text) is not in the file"),
-    ("match_count_mismatch", "old_text occurs more or fewer times than the action expects"),
-    ("already_applied", "old_text is gone and new_text is there: the block took effect before"),
-    ("invalid_line_range", "a line specification that does not parse or is reversed"),
-    ("line_out_of_range", "a line range beyond the end of the file"),
-    ("lines_overlap", "lines an earlier block of the reply already changed"),
-    ("not_text", "a text action on a binary, huge or non-UTF-8 file"),
-    ("invalid_value", "a parameter value the action cannot use (an empty old_text, a bad pattern)"),
+    (
+        "search_not_found",
+        "old_text (or start_text/end_text) is not in the file",
+    ),
+    (
+        "match_count_mismatch",
+        "old_text occurs more or fewer times than the action expects",
+    ),
+    (
+        "already_applied",
+        "old_text is gone and new_text is there: the block took effect before",
+    ),
+    (
+        "invalid_line_range",
+        "a line specification that does not parse or is reversed",
+    ),
+    (
+        "line_out_of_range",
+        "a line range beyond the end of the file",
+    ),
+    (
+        "lines_overlap",
+        "lines an earlier block of the reply already changed",
+    ),
+    (
+        "not_text",
+        "a text action on a binary, huge or non-UTF-8 file",
+    ),
+    (
+        "invalid_value",
+        "a parameter value the action cannot use (an empty old_text, a bad pattern)",
+    ),
     ("exec_failed", "the command exited with a non-zero status"),
-    ("exec_timeout", "the command ran out of time (its own, or the reply's total)"),
-    ("command_not_allowed", "exec is not allowed or the command not approved (needs the user)"),
-    ("path_escape", "a path outside the worktree (needs the user: --allow-outside)"),
-    ("path_denied", "a path the configuration's paths.deny names (needs the user)"),
-    ("symlink_escape", "a path through a symlink that leads outside the worktree"),
-    ("git_dir", "a path inside git's own data, or a name git refuses"),
+    (
+        "exec_timeout",
+        "the command ran out of time (its own, or the reply's total)",
+    ),
+    (
+        "command_not_allowed",
+        "exec is not allowed or the command not approved (needs the user)",
+    ),
+    (
+        "path_escape",
+        "a path outside the worktree (needs the user: --allow-outside)",
+    ),
+    (
+        "path_denied",
+        "a path the configuration's paths.deny names (needs the user)",
+    ),
+    (
+        "symlink_escape",
+        "a path through a symlink that leads outside the worktree",
+    ),
+    (
+        "git_dir",
+        "a path inside git's own data, or a name git refuses",
+    ),
     ("invalid_path", "an empty, overlong or malformed path"),
-    ("root_dir", "the worktree root where an entry inside it is needed"),
-    ("submodule", "a path inside a submodule or nested repository"),
-    ("not_run", "not run because another block of its group failed"),
-    ("rolled_back", "it ran, but its change was rolled back with its group or reply"),
-    ("write_failed", "the file could not be written after the block edited it"),
+    (
+        "root_dir",
+        "the worktree root where an entry inside it is needed",
+    ),
+    (
+        "submodule",
+        "a path inside a submodule or nested repository",
+    ),
+    (
+        "not_run",
+        "not run because another block of its group failed",
+    ),
+    (
+        "rolled_back",
+        "it ran, but its change was rolled back with its group or reply",
+    ),
+    (
+        "write_failed",
+        "the file could not be written after the block edited it",
+    ),
     ("action_failed", "any other failure (the message says what)"),
 ];
 
@@ -120,7 +189,10 @@ mod tests {
             infer("file_move: Source file not found 'a' (ENOENT)", None, None),
             "file_not_found"
         );
-        assert_eq!(infer("EEXIST: file already exists", None, None), "file_exists");
+        assert_eq!(
+            infer("EEXIST: file already exists", None, None),
+            "file_exists"
+        );
         assert_eq!(
             infer("exec: Process timeout after 1s (TIMEOUT)", None, None),
             "exec_timeout"
@@ -134,7 +206,11 @@ mod tests {
             "exec_failed"
         );
         assert_eq!(
-            infer("file_replace_lines: Line range 9 is out of bounds (file has 3 lines)", None, None),
+            infer(
+                "file_replace_lines: Line range 9 is out of bounds (file has 3 lines)",
+                None,
+                None
+            ),
             "line_out_of_range"
         );
         assert_eq!(infer("something else", None, None), "action_failed");

@@ -350,7 +350,9 @@ mod tests {
 
     #[test]
     fn blocks_that_moved_nothing_are_not_named() {
-        let base: Vec<u8> = (1..=40).flat_map(|i| format!("{i}\n").into_bytes()).collect();
+        let base: Vec<u8> = (1..=40)
+            .flat_map(|i| format!("{i}\n").into_bytes())
+            .collect();
         let mut m = LineMap::new(&base);
         // Fourteen hunks above, each replacing a line by one line: nothing moved.
         for i in 0..14 {

@@ -869,7 +869,8 @@ fn flush_held(ctx: &mut Ctx<'_>, plan: &Plan, results: &mut [ActionResult]) {
         if let Some(r) = results.get_mut(i) {
             r.success = false;
             r.data = None;
-            r.code = Some(codes::infer(&reason, None, None).replace("action_failed", "write_failed"));
+            r.code =
+                Some(codes::infer(&reason, None, None).replace("action_failed", "write_failed"));
             r.error = Some(why.clone());
         }
     }

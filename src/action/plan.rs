@@ -255,9 +255,7 @@ fn validation_report(block: &Block, e: &ValidationError) -> ParseErrorReport {
             .filter(|k| !k.starts_with('@') && *k != "action")
             .find(|k| crate::base::text::closest_name(k, [param.as_str()]).is_some());
         if let Some(near) = near {
-            message.push_str(&format!(
-                " (the block has '{near}': did you mean {param}?)"
-            ));
+            message.push_str(&format!(" (the block has '{near}': did you mean {param}?)"));
         }
     }
     let mut report = ParseErrorReport::new(

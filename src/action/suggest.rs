@@ -101,7 +101,12 @@ fn similar_names(root: &Path, name: &str, given: &str) -> Vec<String> {
         if ext(name) != ext(other) || crate::base::text::closest_name(name, [other]).is_none() {
             continue;
         }
-        let Some(rel) = entry.path().strip_prefix(root).ok().and_then(|r| r.to_str()) else {
+        let Some(rel) = entry
+            .path()
+            .strip_prefix(root)
+            .ok()
+            .and_then(|r| r.to_str())
+        else {
             continue;
         };
         found.push(rel.to_string());

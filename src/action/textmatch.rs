@@ -804,7 +804,11 @@ mod tests {
         );
         // And the other way round: old_text wrapped, the file on one line.
         let file = "def post(url, data=None):\n    pass\n\ndef get(url, params=None, **kwargs):\n    pass\n";
-        let c = closest(file.as_bytes(), "def get(\n    url, params=None, **kwargs\n):").unwrap();
+        let c = closest(
+            file.as_bytes(),
+            "def get(\n    url, params=None, **kwargs\n):",
+        )
+        .unwrap();
         assert_eq!((c.start_line, c.end_line), (4, 4), "{c:?}");
     }
 

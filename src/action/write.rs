@@ -126,7 +126,8 @@ pub(super) fn file_append(
         }));
     };
     if let Some(why) = info.refusal {
-        return Outcome::fail(text_refusal_message(NAME, path, info.len, why)).with_code("not_text");
+        return Outcome::fail(text_refusal_message(NAME, path, info.len, why))
+            .with_code("not_text");
     }
     let mut warnings = Vec::new();
     let mut add = content.as_bytes().to_vec();
@@ -635,7 +636,13 @@ fn shifted_note(
     data["currentLines"] = json!(now);
     let by: Vec<String> = shifted_by
         .iter()
-        .map(|(t, n)| format!("{} ({n:+} line{})", t.block_id, if n.abs() == 1 { "" } else { "s" }))
+        .map(|(t, n)| {
+            format!(
+                "{} ({n:+} line{})",
+                t.block_id,
+                if n.abs() == 1 { "" } else { "s" }
+            )
+        })
         .collect();
     data["lineNote"] = json!(format!(
         "{orig} of the file before this reply {} now at {} {now}, moved by block {}; the edit was made there, as the numbering rule says",

@@ -20,7 +20,10 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
 /// The candidate `word` is most likely a misspelling of: the nearest by edit distance, if it
 /// is near enough (at most a third of the longer name, and at most 3 edits); ties go to the
 /// first. `None` for an exact match or nothing close.
-pub fn closest_name<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub fn closest_name<'a>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
     let mut best: Option<(usize, &str)> = None;
     for c in candidates {
         if c == word {

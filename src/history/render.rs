@@ -37,7 +37,9 @@ pub fn undo_report(r: &UndoReport) -> String {
         ("redo", _, false) => format!("Redid {what}: {head}"),
         ("redo", _, true) => format!("Would redo {what}: {head}"),
         (_, "interrupted-apply", false) => {
-            format!("Rolled back {what} (it had not finished; none of its changes are left): {head}")
+            format!(
+                "Rolled back {what} (it had not finished; none of its changes are left): {head}"
+            )
         }
         (_, "interrupted-apply", true) => {
             format!("Would roll back {what} (it had not finished): {head}")

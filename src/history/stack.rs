@@ -180,7 +180,11 @@ pub fn list(repo: &Repo, branch: &str, max: usize) -> Result<Vec<StackEntry>, Hi
             break;
         }
         let e = read(repo, id)?;
-        next = e.below.as_deref().map(crate::record::journal::parse_id).transpose()?;
+        next = e
+            .below
+            .as_deref()
+            .map(crate::record::journal::parse_id)
+            .transpose()?;
         out.push(e);
     }
     Ok(out)
@@ -262,11 +266,7 @@ pub fn pop(branch: &str, entry: &StackEntry) -> Result<RefChange, HistoryError> 
 }
 
 /// Refuses a redo whose top entry no longer matches the state: says what happened since.
-pub fn require_current(
-    repo: &Repo,
-    branch: &str,
-    entry: &StackEntry,
-) -> Result<(), HistoryError> {
+pub fn require_current(repo: &Repo, branch: &str, entry: &StackEntry) -> Result<(), HistoryError> {
     let Some(after) = &entry.after else {
         return Ok(());
     };

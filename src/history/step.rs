@@ -667,7 +667,14 @@ fn back_further(repo: &Repo, state: &StepState, dry_run: bool) -> Result<Move, H
     }
     let mut trail = read_trail(repo, state)?;
     trail.push(target);
-    let (plan, reflog) = move_detached(repo, position, &target_info, &report.paths, "step-back", &trail)?;
+    let (plan, reflog) = move_detached(
+        repo,
+        position,
+        &target_info,
+        &report.paths,
+        "step-back",
+        &trail,
+    )?;
     Ok(Move::planned(report, plan, reflog))
 }
 

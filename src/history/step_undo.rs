@@ -40,7 +40,9 @@ fn step_subject(repo: &Repo, kind: &str, to: ObjectId) -> Result<String, History
 fn run_with(
     repo: &Repo,
     mv: Move,
-    change: impl FnOnce(&crate::record::restore::RestorePlan) -> Result<crate::record::restore::RefChange, HistoryError>,
+    change: impl FnOnce(
+        &crate::record::restore::RestorePlan,
+    ) -> Result<crate::record::restore::RefChange, HistoryError>,
 ) -> Result<(), HistoryError> {
     let mut mv = mv;
     if let Some((mut plan, reflog)) = mv.plan.take() {
@@ -53,7 +55,11 @@ fn run_with(
 }
 
 /// Undo while stepped back: back to the position before the last step.
-pub fn undo_step(repo: &Repo, state: &StepState, dry_run: bool) -> Result<UndoReport, HistoryError> {
+pub fn undo_step(
+    repo: &Repo,
+    state: &StepState,
+    dry_run: bool,
+) -> Result<UndoReport, HistoryError> {
     let trail = read_trail(repo, state)?;
     let (position, _) = current_position(repo, state)?;
     let n = trail.len();
@@ -151,7 +157,11 @@ pub fn redo_step(
             move_within(repo, state, to, trail, returned, dry_run)?
         }
     };
-    let kind = if *forward { "step-forward" } else { "step-back" };
+    let kind = if *forward {
+        "step-forward"
+    } else {
+        "step-back"
+    };
     let out = report(&mv, "redo", kind, to, entry.subject.clone());
     run_with(repo, mv, |_| stack::pop(branch, entry))?;
     Ok(out)

@@ -670,7 +670,9 @@ pub fn redo(repo: &Repo, dry_run: bool) -> Result<UndoReport, HistoryError> {
     };
     stack::require_current(repo, &branch, &entry)?;
     match &entry.op {
-        Op::Step { .. } => super::step_undo::redo_step(repo, state.as_ref(), &branch, &entry, dry_run),
+        Op::Step { .. } => {
+            super::step_undo::redo_step(repo, state.as_ref(), &branch, &entry, dry_run)
+        }
         _ if state.is_some() => Err(HistoryError::Refused(
             crate::record::stepped_back(repo)?.unwrap_or_default(),
         )),
@@ -1108,16 +1110,23 @@ pub fn list(repo: &Repo, max: usize) -> Result<StackList, HistoryError> {
         None => match super::step::returned(repo, &branch, tip)? {
             Some(r) => {
                 undo.push(step("step-forward", tip)?);
-                let trail: Vec<ObjectId> =
-                    r.trail.iter().map(|h| parse_id(h)).collect::<Result<_, _>>()?;
+                let trail: Vec<ObjectId> = r
+                    .trail
+                    .iter()
+                    .map(|h| parse_id(h))
+                    .collect::<Result<_, _>>()?;
                 Some(trail[..trail.len().saturating_sub(1)].to_vec())
             }
             None => None,
         },
     };
     for pair in walk.unwrap_or_default().windows(2).rev() {
-        let forward = super::step::depth(repo, tip, pair[1])? < super::step::depth(repo, tip, pair[0])?;
-        undo.push(step(if forward { "step-forward" } else { "step-back" }, pair[1])?);
+        let forward =
+            super::step::depth(repo, tip, pair[1])? < super::step::depth(repo, tip, pair[0])?;
+        undo.push(step(
+            if forward { "step-forward" } else { "step-back" },
+            pair[1],
+        )?);
     }
     let mut pending = repo.read_ref(&pending_ref(Some(&branch)))?;
     let mut at = Some(tip);

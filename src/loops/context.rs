@@ -43,7 +43,8 @@ const MAX_DEFS: usize = 24;
 
 /// The context as markdown.
 pub fn render(repo: &Repo, cwd: &Path, opts: &ContextOptions) -> Result<String, ContextError> {
-    let sandbox = Sandbox::new(repo.workdir(), false).map_err(|e| ContextError::Path(e.to_string()))?;
+    let sandbox =
+        Sandbox::new(repo.workdir(), false).map_err(|e| ContextError::Path(e.to_string()))?;
     let tracked = repo.tracked_paths();
     let files = chosen_files(&sandbox, cwd, &opts.paths, &tracked)?;
     let mut out = String::new();
@@ -230,7 +231,15 @@ fn def_after(line: &str, prefixes: &[&str], kinds: &[(&str, &str)]) -> Option<St
 fn rust_def(line: &str) -> Option<String> {
     def_after(
         line,
-        &["pub(crate) ", "pub(super) ", "pub ", "async ", "const ", "unsafe ", "extern \"C\" "],
+        &[
+            "pub(crate) ",
+            "pub(super) ",
+            "pub ",
+            "async ",
+            "const ",
+            "unsafe ",
+            "extern \"C\" ",
+        ],
         &[
             ("fn ", "fn"),
             ("struct ", "struct"),
@@ -293,15 +302,30 @@ mod tests {
 
     #[test]
     fn top_level_definitions_per_language() {
-        assert_eq!(rust_def("pub(crate) async fn run(x: u8) {"), Some("fn run".into()));
+        assert_eq!(
+            rust_def("pub(crate) async fn run(x: u8) {"),
+            Some("fn run".into())
+        );
         assert_eq!(rust_def("    fn inner() {}"), None);
         assert_eq!(rust_def("impl Foo {"), None);
-        assert_eq!(python_def("class Session(SessionRedirectMixin):"), Some("class Session".into()));
-        assert_eq!(python_def("def get(url, params=None, **kwargs):"), Some("def get".into()));
+        assert_eq!(
+            python_def("class Session(SessionRedirectMixin):"),
+            Some("class Session".into())
+        );
+        assert_eq!(
+            python_def("def get(url, params=None, **kwargs):"),
+            Some("def get".into())
+        );
         assert_eq!(python_def("    def inner(self):"), None);
-        assert_eq!(js_def("export default async function load() {"), Some("function load".into()));
+        assert_eq!(
+            js_def("export default async function load() {"),
+            Some("function load".into())
+        );
         assert_eq!(js_def("export const api = {"), Some("const api".into()));
-        assert_eq!(go_def("func (c *Client) Do(req *Request) {"), Some("func Do".into()));
+        assert_eq!(
+            go_def("func (c *Client) Do(req *Request) {"),
+            Some("func Do".into())
+        );
         assert_eq!(go_def("type Client struct {"), Some("type Client".into()));
         assert_eq!(shell_def("build() {"), Some("function build".into()));
         assert_eq!(shell_def("echo hi"), None);

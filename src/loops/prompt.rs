@@ -518,13 +518,25 @@ fn sample_report(actions: &[(&str, &ActionDef)]) -> String {
         }
     };
     if offered("file_write") {
-        results.push(one(1, "k7x", "file_write", &[("path", "src/hello.py")], true));
+        results.push(one(
+            1,
+            "k7x",
+            "file_write",
+            &[("path", "src/hello.py")],
+            true,
+        ));
     }
     if offered("file_replace_text") {
         // A real near miss: the file has two spaces where old_text has one.
         let file = "def total(items):\n    return  sum(items)\n";
         let old = "def total(items):\n    return sum(items)";
-        let mut r = one(results.len() + 1, "m2p", "file_replace_text", &[("path", "src/app.py")], false);
+        let mut r = one(
+            results.len() + 1,
+            "m2p",
+            "file_replace_text",
+            &[("path", "src/app.py")],
+            false,
+        );
         r.code = Some("search_not_found".into());
         r.error = Some("old_text not found in file".into());
         r.hint = Some(crate::action::textmatch::not_found_hint(
@@ -536,7 +548,13 @@ fn sample_report(actions: &[(&str, &ActionDef)]) -> String {
         results.push(r);
     }
     if offered("file_read") {
-        let mut r = one(results.len() + 1, "r4d", "file_read", &[("path", "README.md")], true);
+        let mut r = one(
+            results.len() + 1,
+            "r4d",
+            "file_read",
+            &[("path", "README.md")],
+            true,
+        );
         r.data = Some(json!({"path": "README.md", "content": "# Demo"}));
         results.push(r);
     }
@@ -546,7 +564,12 @@ fn sample_report(actions: &[(&str, &ActionDef)]) -> String {
             let pairs: Vec<(&str, &str)> = def
                 .example
                 .as_ref()
-                .map(|e| e.params.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect())
+                .map(|e| {
+                    e.params
+                        .iter()
+                        .map(|(k, v)| (k.as_str(), v.as_str()))
+                        .collect()
+                })
                 .unwrap_or_default();
             results.push(one(1, "k7x", name, &pairs, true));
         }

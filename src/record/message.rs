@@ -65,9 +65,10 @@ pub fn fold_moves(items: Vec<Item>, result: &ExecutionResult) -> Vec<Item> {
     let mut out: Vec<Item> = Vec::with_capacity(items.len());
     for item in items {
         let under = match &item {
-            Item::Path(Verb::Delete, p) => dirs
-                .iter()
-                .find(|d| p.strip_prefix(d.as_str()).is_some_and(|r| r.starts_with('/'))),
+            Item::Path(Verb::Delete, p) => dirs.iter().find(|d| {
+                p.strip_prefix(d.as_str())
+                    .is_some_and(|r| r.starts_with('/'))
+            }),
             _ => None,
         };
         match under {
@@ -170,7 +171,9 @@ pub fn described(reply: &str) -> Option<String> {
             .map_or(lines.len(), |b| b.start_line.saturating_sub(1));
         lines[..first_block.min(lines.len())]
             .iter()
-            .take_while(|l| !l.trim_start().starts_with("```") && !l.trim_start().starts_with("~~~"))
+            .take_while(|l| {
+                !l.trim_start().starts_with("```") && !l.trim_start().starts_with("~~~")
+            })
             .copied()
             .collect()
     });
@@ -227,11 +230,49 @@ const DESCRIBED_LEADS: &[&str] = &[
 
 /// Verbs a description of a change starts with.
 const DESCRIBED_VERBS: &[&str] = &[
-    "add", "allow", "avoid", "bump", "change", "clean", "convert", "correct", "create",
-    "delete", "document", "drop", "ensure", "extract", "fix", "handle", "implement", "improve",
-    "inline", "introduce", "make", "merge", "move", "raise", "refactor", "remove", "rename",
-    "reorder", "replace", "restore", "return", "rewrite", "set", "simplify", "split", "stop",
-    "support", "switch", "test", "tidy", "update", "use", "wire",
+    "add",
+    "allow",
+    "avoid",
+    "bump",
+    "change",
+    "clean",
+    "convert",
+    "correct",
+    "create",
+    "delete",
+    "document",
+    "drop",
+    "ensure",
+    "extract",
+    "fix",
+    "handle",
+    "implement",
+    "improve",
+    "inline",
+    "introduce",
+    "make",
+    "merge",
+    "move",
+    "raise",
+    "refactor",
+    "remove",
+    "rename",
+    "reorder",
+    "replace",
+    "restore",
+    "return",
+    "rewrite",
+    "set",
+    "simplify",
+    "split",
+    "stop",
+    "support",
+    "switch",
+    "test",
+    "tidy",
+    "update",
+    "use",
+    "wire",
 ];
 
 /// Up to the first `. `, `! `, `? ` (or the end).
@@ -362,8 +403,14 @@ mod tests {
         );
         // Blocks first, or a one-word preamble: the file list is the subject.
         assert_eq!(described("```sh nesl\n#!nesl [@three-char-SHA-256: t01]\naction = \"file_write\"\npath = \"a\"\ncontent = \"x\"\n#!end_t01\n```\n"), None);
-        assert_eq!(described("Done:\n\n<<<FILE>>>\na\n<<<OVERWRITE>>>\nx\n<<<END>>>\n"), None);
-        assert_eq!(described("Some prose.\n\n<<<FILE>>>\na\n<<<OVERWRITE>>>\nx\n<<<END>>>\n"), None);
+        assert_eq!(
+            described("Done:\n\n<<<FILE>>>\na\n<<<OVERWRITE>>>\nx\n<<<END>>>\n"),
+            None
+        );
+        assert_eq!(
+            described("Some prose.\n\n<<<FILE>>>\na\n<<<OVERWRITE>>>\nx\n<<<END>>>\n"),
+            None
+        );
         assert_eq!(described("Sure — here is a small greeting module.\n"), None);
         assert_eq!(
             described("This patch fixes the redirect loop in Session.send.\n").as_deref(),
@@ -380,7 +427,9 @@ mod tests {
         result.results.push(crate::action::ActionResult {
             success: true,
             action: "dir_delete".into(),
-            params: [("path".to_string(), serde_json::json!("old"))].into_iter().collect(),
+            params: [("path".to_string(), serde_json::json!("old"))]
+                .into_iter()
+                .collect(),
             ..Default::default()
         });
         let items = vec![

@@ -207,7 +207,6 @@ pub enum RestoreError {
     },
 }
 
-
 /// The journal file of an in-progress restore.
 fn journal_path(repo: &Repo) -> std::path::PathBuf {
     repo.git_dir().join("clada").join("restore.json")

@@ -63,7 +63,13 @@ pub fn render(r: &ExecutionResult, color: bool) -> String {
         .results
         .iter()
         .filter(|res| shows_output(res))
-        .map(|res| format!("{}\n{}", p.dim(&output_header(res)), output_body(res, false)))
+        .map(|res| {
+            format!(
+                "{}\n{}",
+                p.dim(&output_header(res)),
+                output_body(res, false)
+            )
+        })
         .collect();
     if !outputs.is_empty() {
         out.push('\n');

@@ -114,7 +114,11 @@ fn result_lines(out: &mut String, res: &crate::action::ActionResult) {
 fn parse_error_lines(out: &mut String, id: &str, errs: &[&crate::action::ParseErrorReport]) {
     let first = errs[0];
     if is_validation(errs) {
-        let mark = if first.needs_user.is_some() { "⏸" } else { "❌" };
+        let mark = if first.needs_user.is_some() {
+            "⏸"
+        } else {
+            "❌"
+        };
         out.push_str(&validation_line(first, mark));
         out.push('\n');
         return;

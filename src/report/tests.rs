@@ -82,9 +82,7 @@ fn human_lines_hints_and_outputs() {
         "xyz ❌ file_replace_text src/main.rs - old_text not found in file\n    closest match at lines 12-15 (87% similar):\n    --- old_text\n"
     ), "{s}");
     assert!(
-        s.contains(
-            "bad ❌ file_write - Missing required parameter: content (line 30)"
-        ),
+        s.contains("bad ❌ file_write - Missing required parameter: content (line 30)"),
         "{s}"
     );
     assert!(

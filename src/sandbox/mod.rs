@@ -389,7 +389,9 @@ impl Sandbox {
                     "'{given}' matches `{glob}` in the configuration's paths.deny; this path is \
                      off limits for actions"
                 ),
-                &format!("remove `{glob}` from paths.deny in the configuration (.clada.yml) to allow it"),
+                &format!(
+                    "remove `{glob}` from paths.deny in the configuration (.clada.yml) to allow it"
+                ),
             ));
         }
         Ok(ResolvedPath {

@@ -252,6 +252,30 @@ impl TestRepo {
     }
 }
 
+/// The shared conformance data `../shared/conformance/<sub>` (or
+/// `$CLADA_SHARED/conformance/<sub>`), when it is there. A fresh clone has none: the test then
+/// says on stderr that it did not run, and passes — unless `CLADA_REQUIRE_SHARED` is set (as
+/// `.ci/run` sets it), when the missing data fails it.
+pub fn shared_conformance(sub: &str) -> Option<PathBuf> {
+    let base = std::env::var_os("CLADA_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"));
+    let dir = base.join("conformance").join(sub);
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    assert!(
+        std::env::var_os("CLADA_REQUIRE_SHARED").is_none(),
+        "the conformance data {} is missing and CLADA_REQUIRE_SHARED is set",
+        dir.display()
+    );
+    eprintln!(
+        "NOT RUN: the conformance data {} is missing (a clone without ../shared); put it there or set CLADA_SHARED to run this test",
+        dir.display()
+    );
+    None
+}
+
 /// Asserts a command exited 0, showing its output otherwise.
 #[track_caller]
 pub fn assert_ok(out: &Output, what: &str) {

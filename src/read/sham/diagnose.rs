@@ -8,9 +8,9 @@
 //! silently change heredoc text (YAML, Python, Makefiles). The report says what happened and
 //! asks for the block unindented instead.
 
-use crate::base::text::edit_distance;
 use super::assign::{parse_assignment, Assignment};
 use super::markers::{match_header, validate_block_id, Markers};
+use crate::base::text::edit_distance;
 use crate::read::block::{Notice, Swallowed};
 use crate::read::lines::{trim, trim_start, Line, Lines};
 
