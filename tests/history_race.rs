@@ -107,6 +107,7 @@ fn race(repo: &TestRepo, dir: &Path, n: usize, clada_args: &[&str], tally: &mut 
         let id = repo.git(&[
             "log",
             "--all",
+            "--reflog",
             "--format=%H",
             "--grep",
             &format!("^{message}$"),
