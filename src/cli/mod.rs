@@ -18,6 +18,7 @@ pub mod generate;
 pub mod hooks;
 pub mod install_man;
 pub mod log;
+pub mod mcp;
 pub mod parse;
 pub mod prompt;
 pub mod redo;
@@ -126,6 +127,7 @@ pub enum Command {
     Log(log::Args),
     Show(show::Args),
     Watch(watch::Args),
+    Mcp(mcp::Args),
     Prompt(prompt::Args),
     Config(config::Args),
     Context(context::Args),
@@ -202,6 +204,7 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Log(args) => log::run(args, global),
         Command::Show(args) => show::run(args, global),
         Command::Watch(args) => watch::run(args, global),
+        Command::Mcp(args) => mcp::run(args, global),
         Command::Prompt(args) => prompt::run(args, global, prompt_format),
         Command::Config(args) => config::run(args, global),
         Command::Context(args) => context::run(args, global),

@@ -110,11 +110,16 @@ impl TestRepo {
         cmd.output().expect("run git")
     }
 
-    /// The git command, ready to run in this repository (for tests that spawn it).
-    pub fn git_cmd(&self) -> Command {
-        let mut cmd = Command::new("git");
+    /// `program`, ready to run in this repository with the fixed environment.
+    pub fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
+        let mut cmd = Command::new(program);
         self.apply_env(&mut cmd);
         cmd
+    }
+
+    /// The git command, ready to run in this repository (for tests that spawn it).
+    pub fn git_cmd(&self) -> Command {
+        self.command("git")
     }
 
     /// The git-clada command, ready to run in this repository.
