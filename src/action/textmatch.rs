@@ -261,8 +261,20 @@ const EXACT_BUDGET: Duration = Duration::from_millis(4);
 /// How many lines more or fewer than old_text a region may have: old_text written on one line
 /// where the file wraps it over three (or the other way round) is still found.
 const SIZE_SLACK: usize = 2;
-/// How much more similar a window of another size must be to beat old_text's own size.
-const OTHER_SIZE_MARGIN: f64 = 0.05;
+/// How much of old_text a window holds (the characters a minimal diff keeps, over old_text's),
+/// less a twentieth of what else it holds: `(matched, total)` as [`char_matches`] counts them.
+fn held((matched, total): (usize, usize), old_chars: usize) -> f64 {
+    if old_chars == 0 {
+        return 0.0;
+    }
+    let kept = matched as f64;
+    let extra = (total - old_chars) as f64 - kept;
+    ((kept - 0.05 * extra.max(0.0)) / old_chars as f64).max(0.0)
+}
+
+/// How much more of old_text a window of another size must hold to beat old_text's own size
+/// (ties go to the own size).
+const OTHER_SIZE_MARGIN: f64 = 1e-9;
 /// Windows of another size than old_text's that get the exact comparison, per size.
 const OTHER_SIZE_CANDIDATES: usize = 4;
 
@@ -293,50 +305,62 @@ pub fn closest(content: &[u8], old: &str) -> Option<Closest> {
         .filter(|&w| w != own);
     let window_text = |i: usize, w: usize| file_lines[i..i + w].join("\n");
 
-    // (start, size, matched, total): the best window of old_text's own size, and of another.
-    let mut best: Option<(usize, usize, (usize, usize))> = None;
-    let mut best_own = None;
-    for w in std::iter::once(own).chain(sizes) {
-        if w != own && best_own.is_none() {
-            best_own = Some(best);
-        }
-        let k = if w == own {
-            CANDIDATES
-        } else {
-            OTHER_SIZE_CANDIDATES
+    let compare = |i: usize, w: usize| {
+        let window = window_text(i, w);
+        let deadline =
+            (old_body.len() + window.len() > EXACT_ALWAYS).then(|| Instant::now() + EXACT_BUDGET);
+        char_matches(old_body, &window, deadline)
+    };
+    // How much of old_text a window holds is judged without whitespace: a signature wrapped
+    // differently holds all of it.
+    let squeeze = |s: &str| s.chars().filter(|c| !c.is_whitespace()).collect::<String>();
+    let old_squeezed = squeeze(old_body);
+    let old_chars = old_squeezed.chars().count();
+    let held_by = |i: usize, w: usize| {
+        let window = squeeze(&window_text(i, w));
+        let deadline = (old_squeezed.len() + window.len() > EXACT_ALWAYS)
+            .then(|| Instant::now() + EXACT_BUDGET);
+        held(char_matches(&old_squeezed, &window, deadline), old_chars)
+    };
+    // Old_text's own size: the most similar window (character ratio; ties to the earliest).
+    let mut best: Option<(usize, (usize, usize))> = None;
+    for i in candidates(&file_lines, &old_lines, own, CANDIDATES) {
+        let m = compare(i, own);
+        // m.0 / m.1 > b.0 / b.1, in integers; an equal ratio keeps the earlier pick.
+        let better = match best {
+            None => true,
+            Some((bi, b)) => {
+                let (l, r) = (m.0 * b.1, b.0 * m.1);
+                l > r || (l == r && i < bi)
+            }
         };
-        for i in candidates(&file_lines, &old_lines, w, k) {
-            let window = window_text(i, w);
-            let deadline = (old_body.len() + window.len() > EXACT_ALWAYS)
-                .then(|| Instant::now() + EXACT_BUDGET);
-            let m = char_matches(old_body, &window, deadline);
-            // m.0 / m.1 > b.0 / b.1, in integers; an equal ratio keeps the earlier pick.
-            let better = match best {
-                None => true,
-                Some((bi, bw, b)) => {
-                    let (l, r) = (m.0 * b.1, b.0 * m.1);
-                    l > r || (l == r && bw == w && i < bi)
-                }
-            };
-            if better {
-                best = Some((i, w, m));
+        if better {
+            best = Some((i, m));
+        }
+    }
+    // Other sizes: the window holding most of old_text, less what else it holds. A character
+    // ratio would favour any short line over old_text wrapped (or annotated) over three.
+    let mut other: Option<(usize, usize, f64)> = None;
+    for w in sizes {
+        for i in candidates(&file_lines, &old_lines, w, OTHER_SIZE_CANDIDATES) {
+            let h = held_by(i, w);
+            if other.is_none_or(|(oi, ow, oh)| h > oh || (h == oh && (w, i) < (ow, oi))) {
+                other = Some((i, w, h));
             }
         }
     }
-    // A window of another size wins only when clearly better: most near misses keep their
-    // line count, and a window one line longer is often a hair more similar by chance.
-    if let (Some(Some((oi, ow, om))), Some((_, w, m))) = (best_own, best) {
-        if w != ow && similarity(m) < similarity(om) + OTHER_SIZE_MARGIN {
-            best = Some((oi, ow, om));
+    let own_held = best.map_or(0.0, |(i, _)| held_by(i, own));
+    let (i, w, mut sim) = match (best, other) {
+        (_, Some((i, w, h))) if h >= MIN_SIMILARITY && h >= own_held + OTHER_SIZE_MARGIN => {
+            (i, w, (h * 100.0).floor() / 100.0)
         }
-    }
-    let (i, w, m) = best?;
-    let mut sim = similarity(m);
+        (Some((i, m)), _) => (i, own, similarity(m)),
+        (None, _) => return None,
+    };
     if sim < MIN_SIMILARITY {
         return None;
     }
     let region = window_text(i, w);
-    let squeeze = |s: &str| s.chars().filter(|c| !c.is_whitespace()).collect::<String>();
     let whitespace_only = whitespace_difference(&old_lines, &file_lines[i..i + w])
         .or_else(|| {
             // Equal once CRs and a final line break are dropped: one of those is the difference.
@@ -810,6 +834,15 @@ mod tests {
         )
         .unwrap();
         assert_eq!((c.start_line, c.end_line), (4, 4), "{c:?}");
+    }
+
+    #[test]
+    fn a_one_line_signature_finds_the_annotated_one_over_three_lines() {
+        // requests' api.py: annotated signatures wrapped over three lines, and a return line
+        // that shares many characters with the signature the model remembered.
+        let file = "def request(\n    method: str, url: _t.UriType, **kwargs: Unpack[_t.RequestKwargs]\n) -> Response:\n    with sessions.Session() as session:\n        return session.request(method=method, url=url, **kwargs)\n\n\ndef get(\n    url: _t.UriType, params: _t.ParamsType = None, **kwargs: Unpack[_t.GetKwargs]\n) -> Response:\n    r\"\"\"Sends a GET request.\"\"\"\n\n    return request(\"get\", url, params=params, **kwargs)\n";
+        let c = closest(file.as_bytes(), "def get(url, params=None, **kwargs):").unwrap();
+        assert_eq!((c.start_line, c.end_line), (8, 10), "{c:?}");
     }
 
     #[test]

@@ -187,7 +187,14 @@ pub fn definitions(abs: &Path, rel: &str) -> Vec<String> {
     let Ok(text) = std::fs::read_to_string(abs) else {
         return Vec::new();
     };
-    text.lines().filter_map(scan).collect()
+    // Overloads (`@overload def f`, one per signature) are one definition.
+    let mut out: Vec<String> = Vec::new();
+    for d in text.lines().filter_map(scan) {
+        if !out.contains(&d) {
+            out.push(d);
+        }
+    }
+    out
 }
 
 /// The line scanner of a language: a top-level definition at the start of a line, as
@@ -329,5 +336,17 @@ mod tests {
         assert_eq!(go_def("type Client struct {"), Some("type Client".into()));
         assert_eq!(shell_def("build() {"), Some("function build".into()));
         assert_eq!(shell_def("echo hi"), None);
+    }
+
+    #[test]
+    fn overloads_are_one_definition() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("api.py");
+        std::fs::write(
+            &file,
+            "@overload\ndef get(url: str) -> R: ...\n@overload\ndef get(url: bytes) -> R: ...\ndef get(url): pass\nclass Session: pass\n",
+        )
+        .unwrap();
+        assert_eq!(definitions(&file, "api.py"), ["def get", "class Session"]);
     }
 }
