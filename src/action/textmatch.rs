@@ -373,6 +373,17 @@ pub fn closest(content: &[u8], old: &str) -> Option<Closest> {
             })
         })
         .or_else(|| {
+            // The same lines once blank ones are dropped: only empty lines differ.
+            let non_blank = |ls: &[&str]| -> Vec<String> {
+                ls.iter()
+                    .filter(|l| !l.trim().is_empty())
+                    .map(|l| l.to_string())
+                    .collect()
+            };
+            (w != old_lines.len() && non_blank(&old_lines) == non_blank(&file_lines[i..i + w]))
+                .then(|| "blank lines (the file has more or fewer empty lines here)".to_string())
+        })
+        .or_else(|| {
             (w != old_lines.len() && squeeze(old_body) == squeeze(&region))
                 .then(|| "line breaks and indentation (the file wraps it differently)".to_string())
         });
@@ -843,6 +854,18 @@ mod tests {
         let file = "def request(\n    method: str, url: _t.UriType, **kwargs: Unpack[_t.RequestKwargs]\n) -> Response:\n    with sessions.Session() as session:\n        return session.request(method=method, url=url, **kwargs)\n\n\ndef get(\n    url: _t.UriType, params: _t.ParamsType = None, **kwargs: Unpack[_t.GetKwargs]\n) -> Response:\n    r\"\"\"Sends a GET request.\"\"\"\n\n    return request(\"get\", url, params=params, **kwargs)\n";
         let c = closest(file.as_bytes(), "def get(url, params=None, **kwargs):").unwrap();
         assert_eq!((c.start_line, c.end_line), (8, 10), "{c:?}");
+    }
+
+    #[test]
+    fn an_extra_blank_line_is_named_as_the_only_difference() {
+        let file = "function one() {\n  return 1;\n}\n\n\nfunction two() {\n  return 2;\n}\n";
+        let c = closest(file.as_bytes(), "}\n\nfunction two() {\n").unwrap();
+        assert_eq!((c.start_line, c.end_line), (3, 6), "{c:?}");
+        assert_eq!(
+            c.whitespace_only.as_deref(),
+            Some("blank lines (the file has more or fewer empty lines here)")
+        );
+        assert_eq!(c.similarity, 0.99);
     }
 
     #[test]
