@@ -230,40 +230,65 @@ const DESCRIBED_LEADS: &[&str] = &[
 
 /// Verbs a description of a change starts with.
 const DESCRIBED_VERBS: &[&str] = &[
+    "accept",
     "add",
     "allow",
+    "apply",
     "avoid",
     "bump",
+    "cache",
+    "cap",
+    "catch",
     "change",
     "clean",
     "convert",
     "correct",
     "create",
+    "default",
     "delete",
+    "deprecate",
+    "disable",
     "document",
     "drop",
+    "enable",
     "ensure",
+    "expose",
     "extract",
     "fix",
+    "give",
+    "guard",
     "handle",
     "implement",
     "improve",
     "inline",
     "introduce",
+    "keep",
+    "let",
+    "limit",
+    "log",
     "make",
     "merge",
     "move",
+    "pass",
+    "prevent",
+    "print",
     "raise",
+    "reduce",
     "refactor",
+    "reject",
     "remove",
     "rename",
     "reorder",
     "replace",
+    "require",
     "restore",
     "return",
     "rewrite",
     "set",
+    "show",
     "simplify",
+    "skip",
+    "sort",
     "split",
     "stop",
     "support",
@@ -272,7 +297,9 @@ const DESCRIBED_VERBS: &[&str] = &[
     "tidy",
     "update",
     "use",
+    "warn",
     "wire",
+    "wrap",
 ];
 
 /// Up to the first `. `, `! `, `? ` (or the end).
@@ -425,6 +452,14 @@ mod tests {
             None
         );
         assert_eq!(described("Sure — here is a small greeting module.\n"), None);
+        assert_eq!(
+            described("Give every call a default timeout of 30 seconds.\n").as_deref(),
+            Some("AI: Give every call a default timeout of 30 seconds")
+        );
+        assert_eq!(
+            described("I'll keep the old name as an alias.\n").as_deref(),
+            Some("AI: Keep the old name as an alias")
+        );
         assert_eq!(
             described("This patch fixes the redirect loop in Session.send.\n").as_deref(),
             Some("AI: Fixes the redirect loop in Session.send")
