@@ -148,6 +148,71 @@ fn a_reply_whose_only_blocks_wait_for_the_user_is_not_asked_to_resend_them() {
 }
 
 #[test]
+fn a_block_waiting_for_the_user_is_not_counted_as_failed_in_the_commit_log_or_a_squash() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    let reply = [
+        block(
+            "k01",
+            &[
+                ("action", "file_write"),
+                ("path", "b.txt"),
+                ("content", "b\n"),
+            ],
+        ),
+        block(
+            "k02",
+            &[
+                ("action", "file_replace_text"),
+                ("path", "a.txt"),
+                ("old_text", "nothing like it"),
+                ("new_text", "x"),
+            ],
+        ),
+        block(
+            "k03",
+            &[("action", "exec"), ("lang", "bash"), ("code", "true")],
+        ),
+    ]
+    .concat();
+    apply_as(&repo, "json", &reply, &["--exec", "deny"]);
+    let body = repo.git(&["log", "-1", "--format=%B"]);
+    assert!(body.contains("\nClada-Failed: k02\n"), "{body}");
+    assert!(body.contains("\nClada-Waiting: k03\n"), "{body}");
+    assert!(body.contains("- k03 exec bash: NEEDS THE USER "), "{body}");
+    let log = stdout(&repo.clada(&["--format", "human", "log"]));
+    assert!(
+        log.contains("[1 ok, 1 failed, 1 ⏸ waiting for you]"),
+        "{log}"
+    );
+    let j: Value =
+        serde_json::from_str(&stdout(&repo.clada(&["--format", "json", "log"]))).unwrap();
+    assert_eq!(j["entries"][0]["blocksFailed"], 1, "{j}");
+    assert_eq!(j["entries"][0]["blocksWaiting"], 1, "{j}");
+    // A second apply waiting for the user, then a squash: the waiting blocks stay apart.
+    let again = [
+        block(
+            "k04",
+            &[
+                ("action", "file_write"),
+                ("path", "c.txt"),
+                ("content", "c\n"),
+            ],
+        ),
+        block(
+            "k05",
+            &[("action", "exec"), ("lang", "bash"), ("code", "true")],
+        ),
+    ]
+    .concat();
+    apply_as(&repo, "json", &again, &["--exec", "deny"]);
+    let out = repo.clada(&["--format", "json", "squash", "--mode", "auto_ai"]);
+    assert_eq!(out.status.code(), Some(0), "{}", common::output_text(&out));
+    let body = repo.git(&["log", "-1", "--format=%B"]);
+    assert!(body.contains("\nClada-Failed: k02\n"), "{body}");
+    assert!(body.contains("\nClada-Waiting: k03 k05\n"), "{body}");
+}
+
+#[test]
 fn long_exec_output_is_trimmed_to_head_and_tail_in_the_llm_report_only() {
     let reply = block(
         "o01",

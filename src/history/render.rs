@@ -275,6 +275,9 @@ pub fn log_report(r: &super::log::LogReport) -> String {
                 if e.blocks_failed > 0 {
                     parts.push(format!("{} failed", e.blocks_failed));
                 }
+                if e.blocks_waiting > 0 {
+                    parts.push(format!("{} ⏸ waiting for you", e.blocks_waiting));
+                }
                 if !e.sessions.is_empty() {
                     parts.push(format!("session {}", e.sessions.join(" ")));
                 }

@@ -738,6 +738,7 @@ fn squash_message(
     let mut replies: Vec<String> = Vec::new();
     let mut blocks: Vec<String> = Vec::new();
     let mut failed: Vec<String> = Vec::new();
+    let mut waiting: Vec<String> = Vec::new();
     let mut others: Vec<(String, String)> = Vec::new();
     let mut any_blocks = false;
     for &i in members {
@@ -753,6 +754,10 @@ fn squash_message(
             } else if is(trailer::FAILED) {
                 for id in v.split_whitespace() {
                     push_unique(&mut failed, id.to_string());
+                }
+            } else if is(trailer::WAITING) {
+                for id in v.split_whitespace() {
+                    push_unique(&mut waiting, id.to_string());
                 }
             } else if is(trailer::VERSION)
                 || is(trailer::SQUASHED)
@@ -775,6 +780,9 @@ fn squash_message(
     }
     if !failed.is_empty() {
         msg.push_str(&format!("{}: {}\n", trailer::FAILED, failed.join(" ")));
+    }
+    if !waiting.is_empty() {
+        msg.push_str(&format!("{}: {}\n", trailer::WAITING, waiting.join(" ")));
     }
     for (k, v) in others {
         msg.push_str(&format!("{k}: {v}\n"));

@@ -358,7 +358,11 @@ pub fn build(
         }
         if !r.success {
             let err = r.error.as_deref().unwrap_or("failed");
-            line.push_str(": FAILED ");
+            line.push_str(if r.needs_user.is_some() {
+                ": NEEDS THE USER "
+            } else {
+                ": FAILED "
+            });
             line.push_str(err.lines().next().unwrap_or(err));
         }
         msg.push_str(&line);
@@ -377,20 +381,36 @@ pub fn build(
         .filter(|r| r.success)
         .map(|r| r.block_id.as_str())
         .collect();
-    let mut failed_ids: Vec<&str> = result
-        .results
-        .iter()
+    // A block only the user can let run waits for them; it is not one the reply got wrong.
+    let mut failed_ids: Vec<&str> = Vec::new();
+    let mut waiting_ids: Vec<&str> = Vec::new();
+    let blocks = (result.results.iter())
         .filter(|r| !r.success)
-        .map(|r| r.block_id.as_str())
-        .chain(result.parse_errors.iter().map(|e| e.block_id.as_str()))
-        .collect();
-    failed_ids.dedup();
+        .map(|r| (r.block_id.as_str(), r.needs_user.is_some()))
+        .chain((result.parse_errors.iter()).map(|e| (e.block_id.as_str(), e.needs_user.is_some())));
+    for (id, waits) in blocks {
+        let ids = if waits {
+            &mut waiting_ids
+        } else {
+            &mut failed_ids
+        };
+        if ids.last() != Some(&id) {
+            ids.push(id);
+        }
+    }
     msg.push('\n');
     msg.push_str(&format!("{}: {}\n", trailer::VERSION, crate::VERSION));
     msg.push_str(&format!("{}: {reply_blob}\n", trailer::REPLY));
     msg.push_str(&format!("{}: {}\n", trailer::BLOCKS, ok_ids.join(" ")));
     if !failed_ids.is_empty() {
         msg.push_str(&format!("{}: {}\n", trailer::FAILED, failed_ids.join(" ")));
+    }
+    if !waiting_ids.is_empty() {
+        msg.push_str(&format!(
+            "{}: {}\n",
+            trailer::WAITING,
+            waiting_ids.join(" ")
+        ));
     }
     if let Some(c) = coauthor {
         msg.push_str(&format!("Co-authored-by: {c}\n"));
