@@ -816,7 +816,10 @@ pub fn returned(
     let pending = repo
         .read_ref(&crate::record::apply::pending_ref(Some(branch)))?
         .map(|c| c.to_string());
-    Ok((r.branch == branch && r.tip == tip.to_string() && r.pending == pending).then_some(r))
+    Ok((r.branch == branch
+        && ObjectId::from_hex(r.tip.as_bytes()).ok() == Some(tip)
+        && r.pending == pending)
+        .then_some(r))
 }
 
 /// The last step forward: back on the branch at its tip, with the parked work restored.

@@ -223,11 +223,8 @@ fn ident(s: &str) -> Option<&str> {
 /// `prefixes`.
 fn def_after(line: &str, prefixes: &[&str], kinds: &[(&str, &str)]) -> Option<String> {
     let mut rest = line;
-    loop {
-        match prefixes.iter().find(|p| rest.starts_with(*p)) {
-            Some(p) => rest = &rest[p.len()..],
-            None => break,
-        }
+    while let Some(p) = prefixes.iter().find(|p| rest.starts_with(*p)) {
+        rest = &rest[p.len()..];
     }
     kinds.iter().find_map(|(kw, shown)| {
         let name = ident(rest.strip_prefix(kw)?.trim_start())?;
