@@ -32,7 +32,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-clada' -ScriptBlock {
             [CompletionResult]::new('commit', 'commit', [CompletionResultType]::ParameterValue, 'Commit the AI''s changes that an apply left pending, as their AI commit')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Parse and validate replies without changing anything; exit 1 on any error. With --staged: refuse staged content that holds leftover block markers')
             [CompletionResult]::new('parse', 'parse', [CompletionResultType]::ParameterValue, 'Print the raw block parse result of a reply as JSON in the reference shape')
-            [CompletionResult]::new('undo', 'undo', [CompletionResultType]::ParameterValue, 'Take back the last clada operation on this branch')
+            [CompletionResult]::new('undo', 'undo', [CompletionResultType]::ParameterValue, 'Take back the last clada operation on this branch; repeated, the one before it')
             [CompletionResult]::new('redo', 'redo', [CompletionResultType]::ParameterValue, 'Re-apply what the last `git clada undo` took back, if nothing moved since')
             [CompletionResult]::new('squash', 'squash', [CompletionResultType]::ParameterValue, 'Collapse runs of AI commits into one commit each')
             [CompletionResult]::new('step-back', 'step-back', [CompletionResultType]::ParameterValue, 'Move the worktree one commit back, parking uncommitted work first')
@@ -44,6 +44,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-clada' -ScriptBlock {
             [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve git-clada as an MCP server over stdio: the edit tool an agent calls')
             [CompletionResult]::new('prompt', 'prompt', [CompletionResultType]::ParameterValue, 'Print the instructions to give a model (system prompt or custom instructions)')
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Show the effective configuration: every key, its value and where it came from (default, the repository''s `.clada.yml`, the user''s `<config dir>/clada/config.yml`, or git config)')
+            [CompletionResult]::new('context', 'context', [CompletionResultType]::ParameterValue, 'Print what a model needs for its first turn: the instructions, a map of the repository, and the chosen files with line numbers')
             [CompletionResult]::new('hooks', 'hooks', [CompletionResultType]::ParameterValue, 'Install or remove git-clada''s git hooks (a pre-commit hook that refuses stray block markers). Existing hook content is preserved; core.hooksPath is respected')
             [CompletionResult]::new('install-man', 'install-man', [CompletionResultType]::ParameterValue, 'Install the man pages, so `git clada --help` and `man git-clada` work')
             [CompletionResult]::new('demo', 'demo', [CompletionResultType]::ParameterValue, 'Create a scratch repository in a temporary directory, apply the bundled example reply, print the report and the commit, then undo it')
@@ -120,6 +121,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-clada' -ScriptBlock {
         'git-clada;undo' {
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)')
+            [CompletionResult]::new('--list', '--list', [CompletionResultType]::ParameterName, 'List what undo takes back (newest first) and what redo puts back, and change nothing')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Show what would happen without changing any file, ref or the index')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -268,6 +270,22 @@ Register-ArgumentCompleter -Native -CommandName 'git-clada' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'git-clada;context' {
+            [CompletionResult]::new('--map-limit', '--map-limit', [CompletionResultType]::ParameterName, 'At most this many files in the map')
+            [CompletionResult]::new('--dialect', '--dialect', [CompletionResultType]::ParameterName, 'The block spelling the instructions teach')
+            [CompletionResult]::new('--actions', '--actions', [CompletionResultType]::ParameterName, 'Only these actions in the instructions (comma-separated)')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)')
+            [CompletionResult]::new('--copy', '--copy', [CompletionResultType]::ParameterName, 'Copy the context to the clipboard (what happened is said on stderr)')
+            [CompletionResult]::new('--no-instructions', '--no-instructions', [CompletionResultType]::ParameterName, 'Leave the instructions out (the model already has them)')
+            [CompletionResult]::new('--no-map', '--no-map', [CompletionResultType]::ParameterName, 'Leave the repository map out')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Show what would happen without changing any file, ref or the index')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'git-clada;hooks' {
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)')
@@ -354,7 +372,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-clada' -ScriptBlock {
             [CompletionResult]::new('commit', 'commit', [CompletionResultType]::ParameterValue, 'Commit the AI''s changes that an apply left pending, as their AI commit')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Parse and validate replies without changing anything; exit 1 on any error. With --staged: refuse staged content that holds leftover block markers')
             [CompletionResult]::new('parse', 'parse', [CompletionResultType]::ParameterValue, 'Print the raw block parse result of a reply as JSON in the reference shape')
-            [CompletionResult]::new('undo', 'undo', [CompletionResultType]::ParameterValue, 'Take back the last clada operation on this branch')
+            [CompletionResult]::new('undo', 'undo', [CompletionResultType]::ParameterValue, 'Take back the last clada operation on this branch; repeated, the one before it')
             [CompletionResult]::new('redo', 'redo', [CompletionResultType]::ParameterValue, 'Re-apply what the last `git clada undo` took back, if nothing moved since')
             [CompletionResult]::new('squash', 'squash', [CompletionResultType]::ParameterValue, 'Collapse runs of AI commits into one commit each')
             [CompletionResult]::new('step-back', 'step-back', [CompletionResultType]::ParameterValue, 'Move the worktree one commit back, parking uncommitted work first')
@@ -366,6 +384,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-clada' -ScriptBlock {
             [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve git-clada as an MCP server over stdio: the edit tool an agent calls')
             [CompletionResult]::new('prompt', 'prompt', [CompletionResultType]::ParameterValue, 'Print the instructions to give a model (system prompt or custom instructions)')
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Show the effective configuration: every key, its value and where it came from (default, the repository''s `.clada.yml`, the user''s `<config dir>/clada/config.yml`, or git config)')
+            [CompletionResult]::new('context', 'context', [CompletionResultType]::ParameterValue, 'Print what a model needs for its first turn: the instructions, a map of the repository, and the chosen files with line numbers')
             [CompletionResult]::new('hooks', 'hooks', [CompletionResultType]::ParameterValue, 'Install or remove git-clada''s git hooks (a pre-commit hook that refuses stray block markers). Existing hook content is preserved; core.hooksPath is respected')
             [CompletionResult]::new('install-man', 'install-man', [CompletionResultType]::ParameterValue, 'Install the man pages, so `git clada --help` and `man git-clada` work')
             [CompletionResult]::new('demo', 'demo', [CompletionResultType]::ParameterValue, 'Create a scratch repository in a temporary directory, apply the bundled example reply, print the report and the commit, then undo it')
@@ -419,6 +438,9 @@ Register-ArgumentCompleter -Native -CommandName 'git-clada' -ScriptBlock {
             break
         }
         'git-clada;help;config' {
+            break
+        }
+        'git-clada;help;context' {
             break
         }
         'git-clada;help;hooks' {

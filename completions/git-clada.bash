@@ -28,6 +28,9 @@ _git__clada() {
             git__clada,config)
                 cmd="git__clada__subcmd__config"
                 ;;
+            git__clada,context)
+                cmd="git__clada__subcmd__context"
+                ;;
             git__clada,demo)
                 cmd="git__clada__subcmd__demo"
                 ;;
@@ -90,6 +93,9 @@ _git__clada() {
                 ;;
             git__clada__subcmd__help,config)
                 cmd="git__clada__subcmd__help__subcmd__config"
+                ;;
+            git__clada__subcmd__help,context)
+                cmd="git__clada__subcmd__help__subcmd__context"
                 ;;
             git__clada__subcmd__help,demo)
                 cmd="git__clada__subcmd__help__subcmd__demo"
@@ -173,7 +179,7 @@ _git__clada() {
 
     case "${cmd}" in
         git__clada)
-            opts="-C -h -V --format --dry-run --help --version apply commit check parse undo redo squash step-back step-forward status log show watch mcp prompt config hooks install-man demo generate help"
+            opts="-C -h -V --format --dry-run --help --version apply commit check parse undo redo squash step-back step-forward status log show watch mcp prompt config context hooks install-man demo generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -194,7 +200,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__apply)
+        git__clada__subcmd__apply)
             opts="-m -C -h -V --dialect --no-git --allow-outside --atomic --no-commit --no-verify --no-snapshot --force --wip --git-author --message --exec --timeout --max-output --total-timeout --paste --copy --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -252,7 +258,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__check)
+        git__clada__subcmd__check)
             opts="-C -h -V --staged --dialect --no-git --allow-outside --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -278,7 +284,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__commit)
+        git__clada__subcmd__commit)
             opts="-m -C -h -V --no-verify --message --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -308,7 +314,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__config)
+        git__clada__subcmd__config)
             opts="-C -h -V --trust --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -330,7 +336,41 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__demo)
+        git__clada__subcmd__context)
+            opts="-C -h -V --copy --no-instructions --no-map --map-limit --dialect --actions --format --dry-run --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --map-limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dialect)
+                    COMPREPLY=($(compgen -W "nesl nesl-upper sham aider apply-patch diff" -- "${cur}"))
+                    return 0
+                    ;;
+                --actions)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__clada__subcmd__demo)
             opts="-C -h -V --keep --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -352,7 +392,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__generate)
+        git__clada__subcmd__generate)
             opts="-C -h -V --out --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -378,8 +418,8 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__help)
-            opts="apply commit check parse undo redo squash step-back step-forward status log show watch mcp prompt config hooks install-man demo generate help"
+        git__clada__subcmd__help)
+            opts="apply commit check parse undo redo squash step-back step-forward status log show watch mcp prompt config context hooks install-man demo generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -392,7 +432,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__help__subcmd__apply)
+        git__clada__subcmd__help__subcmd__apply)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -406,7 +446,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__help__subcmd__check)
+        git__clada__subcmd__help__subcmd__check)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -420,7 +460,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__help__subcmd__commit)
+        git__clada__subcmd__help__subcmd__commit)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -434,7 +474,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__help__subcmd__config)
+        git__clada__subcmd__help__subcmd__config)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -448,7 +488,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__help__subcmd__demo)
+        git__clada__subcmd__help__subcmd__context)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -462,7 +502,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__help__subcmd__generate)
+        git__clada__subcmd__help__subcmd__demo)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -476,7 +516,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__help__subcmd__help)
+        git__clada__subcmd__help__subcmd__generate)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -490,7 +530,21 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__help__subcmd__hooks)
+        git__clada__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__clada__subcmd__help__subcmd__hooks)
             opts="install uninstall"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -504,7 +558,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__help__subcmd__hooks__subcmd__install)
+        git__clada__subcmd__help__subcmd__hooks__subcmd__install)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -518,7 +572,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__help__subcmd__hooks__subcmd__uninstall)
+        git__clada__subcmd__help__subcmd__hooks__subcmd__uninstall)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -532,7 +586,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__help__subcmd__install__subcmd__man)
+        git__clada__subcmd__help__subcmd__install__subcmd__man)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -546,7 +600,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__help__subcmd__log)
+        git__clada__subcmd__help__subcmd__log)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -560,7 +614,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__help__subcmd__mcp)
+        git__clada__subcmd__help__subcmd__mcp)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -574,7 +628,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__help__subcmd__parse)
+        git__clada__subcmd__help__subcmd__parse)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -588,7 +642,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__help__subcmd__prompt)
+        git__clada__subcmd__help__subcmd__prompt)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -602,7 +656,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__help__subcmd__redo)
+        git__clada__subcmd__help__subcmd__redo)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -616,7 +670,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__help__subcmd__show)
+        git__clada__subcmd__help__subcmd__show)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -630,7 +684,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__help__subcmd__squash)
+        git__clada__subcmd__help__subcmd__squash)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -644,7 +698,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__help__subcmd__status)
+        git__clada__subcmd__help__subcmd__status)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -658,7 +712,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__help__subcmd__step__subcmd__back)
+        git__clada__subcmd__help__subcmd__step__subcmd__back)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -672,7 +726,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__help__subcmd__step__subcmd__forward)
+        git__clada__subcmd__help__subcmd__step__subcmd__forward)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -686,7 +740,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__help__subcmd__undo)
+        git__clada__subcmd__help__subcmd__undo)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -700,7 +754,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__help__subcmd__watch)
+        git__clada__subcmd__help__subcmd__watch)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -714,7 +768,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__hooks)
+        git__clada__subcmd__hooks)
             opts="-C -h -V --format --dry-run --help --version install uninstall help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -736,7 +790,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__hooks__subcmd__help)
+        git__clada__subcmd__hooks__subcmd__help)
             opts="install uninstall help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -750,7 +804,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__hooks__subcmd__help__subcmd__help)
+        git__clada__subcmd__hooks__subcmd__help__subcmd__help)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -764,7 +818,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__hooks__subcmd__help__subcmd__install)
+        git__clada__subcmd__hooks__subcmd__help__subcmd__install)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -778,7 +832,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__hooks__subcmd__help__subcmd__uninstall)
+        git__clada__subcmd__hooks__subcmd__help__subcmd__uninstall)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -792,7 +846,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__hooks__subcmd__install)
+        git__clada__subcmd__hooks__subcmd__install)
             opts="-C -h -V --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -814,7 +868,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__hooks__subcmd__uninstall)
+        git__clada__subcmd__hooks__subcmd__uninstall)
             opts="-C -h -V --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -836,7 +890,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__install__subcmd__man)
+        git__clada__subcmd__install__subcmd__man)
             opts="-C -h -V --dir --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -862,7 +916,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__log)
+        git__clada__subcmd__log)
             opts="-n -C -h -V --max-count --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -892,7 +946,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__mcp)
+        git__clada__subcmd__mcp)
             opts="-C -h -V --no-git --exec --timeout --max-output --total-timeout --no-verify --session --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -934,7 +988,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__parse)
+        git__clada__subcmd__parse)
             opts="-C -h -V --dialect --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -960,7 +1014,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__prompt)
+        git__clada__subcmd__prompt)
             opts="-C -h -V --dialect --actions --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -990,7 +1044,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__redo)
+        git__clada__subcmd__redo)
             opts="-C -h -V --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1012,7 +1066,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__show)
+        git__clada__subcmd__show)
             opts="-C -h -V --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1034,7 +1088,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__squash)
+        git__clada__subcmd__squash)
             opts="-C -h -V --mode --hours --days --msg-target --session --message --contiguous-only --no-contiguous-only --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1080,7 +1134,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__status)
+        git__clada__subcmd__status)
             opts="-C -h -V --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1102,7 +1156,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__step__subcmd__back)
+        git__clada__subcmd__step__subcmd__back)
             opts="-C -h -V --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1124,7 +1178,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__step__subcmd__forward)
+        git__clada__subcmd__step__subcmd__forward)
             opts="-C -h -V --all --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1146,8 +1200,8 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__undo)
-            opts="-C -h -V --format --dry-run --help --version"
+        git__clada__subcmd__undo)
+            opts="-C -h -V --list --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1168,7 +1222,7 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__subcmd__clada__subcmd__watch)
+        git__clada__subcmd__watch)
             opts="-C -h -V --output --copy --prepend --dialect --exec --no-verify --poll --debounce --once --skip-existing --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1214,3 +1268,12 @@ if [[ "${BASH_VERSINFO[0]}" -eq 4 && "${BASH_VERSINFO[1]}" -ge 4 || "${BASH_VERS
 else
     complete -F _git__clada -o bashdefault -o default git-clada
 fi
+
+# `git clada <TAB>`: git's completion calls _git_clada with git's words; complete them as
+# `git-clada …` (the index of the `clada` word is __git_cmd_idx in git's completion).
+_git_clada() {
+    local idx=${__git_cmd_idx:-1}
+    local COMP_WORDS=("git-clada" "${COMP_WORDS[@]:idx+1}")
+    local COMP_CWORD=$((COMP_CWORD - idx))
+    _git__clada "git-clada" "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"
+}

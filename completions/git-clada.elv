@@ -29,7 +29,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand commit 'Commit the AI''s changes that an apply left pending, as their AI commit'
             cand check 'Parse and validate replies without changing anything; exit 1 on any error. With --staged: refuse staged content that holds leftover block markers'
             cand parse 'Print the raw block parse result of a reply as JSON in the reference shape'
-            cand undo 'Take back the last clada operation on this branch'
+            cand undo 'Take back the last clada operation on this branch; repeated, the one before it'
             cand redo 'Re-apply what the last `git clada undo` took back, if nothing moved since'
             cand squash 'Collapse runs of AI commits into one commit each'
             cand step-back 'Move the worktree one commit back, parking uncommitted work first'
@@ -41,6 +41,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand mcp 'Serve git-clada as an MCP server over stdio: the edit tool an agent calls'
             cand prompt 'Print the instructions to give a model (system prompt or custom instructions)'
             cand config 'Show the effective configuration: every key, its value and where it came from (default, the repository''s `.clada.yml`, the user''s `<config dir>/clada/config.yml`, or git config)'
+            cand context 'Print what a model needs for its first turn: the instructions, a map of the repository, and the chosen files with line numbers'
             cand hooks 'Install or remove git-clada''s git hooks (a pre-commit hook that refuses stray block markers). Existing hook content is preserved; core.hooksPath is respected'
             cand install-man 'Install the man pages, so `git clada --help` and `man git-clada` work'
             cand demo 'Create a scratch repository in a temporary directory, apply the bundled example reply, print the report and the commit, then undo it'
@@ -112,6 +113,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
         &'git-clada;undo'= {
             cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
             cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
+            cand --list 'List what undo takes back (newest first) and what redo puts back, and change nothing'
             cand --dry-run 'Show what would happen without changing any file, ref or the index'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
@@ -248,6 +250,21 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'git-clada;context'= {
+            cand --map-limit 'At most this many files in the map'
+            cand --dialect 'The block spelling the instructions teach'
+            cand --actions 'Only these actions in the instructions (comma-separated)'
+            cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
+            cand --copy 'Copy the context to the clipboard (what happened is said on stderr)'
+            cand --no-instructions 'Leave the instructions out (the model already has them)'
+            cand --no-map 'Leave the repository map out'
+            cand --dry-run 'Show what would happen without changing any file, ref or the index'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'git-clada;hooks'= {
             cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
             cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
@@ -324,7 +341,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand commit 'Commit the AI''s changes that an apply left pending, as their AI commit'
             cand check 'Parse and validate replies without changing anything; exit 1 on any error. With --staged: refuse staged content that holds leftover block markers'
             cand parse 'Print the raw block parse result of a reply as JSON in the reference shape'
-            cand undo 'Take back the last clada operation on this branch'
+            cand undo 'Take back the last clada operation on this branch; repeated, the one before it'
             cand redo 'Re-apply what the last `git clada undo` took back, if nothing moved since'
             cand squash 'Collapse runs of AI commits into one commit each'
             cand step-back 'Move the worktree one commit back, parking uncommitted work first'
@@ -336,6 +353,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand mcp 'Serve git-clada as an MCP server over stdio: the edit tool an agent calls'
             cand prompt 'Print the instructions to give a model (system prompt or custom instructions)'
             cand config 'Show the effective configuration: every key, its value and where it came from (default, the repository''s `.clada.yml`, the user''s `<config dir>/clada/config.yml`, or git config)'
+            cand context 'Print what a model needs for its first turn: the instructions, a map of the repository, and the chosen files with line numbers'
             cand hooks 'Install or remove git-clada''s git hooks (a pre-commit hook that refuses stray block markers). Existing hook content is preserved; core.hooksPath is respected'
             cand install-man 'Install the man pages, so `git clada --help` and `man git-clada` work'
             cand demo 'Create a scratch repository in a temporary directory, apply the bundled example reply, print the report and the commit, then undo it'
@@ -373,6 +391,8 @@ set edit:completion:arg-completer[git-clada] = {|@words|
         &'git-clada;help;prompt'= {
         }
         &'git-clada;help;config'= {
+        }
+        &'git-clada;help;context'= {
         }
         &'git-clada;help;hooks'= {
             cand install 'Install the hooks'

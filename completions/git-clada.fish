@@ -25,8 +25,8 @@ function __fish_git_clada_using_subcommand
 end
 
 complete -c git-clada -n "__fish_git_clada_needs_command" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
-complete -c git-clada -n "__fish_git_clada_needs_command" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌, hints and outputs; meant for people'
-json\t'Stable machine-readable JSON (documented in the README)'
+complete -c git-clada -n "__fish_git_clada_needs_command" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
+json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
 markdown\t'Markdown (`prompt` only)'
 text\t'Plain text (`prompt` only)'"
@@ -37,7 +37,7 @@ complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "apply" -d 'Appl
 complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "commit" -d 'Commit the AI\'s changes that an apply left pending, as their AI commit'
 complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "check" -d 'Parse and validate replies without changing anything; exit 1 on any error. With --staged: refuse staged content that holds leftover block markers'
 complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "parse" -d 'Print the raw block parse result of a reply as JSON in the reference shape'
-complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "undo" -d 'Take back the last clada operation on this branch'
+complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "undo" -d 'Take back the last clada operation on this branch; repeated, the one before it'
 complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "redo" -d 'Re-apply what the last `git clada undo` took back, if nothing moved since'
 complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "squash" -d 'Collapse runs of AI commits into one commit each'
 complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "step-back" -d 'Move the worktree one commit back, parking uncommitted work first'
@@ -49,6 +49,7 @@ complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "watch" -d 'Watc
 complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "mcp" -d 'Serve git-clada as an MCP server over stdio: the edit tool an agent calls'
 complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "prompt" -d 'Print the instructions to give a model (system prompt or custom instructions)'
 complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "config" -d 'Show the effective configuration: every key, its value and where it came from (default, the repository\'s `.clada.yml`, the user\'s `<config dir>/clada/config.yml`, or git config)'
+complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "context" -d 'Print what a model needs for its first turn: the instructions, a map of the repository, and the chosen files with line numbers'
 complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "hooks" -d 'Install or remove git-clada\'s git hooks (a pre-commit hook that refuses stray block markers). Existing hook content is preserved; core.hooksPath is respected'
 complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "install-man" -d 'Install the man pages, so `git clada --help` and `man git-clada` work'
 complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "demo" -d 'Create a scratch repository in a temporary directory, apply the bundled example reply, print the report and the commit, then undo it'
@@ -76,8 +77,8 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -l timeout -d
 complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -l max-output -d 'Output cap per stream of an exec block (`1048576`, `512k`, `10MiB`). Default: config `max_output`, else 10MiB' -r
 complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -l total-timeout -d 'Time limit for all exec blocks of the reply together. Default: config `total_timeout`, else none' -r
 complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
-complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌, hints and outputs; meant for people'
-json\t'Stable machine-readable JSON (documented in the README)'
+complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
+json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
 markdown\t'Markdown (`prompt` only)'
 text\t'Plain text (`prompt` only)'"
@@ -95,8 +96,8 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -s h -l help 
 complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -s V -l version -d 'Print version'
 complete -c git-clada -n "__fish_git_clada_using_subcommand commit" -s m -l message -d 'Replaces the generated subject of the AI commit' -r
 complete -c git-clada -n "__fish_git_clada_using_subcommand commit" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
-complete -c git-clada -n "__fish_git_clada_using_subcommand commit" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌, hints and outputs; meant for people'
-json\t'Stable machine-readable JSON (documented in the README)'
+complete -c git-clada -n "__fish_git_clada_using_subcommand commit" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
+json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
 markdown\t'Markdown (`prompt` only)'
 text\t'Plain text (`prompt` only)'"
@@ -116,8 +117,8 @@ aider\t'Only aider SEARCH/REPLACE blocks: the file name, then `<<<<<<< SEARCH` �
 apply-patch\t'Only Codex apply_patch envelopes: `*** Begin Patch` … `*** End Patch`, bare or in an `apply_patch <<\'EOF\'` heredoc'
 diff\t'Only unified diffs: `diff --git a/… b/…` or `--- a/…` / `+++ b/…`, then `@@ -a,b +c,d @@` hunks'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand check" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
-complete -c git-clada -n "__fish_git_clada_using_subcommand check" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌, hints and outputs; meant for people'
-json\t'Stable machine-readable JSON (documented in the README)'
+complete -c git-clada -n "__fish_git_clada_using_subcommand check" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
+json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
 markdown\t'Markdown (`prompt` only)'
 text\t'Plain text (`prompt` only)'"
@@ -139,8 +140,8 @@ aider\t'Only aider SEARCH/REPLACE blocks: the file name, then `<<<<<<< SEARCH` �
 apply-patch\t'Only Codex apply_patch envelopes: `*** Begin Patch` … `*** End Patch`, bare or in an `apply_patch <<\'EOF\'` heredoc'
 diff\t'Only unified diffs: `diff --git a/… b/…` or `--- a/…` / `+++ b/…`, then `@@ -a,b +c,d @@` hunks'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand parse" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
-complete -c git-clada -n "__fish_git_clada_using_subcommand parse" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌, hints and outputs; meant for people'
-json\t'Stable machine-readable JSON (documented in the README)'
+complete -c git-clada -n "__fish_git_clada_using_subcommand parse" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
+json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
 markdown\t'Markdown (`prompt` only)'
 text\t'Plain text (`prompt` only)'"
@@ -148,17 +149,18 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand parse" -l dry-run -d
 complete -c git-clada -n "__fish_git_clada_using_subcommand parse" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand parse" -s V -l version -d 'Print version'
 complete -c git-clada -n "__fish_git_clada_using_subcommand undo" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
-complete -c git-clada -n "__fish_git_clada_using_subcommand undo" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌, hints and outputs; meant for people'
-json\t'Stable machine-readable JSON (documented in the README)'
+complete -c git-clada -n "__fish_git_clada_using_subcommand undo" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
+json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
 markdown\t'Markdown (`prompt` only)'
 text\t'Plain text (`prompt` only)'"
+complete -c git-clada -n "__fish_git_clada_using_subcommand undo" -l list -d 'List what undo takes back (newest first) and what redo puts back, and change nothing'
 complete -c git-clada -n "__fish_git_clada_using_subcommand undo" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand undo" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand undo" -s V -l version -d 'Print version'
 complete -c git-clada -n "__fish_git_clada_using_subcommand redo" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
-complete -c git-clada -n "__fish_git_clada_using_subcommand redo" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌, hints and outputs; meant for people'
-json\t'Stable machine-readable JSON (documented in the README)'
+complete -c git-clada -n "__fish_git_clada_using_subcommand redo" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
+json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
 markdown\t'Markdown (`prompt` only)'
 text\t'Plain text (`prompt` only)'"
@@ -177,8 +179,8 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand squash" -l msg-targe
 complete -c git-clada -n "__fish_git_clada_using_subcommand squash" -l session -d 'With --mode session: the MCP session whose commits to squash (the `Clada-Session` trailer, shown by `git clada log`). Default: the session of the newest such commit' -r
 complete -c git-clada -n "__fish_git_clada_using_subcommand squash" -l message -d 'Subject of the squashed commit (default: the subjects combined)' -r
 complete -c git-clada -n "__fish_git_clada_using_subcommand squash" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
-complete -c git-clada -n "__fish_git_clada_using_subcommand squash" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌, hints and outputs; meant for people'
-json\t'Stable machine-readable JSON (documented in the README)'
+complete -c git-clada -n "__fish_git_clada_using_subcommand squash" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
+json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
 markdown\t'Markdown (`prompt` only)'
 text\t'Plain text (`prompt` only)'"
@@ -188,8 +190,8 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand squash" -l dry-run -
 complete -c git-clada -n "__fish_git_clada_using_subcommand squash" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand squash" -s V -l version -d 'Print version'
 complete -c git-clada -n "__fish_git_clada_using_subcommand step-back" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
-complete -c git-clada -n "__fish_git_clada_using_subcommand step-back" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌, hints and outputs; meant for people'
-json\t'Stable machine-readable JSON (documented in the README)'
+complete -c git-clada -n "__fish_git_clada_using_subcommand step-back" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
+json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
 markdown\t'Markdown (`prompt` only)'
 text\t'Plain text (`prompt` only)'"
@@ -197,8 +199,8 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand step-back" -l dry-ru
 complete -c git-clada -n "__fish_git_clada_using_subcommand step-back" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand step-back" -s V -l version -d 'Print version'
 complete -c git-clada -n "__fish_git_clada_using_subcommand step-forward" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
-complete -c git-clada -n "__fish_git_clada_using_subcommand step-forward" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌, hints and outputs; meant for people'
-json\t'Stable machine-readable JSON (documented in the README)'
+complete -c git-clada -n "__fish_git_clada_using_subcommand step-forward" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
+json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
 markdown\t'Markdown (`prompt` only)'
 text\t'Plain text (`prompt` only)'"
@@ -207,8 +209,8 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand step-forward" -l dry
 complete -c git-clada -n "__fish_git_clada_using_subcommand step-forward" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand step-forward" -s V -l version -d 'Print version'
 complete -c git-clada -n "__fish_git_clada_using_subcommand status" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
-complete -c git-clada -n "__fish_git_clada_using_subcommand status" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌, hints and outputs; meant for people'
-json\t'Stable machine-readable JSON (documented in the README)'
+complete -c git-clada -n "__fish_git_clada_using_subcommand status" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
+json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
 markdown\t'Markdown (`prompt` only)'
 text\t'Plain text (`prompt` only)'"
@@ -217,8 +219,8 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand status" -s h -l help
 complete -c git-clada -n "__fish_git_clada_using_subcommand status" -s V -l version -d 'Print version'
 complete -c git-clada -n "__fish_git_clada_using_subcommand log" -s n -l max-count -d 'Show at most N commits' -r
 complete -c git-clada -n "__fish_git_clada_using_subcommand log" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
-complete -c git-clada -n "__fish_git_clada_using_subcommand log" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌, hints and outputs; meant for people'
-json\t'Stable machine-readable JSON (documented in the README)'
+complete -c git-clada -n "__fish_git_clada_using_subcommand log" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
+json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
 markdown\t'Markdown (`prompt` only)'
 text\t'Plain text (`prompt` only)'"
@@ -226,8 +228,8 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand log" -l dry-run -d '
 complete -c git-clada -n "__fish_git_clada_using_subcommand log" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand log" -s V -l version -d 'Print version'
 complete -c git-clada -n "__fish_git_clada_using_subcommand show" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
-complete -c git-clada -n "__fish_git_clada_using_subcommand show" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌, hints and outputs; meant for people'
-json\t'Stable machine-readable JSON (documented in the README)'
+complete -c git-clada -n "__fish_git_clada_using_subcommand show" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
+json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
 markdown\t'Markdown (`prompt` only)'
 text\t'Plain text (`prompt` only)'"
@@ -251,8 +253,8 @@ allow\t'Run every exec block'
 deny\t'Refuse every exec block'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand watch" -l debounce -d 'Milliseconds the file must stay unchanged before it is read' -r
 complete -c git-clada -n "__fish_git_clada_using_subcommand watch" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
-complete -c git-clada -n "__fish_git_clada_using_subcommand watch" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌, hints and outputs; meant for people'
-json\t'Stable machine-readable JSON (documented in the README)'
+complete -c git-clada -n "__fish_git_clada_using_subcommand watch" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
+json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
 markdown\t'Markdown (`prompt` only)'
 text\t'Plain text (`prompt` only)'"
@@ -273,8 +275,8 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand mcp" -l max-output -
 complete -c git-clada -n "__fish_git_clada_using_subcommand mcp" -l total-timeout -d 'Time limit for all exec blocks of the reply together. Default: config `total_timeout`, else none' -r
 complete -c git-clada -n "__fish_git_clada_using_subcommand mcp" -l session -d 'The session id in the `Clada-Session` trailer of this server\'s commits (default: a new `mcp-…` id per server; `git clada log` shows it, `git clada squash --mode session` collapses a session\'s commits)' -r
 complete -c git-clada -n "__fish_git_clada_using_subcommand mcp" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
-complete -c git-clada -n "__fish_git_clada_using_subcommand mcp" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌, hints and outputs; meant for people'
-json\t'Stable machine-readable JSON (documented in the README)'
+complete -c git-clada -n "__fish_git_clada_using_subcommand mcp" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
+json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
 markdown\t'Markdown (`prompt` only)'
 text\t'Plain text (`prompt` only)'"
@@ -291,8 +293,8 @@ apply-patch\t'Codex apply_patch envelopes (file edits only)'
 diff\t'Unified diffs, as `git diff` writes them (file edits only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand prompt" -l actions -d 'Only these actions (comma-separated), e.g. without exec' -r
 complete -c git-clada -n "__fish_git_clada_using_subcommand prompt" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
-complete -c git-clada -n "__fish_git_clada_using_subcommand prompt" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌, hints and outputs; meant for people'
-json\t'Stable machine-readable JSON (documented in the README)'
+complete -c git-clada -n "__fish_git_clada_using_subcommand prompt" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
+json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
 markdown\t'Markdown (`prompt` only)'
 text\t'Plain text (`prompt` only)'"
@@ -300,8 +302,8 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand prompt" -l dry-run -
 complete -c git-clada -n "__fish_git_clada_using_subcommand prompt" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand prompt" -s V -l version -d 'Print version'
 complete -c git-clada -n "__fish_git_clada_using_subcommand config" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
-complete -c git-clada -n "__fish_git_clada_using_subcommand config" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌, hints and outputs; meant for people'
-json\t'Stable machine-readable JSON (documented in the README)'
+complete -c git-clada -n "__fish_git_clada_using_subcommand config" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
+json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
 markdown\t'Markdown (`prompt` only)'
 text\t'Plain text (`prompt` only)'"
@@ -309,9 +311,29 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand config" -l trust -d 
 complete -c git-clada -n "__fish_git_clada_using_subcommand config" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand config" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand config" -s V -l version -d 'Print version'
+complete -c git-clada -n "__fish_git_clada_using_subcommand context" -l map-limit -d 'At most this many files in the map' -r
+complete -c git-clada -n "__fish_git_clada_using_subcommand context" -l dialect -d 'The block spelling the instructions teach' -r -f -a "nesl\t'`#!nesl [@three-char-SHA-256: ID]` … `#!end_ID`'
+nesl-upper\t'`#!NESL [@three-char-SHA-256: ID]` … `#!END_NESL_ID`'
+sham\t'`#!SHAM [@three-char-SHA-256: ID]` … `#!END_SHAM_ID`'
+aider\t'aider SEARCH/REPLACE blocks (file edits only)'
+apply-patch\t'Codex apply_patch envelopes (file edits only)'
+diff\t'Unified diffs, as `git diff` writes them (file edits only)'"
+complete -c git-clada -n "__fish_git_clada_using_subcommand context" -l actions -d 'Only these actions in the instructions (comma-separated)' -r
+complete -c git-clada -n "__fish_git_clada_using_subcommand context" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
+complete -c git-clada -n "__fish_git_clada_using_subcommand context" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
+json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
+llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
+markdown\t'Markdown (`prompt` only)'
+text\t'Plain text (`prompt` only)'"
+complete -c git-clada -n "__fish_git_clada_using_subcommand context" -l copy -d 'Copy the context to the clipboard (what happened is said on stderr)'
+complete -c git-clada -n "__fish_git_clada_using_subcommand context" -l no-instructions -d 'Leave the instructions out (the model already has them)'
+complete -c git-clada -n "__fish_git_clada_using_subcommand context" -l no-map -d 'Leave the repository map out'
+complete -c git-clada -n "__fish_git_clada_using_subcommand context" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
+complete -c git-clada -n "__fish_git_clada_using_subcommand context" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-clada -n "__fish_git_clada_using_subcommand context" -s V -l version -d 'Print version'
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall help" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
-complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall help" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌, hints and outputs; meant for people'
-json\t'Stable machine-readable JSON (documented in the README)'
+complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall help" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
+json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
 markdown\t'Markdown (`prompt` only)'
 text\t'Plain text (`prompt` only)'"
@@ -322,8 +344,8 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and not __fis
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall help" -f -a "uninstall" -d 'Remove the hooks, keeping any other content of the hook files'
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from install" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
-complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from install" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌, hints and outputs; meant for people'
-json\t'Stable machine-readable JSON (documented in the README)'
+complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from install" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
+json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
 markdown\t'Markdown (`prompt` only)'
 text\t'Plain text (`prompt` only)'"
@@ -331,8 +353,8 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_se
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from install" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from install" -s V -l version -d 'Print version'
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
-complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌, hints and outputs; meant for people'
-json\t'Stable machine-readable JSON (documented in the README)'
+complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
+json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
 markdown\t'Markdown (`prompt` only)'
 text\t'Plain text (`prompt` only)'"
@@ -344,8 +366,8 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_se
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c git-clada -n "__fish_git_clada_using_subcommand install-man" -l dir -d 'Directory that receives git-clada.1 and git-clada-<command>.1 (a `man1` directory)' -r -F
 complete -c git-clada -n "__fish_git_clada_using_subcommand install-man" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
-complete -c git-clada -n "__fish_git_clada_using_subcommand install-man" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌, hints and outputs; meant for people'
-json\t'Stable machine-readable JSON (documented in the README)'
+complete -c git-clada -n "__fish_git_clada_using_subcommand install-man" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
+json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
 markdown\t'Markdown (`prompt` only)'
 text\t'Plain text (`prompt` only)'"
@@ -353,8 +375,8 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand install-man" -l dry-
 complete -c git-clada -n "__fish_git_clada_using_subcommand install-man" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand install-man" -s V -l version -d 'Print version'
 complete -c git-clada -n "__fish_git_clada_using_subcommand demo" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
-complete -c git-clada -n "__fish_git_clada_using_subcommand demo" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌, hints and outputs; meant for people'
-json\t'Stable machine-readable JSON (documented in the README)'
+complete -c git-clada -n "__fish_git_clada_using_subcommand demo" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
+json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
 markdown\t'Markdown (`prompt` only)'
 text\t'Plain text (`prompt` only)'"
@@ -364,34 +386,35 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand demo" -s h -l help -
 complete -c git-clada -n "__fish_git_clada_using_subcommand demo" -s V -l version -d 'Print version'
 complete -c git-clada -n "__fish_git_clada_using_subcommand generate" -l out -d 'Directory that receives `man/` and `completions/`' -r -F
 complete -c git-clada -n "__fish_git_clada_using_subcommand generate" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
-complete -c git-clada -n "__fish_git_clada_using_subcommand generate" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌, hints and outputs; meant for people'
-json\t'Stable machine-readable JSON (documented in the README)'
+complete -c git-clada -n "__fish_git_clada_using_subcommand generate" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
+json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
 markdown\t'Markdown (`prompt` only)'
 text\t'Plain text (`prompt` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand generate" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand generate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand generate" -s V -l version -d 'Print version'
-complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status log show watch mcp prompt config hooks install-man demo generate help" -f -a "apply" -d 'Apply the action blocks of an LLM reply and commit the result as one AI commit'
-complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status log show watch mcp prompt config hooks install-man demo generate help" -f -a "commit" -d 'Commit the AI\'s changes that an apply left pending, as their AI commit'
-complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status log show watch mcp prompt config hooks install-man demo generate help" -f -a "check" -d 'Parse and validate replies without changing anything; exit 1 on any error. With --staged: refuse staged content that holds leftover block markers'
-complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status log show watch mcp prompt config hooks install-man demo generate help" -f -a "parse" -d 'Print the raw block parse result of a reply as JSON in the reference shape'
-complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status log show watch mcp prompt config hooks install-man demo generate help" -f -a "undo" -d 'Take back the last clada operation on this branch'
-complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status log show watch mcp prompt config hooks install-man demo generate help" -f -a "redo" -d 'Re-apply what the last `git clada undo` took back, if nothing moved since'
-complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status log show watch mcp prompt config hooks install-man demo generate help" -f -a "squash" -d 'Collapse runs of AI commits into one commit each'
-complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status log show watch mcp prompt config hooks install-man demo generate help" -f -a "step-back" -d 'Move the worktree one commit back, parking uncommitted work first'
-complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status log show watch mcp prompt config hooks install-man demo generate help" -f -a "step-forward" -d 'Move the worktree one commit toward the tip step-back started from'
-complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status log show watch mcp prompt config hooks install-man demo generate help" -f -a "status" -d 'Say where you are: the branch, whether you are stepped back (and how far), and the last clada operation that undo would take back'
-complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status log show watch mcp prompt config hooks install-man demo generate help" -f -a "log" -d 'List git-clada commits on the current branch: short hash, age, subject, blocks ok/failed'
-complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status log show watch mcp prompt config hooks install-man demo generate help" -f -a "show" -d 'Show the reply an AI commit was made from and its result report'
-complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status log show watch mcp prompt config hooks install-man demo generate help" -f -a "watch" -d 'Watch FILE and apply each new complete block once, whenever the file changes'
-complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status log show watch mcp prompt config hooks install-man demo generate help" -f -a "mcp" -d 'Serve git-clada as an MCP server over stdio: the edit tool an agent calls'
-complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status log show watch mcp prompt config hooks install-man demo generate help" -f -a "prompt" -d 'Print the instructions to give a model (system prompt or custom instructions)'
-complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status log show watch mcp prompt config hooks install-man demo generate help" -f -a "config" -d 'Show the effective configuration: every key, its value and where it came from (default, the repository\'s `.clada.yml`, the user\'s `<config dir>/clada/config.yml`, or git config)'
-complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status log show watch mcp prompt config hooks install-man demo generate help" -f -a "hooks" -d 'Install or remove git-clada\'s git hooks (a pre-commit hook that refuses stray block markers). Existing hook content is preserved; core.hooksPath is respected'
-complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status log show watch mcp prompt config hooks install-man demo generate help" -f -a "install-man" -d 'Install the man pages, so `git clada --help` and `man git-clada` work'
-complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status log show watch mcp prompt config hooks install-man demo generate help" -f -a "demo" -d 'Create a scratch repository in a temporary directory, apply the bundled example reply, print the report and the commit, then undo it'
-complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status log show watch mcp prompt config hooks install-man demo generate help" -f -a "generate" -d 'Regenerate the man pages and shell completions'
-complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status log show watch mcp prompt config hooks install-man demo generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status log show watch mcp prompt config context hooks install-man demo generate help" -f -a "apply" -d 'Apply the action blocks of an LLM reply and commit the result as one AI commit'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status log show watch mcp prompt config context hooks install-man demo generate help" -f -a "commit" -d 'Commit the AI\'s changes that an apply left pending, as their AI commit'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status log show watch mcp prompt config context hooks install-man demo generate help" -f -a "check" -d 'Parse and validate replies without changing anything; exit 1 on any error. With --staged: refuse staged content that holds leftover block markers'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status log show watch mcp prompt config context hooks install-man demo generate help" -f -a "parse" -d 'Print the raw block parse result of a reply as JSON in the reference shape'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status log show watch mcp prompt config context hooks install-man demo generate help" -f -a "undo" -d 'Take back the last clada operation on this branch; repeated, the one before it'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status log show watch mcp prompt config context hooks install-man demo generate help" -f -a "redo" -d 'Re-apply what the last `git clada undo` took back, if nothing moved since'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status log show watch mcp prompt config context hooks install-man demo generate help" -f -a "squash" -d 'Collapse runs of AI commits into one commit each'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status log show watch mcp prompt config context hooks install-man demo generate help" -f -a "step-back" -d 'Move the worktree one commit back, parking uncommitted work first'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status log show watch mcp prompt config context hooks install-man demo generate help" -f -a "step-forward" -d 'Move the worktree one commit toward the tip step-back started from'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status log show watch mcp prompt config context hooks install-man demo generate help" -f -a "status" -d 'Say where you are: the branch, whether you are stepped back (and how far), and the last clada operation that undo would take back'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status log show watch mcp prompt config context hooks install-man demo generate help" -f -a "log" -d 'List git-clada commits on the current branch: short hash, age, subject, blocks ok/failed'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status log show watch mcp prompt config context hooks install-man demo generate help" -f -a "show" -d 'Show the reply an AI commit was made from and its result report'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status log show watch mcp prompt config context hooks install-man demo generate help" -f -a "watch" -d 'Watch FILE and apply each new complete block once, whenever the file changes'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status log show watch mcp prompt config context hooks install-man demo generate help" -f -a "mcp" -d 'Serve git-clada as an MCP server over stdio: the edit tool an agent calls'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status log show watch mcp prompt config context hooks install-man demo generate help" -f -a "prompt" -d 'Print the instructions to give a model (system prompt or custom instructions)'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status log show watch mcp prompt config context hooks install-man demo generate help" -f -a "config" -d 'Show the effective configuration: every key, its value and where it came from (default, the repository\'s `.clada.yml`, the user\'s `<config dir>/clada/config.yml`, or git config)'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status log show watch mcp prompt config context hooks install-man demo generate help" -f -a "context" -d 'Print what a model needs for its first turn: the instructions, a map of the repository, and the chosen files with line numbers'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status log show watch mcp prompt config context hooks install-man demo generate help" -f -a "hooks" -d 'Install or remove git-clada\'s git hooks (a pre-commit hook that refuses stray block markers). Existing hook content is preserved; core.hooksPath is respected'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status log show watch mcp prompt config context hooks install-man demo generate help" -f -a "install-man" -d 'Install the man pages, so `git clada --help` and `man git-clada` work'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status log show watch mcp prompt config context hooks install-man demo generate help" -f -a "demo" -d 'Create a scratch repository in a temporary directory, apply the bundled example reply, print the report and the commit, then undo it'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status log show watch mcp prompt config context hooks install-man demo generate help" -f -a "generate" -d 'Regenerate the man pages and shell completions'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status log show watch mcp prompt config context hooks install-man demo generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c git-clada -n "__fish_git_clada_using_subcommand help; and __fish_seen_subcommand_from hooks" -f -a "install" -d 'Install the hooks'
 complete -c git-clada -n "__fish_git_clada_using_subcommand help; and __fish_seen_subcommand_from hooks" -f -a "uninstall" -d 'Remove the hooks, keeping any other content of the hook files'

@@ -331,6 +331,9 @@ fn recovery_never_removes_an_index_lock_a_running_git_commit_holds() {
     let out = repo.apply(&reply, &[]);
     assert_eq!(out.status.code(), Some(0));
     crash_clada(&repo, &["undo"], "restore:after-worktree");
+    // The killed undo held git's index lock (a restore holds it throughout); the person
+    // removes it, as git's message advises, and starts a commit.
+    let _ = std::fs::remove_file(repo.path().join(".git/index.lock"));
 
     // A git commit whose editor waits for a signal file, then aborts the commit.
     let signal = repo.home.path().join("go");

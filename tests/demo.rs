@@ -19,7 +19,7 @@ fn demo_applies_shows_and_undoes_the_example() {
         "AI: create src/greet.rs, edit src/main.rs (+1 more)",
         "Clada-Blocks: k7m p2x c9d r4q",
         " 3 files changed, 8 insertions(+), 1 deletion(-)",
-        "Undid apply",
+        "Undid the apply",
     ] {
         assert!(text.contains(expected), "missing {expected:?} in:\n{text}");
     }

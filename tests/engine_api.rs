@@ -295,9 +295,13 @@ fn exec_policy_deny_ask_and_always() {
     for r in &denied.result.results {
         assert!(
             !r.success
+                && r.code.as_deref() == Some("command_not_allowed")
+                && r.needs_user
+                    .as_ref()
+                    .is_some_and(|n| n.how.contains("--exec allow"))
                 && r.error
                     .as_deref()
-                    .is_some_and(|e| e.contains("--exec allow"))
+                    .is_some_and(|e| !e.contains("--exec allow"))
         );
     }
 

@@ -94,7 +94,7 @@ fn apply_refused_only_is_exit_3_and_changes_nothing() {
         .assert()
         .code(3)
         .stdout(predicate::str::contains(
-            "esc ❌ file_write ../x.txt - path_escape:",
+            "esc ⏸ file_write ../x.txt - needs your approval: path_escape:",
         ))
         .stderr(predicate::str::contains(
             "refused for safety, nothing was changed",
@@ -233,7 +233,7 @@ fn check_is_0_when_valid_and_1_on_any_error_without_side_effects() {
         .assert()
         .success()
         .stdout(predicate::str::contains(
-            "good.md: ok (1 blocks, 1 actions would run)",
+            "good.md: ok (1 blocks; every action would run: checked against the files as they are)",
         ));
     let out = clada(d.path())
         .args(["check", "--no-git", "--format", "json", "good.md", "bad.md"])

@@ -225,7 +225,7 @@ fn status_says_where_you_are_and_what_undo_would_do() {
     assert_eq!(code(&repo.apply(&write("t1", "b.txt", "b\n"), &[])), 0);
     let text = run(&repo, &["--format", "human", "status"]);
     assert!(
-        text.contains("`git clada undo` would take back apply "),
+        text.contains("`git clada undo` would take back the apply "),
         "{text}"
     );
     assert!(text.contains("\"AI: create b.txt\""), "{text}");
@@ -289,7 +289,7 @@ fn status_reports_an_interrupted_apply_and_a_merge_in_progress() {
         "{text}"
     );
     assert!(
-        text.contains("`git clada undo` would finish or roll back"),
+        text.contains("`git clada undo` would roll back the interrupted apply of stdin"),
         "{text}"
     );
     assert_eq!(code(&repo.clada(&["undo"])), 0);

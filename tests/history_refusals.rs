@@ -256,10 +256,10 @@ fn stepped_back() {
     let repo = two_ai_commits();
     repo.write("untracked.txt", "u\n");
     assert_eq!(code(&repo.clada(&["step-back"])), 0);
+    // `undo` takes the step back (history_undo_stack.rs); nothing was undone to redo.
+    assert_refused(&repo, &["redo"], &["nothing to redo"]);
     for args in [
-        &["undo"][..],
-        &["redo"],
-        &["squash", "--mode", "auto_ai"],
+        &["squash", "--mode", "auto_ai"][..],
         &["squash", "--mode", "ai_messages"],
     ] {
         assert_refused(&repo, args, &["you are stepped back", "step-forward --all"]);

@@ -205,23 +205,21 @@ fn clean_worktree_needs_no_stash() {
 }
 
 #[test]
-fn apply_undo_and_squash_refuse_while_stepped_back() {
+fn apply_and_squash_refuse_while_stepped_back() {
     let repo = history();
     back(&repo);
     let before = repo.state();
-    for args in [
-        vec!["undo"],
-        vec!["redo"],
-        vec!["squash", "--mode", "auto_ai"],
-    ] {
-        let out = repo.clada(&args);
-        assert_eq!(code(&out), 3, "{args:?}: {}", stderr(&out));
-        assert!(
-            stderr(&out).contains("step-forward --all"),
-            "{args:?}: {}",
-            stderr(&out)
-        );
-    }
+    // `undo` takes the step back (history_undo_stack.rs); with nothing undone, redo refuses.
+    let out = repo.clada(&["redo"]);
+    assert_eq!(code(&out), 3, "{}", stderr(&out));
+    assert!(stderr(&out).contains("nothing to redo"), "{}", stderr(&out));
+    let out = repo.clada(&["squash", "--mode", "auto_ai"]);
+    assert_eq!(code(&out), 3, "squash: {}", stderr(&out));
+    assert!(
+        stderr(&out).contains("step-forward --all"),
+        "squash: {}",
+        stderr(&out)
+    );
     let out = repo.apply(
         &common::block(
             "st1",

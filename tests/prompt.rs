@@ -213,3 +213,38 @@ fn edit_format_prompts_show_an_example_that_applies() {
         assert!(String::from_utf8_lossy(&out.stderr).contains("edits files only"));
     }
 }
+
+/// The prompt tells the truth: what it shows is limited to the actions offered, the example
+/// report has the shape real ones have, and the exec rule says where a block starts.
+#[test]
+fn the_prompt_tells_the_truth() {
+    let scratch = TestRepo::new();
+    let only = prompt_output(&scratch, &["--actions", "file_write"]);
+    let schema = git_clada::action::schema::schema();
+    for name in schema.names() {
+        if name != "file_write" {
+            let word = regex::Regex::new(&format!(r"\b{name}\b")).unwrap();
+            assert!(
+                !word.is_match(&only),
+                "{name} appears in a file_write-only prompt"
+            );
+        }
+    }
+    let all = prompt_output(&scratch, &[]);
+    // The example report is a real one: diff headers and whitespace marks as the report has.
+    for shape in [
+        "--- old_text",
+        "+++ file lines 1-2",
+        "@@ -1,2 +1,2 @@",
+        "····return··sum(items)",
+        "is a space and → a tab",
+    ] {
+        assert!(all.contains(shape), "{shape}");
+    }
+    assert!(all.contains("⏸"), "the prompt explains ⏸");
+    assert!(
+        all.contains("A block without `cwd` starts where the reply's previous `exec` block ended"),
+        "exec sessions"
+    );
+    assert!(!all.contains("runs code in the repository root"));
+}

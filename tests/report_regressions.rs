@@ -56,7 +56,7 @@ fn undo_of_a_gathering_squash_names_the_squash_commit() {
     let first = stdout(&out).lines().next().unwrap_or_default().to_string();
     assert!(
         first.starts_with(&format!(
-            "Would undo squash {} \"{subject}\": HEAD would be at ",
+            "Would undo the squash {} \"{subject}\": HEAD would be at ",
             &squashed[..7]
         )),
         "{first}"

@@ -157,7 +157,17 @@ pub(super) fn toggle_lines(
             path.given
         ));
     };
+    // Lines already commented out when commenting: they end up commented twice.
+    let twice = std::cell::Cell::new(0usize);
     let edit = |lines: &[String]| {
+        if toggle == Toggle::Comment {
+            twice.set(
+                lines
+                    .iter()
+                    .filter(|l| l.trim_start().starts_with(syn.open))
+                    .count(),
+            );
+        }
         let done = match toggle {
             Toggle::Comment => comment(lines, syn),
             Toggle::Uncomment => uncomment(lines, syn),
@@ -173,7 +183,17 @@ pub(super) fn toggle_lines(
             _ => Ok(done),
         }
     };
-    edit_lines(ctx, name, path, spec, tag, key, &edit)
+    let mut out = edit_lines(ctx, name, path, spec, tag, key, &edit);
+    if out.success && twice.get() > 0 {
+        out.warnings.push(format!(
+            "{} of lines {spec} {} already commented out with '{}' and {} now commented twice; file_uncomment_lines takes one level off",
+            twice.get(),
+            if twice.get() == 1 { "was" } else { "were" },
+            syn.open,
+            if twice.get() == 1 { "is" } else { "are" },
+        ));
+    }
+    out
 }
 
 #[cfg(test)]

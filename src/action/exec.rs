@@ -59,7 +59,13 @@ pub(super) fn run_block(
         .run(ctx.sandbox, block_id, code, lang, &dir, timeout)
     {
         Ok(r) => r,
-        Err(why) => return Outcome::fail(why),
+        Err(why) => {
+            return Outcome {
+                code: Some(why.code),
+                needs_user: why.user_action,
+                ..Outcome::fail(why.message)
+            }
+        }
     };
     let out = ran.output;
     let mut data = json!({"stdout": out.stdout, "stderr": out.stderr});

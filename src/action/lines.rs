@@ -74,8 +74,9 @@ pub struct Conflict {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Mapped {
     pub start: usize,
-    /// Blocks whose edits above the range shifted it.
-    pub shifted_by: Vec<Tag>,
+    /// Blocks whose edits above the range shifted it, with the net number of lines each added
+    /// there (never 0: a block that replaced lines by as many lines moved nothing).
+    pub shifted_by: Vec<(Tag, isize)>,
 }
 
 fn pieces(text: &[u8]) -> usize {
@@ -152,7 +153,11 @@ impl LineMap {
             })
             .collect();
         let mut pos = 1;
-        let mut shifted_by: Vec<Tag> = Vec::new();
+        let mut shifted_by: Vec<(Tag, isize)> = Vec::new();
+        let mut add = |tag: &Tag, n: isize| match shifted_by.iter_mut().find(|(t, _)| t == tag) {
+            Some((_, net)) => *net += n,
+            None => shifted_by.push((tag.clone(), n)),
+        };
         let mut found: Option<usize> = None;
         for seg in &self.segs {
             match seg {
@@ -164,7 +169,7 @@ impl LineMap {
                         break;
                     }
                 }
-                Seg::New { tag, .. } => {
+                Seg::New { tag, len } => {
                     if found.is_some() {
                         conflicts.push(Conflict {
                             tag: tag.clone(),
@@ -172,9 +177,7 @@ impl LineMap {
                         });
                         break;
                     }
-                    if !shifted_by.contains(tag) {
-                        shifted_by.push(tag.clone());
-                    }
+                    add(tag, *len as isize);
                 }
             }
             pos += seg.len();
@@ -183,11 +186,12 @@ impl LineMap {
             conflicts.dedup();
             return Err(conflicts);
         }
-        for (_, b, tag) in &self.changed {
-            if *b < start && !shifted_by.contains(tag) {
-                shifted_by.push(tag.clone());
+        for (a, b, tag) in &self.changed {
+            if *b < start {
+                add(tag, -((b - a + 1) as isize));
             }
         }
+        shifted_by.retain(|(_, net)| *net != 0);
         match found {
             Some(p) => Ok(Mapped {
                 start: p,
@@ -363,12 +367,33 @@ mod tests {
         m.replace(2, 1, 3, &tag("a"));
         let r = m.map(8, 9).unwrap();
         assert_eq!(r.start, 10);
-        assert_eq!(r.shifted_by, vec![tag("a")]);
+        assert_eq!(r.shifted_by, vec![(tag("a"), 2)]);
         // Lines above the edit do not move.
         assert_eq!(m.map(1, 1).unwrap().start, 1);
         // Line 4-5 removed entirely (current 6-7 after the growth).
         m.replace(6, 2, 0, &tag("b"));
         assert_eq!(m.map(8, 8).unwrap().start, 8);
+    }
+
+    #[test]
+    fn blocks_that_moved_nothing_are_not_named() {
+        let base: Vec<u8> = (1..=40)
+            .flat_map(|i| format!("{i}\n").into_bytes())
+            .collect();
+        let mut m = LineMap::new(&base);
+        // Fourteen hunks above, each replacing a line by one line: nothing moved.
+        for i in 0..14 {
+            m.replace(1 + 2 * i, 1, 1, &tag(&format!("h{i}")));
+        }
+        let r = m.map(35, 35).unwrap();
+        assert_eq!(r.start, 35);
+        assert!(r.shifted_by.is_empty(), "{:?}", r.shifted_by);
+        // One that grew and one that shrank by as much: both named, with their net change.
+        m.replace(30, 1, 3, &tag("grow"));
+        m.replace(34, 3, 1, &tag("shrink"));
+        let r = m.map(38, 38).unwrap();
+        assert_eq!(r.start, 38);
+        assert_eq!(r.shifted_by, vec![(tag("grow"), 2), (tag("shrink"), -2)]);
     }
 
     #[test]

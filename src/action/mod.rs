@@ -6,6 +6,7 @@
 //! in-memory overlay with `dry_run`, and returns the [`ExecutionResult`] report plus every
 //! [`FileChange`]), and, for `--atomic`, [`restore`] (puts every `before` back).
 
+mod codes;
 pub mod comment;
 mod exec;
 pub mod fsx;
@@ -34,6 +35,7 @@ use serde_json::Value;
 
 pub use crate::exec::hooks::Step;
 pub use crate::exec::{Approval, ExecPolicy, ExecPrompt, ExecRequest, Lang};
+pub use codes::CODES;
 pub use fsx::restore;
 pub use groups::needs_tracked;
 pub use plan::plan;
@@ -114,6 +116,7 @@ impl PlannedAction {
             line: (!self.format.is_nesl()).then_some(self.start_line),
             action: self.action.clone(),
             params: self.reported_params(),
+            start_line: Some(self.start_line),
             ..ActionResult::default()
         }
     }
@@ -339,11 +342,67 @@ pub struct ParseErrorReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub action: Option<String>,
     pub error_type: ErrorType,
+    /// The stable code (docs/json-format.md): `syntax_error`, `missing_action`,
+    /// `unknown_action`, `missing_param`, `invalid_type`, `invalid_block`, `not_read`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
     pub message: String,
+    /// The parameter at fault (seed 000's ValidationError).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub param: Option<String>,
+    /// What the parameter must be, and what it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub actual: Option<String>,
+    /// For `unknown_action`: the actions there are.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub available_actions: Option<Vec<String>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub block_start_line: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub nesl_content: Option<String>,
+    /// Set when only the user can lift the refusal (a format turned off): the model is not
+    /// asked to send the block again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub needs_user: Option<NeedsUser>,
+}
+
+impl ParseErrorReport {
+    /// A report with the given parts and no seed-000 detail fields.
+    pub fn new(
+        block_id: String,
+        action: Option<String>,
+        error_type: ErrorType,
+        code: &str,
+        message: String,
+        block_start_line: Option<usize>,
+        nesl_content: Option<String>,
+    ) -> ParseErrorReport {
+        ParseErrorReport {
+            block_id,
+            action,
+            error_type,
+            code: Some(code.to_string()),
+            message,
+            param: None,
+            expected: None,
+            actual: None,
+            available_actions: None,
+            block_start_line,
+            nesl_content,
+            needs_user: None,
+        }
+    }
+}
+
+/// What only the user can do about a refused block (exec not approved, a path outside the
+/// worktree or in `paths.deny`, a format turned off). Reports show it to the user and mark the
+/// block `⏸ needs your approval`; the model is never asked to send it again.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NeedsUser {
+    /// What the user can do to allow it.
+    pub how: String,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -475,6 +534,9 @@ pub struct ActionResult {
     /// booleans); unknown parameters as written.
     pub params: IndexMap<String, Value>,
     pub success: bool,
+    /// The stable code of a failure (docs/json-format.md); set on every failed result.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -497,6 +559,13 @@ pub struct ActionResult {
     /// `success` is then false.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub rolled_back: bool,
+    /// Refused in a way only the user can lift (`⏸ needs your approval`): what they can do.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub needs_user: Option<NeedsUser>,
+    /// The block's first line in the reply, for ordering the report (not serialised: a stored
+    /// report lists results in execution order).
+    #[serde(skip)]
+    pub start_line: Option<usize>,
 }
 
 /// The state of one path.
@@ -539,6 +608,10 @@ pub struct Execution {
 #[derive(Debug, Default)]
 pub(crate) struct Outcome {
     pub success: bool,
+    /// The failure's code, when the executor knows it better than [`codes::infer`].
+    pub code: Option<&'static str>,
+    /// Set when only the user can lift the failure: what they can do.
+    pub needs_user: Option<String>,
     pub error: Option<String>,
     pub data: Option<Value>,
     pub hint: Option<Hint>,
@@ -561,6 +634,11 @@ impl Outcome {
             error: Some(error.into()),
             ..Outcome::default()
         }
+    }
+
+    pub fn with_code(mut self, code: &'static str) -> Outcome {
+        self.code = Some(code);
+        self
     }
 
     pub fn with_hint(mut self, hint: Hint) -> Outcome {
@@ -631,6 +709,7 @@ pub fn execute(plan: &Plan, sandbox: &Sandbox, opts: &EngineOptions) -> Executio
             .or_else(|| group.as_ref().and_then(GroupRun::skip_reason));
         if let Some(reason) = skip {
             results.push(ActionResult {
+                code: Some("not_run".into()),
                 error: Some(reason),
                 warnings: pa.warnings.clone(),
                 ..pa.result(i + 1)
@@ -653,9 +732,9 @@ pub fn execute(plan: &Plan, sandbox: &Sandbox, opts: &EngineOptions) -> Executio
         }
         ctx.vfs.set_writer(i);
         let (mut outcome, refused) = match &pa.op {
-            Err(e) => (Outcome::fail(e.to_string()), true),
+            Err(e) => (refusal(e), true),
             Ok(action) => match recheck(sandbox, action) {
-                Err(e) => (Outcome::fail(e.to_string()), true),
+                Err(e) => (refusal(&e), true),
                 Ok(()) => (run(&mut ctx, pa, action), false),
             },
         };
@@ -664,15 +743,33 @@ pub fn execute(plan: &Plan, sandbox: &Sandbox, opts: &EngineOptions) -> Executio
         }
         let mut warnings = pa.warnings.clone();
         warnings.extend(outcome.warnings);
+        if let (true, Ok(action)) = (outcome.success, &pa.op) {
+            warnings.extend(no_op_warning(action));
+        }
         let success = outcome.success;
+        let error = outcome.error.filter(|e| !e.is_empty());
+        let code = (!success).then(|| {
+            outcome
+                .code
+                .unwrap_or_else(|| {
+                    codes::infer(
+                        error.as_deref().unwrap_or_default(),
+                        outcome.hint.as_ref(),
+                        outcome.data.as_ref(),
+                    )
+                })
+                .to_string()
+        });
         results.push(ActionResult {
-            success: outcome.success,
-            error: outcome.error.filter(|e| !e.is_empty()),
+            success,
+            code,
+            error,
             data: outcome.data,
             hint: outcome.hint,
             warnings,
             refused,
             skipped: outcome.skipped,
+            needs_user: outcome.needs_user.map(|how| NeedsUser { how }),
             ..pa.result(i + 1)
         });
         if let Some(g) = group.as_mut() {
@@ -687,6 +784,7 @@ pub fn execute(plan: &Plan, sandbox: &Sandbox, opts: &EngineOptions) -> Executio
     }
     ctx.vfs.end_group();
     flush_held(&mut ctx, plan, &mut results);
+    empty_dir_warnings(&ctx, plan, &mut results);
     let changes = ctx.vfs.changes(sandbox);
     let mut result = ExecutionResult {
         success: false,
@@ -721,6 +819,44 @@ fn moves_of(plan: &Plan, results: &[ActionResult]) -> Vec<(String, String)> {
         .collect()
 }
 
+/// A `dir_create` whose directory is still empty once the reply ran: git tracks no empty
+/// directory, so nothing of it will be committed.
+fn empty_dir_warnings(ctx: &Ctx<'_>, plan: &Plan, results: &mut [ActionResult]) {
+    for (pa, r) in plan.actions.iter().zip(results.iter_mut()) {
+        let Ok(Action::DirCreate { path }) = &pa.op else {
+            continue;
+        };
+        if r.success && ctx.vfs.list_dir(&path.abs).is_ok_and(|e| e.is_empty()) {
+            r.warnings.push(format!(
+                "'{}' is an empty directory: git does not track empty directories, so it is not committed (put a file in it, e.g. a .gitkeep, if it must exist in the repository)",
+                path.given
+            ));
+        }
+    }
+}
+
+/// The warning of a text edit whose new text is its old text: it changes nothing.
+fn no_op_warning(action: &Action) -> Option<String> {
+    let same = match action {
+        Action::FileReplaceText {
+            old_text, new_text, ..
+        }
+        | Action::FileReplaceAllText {
+            old_text, new_text, ..
+        }
+        | Action::FileEdit {
+            old_text, new_text, ..
+        } => old_text == new_text,
+        Action::FilesReplaceAllText {
+            old_text, new_text, ..
+        } => old_text == new_text,
+        _ => false,
+    };
+    same.then(|| {
+        "new_text is the same as old_text: this block changed nothing (send the text you want instead, or leave the block out)".to_string()
+    })
+}
+
 /// A group of blocks (CSL TASKS, CML `<tasks>`, an apply_patch envelope, a diff) while it runs.
 struct GroupRun {
     id: String,
@@ -752,6 +888,16 @@ impl GroupRun {
     }
 }
 
+/// The failure of a block whose path the sandbox refused: its code, and what the user can do
+/// when only they can lift it.
+fn refusal(e: &PathError) -> Outcome {
+    Outcome {
+        code: Some(e.code.as_str()),
+        needs_user: e.user_action.clone(),
+        ..Outcome::fail(e.to_string())
+    }
+}
+
 /// A member of an atomic group failed: its earlier members' changes are undone and their
 /// results say so.
 fn roll_back_group(ctx: &mut Ctx<'_>, g: &GroupRun, results: &mut [ActionResult]) {
@@ -768,6 +914,7 @@ fn roll_back_group(ctx: &mut Ctx<'_>, g: &GroupRun, results: &mut [ActionResult]
         }
         r.success = false;
         r.rolled_back = true;
+        r.code = Some("rolled_back".into());
         r.error = Some(match &undone {
             Ok(()) => format!(
                 "not applied: {failed} of the same {} ({}) failed, so the group's changes were \
@@ -810,6 +957,8 @@ fn flush_held(ctx: &mut Ctx<'_>, plan: &Plan, results: &mut [ActionResult]) {
         if let Some(r) = results.get_mut(i) {
             r.success = false;
             r.data = None;
+            r.code =
+                Some(codes::infer(&reason, None, None).replace("action_failed", "write_failed"));
             r.error = Some(why.clone());
         }
     }
@@ -825,6 +974,7 @@ fn recheck(sandbox: &Sandbox, action: &Action) -> Result<(), PathError> {
             return Err(PathError {
                 code: crate::sandbox::PathErrorCode::SymlinkEscape,
                 path: p.given.clone(),
+                user_action: None,
                 message: format!(
                     "'{}' resolved to '{}' when the reply was checked but to '{}' now (an \
                      earlier block changed a symlink or directory on the way); re-send the \

@@ -29,14 +29,15 @@ pub fn plan(parsed: &ParseResult, sandbox: &Sandbox) -> Plan {
     for n in &parsed.notices {
         errors.push((
             n.line,
-            ParseErrorReport {
-                block_id: n.block_id.clone().unwrap_or_else(|| "unknown".into()),
-                action: n.action.clone(),
-                error_type: ErrorType::Syntax,
-                message: n.message.clone(),
-                block_start_line: Some(n.line),
-                nesl_content: None,
-            },
+            ParseErrorReport::new(
+                n.block_id.clone().unwrap_or_else(|| "unknown".into()),
+                n.action.clone(),
+                ErrorType::Syntax,
+                "syntax_error",
+                n.message.clone(),
+                Some(n.line),
+                None,
+            ),
         ));
     }
     let mut has_syntax_error = vec![false; parsed.blocks.len()];
@@ -115,14 +116,15 @@ fn warn_duplicate_ids(actions: &mut [PlannedAction]) {
 
 /// A block of another format that parsed but cannot run ([`Block::invalid`]).
 fn invalid_report(block: &Block, why: &str) -> ParseErrorReport {
-    ParseErrorReport {
-        block_id: block.id.clone(),
-        action: schema::block_action(block).map(String::from),
-        error_type: ErrorType::Validation,
-        message: format!("{} block: {why}", block.format.name),
-        block_start_line: Some(block.start_line),
-        nesl_content: Some(reconstruct(block)),
-    }
+    ParseErrorReport::new(
+        block.id.clone(),
+        schema::block_action(block).map(String::from),
+        ErrorType::Validation,
+        "invalid_block",
+        format!("{} block: {why}", block.format.name),
+        Some(block.start_line),
+        Some(reconstruct(block)),
+    )
 }
 
 /// For each syntax error, the index of the block it belongs to: the block with that id whose
@@ -178,50 +180,52 @@ fn syntax_report(err: &ParseError, block: Option<&Block>) -> ParseErrorReport {
             let shows_header = context
                 .lines()
                 .any(|l| crate::read::header_id(l) == Some(b.id.as_str()));
-            ParseErrorReport {
-                block_id: b.id.clone(),
-                action: schema::block_action(b).map(String::from),
-                error_type: ErrorType::Syntax,
+            ParseErrorReport::new(
+                b.id.clone(),
+                schema::block_action(b).map(String::from),
+                ErrorType::Syntax,
+                "syntax_error",
                 message,
-                block_start_line: Some(b.start_line),
-                nesl_content: Some(if shows_header {
+                Some(b.start_line),
+                Some(if shows_header {
                     context.to_string()
                 } else {
                     format!("{header}\n{context}")
                 }),
-            }
+            )
         }
         None => {
             let note = err.note.as_ref();
-            ParseErrorReport {
-                block_id: note
-                    .and_then(|n| n.block_id.clone())
+            ParseErrorReport::new(
+                note.and_then(|n| n.block_id.clone())
                     .or_else(|| err.block_id.clone())
                     .unwrap_or_else(|| "unknown".to_string()),
-                action: note.and_then(|n| n.action.clone()),
-                error_type: ErrorType::Syntax,
+                note.and_then(|n| n.action.clone()),
+                ErrorType::Syntax,
+                "syntax_error",
                 message,
-                block_start_line: Some(err.line),
-                nesl_content: Some(context.to_string()),
-            }
+                Some(err.line),
+                Some(context.to_string()),
+            )
         }
     }
 }
 
 /// A block whose header an unclosed heredoc of block `owner` read as text.
 fn swallowed_report(s: &Swallowed, owner: &Block) -> ParseErrorReport {
-    ParseErrorReport {
-        block_id: s.id.clone(),
-        action: s.action.clone(),
-        error_type: ErrorType::Syntax,
-        message: format!(
+    ParseErrorReport::new(
+        s.id.clone(),
+        s.action.clone(),
+        ErrorType::Syntax,
+        "not_read",
+        format!(
             "not read: this block's header is inside the unclosed heredoc of block {} (see its \
              error); resend this block",
             owner.id
         ),
-        block_start_line: Some(s.line),
-        nesl_content: None,
-    }
+        Some(s.line),
+        None,
+    )
 }
 
 /// The block written back out (header, each non-`@` key quoted or as a heredoc, end marker),
@@ -250,7 +254,7 @@ fn reconstruct(block: &Block) -> String {
 }
 
 fn validation_report(block: &Block, e: &ValidationError) -> ParseErrorReport {
-    let message = match e {
+    let mut message = match e {
         // The schema's message says NESL whatever the spelling.
         ValidationError::MissingAction => format!(
             "Missing 'action' field in {} block: add a line `action = \"NAME\"` with NAME one of {}",
@@ -262,14 +266,40 @@ fn validation_report(block: &Block, e: &ValidationError) -> ParseErrorReport {
         ),
         e => e.to_string(),
     };
-    ParseErrorReport {
-        block_id: block.id.clone(),
-        action: schema::block_action(block).map(String::from),
-        error_type: e.error_type(),
-        message,
-        block_start_line: Some(block.start_line),
-        nesl_content: Some(reconstruct(block)),
+    // A missing parameter is often a misspelt one the block has.
+    if let ValidationError::MissingParam { param, .. } = e {
+        let near = block
+            .properties
+            .keys()
+            .filter(|k| !k.starts_with('@') && *k != "action")
+            .find(|k| crate::base::text::closest_name(k, [param.as_str()]).is_some());
+        if let Some(near) = near {
+            message.push_str(&format!(" (the block has '{near}': did you mean {param}?)"));
+        }
     }
+    let mut report = ParseErrorReport::new(
+        block.id.clone(),
+        schema::block_action(block).map(String::from),
+        e.error_type(),
+        e.code(),
+        message,
+        Some(block.start_line),
+        Some(reconstruct(block)),
+    );
+    report.param = e.param().map(String::from);
+    (report.expected, report.actual) = e.expected_actual();
+    report.available_actions = match e {
+        ValidationError::MissingAction => Some(
+            schema::schema()
+                .names()
+                .into_iter()
+                .map(String::from)
+                .collect(),
+        ),
+        ValidationError::UnknownAction { available, .. } => Some(available.clone()),
+        _ => None,
+    };
+    report
 }
 
 fn planned(block: &Block, v: &Validated<'_>, sandbox: &Sandbox) -> PlannedAction {
@@ -479,6 +509,7 @@ fn typed(v: &Validated<'_>, sandbox: &Sandbox) -> Result<Action, PathError> {
             return Err(PathError {
                 code: crate::sandbox::PathErrorCode::InvalidPath,
                 path: String::new(),
+                user_action: None,
                 message: format!("action {other} has no executor in this build"),
             });
         }

@@ -211,6 +211,41 @@ impl ValidationError {
         }
     }
 
+    /// The stable code (seed 000's `MISSING_PARAM`, `UNKNOWN_ACTION`, `INVALID_TYPE`, in the
+    /// lower case of every other code).
+    pub fn code(&self) -> &'static str {
+        match self {
+            ValidationError::MissingAction => "missing_action",
+            ValidationError::UnknownAction { .. } => "unknown_action",
+            ValidationError::MissingParam { .. } => "missing_param",
+            _ => "invalid_type",
+        }
+    }
+
+    /// What the parameter must be and what it was (seed 000's `expected` and `actual`).
+    pub fn expected_actual(&self) -> (Option<String>, Option<String>) {
+        match self {
+            ValidationError::MissingAction => (Some("an action".into()), None),
+            ValidationError::UnknownAction { name, .. } => {
+                (Some("a known action".into()), Some(name.clone()))
+            }
+            ValidationError::MissingParam { .. } => (Some("a value".into()), None),
+            ValidationError::InvalidInteger { value, .. } => {
+                (Some("integer".into()), Some(value.clone()))
+            }
+            ValidationError::IntegerTooSmall { value, min, .. } => {
+                (Some(format!("integer >= {min}")), Some(value.clone()))
+            }
+            ValidationError::InvalidBoolean { value, .. } => {
+                (Some("boolean (true or false)".into()), Some(value.clone()))
+            }
+            ValidationError::InvalidEnum { value, allowed, .. } => (
+                Some(format!("one of {}", allowed.join(", "))),
+                Some(value.clone()),
+            ),
+        }
+    }
+
     /// The parameter at fault, if any.
     pub fn param(&self) -> Option<&str> {
         match self {
@@ -315,8 +350,11 @@ pub fn validate_with<'s>(
     let warnings = extras
         .keys()
         .map(|k| {
+            let near = crate::base::text::closest_name(k, def.params.keys().map(String::as_str))
+                .map(|n| format!("did you mean {n}? "))
+                .unwrap_or_default();
             format!(
-                "unknown parameter '{k}' ignored: {action} takes {}",
+                "unknown parameter '{k}' ignored: {near}{action} takes {}",
                 def.params.keys().cloned().collect::<Vec<_>>().join(", ")
             )
         })

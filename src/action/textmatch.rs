@@ -42,10 +42,13 @@ pub enum Hint {
         /// How many lines one occurrence spans.
         line_count: usize,
     },
-    /// The path does not exist, but entries with its file name do elsewhere in the tree.
+    /// The path does not exist, but entries with its file name do elsewhere in the tree
+    /// (`candidates`), or entries with a close name (`similar`, the same folder first).
     MissingPath {
         path: String,
         candidates: Vec<String>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        similar: Vec<String>,
     },
 }
 
@@ -255,8 +258,30 @@ const EXACT_ALWAYS: usize = 1024;
 /// miss diffs in microseconds; only texts far below [`MIN_SIMILARITY`] reach the limit.
 const EXACT_BUDGET: Duration = Duration::from_millis(4);
 
-/// The window of `content` (as many lines as old_text) most similar to old_text, if at least
-/// [`MIN_SIMILARITY`]. CRs are ignored; ties go to the earliest window.
+/// How many lines more or fewer than old_text a region may have: old_text written on one line
+/// where the file wraps it over three (or the other way round) is still found.
+const SIZE_SLACK: usize = 2;
+/// How much of old_text a window holds (the characters a minimal diff keeps, over old_text's),
+/// less a twentieth of what else it holds: `(matched, total)` as [`char_matches`] counts them.
+fn held((matched, total): (usize, usize), old_chars: usize) -> f64 {
+    if old_chars == 0 {
+        return 0.0;
+    }
+    let kept = matched as f64;
+    let extra = (total - old_chars) as f64 - kept;
+    ((kept - 0.05 * extra.max(0.0)) / old_chars as f64).max(0.0)
+}
+
+/// How much more of old_text a window of another size must hold to beat old_text's own size
+/// (ties go to the own size).
+const OTHER_SIZE_MARGIN: f64 = 1e-9;
+/// Windows of another size than old_text's that get the exact comparison, per size.
+const OTHER_SIZE_CANDIDATES: usize = 4;
+
+/// The region of `content` most similar to old_text, if at least [`MIN_SIMILARITY`]: a window
+/// of as many lines as old_text, or up to [`SIZE_SLACK`] lines more or fewer (a signature
+/// wrapped differently). CRs are ignored; ties go to the window of old_text's own size, then
+/// to the earliest.
 ///
 /// Speed: every window is first ranked, in one sliding pass each, by two cheap estimates: the
 /// character-trigram overlap with old_text (which finds a near miss even when every line of it
@@ -274,34 +299,34 @@ pub fn closest(content: &[u8], old: &str) -> Option<Closest> {
     }
     // Windows are joined without a final line break, so old_text is compared without one.
     let old_body = old_nocr.strip_suffix('\n').unwrap_or(&old_nocr);
-    let w = old_lines.len().min(file_lines.len()).max(1);
-    let n_windows = file_lines.len() + 1 - w;
-    let window_text = |i: usize| file_lines[i..i + w].join("\n");
+    let own = old_lines.len().min(file_lines.len()).max(1);
+    let sizes = (own.saturating_sub(SIZE_SLACK).max(1)..=(own + SIZE_SLACK).min(file_lines.len()))
+        // Own size first: it wins ties.
+        .filter(|&w| w != own);
+    let window_text = |i: usize, w: usize| file_lines[i..i + w].join("\n");
 
-    let candidates: Vec<usize> = if n_windows <= CANDIDATES {
-        (0..n_windows).collect()
-    } else {
-        let by_grams = top(&gram_scores(&file_lines, &old_lines, w), CANDIDATES);
-        let by_lines = top(&rare_line_scores(&file_lines, &old_lines, w), CANDIDATES);
-        let mut order = Vec::with_capacity(CANDIDATES);
-        for i in interleave(&by_grams, &by_lines) {
-            if order.len() == CANDIDATES {
-                break;
-            }
-            if !order.contains(&i) {
-                order.push(i);
-            }
-        }
-        order
-    };
-
-    let mut best: Option<(usize, (usize, usize))> = None;
-    for &i in &candidates {
-        let window = window_text(i);
+    let compare = |i: usize, w: usize| {
+        let window = window_text(i, w);
         let deadline =
             (old_body.len() + window.len() > EXACT_ALWAYS).then(|| Instant::now() + EXACT_BUDGET);
-        let m = char_matches(old_body, &window, deadline);
-        // m.0 / m.1 > b.0 / b.1, in integers.
+        char_matches(old_body, &window, deadline)
+    };
+    // How much of old_text a window holds is judged without whitespace: a signature wrapped
+    // differently holds all of it.
+    let squeeze = |s: &str| s.chars().filter(|c| !c.is_whitespace()).collect::<String>();
+    let old_squeezed = squeeze(old_body);
+    let old_chars = old_squeezed.chars().count();
+    let held_by = |i: usize, w: usize| {
+        let window = squeeze(&window_text(i, w));
+        let deadline = (old_squeezed.len() + window.len() > EXACT_ALWAYS)
+            .then(|| Instant::now() + EXACT_BUDGET);
+        held(char_matches(&old_squeezed, &window, deadline), old_chars)
+    };
+    // Old_text's own size: the most similar window (character ratio; ties to the earliest).
+    let mut best: Option<(usize, (usize, usize))> = None;
+    for i in candidates(&file_lines, &old_lines, own, CANDIDATES) {
+        let m = compare(i, own);
+        // m.0 / m.1 > b.0 / b.1, in integers; an equal ratio keeps the earlier pick.
         let better = match best {
             None => true,
             Some((bi, b)) => {
@@ -313,22 +338,55 @@ pub fn closest(content: &[u8], old: &str) -> Option<Closest> {
             best = Some((i, m));
         }
     }
-    let (i, m) = best?;
-    let mut sim = similarity(m);
+    // Other sizes: the window holding most of old_text, less what else it holds. A character
+    // ratio would favour any short line over old_text wrapped (or annotated) over three.
+    let mut other: Option<(usize, usize, f64)> = None;
+    for w in sizes {
+        for i in candidates(&file_lines, &old_lines, w, OTHER_SIZE_CANDIDATES) {
+            let h = held_by(i, w);
+            if other.is_none_or(|(oi, ow, oh)| h > oh || (h == oh && (w, i) < (ow, oi))) {
+                other = Some((i, w, h));
+            }
+        }
+    }
+    let own_held = best.map_or(0.0, |(i, _)| held_by(i, own));
+    let (i, w, mut sim) = match (best, other) {
+        (_, Some((i, w, h))) if h >= MIN_SIMILARITY && h >= own_held + OTHER_SIZE_MARGIN => {
+            (i, w, (h * 100.0).floor() / 100.0)
+        }
+        (Some((i, m)), _) => (i, own, similarity(m)),
+        (None, _) => return None,
+    };
     if sim < MIN_SIMILARITY {
         return None;
     }
-    let region = window_text(i);
-    let whitespace_only = whitespace_difference(&old_lines, &file_lines[i..i + w]).or_else(|| {
-        // Equal once CRs and a final line break are dropped: one of those is the difference.
-        (old_body == region).then(|| {
-            if content.contains(&b'\r') || old.contains('\r') {
-                "line endings (CRLF vs LF)".to_string()
-            } else {
-                "the line break at the end (the file does not end with one)".to_string()
-            }
+    let region = window_text(i, w);
+    let whitespace_only = whitespace_difference(&old_lines, &file_lines[i..i + w])
+        .or_else(|| {
+            // Equal once CRs and a final line break are dropped: one of those is the difference.
+            (old_body == region).then(|| {
+                if content.contains(&b'\r') || old.contains('\r') {
+                    "line endings (CRLF vs LF)".to_string()
+                } else {
+                    "the line break at the end (the file does not end with one)".to_string()
+                }
+            })
         })
-    });
+        .or_else(|| {
+            // The same lines once blank ones are dropped: only empty lines differ.
+            let non_blank = |ls: &[&str]| -> Vec<String> {
+                ls.iter()
+                    .filter(|l| !l.trim().is_empty())
+                    .map(|l| l.to_string())
+                    .collect()
+            };
+            (w != old_lines.len() && non_blank(&old_lines) == non_blank(&file_lines[i..i + w]))
+                .then(|| "blank lines (the file has more or fewer empty lines here)".to_string())
+        })
+        .or_else(|| {
+            (w != old_lines.len() && squeeze(old_body) == squeeze(&region))
+                .then(|| "line breaks and indentation (the file wraps it differently)".to_string())
+        });
     if whitespace_only.is_some() || region != old_body {
         // Not identical: never shown as 100 %.
         sim = sim.min(0.99);
@@ -340,6 +398,27 @@ pub fn closest(content: &[u8], old: &str) -> Option<Closest> {
         diff: short_diff(&old_nocr, &region, i + 1, i + w),
         whitespace_only,
     })
+}
+
+/// The starts of the windows of `w` lines worth an exact comparison: all of them when there
+/// are few, else the `k` best by each estimate, interleaved.
+fn candidates(file_lines: &[&str], old_lines: &[&str], w: usize, k: usize) -> Vec<usize> {
+    let n_windows = file_lines.len() + 1 - w;
+    if n_windows <= k {
+        return (0..n_windows).collect();
+    }
+    let by_grams = top(&gram_scores(file_lines, old_lines, w), k);
+    let by_lines = top(&rare_line_scores(file_lines, old_lines, w), k);
+    let mut order = Vec::with_capacity(k);
+    for i in interleave(&by_grams, &by_lines) {
+        if order.len() == k {
+            break;
+        }
+        if !order.contains(&i) {
+            order.push(i);
+        }
+    }
+    order
 }
 
 /// The indices of the `k` highest positive scores, best first, ties to the lower index.
@@ -747,6 +826,46 @@ mod tests {
             ),
             Hint::NotFound { .. }
         ));
+    }
+
+    #[test]
+    fn a_one_line_old_text_finds_the_signature_wrapped_over_three_lines() {
+        let file = "import x\n\ndef post(url, data=None, json=None, **kwargs):\n    return request(\"post\", url, data=data, json=json, **kwargs)\n\n\ndef get(\n    url, params=None, **kwargs\n):\n    return request(\"get\", url, params=params, **kwargs)\n";
+        let c = closest(file.as_bytes(), "def get(url, params=None, **kwargs):").unwrap();
+        assert_eq!((c.start_line, c.end_line), (7, 9), "{c:?}");
+        assert_eq!(
+            c.whitespace_only.as_deref(),
+            Some("line breaks and indentation (the file wraps it differently)")
+        );
+        // And the other way round: old_text wrapped, the file on one line.
+        let file = "def post(url, data=None):\n    pass\n\ndef get(url, params=None, **kwargs):\n    pass\n";
+        let c = closest(
+            file.as_bytes(),
+            "def get(\n    url, params=None, **kwargs\n):",
+        )
+        .unwrap();
+        assert_eq!((c.start_line, c.end_line), (4, 4), "{c:?}");
+    }
+
+    #[test]
+    fn a_one_line_signature_finds_the_annotated_one_over_three_lines() {
+        // requests' api.py: annotated signatures wrapped over three lines, and a return line
+        // that shares many characters with the signature the model remembered.
+        let file = "def request(\n    method: str, url: _t.UriType, **kwargs: Unpack[_t.RequestKwargs]\n) -> Response:\n    with sessions.Session() as session:\n        return session.request(method=method, url=url, **kwargs)\n\n\ndef get(\n    url: _t.UriType, params: _t.ParamsType = None, **kwargs: Unpack[_t.GetKwargs]\n) -> Response:\n    r\"\"\"Sends a GET request.\"\"\"\n\n    return request(\"get\", url, params=params, **kwargs)\n";
+        let c = closest(file.as_bytes(), "def get(url, params=None, **kwargs):").unwrap();
+        assert_eq!((c.start_line, c.end_line), (8, 10), "{c:?}");
+    }
+
+    #[test]
+    fn an_extra_blank_line_is_named_as_the_only_difference() {
+        let file = "function one() {\n  return 1;\n}\n\n\nfunction two() {\n  return 2;\n}\n";
+        let c = closest(file.as_bytes(), "}\n\nfunction two() {\n").unwrap();
+        assert_eq!((c.start_line, c.end_line), (3, 6), "{c:?}");
+        assert_eq!(
+            c.whitespace_only.as_deref(),
+            Some("blank lines (the file has more or fewer empty lines here)")
+        );
+        assert_eq!(c.similarity, 0.99);
     }
 
     #[test]

@@ -126,7 +126,8 @@ pub(super) fn file_append(
         }));
     };
     if let Some(why) = info.refusal {
-        return Outcome::fail(text_refusal_message(NAME, path, info.len, why));
+        return Outcome::fail(text_refusal_message(NAME, path, info.len, why))
+            .with_code("not_text");
     }
     let mut warnings = Vec::new();
     let mut add = content.as_bytes().to_vec();
@@ -593,12 +594,7 @@ pub(super) fn edit_lines(
     data[count_key] = json!(count);
     let mut result = Outcome::default();
     if cs != start {
-        result.warnings.push(shifted_warning(
-            &mut data,
-            (start, end),
-            (cs, ce),
-            &mapped.shifted_by,
-        ));
+        shifted_note(&mut data, (start, end), (cs, ce), &mapped.shifted_by);
     }
     result.success = true;
     result.data = Some(data);
@@ -634,14 +630,16 @@ fn overlap_error(name: &str, spec: &str, conflicts: &[super::lines::Conflict]) -
         who.join("; ")
     )
 }
-/// The warning (and result fields) for a range found elsewhere than its original numbers
-/// because earlier blocks of the reply moved it.
-fn shifted_warning(
+
+/// The note (in `data`: `lineNumbering`, `currentLines`, `lineNote`) of a range the reply's
+/// earlier blocks moved: informational, since the block used the documented numbering (the
+/// file before the reply). It names the blocks whose net line change moved it.
+fn shifted_note(
     data: &mut serde_json::Value,
     (start, end): (usize, usize),
     (cs, ce): (usize, usize),
-    shifted_by: &[Tag],
-) -> String {
+    shifted_by: &[(Tag, isize)],
+) {
     let now = if cs == ce {
         cs.to_string()
     } else {
@@ -656,14 +654,20 @@ fn shifted_warning(
     data["currentLines"] = json!(now);
     let by: Vec<String> = shifted_by
         .iter()
-        .map(|t| format!("{} ({})", t.block_id, t.action))
+        .map(|(t, n)| {
+            format!(
+                "{} ({n:+} line{})",
+                t.block_id,
+                if n.abs() == 1 { "" } else { "s" }
+            )
+        })
         .collect();
-    format!(
-        "{orig} of the file before this reply {} now at {} {now} after earlier edits of this reply (block {}); the edit was made there",
+    data["lineNote"] = json!(format!(
+        "{orig} of the file before this reply {} now at {} {now}, moved by block {}; the edit was made there, as the numbering rule says",
         if start == end { "is" } else { "are" },
         if cs == ce { "line" } else { "lines" },
         by.join(", block ")
-    )
+    ));
 }
 
 /// Removes the directories that removing `gone` emptied (see [`super::fsx::Vfs::prune_emptied`]).

@@ -1,10 +1,11 @@
 //! The foundation every layer may use and which uses nothing of the crate: the process outcome
 //! and exit codes (`error`), the clock, file writes that are atomic and durable (`fsutil`),
-//! fail points for the crash tests (`failpoint`) and the `GIT_CLADA_TRACE` phase timer
-//! (`trace`).
+//! fail points for the crash tests (`failpoint`), the edit distance behind every "did you
+//! mean" (`text`) and the `GIT_CLADA_TRACE` phase timer (`trace`).
 
 pub mod clock;
 pub mod error;
 pub mod failpoint;
 pub mod fsutil;
+pub mod text;
 pub mod trace;

@@ -198,6 +198,12 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
     let outcome = match result {
         Ok(o) => o,
         Err(ApplyError::Refused(msg)) => return Err(Refusal(msg).into()),
+        // Only `apply` (and `check`) can work without a repository: the hint belongs here.
+        Err(e @ ApplyError::Repo(crate::repo::RepoError::NotARepo(_))) => {
+            return Err(anyhow::anyhow!(
+                "{e}, or use --no-git to run the actions in the current directory without a repository"
+            ))
+        }
         Err(e) => return Err(e.into()),
     };
     crate::base::trace::phase("apply returned");

@@ -16,10 +16,11 @@ use crate::sandbox::Sandbox;
 /// Parse and validate replies without changing anything; exit 1 on any error. With
 /// --staged: refuse staged content that holds leftover block markers.
 ///
-/// Meant for hooks and CI: every block is parsed, checked against the action schema, and every
-/// path against the sandbox; nothing is executed. Paths are resolved against the worktree root
-/// (the nearest directory above with a `.git`, or GIT_WORK_TREE), or the current directory
-/// with --no-git.
+/// Meant for hooks and CI: every block is parsed, checked against the action schema, every path
+/// against the sandbox, and then run as a dry run against the files as they are (the text
+/// matching, line ranges, paths that must exist), in memory: nothing is written and no exec
+/// block runs. Paths are resolved against the worktree root (the nearest directory above with a
+/// `.git`, or GIT_WORK_TREE), or the current directory with --no-git.
 ///
 /// `--staged` is the pre-commit check instead: every file the commit adds or changes (or,
 /// with FILEs, those files' staged versions, as the pre-commit framework passes them) must not
@@ -64,6 +65,19 @@ struct FileReport {
     swallowed_blocks: usize,
     parse_errors: Vec<ParseErrorReport>,
     refused: Vec<Refused>,
+    /// Blocks that would fail against the files as they are now (the dry run).
+    failed: Vec<Failed>,
+    /// Exec blocks, which check never runs.
+    exec_not_run: usize,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Failed {
+    block_id: String,
+    action: String,
+    code: String,
+    message: String,
 }
 
 #[derive(Debug, Serialize)]
@@ -78,7 +92,7 @@ struct Refused {
 
 impl FileReport {
     fn ok(&self) -> bool {
-        self.parse_errors.is_empty() && self.refused.is_empty()
+        self.parse_errors.is_empty() && self.refused.is_empty() && self.failed.is_empty()
     }
 }
 
@@ -135,6 +149,28 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
                 message: e.to_string(),
             })
             .collect();
+        // The matching, in memory (exec never runs in a dry run).
+        let dry = action::execute(
+            &plan,
+            &sandbox,
+            &action::EngineOptions {
+                dry_run: true,
+                ..Default::default()
+            },
+        );
+        let failed = dry
+            .result
+            .results
+            .iter()
+            .filter(|r| !r.success && !r.refused)
+            .map(|r| Failed {
+                block_id: r.block_id.clone(),
+                action: r.action.clone(),
+                code: r.code.clone().unwrap_or_default(),
+                message: r.error.clone().unwrap_or_default(),
+            })
+            .collect();
+        let exec_not_run = dry.result.results.iter().filter(|r| r.skipped).count();
         let swallowed_blocks = parsed
             .errors
             .iter()
@@ -148,6 +184,8 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
             valid_actions: plan.actions.iter().filter(|a| a.op.is_ok()).count(),
             parse_errors: plan.errors,
             refused,
+            failed,
+            exec_not_run,
         });
     }
     let all_ok = reports.iter().all(FileReport::ok);
@@ -206,10 +244,15 @@ fn run_staged(args: &Args, global: &Global, cwd: &Path) -> anyhow::Result<Outcom
 fn human(reports: &[FileReport]) -> String {
     let mut out = String::new();
     for r in reports {
+        let exec = match r.exec_not_run {
+            0 => String::new(),
+            1 => "; its exec block was not run".to_string(),
+            n => format!("; its {n} exec blocks were not run"),
+        };
         if r.ok() {
             out.push_str(&format!(
-                "{}: ok ({} blocks, {} actions would run)\n",
-                r.source, r.total_blocks, r.valid_actions
+                "{}: ok ({} blocks; every action would run: checked against the files as they are{exec})\n",
+                r.source, r.total_blocks
             ));
             continue;
         }
@@ -221,9 +264,9 @@ fn human(reports: &[FileReport]) -> String {
             ),
         };
         out.push_str(&format!(
-            "{}: {} problem(s) in {} blocks{swallowed}\n",
+            "{}: {} problem(s) in {} blocks{swallowed}{exec}\n",
             r.source,
-            r.parse_errors.len() + r.refused.len(),
+            r.parse_errors.len() + r.refused.len() + r.failed.len(),
             r.total_blocks
         ));
         for e in &r.parse_errors {
@@ -244,6 +287,10 @@ fn human(reports: &[FileReport]) -> String {
                 "  {} ❌ {} - {}\n",
                 f.block_id, f.action, f.message
             ));
+        }
+        for f in &r.failed {
+            let first = f.message.lines().next().unwrap_or_default();
+            out.push_str(&format!("  {} ❌ {} - {first}\n", f.block_id, f.action));
         }
     }
     out

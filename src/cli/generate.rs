@@ -40,11 +40,37 @@ pub fn write_all(out: &Path) -> anyhow::Result<()> {
         Shell::PowerShell,
     ] {
         let mut cmd = super::command();
-        clap_complete::generate_to(shell, &mut cmd, "git-clada", &comp_dir)
+        let path = clap_complete::generate_to(shell, &mut cmd, "git-clada", &comp_dir)
             .with_context(|| format!("cannot write {shell} completions"))?;
+        if shell == Shell::Bash {
+            let text = std::fs::read_to_string(&path)
+                .with_context(|| format!("cannot read '{}'", path.display()))?;
+            // clap_complete names the subcommand states of a binary with a `-` in its name
+            // `git__subcmd__clada__…` but sets `git__clada__…`, so no subcommand's options
+            // would complete: one spelling for both.
+            let mut text = text.replace("git__subcmd__clada", "git__clada");
+            text.push_str(GIT_SUBCOMMAND_BASH);
+            std::fs::write(&path, text)
+                .with_context(|| format!("cannot write '{}'", path.display()))?;
+        }
     }
     Ok(())
 }
+
+/// `git clada <TAB>` in bash: git's completion calls `_git_clada` for the `clada` subcommand
+/// (after loading this file as the completion of `git-clada`), with `git`'s words; it is handed
+/// to the completer above with `git-clada` as the command word. (zsh's `_git` calls
+/// `_git-clada` itself, and fish's git completion runs `git-clada`'s.)
+const GIT_SUBCOMMAND_BASH: &str = r#"
+# `git clada <TAB>`: git's completion calls _git_clada with git's words; complete them as
+# `git-clada …` (the index of the `clada` word is __git_cmd_idx in git's completion).
+_git_clada() {
+    local idx=${__git_cmd_idx:-1}
+    local COMP_WORDS=("git-clada" "${COMP_WORDS[@]:idx+1}")
+    local COMP_CWORD=$((COMP_CWORD - idx))
+    _git__clada "git-clada" "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"
+}
+"#;
 
 /// Writes `git clada prompt`'s output for every dialect into `dir` (`docs/prompt/`).
 pub fn write_prompts(dir: &Path) -> anyhow::Result<()> {
@@ -85,14 +111,73 @@ pub fn write_man_pages(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
 }
 
 fn render_man(cmd: &clap::Command, name: &str) -> anyhow::Result<(String, Vec<u8>)> {
+    let bin = name.replace("git-clada-", "git-clada ");
+    let synopsis = format!("{bin} {}", synopsis(cmd));
     let cmd = cmd
         .clone()
         .name(name.to_string())
-        .bin_name(name.replace("git-clada-", "git-clada "));
+        .bin_name(bin)
+        .override_usage(synopsis);
     let mut buf = Vec::new();
     clap_mangen::Man::new(cmd)
         .date("")
         .render(&mut buf)
         .with_context(|| format!("cannot render man page {name}"))?;
     Ok((format!("{name}.1"), buf))
+}
+
+/// The SYNOPSIS line's arguments, with the value every option takes (`[-C <DIR>] [--format
+/// <FORMAT>] [--dry-run] … [FILE]...`), which clap_mangen's own synopsis leaves out.
+fn synopsis(cmd: &clap::Command) -> String {
+    let mut parts = Vec::new();
+    for arg in cmd.get_arguments().filter(|a| !a.is_hide_set()) {
+        if arg.is_positional() {
+            continue;
+        }
+        let name = match (arg.get_short(), arg.get_long()) {
+            (Some(s), Some(l)) => format!("-{s}|--{l}"),
+            (Some(s), None) => format!("-{s}"),
+            (None, Some(l)) => format!("--{l}"),
+            (None, None) => continue,
+        };
+        let takes_value = arg.get_num_args().is_some_and(|n| n.takes_values())
+            && !matches!(
+                arg.get_action(),
+                clap::ArgAction::SetTrue
+                    | clap::ArgAction::SetFalse
+                    | clap::ArgAction::Count
+                    | clap::ArgAction::Help
+                    | clap::ArgAction::HelpLong
+                    | clap::ArgAction::HelpShort
+                    | clap::ArgAction::Version
+            );
+        let value = match arg.get_value_names() {
+            Some(v) if takes_value => format!(" <{}>", v.join("> <")),
+            None if takes_value => format!(" <{}>", arg.get_id().as_str().to_uppercase()),
+            _ => String::new(),
+        };
+        parts.push(if arg.is_required_set() {
+            format!("{name}{value}")
+        } else {
+            format!("[{name}{value}]")
+        });
+    }
+    for arg in cmd.get_positionals().filter(|a| !a.is_hide_set()) {
+        let name = arg
+            .get_value_names()
+            .map(|v| v.join(" "))
+            .unwrap_or_else(|| arg.get_id().as_str().to_uppercase());
+        let many = matches!(arg.get_action(), clap::ArgAction::Append)
+            || arg.get_num_args().is_some_and(|n| n.max_values() > 1);
+        let dots = if many { "..." } else { "" };
+        parts.push(if arg.is_required_set() {
+            format!("<{name}>{dots}")
+        } else {
+            format!("[{name}]{dots}")
+        });
+    }
+    if cmd.has_subcommands() {
+        parts.push("<COMMAND>".to_string());
+    }
+    parts.join(" ")
 }

@@ -13,6 +13,7 @@ pub mod apply;
 pub mod check;
 pub mod commit;
 pub mod config;
+pub mod context;
 pub mod demo;
 pub mod generate;
 pub mod hooks;
@@ -31,12 +32,13 @@ pub mod watch;
 
 /// Apply LLM action blocks to a git repository as exact, reviewable, reversible commits.
 ///
-/// git-clada reads an LLM reply containing SHAM/NESL action blocks, validates every block,
-/// writes the files, runs what it is allowed to run, commits the result as one
-/// `AI: <summary>` commit with machine-readable trailers, and prints a report precise enough
-/// that the LLM can fix only what failed. Every AI change can be taken back (`git clada undo`),
-/// collapsed (`git clada squash`) or walked through (`git clada step-back`), and uncommitted
-/// work is never lost.
+/// git-clada reads an LLM reply containing action blocks (SHAM/NESL, CSL, CML or the replacer
+/// format, in any mix), validates every block, writes the files, runs what it is allowed to
+/// run, commits the result as one `AI: <summary>` commit with machine-readable trailers, and
+/// prints a report precise enough that the LLM can fix only what failed. `git clada context`
+/// prepares the model's first turn; every AI change can be taken back (`git clada undo`, as
+/// far back as you like, and `git clada redo`), collapsed (`git clada squash`) or walked
+/// through (`git clada step-back`), and uncommitted work is never lost.
 ///
 /// Exit status: 0 everything succeeded; 1 some block or action failed; 2 usage or fatal
 /// error (nothing changed); 3 refused for safety (nothing changed).
@@ -70,7 +72,7 @@ pub struct Cli {
 pub enum Format {
     /// One line per block with ✅/❌, hints and outputs; meant for people.
     Human,
-    /// Stable machine-readable JSON (documented in the README).
+    /// Stable machine-readable JSON (documented in docs/json-format.md).
     Json,
     /// A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`).
     Llm,
@@ -79,9 +81,9 @@ pub enum Format {
 /// `--format` values: the report formats, and the document formats of `prompt`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum FormatArg {
-    /// One line per block with ✅/❌, hints and outputs; meant for people.
+    /// One line per block with ✅/❌/⏸, hints and outputs; meant for people.
     Human,
-    /// Stable machine-readable JSON (documented in the README).
+    /// Stable machine-readable JSON (documented in docs/json-format.md).
     Json,
     /// A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`).
     Llm,
@@ -130,6 +132,7 @@ pub enum Command {
     Mcp(mcp::Args),
     Prompt(prompt::Args),
     Config(config::Args),
+    Context(context::Args),
     Hooks(hooks::Args),
     InstallMan(install_man::Args),
     Demo(demo::Args),
@@ -207,6 +210,7 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Mcp(args) => mcp::run(args, global),
         Command::Prompt(args) => prompt::run(args, global, prompt_format),
         Command::Config(args) => config::run(args, global),
+        Command::Context(args) => context::run(args, global),
         Command::Hooks(args) => hooks::run(args, global),
         Command::InstallMan(args) => install_man::run(args, global),
         Command::Demo(args) => demo::run(args, global),

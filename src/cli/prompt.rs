@@ -51,7 +51,7 @@ pub enum PromptDialectArg {
 }
 
 /// An action-block dialect, or one of the edit formats.
-fn dialect(d: PromptDialectArg) -> Result<PromptDialect, EditFormat> {
+pub(crate) fn dialect(d: PromptDialectArg) -> Result<PromptDialect, EditFormat> {
     match d {
         PromptDialectArg::Nesl => Ok(PromptDialect::Nesl),
         PromptDialectArg::NeslUpper => Ok(PromptDialect::NeslUpper),
@@ -62,20 +62,21 @@ fn dialect(d: PromptDialectArg) -> Result<PromptDialect, EditFormat> {
     }
 }
 
+/// `--actions` with an edit format, which has no actions to choose.
+pub(crate) fn no_actions(edit: EditFormat) -> UsageError {
+    UsageError(format!(
+        "--actions: --dialect {} edits files only and has no actions to choose; use it without \
+         --actions, or choose the actions of a block dialect (nesl, nesl-upper, sham)",
+        edit.name()
+    ))
+}
+
 pub fn run(args: Args, _global: Global, format: Option<PromptFormat>) -> anyhow::Result<Outcome> {
     let format = format.unwrap_or(PromptFormat::Markdown);
     let text = match dialect(args.dialect) {
         Ok(d) => prompt::render(d, args.actions.as_deref(), format)
             .map_err(|e| UsageError(e.to_string()))?,
-        Err(edit) if args.actions.is_some() => {
-            return Err(UsageError(format!(
-                "--actions: --dialect {} edits files only and has no actions to choose; use it \
-                 without --actions, or choose the actions of a block dialect (nesl, nesl-upper, \
-                 sham)",
-                edit.name()
-            ))
-            .into())
-        }
+        Err(edit) if args.actions.is_some() => return Err(no_actions(edit).into()),
         Err(edit) => prompt_formats::render(edit, format),
     };
     let mut out = std::io::stdout().lock();

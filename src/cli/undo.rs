@@ -5,21 +5,37 @@ use crate::cli::Global;
 use crate::history::undo;
 use crate::repo::Repo;
 
-/// Take back the last clada operation on this branch.
+/// Take back the last clada operation on this branch; repeated, the one before it.
 ///
 /// For an apply: removes the AI commit and its snapshot commit and restores your uncommitted
-/// work exactly, staged and unstaged (untracked files the AI overwrote included). For a
-/// squash: restores the commits it collapsed. Refuses when HEAD is not a git-clada commit,
-/// when a file it would rewrite or the index changed since, or when the commit was pushed;
-/// edits of other files are kept. Also rolls back an apply that was interrupted (crash,
-/// kill) and finishes an interrupted undo or redo.
+/// work exactly, staged and unstaged (untracked files the AI overwrote included). For an apply
+/// that committed nothing (`--no-commit`, a failing hook): puts the files and the index back.
+/// For a squash: restores the commits it collapsed. For a step-back or step-forward: goes back
+/// to where the step started. Each undo is kept for `git clada redo`, which puts them back in
+/// order. Refuses when HEAD is not a git-clada commit, when a file it would rewrite or the
+/// index changed since, or when the commit was pushed; edits of other files are kept. Also
+/// rolls back an apply that was interrupted (crash, kill) and finishes an interrupted undo or
+/// redo.
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Example:\n  git clada undo\n  git clada --dry-run undo")]
-pub struct Args {}
+#[command(
+    after_help = "Examples:\n  git clada undo\n  git clada undo --list\n  git clada --dry-run undo"
+)]
+pub struct Args {
+    /// List what undo takes back (newest first) and what redo puts back, and change nothing.
+    #[arg(long)]
+    pub list: bool,
+}
 
-pub fn run(_args: Args, global: Global) -> anyhow::Result<Outcome> {
+pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
     let cwd = std::env::current_dir()?;
     let repo = Repo::discover(&cwd)?;
+    if args.list {
+        return super::print_history(
+            undo::list(&repo, 50),
+            &global,
+            crate::history::render::stack_list,
+        );
+    }
     super::print_history(
         undo::undo(&repo, global.dry_run),
         &global,

@@ -179,6 +179,29 @@ pub(crate) fn approved_jail(
     }
 }
 
+/// Why an exec block did not run: the block's error.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotRun {
+    pub message: String,
+    /// The stable code of the failed result (docs/json-format.md).
+    pub code: &'static str,
+    /// Set when only the user can lift the refusal (exec not allowed, not approved,
+    /// declined): what the user can do. Reports show it to the user, not to the model, and do
+    /// not ask the model to send the block again.
+    pub user_action: Option<String>,
+}
+
+impl NotRun {
+    /// A refusal only the user can lift: `command_not_allowed`.
+    pub fn for_user(message: &str, how: &str) -> NotRun {
+        NotRun {
+            message: message.to_string(),
+            code: "command_not_allowed",
+            user_action: Some(how.to_string()),
+        }
+    }
+}
+
 /// What running one exec block produced besides its output.
 pub struct Ran {
     pub output: spawn::ExecOutput,
@@ -212,10 +235,14 @@ impl Runner {
         lang: Lang,
         dir: &Path,
         timeout: Option<u64>,
-    ) -> Result<Ran, String> {
+    ) -> Result<Ran, NotRun> {
         let watch = self.settings.watch.clone();
         if watch.as_ref().is_some_and(|w| w.is_cancelled()) {
-            return Err(CANCELLED.to_string());
+            return Err(NotRun {
+                message: CANCELLED.to_string(),
+                code: "exec_cancelled",
+                user_action: None,
+            });
         }
         let root = sandbox.root();
         let permit = policy::permit(self, block_id, code, lang, dir, root)?;
@@ -233,7 +260,11 @@ impl Runner {
                 approved_jail(&self.settings.confine, root, &mut warnings)
             }
         }
-        .map_err(|e| format!("exec: not run: {e}"))?;
+        .map_err(|e| NotRun {
+            message: format!("exec: not run: {e}"),
+            code: "sandbox_failed",
+            user_action: None,
+        })?;
         // Only bash can report where it ended (exec sessions); a direct command cannot cd.
         let probe = (lang == Lang::Bash && matches!(permit, policy::Permit::Interpreter))
             .then(|| session::Probe::for_bash(jail.tmp()))

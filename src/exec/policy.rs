@@ -295,7 +295,7 @@ pub(crate) fn permit(
     lang: Lang,
     dir: &Path,
     root: &Path,
-) -> Result<Permit, String> {
+) -> Result<Permit, super::NotRun> {
     let mut list_off = None;
     if ctx.settings.policy != ExecPolicy::Deny {
         match read_only_direct(&ctx.settings.confine, lang, code, dir, root) {
@@ -307,11 +307,10 @@ pub(crate) fn permit(
     match ctx.settings.policy {
         ExecPolicy::Allow => return Ok(Permit::Interpreter),
         ExecPolicy::Deny => {
-            return Err(
-                "exec: not run: running code is not allowed (--exec deny); re-run with --exec \
-                 allow to run exec blocks, or --exec ask to confirm each one"
-                    .into(),
-            )
+            return Err(super::NotRun::for_user(
+                "exec: not run: running code is not allowed here (--exec deny)",
+                "re-run with --exec allow to run exec blocks, or --exec ask to confirm each one",
+            ))
         }
         ExecPolicy::Ask => {}
     }
@@ -322,11 +321,14 @@ pub(crate) fn permit(
         let why = list_off
             .map(|w| format!(" (it would run without asking, but {w})"))
             .unwrap_or_default();
-        return Err(format!(
-            "exec: not run: the command is not approved and there is no terminal to ask \
-             (policy ask){why}; approve it once interactively with \"always\" (kept with your \
-             approvals, in .git/clada/allowed-commands.json, out of any reply's reach), or \
-             re-run with --exec allow"
+        return Err(super::NotRun::for_user(
+            &format!(
+                "exec: not run: the command is not approved and there is no terminal to ask \
+                 (policy ask){why}"
+            ),
+            "approve it once interactively with \"always\" (kept with your approvals, in \
+             .git/clada/allowed-commands.json, out of any reply's reach), or re-run with \
+             --exec allow",
         ));
     };
     let req = ExecRequest {
@@ -337,9 +339,10 @@ pub(crate) fn permit(
     };
     match prompt(&req) {
         Approval::Yes => Ok(Permit::Interpreter),
-        Approval::No => {
-            Err("exec: not run: declined at the prompt; the block was not executed".into())
-        }
+        Approval::No => Err(super::NotRun::for_user(
+            "exec: not run: declined at the prompt; the block was not executed",
+            "answer yes (or always) at the prompt to run it",
+        )),
         Approval::Always => {
             ctx.always = true;
             Ok(Permit::Interpreter)
@@ -349,16 +352,20 @@ pub(crate) fn permit(
 
 /// The time limit for the next block: its own (or the default), cut to what is left of
 /// `--total-timeout`; `Err` (the block's error) when that is used up.
-pub(crate) fn limit(ctx: &Runner, own: Duration) -> Result<Duration, String> {
+pub(crate) fn limit(ctx: &Runner, own: Duration) -> Result<Duration, super::NotRun> {
     let Some(deadline) = ctx.deadline else {
         return Ok(own);
     };
     let left = deadline.saturating_duration_since(Instant::now());
     if left.is_zero() {
-        return Err(format!(
-            "exec: not run: the total time for exec blocks (--total-timeout {}) is used up",
-            crate::config::format_duration(ctx.settings.total_timeout.unwrap_or_default())
-        ));
+        return Err(super::NotRun {
+            message: format!(
+                "exec: not run: the total time for exec blocks (--total-timeout {}) is used up",
+                crate::config::format_duration(ctx.settings.total_timeout.unwrap_or_default())
+            ),
+            code: "exec_timeout",
+            user_action: None,
+        });
     }
     Ok(own.min(left))
 }

@@ -21,9 +21,19 @@ pub enum HistoryError {
     #[error(transparent)]
     Journal(#[from] JournalError),
     #[error(transparent)]
-    Restore(#[from] RestoreError),
+    Restore(RestoreError),
     #[error(transparent)]
     Apply(#[from] ApplyError),
+}
+
+impl From<RestoreError> for HistoryError {
+    /// A restore refused because the branch moved under it changed nothing: a refusal.
+    fn from(e: RestoreError) -> Self {
+        match e {
+            RestoreError::Moved { .. } => HistoryError::Refused(e.to_string()),
+            e => HistoryError::Restore(e),
+        }
+    }
 }
 
 /// The ref recording a squash: new tip → tip before the squash.

@@ -59,9 +59,12 @@ pub struct LogEntry {
     /// Committer time, Unix seconds.
     pub date: i64,
     pub age: String,
-    /// Block ids in `Clada-Blocks` / `Clada-Failed`.
+    /// Block ids in `Clada-Blocks` / `Clada-Failed` / `Clada-Waiting` (⏸, only the user can
+    /// let them run).
     pub blocks_ok: usize,
     pub blocks_failed: usize,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub blocks_waiting: usize,
     /// For a squash: how many commits it replaced.
     pub squashed: Option<usize>,
     /// HEAD is here (while stepped back, the log starts at the tip).
@@ -70,6 +73,10 @@ pub struct LogEntry {
     /// through `git clada mcp`, those of its commits for a squash; left out when none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub sessions: Vec<String>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// The `Clada-Session` values of a commit, each once, in order.
@@ -118,6 +125,7 @@ fn entry(info: &CommitInfo, kind: CladaCommit, now: i64, head: Option<ObjectId>)
         age: age(now, info.committer.seconds),
         blocks_ok: count(trailer::BLOCKS),
         blocks_failed: count(trailer::FAILED),
+        blocks_waiting: count(trailer::WAITING),
         squashed,
         current: head == Some(info.id),
         sessions: sessions_of(info),
@@ -383,7 +391,7 @@ pub fn status(repo: &Repo) -> Result<StatusReport, HistoryError> {
         Err(HistoryError::Refused(msg)) => report.undo_refused = Some(msg),
         Err(e) => return Err(e),
     }
-    if report.stepped_back.is_none() && report.interrupted.is_none() {
+    if report.interrupted.is_none() {
         report.redo = undo::redo(repo, true).ok();
     }
     Ok(report)

@@ -12,7 +12,9 @@ mod common;
 pub mod log;
 pub mod render;
 pub mod squash;
+pub mod stack;
 pub mod step;
+mod step_undo;
 pub mod undo;
 
 pub use common::{now, HistoryError, Trace};

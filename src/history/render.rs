@@ -7,28 +7,50 @@ fn short(hex: &str) -> &str {
     hex.get(..7).unwrap_or(hex)
 }
 
-/// `Undid apply 1a2b3c4 "AI: edit a.txt": main is back at 9f8e7d6; …`
+/// What an undo or redo report is about, as a noun phrase: `the apply 1a2b3c4 "AI: edit
+/// a.txt"`, `the uncommitted apply of reply.md`, `the step-back to 9f8e7d6 "fix"`, `the
+/// interrupted apply of stdin`.
+pub fn operation_phrase(r: &UndoReport) -> String {
+    let subject = r.subject.as_deref().unwrap_or_default();
+    let commit = r.commit.as_deref().map(short).unwrap_or_default();
+    match r.kind.as_str() {
+        "apply" | "squash" => format!("the {} {commit} \"{subject}\"", r.kind),
+        "uncommitted-apply" | "step-back" | "step-forward" => format!("the {subject}"),
+        "interrupted-apply" => format!("the {subject}"),
+        "interrupted-restore" => format!("the interrupted {subject}"),
+        _ => subject.to_string(),
+    }
+}
+
+/// `Undid the apply 1a2b3c4 "AI: edit a.txt": HEAD is now at 9f8e7d6`, then the paths rewritten,
+/// the user's work, and what to do next.
 pub fn undo_report(r: &UndoReport) -> String {
-    let verb = match (r.operation.as_str(), r.dry_run) {
-        ("undo", false) => "Undid",
-        ("undo", true) => "Would undo",
-        ("redo", false) => "Redid",
-        ("redo", true) => "Would redo",
-        (_, false) => "Finished",
-        (_, true) => "Would finish",
+    let what = operation_phrase(r);
+    let head = if r.dry_run {
+        format!("HEAD would be at {}", short(&r.to))
+    } else {
+        format!("HEAD is now at {}", short(&r.to))
     };
-    let what = match (&r.commit, &r.subject) {
-        (Some(c), Some(s)) if r.operation != "recover" => {
-            format!("{} {} \"{s}\"", r.kind, short(c))
+    let mut out = match (r.operation.as_str(), r.kind.as_str(), r.dry_run) {
+        ("undo", _, false) => format!("Undid {what}: {head}"),
+        ("undo", _, true) => format!("Would undo {what}: {head}"),
+        ("redo", _, false) => format!("Redid {what}: {head}"),
+        ("redo", _, true) => format!("Would redo {what}: {head}"),
+        (_, "interrupted-apply", false) => {
+            format!(
+                "Rolled back {what} (it had not finished; none of its changes are left): {head}"
+            )
         }
-        (_, Some(s)) => s.clone(),
-        _ => r.kind.clone(),
+        (_, "interrupted-apply", true) => {
+            format!("Would roll back {what} (it had not finished): {head}")
+        }
+        (_, "interrupted-restore", false) => {
+            format!("Completed {what}, which had been interrupted: {head}")
+        }
+        (_, "interrupted-restore", true) => format!("Would complete {what}: {head}"),
+        (_, _, false) => format!("Finished {what}: {head}"),
+        (_, _, true) => format!("Would finish {what}: {head}"),
     };
-    let mut out = format!(
-        "{verb} {what}: HEAD {} at {}",
-        if r.dry_run { "would be" } else { "is now" },
-        short(&r.to)
-    );
     out.push('\n');
     if !r.paths.is_empty() {
         out.push_str(&format!(
@@ -56,8 +78,54 @@ pub fn undo_report(r: &UndoReport) -> String {
             w.unstaged
         ));
     }
-    if r.operation == "undo" && !r.dry_run {
-        out.push_str("`git clada redo` re-applies it while nothing else changes\n");
+    if !r.dry_run {
+        match r.operation.as_str() {
+            "undo" => out.push_str(
+                "`git clada redo` puts it back; `git clada undo` again takes back the operation before it\n",
+            ),
+            "redo" => out.push_str("`git clada undo` takes it back again\n"),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// `git clada undo --list`.
+pub fn stack_list(r: &super::undo::StackList) -> String {
+    let line = |n: usize, op: &super::undo::ListedOp| match &op.commit {
+        Some(c) if !op.subject.contains(short(c)) => {
+            format!("  {n}. {} {} \"{}\"\n", op.kind, short(c), op.subject)
+        }
+        _ => format!("  {n}. {}\n", op.subject),
+    };
+    let mut out = String::new();
+    if r.undo.is_empty() {
+        out.push_str(&format!(
+            "Undo on {}: nothing (HEAD is not a git-clada operation)\n",
+            r.branch
+        ));
+    } else {
+        out.push_str(&format!(
+            "Undo on {} (newest first; `git clada undo` takes back the first):\n",
+            r.branch
+        ));
+        for (i, op) in r.undo.iter().enumerate() {
+            out.push_str(&line(i + 1, op));
+        }
+        if r.undo_truncated {
+            out.push_str("  …\n");
+        }
+    }
+    if r.redo.is_empty() {
+        out.push_str("Redo: nothing (no undo since the last operation)\n");
+    } else {
+        match &r.redo_stale {
+            Some(why) => out.push_str(&format!("Redo (recorded, but {why}):\n")),
+            None => out.push_str("Redo (`git clada redo` puts back the first):\n"),
+        }
+        for (i, op) in r.redo.iter().enumerate() {
+            out.push_str(&line(i + 1, op));
+        }
     }
     out
 }
@@ -207,6 +275,9 @@ pub fn log_report(r: &super::log::LogReport) -> String {
                 if e.blocks_failed > 0 {
                     parts.push(format!("{} failed", e.blocks_failed));
                 }
+                if e.blocks_waiting > 0 {
+                    parts.push(format!("{} ⏸ waiting for you", e.blocks_waiting));
+                }
                 if !e.sessions.is_empty() {
                     parts.push(format!("session {}", e.sessions.join(" ")));
                 }
@@ -263,10 +334,15 @@ pub fn status_report(r: &super::log::StatusReport) -> String {
     }
     match (&r.undo, &r.undo_refused) {
         (Some(u), _) => {
-            let what = match (u.operation.as_str(), &u.commit, &u.subject) {
-                ("recover", _, Some(s)) => format!("finish or roll back: {s}"),
-                (_, Some(c), Some(s)) => format!("take back {} {} \"{s}\"", u.kind, short(c)),
-                _ => u.kind.clone(),
+            let what = match (u.operation.as_str(), u.kind.as_str()) {
+                ("recover", "interrupted-apply") => {
+                    format!("roll back {}", operation_phrase(u))
+                }
+                ("recover", "interrupted-restore") => {
+                    format!("complete {}", operation_phrase(u))
+                }
+                ("recover", _) => format!("finish {}", operation_phrase(u)),
+                _ => format!("take back {}", operation_phrase(u)),
             };
             out.push_str(&format!("`git clada undo` would {what}"));
             if let Some(w) = &u.restored_work {
@@ -282,10 +358,8 @@ pub fn status_report(r: &super::log::StatusReport) -> String {
     }
     if let Some(redo) = &r.redo {
         out.push_str(&format!(
-            "`git clada redo` would re-apply {} {} \"{}\"\n",
-            redo.kind,
-            redo.commit.as_deref().map(short).unwrap_or(""),
-            redo.subject.as_deref().unwrap_or("")
+            "`git clada redo` would put back {}\n",
+            operation_phrase(redo)
         ));
     }
     out

@@ -738,6 +738,7 @@ fn squash_message(
     let mut replies: Vec<String> = Vec::new();
     let mut blocks: Vec<String> = Vec::new();
     let mut failed: Vec<String> = Vec::new();
+    let mut waiting: Vec<String> = Vec::new();
     let mut others: Vec<(String, String)> = Vec::new();
     let mut any_blocks = false;
     for &i in members {
@@ -753,6 +754,10 @@ fn squash_message(
             } else if is(trailer::FAILED) {
                 for id in v.split_whitespace() {
                     push_unique(&mut failed, id.to_string());
+                }
+            } else if is(trailer::WAITING) {
+                for id in v.split_whitespace() {
+                    push_unique(&mut waiting, id.to_string());
                 }
             } else if is(trailer::VERSION)
                 || is(trailer::SQUASHED)
@@ -775,6 +780,9 @@ fn squash_message(
     }
     if !failed.is_empty() {
         msg.push_str(&format!("{}: {}\n", trailer::FAILED, failed.join(" ")));
+    }
+    if !waiting.is_empty() {
+        msg.push_str(&format!("{}: {}\n", trailer::WAITING, waiting.join(" ")));
     }
     for (k, v) in others {
         msg.push_str(&format!("{k}: {v}\n"));
@@ -802,6 +810,9 @@ fn push_unique(list: &mut Vec<String>, v: String) {
 /// `AI: a; b; c`, or as many as fit in 72 columns followed by `(+N more)`.
 fn combined_subject<'a>(subjects: impl Iterator<Item = &'a str>) -> String {
     let mut items: Vec<&str> = Vec::new();
+    // Items the squashed subjects already left out (their own `(+N more)`): counted once, in
+    // the combined counter, never stacked.
+    let mut hidden = 0usize;
     let all: Vec<&str> = subjects.collect();
     let ai = !all.is_empty() && all.iter().all(|s| s.starts_with("AI:"));
     for s in &all {
@@ -810,8 +821,10 @@ fn combined_subject<'a>(subjects: impl Iterator<Item = &'a str>) -> String {
         } else {
             s.trim()
         };
+        let (item, more) = split_more(item);
         if !item.is_empty() && !items.contains(&item) {
             items.push(item);
+            hidden += more;
         }
     }
     let prefix = if ai { "AI: " } else { "" };
@@ -821,13 +834,28 @@ fn combined_subject<'a>(subjects: impl Iterator<Item = &'a str>) -> String {
     let mut shown = items.len();
     loop {
         let mut s = format!("{prefix}{}", items[..shown].join("; "));
-        if shown < items.len() {
-            s.push_str(&format!(" (+{} more)", items.len() - shown));
+        let more = items.len() - shown + hidden;
+        if more > 0 {
+            s.push_str(&format!(" (+{more} more)"));
         }
         if s.chars().count() <= 72 || shown == 1 {
             return s;
         }
         shown -= 1;
+    }
+}
+
+/// A subject and the count of its trailing `(+N more)`, if it has one.
+fn split_more(subject: &str) -> (&str, usize) {
+    let Some(body) = subject.strip_suffix(" more)") else {
+        return (subject, 0);
+    };
+    match body.rsplit_once(" (+") {
+        Some((head, n)) => match n.parse::<usize>() {
+            Ok(n) => (head.trim_end(), n),
+            Err(_) => (subject, 0),
+        },
+        None => (subject, 0),
     }
 }
 
@@ -988,6 +1016,15 @@ mod tests {
             s.starts_with("AI: edit src/file0.rs; edit src/file1.rs"),
             "{s}"
         );
+    }
+
+    #[test]
+    fn counters_never_stack() {
+        let s = combined_subject(
+            ["AI: edit a.txt (+1 more)", "AI: create b.txt (+5 more)"].into_iter(),
+        );
+        assert_eq!(s, "AI: edit a.txt; create b.txt (+6 more)");
+        assert_eq!(s.matches("more)").count(), 1);
     }
 
     #[test]

@@ -52,6 +52,14 @@ pub const BRANCH_REF: &str = "refs/clada/step/branch";
 /// commit's trees cannot hold intent-to-add entries or skip-worktree bits.
 pub const FLAGS_REF: &str = "refs/clada/step/flags";
 
+/// A blob holding the positions the walk went through (JSON, the tip first, HEAD's position
+/// last): `git clada undo` takes the steps back one by one.
+pub const TRAIL_REF: &str = "refs/clada/step/trail";
+/// The file (in git's directory) recording the last step-forward that returned to the tip
+/// (JSON [`Returned`]): while nothing happened since, `git clada undo` steps back to where it
+/// came from. A file, not a ref: back at the tip, the refs are exactly as before the walk.
+const RETURNED_FILE: &str = "clada/returned.json";
+
 /// The ref holding the work parked when stepping back from `tip`.
 pub fn stash_ref(tip: ObjectId) -> String {
     format!("refs/clada/stash/{tip}")
@@ -214,14 +222,113 @@ fn conflict_refusal(what: &str, conflicts: &[PathConflict]) -> HistoryError {
 pub fn step_back(repo: &Repo, dry_run: bool) -> Result<StepReport, HistoryError> {
     let _lock = if dry_run { None } else { Some(repo.lock()?) };
     refuse_busy(repo)?;
-    match read_state(repo)? {
-        None => back_from_tip(repo, dry_run),
-        Some(state) => back_further(repo, &state, dry_run),
+    let step = match read_state(repo)? {
+        None => back_from_tip(repo, None, dry_run)?,
+        Some(state) => back_further(repo, &state, dry_run)?,
+    };
+    step.run(repo)
+}
+
+/// A step, planned: its report and (unless a dry run) the journaled restore that makes it.
+pub(super) struct Move {
+    pub report: StepReport,
+    pub plan: Option<(RestorePlan, String)>,
+    /// What the step leaves recorded about a return to the tip: the return it makes, or
+    /// nothing (a step back).
+    returned: Option<Returned>,
+}
+
+impl Move {
+    fn planned(report: StepReport, plan: RestorePlan, reflog: String) -> Move {
+        Move {
+            report,
+            plan: Some((plan, reflog)),
+            returned: None,
+        }
+    }
+
+    fn dry(report: StepReport) -> Move {
+        Move {
+            report,
+            plan: None,
+            returned: None,
+        }
+    }
+
+    /// Carries the step out.
+    pub fn run(mut self, repo: &Repo) -> Result<StepReport, HistoryError> {
+        if let Some((plan, reflog)) = self.plan.take() {
+            restore::run(repo, &plan, &reflog)?;
+            self.recorded(repo)?;
+        }
+        Ok(self.report)
+    }
+
+    /// After the restore: records the return to the tip this step made, or that none is the
+    /// last operation any more.
+    pub fn recorded(&self, repo: &Repo) -> Result<(), HistoryError> {
+        let path = repo.git_dir().join(RETURNED_FILE);
+        match &self.returned {
+            Some(r) => {
+                let json = serde_json::to_vec(r)
+                    .map_err(|e| RepoError::Invalid(format!("cannot record the return: {e}")))?;
+                if let Some(dir) = path.parent() {
+                    std::fs::create_dir_all(dir)
+                        .map_err(crate::repo::io_err_pub("cannot create", dir))?;
+                }
+                crate::base::fsutil::write_atomic(
+                    &path,
+                    &json,
+                    crate::base::fsutil::Perm::Executable(false),
+                )
+                .map_err(crate::repo::io_err_pub("cannot write", &path))?;
+            }
+            None => match std::fs::remove_file(&path) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(crate::repo::io_err_pub("cannot remove", &path)(e).into()),
+            },
+        }
+        Ok(())
     }
 }
 
-/// The first step back: park the uncommitted work, detach HEAD at the tip's parent.
-fn back_from_tip(repo: &Repo, dry_run: bool) -> Result<StepReport, HistoryError> {
+/// The positions of the walk so far, the tip first (a walk begun by an older git-clada has
+/// none recorded: its tip and position).
+pub(super) fn read_trail(repo: &Repo, state: &StepState) -> Result<Vec<ObjectId>, HistoryError> {
+    let Some(blob) = repo.read_ref(TRAIL_REF)? else {
+        return Ok(vec![state.tip, state.position]);
+    };
+    let hex: Vec<String> = serde_json::from_slice(&repo.read_blob(blob)?).map_err(|_| {
+        HistoryError::Refused(format!(
+            "the step-back trail ({TRAIL_REF}) cannot be read; remove it with `git update-ref -d {TRAIL_REF}`"
+        ))
+    })?;
+    hex.iter()
+        .map(|h| crate::record::journal::parse_id(h).map_err(HistoryError::from))
+        .collect()
+}
+
+/// The ref change recording `trail`.
+pub(super) fn trail_change(repo: &Repo, trail: &[ObjectId]) -> Result<RefChange, HistoryError> {
+    let hex: Vec<String> = trail.iter().map(|c| c.to_string()).collect();
+    let json = serde_json::to_vec(&hex)
+        .map_err(|e| RepoError::Invalid(format!("cannot record the step trail: {e}")))?;
+    Ok(RefChange::set(
+        TRAIL_REF,
+        repo.write_blob(&json)?,
+        "clada: step",
+    ))
+}
+
+/// The first step back: park the uncommitted work, detach HEAD at the tip's parent (or at
+/// `target`, an older commit of the tip's first-parent history: the redo of a step, the undo
+/// of a return to the tip, whose walk had gone through `trail`).
+pub(super) fn back_from_tip(
+    repo: &Repo,
+    target: Option<(ObjectId, Vec<ObjectId>)>,
+    dry_run: bool,
+) -> Result<Move, HistoryError> {
     let mut trace = Trace::new("step-back");
     let (branch, tip) = match repo.head()? {
         Head::Branch { name, commit } => (name, commit),
@@ -237,7 +344,14 @@ fn back_from_tip(repo: &Repo, dry_run: bool) -> Result<StepReport, HistoryError>
         }
     };
     let info = repo.commit_info(tip)?;
-    let target = step_target(&info)?;
+    let (target, trail) = match target {
+        Some((target, trail)) => (target, trail),
+        None => {
+            let target = step_target(&info)?;
+            (target, vec![tip, target])
+        }
+    };
+    let behind = depth(repo, tip, target)?;
     let index = repo.read_index()?;
     let conflicted = index.conflicted_paths();
     if !conflicted.is_empty() {
@@ -279,7 +393,7 @@ fn back_from_tip(repo: &Repo, dry_run: bool) -> Result<StepReport, HistoryError>
     let mut report = StepReport::new("step-back", &branch, tip, tip, dry_run);
     report.to = target.to_string();
     report.subject = target_info.subject().to_string();
-    report.behind = 1;
+    report.behind = behind;
     report.paths = plan.paths().iter().map(|p| p.to_string()).collect();
     report.stashed_files = status
         .dirty_paths()
@@ -289,7 +403,7 @@ fn back_from_tip(repo: &Repo, dry_run: bool) -> Result<StepReport, HistoryError>
         .collect();
     let has_work = status.is_dirty() || !parked.is_empty();
     if dry_run {
-        return Ok(report);
+        return Ok(Move::dry(report));
     }
 
     // Park: the stash-format commits (objects only); the refs that name them are set by
@@ -306,6 +420,7 @@ fn back_from_tip(repo: &Repo, dry_run: bool) -> Result<StepReport, HistoryError>
         report.stash_ref = Some(stash_ref(tip));
     }
     refs_before.extend(state_refs(repo, &index, &status, &branch, tip, target)?);
+    refs_before.push(trail_change(repo, &trail)?);
     write_orig_head(repo, tip)?;
     trace.phase("park");
 
@@ -321,17 +436,87 @@ fn back_from_tip(repo: &Repo, dry_run: bool) -> Result<StepReport, HistoryError>
     );
     plan.refs_before = refs_before;
     plan.remove_untracked = parked.iter().map(|p| p.to_string()).collect();
-    restore::run(
-        repo,
-        &plan,
-        &format!(
-            "clada: step-back to {}: {}",
-            Repo::short(target),
-            target_info.subject()
-        ),
-    )?;
-    trace.phase("checkout");
-    Ok(report)
+    plan.head_from = vec![tip.to_string()];
+    trace.phase("plan");
+    let reflog = format!(
+        "clada: step-back to {}: {}",
+        Repo::short(target),
+        target_info.subject()
+    );
+    Ok(Move::planned(report, plan, reflog))
+}
+
+/// While stepped back: the move from HEAD's position to `target`, a commit of the walk's
+/// history (the tip itself: back on the branch with the parked work restored, recording
+/// `returned`), leaving the walk's trail as `trail`.
+pub(super) fn move_within(
+    repo: &Repo,
+    state: &StepState,
+    target: ObjectId,
+    trail: Vec<ObjectId>,
+    returned: Option<Returned>,
+    dry_run: bool,
+) -> Result<Move, HistoryError> {
+    let (position, chain) = current_position(repo, state)?;
+    let position_info = chain
+        .last()
+        .ok_or_else(|| RepoError::Invalid("empty history chain".into()))?;
+    require_unchanged(repo, position_info.tree, "the step")?;
+    let op = if depth(repo, state.tip, target)? < chain.len() - 1 {
+        "step-forward"
+    } else {
+        "step-back"
+    };
+    let mut report = StepReport::new(op, &state.branch, state.tip, position, dry_run);
+    report.stash = state.stash.map(|s| s.to_string());
+    report.stash_ref = state.stash.map(|_| stash_ref(state.tip));
+    if target == state.tip {
+        if repo.read_ref(&state.branch)? != Some(state.tip) {
+            return Err(HistoryError::Refused(format!(
+                "the branch {} moved while you were stepped back (it was at {}); git-clada will not re-attach it to a different commit (nothing was changed)",
+                state.branch.strip_prefix("refs/heads/").unwrap_or(&state.branch),
+                Repo::short(state.tip)
+            )));
+        }
+        return return_to_tip(repo, state, position_info, report, returned);
+    }
+    let target_info = repo.commit_info(target)?;
+    let plan = repo.plan_checkout(position_info.tree, target_info.tree)?;
+    let conflicts = repo.checkout_conflicts(position_info.tree, &plan)?;
+    if !conflicts.is_empty() {
+        return Err(conflict_refusal(op, &conflicts));
+    }
+    report.to = target.to_string();
+    report.subject = target_info.subject().to_string();
+    report.behind = depth(repo, state.tip, target)?;
+    report.paths = plan.paths().iter().map(|p| p.to_string()).collect();
+    if dry_run {
+        return Ok(Move::dry(report));
+    }
+    let (plan, reflog) = move_detached(repo, position, &target_info, &report.paths, op, &trail)?;
+    Ok(Move::planned(report, plan, reflog))
+}
+
+/// How many first-parent steps `target` is behind `tip`, refusing when it is not on the tip's
+/// first-parent history.
+pub(super) fn depth(repo: &Repo, tip: ObjectId, target: ObjectId) -> Result<usize, HistoryError> {
+    let mut next = Some(tip);
+    let mut n = 0;
+    while let Some(id) = next {
+        if id == target {
+            return Ok(n);
+        }
+        next = match repo.commit_info(id)?.parents.as_slice() {
+            [p] => Some(*p),
+            _ => None,
+        };
+        n += 1;
+    }
+    Err(HistoryError::Refused(format!(
+        "{} is not on the first-parent history of {}; the step cannot be taken (nothing was changed)",
+        Repo::short(target),
+        Repo::short(tip)
+    )))
 }
 
 /// The stash-format commits of the parked work (index, untracked files, worktree), as
@@ -408,7 +593,7 @@ fn state_refs(
 /// Where HEAD stands in an active step-back: a detached commit on the tip's first-parent
 /// chain (normally the recorded position), or the branch itself at the tip (the user
 /// switched back by hand). Returns the position and the chain from the tip down to it.
-fn current_position(
+pub(super) fn current_position(
     repo: &Repo,
     state: &StepState,
 ) -> Result<(ObjectId, Vec<CommitInfo>), HistoryError> {
@@ -450,7 +635,7 @@ fn current_position(
 }
 
 /// A further step back while already stepped back.
-fn back_further(repo: &Repo, state: &StepState, dry_run: bool) -> Result<StepReport, HistoryError> {
+fn back_further(repo: &Repo, state: &StepState, dry_run: bool) -> Result<Move, HistoryError> {
     let (position, chain) = current_position(repo, state)?;
     if position == state.tip {
         return Err(HistoryError::Refused(format!(
@@ -478,20 +663,31 @@ fn back_further(repo: &Repo, state: &StepState, dry_run: bool) -> Result<StepRep
     report.stash = state.stash.map(|s| s.to_string());
     report.stash_ref = state.stash.map(|_| stash_ref(state.tip));
     if dry_run {
-        return Ok(report);
+        return Ok(Move::dry(report));
     }
-    move_detached(repo, position, &target_info, &report.paths, "step-back")?;
-    Ok(report)
+    let mut trail = read_trail(repo, state)?;
+    trail.push(target);
+    let (plan, reflog) = move_detached(
+        repo,
+        position,
+        &target_info,
+        &report.paths,
+        "step-back",
+        &trail,
+    )?;
+    Ok(Move::planned(report, plan, reflog))
 }
 
-/// Detaches HEAD at `target`, rewriting `paths`, and records the new position.
-fn move_detached(
+/// The restore that detaches HEAD at `target`, rewriting `paths`, and records the new position
+/// and the walk's `trail`; and its reflog message.
+pub(super) fn move_detached(
     repo: &Repo,
     from: ObjectId,
     target: &CommitInfo,
     paths: &[String],
     op: &str,
-) -> Result<(), HistoryError> {
+    trail: &[ObjectId],
+) -> Result<(RestorePlan, String), HistoryError> {
     write_orig_head(repo, from)?;
     let mut plan = RestorePlan::new(
         format!("{op} to {}", target.id),
@@ -506,22 +702,25 @@ fn move_detached(
         target.id,
         format!("clada: {op}"),
     )];
-    restore::run(
-        repo,
-        &plan,
-        &format!(
-            "clada: {op} to {}: {}",
-            Repo::short(target.id),
-            target.subject()
-        ),
-    )?;
-    Ok(())
+    plan.refs_after.push(trail_change(repo, trail)?);
+    plan.head_from = vec![from.to_string()];
+    let reflog = format!(
+        "clada: {op} to {}: {}",
+        Repo::short(target.id),
+        target.subject()
+    );
+    Ok((plan, reflog))
 }
 
 /// `git clada step-forward [--all]`.
 pub fn step_forward(repo: &Repo, all: bool, dry_run: bool) -> Result<StepReport, HistoryError> {
     let _lock = if dry_run { None } else { Some(repo.lock()?) };
     refuse_busy(repo)?;
+    forward(repo, all, dry_run)?.run(repo)
+}
+
+/// A step forward, planned.
+fn forward(repo: &Repo, all: bool, dry_run: bool) -> Result<Move, HistoryError> {
     let Some(state) = read_state(repo)? else {
         return Err(HistoryError::Refused(
             "you are not stepped back, so there is nothing to step forward to (`git clada step-back` first)".into(),
@@ -559,21 +758,78 @@ pub fn step_forward(repo: &Repo, all: bool, dry_run: bool) -> Result<StepReport,
         report.subject = next.subject().to_string();
         report.behind = chain.len() - 2;
         report.paths = plan.paths().iter().map(|p| p.to_string()).collect();
-        if !dry_run {
-            move_detached(repo, position, next, &report.paths, "step-forward")?;
+        if dry_run {
+            return Ok(Move::dry(report));
         }
-        return Ok(report);
+        let mut trail = read_trail(repo, &state)?;
+        trail.push(next.id);
+        let (plan, reflog) =
+            move_detached(repo, position, next, &report.paths, "step-forward", &trail)?;
+        return Ok(Move::planned(report, plan, reflog));
     }
-    return_to_tip(repo, &state, position_info, report)
+    let mut returned = Returned::new(repo, &state)?;
+    returned.trail.push(state.tip.to_string());
+    return_to_tip(repo, &state, position_info, report, Some(returned))
+}
+
+/// The last step-forward of a walk, which returned to the tip: kept under [`RETURNED_REF`]
+/// so `git clada undo` can step back to where it came from while nothing else happened.
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
+pub struct Returned {
+    pub branch: String,
+    pub tip: String,
+    /// The walk's positions, the tip first and last.
+    pub trail: Vec<String>,
+    /// The uncommitted-apply record at the time (an apply since changes it).
+    pub pending: Option<String>,
+}
+
+impl Returned {
+    pub(super) fn new(repo: &Repo, state: &StepState) -> Result<Returned, HistoryError> {
+        Ok(Returned {
+            branch: state.branch.clone(),
+            tip: state.tip.to_string(),
+            trail: read_trail(repo, state)?
+                .iter()
+                .map(|c| c.to_string())
+                .collect(),
+            pending: repo
+                .read_ref(&crate::record::apply::pending_ref(Some(&state.branch)))?
+                .map(|c| c.to_string()),
+        })
+    }
+}
+
+/// The last return to the tip of `branch`, when it is still the last thing that happened
+/// there (HEAD on the branch at the same tip, no apply since).
+pub fn returned(
+    repo: &Repo,
+    branch: &str,
+    tip: ObjectId,
+) -> Result<Option<Returned>, HistoryError> {
+    let Ok(data) = std::fs::read(repo.git_dir().join(RETURNED_FILE)) else {
+        return Ok(None);
+    };
+    let Ok(r) = serde_json::from_slice::<Returned>(&data) else {
+        return Ok(None);
+    };
+    let pending = repo
+        .read_ref(&crate::record::apply::pending_ref(Some(branch)))?
+        .map(|c| c.to_string());
+    Ok((r.branch == branch
+        && ObjectId::from_hex(r.tip.as_bytes()).ok() == Some(tip)
+        && r.pending == pending)
+        .then_some(r))
 }
 
 /// The last step forward: back on the branch at its tip, with the parked work restored.
-fn return_to_tip(
+pub(super) fn return_to_tip(
     repo: &Repo,
     state: &StepState,
     position: &CommitInfo,
     mut report: StepReport,
-) -> Result<StepReport, HistoryError> {
+    returned: Option<Returned>,
+) -> Result<Move, HistoryError> {
     let tip_info = repo.commit_info(state.tip)?;
     let (w_tree, i_tree, untracked) = match state.stash {
         Some(w) => {
@@ -626,7 +882,7 @@ fn return_to_tip(
         let _ = w;
     }
     if report.dry_run {
-        return Ok(report);
+        return Ok(Move::dry(report));
     }
     write_orig_head(repo, position.id)?;
     let untracked_paths: Vec<JournalPath> = untracked
@@ -662,6 +918,7 @@ fn return_to_tip(
     );
     restore_plan.untracked = untracked_paths;
     restore_plan.flags = state.flags.clone();
+    restore_plan.head_from = vec![state.tip.to_string()];
     // The state goes once HEAD is back, the tip first: once it is gone nothing refuses any
     // more.
     restore_plan.refs_after = vec![
@@ -670,16 +927,15 @@ fn return_to_tip(
         RefChange::delete(BRANCH_REF),
         RefChange::delete(FLAGS_REF),
         RefChange::delete(stash_ref(state.tip)),
+        RefChange::delete(TRAIL_REF),
     ];
-    restore::run(
-        repo,
-        &restore_plan,
-        &format!(
-            "clada: step-forward to the tip {}: back on {short_branch}",
-            Repo::short(state.tip)
-        ),
-    )?;
-    Ok(report)
+    let reflog = format!(
+        "clada: step-forward to the tip {}: back on {short_branch}",
+        Repo::short(state.tip)
+    );
+    let mut mv = Move::planned(report, restore_plan, reflog);
+    mv.returned = returned;
+    Ok(mv)
 }
 
 /// The untracked files to park: a tree of their raw bytes (links as their target), and

@@ -16,6 +16,7 @@
 use serde::Serialize;
 
 use super::common::{current_branch, squash_ref, write_orig_head, HistoryError};
+use super::stack::{self, Op};
 use crate::record::apply::{pending_ref, read_record};
 use crate::record::journal::{parse_id, Before, Journal, JournalPath};
 use crate::record::restore::{self, RefChange, RestoreError, RestorePlan};
@@ -48,13 +49,6 @@ pub struct UndoReport {
 pub struct RestoredWork {
     pub staged: usize,
     pub unstaged: usize,
-}
-
-fn redo_ref(branch: &str) -> String {
-    format!(
-        "refs/clada/redo/{}",
-        branch.strip_prefix("refs/heads/").unwrap_or(branch)
-    )
 }
 
 /// Refuses when the index differs from `tree`, or the worktree differs from it at `paths`
@@ -172,16 +166,6 @@ pub(crate) fn require_unpublished(
     Ok(())
 }
 
-fn refuse_busy_states(repo: &Repo) -> Result<(), HistoryError> {
-    if let Some(op) = repo.in_progress() {
-        return Err(HistoryError::Refused(op.describe().to_string()));
-    }
-    if let Some(msg) = crate::record::stepped_back(repo)? {
-        return Err(HistoryError::Refused(msg));
-    }
-    Ok(())
-}
-
 /// `git clada undo`.
 pub fn undo(repo: &Repo, dry_run: bool) -> Result<UndoReport, HistoryError> {
     let lock = if dry_run { None } else { Some(repo.lock()?) };
@@ -203,11 +187,20 @@ pub fn undo(repo: &Repo, dry_run: bool) -> Result<UndoReport, HistoryError> {
     if stale {
         return recovered_locks(repo, lock.as_ref(), dry_run);
     }
-    refuse_busy_states(repo)?;
+    if let Some(op) = repo.in_progress() {
+        return Err(HistoryError::Refused(op.describe().to_string()));
+    }
+    // Stepped back: the last operation was a step.
+    if let Some(state) = super::step::read_state(repo)? {
+        return super::step_undo::undo_step(repo, &state, dry_run);
+    }
     let (branch, tip) = current_branch(repo, "undo")?;
-    if let Some(j) = pending_record(repo, &branch)? {
+    if let Some(returned) = super::step::returned(repo, &branch, tip)? {
+        return super::step_undo::undo_return(repo, &returned, dry_run);
+    }
+    if let Some((record, j)) = pending_record(repo, &branch)? {
         if j.head_id()? == tip {
-            return undo_pending(repo, &branch, &j, dry_run);
+            return undo_pending(repo, &branch, record, &j, dry_run);
         }
     }
     if let Some(before) = repo.read_ref(&squash_ref(tip))? {
@@ -217,9 +210,13 @@ pub fn undo(repo: &Repo, dry_run: bool) -> Result<UndoReport, HistoryError> {
     match classify(&info) {
         Some(CladaCommit::Apply) => undo_apply(repo, &branch, &info, dry_run),
         _ => Err(HistoryError::Refused(format!(
-            "HEAD ({} \"{}\") is not a git-clada commit, so there is no clada operation to undo; `git clada log` lists AI commits",
+            "HEAD ({} \"{}\") is not a git-clada commit and no uncommitted apply, squash or step of git-clada is on top of it, so there is nothing to undo{}; `git clada undo --list` shows what undo and redo can reach",
             Repo::short(tip),
-            info.subject()
+            info.subject(),
+            match stack::top(repo, &branch)? {
+                Some(_) => " (`git clada redo` puts back what undo took back)",
+                None => "",
+            }
         ))),
     }
 }
@@ -288,12 +285,45 @@ fn apply_sides(
     Ok((before, after, None))
 }
 
-/// The record of the last apply on `branch` that committed nothing, if any.
-fn pending_record(repo: &Repo, branch: &str) -> Result<Option<Journal>, HistoryError> {
+/// The record of the last apply on `branch` that committed nothing, if any: its tree and
+/// journal.
+fn pending_record(repo: &Repo, branch: &str) -> Result<Option<(ObjectId, Journal)>, HistoryError> {
     let Some(tree) = repo.read_ref(&pending_ref(Some(branch)))? else {
         return Ok(None);
     };
-    Ok(crate::record::apply::record_journal(repo, tree)?)
+    Ok(crate::record::apply::record_journal(repo, tree)?.map(|j| (tree, j)))
+}
+
+/// The record of the uncommitted apply before the one recorded in `tree` (kept under
+/// `previous`, so undo reaches them one after the other).
+fn previous_pending(repo: &Repo, tree: ObjectId) -> Result<Option<ObjectId>, HistoryError> {
+    Ok(repo
+        .tree_entry(tree, b"previous".as_bstr())?
+        .filter(|e| e.kind == crate::repo::EntryKind::Tree)
+        .map(|e| e.id))
+}
+
+/// HEAD, the index's tree and the worktree's tree before and after the uncommitted apply
+/// recorded in `journal`.
+fn pending_sides(journal: &Journal) -> Result<(Side, Side), HistoryError> {
+    let head = journal.head_id()?;
+    let before = Side {
+        head,
+        index: parse_id(&journal.index_tree)?,
+        worktree: parse_id(&journal.base_tree)?,
+    };
+    let after = Side {
+        head,
+        index: journal
+            .after_index
+            .as_deref()
+            .map_or(Ok(before.index), parse_id)?,
+        worktree: journal
+            .after_tree
+            .as_deref()
+            .map_or(Ok(before.worktree), parse_id)?,
+    };
+    Ok((before, after))
 }
 
 /// The state change from `from` to `to`: checks that nothing is in the way, then the restore
@@ -321,20 +351,35 @@ fn plan_move(
         index_tree: to.index.to_string(),
         paths: paths.iter().map(|p| p.to_string()).collect(),
         untracked,
+        head_from: vec![from.head.to_string()],
         ..Default::default()
     })
 }
 
-/// Every path a restore touches: tracked ones and untracked or ignored ones.
-fn all_paths(plan: &RestorePlan) -> Vec<String> {
-    let mut out = plan.paths.clone();
+/// The paths a restore rewrites: those it touches (tracked ones and untracked or ignored ones)
+/// that do not already hold what it writes there.
+fn all_paths(repo: &Repo, plan: &RestorePlan) -> Result<Vec<String>, HistoryError> {
+    let tree = parse_id(&plan.worktree_tree)?;
+    let index = repo.read_index()?;
+    let mut hasher = repo.hasher_with(&index)?;
+    let mut out = Vec::new();
+    for p in &plan.paths {
+        let rel = BString::from(p.as_str());
+        let want = repo
+            .tree_entry(tree, rel.as_bstr())?
+            .filter(|e| e.kind != crate::repo::EntryKind::Tree);
+        if hasher.id_of(rel.as_bstr())? != want {
+            out.push(p.clone());
+        }
+    }
     for u in &plan.untracked {
-        if !out.contains(&u.path) {
+        let rel = BString::from(u.path.as_str());
+        if !out.contains(&u.path) && !holds(repo, rel.as_bstr(), &u.before)? {
             out.push(u.path.clone());
         }
     }
     out.sort();
-    out
+    Ok(out)
 }
 
 fn undo_apply(
@@ -366,13 +411,7 @@ fn undo_apply(
         .as_ref()
         .map(|j| j.index_flags.clone())
         .unwrap_or_default();
-    // Recorded for redo inside the journaled restore, so a restore that fails or is killed
-    // leaves no redo record of an undo that did not happen.
-    plan.refs_before = vec![RefChange::set(
-        redo_ref(branch),
-        info.id,
-        "clada: undo (kept for redo)",
-    )];
+
     let checkout = repo.plan_checkout(after.worktree, before.worktree)?;
     let conflicts = repo.checkout_conflicts(after.worktree, &checkout)?;
     if let Some(c) = conflicts.first() {
@@ -392,13 +431,25 @@ fn undo_apply(
         subject: Some(info.subject().to_string()),
         from: info.id.to_string(),
         to: before.head.to_string(),
-        paths: all_paths(&plan),
+        paths: all_paths(repo, &plan)?,
         restored_work: (staged + unstaged > 0).then_some(RestoredWork { staged, unstaged }),
         dry_run,
     };
     if dry_run {
         return Ok(report);
     }
+    // Recorded for redo inside the journaled restore, once HEAD moved, so a restore that
+    // fails or is killed leaves no redo record of an undo that did not happen.
+    let push = stack::push(
+        repo,
+        branch,
+        Op::Apply {
+            commit: info.id.to_string(),
+        },
+        info.subject(),
+        &plan,
+    )?;
+    plan.refs_after.push(push);
     write_orig_head(repo, info.id)?;
     restore::run(
         repo,
@@ -417,26 +468,12 @@ fn undo_apply(
 fn undo_pending(
     repo: &Repo,
     branch: &str,
+    record: ObjectId,
     journal: &Journal,
     dry_run: bool,
 ) -> Result<UndoReport, HistoryError> {
     let head = journal.head_id()?;
-    let before = Side {
-        head,
-        index: parse_id(&journal.index_tree)?,
-        worktree: parse_id(&journal.base_tree)?,
-    };
-    let after = Side {
-        head,
-        index: journal
-            .after_index
-            .as_deref()
-            .map_or(Ok(before.index), parse_id)?,
-        worktree: journal
-            .after_tree
-            .as_deref()
-            .map_or(Ok(before.worktree), parse_id)?,
-    };
+    let (before, after) = pending_sides(journal)?;
     require_untracked_after(repo, Some(journal))?;
     let untracked = untracked_restores(repo, Some(journal), before.worktree)?;
     let mut plan = plan_move(
@@ -449,7 +486,15 @@ fn undo_pending(
         "the apply",
     )?;
     plan.flags = journal.index_flags.clone();
-    plan.refs_after = vec![RefChange::delete(pending_ref(Some(branch)))];
+    // The uncommitted apply before it (if any) becomes the next one undo takes back.
+    plan.refs_after = vec![match previous_pending(repo, record)? {
+        Some(previous) => RefChange::set(
+            pending_ref(Some(branch)),
+            previous,
+            "clada: undo of an uncommitted apply",
+        ),
+        None => RefChange::delete(pending_ref(Some(branch))),
+    }];
     let report = UndoReport {
         operation: "undo".into(),
         kind: "uncommitted-apply".into(),
@@ -457,13 +502,24 @@ fn undo_pending(
         subject: Some(format!("uncommitted apply of {}", journal.source)),
         from: head.to_string(),
         to: head.to_string(),
-        paths: all_paths(&plan),
+        paths: all_paths(repo, &plan)?,
         restored_work: None,
         dry_run,
     };
     if dry_run {
         return Ok(report);
     }
+    let push = stack::push(
+        repo,
+        branch,
+        Op::UncommittedApply {
+            record: record.to_string(),
+            source: journal.source.clone(),
+        },
+        &format!("uncommitted apply of {}", journal.source),
+        &plan,
+    )?;
+    plan.refs_after.push(push);
     restore::run(
         repo,
         &plan,
@@ -539,13 +595,20 @@ fn undo_squash(
         worktree_tree: before_tree.to_string(),
         index_tree: before_tree.to_string(),
         paths,
-        refs_before: vec![RefChange::set(
-            redo_ref(branch),
-            tip,
-            "clada: undo (kept for redo)",
-        )],
+        head_from: vec![tip.to_string()],
         ..Default::default()
     };
+    let push = stack::push(
+        repo,
+        branch,
+        Op::Squash {
+            commit: tip.to_string(),
+        },
+        info.subject(),
+        &plan,
+    )?;
+    let mut plan = plan;
+    plan.refs_after.push(push);
     restore::run(
         repo,
         &plan,
@@ -592,13 +655,46 @@ pub fn redo(repo: &Repo, dry_run: bool) -> Result<UndoReport, HistoryError> {
             "an apply was interrupted; run `git clada undo` to roll it back first".into(),
         ));
     }
-    refuse_busy_states(repo)?;
-    let (branch, tip) = current_branch(repo, "redo")?;
-    let Some(undone) = repo.read_ref(&redo_ref(&branch))? else {
+    if let Some(op) = repo.in_progress() {
+        return Err(HistoryError::Refused(op.describe().to_string()));
+    }
+    let state = super::step::read_state(repo)?;
+    let branch = match &state {
+        Some(s) => s.branch.clone(),
+        None => current_branch(repo, "redo")?.0,
+    };
+    let Some((_, entry)) = stack::top(repo, &branch)? else {
         return Err(HistoryError::Refused(
             "there is nothing to redo: no `git clada undo` was run on this branch since the last clada operation".into(),
         ));
     };
+    stack::require_current(repo, &branch, &entry)?;
+    match &entry.op {
+        Op::Step { .. } => {
+            super::step_undo::redo_step(repo, state.as_ref(), &branch, &entry, dry_run)
+        }
+        _ if state.is_some() => Err(HistoryError::Refused(
+            crate::record::stepped_back(repo)?.unwrap_or_default(),
+        )),
+        Op::UncommittedApply { record, .. } => {
+            redo_pending(repo, &branch, parse_id(record)?, &entry, dry_run)
+        }
+        Op::Apply { commit } | Op::Squash { commit } => {
+            redo_commit(repo, &branch, parse_id(commit)?, &entry, dry_run)
+        }
+    }
+}
+
+/// Redo of an undone apply or squash: the branch goes to `undone` again.
+fn redo_commit(
+    repo: &Repo,
+    branch: &str,
+    undone: ObjectId,
+    entry: &stack::StackEntry,
+    dry_run: bool,
+) -> Result<UndoReport, HistoryError> {
+    let branch = branch.to_string();
+    let (_, tip) = current_branch(repo, "redo")?;
     let info = repo.commit_info(undone)?;
     let squash_before = repo.read_ref(&squash_ref(undone))?;
     let (before, after, journal) = match squash_before {
@@ -613,6 +709,96 @@ pub fn redo(repo: &Repo, dry_run: bool) -> Result<UndoReport, HistoryError> {
         }
         None => apply_sides(repo, &info)?,
     };
+    let mut plan = redo_plan(repo, &branch, tip, before, after, journal.as_ref())?;
+    plan.reason = format!("redo of {undone}");
+    plan.refs_after = vec![stack::pop(&branch, entry)?];
+    plan.paths.sort();
+    let report = UndoReport {
+        operation: "redo".into(),
+        kind: if squash_before.is_some() {
+            "squash"
+        } else {
+            "apply"
+        }
+        .into(),
+        commit: Some(undone.to_string()),
+        subject: Some(info.subject().to_string()),
+        from: tip.to_string(),
+        to: undone.to_string(),
+        paths: all_paths(repo, &plan)?,
+        restored_work: None,
+        dry_run,
+    };
+    if dry_run {
+        return Ok(report);
+    }
+    write_orig_head(repo, tip)?;
+    restore::run(
+        repo,
+        &plan,
+        &format!("clada: redo {}: {}", Repo::short(undone), info.subject()),
+    )?;
+    Ok(report)
+}
+
+/// Redo of an undone uncommitted apply: the index and the files go to what the apply left,
+/// HEAD stays, and its record is the pending one again (so undo takes it back once more).
+fn redo_pending(
+    repo: &Repo,
+    branch: &str,
+    record: ObjectId,
+    entry: &stack::StackEntry,
+    dry_run: bool,
+) -> Result<UndoReport, HistoryError> {
+    let (_, tip) = current_branch(repo, "redo")?;
+    let journal = crate::record::apply::record_journal(repo, record)?.ok_or_else(|| {
+        HistoryError::Refused(format!(
+            "the record of the uncommitted apply ({record}) holds no journal; it cannot be redone"
+        ))
+    })?;
+    let (before, after) = pending_sides(&journal)?;
+    let mut plan = redo_plan(repo, branch, tip, before, after, Some(&journal))?;
+    plan.reason = format!("redo of the uncommitted apply of {}", journal.source);
+    plan.refs_after = vec![
+        RefChange::set(
+            pending_ref(Some(branch)),
+            record,
+            "clada: redo of an uncommitted apply",
+        ),
+        stack::pop(branch, entry)?,
+    ];
+    let report = UndoReport {
+        operation: "redo".into(),
+        kind: "uncommitted-apply".into(),
+        commit: None,
+        subject: Some(format!("uncommitted apply of {}", journal.source)),
+        from: tip.to_string(),
+        to: tip.to_string(),
+        paths: all_paths(repo, &plan)?,
+        restored_work: None,
+        dry_run,
+    };
+    if dry_run {
+        return Ok(report);
+    }
+    restore::run(
+        repo,
+        &plan,
+        &format!("clada: redo uncommitted apply of {}", journal.source),
+    )?;
+    Ok(report)
+}
+
+/// The restore that moves from `before` (where the undo left things) to `after` (where the
+/// operation had left them), refusing when anything in the way changed since the undo.
+fn redo_plan(
+    repo: &Repo,
+    branch: &str,
+    tip: ObjectId,
+    before: Side,
+    after: Side,
+    journal: Option<&Journal>,
+) -> Result<RestorePlan, HistoryError> {
     if tip != before.head {
         return Err(HistoryError::Refused(format!(
             "the branch moved since the undo (it is at {}, the undo left it at {}); redo would lose that, so it is refused",
@@ -628,71 +814,43 @@ pub fn redo(repo: &Repo, dry_run: bool) -> Result<UndoReport, HistoryError> {
     // untracked file the apply had overwritten and undo put back is no conflict while it
     // still holds what the apply record saved: the record keeps it for the next undo.
     for c in &conflicts {
-        if !saved_by_record(repo, journal.as_ref(), c.path.as_bstr())? {
+        if !saved_by_record(repo, journal, c.path.as_bstr())? {
             return Err(HistoryError::Refused(format!(
                 "redo would overwrite '{}' ({}); move it away first (nothing was changed)",
                 c.path, c.reason
             )));
         }
     }
-    let untracked = untracked_redo(repo, journal.as_ref())?;
+    let untracked = untracked_redo(repo, journal)?;
     let conflicted: Vec<&BString> = conflicts.iter().map(|c| &c.path).collect();
-    let mut plan = {
-        // Paths an untracked file saved by the record occupies are checked above.
-        let paths: Vec<BString> = repo
-            .diff_trees(before.worktree, after.worktree)?
+    // Paths an untracked file saved by the record occupies are checked above.
+    let paths: Vec<BString> = repo
+        .diff_trees(before.worktree, after.worktree)?
+        .into_iter()
+        .map(|d| d.path)
+        .filter(|p| !conflicted.contains(&p))
+        .collect();
+    require_state(repo, before.index, before.worktree, &paths, "the undo")?;
+    let mut plan = RestorePlan {
+        head: after.head.to_string(),
+        branch: Some(branch.to_string()),
+        worktree_tree: after.worktree.to_string(),
+        index_tree: after.index.to_string(),
+        paths: checkout
+            .paths()
             .into_iter()
-            .map(|d| d.path)
-            .filter(|p| !conflicted.contains(&p))
-            .collect();
-        require_state(repo, before.index, before.worktree, &paths, "the undo")?;
-        RestorePlan {
-            reason: format!("redo of {undone}"),
-            head: undone.to_string(),
-            branch: Some(branch.clone()),
-            worktree_tree: after.worktree.to_string(),
-            index_tree: after.index.to_string(),
-            paths: checkout
-                .paths()
-                .into_iter()
-                .map(|p| p.to_string())
-                .collect(),
-            untracked,
-            flags: restore::flags_as_written(
-                &repo.read_index()?,
-                checkout.paths().iter().map(|p| p.as_bstr()),
-            ),
-            refs_after: vec![RefChange::delete(redo_ref(&branch))],
-            ..Default::default()
-        }
+            .map(|p| p.to_string())
+            .collect(),
+        untracked,
+        flags: restore::flags_as_written(
+            &repo.read_index()?,
+            checkout.paths().iter().map(|p| p.as_bstr()),
+        ),
+        head_from: vec![tip.to_string()],
+        ..Default::default()
     };
     plan.paths.sort();
-    let report = UndoReport {
-        operation: "redo".into(),
-        kind: if squash_before.is_some() {
-            "squash"
-        } else {
-            "apply"
-        }
-        .into(),
-        commit: Some(undone.to_string()),
-        subject: Some(info.subject().to_string()),
-        from: tip.to_string(),
-        to: undone.to_string(),
-        paths: all_paths(&plan),
-        restored_work: None,
-        dry_run,
-    };
-    if dry_run {
-        return Ok(report);
-    }
-    write_orig_head(repo, tip)?;
-    restore::run(
-        repo,
-        &plan,
-        &format!("clada: redo {}: {}", Repo::short(undone), info.subject()),
-    )?;
-    Ok(report)
+    Ok(plan)
 }
 
 /// Whether the worktree file at `path` holds exactly what the apply record saved for it
@@ -883,6 +1041,7 @@ fn recover_apply(
             .collect(),
         // Refs moved with the branch (a watcher's record of its blocks) go back with it.
         refs_after: restore::refs_back(journal)?,
+        finish_if_moved: true,
         ..Default::default()
     };
     let result = restore::run(
@@ -902,4 +1061,144 @@ fn recover_apply(
     result?;
     Journal::remove(repo)?;
     Ok(report)
+}
+
+/// One operation on the undo or redo stack, as `undo --list` shows it.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListedOp {
+    /// `apply`, `uncommitted-apply`, `squash`, `step-back` or `step-forward`.
+    pub kind: String,
+    pub commit: Option<String>,
+    pub subject: String,
+}
+
+/// What `git clada undo --list` shows: the operations undo takes back, newest first, and
+/// those redo puts back, next first.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StackList {
+    pub branch: String,
+    pub undo: Vec<ListedOp>,
+    /// True when the undo list stopped at `max` entries.
+    pub undo_truncated: bool,
+    pub redo: Vec<ListedOp>,
+    /// Why redo would refuse although entries are recorded (something happened since).
+    pub redo_stale: Option<String>,
+}
+
+/// `git clada undo --list`: at most `max` entries per stack. Reads only.
+pub fn list(repo: &Repo, max: usize) -> Result<StackList, HistoryError> {
+    let mut undo = Vec::new();
+    let state = super::step::read_state(repo)?;
+    let (branch, tip) = match &state {
+        Some(s) => (s.branch.clone(), s.tip),
+        None => current_branch(repo, "undo")?,
+    };
+    let step = |kind: &str, to: ObjectId| -> Result<ListedOp, HistoryError> {
+        Ok(ListedOp {
+            kind: kind.into(),
+            commit: Some(to.to_string()),
+            subject: format!(
+                "{kind} to {} \"{}\"",
+                Repo::short(to),
+                repo.commit_info(to)?.subject()
+            ),
+        })
+    };
+    // The walk's steps, newest first.
+    let walk = match &state {
+        Some(s) => Some(super::step::read_trail(repo, s)?),
+        None => match super::step::returned(repo, &branch, tip)? {
+            Some(r) => {
+                undo.push(step("step-forward", tip)?);
+                let trail: Vec<ObjectId> = r
+                    .trail
+                    .iter()
+                    .map(|h| parse_id(h))
+                    .collect::<Result<_, _>>()?;
+                Some(trail[..trail.len().saturating_sub(1)].to_vec())
+            }
+            None => None,
+        },
+    };
+    for pair in walk.unwrap_or_default().windows(2).rev() {
+        let forward =
+            super::step::depth(repo, tip, pair[1])? < super::step::depth(repo, tip, pair[0])?;
+        undo.push(step(
+            if forward { "step-forward" } else { "step-back" },
+            pair[1],
+        )?);
+    }
+    let mut pending = repo.read_ref(&pending_ref(Some(&branch)))?;
+    let mut at = Some(tip);
+    while let Some(c) = at {
+        if undo.len() >= max {
+            break;
+        }
+        at = None;
+        while let Some(record) = pending {
+            let Some(j) = crate::record::apply::record_journal(repo, record)? else {
+                break;
+            };
+            if j.head_id()? != c {
+                break;
+            }
+            undo.push(ListedOp {
+                kind: "uncommitted-apply".into(),
+                commit: None,
+                subject: format!("uncommitted apply of {}", j.source),
+            });
+            pending = previous_pending(repo, record)?;
+        }
+        let info = repo.commit_info(c)?;
+        if let Some(before) = repo.read_ref(&squash_ref(c))? {
+            undo.push(ListedOp {
+                kind: "squash".into(),
+                commit: Some(c.to_string()),
+                subject: info.subject().to_string(),
+            });
+            at = Some(before);
+        } else if classify(&info) == Some(CladaCommit::Apply) {
+            undo.push(ListedOp {
+                kind: "apply".into(),
+                commit: Some(c.to_string()),
+                subject: info.subject().to_string(),
+            });
+            at = Some(apply_sides(repo, &info)?.0.head);
+        }
+    }
+    let undo_truncated = undo.len() > max || (undo.len() == max && at.is_some());
+    undo.truncate(max);
+    let entries = stack::list(repo, &branch, max)?;
+    let redo_stale = match entries.first() {
+        Some(top) => match stack::require_current(repo, &branch, top) {
+            Err(HistoryError::Refused(why)) => Some(why),
+            Err(e) => return Err(e),
+            Ok(()) => None,
+        },
+        None => None,
+    };
+    let redo = entries
+        .into_iter()
+        .map(|e| ListedOp {
+            kind: e.op.kind().into(),
+            commit: match &e.op {
+                Op::Apply { commit } | Op::Squash { commit } => Some(commit.clone()),
+                Op::Step { to, .. } => Some(to.clone()),
+                Op::UncommittedApply { .. } => None,
+            },
+            subject: e.subject,
+        })
+        .collect();
+    Ok(StackList {
+        branch: branch
+            .strip_prefix("refs/heads/")
+            .unwrap_or(&branch)
+            .to_string(),
+        undo,
+        undo_truncated,
+        redo,
+        redo_stale,
+    })
 }

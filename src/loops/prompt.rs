@@ -335,15 +335,17 @@ fn document(dialect: PromptDialect, actions: &[(&str, &ActionDef)]) -> Vec<Node>
     doc.push(Para(
         "After your reply is applied, the user pastes back a report like this one: one line per \
          block (✅ applied, ❌ failed, with the reason and, for text that was not found, the \
-         closest lines of the file), then the output of read actions and commands, then what to \
-         do next."
+         closest lines of the file; ⏸ waiting for the user), then the output of read actions and \
+         commands, then what to do next."
             .into(),
     ));
-    doc.push(Verbatim(sample_report()));
+    doc.push(Verbatim(sample_report(actions)));
     doc.push(Para(
         "Blocks marked ✅ are done: never send them again. For each block marked ❌ send a \
          corrected block (with a new ID); if the report shows the closest match, copy the old \
-         text from the file as it really is."
+         text from the file as it really is (in its diff `·` marks a space and `→` a tab). A \
+         block marked ⏸ waits for the user's approval (a command they did not allow, a path \
+         outside what they allow): do not send it again unless the user asks."
             .into(),
     ));
     doc
@@ -441,8 +443,10 @@ fn rules(actions: &[(&str, &ActionDef)]) -> Vec<String> {
     }
     if has("exec") {
         out.push(
-            "`exec` runs code in the repository root with no input and a timeout; the user may \
-             have to approve it, or may not allow it."
+            "`exec` runs code with no input and a timeout. A block without `cwd` starts where the \
+             reply's previous `exec` block ended (a `cd` carries over; the first starts in the \
+             repository root); give `cwd` to choose. The user may have to approve it, or may \
+             not allow it."
                 .into(),
         );
     }
@@ -491,28 +495,99 @@ fn param_note(d: &ParamDef) -> String {
     notes.join("; ")
 }
 
-/// What a report looks like, for the last section.
-fn sample_report() -> String {
-    [
-        "=== CLADA RESULTS ===",
-        "k7x ✅ file_write src/hello.py",
-        "m2p ❌ file_replace_text src/app.py - old_text not found in file",
-        "    closest match at lines 12-13 (91% similar):",
-        "    -    return total",
-        "    +    return  total",
-        "r4d ✅ file_read README.md",
-        "=== END ===",
-        "",
-        "=== OUTPUTS ===",
-        "",
-        "[r4d] file_read:",
-        "=== START FILE: README.md ===",
-        "# Demo",
-        "=== END FILE: README.md ===",
-        "=== END ===",
-        "The 2 blocks marked ✅ are applied and committed (1a2b3c4d5e6f); do not send them again. Send corrected versions of the 1 block marked ❌ only.",
-    ]
-    .join("\n")
+/// What a report looks like, for the last section: a sample result over the offered actions
+/// (an applied block, a failed edit with its real hint, a read with its output), rendered by
+/// the report code itself, so its shape is exactly a real report's.
+fn sample_report(actions: &[(&str, &ActionDef)]) -> String {
+    use crate::action::{ActionResult, ExecutionResult};
+    let offered = |n: &str| actions.iter().any(|(name, _)| *name == n);
+    let params = |pairs: &[(&str, &str)]| -> IndexMap<String, Value> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), Value::String(v.to_string())))
+            .collect()
+    };
+    let mut results: Vec<ActionResult> = Vec::new();
+    let one = |seq: usize, id: &str, action: &str, pairs: &[(&str, &str)], ok: bool| {
+        let mut p = params(&[("action", action)]);
+        p.extend(params(pairs));
+        ActionResult {
+            seq,
+            block_id: id.into(),
+            action: action.into(),
+            params: p,
+            success: ok,
+            ..ActionResult::default()
+        }
+    };
+    if offered("file_write") {
+        results.push(one(
+            1,
+            "k7x",
+            "file_write",
+            &[("path", "src/hello.py")],
+            true,
+        ));
+    }
+    if offered("file_replace_text") {
+        // A real near miss: the file has two spaces where old_text has one.
+        let file = "def total(items):\n    return  sum(items)\n";
+        let old = "def total(items):\n    return sum(items)";
+        let mut r = one(
+            results.len() + 1,
+            "m2p",
+            "file_replace_text",
+            &[("path", "src/app.py")],
+            false,
+        );
+        r.code = Some("search_not_found".into());
+        r.error = Some("old_text not found in file".into());
+        r.hint = Some(crate::action::textmatch::not_found_hint(
+            file.as_bytes(),
+            old,
+            "",
+            "src/app.py",
+        ));
+        results.push(r);
+    }
+    if offered("file_read") {
+        let mut r = one(
+            results.len() + 1,
+            "r4d",
+            "file_read",
+            &[("path", "README.md")],
+            true,
+        );
+        r.data = Some(json!({"path": "README.md", "content": "# Demo"}));
+        results.push(r);
+    }
+    if results.is_empty() {
+        // None of those offered: the first offered action, applied.
+        if let Some((name, def)) = actions.first() {
+            let pairs: Vec<(&str, &str)> = def
+                .example
+                .as_ref()
+                .map(|e| {
+                    e.params
+                        .iter()
+                        .map(|(k, v)| (k.as_str(), v.as_str()))
+                        .collect()
+                })
+                .unwrap_or_default();
+            results.push(one(1, "k7x", name, &pairs, true));
+        }
+    }
+    let mut result = ExecutionResult {
+        total_blocks: results.len(),
+        executed_actions: results.len(),
+        results,
+        git_commit: Some("1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b".into()),
+        ..ExecutionResult::default()
+    };
+    result.update_success();
+    crate::report::render(&result, crate::report::ReportFormat::Llm, false)
+        .trim_end()
+        .to_string()
 }
 
 /// Markdown; `code_info` is the info string of the fences around [`Node::Code`] blocks.

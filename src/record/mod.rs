@@ -21,6 +21,9 @@ pub mod trailer {
     pub const REPLY: &str = "Clada-Reply";
     pub const BLOCKS: &str = "Clada-Blocks";
     pub const FAILED: &str = "Clada-Failed";
+    /// Blocks refused in a way only the user can lift (⏸: exec not approved, a path or a
+    /// format not allowed): not failures of the reply, so not in `Clada-Failed`.
+    pub const WAITING: &str = "Clada-Waiting";
     pub const SNAPSHOT: &str = "Clada-Snapshot";
     pub const INDEX: &str = "Clada-Index";
     pub const SQUASHED: &str = "Clada-Squashed";

@@ -63,6 +63,12 @@ pub struct RestorePlan {
     /// interrupted), and is never moved back over it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub head_from: Vec<String>,
+    /// Restore the files even when the branch moved away from `head_from` (leaving the branch
+    /// and the index alone, [`RestoreError::HeadMoved`]); otherwise such a restore is refused
+    /// with nothing changed ([`RestoreError::Moved`]). The roll-back of an interrupted apply
+    /// sets it: its files must come back whatever happened to the branch.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub finish_if_moved: bool,
 }
 
 impl RestorePlan {
@@ -211,6 +217,13 @@ pub enum RestoreError {
         current: String,
         target: String,
     },
+    /// The branch moved since the plan was made; nothing was changed.
+    #[error("{name} moved to {current} since {what} was planned (a commit made meanwhile?), so nothing was changed: git-clada never moves a branch back over commits it did not make; run the command again to act on where {name} is now")]
+    Moved {
+        what: String,
+        name: String,
+        current: String,
+    },
 }
 
 /// The journal file of an in-progress restore.
@@ -232,20 +245,30 @@ pub fn pending(repo: &Repo) -> Result<Option<RestorePlan>, RestoreError> {
     }
 }
 
-/// Carries out `plan`: journal it, set the refs that go first, take parked untracked files
-/// out, rewrite the listed paths, put untracked files back, rewrite the index, move HEAD, set
-/// the refs that go last. `reflog` is the reflog message for the HEAD move.
+/// Carries out `plan`: take git's index lock, check the branch is still where the plan was
+/// based on, journal it, set the refs that go first, take parked untracked files out, rewrite
+/// the listed paths, put untracked files back, rewrite the index, move HEAD by
+/// compare-and-swap, set the refs that go last. `reflog` is the reflog message for the HEAD
+/// move.
+///
+/// git's index lock is taken first and held to the end: `git commit` holds it from before its
+/// editor opens until after it moved the branch, so once the lock is ours the branch can only
+/// move by a bare ref update, which the compare-and-swap catches. A branch found elsewhere
+/// than the plan's `head_from` when the lock is ours moved since the plan was made: a new
+/// restore is then refused with nothing changed; a re-run of an interrupted one restores the
+/// files and leaves the branch and the index where they are (they hold someone's commit).
 ///
 /// Before the journal is written, every file to write is read and converted for the worktree
 /// (git's smudge/eol filters): a filter that fails stops the restore with nothing changed.
 pub fn run(repo: &Repo, plan: &RestorePlan, reflog: &str) -> Result<(), RestoreError> {
+    let rerun = journal_path(repo).exists();
+    let index_lock = repo.lock_index()?;
+    crate::base::failpoint::hit("restore:index-locked");
+    let current = branch_tip(repo, plan)?;
     let mut filled;
     let plan = if plan.head_from.is_empty() {
         filled = plan.clone();
-        filled.head_from = branch_tip(repo, plan)?
-            .map(|c| c.to_string())
-            .into_iter()
-            .collect();
+        filled.head_from = current.map(|c| c.to_string()).into_iter().collect();
         &filled
     } else {
         plan
@@ -253,6 +276,10 @@ pub fn run(repo: &Repo, plan: &RestorePlan, reflog: &str) -> Result<(), RestoreE
     let worktree_tree = parse_id(&plan.worktree_tree)?;
     let index_tree = parse_id(&plan.index_tree)?;
     let head = parse_id(&plan.head)?;
+    let moved = match head_moved(plan, head, current) {
+        Some(m) if !(rerun || plan.finish_if_moved) => return Err(m.refused(plan)),
+        other => other,
+    };
     let old_index = repo.read_index()?;
     let mut hasher = repo.hasher_with(&old_index)?;
 
@@ -287,18 +314,27 @@ pub fn run(repo: &Repo, plan: &RestorePlan, reflog: &str) -> Result<(), RestoreE
 
     // A branch that moved for another reason keeps its commits, and the index git left
     // with them: only the files are restored.
-    if let Some(moved) = head_moved(repo, plan, head)? {
+    if let Some(moved) = moved {
+        drop(index_lock);
         std::fs::remove_file(&jpath).map_err(|source| JournalError::Io {
             path: jpath.clone(),
             source,
         })?;
-        return Err(moved);
+        return Err(moved.finished(plan));
     }
-    rebuild_index(repo, index_tree, worktree_tree, &old_index, &written, flags)?;
+    rebuild_index(
+        repo,
+        index_lock,
+        index_tree,
+        worktree_tree,
+        &old_index,
+        &written,
+        flags,
+    )?;
     crate::base::failpoint::hit("restore:after-index");
 
     // HEAD last: until it moves, re-running the restore starts from the same journal.
-    move_head(repo, plan, head, reflog)?;
+    move_head(repo, plan, head, current, reflog)?;
     crate::base::failpoint::hit("restore:after-head");
     for change in &plan.refs_after {
         change.apply(repo)?;
@@ -427,32 +463,47 @@ fn restore_untracked_paths(
     Ok(())
 }
 
-/// `HeadMoved` when the branch (or HEAD) is neither at the plan's target nor where the
-/// restore found it.
-fn head_moved(
-    repo: &Repo,
-    plan: &RestorePlan,
-    head: ObjectId,
-) -> Result<Option<RestoreError>, RepoError> {
-    let current = branch_tip(repo, plan)?;
-    if current != Some(head)
-        && !plan
-            .head_from
-            .iter()
-            .any(|h| current.is_some_and(|c| parse_id(h).ok() == Some(c)))
-    {
-        return Ok(Some(RestoreError::HeadMoved {
+/// Where the branch (or HEAD) is, when it is neither at the plan's target nor where the plan
+/// was based on: it moved for another reason.
+struct Moved {
+    name: String,
+    current: String,
+}
+
+impl Moved {
+    /// The files were restored, the branch and the index left alone.
+    fn finished(self, plan: &RestorePlan) -> RestoreError {
+        RestoreError::HeadMoved {
             what: plan.reason.clone(),
-            name: plan
-                .branch
-                .as_deref()
-                .map(|b| b.strip_prefix("refs/heads/").unwrap_or(b).to_string())
-                .unwrap_or_else(|| "HEAD".into()),
-            current: current.map(Repo::short).unwrap_or_else(|| "nothing".into()),
+            name: self.name,
+            current: self.current,
             target: plan.head.clone(),
-        }));
+        }
     }
-    Ok(None)
+
+    /// Nothing was changed.
+    fn refused(self, plan: &RestorePlan) -> RestoreError {
+        RestoreError::Moved {
+            what: plan.reason.clone(),
+            name: self.name,
+            current: self.current,
+        }
+    }
+}
+
+fn head_moved(plan: &RestorePlan, head: ObjectId, current: Option<ObjectId>) -> Option<Moved> {
+    let based_on = |c: ObjectId| plan.head_from.iter().any(|h| parse_id(h).ok() == Some(c));
+    if current == Some(head) || current.is_some_and(based_on) {
+        return None;
+    }
+    Some(Moved {
+        name: plan
+            .branch
+            .as_deref()
+            .map(|b| b.strip_prefix("refs/heads/").unwrap_or(b).to_string())
+            .unwrap_or_else(|| "HEAD".into()),
+        current: current.map(Repo::short).unwrap_or_else(|| "nothing".into()),
+    })
 }
 
 /// The index: exactly `index_tree`, keeping stat data of unchanged entries so git does not
@@ -460,6 +511,7 @@ fn head_moved(
 /// records; then the index flags.
 fn rebuild_index(
     repo: &Repo,
+    lock: crate::repo::IndexLock,
     index_tree: ObjectId,
     worktree_tree: ObjectId,
     old_index: &Index,
@@ -481,26 +533,31 @@ fn rebuild_index(
     index.set_cache_tree(repo, index_tree, Some(old_index))?;
     let flags: Vec<(BString, EntryFlags)> = flags.into_iter().collect();
     index.set_flags(repo, &flags)?;
-    write_index(repo, &index)
+    lock.commit(&index)
 }
 
-/// Moves HEAD (or the plan's branch, attaching HEAD to it) to `head`; nothing happens when it
-/// is there already (a re-run).
+/// Moves HEAD (or the plan's branch, attaching HEAD to it) to `head`, by compare-and-swap
+/// from `current` (where it was once git's index lock was ours); nothing happens when it is
+/// there already (a re-run).
 fn move_head(
     repo: &Repo,
     plan: &RestorePlan,
     head: ObjectId,
+    current: Option<ObjectId>,
     reflog: &str,
 ) -> Result<(), RepoError> {
+    let expected = match current {
+        Some(c) => Expected::Value(c),
+        None => Expected::MustNotExist,
+    };
     match &plan.branch {
         Some(branch) => {
-            let current = repo.read_ref(branch)?;
             if current != Some(head) {
                 // Through HEAD when it is on that branch, so HEAD's reflog records the move
                 // too, as it does for git's own commands.
                 let on_branch = repo.head()?.branch() == Some(branch.as_str());
                 let name = if on_branch { "HEAD" } else { branch.as_str() };
-                repo.update_ref(name, head, Expected::Any, reflog)?;
+                repo.update_ref(name, head, expected, reflog)?;
             }
             let head_now = repo.head()?;
             if head_now.branch() != Some(branch.as_str()) {
@@ -508,8 +565,12 @@ fn move_head(
             }
         }
         None => {
-            if repo.head()?.commit() != Some(head) || repo.head()?.branch().is_some() {
-                repo.detach_head(head, Expected::Any, reflog)?;
+            let on_branch = repo.head()?.branch().is_some();
+            if current != Some(head) || on_branch {
+                // A symbolic HEAD has no object to compare with; the branch it is on was
+                // compared once git's lock was ours.
+                let expected = if on_branch { Expected::Any } else { expected };
+                repo.detach_head(head, expected, reflog)?;
             }
         }
     }
@@ -537,11 +598,6 @@ fn remove_untracked(repo: &Repo, paths: &[String]) -> Result<(), RestoreError> {
         }
     }
     Ok(())
-}
-
-fn write_index(repo: &Repo, index: &Index) -> Result<(), RepoError> {
-    let lock = repo.lock_index()?;
-    lock.commit(index)
 }
 
 /// Puts one untracked path back to its recorded state.

@@ -47,7 +47,9 @@ pub use watch::{WatchLock, WatchState};
 /// act, what to do.
 #[derive(Debug, thiserror::Error)]
 pub enum RepoError {
-    #[error("not a git repository (or any parent up to the root): {0}; run `git init` there first, or use --no-git")]
+    #[error(
+        "not a git repository (or any parent up to the root): {0}; run `git init` there first"
+    )]
     NotARepo(PathBuf),
     #[error("the repository at {0} is bare; git-clada needs a worktree")]
     Bare(PathBuf),

@@ -124,9 +124,18 @@ pub fn hint_lines(h: &Hint) -> Vec<String> {
             "already applied: new_text is present at {} and old_text is not, so this block took effect before; do not send it again",
             at_spans(lines, *line_count)
         )],
-        Hint::MissingPath { candidates, .. } => vec![match candidates.as_slice() {
-            [one] => format!("did you mean {one}? (the same file name exists there)"),
-            many => format!(
+        Hint::MissingPath {
+            candidates,
+            similar,
+            ..
+        } => vec![match (candidates.as_slice(), similar.as_slice()) {
+            ([], [one]) => format!("did you mean {one}? (a similar name exists)"),
+            ([], many) => format!(
+                "did you mean one of these? (similar names exist): {}",
+                many.join(", ")
+            ),
+            ([one], _) => format!("did you mean {one}? (the same file name exists there)"),
+            (many, _) => format!(
                 "did you mean one of these? (the same file name exists there): {}",
                 many.join(", ")
             ),
@@ -198,8 +207,9 @@ fn file_block(path: &str, content: &str, numbered: bool) -> String {
     format!("=== START FILE: {tag}{path} ===\n{body}\n=== END FILE: {tag}{path} ===")
 }
 
-/// The payload of an output, laid out for reading.
-pub fn output_body(r: &ActionResult) -> String {
+/// The payload of an output, laid out for reading; with `trim`, a long exec stream is cut to
+/// its head and tail ([`head_and_tail`]).
+pub fn output_body(r: &ActionResult, trim: bool) -> String {
     let Some(data) = &r.data else {
         return String::new();
     };
@@ -232,12 +242,20 @@ pub fn output_body(r: &ActionResult) -> String {
             out
         }
         "exec" => {
+            let shown = |t: &str| -> String {
+                let t = t.trim_end();
+                if trim {
+                    head_and_tail(t).into_owned()
+                } else {
+                    t.to_string()
+                }
+            };
             let mut parts = Vec::new();
             if !s("stdout").is_empty() {
-                parts.push(format!("stdout:\n{}", s("stdout").trim_end()));
+                parts.push(format!("stdout:\n{}", shown(s("stdout"))));
             }
             if !s("stderr").is_empty() {
-                parts.push(format!("stderr:\n{}", s("stderr").trim_end()));
+                parts.push(format!("stderr:\n{}", shown(s("stderr"))));
             }
             if parts.is_empty() {
                 "(no output)".to_string()
@@ -359,4 +377,76 @@ pub fn not_run(res: &ActionResult) -> String {
         ),
         None => " (not run: dry run)".to_string(),
     }
+}
+
+/// One line group of a report: a result, or the parse errors of one block.
+pub enum Item<'a> {
+    Result(&'a ActionResult),
+    Errors(String, Vec<&'a ParseErrorReport>),
+}
+
+/// The results and the parse errors (grouped by block) in the order their blocks appear in
+/// the reply. A report read back from a note holds no start lines for its results: then the
+/// results come first, in execution order, and the parse errors after them.
+pub fn in_document_order(r: &crate::action::ExecutionResult) -> Vec<Item<'_>> {
+    let known = r.results.iter().all(|x| x.start_line.is_some());
+    let mut items: Vec<(usize, Item<'_>)> = r
+        .results
+        .iter()
+        .map(|x| {
+            let key = if known { x.start_line.unwrap_or(0) } else { 0 };
+            (key, Item::Result(x))
+        })
+        .collect();
+    for (id, errs) in group_parse_errors(&r.parse_errors) {
+        let key = if known {
+            errs[0].block_start_line.unwrap_or(usize::MAX)
+        } else {
+            usize::MAX
+        };
+        items.push((key, Item::Errors(id, errs)));
+    }
+    // Stable: results of one block (a group) and equal lines keep their order.
+    items.sort_by_key(|(k, _)| *k);
+    items.into_iter().map(|(_, i)| i).collect()
+}
+
+/// Whether a block's parse errors are about its values (validation, types), whose report line
+/// has the shape of a run-time failure, rather than its syntax.
+pub fn is_validation(errs: &[&ParseErrorReport]) -> bool {
+    errs.len() == 1 && errs[0].error_type != crate::action::ErrorType::Syntax
+}
+
+/// The line of a block that failed validation, in the shape of a run-time failure:
+/// `abc ❌ file_write - Missing required parameter: content (line 4)`.
+pub fn validation_line(e: &ParseErrorReport, mark: &str) -> String {
+    let line = e
+        .block_start_line
+        .map(|l| format!(" (line {l})"))
+        .unwrap_or_default();
+    match &e.action {
+        Some(action) => format!("{} {mark} {action} - {}{line}", e.block_id, e.message),
+        None => format!("{} {mark} {}{line}", e.block_id, e.message),
+    }
+}
+
+/// Lines kept from the start and from the end of a long exec output in the llm report.
+pub const OUTPUT_HEAD: usize = 50;
+pub const OUTPUT_TAIL: usize = 150;
+
+/// A long text cut to its first [`OUTPUT_HEAD`] and last [`OUTPUT_TAIL`] lines, saying how many
+/// were left out (a test run's verdict and a build's errors are at the end).
+pub fn head_and_tail(text: &str) -> std::borrow::Cow<'_, str> {
+    let n = text.lines().count();
+    if n <= OUTPUT_HEAD + OUTPUT_TAIL {
+        return text.into();
+    }
+    let lines: Vec<&str> = text.lines().collect();
+    let omitted = n - OUTPUT_HEAD - OUTPUT_TAIL;
+    let mut out = lines[..OUTPUT_HEAD].join("\n");
+    out.push_str(&format!(
+        "\n… ({omitted} lines omitted; the first {OUTPUT_HEAD} and the last {OUTPUT_TAIL} are shown)\n"
+    ));
+    out.push_str(&lines[n - OUTPUT_TAIL..].join("\n"));
+    out.into()
 }

@@ -22,6 +22,7 @@ pub fn mark_rolled_back(result: &mut ExecutionResult, cause: &str) {
     for r in result.results.iter_mut().filter(|r| r.success) {
         r.success = false;
         r.rolled_back = true;
+        r.code = Some("rolled_back".into());
         r.error = Some(format!(
             "not applied: {cause} rolled back every change of the reply because {because}"
         ));

@@ -2,8 +2,8 @@
 //! and exec output under a failure, parse errors, read outputs after, then a summary.
 
 use super::common::{
-    distinct_messages, error_head, group_parse_errors, hint_lines, output_body, output_header,
-    primary, shows_output,
+    distinct_messages, error_head, hint_lines, in_document_order, is_validation, output_body,
+    output_header, primary, shows_output, validation_line, Item,
 };
 use super::facts::{capped_output, failed_blocks, failed_hook, hook_name};
 use crate::action::ExecutionResult;
@@ -53,82 +53,23 @@ const DETAIL: &str = "    ";
 pub fn render(r: &ExecutionResult, color: bool) -> String {
     let p = Paint { on: color };
     let mut out = String::new();
-    for res in &r.results {
-        let line = if res.success {
-            let tail = if res.skipped {
-                super::common::not_run(res)
-            } else {
-                String::new()
-            };
-            format!(
-                "{} {} {} {}{tail}",
-                super::common::label(res),
-                p.ok("✅"),
-                res.action,
-                primary(res)
-            )
-        } else {
-            format!(
-                "{} {} {} {} - {}",
-                super::common::label(res),
-                p.bad("❌"),
-                res.action,
-                primary(res),
-                error_head(res)
-            )
-        };
-        out.push_str(line.trim_end());
-        out.push('\n');
-        if let Some(err) = &res.error {
-            for l in err.lines().skip(1) {
-                out.push_str(&format!("{DETAIL}{}\n", l.trim_start()));
-            }
-        }
-        if let Some(h) = &res.hint {
-            for (i, l) in hint_lines(h).into_iter().enumerate() {
-                let l = if i == 0 { p.note(&l) } else { p.diff(&l) };
-                out.push_str(&format!("{DETAIL}{l}\n"));
-            }
-        }
-        for w in &res.warnings {
-            out.push_str(&format!("{DETAIL}{} {w}\n", p.note("warning:")));
-        }
-    }
-    for (id, errs) in group_parse_errors(&r.parse_errors) {
-        let first = errs[0];
-        let action = first.action.as_deref().unwrap_or("-");
-        let line = first
-            .block_start_line
-            .map(|l| format!(" (line {l})"))
-            .unwrap_or_default();
-        let kind = format!("{:?}", first.error_type).to_lowercase();
-        if errs.len() == 1 {
-            out.push_str(&format!(
-                "{id} {} {action} - {kind} error{line}: {}\n",
-                p.bad("❌"),
-                first.message
-            ));
-        } else {
-            out.push_str(&format!(
-                "{id} {} {action} - {} {kind} errors{line}:\n",
-                p.bad("❌"),
-                errs.len()
-            ));
-            for (m, n) in distinct_messages(&errs) {
-                let times = if n > 1 {
-                    format!(" ({n} times)")
-                } else {
-                    String::new()
-                };
-                out.push_str(&format!("{DETAIL}- {m}{times}\n"));
-            }
+    for item in in_document_order(r) {
+        match item {
+            Item::Result(res) => result_lines(&mut out, &p, res),
+            Item::Errors(id, errs) => parse_error_lines(&mut out, &p, &id, &errs),
         }
     }
     let outputs: Vec<String> = r
         .results
         .iter()
         .filter(|res| shows_output(res))
-        .map(|res| format!("{}\n{}", p.dim(&output_header(res)), output_body(res)))
+        .map(|res| {
+            format!(
+                "{}\n{}",
+                p.dim(&output_header(res)),
+                output_body(res, false)
+            )
+        })
         .collect();
     if !outputs.is_empty() {
         out.push('\n');
@@ -157,9 +98,126 @@ pub fn render(r: &ExecutionResult, color: bool) -> String {
     out
 }
 
+/// A result's line, then its error's further lines, what the user can do, hint and warnings.
+fn result_lines(out: &mut String, p: &Paint, res: &crate::action::ActionResult) {
+    let line = if res.success {
+        let tail = if res.skipped {
+            super::common::not_run(res)
+        } else {
+            String::new()
+        };
+        format!(
+            "{} {} {} {}{tail}",
+            super::common::label(res),
+            p.ok("✅"),
+            res.action,
+            primary(res)
+        )
+    } else if res.needs_user.is_some() {
+        format!(
+            "{} {} {} {} - needs your approval: {}",
+            super::common::label(res),
+            p.note("⏸"),
+            res.action,
+            primary(res),
+            error_head(res)
+        )
+    } else {
+        format!(
+            "{} {} {} {} - {}",
+            super::common::label(res),
+            p.bad("❌"),
+            res.action,
+            primary(res),
+            error_head(res)
+        )
+    };
+    out.push_str(line.trim_end());
+    out.push('\n');
+    if let Some(err) = &res.error {
+        for l in err.lines().skip(1) {
+            out.push_str(&format!("{DETAIL}{}\n", l.trim_start()));
+        }
+    }
+    if let Some(n) = &res.needs_user {
+        out.push_str(&format!("{DETAIL}{} {}\n", p.note("to allow it:"), n.how));
+    }
+    // Where a line range landed after earlier blocks moved it: for the person reviewing; the
+    // model followed the numbering rule, so its report does not mention it.
+    if let Some(note) = res
+        .data
+        .as_ref()
+        .and_then(|d| d.get("lineNote"))
+        .and_then(serde_json::Value::as_str)
+    {
+        out.push_str(&format!("{DETAIL}{} {note}\n", p.dim("note:")));
+    }
+    if let Some(h) = &res.hint {
+        for (i, l) in hint_lines(h).into_iter().enumerate() {
+            let l = if i == 0 { p.note(&l) } else { p.diff(&l) };
+            out.push_str(&format!("{DETAIL}{l}\n"));
+        }
+    }
+    for w in &res.warnings {
+        out.push_str(&format!("{DETAIL}{} {w}\n", p.note("warning:")));
+    }
+}
+
+/// A block's parse errors: a validation error in the shape of a run-time failure, syntax
+/// errors with their kind and line.
+fn parse_error_lines(
+    out: &mut String,
+    p: &Paint,
+    id: &str,
+    errs: &[&crate::action::ParseErrorReport],
+) {
+    let first = errs[0];
+    if is_validation(errs) {
+        let mark = if first.needs_user.is_some() {
+            p.note("⏸")
+        } else {
+            p.bad("❌")
+        };
+        out.push_str(&validation_line(first, &mark));
+        out.push('\n');
+        if let Some(n) = &first.needs_user {
+            out.push_str(&format!("{DETAIL}{} {}\n", p.note("to allow it:"), n.how));
+        }
+        return;
+    }
+    let action = first.action.as_deref().unwrap_or("-");
+    let line = first
+        .block_start_line
+        .map(|l| format!(" (line {l})"))
+        .unwrap_or_default();
+    let kind = format!("{:?}", first.error_type).to_lowercase();
+    if errs.len() == 1 {
+        out.push_str(&format!(
+            "{id} {} {action} - {kind} error{line}: {}\n",
+            p.bad("❌"),
+            first.message
+        ));
+    } else {
+        out.push_str(&format!(
+            "{id} {} {action} - {} {kind} errors{line}:\n",
+            p.bad("❌"),
+            errs.len()
+        ));
+        for (m, n) in distinct_messages(errs) {
+            let times = if n > 1 {
+                format!(" ({n} times)")
+            } else {
+                String::new()
+            };
+            out.push_str(&format!("{DETAIL}- {m}{times}\n"));
+        }
+    }
+}
+
 fn summary(r: &ExecutionResult) -> String {
     let ok = r.results.iter().filter(|x| x.success).count();
-    let failed = r.results.iter().filter(|x| !x.success).count();
+    let waiting = r.results.iter().filter(|x| x.needs_user.is_some()).count();
+    let failed = r.results.iter().filter(|x| !x.success).count() - waiting;
     let invalid = r.parse_errors.len();
     if r.results.is_empty() && invalid == 0 {
         return "no action blocks found\n".to_string();
@@ -178,6 +236,12 @@ fn summary(r: &ExecutionResult) -> String {
     let mut s = format!("{ok} of {} blocks succeeded", r.results.len());
     if failed > 0 {
         s.push_str(&format!(", {failed} failed"));
+    }
+    if waiting > 0 {
+        s.push_str(&format!(
+            ", {waiting} need{} your approval (⏸)",
+            if waiting == 1 { "s" } else { "" }
+        ));
     }
     if invalid > 0 {
         s.push_str(&format!(", {invalid} invalid block error(s)"));

@@ -3,8 +3,8 @@
 //! LLM what is already applied.
 
 use super::common::{
-    distinct_messages, error_head, group_parse_errors, hint_lines, output_body, output_header,
-    primary, shows_output,
+    distinct_messages, error_head, group_parse_errors, hint_lines, in_document_order,
+    is_validation, output_body, output_header, primary, shows_output, validation_line, Item,
 };
 use super::facts::{capped_output, failed_blocks, failed_hook, hook_name};
 use crate::action::textmatch::Hint;
@@ -23,66 +23,10 @@ pub fn render(r: &ExecutionResult) -> String {
         return fatal(f);
     }
     let mut out = String::from("=== CLADA RESULTS ===\n");
-    for res in &r.results {
-        let mut line = if res.success {
-            format!(
-                "{} ✅ {} {}",
-                super::common::label(res),
-                res.action,
-                primary(res)
-            )
-        } else {
-            format!(
-                "{} ❌ {} {} - {}",
-                super::common::label(res),
-                res.action,
-                primary(res),
-                error_head(res)
-            )
-        };
-        if res.skipped {
-            line.push_str(&super::common::not_run(res));
-        }
-        out.push_str(line.trim());
-        out.push('\n');
-        if let Some(err) = &res.error {
-            for l in err.lines().skip(1) {
-                out.push_str(&format!("{DETAIL}{}\n", l.trim_start()));
-            }
-        }
-        if let Some(h) = &res.hint {
-            for l in hint_lines(h) {
-                out.push_str(&format!("{DETAIL}{l}\n"));
-            }
-        }
-        for w in &res.warnings {
-            out.push_str(&format!("{DETAIL}warning: {w}\n"));
-        }
-    }
-    for (id, errs) in group_parse_errors(&r.parse_errors) {
-        let first = errs[0];
-        let action = first.action.as_deref().unwrap_or("-");
-        let line = first
-            .block_start_line
-            .map(|l| format!(" (line {l})"))
-            .unwrap_or_default();
-        if errs.len() == 1 {
-            out.push_str(&format!(
-                "{id} ❌ {action:<10} ERROR: {}{line}\n",
-                first.message
-            ));
-        } else {
-            out.push_str(&format!(
-                "{id} ❌ {action:<10} ERROR: {} syntax errors{line}\n",
-                errs.len()
-            ));
-            for (m, n) in distinct_messages(&errs) {
-                if n > 1 {
-                    out.push_str(&format!("{GROUP}- {m} ({n} occurrences)\n"));
-                } else {
-                    out.push_str(&format!("{GROUP}- {m}\n"));
-                }
-            }
+    for item in in_document_order(r) {
+        match item {
+            Item::Result(res) => result_lines(&mut out, res),
+            Item::Errors(id, errs) => parse_error_lines(&mut out, &id, &errs),
         }
     }
     for s in &r.steps {
@@ -105,7 +49,7 @@ pub fn render(r: &ExecutionResult) -> String {
         .results
         .iter()
         .filter(|res| shows_output(res))
-        .map(|res| format!("{}\n{}", output_header(res), output_body(res)))
+        .map(|res| format!("{}\n{}", output_header(res), output_body(res, true)))
         .collect();
     if !outputs.is_empty() {
         out.push('\n');
@@ -116,6 +60,92 @@ pub fn render(r: &ExecutionResult) -> String {
     out.push_str(&closing_line(r));
     out.push('\n');
     out
+}
+
+/// A result's line, then its error's further lines, hint and warnings.
+fn result_lines(out: &mut String, res: &crate::action::ActionResult) {
+    let mut line = if res.success {
+        format!(
+            "{} ✅ {} {}",
+            super::common::label(res),
+            res.action,
+            primary(res)
+        )
+    } else if res.needs_user.is_some() {
+        // What lifts it is the user's to do; the model only learns that it waits for them.
+        format!(
+            "{} ⏸ {} {} - needs the user's approval: {}",
+            super::common::label(res),
+            res.action,
+            primary(res),
+            error_head(res)
+        )
+    } else {
+        format!(
+            "{} ❌ {} {} - {}",
+            super::common::label(res),
+            res.action,
+            primary(res),
+            error_head(res)
+        )
+    };
+    if res.skipped {
+        line.push_str(&super::common::not_run(res));
+    }
+    out.push_str(line.trim());
+    out.push('\n');
+    if let Some(err) = &res.error {
+        for l in err.lines().skip(1) {
+            out.push_str(&format!("{DETAIL}{}\n", l.trim_start()));
+        }
+    }
+    if let Some(h) = &res.hint {
+        for l in hint_lines(h) {
+            out.push_str(&format!("{DETAIL}{l}\n"));
+        }
+    }
+    for w in &res.warnings {
+        out.push_str(&format!("{DETAIL}warning: {w}\n"));
+    }
+}
+
+/// A block's parse errors: a validation error in the shape of a run-time failure, syntax
+/// errors in the original listener's shape (`pe1 ❌ file_write ERROR: … (line 4)`).
+fn parse_error_lines(out: &mut String, id: &str, errs: &[&crate::action::ParseErrorReport]) {
+    let first = errs[0];
+    if is_validation(errs) {
+        let mark = if first.needs_user.is_some() {
+            "⏸"
+        } else {
+            "❌"
+        };
+        out.push_str(&validation_line(first, mark));
+        out.push('\n');
+        return;
+    }
+    let action = first.action.as_deref().unwrap_or("-");
+    let line = first
+        .block_start_line
+        .map(|l| format!(" (line {l})"))
+        .unwrap_or_default();
+    if errs.len() == 1 {
+        out.push_str(&format!(
+            "{id} ❌ {action:<10} ERROR: {}{line}\n",
+            first.message
+        ));
+    } else {
+        out.push_str(&format!(
+            "{id} ❌ {action:<10} ERROR: {} syntax errors{line}\n",
+            errs.len()
+        ));
+        for (m, n) in distinct_messages(errs) {
+            if n > 1 {
+                out.push_str(&format!("{GROUP}- {m} ({n} occurrences)\n"));
+            } else {
+                out.push_str(&format!("{GROUP}- {m}\n"));
+            }
+        }
+    }
 }
 
 /// The report of an apply that stopped before any block ran: one `FATAL:` line in the usual
@@ -132,8 +162,44 @@ fn fatal(message: &str) -> String {
 /// What the LLM must know before answering: which blocks already took effect, and what to send.
 fn closing_line(r: &ExecutionResult) -> String {
     let ok = r.results.iter().filter(|x| x.success && !x.skipped).count();
-    let failed =
-        r.results.iter().filter(|x| !x.success).count() + group_parse_errors(&r.parse_errors).len();
+    let waiting = waiting_blocks(r);
+    let failed = r
+        .results
+        .iter()
+        .filter(|x| !x.success && x.needs_user.is_none())
+        .count()
+        + group_parse_errors(&r.parse_errors)
+            .iter()
+            .filter(|(_, errs)| errs[0].needs_user.is_none())
+            .count();
+    let main = closing_without_waiting(r, ok, failed);
+    match (waiting, main.is_empty()) {
+        (0, _) => main,
+        (n, true) => format!("No block was applied. {}", waiting_sentence(n)),
+        (n, false) => format!("{main} {}", waiting_sentence(n)),
+    }
+}
+
+/// Blocks refused in a way only the user can lift (`⏸`).
+fn waiting_blocks(r: &ExecutionResult) -> usize {
+    r.results.iter().filter(|x| x.needs_user.is_some()).count()
+        + r.parse_errors
+            .iter()
+            .filter(|e| e.needs_user.is_some())
+            .count()
+}
+
+/// The model is told these wait for the user, never asked to correct them.
+fn waiting_sentence(n: usize) -> String {
+    if n == 1 {
+        "The block marked ⏸ waits for the user's approval, which only the user can give; do not send it again unless the user asks.".to_string()
+    } else {
+        format!("The {n} blocks marked ⏸ wait for the user's approval, which only the user can give; do not send them again unless the user asks.")
+    }
+}
+
+/// The closing line about the blocks that ran or failed.
+fn closing_without_waiting(r: &ExecutionResult, ok: usize, failed: usize) -> String {
     if r.dry_run {
         return "Dry run: nothing was changed. These are the results the blocks would have."
             .to_string();

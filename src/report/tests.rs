@@ -59,14 +59,15 @@ fn sample() -> ExecutionResult {
                 ..ActionResult::default()
             },
         ],
-        parse_errors: vec![ParseErrorReport {
-            block_id: "bad".into(),
-            action: Some("file_write".into()),
-            error_type: ErrorType::Validation,
-            message: "Missing required parameter: content".into(),
-            block_start_line: Some(30),
-            nesl_content: None,
-        }],
+        parse_errors: vec![ParseErrorReport::new(
+            "bad".into(),
+            Some("file_write".into()),
+            ErrorType::Validation,
+            "missing_param",
+            "Missing required parameter: content".into(),
+            Some(30),
+            None,
+        )],
         ..ExecutionResult::default()
     };
     r.update_success();
@@ -81,9 +82,7 @@ fn human_lines_hints_and_outputs() {
         "xyz ❌ file_replace_text src/main.rs - old_text not found in file\n    closest match at lines 12-15 (87% similar):\n    --- old_text\n"
     ), "{s}");
     assert!(
-        s.contains(
-            "bad ❌ file_write - validation error (line 30): Missing required parameter: content"
-        ),
+        s.contains("bad ❌ file_write - Missing required parameter: content (line 30)"),
         "{s}"
     );
     assert!(
@@ -99,7 +98,7 @@ fn llm_format_has_sections_hints_and_closing_line() {
     let s = render(&sample(), ReportFormat::Llm, false);
     let expected_head = "=== CLADA RESULTS ===\nabc ✅ file_write src/app.rs\nxyz ❌ file_replace_text src/main.rs - old_text not found in file\n    closest match at lines 12-15 (87% similar):\n";
     assert!(s.starts_with(expected_head), "{s}");
-    assert!(s.contains("bad ❌ file_write ERROR: Missing required parameter: content (line 30)\n=== END ===\n\n=== OUTPUTS ===\n\n[rd1] file_read:\n"), "{s}");
+    assert!(s.contains("bad ❌ file_write - Missing required parameter: content (line 30)\n=== END ===\n\n=== OUTPUTS ===\n\n[rd1] file_read:\n"), "{s}");
     assert!(s.contains("=== END FILE: a.txt ===\n=== END ===\nThe 2 blocks marked ✅ are applied; do not send them again."), "{s}");
 }
 
@@ -174,6 +173,7 @@ fn already_applied_and_missing_path_hints() {
     let h = Hint::MissingPath {
         path: "utils.py".into(),
         candidates: vec!["src/utils.py".into(), "lib/utils.py".into()],
+        similar: Vec::new(),
     };
     assert_eq!(
         common::hint_lines(&h),
@@ -190,7 +190,7 @@ fn exec_without_output_says_so() {
         data: Some(json!({"stdout": "", "stderr": "", "exit_code": 0})),
         ..ActionResult::default()
     };
-    assert_eq!(common::output_body(&r), "(no output)");
+    assert_eq!(common::output_body(&r, true), "(no output)");
 }
 
 #[test]
@@ -253,7 +253,7 @@ fn search_outputs_render_both_the_seed_shapes_and_stored_older_ones() {
         json!({"matches": [{"file": "a.rs", "line": 3, "text": "fn x"}]}),
     );
     for r in [&new_grep, &old_grep] {
-        assert_eq!(common::output_body(r), "a.rs:3: fn x");
+        assert_eq!(common::output_body(r, true), "a.rs:3: fn x");
     }
     let new_ls = one("ls", json!([{"name": "d", "type": "directory", "size": 0}]));
     let old_ls = one(
@@ -261,11 +261,11 @@ fn search_outputs_render_both_the_seed_shapes_and_stored_older_ones() {
         json!({"entries": [{"name": "d", "type": "directory"}]}),
     );
     for r in [&new_ls, &old_ls] {
-        assert_eq!(common::output_body(r), "d/");
+        assert_eq!(common::output_body(r, true), "d/");
     }
     let new_glob = one("glob", json!(["a.rs"]));
     let old_glob = one("glob", json!({"paths": ["a.rs"]}));
     for r in [&new_glob, &old_glob] {
-        assert_eq!(common::output_body(r), "a.rs");
+        assert_eq!(common::output_body(r, true), "a.rs");
     }
 }

@@ -85,7 +85,14 @@ pub struct PathError {
     pub code: PathErrorCode,
     pub path: String,
     pub message: String,
+    /// Set when only the user can lift the refusal (a path outside the worktree, one
+    /// `paths.deny` names): what the user can do. Reports show it to the user, not to the
+    /// model, and do not ask the model to send the block again.
+    pub user_action: Option<String>,
 }
+
+/// What lifts a refusal of a path outside the worktree.
+const ALLOW_OUTSIDE: &str = "run git-clada with --allow-outside to allow paths outside the worktree (what is written there is never committed)";
 
 /// A path that passed the sandbox.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -254,6 +261,12 @@ impl Sandbox {
                      paths.protect_config: false)",
                     p.given
                 ),
+                user_action: Some(
+                    "edit it yourself if the change is wanted (a reply never changes \
+                     git-clada's configuration), or set paths.protect_config: false in your own \
+                     configuration"
+                        .to_string(),
+                ),
             });
         }
         self.check_nested(p)
@@ -289,6 +302,7 @@ impl Sandbox {
             return Err(PathError {
                 code: PathErrorCode::Submodule,
                 path: p.given.clone(),
+                user_action: None,
                 message: format!(
                     "{inside} {what}; its files belong to that repository's history, which a \
                      commit here cannot hold — change them from inside it (cd {shown} and \
@@ -328,6 +342,11 @@ impl Sandbox {
             code,
             path: given.to_string(),
             message,
+            user_action: None,
+        };
+        let only_user = |code: PathErrorCode, message: String, how: &str| PathError {
+            user_action: Some(how.to_string()),
+            ..refuse(code, message)
         };
         check_syntax(given).map_err(|m| refuse(PathErrorCode::InvalidPath, m))?;
         let raw = Path::new(given);
@@ -341,15 +360,15 @@ impl Sandbox {
         };
         let lexical = normalize(&joined);
         if !self.allow_outside && !self.inside(&lexical) {
-            return Err(refuse(
+            return Err(only_user(
                 PathErrorCode::PathEscape,
                 format!(
-                    "'{given}' resolves to '{}', which is outside '{}'; use a path inside it \
-                     (relative paths start there), or run with --allow-outside (changes outside \
-                     are never committed)",
+                    "'{given}' resolves to '{}', which is outside '{}' (relative paths start \
+                     there)",
                     lexical.display(),
                     self.root.display()
                 ),
+                ALLOW_OUTSIDE,
             ));
         }
         let (parent, name) = match (lexical.parent(), lexical.file_name()) {
@@ -364,15 +383,15 @@ impl Sandbox {
             physical_parent.join(&name)
         };
         if !self.allow_outside && !self.inside(&entry) {
-            return Err(refuse(
+            return Err(only_user(
                 PathErrorCode::SymlinkEscape,
                 format!(
                     "'{given}' goes through a symlinked directory and really is '{}', outside \
-                     '{}'; refer to the real location inside the worktree instead, or run with \
-                     --allow-outside",
+                     '{}'",
                     entry.display(),
                     self.root.display()
                 ),
+                ALLOW_OUTSIDE,
             ));
         }
         self.check_git_after_resolution(given, &entry)?;
@@ -409,11 +428,14 @@ impl Sandbox {
         }
         let rel = self.rel(&abs);
         if let Some(glob) = rel.as_deref().and_then(|r| self.denied_by(r)) {
-            return Err(refuse(
+            return Err(only_user(
                 PathErrorCode::PathDenied,
                 format!(
                     "'{given}' matches `{glob}` in the configuration's paths.deny; this path is \
-                     off limits for actions — leave it alone"
+                     off limits for actions"
+                ),
+                &format!(
+                    "remove `{glob}` from paths.deny in the configuration (.clada.yml) to allow it"
                 ),
             ));
         }
@@ -463,6 +485,7 @@ impl Sandbox {
             code,
             path: to.given.clone(),
             message,
+            user_action: None,
         };
         let what = if old == from.abs {
             format!("moving the symlink '{}' to '{}'", from.given, to.given)
@@ -536,6 +559,7 @@ impl Sandbox {
         Err(PathError {
             code: PathErrorCode::GitDir,
             path: given.to_string(),
+            user_action: None,
             message,
         })
     }

@@ -105,9 +105,8 @@ impl TestRepo {
     }
 
     pub fn git_output(&self, args: &[&str]) -> Output {
-        let mut cmd = Command::new("git");
+        let mut cmd = self.git_cmd();
         cmd.args(args);
-        self.apply_env(&mut cmd);
         cmd.output().expect("run git")
     }
 
@@ -116,6 +115,11 @@ impl TestRepo {
         let mut cmd = Command::new(program);
         self.apply_env(&mut cmd);
         cmd
+    }
+
+    /// The git command, ready to run in this repository (for tests that spawn it).
+    pub fn git_cmd(&self) -> Command {
+        self.command("git")
     }
 
     /// The git-clada command, ready to run in this repository.
@@ -251,6 +255,30 @@ impl TestRepo {
             status: self.status(),
         }
     }
+}
+
+/// The shared conformance data `../shared/conformance/<sub>` (or
+/// `$CLADA_SHARED/conformance/<sub>`), when it is there. A fresh clone has none: the test then
+/// says on stderr that it did not run, and passes — unless `CLADA_REQUIRE_SHARED` is set (as
+/// `.ci/run` sets it), when the missing data fails it.
+pub fn shared_conformance(sub: &str) -> Option<PathBuf> {
+    let base = std::env::var_os("CLADA_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"));
+    let dir = base.join("conformance").join(sub);
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    assert!(
+        std::env::var_os("CLADA_REQUIRE_SHARED").is_none(),
+        "the conformance data {} is missing and CLADA_REQUIRE_SHARED is set",
+        dir.display()
+    );
+    eprintln!(
+        "NOT RUN: the conformance data {} is missing (a clone without ../shared); put it there or set CLADA_SHARED to run this test",
+        dir.display()
+    );
+    None
 }
 
 /// Asserts a command exited 0, showing its output otherwise.

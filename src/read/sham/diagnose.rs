@@ -10,6 +10,7 @@
 
 use super::assign::{parse_assignment, Assignment};
 use super::markers::{match_header, validate_block_id, Markers};
+use crate::base::text::edit_distance;
 use crate::read::block::{Notice, Swallowed};
 use crate::read::lines::{trim, trim_start, Line, Lines};
 
@@ -269,22 +270,6 @@ impl Unclosed<'_> {
                 && bare.get(..3).is_some_and(|p| p.eq_ignore_ascii_case("EOT"))
                 && edit_distance(bare, self.delimiter) <= 2)
     }
-}
-
-/// Levenshtein distance of two short strings (by char).
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + usize::from(ca != *cb))
-                .min(prev[j + 1] + 1)
-                .min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
 }
 
 #[cfg(test)]

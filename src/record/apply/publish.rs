@@ -237,6 +237,21 @@ impl Transaction<'_> {
         self.journal.after_index = Some(after_index.to_string());
         let record = record_tree(repo, &self.journal)?;
         let name = pending_ref(start.head.branch());
+        // The uncommitted apply recorded before this one stays reachable under `previous`:
+        // undo takes them back one after the other.
+        let record = match repo.read_ref(&name)? {
+            Some(previous) => repo.edit_tree(
+                record,
+                &[crate::repo::TreeChange {
+                    path: "previous".into(),
+                    entry: Some(crate::repo::Entry {
+                        kind: crate::repo::EntryKind::Tree,
+                        id: previous,
+                    }),
+                }],
+            )?,
+            None => record,
+        };
         let replies_blob = repo.write_blob(reply.text.as_bytes())?;
         let mut updates = vec![RefUpdate {
             name,

@@ -179,8 +179,18 @@ impl Transaction<'_> {
                 let kept = kept.map_or(String::new(), |r| {
                     format!("; your uncommitted work from before the reply is kept in {r} (`git stash apply {r}` brings it back)")
                 });
+                // Who moved it is unknown: an exec block running git, or a person's commit
+                // made meanwhile; the message says both.
+                let why = match what.strip_prefix("HEAD moved ") {
+                    Some(rest) => format!(
+                        "HEAD moved while the reply ran ({rest}: a commit made meanwhile, or git run by an exec block)"
+                    ),
+                    None => format!(
+                        "{what} while the reply ran (git run by an exec block, or another git command)"
+                    ),
+                };
                 execution.result.warnings.push(format!(
-                    "exec changed git's state ({what}), so git-clada committed nothing and left the repository exactly as the reply's actions and exec left it (see `git status`); `git clada undo` cannot take this reply back{kept}"
+                    "{why}, so git-clada committed nothing and left the repository exactly as the reply's actions and exec left it (see `git status`); `git clada undo` cannot take this reply back{kept}"
                 ));
                 return Ok(uncommitted(execution));
             }

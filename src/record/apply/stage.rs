@@ -69,12 +69,14 @@ impl Transaction<'_> {
             .clone()
             .or_else(|| repo.config_string("clada.coauthor"));
         let reply_blob = repo.write_blob(reply.text.as_bytes())?;
+        // `-m`, else what the reply says it does, else the file list.
+        let described = message::described(&reply.text);
         let msg = message::build(
             &execution.result,
             &built.items,
             &reply.source,
             &reply_blob.to_string(),
-            opts.message.as_deref(),
+            opts.message.as_deref().or(described.as_deref()),
             coauthor.as_deref(),
         );
         let msg = message::with_session(msg, opts.session.as_deref());

@@ -1,0 +1,59 @@
+//! Small text helpers the layers share: the edit distance of two short strings and the
+//! closest of a set of names ("did you mean").
+
+/// Levenshtein distance of two short strings (by char).
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != *cb))
+                .min(prev[j + 1] + 1)
+                .min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// The candidate `word` is most likely a misspelling of: the nearest by edit distance, if it
+/// is near enough (at most a third of the longer name, and at most 3 edits); ties go to the
+/// first. `None` for an exact match or nothing close.
+pub fn closest_name<'a>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
+    let mut best: Option<(usize, &str)> = None;
+    for c in candidates {
+        if c == word {
+            return None;
+        }
+        let d = edit_distance(&word.to_lowercase(), &c.to_lowercase());
+        let limit = (word.chars().count().max(c.chars().count()) / 3).clamp(1, 3);
+        if d <= limit && best.is_none_or(|(bd, _)| d < bd) {
+            best = Some((d, c));
+        }
+    }
+    best.map(|(_, c)| c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn distances_and_near_names() {
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(
+            closest_name("old_txt", ["path", "old_text", "new_text"]),
+            Some("old_text")
+        );
+        assert_eq!(closest_name("path", ["path", "paths"]), None);
+        assert_eq!(closest_name("zzz", ["path", "content"]), None);
+        assert_eq!(
+            closest_name("structure.py", ["structures.py", "utils.py"]),
+            Some("structures.py")
+        );
+    }
+}
