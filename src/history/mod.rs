@@ -15,4 +15,4 @@ pub mod squash;
 pub mod step;
 pub mod undo;
 
-pub use common::{now, HistoryError, Trace};
+pub use common::{now, HistoryError};

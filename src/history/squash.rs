@@ -38,7 +38,6 @@ use crate::repo::{
 
 use super::common::{
     current_branch, refuse_busy, refuse_stepped_back, squash_ref, write_orig_head, HistoryError,
-    Trace,
 };
 
 /// Which commits to select (the seeds' `git_squash` modes, with their parameter).
@@ -175,7 +174,6 @@ enum WindowEnd {
 
 /// `git clada squash`.
 pub fn squash(repo: &Repo, opts: &SquashOptions) -> Result<SquashReport, HistoryError> {
-    let mut trace = Trace::new("squash");
     let _lock = if opts.dry_run {
         None
     } else {
@@ -184,16 +182,16 @@ pub fn squash(repo: &Repo, opts: &SquashOptions) -> Result<SquashReport, History
     refuse_busy(repo)?;
     refuse_stepped_back(repo)?;
     let (branch, tip) = current_branch(repo, "squash")?;
-    trace.phase("checks");
+    crate::base::trace::phase("squash: checks");
 
     // The window, newest first.
     let (mut window, end) = read_window(repo, tip, &opts.selection)?;
     select(&mut window, &opts.selection, opts.now);
-    trace.phase("walk");
+    crate::base::trace::phase("squash: walk");
 
     // Published history is never rewritten: cut the window where it begins.
     let (mut left_alone, published_ref) = cut_published(repo, &mut window, opts.contiguous_only)?;
-    trace.phase("published");
+    crate::base::trace::phase("squash: published");
 
     // Oldest first from here on.
     window.reverse();
@@ -230,11 +228,11 @@ pub fn squash(repo: &Repo, opts: &SquashOptions) -> Result<SquashReport, History
     if !built.conflicts.is_empty() || built.tree != tip_tree {
         return Err(conflict_refusal(&memory, &window, &groups, &built)?);
     }
-    trace.phase("commits");
+    crate::base::trace::phase("squash: commits");
 
     let report = squash_report(opts, &branch, tip, &window, &groups, &built, left_alone);
     merge_notes(build_repo, &window, &groups, &built, opts.dry_run)?;
-    trace.phase("notes");
+    crate::base::trace::phase("squash: notes");
     if opts.dry_run {
         return Ok(report);
     }
@@ -257,7 +255,7 @@ pub fn squash(repo: &Repo, opts: &SquashOptions) -> Result<SquashReport, History
         let _ = repo.delete_ref(&squash_ref(built.tip), Expected::Value(tip));
         return Err(e.into());
     }
-    trace.phase("refs");
+    crate::base::trace::phase("squash: refs");
     Ok(report)
 }
 

@@ -40,7 +40,7 @@ use crate::repo::{
     PathConflict, Repo, RepoError, Status, TreeChange,
 };
 
-use super::common::{refuse_busy, write_orig_head, HistoryError, Trace};
+use super::common::{refuse_busy, write_orig_head, HistoryError};
 
 /// The ref recording an active step-back (its presence means "stepped back").
 pub const STATE_REF: &str = crate::record::STEP_STATE_REF;
@@ -222,7 +222,6 @@ pub fn step_back(repo: &Repo, dry_run: bool) -> Result<StepReport, HistoryError>
 
 /// The first step back: park the uncommitted work, detach HEAD at the tip's parent.
 fn back_from_tip(repo: &Repo, dry_run: bool) -> Result<StepReport, HistoryError> {
-    let mut trace = Trace::new("step-back");
     let (branch, tip) = match repo.head()? {
         Head::Branch { name, commit } => (name, commit),
         Head::Detached { .. } => {
@@ -247,7 +246,7 @@ fn back_from_tip(repo: &Repo, dry_run: bool) -> Result<StepReport, HistoryError>
         )));
     }
     let status = repo.status(info.tree, &index, true)?;
-    trace.phase("status");
+    crate::base::trace::phase("step-back: status");
 
     // The parked work as trees; a dry run keeps every object it writes in memory.
     let memory;
@@ -261,7 +260,7 @@ fn back_from_tip(repo: &Repo, dry_run: bool) -> Result<StepReport, HistoryError>
     let i_tree = snapshot::index_tree(build, info.tree, &index, &status)?;
     let w_tree = snapshot::worktree_tree(build, i_tree, &status, &mut hasher)?;
     let (u_tree, parked) = untracked_tree(build, &status.untracked)?;
-    trace.phase("park trees");
+    crate::base::trace::phase("step-back: park trees");
 
     let target_info = repo.commit_info(target)?;
     let plan = build.plan_checkout(w_tree, target_info.tree)?;
@@ -274,7 +273,7 @@ fn back_from_tip(repo: &Repo, dry_run: bool) -> Result<StepReport, HistoryError>
     if !conflicts.is_empty() {
         return Err(conflict_refusal("step-back", &conflicts));
     }
-    trace.phase("plan");
+    crate::base::trace::phase("step-back: plan");
 
     let mut report = StepReport::new("step-back", &branch, tip, tip, dry_run);
     report.to = target.to_string();
@@ -307,7 +306,7 @@ fn back_from_tip(repo: &Repo, dry_run: bool) -> Result<StepReport, HistoryError>
     }
     refs_before.extend(state_refs(repo, &index, &status, &branch, tip, target)?);
     write_orig_head(repo, tip)?;
-    trace.phase("park");
+    crate::base::trace::phase("step-back: park");
 
     // Parking (the refs, the untracked files leaving the worktree) and the checkout are one
     // journaled restore: killed anywhere, `git clada undo` finishes the step.
@@ -330,7 +329,7 @@ fn back_from_tip(repo: &Repo, dry_run: bool) -> Result<StepReport, HistoryError>
             target_info.subject()
         ),
     )?;
-    trace.phase("checkout");
+    crate::base::trace::phase("step-back: checkout");
     Ok(report)
 }
 

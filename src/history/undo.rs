@@ -4,7 +4,7 @@
 //! - an apply: HEAD is an AI commit; the branch goes back to the commit before it (and before
 //!   its snapshot), the worktree and index to exactly the user's state before the apply
 //!   (tracked, staged/unstaged split, and untracked files the AI overwrote), from the apply
-//!   record `refs/clada/apply/<commit>`;
+//!   record (in `refs/clada/records`, or `refs/clada/apply/<commit>` from earlier versions);
 //! - a squash: `refs/clada/squash/<HEAD>` names the tip before the squash; the branch goes back
 //!   to it (the trees are identical, so no file changes).
 //!

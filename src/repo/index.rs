@@ -27,19 +27,14 @@ pub struct IndexLock {
     path: PathBuf,
     /// `index`.
     target: PathBuf,
-    token: Option<super::lockfile::LockToken>,
+    token: Option<super::lockfile::TokenedLocks>,
 }
 
 impl Drop for IndexLock {
     fn drop(&mut self) {
         // Not committed: release the lock, if it is still ours.
         if let Some(file) = self.file.take() {
-            use std::os::unix::fs::MetadataExt;
-            if let (Ok(held), Ok(now)) = (file.metadata(), std::fs::symlink_metadata(&self.path)) {
-                if held.dev() == now.dev() && held.ino() == now.ino() {
-                    let _ = std::fs::remove_file(&self.path);
-                }
-            }
+            super::lockfile::release_if_ours(&file, &self.path);
         }
         self.token.take();
     }

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Row "undo": `git clada undo` of an AI commit (9 files edited, 1 created) against
+# `git reset --keep HEAD~1` from the same commit, in repositories of 10,000 and 100,000 files,
+# one interleaved run per size; HEAD, the status and the untracked files are checked equal.
+#
+#   benches/undo.sh [FILES…]        (default: 10000 100000; RUNS=15)
+source "$(dirname "$0")/lib/common.sh"
+SIZES=("${@:-10000 100000}")
+# shellcheck disable=SC2206
+SIZES=(${SIZES[*]})
+for n in "${SIZES[@]}"; do
+    dir="$BENCH_DIR/tree-$n-packed" reply="$BENCH_DIR/reply-$n.md" patch="$BENCH_DIR/patch-$n-packed"
+    make_tree "$n" "$dir" packed
+    reply_for "$n" "$reply"
+    patch_for "$dir" "$reply" "$patch"
+    git -C "$dir" reset -q --hard base
+    (cd "$dir" && git apply --index "$patch" && git commit -q --no-verify -m ai && git tag -f ai >/dev/null)
+    interleave "undo, $n files" "$dir" \
+        "$BIN undo" "git reset -q --hard base && $BIN --format json apply --no-verify $reply >/dev/null" \
+        "git reset -q --keep HEAD~1" "git reset -q --hard ai" \
+        "git rev-parse HEAD && git status --porcelain --untracked-files=all" \
+        "$BENCH_DIR/undo-$n.json"
+    git -C "$dir" reset -q --hard base
+    (cd "$dir" && "$BIN" --format json apply --no-verify "$reply" >/dev/null)
+    trace "undo ($n files)" "$dir" "$BIN" undo
+    git -C "$dir" reset -q --hard base
+done
