@@ -21,7 +21,7 @@ for n in "${SIZES[@]}"; do
         i=$(((k * n) / 10 + 3))
         dirty+="printf 'user edit\\n' >>src/m$(printf %04d $((i / 100)))/f$(printf %06d $i).rs; "
     done
-    prep="git reset -q --hard base && $dirty"
+    prep="git reset -q --hard refs/bench/base && $dirty"
     interleave "apply with 10 dirty user files, $n files" "$dir" \
         "$BIN --format json apply --no-verify $reply" "$prep" \
         "git stash -q && git apply --index $patch && git commit -q --no-verify -m ai && git stash pop -q" "$prep" \

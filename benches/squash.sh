@@ -11,7 +11,8 @@ COUNTS=("${@:-50 500 1000}")
 COUNTS=(${COUNTS[*]})
 max=0
 for c in "${COUNTS[@]}"; do [ "$c" -gt "$max" ] && max=$c; done
-dir="$BENCH_DIR/squash-$max"
+# Made by this binary (what an apply leaves behind differs between versions).
+dir="$BENCH_DIR/squash-$max-$(md5sum "$BIN" | cut -c1-8)"
 if [ ! -f "$dir/.ready" ]; then
     echo "== making $max AI commits" >&2
     rm -rf "$dir" && mkdir -p "$dir"
@@ -19,23 +20,23 @@ if [ ! -f "$dir/.ready" ]; then
         cd "$dir"
         git init -q -b main
         for i in $(seq 0 99); do printf 'file %d\n' "$i" >"f$i.txt"; done
-        git add -A && git commit -q -m initial && git tag base
+        git add -A && git commit -q -m initial && git update-ref refs/bench/base HEAD
         for i in $(seq 1 "$max"); do
             printf '#!nesl [@three-char-SHA-256: s%d]\naction = "file_write"\npath = "f%d.txt"\ncontent = "edit number %d"\n#!end_s%d\n' \
                 "$i" $((i % 100)) "$i" "$i" | "$BIN" --format json apply - >/dev/null
-            git tag "tip-$i"
+            case " ${COUNTS[*]} " in *" $i "*) git update-ref "refs/bench/tip-$i" HEAD ;; esac
         done
         echo ".ready" >.git/info/exclude
         touch .ready
     )
 fi
 for c in "${COUNTS[@]}"; do
-    prep="git update-ref refs/heads/main tip-$c && git reset -q --hard"
+    prep="git update-ref refs/heads/main refs/bench/tip-$c && git reset -q --hard"
     interleave "squash of $c AI commits" "$dir" \
         "$BIN squash --mode auto_ai" "$prep" \
-        "git reset -q --soft base && git commit -q --no-verify -m squashed" "$prep" \
+        "git reset -q --soft refs/bench/base && git commit -q --no-verify -m squashed" "$prep" \
         "git rev-parse HEAD^{tree} HEAD~1 && git rev-list --count HEAD && git status --porcelain" \
         "$BENCH_DIR/squash-$c.json"
 done
-(cd "$dir" && git update-ref refs/heads/main "tip-$max" && git reset -q --hard)
+(cd "$dir" && git update-ref refs/heads/main "refs/bench/tip-$max" && git reset -q --hard)
 trace "squash of $max commits" "$dir" "$BIN" squash --mode auto_ai

@@ -80,7 +80,7 @@ PY
         git add -A && git commit -q -m init
         [ "$store" = packed ] && git gc -q
         sleep 1.1 && git status --porcelain >/dev/null # no racily clean entries
-        git tag base
+        git update-ref refs/bench/base HEAD # a ref, not a tag: tags count as published
         echo ".ready" >.git/info/exclude
         touch .ready
     )
@@ -132,8 +132,8 @@ apply_row() {
     reply_for "$n" "$reply"
     patch_for "$dir" "$reply" "$patch"
     interleave "apply + commit, $n files ($store)" "$dir" \
-        "$BIN --format json apply --no-verify $reply" "git reset -q --hard base" \
-        "git apply --index $patch && git commit -q --no-verify -m ai" "git reset -q --hard base" \
+        "$BIN --format json apply --no-verify $reply" "git reset -q --hard refs/bench/base" \
+        "git apply --index $patch && git commit -q --no-verify -m ai" "git reset -q --hard refs/bench/base" \
         "git rev-parse HEAD^{tree} && git status --porcelain" "$BENCH_DIR/apply-$n-$store.json"
     git -C "$dir" reset -q --hard base
     trace "apply ($n files, $store)" "$dir" "$BIN" --format json apply --no-verify "$reply"

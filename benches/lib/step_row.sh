@@ -15,7 +15,7 @@ for n in "${SIZES[@]}"; do
     make_tree "$n" "$dir" packed
     reply_for "$n" "$reply"
     if ! git -C "$dir" rev-parse -q --verify tip >/dev/null; then
-        (cd "$dir" && "$BIN" --format json apply --no-verify "$reply" >/dev/null && git tag tip)
+        (cd "$dir" && "$BIN" --format json apply --no-verify "$reply" >/dev/null && git update-ref refs/bench/tip HEAD)
     fi
     at_tip="$BIN step-forward --all >/dev/null 2>&1; git checkout -q main"
     check="git rev-parse --symbolic-full-name HEAD && git rev-parse HEAD && git status --porcelain --untracked-files=all"

@@ -269,7 +269,7 @@ pub fn run(repo: &Repo, plan: &RestorePlan, reflog: &str) -> Result<(), RestoreE
         })?;
         return Err(moved);
     }
-    rebuild_index(repo, index_tree, worktree_tree, &old_index, &written, flags)?;
+    rebuild_index(repo, index_tree, worktree_tree, old_index, &written, flags)?;
     crate::base::failpoint::hit("restore:after-index");
 
     // HEAD last: until it moves, re-running the restore starts from the same journal.
@@ -421,12 +421,11 @@ fn rebuild_index(
     repo: &Repo,
     index_tree: ObjectId,
     worktree_tree: ObjectId,
-    old_index: &Index,
+    old_index: Index,
     written: &[BString],
     flags: BTreeMap<BString, EntryFlags>,
 ) -> Result<(), RepoError> {
-    let mut index = repo.index_from_tree(index_tree)?;
-    index.carry_stat_from(old_index);
+    let mut index = repo.index_at_tree(old_index, index_tree)?;
     let fresh: Vec<BString> = written
         .iter()
         .filter(|p| {
@@ -437,7 +436,6 @@ fn rebuild_index(
         .cloned()
         .collect();
     index.refresh_stat(repo, &fresh)?;
-    index.set_cache_tree(repo, index_tree, Some(old_index))?;
     let flags: Vec<(BString, EntryFlags)> = flags.into_iter().collect();
     index.set_flags(repo, &flags)?;
     write_index(repo, &index)

@@ -331,7 +331,10 @@ impl AnnouncedLocks {
     /// for one another process holds. On failure the locks taken so far are released.
     /// Returns the open lock files, in order, and their proof (`None` where no token could be
     /// made: then the locks are plain exclusive creates).
-    pub(crate) fn take(self, wait: Duration) -> Result<(Vec<File>, Option<TokenedLocks>), LockBusy> {
+    pub(crate) fn take(
+        self,
+        wait: Duration,
+    ) -> Result<(Vec<File>, Option<TokenedLocks>), LockBusy> {
         let AnnouncedLocks { locks, proof } = self;
         let mut files: Vec<File> = Vec::with_capacity(locks.len());
         let release = |files: &[File], locks: &[PathBuf]| {

@@ -161,6 +161,8 @@ pub struct Repo {
     workdir: PathBuf,
     git_dir: PathBuf,
     common_dir: PathBuf,
+    /// The last version of the index file read, and its identity (see `index`).
+    index_cache: std::cell::RefCell<Option<(index::IndexStamp, Index)>>,
 }
 
 impl std::fmt::Debug for Repo {
@@ -253,7 +255,8 @@ impl Repo {
             if let Some(found) = below(&raw_workdir, &workdir, &p) {
                 return Ok(found);
             }
-            p.canonicalize().map_err(io_err("cannot resolve the path", &p))
+            p.canonicalize()
+                .map_err(io_err("cannot resolve the path", &p))
         };
         let git_dir = resolve(repo.git_dir())?;
         let common_dir = if repo.common_dir() == repo.git_dir() {
@@ -266,6 +269,7 @@ impl Repo {
             workdir,
             git_dir,
             common_dir,
+            index_cache: Default::default(),
         })
     }
 

@@ -42,7 +42,11 @@ impl Repo {
 
     /// [`Repo::update_loose_refs`]; with `deref_head` false, an update of `HEAD` writes
     /// `HEAD` itself (detaching it).
-    pub(crate) fn loose_transaction(&self, updates: &[RefUpdate], deref_head: bool) -> Result<bool> {
+    pub(crate) fn loose_transaction(
+        &self,
+        updates: &[RefUpdate],
+        deref_head: bool,
+    ) -> Result<bool> {
         if self.repo.refs.namespace.is_some() {
             return Ok(false);
         }
@@ -111,7 +115,8 @@ impl Repo {
                 Expected::Value(id) => current == Some(id),
             };
             if !ok {
-                let shown = |v: Option<ObjectId>| v.map_or("nothing".to_string(), |id| id.to_string());
+                let shown =
+                    |v: Option<ObjectId>| v.map_or("nothing".to_string(), |id| id.to_string());
                 let want = match l.expected {
                     Expected::Value(id) => id.to_string(),
                     _ => "nothing".into(),
@@ -151,7 +156,8 @@ impl Repo {
                     .strip_suffix(b".lock")
                     .unwrap_or(lock.as_os_str().as_bytes()),
             ));
-            std::fs::rename(lock, &target).map_err(io_err("cannot update the reference", &target))?;
+            std::fs::rename(lock, &target)
+                .map_err(io_err("cannot update the reference", &target))?;
             if via_head {
                 let _ = std::fs::remove_file(&locks[at - 1]);
             }
@@ -226,9 +232,14 @@ impl Repo {
         }
         let create = mode == WriteReflog::Always
             || name == "HEAD"
-            || ["refs/heads/", "refs/remotes/", "refs/notes/", "refs/worktree/"]
-                .iter()
-                .any(|p| name.starts_with(p));
+            || [
+                "refs/heads/",
+                "refs/remotes/",
+                "refs/notes/",
+                "refs/worktree/",
+            ]
+            .iter()
+            .any(|p| name.starts_with(p));
         let mut path = self.ref_base_dir(name).join("logs");
         for comp in name.split('/') {
             path.push(comp);

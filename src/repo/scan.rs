@@ -16,7 +16,7 @@ use std::os::unix::ffi::OsStrExt;
 use gix::bstr::{BStr, BString, ByteSlice};
 use gix::index::entry::{Mode, Stage, Stat};
 
-use super::index::{kind_of, Index};
+use super::index::{kind_of, Index, IndexStamp};
 use super::status::Dirt;
 use super::status::Status;
 use super::{EntryKind, ObjectId, Repo, Result};
@@ -200,8 +200,7 @@ impl Repo {
         let workdir = self.workdir().to_path_buf();
         let policy = self.scan_policy();
         let handle = std::thread::spawn(move || -> Result<Prefetched> {
-            let stamp = IndexStamp::of(&path);
-            let index = super::index::read_index_file(path, hash)?;
+            let (index, stamp) = super::index::read_index_file(path, hash)?;
             let (dirty, suspects) = stat_pass(&index, &workdir, policy)?;
             Ok(Prefetched {
                 index,
@@ -229,6 +228,9 @@ impl Repo {
             let status = self.status(head_tree, &index, false)?;
             return Ok((index, status));
         }
+        if let Some(stamp) = pre.stamp {
+            self.remember_index(stamp, &pre.index);
+        }
         crate::base::trace::phase("scan: stat (prefetched)");
         let unstaged = self.content_check(&pre.index, pre.dirty, pre.suspects)?;
         let status = Status {
@@ -250,27 +252,6 @@ struct Prefetched {
     stamp: Option<IndexStamp>,
     dirty: Vec<(BString, Dirt)>,
     suspects: Vec<usize>,
-}
-
-/// Identifies one version of the index file: git and git-clada replace it by renaming a new
-/// file into place, so a rewrite changes at least the inode.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct IndexStamp {
-    ino: u64,
-    len: u64,
-    mtime: (i64, i64),
-}
-
-impl IndexStamp {
-    fn of(path: &std::path::Path) -> Option<IndexStamp> {
-        use std::os::unix::fs::MetadataExt;
-        let md = std::fs::metadata(path).ok()?;
-        Some(IndexStamp {
-            ino: md.ino(),
-            len: md.len(),
-            mtime: (md.mtime(), md.mtime_nsec()),
-        })
-    }
 }
 
 /// The stat half of the comparison: dirty paths stat data proves, and the positions of the

@@ -169,7 +169,7 @@ impl Repo {
     /// directory. Marked non-executable in the copy, such an entry is seen as a type change.
     fn index_for_status(&self, index: &Index) -> Result<gix::index::File> {
         use gix::index::entry::Mode;
-        let mut file = index.file.clone();
+        let mut file = (*index.file).clone();
         let executables: Vec<usize> = file
             .entries()
             .iter()

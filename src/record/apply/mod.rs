@@ -165,7 +165,7 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
     // the lock file.
     let dry = opts.engine.dry_run;
     let _lock = if dry { None } else { Some(repo.lock()?) };
-    let start = Start::read(&repo, &plan, opts, prefetch)?;
+    let mut start = Start::read(&repo, &plan, opts, prefetch)?;
     if dry {
         return dry_run::dry_run(&plan, &sandbox, opts, &start.status);
     }
@@ -173,7 +173,7 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
 
     let mut execution = run::execute(&repo, &plan, &sandbox, opts, before);
     execution.result.warnings.append(&mut tx.warnings);
-    tx.run(&start, opts, reply, execution)
+    tx.run(&mut start, opts, reply, execution)
 }
 
 /// The outcome of an apply that committed nothing (its report finalised).
