@@ -345,21 +345,19 @@ fn checkout_plan(
 /// running it again; returns its path.
 fn write_journal(repo: &Repo, plan: &RestorePlan) -> Result<std::path::PathBuf, RestoreError> {
     let jpath = journal_path(repo);
-    if let Some(dir) = jpath.parent() {
-        std::fs::create_dir_all(dir).map_err(|source| JournalError::Io {
-            path: dir.to_path_buf(),
-            source,
-        })?;
-    }
     let bytes = serde_json::to_vec_pretty(plan).map_err(|source| JournalError::Corrupt {
         path: jpath.clone(),
         source,
     })?;
-    crate::base::fsutil::write_atomic(&jpath, &bytes, crate::base::fsutil::Perm::Executable(false))
-        .map_err(|source| JournalError::Io {
-            path: jpath.clone(),
-            source,
-        })?;
+    crate::base::fsutil::write_atomic_creating_dir(
+        &jpath,
+        &bytes,
+        crate::base::fsutil::Perm::Executable(false),
+    )
+    .map_err(|source| JournalError::Io {
+        path: jpath.clone(),
+        source,
+    })?;
     Ok(jpath)
 }
 
