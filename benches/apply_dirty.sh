@@ -29,5 +29,5 @@ for n in "${SIZES[@]}"; do
         "$BENCH_DIR/dirty-$n.json"
     (cd "$dir" && bash -c "$prep")
     trace "apply with dirty files ($n files)" "$dir" "$BIN" --format json apply --no-verify "$reply"
-    git -C "$dir" reset -q --hard base
+    git -C "$dir" reset -q --hard refs/bench/base
 done

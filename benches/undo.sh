@@ -13,15 +13,15 @@ for n in "${SIZES[@]}"; do
     make_tree "$n" "$dir" packed
     reply_for "$n" "$reply"
     patch_for "$dir" "$reply" "$patch"
-    git -C "$dir" reset -q --hard base
+    git -C "$dir" reset -q --hard refs/bench/base
     (cd "$dir" && git apply --index "$patch" && git commit -q --no-verify -m ai && git update-ref refs/bench/ai HEAD)
     interleave "undo, $n files" "$dir" \
         "$BIN undo" "git reset -q --hard refs/bench/base && $BIN --format json apply --no-verify $reply >/dev/null" \
         "git reset -q --keep HEAD~1" "git reset -q --hard refs/bench/ai" \
         "git rev-parse HEAD && git status --porcelain --untracked-files=all" \
         "$BENCH_DIR/undo-$n.json"
-    git -C "$dir" reset -q --hard base
+    git -C "$dir" reset -q --hard refs/bench/base
     (cd "$dir" && "$BIN" --format json apply --no-verify "$reply" >/dev/null)
     trace "undo ($n files)" "$dir" "$BIN" undo
-    git -C "$dir" reset -q --hard base
+    git -C "$dir" reset -q --hard refs/bench/base
 done

@@ -135,7 +135,7 @@ apply_row() {
         "$BIN --format json apply --no-verify $reply" "git reset -q --hard refs/bench/base" \
         "git apply --index $patch && git commit -q --no-verify -m ai" "git reset -q --hard refs/bench/base" \
         "git rev-parse HEAD^{tree} && git status --porcelain" "$BENCH_DIR/apply-$n-$store.json"
-    git -C "$dir" reset -q --hard base
+    git -C "$dir" reset -q --hard refs/bench/base
     trace "apply ($n files, $store)" "$dir" "$BIN" --format json apply --no-verify "$reply"
-    git -C "$dir" reset -q --hard base
+    git -C "$dir" reset -q --hard refs/bench/base
 }

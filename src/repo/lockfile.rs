@@ -3,17 +3,19 @@
 //! live git command holds.
 //!
 //! The proof is a hard link. For every lock file git-clada holds, `<git-dir>/clada/locks/`
-//! keeps a *token*: a second name of the same inode, plus an *intent* file naming the lock
-//! and the content git-clada writes into it. While the token exists its inode cannot be
+//! keeps a *token*: a second name of the same inode, whose own name says which lock it is
+//! for (or, where a name cannot say it, an *intent* file naming the locks and the content
+//! git-clada writes into them). While the token exists its inode cannot be
 //! reused, so "the lock file has the token's device and inode" is true of our lock and of no
-//! other file. The index lock is created as the token first and then linked into place
-//! (`link` fails if the name exists, like `O_EXCL`), so it is never ours without the proof.
-//! Ref locks are created by gix inside a ref transaction; they are linked to their tokens as
-//! soon as the transaction is prepared, and the intent (written before) covers the short
-//! window in between: a lock holding exactly the content we intended is ours too. A lock that
-//! is still empty or half-written in that window (or `packed-refs.lock`, whose content is only
-//! written at commit) is taken as ours only if it stays exactly as it is for a second while the
-//! next git-clada watches: git holds ref locks for milliseconds. Anything else — a lock another
+//! other file. The index lock and the ref locks of reference updates (see `refs`) are created
+//! as the token first and then linked into place (`link` fails if the name exists, like
+//! `O_EXCL`), so they are never ours without the proof. Ref locks gix creates (deletions and
+//! symbolic updates, in gix's transaction) are linked to their tokens as soon as the
+//! transaction is prepared, and an intent (written before) covers the short window in
+//! between: a lock holding exactly the content we intended is ours too. A lock that is still
+//! empty or half-written in that window (or `packed-refs.lock`, whose content is only written
+//! at commit) is taken as ours only if it stays exactly as it is for a second while the next
+//! git-clada watches: git holds ref locks for milliseconds. Anything else — a lock another
 //! process replaced ours with, or one never proven — is left in place.
 //!
 //! Tokens and intents are written only while the clada lock (`clada.lock`) is held, so when
@@ -150,6 +152,21 @@ impl Repo {
             tokens.push(self.token_paths().0);
         }
         tokens.truncate(locks.len());
+        // Usually each token's name says which lock it is for, and no intent file is needed.
+        let named: Option<Vec<PathBuf>> = tokens
+            .iter()
+            .zip(locks)
+            .map(|(token, lock)| self.named_token(token, lock))
+            .collect();
+        if let Some(tokens) = named {
+            return AnnouncedLocks {
+                locks: locks.to_vec(),
+                proof: Some(TokenedLocks {
+                    intent: None,
+                    tokens,
+                }),
+            };
+        }
         let mut text = b"clada-locks 2\n".to_vec();
         for (token, lock) in tokens.iter().zip(locks) {
             let name = token.file_name().map_or(&b""[..], |n| n.as_bytes());
@@ -166,6 +183,52 @@ impl Repo {
                 tokens,
             }),
         }
+    }
+
+    /// `token` renamed to also name the lock it is made for: `<token>@g@<path>` for a lock in
+    /// this worktree's git dir, `<token>@c@<path>` in the common dir, the path relative to
+    /// it with `%` and `/` escaped. `None` when the lock lies elsewhere or the name would be
+    /// too long for the filesystem.
+    fn named_token(&self, token: &Path, lock: &Path) -> Option<PathBuf> {
+        let (tag, rel) = match lock.strip_prefix(self.git_dir()) {
+            Ok(rel) => ("g", rel),
+            Err(_) => ("c", lock.strip_prefix(self.common_dir()).ok()?),
+        };
+        let mut name = token.file_name()?.as_bytes().to_vec();
+        name.extend_from_slice(b"@");
+        name.extend_from_slice(tag.as_bytes());
+        name.push(b'@');
+        for b in rel.as_os_str().as_bytes() {
+            match b {
+                b'%' => name.extend_from_slice(b"%25"),
+                b'/' => name.extend_from_slice(b"%2F"),
+                b => name.push(*b),
+            }
+        }
+        (name.len() <= 240).then(|| token.with_file_name(std::ffi::OsStr::from_bytes(&name)))
+    }
+
+    /// The lock a token named by [`Repo::named_token`] is for.
+    fn lock_of_token(&self, name: &[u8]) -> Option<PathBuf> {
+        let at = name.iter().position(|b| *b == b'@')?;
+        let rest = &name[at + 1..];
+        let (base, escaped) = match rest {
+            [b'g', b'@', tail @ ..] => (self.git_dir(), tail),
+            [b'c', b'@', tail @ ..] => (self.common_dir(), tail),
+            _ => return None,
+        };
+        let mut rel = Vec::with_capacity(escaped.len());
+        let mut rest = escaped;
+        while let Some((first, tail)) = rest.split_first() {
+            let (byte, skip) = match (first, tail) {
+                (b'%', [b'2', b'5', ..]) => (b'%', 2),
+                (b'%', [b'2', b'F', ..]) => (b'/', 2),
+                (b, _) => (*b, 0),
+            };
+            rel.push(byte);
+            rest = &tail[skip..];
+        }
+        Some(base.join(std::ffi::OsStr::from_bytes(&rel)))
     }
 
     /// Creates the lock file `lock` as a second name of a token made first, waiting up to
@@ -220,12 +283,28 @@ impl Repo {
             }
             let _ = std::fs::remove_file(path);
         }
-        // Tokens without an intent: the process died right after making one.
+        // Tokens without an intent: their name says which lock they are for (or, of an
+        // intent already removed, they are simply left over).
         for path in &names {
-            if !path.as_os_str().as_bytes().ends_with(b".intent") && path.exists() {
-                out.found = true;
-                let _ = std::fs::remove_file(path);
+            if path.as_os_str().as_bytes().ends_with(b".intent") || !path.exists() {
+                continue;
             }
+            out.found = true;
+            let lock = path
+                .file_name()
+                .and_then(|n| self.lock_of_token(n.as_bytes()));
+            if let Some(lock) = lock {
+                match judge(&lock, path, &Linking::Before) {
+                    Verdict::Ours => match std::fs::remove_file(&lock) {
+                        Ok(()) => out.removed.push(lock),
+                        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                        Err(_) => out.left.push(lock),
+                    },
+                    Verdict::Unknown => out.left.push(lock),
+                    Verdict::NotOurs => {}
+                }
+            }
+            let _ = std::fs::remove_file(path);
         }
         // The directory itself stays: the next lock needs it again.
         out
@@ -588,6 +667,40 @@ mod tests {
             assert_eq!(lock.exists(), !ours, "{content:?}");
             let _ = std::fs::remove_file(&lock);
         }
+    }
+
+    #[test]
+    fn a_token_names_its_lock_and_a_dead_holders_ref_locks_are_cleared_by_it() {
+        let (_dir, repo) = repo();
+        let locks = vec![
+            repo.git_dir().join("HEAD.lock"),
+            repo.common_dir().join("refs/heads/we%ird/na me.lock"),
+        ];
+        for lock in &locks {
+            let (token, _) = repo.token_paths();
+            let named = repo.named_token(&token, lock).expect("named");
+            let name = named.file_name().expect("name").as_bytes().to_vec();
+            assert!(!name.contains(&b'/'), "{name:?}");
+            assert_eq!(repo.lock_of_token(&name).as_deref(), Some(lock.as_path()));
+        }
+        // Taken (no intent file is needed), then the holder dies.
+        let (files, proof) = repo
+            .announce_locks(&locks)
+            .take(Duration::ZERO)
+            .expect("locks");
+        assert!(locks.iter().all(|l| l.exists()));
+        std::mem::forget(files);
+        std::mem::forget(proof);
+        let intents = std::fs::read_dir(repo.git_dir().join("clada/locks"))
+            .expect("dir")
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".intent"))
+            .count();
+        assert_eq!(intents, 0);
+        let stale = repo.clear_stale_locks();
+        assert!(stale.found);
+        assert_eq!(stale.removed.len(), 2, "{stale:?}");
+        assert!(locks.iter().all(|l| !l.exists()));
     }
 
     #[test]
