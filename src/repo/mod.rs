@@ -28,6 +28,7 @@ mod rewrite;
 mod scan;
 mod status;
 mod tree;
+mod untracked;
 mod walk;
 mod watch;
 

@@ -130,21 +130,37 @@ impl Repo {
             // The reflog names the commit a symbolic ref pointed to (a HEAD being detached).
             previous.push(current.or_else(|| self.read_ref(&l.name).ok().flatten()));
         }
-        let signature = self.reflog_signature()?;
+        // Who made the move: looked up only when a reflog is written (refs without one, like
+        // git-clada's own, need no identity).
+        let mut signature: Option<String> = None;
         let mut i = 0;
         let mut renames = Vec::with_capacity(leaves.len());
         for (l, old) in leaves.iter().zip(&previous) {
-            let line = reflog_line(*old, l.new, &signature, &l.reflog);
-            if l.via_head {
+            let logs: &[&str] = if l.via_head {
                 // HEAD stays symbolic: its lock only guards the reflog entry.
-                self.append_reflog("HEAD", &line)?;
+                &["HEAD", l.name.as_str()]
+            } else {
+                &[l.name.as_str()]
+            };
+            if l.via_head {
                 i += 1;
             }
             let lock = &locks[i];
             files[i]
                 .write_all(format!("{}\n", l.new).as_bytes())
                 .map_err(io_err("cannot write the lock", lock))?;
-            self.append_reflog(&l.name, &line)?;
+            for name in logs {
+                let Some(mut file) = self.reflog_file(name)? else {
+                    continue;
+                };
+                let sig = match &signature {
+                    Some(sig) => sig,
+                    None => signature.insert(self.reflog_signature()?),
+                };
+                let line = reflog_line(*old, l.new, sig, &l.reflog);
+                file.write_all(&line)
+                    .map_err(io_err("cannot write the reflog", &self.reflog_path(name)))?;
+            }
             renames.push((i, l.via_head));
             i += 1;
         }
@@ -221,14 +237,23 @@ impl Repo {
         Ok(String::from_utf8_lossy(&out).into_owned())
     }
 
-    /// Appends `line` to the reflog of `name`, creating it where git would (`HEAD`, branches,
-    /// remote-tracking branches, notes; every ref with `core.logAllRefUpdates=always`), and
-    /// only then.
-    fn append_reflog(&self, name: &str, line: &[u8]) -> Result<()> {
+    /// Where the reflog of `name` lives.
+    fn reflog_path(&self, name: &str) -> PathBuf {
+        let mut path = self.ref_base_dir(name).join("logs");
+        for comp in name.split('/') {
+            path.push(comp);
+        }
+        path
+    }
+
+    /// The reflog of `name` opened for appending, created where git would (`HEAD`,
+    /// branches, remote-tracking branches, notes; every ref with
+    /// `core.logAllRefUpdates=always`); `None` when it has none and gets none.
+    fn reflog_file(&self, name: &str) -> Result<Option<File>> {
         use gix::refs::store::WriteReflog;
         let mode = self.repo.refs.write_reflog;
         if mode == WriteReflog::Disable {
-            return Ok(());
+            return Ok(None);
         }
         let create = mode == WriteReflog::Always
             || name == "HEAD"
@@ -240,10 +265,7 @@ impl Repo {
             ]
             .iter()
             .any(|p| name.starts_with(p));
-        let mut path = self.ref_base_dir(name).join("logs");
-        for comp in name.split('/') {
-            path.push(comp);
-        }
+        let path = self.reflog_path(name);
         let mut options = std::fs::OpenOptions::new();
         options.append(true);
         let opened = match options.open(&path) {
@@ -255,13 +277,11 @@ impl Repo {
             }
             other => other,
         };
-        let mut file = match opened {
-            Ok(f) => f,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-            Err(e) => return Err(io_err("cannot write the reflog", &path)(e)),
-        };
-        file.write_all(line)
-            .map_err(io_err("cannot write the reflog", &path))
+        match opened {
+            Ok(f) => Ok(Some(f)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(io_err("cannot write the reflog", &path)(e)),
+        }
     }
 }
 

@@ -160,6 +160,30 @@ impl Repo {
         self.content_check(index, dirty, suspects)
     }
 
+    /// Tracked paths whose worktree file differs from `index`, and the untracked files (see
+    /// `untracked`): the stat pass runs on its own threads while this one walks the
+    /// directories for untracked files.
+    pub(crate) fn unstaged_and_untracked(
+        &self,
+        index: &Index,
+    ) -> Result<(Vec<(BString, Dirt)>, Vec<BString>)> {
+        let workdir = self.workdir();
+        let policy = self.scan_policy();
+        let (scanned, untracked) = std::thread::scope(|s| {
+            let scan = s.spawn(move || stat_pass(index, workdir, policy));
+            let untracked = self.untracked_files(index);
+            let scanned = scan.join().unwrap_or_else(|_| {
+                Err(super::RepoError::Invalid(
+                    "the status scan stopped unexpectedly".into(),
+                ))
+            });
+            (scanned, untracked)
+        });
+        let (dirty, suspects) = scanned?;
+        let unstaged = self.content_check(index, dirty, suspects)?;
+        Ok((unstaged, untracked?))
+    }
+
     /// Hashes the suspects of a stat pass (through git's filters, writing nothing) and adds
     /// the ones whose content differs.
     fn content_check(

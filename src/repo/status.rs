@@ -71,7 +71,10 @@ impl Repo {
             status.unstaged = self.unstaged_paths(index)?;
             return Ok(status);
         }
-        self.worktree_status(index, untracked, Vec::new(), &mut status)?;
+        let (unstaged, untracked) = self.unstaged_and_untracked(index)?;
+        status.unstaged = unstaged;
+        status.untracked = untracked;
+        crate::base::trace::phase("status: worktree and untracked");
         Ok(status)
     }
 
