@@ -28,6 +28,9 @@ struct Policy {
     file_mode: bool,
 }
 
+/// Tracked paths that differ from the index, and the untracked files.
+pub(crate) type WorktreeState = (Vec<(BString, Dirt)>, Vec<BString>);
+
 /// Dirty paths found by stat alone, and the index positions of entries to content-check.
 type ScanOutput = (Vec<(BString, Dirt)>, Vec<usize>);
 
@@ -163,10 +166,7 @@ impl Repo {
     /// Tracked paths whose worktree file differs from `index`, and the untracked files (see
     /// `untracked`): the stat pass runs on its own threads while this one walks the
     /// directories for untracked files.
-    pub(crate) fn unstaged_and_untracked(
-        &self,
-        index: &Index,
-    ) -> Result<(Vec<(BString, Dirt)>, Vec<BString>)> {
+    pub(crate) fn unstaged_and_untracked(&self, index: &Index) -> Result<WorktreeState> {
         let workdir = self.workdir();
         let policy = self.scan_policy();
         let (scanned, untracked) = std::thread::scope(|s| {
