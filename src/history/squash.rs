@@ -33,7 +33,7 @@ use serde_json::Value;
 
 use crate::record::{classify, snapshot, trailer, CladaCommit, REPLY_NOTES_REF};
 use crate::repo::{
-    BString, ByteSlice, CommitInfo, Expected, ObjectId, Repo, RepoError, TreeChange, NOTES_REF,
+    BString, ByteSlice, CommitInfo, Expected, ObjectId, Repo, TreeChange, NOTES_REF,
 };
 
 use super::common::{
@@ -799,30 +799,16 @@ fn merge_notes(
     let mut reports = repo.note_book(NOTES_REF)?;
     let mut replies = repo.note_book(REPLY_NOTES_REF)?;
     for (members, (new_commit, _)) in groups.iter().zip(&built.group_commits) {
-        let mut entries: Vec<Value> = Vec::new();
+        let mut note = MergedNote::default();
         let mut reply_text = String::new();
         for &i in members {
             let c = &window[i];
-            let report: Option<Value> = reports
-                .get(c.info.id)?
-                .and_then(|b| serde_json::from_slice(&b).ok());
+            let report = reports.get(c.info.id)?;
             let reply = replies
                 .get(c.info.id)?
                 .map(|b| String::from_utf8_lossy(&b).into_owned());
-            if let Some(nested) = report
-                .as_ref()
-                .and_then(|r| r.get("squashed"))
-                .and_then(Value::as_array)
-            {
-                entries.extend(nested.iter().cloned());
-            } else {
-                entries.push(serde_json::json!({
-                    "commit": c.info.id.to_string(),
-                    "subject": c.info.subject(),
-                    "kind": kind_name(c.kind),
-                    "reply": reply,
-                    "report": report,
-                }));
+            if !note.flatten(report.as_deref()) {
+                note.entry(c, reply.as_deref(), report.as_deref());
             }
             if let Some(r) = reply {
                 if !reply_text.is_empty() && !reply_text.ends_with('\n') {
@@ -838,11 +824,7 @@ fn merge_notes(
                 reply_text.push_str(&r);
             }
         }
-        let note = serde_json::json!({ "squashed": entries });
-        let mut bytes = serde_json::to_vec_pretty(&note)
-            .map_err(|e| RepoError::Invalid(format!("cannot serialise the merged note: {e}")))?;
-        bytes.push(b'\n');
-        reports.stage(*new_commit, &bytes)?;
+        reports.stage(*new_commit, &note.finish())?;
         if !reply_text.is_empty() {
             replies.stage(*new_commit, reply_text.as_bytes())?;
         }
@@ -861,6 +843,80 @@ fn merge_notes(
     reports.commit("Notes merged by 'git clada squash'")?;
     replies.commit("Notes merged by 'git clada squash'")?;
     Ok(())
+}
+
+/// The merged report note of one squashed group, `{"squashed": [{commit, subject, kind,
+/// reply, report}, …]}`, written as text: each member's report note (the JSON result of its
+/// apply, often the largest part) is spliced in as it is stored, checked to be JSON but not
+/// decoded and encoded again; only a squash's own note is decoded, to flatten its entries.
+#[derive(Default)]
+struct MergedNote {
+    text: Vec<u8>,
+    entries: usize,
+}
+
+impl MergedNote {
+    fn push(&mut self, entry: &[u8]) {
+        self.text.extend_from_slice(if self.entries == 0 {
+            b"\n    "
+        } else {
+            b",\n    "
+        });
+        self.text.extend_from_slice(entry);
+        self.entries += 1;
+    }
+
+    /// The entries of a squash's note (nested squashes come out flat); false when `report`
+    /// is not such a note.
+    fn flatten(&mut self, report: Option<&[u8]>) -> bool {
+        let Some(bytes) = report else { return false };
+        if memchr::memmem::find(bytes, b"\"squashed\"").is_none() {
+            return false;
+        }
+        let Ok(value) = serde_json::from_slice::<Value>(bytes) else {
+            return false;
+        };
+        let Some(nested) = value.get("squashed").and_then(Value::as_array) else {
+            return false;
+        };
+        for e in nested {
+            if let Ok(text) = serde_json::to_vec(e) {
+                self.push(&text);
+            }
+        }
+        true
+    }
+
+    /// The entry of a commit with its reply and its report (`null` when it has none, or when
+    /// it is not JSON).
+    fn entry(&mut self, c: &Candidate, reply: Option<&str>, report: Option<&[u8]>) {
+        let quoted = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "null".into());
+        let mut text = format!(
+            "{{\"commit\": {}, \"subject\": {}, \"kind\": {}, \"reply\": {}, \"report\": ",
+            quoted(&c.info.id.to_string()),
+            quoted(c.info.subject()),
+            quoted(kind_name(c.kind)),
+            reply.map_or_else(|| "null".to_string(), quoted)
+        )
+        .into_bytes();
+        match report.filter(|b| serde_json::from_slice::<serde::de::IgnoredAny>(b).is_ok()) {
+            Some(json) => text.extend_from_slice(json.trim_ascii()),
+            None => text.extend_from_slice(b"null"),
+        }
+        text.push(b'}');
+        self.push(&text);
+    }
+
+    fn finish(mut self) -> Vec<u8> {
+        let mut out = b"{\n  \"squashed\": [".to_vec();
+        out.append(&mut self.text);
+        out.extend_from_slice(if self.entries == 0 {
+            b"]\n}\n"
+        } else {
+            b"\n  ]\n}\n"
+        });
+        out
+    }
 }
 
 /// The refusal of a `--no-contiguous-only` squash that would need conflict resolution.
