@@ -43,6 +43,9 @@ _git__clada() {
             git__clada,log)
                 cmd="git__clada__subcmd__log"
                 ;;
+            git__clada,mcp)
+                cmd="git__clada__subcmd__mcp"
+                ;;
             git__clada,parse)
                 cmd="git__clada__subcmd__parse"
                 ;;
@@ -99,6 +102,9 @@ _git__clada() {
                 ;;
             git__clada__subcmd__help,log)
                 cmd="git__clada__subcmd__help__subcmd__log"
+                ;;
+            git__clada__subcmd__help,mcp)
+                cmd="git__clada__subcmd__help__subcmd__mcp"
                 ;;
             git__clada__subcmd__help,parse)
                 cmd="git__clada__subcmd__help__subcmd__parse"
@@ -161,7 +167,7 @@ _git__clada() {
 
     case "${cmd}" in
         git__clada)
-            opts="-C -h -V --format --dry-run --help --version apply check parse undo redo squash step-back step-forward status log show watch prompt config hooks install-man demo generate help"
+            opts="-C -h -V --format --dry-run --help --version apply check parse undo redo squash step-back step-forward status log show watch mcp prompt config hooks install-man demo generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -190,7 +196,7 @@ _git__clada() {
             fi
             case "${prev}" in
                 --dialect)
-                    COMPREPLY=($(compgen -W "auto sham nesl-upper nesl csl cml replacer" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto sham nesl-upper nesl csl cml replacer tool-call" -- "${cur}"))
                     return 0
                     ;;
                 --wip)
@@ -248,7 +254,7 @@ _git__clada() {
             fi
             case "${prev}" in
                 --dialect)
-                    COMPREPLY=($(compgen -W "auto sham nesl-upper nesl csl cml replacer" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto sham nesl-upper nesl csl cml replacer tool-call" -- "${cur}"))
                     return 0
                     ;;
                 -C)
@@ -337,7 +343,7 @@ _git__clada() {
             return 0
             ;;
         git__subcmd__clada__subcmd__help)
-            opts="apply check parse undo redo squash step-back step-forward status log show watch prompt config hooks install-man demo generate help"
+            opts="apply check parse undo redo squash step-back step-forward status log show watch mcp prompt config hooks install-man demo generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -491,6 +497,20 @@ _git__clada() {
             return 0
             ;;
         git__subcmd__clada__subcmd__help__subcmd__log)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__subcmd__clada__subcmd__help__subcmd__mcp)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -822,6 +842,48 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        git__subcmd__clada__subcmd__mcp)
+            opts="-C -h -V --no-git --exec --timeout --max-output --total-timeout --no-verify --session --format --dry-run --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --exec)
+                    COMPREPLY=($(compgen -W "ask allow deny" -- "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --total-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         git__subcmd__clada__subcmd__parse)
             opts="-C -h -V --dialect --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -830,7 +892,7 @@ _git__clada() {
             fi
             case "${prev}" in
                 --dialect)
-                    COMPREPLY=($(compgen -W "auto sham nesl-upper nesl csl cml replacer" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto sham nesl-upper nesl csl cml replacer tool-call" -- "${cur}"))
                     return 0
                     ;;
                 -C)
@@ -923,14 +985,14 @@ _git__clada() {
             return 0
             ;;
         git__subcmd__clada__subcmd__squash)
-            opts="-C -h -V --mode --hours --days --msg-target --message --contiguous-only --no-contiguous-only --format --dry-run --help --version"
+            opts="-C -h -V --mode --hours --days --msg-target --session --message --contiguous-only --no-contiguous-only --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --mode)
-                    COMPREPLY=($(compgen -W "auto_ai ai_messages hours days msg_contains" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto_ai ai_messages hours days msg_contains session" -- "${cur}"))
                     return 0
                     ;;
                 --hours)
@@ -942,6 +1004,10 @@ _git__clada() {
                     return 0
                     ;;
                 --msg-target)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1064,7 +1130,7 @@ _git__clada() {
                     return 0
                     ;;
                 --dialect)
-                    COMPREPLY=($(compgen -W "auto sham nesl-upper nesl csl cml replacer" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto sham nesl-upper nesl csl cml replacer tool-call" -- "${cur}"))
                     return 0
                     ;;
                 --exec)

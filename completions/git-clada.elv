@@ -37,6 +37,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand log 'List git-clada commits on the current branch: short hash, age, subject, blocks ok/failed'
             cand show 'Show the reply an AI commit was made from and its result report'
             cand watch 'Watch FILE and apply each new complete block once, whenever the file changes'
+            cand mcp 'Serve git-clada as an MCP server over stdio: the edit tool an agent calls'
             cand prompt 'Print the instructions to give a model (system prompt or custom instructions)'
             cand config 'Show the effective configuration: every key, its value and where it came from (default, the repository''s `.clada.yml`, the user''s `<config dir>/clada/config.yml`, or git config)'
             cand hooks 'Install or remove git-clada''s git hooks (a pre-commit hook that refuses stray block markers). Existing hook content is preserved; core.hooksPath is respected'
@@ -117,6 +118,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand --hours 'With --mode hours: AI commits made in the last N hours'
             cand --days 'With --mode days: AI commits made in the last N days'
             cand --msg-target 'With --mode msg_contains: commits whose message contains S'
+            cand --session 'With --mode session: the MCP session whose commits to squash (the `Clada-Session` trailer, shown by `git clada log`). Default: the session of the newest such commit'
             cand --message 'Subject of the squashed commit (default: the subjects combined)'
             cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
             cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
@@ -189,6 +191,22 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand --poll 'Check the file by polling only, without OS notifications (for network file systems)'
             cand --once 'Apply what is new once and exit, without watching'
             cand --skip-existing 'Treat the blocks already in the file as applied, without applying them'
+            cand --dry-run 'Show what would happen without changing any file, ref or the index'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'git-clada;mcp'= {
+            cand --exec 'Policy for `exec` blocks: ask, allow, or deny. Default: config `exec`, else ask (without a terminal only approved and read-only commands run)'
+            cand --timeout 'Time limit per exec block without its own `timeout` (`30`, `500ms`, `2m`). Default: config `timeout`, else 30s'
+            cand --max-output 'Output cap per stream of an exec block (`1048576`, `512k`, `10MiB`). Default: config `max_output`, else 10MiB'
+            cand --total-timeout 'Time limit for all exec blocks of the reply together. Default: config `total_timeout`, else none'
+            cand --session 'The session id in the `Clada-Session` trailer of this server''s commits (default: a new `mcp-…` id per server; `git clada log` shows it, `git clada squash --mode session` collapses a session''s commits)'
+            cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
+            cand --no-git 'Serve a plain folder (the current one, or -C DIR) without git: nothing is committed, and undo, redo, status, log and show are not available'
+            cand --no-verify 'Do not run the pre-commit, commit-msg and post-commit hooks on the AI commits'
             cand --dry-run 'Show what would happen without changing any file, ref or the index'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
@@ -300,6 +318,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand log 'List git-clada commits on the current branch: short hash, age, subject, blocks ok/failed'
             cand show 'Show the reply an AI commit was made from and its result report'
             cand watch 'Watch FILE and apply each new complete block once, whenever the file changes'
+            cand mcp 'Serve git-clada as an MCP server over stdio: the edit tool an agent calls'
             cand prompt 'Print the instructions to give a model (system prompt or custom instructions)'
             cand config 'Show the effective configuration: every key, its value and where it came from (default, the repository''s `.clada.yml`, the user''s `<config dir>/clada/config.yml`, or git config)'
             cand hooks 'Install or remove git-clada''s git hooks (a pre-commit hook that refuses stray block markers). Existing hook content is preserved; core.hooksPath is respected'
@@ -331,6 +350,8 @@ set edit:completion:arg-completer[git-clada] = {|@words|
         &'git-clada;help;show'= {
         }
         &'git-clada;help;watch'= {
+        }
+        &'git-clada;help;mcp'= {
         }
         &'git-clada;help;prompt'= {
         }

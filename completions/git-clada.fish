@@ -45,6 +45,7 @@ complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "status" -d 'Say
 complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "log" -d 'List git-clada commits on the current branch: short hash, age, subject, blocks ok/failed'
 complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "show" -d 'Show the reply an AI commit was made from and its result report'
 complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "watch" -d 'Watch FILE and apply each new complete block once, whenever the file changes'
+complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "mcp" -d 'Serve git-clada as an MCP server over stdio: the edit tool an agent calls'
 complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "prompt" -d 'Print the instructions to give a model (system prompt or custom instructions)'
 complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "config" -d 'Show the effective configuration: every key, its value and where it came from (default, the repository\'s `.clada.yml`, the user\'s `<config dir>/clada/config.yml`, or git config)'
 complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "hooks" -d 'Install or remove git-clada\'s git hooks (a pre-commit hook that refuses stray block markers). Existing hook content is preserved; core.hooksPath is respected'
@@ -58,7 +59,8 @@ nesl-upper\t'Only `#!NESL [@three-char-SHA-256: id]` … `#!END_NESL_id`'
 nesl\t'Only `#!nesl [@LABEL: id]` … `#!end_id`'
 csl\t'Only CSL: `<---WRITE file="…"--->` … `<---END--->` (seed 002)'
 cml\t'Only CML: `<tasks>`, `<write>`, `<edit>`, `<move>`, `<remove>`, `<run>` (seed 004)'
-replacer\t'Only the replacer format: `<<<FILE>>>` … `<<<END>>>` (seed 001)'"
+replacer\t'Only the replacer format: `<<<FILE>>>` … `<<<END>>>` (seed 001)'
+tool-call\t'Only a tool call: the whole input is JSON, a list of actions ([{"action": …, parameters…}]) or an editor-style edit ({path, old_string, new_string, replace_all}); never chosen by auto'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -l wip -d 'What happens to uncommitted work: `keep` leaves it uncommitted (staged stays staged) and the AI commit holds only the AI\'s changes; `commit` first records it in a `clada: snapshot before AI edit` commit on the branch. Default: config `wip`, else keep' -r -f -a "keep\t'Keep it uncommitted'
 commit\t'Record it in a snapshot commit before the AI commit'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -l git-author -d 'Author of the AI commit, as `NAME <EMAIL>` (like `git commit --author`). The committer, and any snapshot of your own work, keep your identity' -r
@@ -92,7 +94,8 @@ nesl-upper\t'Only `#!NESL [@three-char-SHA-256: id]` … `#!END_NESL_id`'
 nesl\t'Only `#!nesl [@LABEL: id]` … `#!end_id`'
 csl\t'Only CSL: `<---WRITE file="…"--->` … `<---END--->` (seed 002)'
 cml\t'Only CML: `<tasks>`, `<write>`, `<edit>`, `<move>`, `<remove>`, `<run>` (seed 004)'
-replacer\t'Only the replacer format: `<<<FILE>>>` … `<<<END>>>` (seed 001)'"
+replacer\t'Only the replacer format: `<<<FILE>>>` … `<<<END>>>` (seed 001)'
+tool-call\t'Only a tool call: the whole input is JSON, a list of actions ([{"action": …, parameters…}]) or an editor-style edit ({path, old_string, new_string, replace_all}); never chosen by auto'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand check" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
 complete -c git-clada -n "__fish_git_clada_using_subcommand check" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in the README)'
@@ -111,7 +114,8 @@ nesl-upper\t'Only `#!NESL [@three-char-SHA-256: id]` … `#!END_NESL_id`'
 nesl\t'Only `#!nesl [@LABEL: id]` … `#!end_id`'
 csl\t'Only CSL: `<---WRITE file="…"--->` … `<---END--->` (seed 002)'
 cml\t'Only CML: `<tasks>`, `<write>`, `<edit>`, `<move>`, `<remove>`, `<run>` (seed 004)'
-replacer\t'Only the replacer format: `<<<FILE>>>` … `<<<END>>>` (seed 001)'"
+replacer\t'Only the replacer format: `<<<FILE>>>` … `<<<END>>>` (seed 001)'
+tool-call\t'Only a tool call: the whole input is JSON, a list of actions ([{"action": …, parameters…}]) or an editor-style edit ({path, old_string, new_string, replace_all}); never chosen by auto'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand parse" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
 complete -c git-clada -n "__fish_git_clada_using_subcommand parse" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in the README)'
@@ -143,10 +147,12 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand squash" -l mode -d '
 ai_messages\t'Commits whose subject starts with `AI:`'
 hours\t'AI commits made in the last --hours N hours'
 days\t'AI commits made in the last --days N days'
-msg_contains\t'Commits whose message contains --msg-target S'"
+msg_contains\t'Commits whose message contains --msg-target S'
+session\t'AI commits made through one `git clada mcp` session (--session ID, else the newest)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand squash" -l hours -d 'With --mode hours: AI commits made in the last N hours' -r
 complete -c git-clada -n "__fish_git_clada_using_subcommand squash" -l days -d 'With --mode days: AI commits made in the last N days' -r
 complete -c git-clada -n "__fish_git_clada_using_subcommand squash" -l msg-target -d 'With --mode msg_contains: commits whose message contains S' -r
+complete -c git-clada -n "__fish_git_clada_using_subcommand squash" -l session -d 'With --mode session: the MCP session whose commits to squash (the `Clada-Session` trailer, shown by `git clada log`). Default: the session of the newest such commit' -r
 complete -c git-clada -n "__fish_git_clada_using_subcommand squash" -l message -d 'Subject of the squashed commit (default: the subjects combined)' -r
 complete -c git-clada -n "__fish_git_clada_using_subcommand squash" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
 complete -c git-clada -n "__fish_git_clada_using_subcommand squash" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌, hints and outputs; meant for people'
@@ -213,7 +219,8 @@ nesl-upper\t'Only `#!NESL [@three-char-SHA-256: id]` … `#!END_NESL_id`'
 nesl\t'Only `#!nesl [@LABEL: id]` … `#!end_id`'
 csl\t'Only CSL: `<---WRITE file="…"--->` … `<---END--->` (seed 002)'
 cml\t'Only CML: `<tasks>`, `<write>`, `<edit>`, `<move>`, `<remove>`, `<run>` (seed 004)'
-replacer\t'Only the replacer format: `<<<FILE>>>` … `<<<END>>>` (seed 001)'"
+replacer\t'Only the replacer format: `<<<FILE>>>` … `<<<END>>>` (seed 001)'
+tool-call\t'Only a tool call: the whole input is JSON, a list of actions ([{"action": …, parameters…}]) or an editor-style edit ({path, old_string, new_string, replace_all}); never chosen by auto'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand watch" -l exec -d 'Policy for `exec` blocks: ask on a terminal, allow, or deny. Default: ask on a terminal, deny otherwise' -r -f -a "ask\t'Show the code and ask y/n/always (approved and read-only commands run without asking; without a terminal everything else is refused)'
 allow\t'Run every exec block'
 deny\t'Refuse every exec block'"
@@ -233,6 +240,24 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand watch" -l skip-exist
 complete -c git-clada -n "__fish_git_clada_using_subcommand watch" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand watch" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand watch" -s V -l version -d 'Print version'
+complete -c git-clada -n "__fish_git_clada_using_subcommand mcp" -l exec -d 'Policy for `exec` blocks: ask, allow, or deny. Default: config `exec`, else ask (without a terminal only approved and read-only commands run)' -r -f -a "ask\t'Show the code and ask y/n/always (approved and read-only commands run without asking; without a terminal everything else is refused)'
+allow\t'Run every exec block'
+deny\t'Refuse every exec block'"
+complete -c git-clada -n "__fish_git_clada_using_subcommand mcp" -l timeout -d 'Time limit per exec block without its own `timeout` (`30`, `500ms`, `2m`). Default: config `timeout`, else 30s' -r
+complete -c git-clada -n "__fish_git_clada_using_subcommand mcp" -l max-output -d 'Output cap per stream of an exec block (`1048576`, `512k`, `10MiB`). Default: config `max_output`, else 10MiB' -r
+complete -c git-clada -n "__fish_git_clada_using_subcommand mcp" -l total-timeout -d 'Time limit for all exec blocks of the reply together. Default: config `total_timeout`, else none' -r
+complete -c git-clada -n "__fish_git_clada_using_subcommand mcp" -l session -d 'The session id in the `Clada-Session` trailer of this server\'s commits (default: a new `mcp-…` id per server; `git clada log` shows it, `git clada squash --mode session` collapses a session\'s commits)' -r
+complete -c git-clada -n "__fish_git_clada_using_subcommand mcp" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
+complete -c git-clada -n "__fish_git_clada_using_subcommand mcp" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌, hints and outputs; meant for people'
+json\t'Stable machine-readable JSON (documented in the README)'
+llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
+markdown\t'Markdown (`prompt` only)'
+text\t'Plain text (`prompt` only)'"
+complete -c git-clada -n "__fish_git_clada_using_subcommand mcp" -l no-git -d 'Serve a plain folder (the current one, or -C DIR) without git: nothing is committed, and undo, redo, status, log and show are not available'
+complete -c git-clada -n "__fish_git_clada_using_subcommand mcp" -l no-verify -d 'Do not run the pre-commit, commit-msg and post-commit hooks on the AI commits'
+complete -c git-clada -n "__fish_git_clada_using_subcommand mcp" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
+complete -c git-clada -n "__fish_git_clada_using_subcommand mcp" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-clada -n "__fish_git_clada_using_subcommand mcp" -s V -l version -d 'Print version'
 complete -c git-clada -n "__fish_git_clada_using_subcommand prompt" -l dialect -d 'The block spelling to teach' -r -f -a "nesl\t'`#!nesl [@three-char-SHA-256: ID]` … `#!end_ID`'
 nesl-upper\t'`#!NESL [@three-char-SHA-256: ID]` … `#!END_NESL_ID`'
 sham\t'`#!SHAM [@three-char-SHA-256: ID]` … `#!END_SHAM_ID`'"
@@ -319,24 +344,25 @@ text\t'Plain text (`prompt` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand generate" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand generate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand generate" -s V -l version -d 'Print version'
-complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply check parse undo redo squash step-back step-forward status log show watch prompt config hooks install-man demo generate help" -f -a "apply" -d 'Apply the action blocks of an LLM reply and commit the result as one AI commit'
-complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply check parse undo redo squash step-back step-forward status log show watch prompt config hooks install-man demo generate help" -f -a "check" -d 'Parse and validate replies without changing anything; exit 1 on any error. With --staged: refuse staged content that holds leftover block markers'
-complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply check parse undo redo squash step-back step-forward status log show watch prompt config hooks install-man demo generate help" -f -a "parse" -d 'Print the raw block parse result of a reply as JSON in the reference shape'
-complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply check parse undo redo squash step-back step-forward status log show watch prompt config hooks install-man demo generate help" -f -a "undo" -d 'Take back the last clada operation on this branch'
-complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply check parse undo redo squash step-back step-forward status log show watch prompt config hooks install-man demo generate help" -f -a "redo" -d 'Re-apply what the last `git clada undo` took back, if nothing moved since'
-complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply check parse undo redo squash step-back step-forward status log show watch prompt config hooks install-man demo generate help" -f -a "squash" -d 'Collapse runs of AI commits into one commit each'
-complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply check parse undo redo squash step-back step-forward status log show watch prompt config hooks install-man demo generate help" -f -a "step-back" -d 'Move the worktree one commit back, parking uncommitted work first'
-complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply check parse undo redo squash step-back step-forward status log show watch prompt config hooks install-man demo generate help" -f -a "step-forward" -d 'Move the worktree one commit toward the tip step-back started from'
-complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply check parse undo redo squash step-back step-forward status log show watch prompt config hooks install-man demo generate help" -f -a "status" -d 'Say where you are: the branch, whether you are stepped back (and how far), and the last clada operation that undo would take back'
-complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply check parse undo redo squash step-back step-forward status log show watch prompt config hooks install-man demo generate help" -f -a "log" -d 'List git-clada commits on the current branch: short hash, age, subject, blocks ok/failed'
-complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply check parse undo redo squash step-back step-forward status log show watch prompt config hooks install-man demo generate help" -f -a "show" -d 'Show the reply an AI commit was made from and its result report'
-complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply check parse undo redo squash step-back step-forward status log show watch prompt config hooks install-man demo generate help" -f -a "watch" -d 'Watch FILE and apply each new complete block once, whenever the file changes'
-complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply check parse undo redo squash step-back step-forward status log show watch prompt config hooks install-man demo generate help" -f -a "prompt" -d 'Print the instructions to give a model (system prompt or custom instructions)'
-complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply check parse undo redo squash step-back step-forward status log show watch prompt config hooks install-man demo generate help" -f -a "config" -d 'Show the effective configuration: every key, its value and where it came from (default, the repository\'s `.clada.yml`, the user\'s `<config dir>/clada/config.yml`, or git config)'
-complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply check parse undo redo squash step-back step-forward status log show watch prompt config hooks install-man demo generate help" -f -a "hooks" -d 'Install or remove git-clada\'s git hooks (a pre-commit hook that refuses stray block markers). Existing hook content is preserved; core.hooksPath is respected'
-complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply check parse undo redo squash step-back step-forward status log show watch prompt config hooks install-man demo generate help" -f -a "install-man" -d 'Install the man pages, so `git clada --help` and `man git-clada` work'
-complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply check parse undo redo squash step-back step-forward status log show watch prompt config hooks install-man demo generate help" -f -a "demo" -d 'Create a scratch repository in a temporary directory, apply the bundled example reply, print the report and the commit, then undo it'
-complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply check parse undo redo squash step-back step-forward status log show watch prompt config hooks install-man demo generate help" -f -a "generate" -d 'Regenerate the man pages and shell completions'
-complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply check parse undo redo squash step-back step-forward status log show watch prompt config hooks install-man demo generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply check parse undo redo squash step-back step-forward status log show watch mcp prompt config hooks install-man demo generate help" -f -a "apply" -d 'Apply the action blocks of an LLM reply and commit the result as one AI commit'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply check parse undo redo squash step-back step-forward status log show watch mcp prompt config hooks install-man demo generate help" -f -a "check" -d 'Parse and validate replies without changing anything; exit 1 on any error. With --staged: refuse staged content that holds leftover block markers'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply check parse undo redo squash step-back step-forward status log show watch mcp prompt config hooks install-man demo generate help" -f -a "parse" -d 'Print the raw block parse result of a reply as JSON in the reference shape'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply check parse undo redo squash step-back step-forward status log show watch mcp prompt config hooks install-man demo generate help" -f -a "undo" -d 'Take back the last clada operation on this branch'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply check parse undo redo squash step-back step-forward status log show watch mcp prompt config hooks install-man demo generate help" -f -a "redo" -d 'Re-apply what the last `git clada undo` took back, if nothing moved since'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply check parse undo redo squash step-back step-forward status log show watch mcp prompt config hooks install-man demo generate help" -f -a "squash" -d 'Collapse runs of AI commits into one commit each'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply check parse undo redo squash step-back step-forward status log show watch mcp prompt config hooks install-man demo generate help" -f -a "step-back" -d 'Move the worktree one commit back, parking uncommitted work first'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply check parse undo redo squash step-back step-forward status log show watch mcp prompt config hooks install-man demo generate help" -f -a "step-forward" -d 'Move the worktree one commit toward the tip step-back started from'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply check parse undo redo squash step-back step-forward status log show watch mcp prompt config hooks install-man demo generate help" -f -a "status" -d 'Say where you are: the branch, whether you are stepped back (and how far), and the last clada operation that undo would take back'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply check parse undo redo squash step-back step-forward status log show watch mcp prompt config hooks install-man demo generate help" -f -a "log" -d 'List git-clada commits on the current branch: short hash, age, subject, blocks ok/failed'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply check parse undo redo squash step-back step-forward status log show watch mcp prompt config hooks install-man demo generate help" -f -a "show" -d 'Show the reply an AI commit was made from and its result report'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply check parse undo redo squash step-back step-forward status log show watch mcp prompt config hooks install-man demo generate help" -f -a "watch" -d 'Watch FILE and apply each new complete block once, whenever the file changes'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply check parse undo redo squash step-back step-forward status log show watch mcp prompt config hooks install-man demo generate help" -f -a "mcp" -d 'Serve git-clada as an MCP server over stdio: the edit tool an agent calls'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply check parse undo redo squash step-back step-forward status log show watch mcp prompt config hooks install-man demo generate help" -f -a "prompt" -d 'Print the instructions to give a model (system prompt or custom instructions)'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply check parse undo redo squash step-back step-forward status log show watch mcp prompt config hooks install-man demo generate help" -f -a "config" -d 'Show the effective configuration: every key, its value and where it came from (default, the repository\'s `.clada.yml`, the user\'s `<config dir>/clada/config.yml`, or git config)'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply check parse undo redo squash step-back step-forward status log show watch mcp prompt config hooks install-man demo generate help" -f -a "hooks" -d 'Install or remove git-clada\'s git hooks (a pre-commit hook that refuses stray block markers). Existing hook content is preserved; core.hooksPath is respected'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply check parse undo redo squash step-back step-forward status log show watch mcp prompt config hooks install-man demo generate help" -f -a "install-man" -d 'Install the man pages, so `git clada --help` and `man git-clada` work'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply check parse undo redo squash step-back step-forward status log show watch mcp prompt config hooks install-man demo generate help" -f -a "demo" -d 'Create a scratch repository in a temporary directory, apply the bundled example reply, print the report and the commit, then undo it'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply check parse undo redo squash step-back step-forward status log show watch mcp prompt config hooks install-man demo generate help" -f -a "generate" -d 'Regenerate the man pages and shell completions'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply check parse undo redo squash step-back step-forward status log show watch mcp prompt config hooks install-man demo generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c git-clada -n "__fish_git_clada_using_subcommand help; and __fish_seen_subcommand_from hooks" -f -a "install" -d 'Install the hooks'
 complete -c git-clada -n "__fish_git_clada_using_subcommand help; and __fish_seen_subcommand_from hooks" -f -a "uninstall" -d 'Remove the hooks, keeping any other content of the hook files'

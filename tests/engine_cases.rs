@@ -5,8 +5,8 @@
 //! - `sh nesl setup` (optional): a reply run first in an empty temp root; every block must
 //!   succeed;
 //! - `sh nesl` (required; or `csl`, `cml`, `replacer`, `reply` for the other formats and
-//!   mixed replies): the reply under test, run with `--no-git` semantics in that root (paths
-//!   relative to it, exec allowed);
+//!   mixed replies, `tool-call` for JSON read as that format, forced): the reply under test,
+//!   run with `--no-git` semantics in that root (paths relative to it, exec allowed);
 //! - `json`: the expected `ExecutionResult` (the empty top-level `warnings` left out), with the
 //!   temp root written as `{ROOT}` and its parent as `{PARENT}`, and every `modified` time (`ls`)
 //!   that is a well-formed ISO-8601 UTC time written as `{MTIME}`;
@@ -23,7 +23,7 @@ mod engine_support;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use engine_support::{pretty, run_reply, sections};
+use engine_support::{pretty, run_reply, run_reply_as, sections};
 use git_clada::action::ExecPolicy;
 use serde_json::{json, Value};
 
@@ -33,7 +33,7 @@ fn dir() -> PathBuf {
 
 /// The info string of a reply block: SHAM/NESL or one of the other formats.
 fn is_reply(info: &str) -> bool {
-    ["nesl", "csl", "cml", "replacer", "reply"]
+    ["nesl", "csl", "cml", "replacer", "reply", "tool-call"]
         .iter()
         .any(|f| info.split_whitespace().any(|w| w == *f))
 }
@@ -127,7 +127,19 @@ fn run_file(name: &str) {
                 ));
             }
         }
-        let out = run_reply(&sec.blocks[reply[0]], &root, false, ExecPolicy::Allow);
+        // The tool-call format is read only when forced, as the MCP server and
+        // `--dialect tool-call` force it.
+        let dialect = match sec.infos[reply[0]].as_str() {
+            "tool-call" => git_clada::read::Dialect::Only(git_clada::read::Format::TOOL_CALL),
+            _ => git_clada::read::Dialect::Auto,
+        };
+        let out = run_reply_as(
+            &sec.blocks[reply[0]],
+            &root,
+            false,
+            ExecPolicy::Allow,
+            dialect,
+        );
         let actual = normalised(&out.result, &root);
         let k = expected[0];
         let want: Value = match serde_json::from_str(&sec.blocks[k]) {
@@ -260,6 +272,11 @@ fn cml_cases() {
 #[test]
 fn replacer_cases() {
     run_file("formats/replacer.cases.md");
+}
+
+#[test]
+fn tool_call_cases() {
+    run_file("formats/tool-call.cases.md");
 }
 
 #[test]

@@ -333,6 +333,8 @@ pub struct EngineOptions {
     /// `.editorconfig` (off by default here: the engine writes content exactly; the CLI turns
     /// it on from the configuration).
     pub whole_file: crate::config::editorconfig::WholeFile,
+    /// Follows and stops the exec blocks from another thread (see [`crate::exec::ExecWatch`]).
+    pub exec_watch: Option<Arc<crate::exec::ExecWatch>>,
 }
 
 impl Default for EngineOptions {
@@ -346,6 +348,7 @@ impl Default for EngineOptions {
             approved: Arc::default(),
             prompt: None,
             whole_file: crate::config::editorconfig::WholeFile::default(),
+            exec_watch: None,
         }
     }
 }
@@ -547,6 +550,7 @@ pub fn execute(plan: &Plan, sandbox: &Sandbox, opts: &EngineOptions) -> Executio
             total_timeout: opts.exec_total_timeout,
             approved: Arc::clone(&opts.approved),
             prompt: opts.prompt.clone(),
+            watch: opts.exec_watch.clone(),
         }),
     };
     // Consecutive edits of one file are made in memory and the file written once after them

@@ -78,25 +78,8 @@ pub struct Args {
     #[arg(short = 'm', long = "message", value_name = "MESSAGE")]
     pub message: Option<String>,
 
-    /// Policy for `exec` blocks: ask, allow, or deny. Default: config `exec`, else ask
-    /// (without a terminal only approved and read-only commands run).
-    #[arg(long, value_enum, value_name = "POLICY")]
-    pub exec: Option<ExecPolicyArg>,
-
-    /// Time limit per exec block without its own `timeout` (`30`, `500ms`, `2m`). Default:
-    /// config `timeout`, else 30s.
-    #[arg(long, value_name = "DURATION", value_parser = crate::config::duration_arg)]
-    pub timeout: Option<std::time::Duration>,
-
-    /// Output cap per stream of an exec block (`1048576`, `512k`, `10MiB`). Default: config
-    /// `max_output`, else 10MiB.
-    #[arg(long, value_name = "SIZE", value_parser = crate::config::size_arg)]
-    pub max_output: Option<usize>,
-
-    /// Time limit for all exec blocks of the reply together. Default: config
-    /// `total_timeout`, else none.
-    #[arg(long, value_name = "DURATION", value_parser = crate::config::duration_arg)]
-    pub total_timeout: Option<std::time::Duration>,
+    #[command(flatten)]
+    pub exec_flags: ExecFlags,
 
     /// Read the reply from the clipboard instead of a file or stdin.
     #[arg(long, conflicts_with = "file")]
@@ -307,21 +290,30 @@ pub fn engine_options(
     cfg: &crate::config::Config,
     root: &std::path::Path,
 ) -> anyhow::Result<(EngineOptions, NewApprovals)> {
-    let flags = ExecFlags {
-        exec: args.exec,
-        timeout: args.timeout,
-        max_output: args.max_output,
-        total_timeout: args.total_timeout,
-    };
-    engine_options_for(&flags, global, cfg, root)
+    engine_options_for(&args.exec_flags, global, cfg, root)
 }
 
-/// The exec flags `apply` and `watch` share.
-#[derive(Debug, Clone, Copy, Default)]
+/// The exec flags `apply` and `mcp` share (and `watch` in part).
+#[derive(Debug, Clone, Copy, Default, clap::Args)]
 pub struct ExecFlags {
+    /// Policy for `exec` blocks: ask, allow, or deny. Default: config `exec`, else ask
+    /// (without a terminal only approved and read-only commands run).
+    #[arg(long, value_enum, value_name = "POLICY")]
     pub exec: Option<ExecPolicyArg>,
+
+    /// Time limit per exec block without its own `timeout` (`30`, `500ms`, `2m`). Default:
+    /// config `timeout`, else 30s.
+    #[arg(long, value_name = "DURATION", value_parser = crate::config::duration_arg)]
     pub timeout: Option<std::time::Duration>,
+
+    /// Output cap per stream of an exec block (`1048576`, `512k`, `10MiB`). Default: config
+    /// `max_output`, else 10MiB.
+    #[arg(long, value_name = "SIZE", value_parser = crate::config::size_arg)]
     pub max_output: Option<usize>,
+
+    /// Time limit for all exec blocks of the reply together. Default: config
+    /// `total_timeout`, else none.
+    #[arg(long, value_name = "DURATION", value_parser = crate::config::duration_arg)]
     pub total_timeout: Option<std::time::Duration>,
 }
 
@@ -369,6 +361,7 @@ pub fn engine_options_for(
                 final_newline: cfg.files_final_newline.value,
                 editorconfig: true,
             },
+            exec_watch: None,
         },
         approvals,
     ))

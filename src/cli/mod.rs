@@ -17,6 +17,7 @@ pub mod generate;
 pub mod hooks;
 pub mod install_man;
 pub mod log;
+pub mod mcp;
 pub mod parse;
 pub mod prompt;
 pub mod redo;
@@ -124,6 +125,7 @@ pub enum Command {
     Log(log::Args),
     Show(show::Args),
     Watch(watch::Args),
+    Mcp(mcp::Args),
     Prompt(prompt::Args),
     Config(config::Args),
     Hooks(hooks::Args),
@@ -199,6 +201,7 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Log(args) => log::run(args, global),
         Command::Show(args) => show::run(args, global),
         Command::Watch(args) => watch::run(args, global),
+        Command::Mcp(args) => mcp::run(args, global),
         Command::Prompt(args) => prompt::run(args, global, prompt_format),
         Command::Config(args) => config::run(args, global),
         Command::Hooks(args) => hooks::run(args, global),

@@ -20,7 +20,7 @@ use crate::repo::Repo;
 /// (nothing is changed then).
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Examples:\n  git clada squash --mode auto_ai\n  git clada squash --mode hours --hours 3 --message 'AI: refactor parser'"
+    after_help = "Examples:\n  git clada squash --mode auto_ai\n  git clada squash --mode hours --hours 3 --message 'AI: refactor parser'\n  git clada squash --mode session --no-contiguous-only"
 )]
 pub struct Args {
     /// Which commits to select.
@@ -38,6 +38,11 @@ pub struct Args {
     /// With --mode msg_contains: commits whose message contains S.
     #[arg(long, value_name = "S")]
     pub msg_target: Option<String>,
+
+    /// With --mode session: the MCP session whose commits to squash (the `Clada-Session`
+    /// trailer, shown by `git clada log`). Default: the session of the newest such commit.
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
 
     /// Subject of the squashed commit (default: the subjects combined).
     #[arg(long, value_name = "M")]
@@ -66,6 +71,8 @@ pub enum SquashMode {
     Days,
     /// Commits whose message contains --msg-target S.
     MsgContains,
+    /// AI commits made through one `git clada mcp` session (--session ID, else the newest).
+    Session,
 }
 
 pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
@@ -106,6 +113,9 @@ fn selection(args: &Args) -> Result<Selection, UsageError> {
     if args.msg_target.is_some() && args.mode != SquashMode::MsgContains {
         return Err(stray("--msg-target"));
     }
+    if args.session.is_some() && args.mode != SquashMode::Session {
+        return Err(stray("--session"));
+    }
     Ok(match args.mode {
         SquashMode::AutoAi => Selection::AutoAi,
         SquashMode::AiMessages => Selection::AiMessages,
@@ -115,6 +125,7 @@ fn selection(args: &Args) -> Result<Selection, UsageError> {
         SquashMode::Days => Selection::Days(args.days.ok_or_else(|| {
             UsageError("--mode days needs --days N (AI commits of the last N days)".into())
         })?),
+        SquashMode::Session => Selection::Session(args.session.clone()),
         SquashMode::MsgContains => {
             match &args.msg_target {
                 Some(s) if !s.is_empty() => Selection::MsgContains(s.clone()),

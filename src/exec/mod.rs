@@ -95,7 +95,54 @@ pub struct Settings {
     /// Commands that run without asking under [`ExecPolicy::Ask`].
     pub approved: Arc<BTreeSet<String>>,
     pub prompt: Option<Arc<ExecPrompt>>,
+    /// Lets a caller outside the engine follow the exec blocks and stop them.
+    pub watch: Option<Arc<ExecWatch>>,
 }
+
+/// What a caller that runs the engine on another thread (the MCP server) sees of its exec
+/// blocks: which one is running since when (for progress notifications), and a switch that
+/// stops the running one and refuses the rest, the way a timeout stops it (a cancelled
+/// request).
+#[derive(Debug, Default)]
+pub struct ExecWatch {
+    cancelled: std::sync::atomic::AtomicBool,
+    running: std::sync::Mutex<Option<Running>>,
+}
+
+/// The exec block running now.
+#[derive(Debug, Clone)]
+pub struct Running {
+    pub block_id: String,
+    pub lang: Lang,
+    pub since: Instant,
+}
+
+impl ExecWatch {
+    /// Stops the exec block running now (its whole process group, as on a timeout) and
+    /// refuses every later one.
+    pub fn cancel(&self) {
+        self.cancelled
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    pub fn is_cancelled(&self) -> bool {
+        self.cancelled.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// The exec block running now, if any.
+    pub fn running(&self) -> Option<Running> {
+        self.running.lock().ok().and_then(|r| r.clone())
+    }
+
+    fn set_running(&self, now: Option<Running>) {
+        if let Ok(mut r) = self.running.lock() {
+            *r = now;
+        }
+    }
+}
+
+/// The error of an exec block stopped or refused because its request was cancelled.
+pub const CANCELLED: &str = "exec: cancelled by the client before it finished (CANCELLED)";
 
 /// The exec state of one reply: its settings, the session, whether the user answered
 /// "always", and when the reply's time budget runs out.
@@ -140,6 +187,10 @@ impl Runner {
         dir: &Path,
         timeout: Option<u64>,
     ) -> Result<Ran, String> {
+        let watch = self.settings.watch.clone();
+        if watch.as_ref().is_some_and(|w| w.is_cancelled()) {
+            return Err(CANCELLED.to_string());
+        }
         let permit = policy::permit(self, block_id, code, lang, dir)?;
         let own = timeout
             .map(Duration::from_secs)
@@ -150,19 +201,41 @@ impl Runner {
         let probe = (lang == Lang::Bash && matches!(permit, policy::Permit::Interpreter))
             .then(session::Probe::for_bash)
             .flatten();
+        if let Some(w) = &watch {
+            w.set_running(Some(Running {
+                block_id: block_id.to_string(),
+                lang,
+                since: Instant::now(),
+            }));
+        }
+        let cancel = watch.as_deref().map(|w| &w.cancelled);
         let run = match permit {
             policy::Permit::Interpreter => spawn::run(
                 spawn::lang_name(lang),
                 code,
                 dir,
-                limit,
-                max,
+                spawn::Limits {
+                    timeout: limit,
+                    max_output: max,
+                    cancel,
+                },
                 probe.as_ref(),
             ),
-            policy::Permit::Direct { prog, args } => {
-                spawn::spawn_and_wait(&prog, &args, dir, limit, max, None)
-            }
+            policy::Permit::Direct { prog, args } => spawn::spawn_and_wait(
+                &prog,
+                &args,
+                dir,
+                spawn::Limits {
+                    timeout: limit,
+                    max_output: max,
+                    cancel,
+                },
+                None,
+            ),
         };
+        if let Some(w) = &watch {
+            w.set_running(None);
+        }
         let end = probe.as_ref().and_then(session::Probe::result);
         self.session.ended(sandbox, block_id, dir, end);
         let mut warnings = Vec::new();

@@ -7,6 +7,7 @@ use std::io::Read;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -247,15 +248,29 @@ pub fn run_command(
     timeout: Duration,
     max_output: usize,
 ) -> ExecOutput {
-    run(lang, code, cwd, timeout, max_output, None).output
+    let limits = Limits {
+        timeout,
+        max_output,
+        cancel: None,
+    };
+    run(lang, code, cwd, limits, None).output
+}
+
+/// How long a process may run and how much of its output is kept.
+#[derive(Clone, Copy)]
+pub(super) struct Limits<'a> {
+    pub timeout: Duration,
+    /// Per output stream.
+    pub max_output: usize,
+    /// Set from another thread to stop the process as a timeout would (a cancelled request).
+    pub cancel: Option<&'a AtomicBool>,
 }
 
 pub(super) fn run(
     lang: &str,
     code: &str,
     cwd: &Path,
-    timeout: Duration,
-    max_output: usize,
+    limits: Limits<'_>,
     probe: Option<&Probe>,
 ) -> Run {
     let Some((prog, args)) = command_for(lang, code) else {
@@ -263,7 +278,7 @@ pub(super) fn run(
             "exec: Unsupported language '{lang}' (LANG_UNSUPPORTED)"
         )));
     };
-    spawn_and_wait(prog, &args, cwd, timeout, max_output, probe)
+    spawn_and_wait(prog, &args, cwd, limits, probe)
 }
 
 /// Runs `prog` with `args` (no shell) as [`run_command`] describes.
@@ -271,10 +286,14 @@ pub(super) fn spawn_and_wait(
     prog: &str,
     args: &[String],
     cwd: &Path,
-    timeout: Duration,
-    max_output: usize,
+    limits: Limits<'_>,
     probe: Option<&Probe>,
 ) -> Run {
+    let Limits {
+        timeout,
+        max_output,
+        cancel,
+    } = limits;
     let mut cmd = Command::new(prog);
     cmd.args(args)
         .current_dir(cwd)
@@ -305,6 +324,7 @@ pub(super) fn spawn_and_wait(
     let err_cap = child.stderr.take().map(|s| capture(s, max_output));
     let deadline = Instant::now() + timeout;
     let mut timed_out = false;
+    let mut cancelled = false;
     let mut left_running = false;
     let status = loop {
         match ended_unreaped(pid) {
@@ -323,8 +343,9 @@ pub(super) fn spawn_and_wait(
                 Err(_) => break None,
             },
         }
-        if Instant::now() >= deadline {
-            timed_out = true;
+        cancelled = cancel.is_some_and(|c| c.load(Ordering::SeqCst));
+        if cancelled || Instant::now() >= deadline {
+            timed_out = !cancelled;
             // SAFETY: killpg only sends a signal to the group we created for the child.
             unsafe {
                 libc::killpg(pgid, libc::SIGTERM);
@@ -349,7 +370,9 @@ pub(super) fn spawn_and_wait(
         exit_code,
         error,
     };
-    let output = if timed_out {
+    let output = if cancelled {
+        output(None, Some(super::CANCELLED.to_string()))
+    } else if timed_out {
         output(
             None,
             Some(format!(
@@ -430,5 +453,26 @@ mod tests {
             none.error.as_deref(),
             Some("exec: Unsupported language 'cobol' (LANG_UNSUPPORTED)")
         );
+    }
+
+    #[test]
+    fn a_cancel_stops_the_whole_group_like_a_timeout() {
+        let tmp = std::env::temp_dir();
+        let flag = AtomicBool::new(false);
+        let limits = Limits {
+            timeout: Duration::from_secs(60),
+            max_output: 1024,
+            cancel: Some(&flag),
+        };
+        let out = std::thread::scope(|s| {
+            let runner =
+                s.spawn(|| run("bash", "echo started; sleep 30 & wait", &tmp, limits, None));
+            // Cancel once the code is running (its output shows it started).
+            std::thread::sleep(Duration::from_millis(200));
+            flag.store(true, Ordering::SeqCst);
+            runner.join().unwrap()
+        });
+        assert_eq!(out.output.error.as_deref(), Some(super::super::CANCELLED));
+        assert_eq!(out.output.exit_code, None);
     }
 }

@@ -66,6 +66,21 @@ pub struct LogEntry {
     pub squashed: Option<usize>,
     /// HEAD is here (while stepped back, the log starts at the tip).
     pub current: bool,
+    /// The MCP sessions (`Clada-Session`) whose tool calls made it: one for an apply made
+    /// through `git clada mcp`, those of its commits for a squash; left out when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub sessions: Vec<String>,
+}
+
+/// The `Clada-Session` values of a commit, each once, in order.
+pub fn sessions_of(info: &CommitInfo) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for (k, v) in info.trailers() {
+        if k.eq_ignore_ascii_case(trailer::SESSION) && !out.contains(&v) {
+            out.push(v);
+        }
+    }
+    out
 }
 
 /// What `log` lists.
@@ -105,6 +120,7 @@ fn entry(info: &CommitInfo, kind: CladaCommit, now: i64, head: Option<ObjectId>)
         blocks_failed: count(trailer::FAILED),
         squashed,
         current: head == Some(info.id),
+        sessions: sessions_of(info),
     }
 }
 

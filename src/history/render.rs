@@ -207,6 +207,9 @@ pub fn log_report(r: &super::log::LogReport) -> String {
                 if e.blocks_failed > 0 {
                     parts.push(format!("{} failed", e.blocks_failed));
                 }
+                if !e.sessions.is_empty() {
+                    parts.push(format!("session {}", e.sessions.join(" ")));
+                }
                 format!("[{}]", parts.join(", "))
             }
         };

@@ -39,6 +39,7 @@ use crate::repo::{
 use super::common::{
     current_branch, refuse_busy, refuse_stepped_back, squash_ref, write_orig_head, HistoryError,
 };
+use super::log::sessions_of;
 
 /// Which commits to select (the seeds' `git_squash` modes, with their parameter).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,6 +54,9 @@ pub enum Selection {
     Days(u64),
     /// Commits whose message contains the text.
     MsgContains(String),
+    /// git-clada commits made through one MCP session (`Clada-Session` trailer); `None`: the
+    /// session of the newest such commit.
+    Session(Option<String>),
 }
 
 impl Selection {
@@ -64,6 +68,7 @@ impl Selection {
             Selection::Hours(_) => "hours",
             Selection::Days(_) => "days",
             Selection::MsgContains(_) => "msg_contains",
+            Selection::Session(_) => "session",
         }
     }
 
@@ -74,6 +79,8 @@ impl Selection {
             Selection::Hours(h) => format!("--mode hours --hours {h}"),
             Selection::Days(d) => format!("--mode days --days {d}"),
             Selection::MsgContains(s) => format!("--mode msg_contains --msg-target {s:?}"),
+            Selection::Session(Some(s)) => format!("--mode session --session {s}"),
+            Selection::Session(None) => "--mode session".into(),
         }
     }
 }
@@ -186,6 +193,17 @@ pub fn squash(repo: &Repo, opts: &SquashOptions) -> Result<SquashReport, History
 
     // The window, newest first.
     let (mut window, end) = read_window(repo, tip, &opts.selection)?;
+    let resolved;
+    let opts = match newest_session(&opts.selection, &window)? {
+        Some(session) => {
+            resolved = SquashOptions {
+                selection: Selection::Session(Some(session)),
+                ..opts.clone()
+            };
+            &resolved
+        }
+        None => opts,
+    };
     select(&mut window, &opts.selection, opts.now);
     crate::base::trace::phase("squash: walk");
 
@@ -380,10 +398,36 @@ fn select(window: &mut [Candidate], selection: &Selection, now: i64) {
                             >= now.saturating_sub((*d as i64).saturating_mul(86_400))
                 }
                 Selection::MsgContains(s) => c.info.message.contains(s.as_str()),
+                Selection::Session(s) => {
+                    c.kind.is_some() && s.as_ref().is_some_and(|s| sessions_of(&c.info).contains(s))
+                }
             }
         };
         window[i].selected = selected;
     }
+}
+
+/// For `--mode session` without `--session`: the session of the newest commit of the window
+/// (newest first) made through `git clada mcp`; a refusal when there is none. `None` for every
+/// other selection.
+fn newest_session(
+    selection: &Selection,
+    window: &[Candidate],
+) -> Result<Option<String>, HistoryError> {
+    if *selection != Selection::Session(None) {
+        return Ok(None);
+    }
+    window
+        .iter()
+        .filter(|c| c.kind.is_some())
+        .find_map(|c| sessions_of(&c.info).into_iter().next())
+        .map(Some)
+        .ok_or_else(|| {
+            HistoryError::Refused(
+                "no commit on this branch (above the first merge) was made through `git clada mcp` (none has a Clada-Session trailer); nothing to squash"
+                    .into(),
+            )
+        })
 }
 
 /// Index (newest first) of the oldest commit the squash would rewrite, if any.

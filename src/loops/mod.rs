@@ -1,8 +1,9 @@
 //! The loops a user or an agent lives in, around the engine: the instructions a model is given
 //! (`prompt`), the listener that applies blocks as a reply file grows (`watch`), the
-//! clipboard, and the bundled demo.
+//! clipboard, the bundled demo, and the MCP server an agent calls as its edit tool (`mcp`).
 
 pub mod clipboard;
 pub mod demo;
+pub mod mcp;
 pub mod prompt;
 pub mod watch;

@@ -610,54 +610,12 @@ fn tools_json(dialect: PromptDialect, actions: &[(&str, &ActionDef)], instructio
     let tools: Vec<Value> = actions
         .iter()
         .map(|(name, def)| {
-            let mut props = serde_json::Map::new();
-            for (p, d) in &def.params {
-                let mut prop = serde_json::Map::new();
-                let ty = match d.ty {
-                    ParamType::String | ParamType::Enum => "string",
-                    ParamType::Integer => "integer",
-                    ParamType::Boolean => "boolean",
-                };
-                prop.insert("type".into(), json!(ty));
-                if d.ty == ParamType::Enum {
-                    prop.insert("enum".into(), json!(d.values));
-                }
-                if let Some(min) = d.min {
-                    prop.insert("minimum".into(), json!(min));
-                }
-                if let Some(default) = &d.default {
-                    if let Ok(v) = schema::convert(name, p, d, default) {
-                        prop.insert("default".into(), v);
-                    }
-                }
-                let note = match d.path {
-                    Some(PathRole::List) => "Paths relative to the repository root, one per line.",
-                    Some(PathRole::Cwd) => "A directory relative to the repository root.",
-                    Some(_) => "A path relative to the repository root.",
-                    None => "",
-                };
-                if !note.is_empty() {
-                    prop.insert("description".into(), json!(note));
-                }
-                props.insert(p.clone(), Value::Object(prop));
-            }
-            let required: Vec<&String> = def
-                .params
-                .iter()
-                .filter(|(_, d)| d.required)
-                .map(|(p, _)| p)
-                .collect();
             json!({
                 "type": "function",
                 "function": {
                     "name": name,
                     "description": def.description.trim(),
-                    "parameters": {
-                        "type": "object",
-                        "properties": props,
-                        "required": required,
-                        "additionalProperties": false,
-                    },
+                    "parameters": parameters_schema(name, def),
                 },
                 "x-clada-kind": def.kind,
             })
@@ -674,6 +632,55 @@ fn tools_json(dialect: PromptDialect, actions: &[(&str, &ActionDef)], instructio
         "instructions": instructions,
         "tools": tools,
         "examples": examples,
+    })
+}
+
+/// The JSON Schema of an action's parameters, as a tool takes them: real types (a bridge, or
+/// the `tool-call` format, writes them into a block as strings), defaults, allowed values,
+/// and what a path is relative to. Shared by `prompt --format json` and the MCP server.
+pub fn parameters_schema(name: &str, def: &ActionDef) -> Value {
+    let mut props = serde_json::Map::new();
+    for (p, d) in &def.params {
+        let mut prop = serde_json::Map::new();
+        let ty = match d.ty {
+            ParamType::String | ParamType::Enum => "string",
+            ParamType::Integer => "integer",
+            ParamType::Boolean => "boolean",
+        };
+        prop.insert("type".into(), json!(ty));
+        if d.ty == ParamType::Enum {
+            prop.insert("enum".into(), json!(d.values));
+        }
+        if let Some(min) = d.min {
+            prop.insert("minimum".into(), json!(min));
+        }
+        if let Some(default) = &d.default {
+            if let Ok(v) = schema::convert(name, p, d, default) {
+                prop.insert("default".into(), v);
+            }
+        }
+        let note = match d.path {
+            Some(PathRole::List) => "Paths relative to the repository root, one per line.",
+            Some(PathRole::Cwd) => "A directory relative to the repository root.",
+            Some(_) => "A path relative to the repository root.",
+            None => "",
+        };
+        if !note.is_empty() {
+            prop.insert("description".into(), json!(note));
+        }
+        props.insert(p.clone(), Value::Object(prop));
+    }
+    let required: Vec<&String> = def
+        .params
+        .iter()
+        .filter(|(_, d)| d.required)
+        .map(|(p, _)| p)
+        .collect();
+    json!({
+        "type": "object",
+        "properties": props,
+        "required": required,
+        "additionalProperties": false,
     })
 }
 

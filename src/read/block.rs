@@ -141,6 +141,8 @@ pub enum ErrorCode {
     MalformedXml,
     /// A replacer block whose markers are out of order or unclosed.
     ReplacerSyntax,
+    /// A tool call that is not JSON, or not one of the shapes a tool call takes.
+    ToolCallSyntax,
     /// A line that looks like a block of some format but is none.
     NotABlock,
 }
@@ -218,6 +220,23 @@ pub struct ParseResult {
     /// Near-miss headers and the like (not part of the reference shape).
     #[serde(skip)]
     pub notices: Vec<Notice>,
+}
+
+impl ParseResult {
+    /// Adds `other`'s blocks, errors and notices after this result's own (moving the vectors
+    /// when this one is empty: the usual case, and a copy of a million blocks otherwise).
+    pub(crate) fn absorb(&mut self, other: ParseResult) {
+        fn join<T>(into: &mut Vec<T>, from: Vec<T>) {
+            if into.is_empty() {
+                *into = from;
+            } else {
+                into.extend(from);
+            }
+        }
+        join(&mut self.blocks, other.blocks);
+        join(&mut self.errors, other.errors);
+        join(&mut self.notices, other.notices);
+    }
 }
 
 /// The input was not valid UTF-8.

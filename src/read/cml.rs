@@ -51,6 +51,10 @@ struct Cml<'a> {
 }
 
 impl<'a> FrontEnd<'a> for Cml<'a> {
+    fn opens_with(&self) -> &'static [u8] {
+        b"<"
+    }
+
     fn may_open(&self, trimmed: &str) -> bool {
         trimmed.starts_with('<')
     }

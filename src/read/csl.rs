@@ -40,6 +40,10 @@ struct Csl<'a> {
 }
 
 impl<'a> FrontEnd<'a> for Csl<'a> {
+    fn opens_with(&self) -> &'static [u8] {
+        b"<"
+    }
+
     fn may_open(&self, trimmed: &str) -> bool {
         trimmed.starts_with('<')
     }

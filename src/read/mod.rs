@@ -8,7 +8,8 @@
 //! - [`block`]: the neutral result types every front end produces and everything above reads;
 //! - [`scan`](self::scan): the scanner and the [`scan::FrontEnd`] trait;
 //! - one room per format: `sham/` (SHAM, NESL, nesl: the reference grammar, exact), `csl.rs`,
-//!   `cml.rs`, `replacer.rs`; each registered once in [`FRONT_ENDS`];
+//!   `cml.rs`, `replacer.rs`, `tool_call.rs` (JSON from agents' tool calls, read only when
+//!   forced); each registered once in [`FRONT_ENDS`];
 //! - [`detect`]: block-like text in a reply where no block was read;
 //! - [`input`]: reading the reply (size limit, strict UTF-8); [`leftover`]: the pre-commit check
 //!   for block markers left in source files; [`summary`]: the human rendering of a parse.
@@ -28,6 +29,7 @@ mod replacer;
 pub(crate) mod scan;
 mod sham;
 mod summary;
+mod tool_call;
 
 pub use block::*;
 pub use lines::{char_index_at_utf16, len16};
@@ -43,6 +45,7 @@ const FRONT_ENDS: &[&Registration] = &[
     &csl::FRONT_END,
     &cml::FRONT_END,
     &replacer::FRONT_END,
+    &tool_call::FRONT_END,
 ];
 
 /// Every format that can be read, in registration order, with its `--dialect` help text.

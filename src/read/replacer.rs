@@ -38,6 +38,10 @@ struct Replacer<'a> {
 }
 
 impl<'a> FrontEnd<'a> for Replacer<'a> {
+    fn opens_with(&self) -> &'static [u8] {
+        b"<"
+    }
+
     fn may_open(&self, trimmed: &str) -> bool {
         trimmed.starts_with('<')
     }

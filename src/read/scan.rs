@@ -5,10 +5,12 @@
 //! - a *block* front end (CSL, CML, replacer, …) says from a line's first characters whether
 //!   it may open there ([`FrontEnd::may_open`]) and then reads its whole block from the text
 //!   at once ([`FrontEnd::take`]), returning how many lines it took;
-//! - a *line* front end (SHAM/NESL, whose grammar is the reference's line state machine) is
-//!   given every line no block front end took ([`FrontEnd::line`]), is told when another front
-//!   end took lines from under it ([`FrontEnd::skipped`]), and while it is inside something
-//!   that must not be cut ([`FrontEnd::holds`], a heredoc) no other front end is asked.
+//! - the *line* front end (SHAM/NESL, whose grammar is the reference's line state machine; at
+//!   most one per parse) reads the lines itself ([`FrontEnd::read_lines`]) up to the next line
+//!   where a block front end may open — unless it is inside something that must not be cut (a
+//!   heredoc) — and is told when another front end took lines from under it
+//!   ([`FrontEnd::skipped`]). Handing it runs of lines, not single lines, keeps prose as cheap
+//!   as in a parser of one format.
 //!
 //! A front end sees only the reply text: never the repository, the actions or the sandbox.
 //! Blocks and errors of block front ends are collected in the order they are found and merged
@@ -30,10 +32,33 @@ pub(crate) struct Registration {
 
 /// One front end during one parse (made by its [`Registration`]).
 pub(crate) trait FrontEnd<'a> {
-    /// Inside something no other front end may interrupt (a SHAM heredoc).
-    fn holds(&self) -> bool {
+    /// The first byte, after indentation, of every line where this front end may open a block
+    /// (empty for the line front end). The scanner asks [`FrontEnd::may_open`] only on such
+    /// lines, so prose costs a table look-up, not a call per front end.
+    fn opens_with(&self) -> &'static [u8] {
+        &[]
+    }
+
+    /// The line front end: reads lines from `lines` (`n` is the number of the last line read)
+    /// until one, outside anything it holds, on which `openers` says a block may open; returns
+    /// that line unread (with its number), or `None` at the end of the text. Block front ends
+    /// return `None` without reading.
+    fn read_lines(
+        &mut self,
+        _lines: &mut Lines<'a>,
+        _n: &mut usize,
+        _openers: &Openers,
+    ) -> Option<(Line<'a>, usize)> {
+        None
+    }
+
+    /// Whether this is the line front end (it implements [`FrontEnd::read_lines`]).
+    fn reads_lines(&self) -> bool {
         false
     }
+
+    /// A line [`FrontEnd::read_lines`] stopped at that no block front end took after all.
+    fn line(&mut self, _line: Line<'a>, _n: usize) {}
 
     /// Cheap test on the line without its leading whitespace: may a block open here?
     fn may_open(&self, _trimmed: &str) -> bool {
@@ -46,14 +71,34 @@ pub(crate) trait FrontEnd<'a> {
         None
     }
 
-    /// A line no block front end took.
-    fn line(&mut self, _line: Line<'a>, _n: usize) {}
-
     /// Another front end took lines `first..=last_n` (`last` is the last of them).
     fn skipped(&mut self, _first: usize, _last: Line<'a>, _last_n: usize) {}
 
     /// Adds what this front end found to `result` (block front ends report through `take`).
     fn finish(self: Box<Self>, _result: &mut ParseResult) {}
+}
+
+/// The block front ends that may open on a line, by the line's first byte after indentation
+/// (a bit per block front end).
+pub(crate) struct Openers([u64; 256]);
+
+impl Openers {
+    /// The candidates for `line` and the line without its indentation.
+    #[inline]
+    pub fn at<'t>(&self, line: &'t str) -> (u64, &'t str) {
+        let Some(&first) = line.as_bytes().first() else {
+            return (0, line);
+        };
+        // Most lines start with a letter: no trimming.
+        if first.is_ascii() && !first.is_ascii_whitespace() && first != 0x0B {
+            return (self.0[first as usize], line);
+        }
+        let t = line.trim_start();
+        match t.as_bytes().first() {
+            Some(&b) => (self.0[b as usize], t),
+            None => (0, t),
+        }
+    }
 }
 
 /// A front end started for one parse, or `None` when it takes no part in it.
@@ -79,68 +124,120 @@ impl TaskIds {
 }
 
 /// Walks `text` once with `front_ends` (asked in this order) and returns their merged result.
-pub(crate) fn scan<'a>(
-    text: &'a str,
-    mut front_ends: Vec<Box<dyn FrontEnd<'a> + 'a>>,
-) -> ParseResult {
-    let mut ids = TaskIds(1);
-    let mut found_blocks: Vec<Block> = Vec::new();
-    let mut found_errors: Vec<ParseError> = Vec::new();
+pub(crate) fn scan<'a>(text: &'a str, front_ends: Vec<Box<dyn FrontEnd<'a> + 'a>>) -> ParseResult {
+    let mut scanner = Scanner::new(front_ends);
     let mut lines = Lines::new(text);
     let mut n = 0;
-    while let Some(line) = lines.next() {
-        n += 1;
-        if let Some((who, taken)) = open_here(&mut front_ends, &mut ids, line, n) {
-            let first = n;
-            let mut last = line;
-            for _ in 1..taken.lines.max(1) {
-                if let Some(l) = lines.next() {
-                    n += 1;
-                    last = l;
+    while let Some((line, at)) = scanner.next_candidate(&mut lines, &mut n) {
+        match scanner.open_here(line, at) {
+            Some(taken) => {
+                let mut last = line;
+                for _ in 1..taken.lines.max(1) {
+                    if let Some(l) = lines.next() {
+                        n += 1;
+                        last = l;
+                    }
+                }
+                scanner.taken(taken, at, last, n);
+            }
+            None => {
+                if let Some(fe) = scanner.line_front_end.as_mut() {
+                    fe.line(line, at);
                 }
             }
-            for (i, fe) in front_ends.iter_mut().enumerate() {
-                if i != who {
-                    fe.skipped(first, last, n);
-                }
-            }
-            found_blocks.extend(taken.blocks);
-            found_errors.extend(taken.errors);
-            continue;
-        }
-        for fe in front_ends.iter_mut() {
-            fe.line(line, n);
         }
     }
-    let mut result = ParseResult::default();
-    for fe in front_ends {
-        fe.finish(&mut result);
-    }
-    if !found_blocks.is_empty() || !found_errors.is_empty() {
-        result.blocks.extend(found_blocks);
-        result.blocks.sort_by_key(|b| b.start_line);
-        result.errors.extend(found_errors);
-        result.errors.sort_by_key(|e| e.line);
-    }
-    result
+    scanner.finish()
 }
 
-/// The first front end that reads a block opening at `line`, unless one holds the line.
-fn open_here<'a>(
-    front_ends: &mut [Box<dyn FrontEnd<'a> + 'a>],
-    ids: &mut TaskIds,
-    line: Line<'a>,
-    n: usize,
-) -> Option<(usize, Taken)> {
-    if front_ends.iter().any(|fe| fe.holds()) {
-        return None;
+/// The scanner's state during one parse.
+struct Scanner<'a> {
+    line_front_end: Option<Box<dyn FrontEnd<'a> + 'a>>,
+    block_front_ends: Vec<Box<dyn FrontEnd<'a> + 'a>>,
+    openers: Openers,
+    ids: TaskIds,
+    blocks: Vec<Block>,
+    errors: Vec<ParseError>,
+}
+
+impl<'a> Scanner<'a> {
+    fn new(front_ends: Vec<Box<dyn FrontEnd<'a> + 'a>>) -> Scanner<'a> {
+        let (mut line_front_ends, block_front_ends): (Vec<_>, Vec<_>) =
+            front_ends.into_iter().partition(|fe| fe.reads_lines());
+        debug_assert!(line_front_ends.len() <= 1, "at most one line front end");
+        let mut openers = [0u64; 256];
+        for (i, fe) in block_front_ends.iter().enumerate().take(64) {
+            for &b in fe.opens_with() {
+                openers[b as usize] |= 1 << i;
+            }
+        }
+        Scanner {
+            line_front_end: line_front_ends.pop(),
+            block_front_ends,
+            openers: Openers(openers),
+            ids: TaskIds(1),
+            blocks: Vec::new(),
+            errors: Vec::new(),
+        }
     }
-    let trimmed = line.text.trim_start();
-    front_ends
-        .iter_mut()
-        .enumerate()
-        .filter(|(_, fe)| fe.may_open(trimmed))
-        .find_map(|(i, fe)| fe.take(ids, line, n).map(|t| (i, t)))
+
+    /// The next line where a block may open: the line front end reads the lines before it.
+    fn next_candidate(
+        &mut self,
+        lines: &mut Lines<'a>,
+        n: &mut usize,
+    ) -> Option<(Line<'a>, usize)> {
+        if let Some(fe) = self.line_front_end.as_mut() {
+            return fe.read_lines(lines, n, &self.openers);
+        }
+        for line in lines.by_ref() {
+            *n += 1;
+            if self.openers.at(line.text).0 != 0 {
+                return Some((line, *n));
+            }
+        }
+        None
+    }
+
+    /// What the first block front end that opens at `line` read.
+    fn open_here(&mut self, line: Line<'a>, n: usize) -> Option<Taken> {
+        let (mut candidates, trimmed) = self.openers.at(line.text);
+        while candidates != 0 {
+            let i = candidates.trailing_zeros() as usize;
+            candidates &= candidates - 1;
+            let fe = &mut self.block_front_ends[i];
+            if fe.may_open(trimmed) {
+                if let Some(t) = fe.take(&mut self.ids, line, n) {
+                    return Some(t);
+                }
+            }
+        }
+        None
+    }
+
+    /// A block front end took lines `first..=last_n`: tell the line front end, keep its finds.
+    fn taken(&mut self, taken: Taken, first: usize, last: Line<'a>, last_n: usize) {
+        if let Some(fe) = self.line_front_end.as_mut() {
+            fe.skipped(first, last, last_n);
+        }
+        self.blocks.extend(taken.blocks);
+        self.errors.extend(taken.errors);
+    }
+
+    /// Every front end's result, merged by line.
+    fn finish(self) -> ParseResult {
+        let mut result = ParseResult::default();
+        for fe in self.line_front_end.into_iter().chain(self.block_front_ends) {
+            fe.finish(&mut result);
+        }
+        if !self.blocks.is_empty() || !self.errors.is_empty() {
+            result.blocks.extend(self.blocks);
+            result.blocks.sort_by_key(|b| b.start_line);
+            result.errors.extend(self.errors);
+            result.errors.sort_by_key(|e| e.line);
+        }
+        result
+    }
 }
 
 /// The next `task-N` id.

@@ -176,6 +176,19 @@ pub fn build(
     msg
 }
 
+/// `msg` with a `Clada-Session` trailer naming `session` (the MCP session whose tool call
+/// made the commit), placed after git-clada's other trailers and before `Co-authored-by`.
+pub fn with_session(msg: String, session: Option<&str>) -> String {
+    let Some(session) = session else {
+        return msg;
+    };
+    let line = format!("{}: {session}\n", trailer::SESSION);
+    match msg.find("\nCo-authored-by: ") {
+        Some(at) => format!("{}{line}{}", &msg[..=at], &msg[at + 1..]),
+        None => msg + &line,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -202,5 +215,20 @@ mod tests {
             Item::Path(Verb::Edit, "b".into()),
         ];
         assert_eq!(subject(&items), format!("AI: edit {long} (+1 more)"));
+    }
+
+    #[test]
+    fn the_session_trailer_goes_before_co_authored_by() {
+        let msg = "AI: x\n\nApplied.\n\nClada-Version: 0\nCo-authored-by: A <a@b>\n".to_string();
+        assert_eq!(
+            with_session(msg.clone(), Some("s1")),
+            "AI: x\n\nApplied.\n\nClada-Version: 0\nClada-Session: s1\nCo-authored-by: A <a@b>\n"
+        );
+        assert_eq!(with_session(msg.clone(), None), msg);
+        let plain = "AI: x\n\nClada-Version: 0\n".to_string();
+        assert_eq!(
+            with_session(plain, Some("s1")),
+            "AI: x\n\nClada-Version: 0\nClada-Session: s1\n"
+        );
     }
 }

@@ -24,6 +24,8 @@ pub mod trailer {
     pub const SNAPSHOT: &str = "Clada-Snapshot";
     pub const INDEX: &str = "Clada-Index";
     pub const SQUASHED: &str = "Clada-Squashed";
+    /// The MCP session (`git clada mcp`) whose tool call made the commit.
+    pub const SESSION: &str = "Clada-Session";
 }
 
 use crate::repo::{CommitInfo, Repo, RepoError};

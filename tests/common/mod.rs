@@ -111,6 +111,13 @@ impl TestRepo {
         cmd.output().expect("run git")
     }
 
+    /// `program`, ready to run in this repository with the fixed environment.
+    pub fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
+        let mut cmd = Command::new(program);
+        self.apply_env(&mut cmd);
+        cmd
+    }
+
     /// The git-clada command, ready to run in this repository.
     pub fn clada_cmd(&self) -> Command {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_git-clada"));

@@ -113,8 +113,19 @@ pub fn headings(md: &str, level: &str) -> Vec<String> {
 
 /// Parses and runs a reply in `root` with the engine alone (no git).
 pub fn run_reply(text: &str, root: &Path, allow_outside: bool, exec: ExecPolicy) -> Execution {
+    run_reply_as(text, root, allow_outside, exec, Dialect::Auto)
+}
+
+/// [`run_reply`] reading the reply in `dialect` (a forced format, such as `tool-call`).
+pub fn run_reply_as(
+    text: &str,
+    root: &Path,
+    allow_outside: bool,
+    exec: ExecPolicy,
+    dialect: Dialect,
+) -> Execution {
     let sandbox = Sandbox::new(root, allow_outside).expect("temp root exists");
-    let parsed = read::parse(text, Dialect::Auto);
+    let parsed = read::parse(text, dialect);
     let plan = action::plan(&parsed, &sandbox);
     let opts = EngineOptions {
         exec,

@@ -17,7 +17,7 @@ use super::markers::{
 };
 use crate::read::block::{Block, ErrorCode, ErrorNote, Format, Notice, ParseError, ParseResult};
 use crate::read::lines::{len16, starts_with_ws, trim, trim_end, Line, LineIndex, Lines};
-use crate::read::scan::FrontEnd;
+use crate::read::scan::{FrontEnd, Openers};
 
 /// What a line is, from its trimmed text (§4). Auto mode recognises every spelling's prefixes.
 enum Class {
@@ -115,8 +115,26 @@ impl<'a> Parser<'a> {
 /// and a block of another format can open wherever a header could (not inside a heredoc),
 /// ending the open block.
 impl<'a> FrontEnd<'a> for Parser<'a> {
-    fn holds(&self) -> bool {
-        self.heredoc.is_some()
+    fn reads_lines(&self) -> bool {
+        true
+    }
+
+    fn read_lines(
+        &mut self,
+        lines: &mut Lines<'a>,
+        n: &mut usize,
+        openers: &Openers,
+    ) -> Option<(Line<'a>, usize)> {
+        for line in lines.by_ref() {
+            *n += 1;
+            if self.heredoc.is_none() && openers.at(line.text).0 != 0 {
+                return Some((line, *n));
+            }
+            self.n = *n;
+            self.feed(line);
+            self.prev = line.text;
+        }
+        None
     }
 
     fn line(&mut self, line: Line<'a>, n: usize) {
@@ -133,10 +151,7 @@ impl<'a> FrontEnd<'a> for Parser<'a> {
     }
 
     fn finish(self: Box<Self>, result: &mut ParseResult) {
-        let mine = self.into_result();
-        result.blocks.extend(mine.blocks);
-        result.errors.extend(mine.errors);
-        result.notices.extend(mine.notices);
+        result.absorb(self.into_result());
     }
 }
 

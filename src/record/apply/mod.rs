@@ -83,6 +83,8 @@ pub struct ApplyOptions {
     pub coauthor: Option<String>,
     /// `hooks.before` / `hooks.after` from the configuration (see `crate::exec::hooks`).
     pub hooks: crate::exec::hooks::Hooks,
+    /// The MCP session the apply is a tool call of: a `Clada-Session` trailer on the commit.
+    pub session: Option<String>,
 }
 
 /// What an apply did.

@@ -73,6 +73,7 @@ impl Transaction<'_> {
             opts.message.as_deref(),
             coauthor.as_deref(),
         );
+        let msg = message::with_session(msg, opts.session.as_deref());
 
         let Some(written) = self.write_index(
             start,

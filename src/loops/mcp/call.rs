@@ -1,0 +1,358 @@
+//! One tool call, run on a blocking thread: its arguments become a reply for the apply
+//! transaction (`apply`, `edit`, `check`), one read action run on its own (`read`, `grep`,
+//! `ls`, `glob`), or a history command (`undo`, `redo`, `status`, `log`, `show`); what it did
+//! becomes the [`Outcome`] the server sends back.
+//!
+//! Nothing is written twice: an `edit` call is JSON in the reading layer's `tool-call` format
+//! (`crate::read`), so planning, the sandbox, the transaction, undo and the reports are the
+//! ones every reply goes through.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use serde_json::{json, Map, Value};
+
+use crate::action::{self, ExecutionResult};
+use crate::exec::{ExecPrompt, ExecWatch};
+use crate::history::{self, HistoryError};
+use crate::read::input::Reply;
+use crate::read::{self, Dialect, Format};
+use crate::record::apply::{self as record_apply, ApplyError};
+use crate::repo::Repo;
+use crate::report::{self, ReportFormat};
+use crate::sandbox::Sandbox;
+
+use super::tools::{is_apply_option, ToolKind};
+use super::ServeOptions;
+
+/// What a call produced: the text for the model, the structured result, and whether it is
+/// an error result (`isError`).
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub text: String,
+    pub structured: Option<Value>,
+    pub is_error: bool,
+}
+
+impl Outcome {
+    /// A call that could not run at all: the report with `fatalError` (so a tool whose
+    /// output schema is the report still gets one) and the message.
+    pub fn fatal(message: &str) -> Outcome {
+        let structured =
+            report::fatal(message, ReportFormat::Json).and_then(|t| serde_json::from_str(&t).ok());
+        Outcome {
+            text: report::fatal(message, ReportFormat::Llm)
+                .unwrap_or_else(|| format!("git-clada: {message}\n")),
+            structured,
+            is_error: true,
+        }
+    }
+
+    /// A refusal or error of a tool that has no report: the message alone.
+    fn error(message: String) -> Outcome {
+        Outcome {
+            text: message,
+            structured: None,
+            is_error: true,
+        }
+    }
+
+    /// The result report (and, for `check`, the diff that would be committed).
+    fn report(result: &ExecutionResult, diff: Option<&str>) -> Outcome {
+        let mut structured: Value =
+            serde_json::from_str(&report::json(result)).unwrap_or_else(|_| json!({}));
+        let mut text = report::render(result, ReportFormat::Llm, false);
+        if let Some(diff) = diff {
+            structured["diff"] = json!(diff);
+            if !diff.is_empty() {
+                text.push_str("\n=== DIFF (what would be committed) ===\n");
+                text.push_str(diff);
+                if !diff.ends_with('\n') {
+                    text.push('\n');
+                }
+                text.push_str("=== END ===\n");
+            }
+        }
+        Outcome {
+            text,
+            structured: Some(structured),
+            is_error: !result.success,
+        }
+    }
+
+    /// A history command's report: its human rendering and its JSON.
+    fn history<R: serde::Serialize>(
+        result: Result<R, HistoryError>,
+        render: impl FnOnce(&R) -> String,
+    ) -> Outcome {
+        match result {
+            Ok(r) => Outcome {
+                text: render(&r),
+                structured: serde_json::to_value(&r).ok().filter(Value::is_object),
+                is_error: false,
+            },
+            Err(HistoryError::Refused(msg)) => Outcome::error(format!("refused: {msg}")),
+            Err(e) => Outcome::error(format!("git-clada: {e}")),
+        }
+    }
+}
+
+/// What a call gets from the request it serves.
+pub struct Call<'a> {
+    pub server: &'a ServeOptions,
+    /// How an exec block is approved under the `ask` policy (an elicitation), if it can be.
+    pub prompt: Option<Arc<ExecPrompt>>,
+    /// Follows the exec blocks (progress) and stops them (a cancelled request).
+    pub watch: Arc<ExecWatch>,
+}
+
+/// Runs one call of a tool of kind `kind` with `args`.
+pub fn run(call: &Call<'_>, kind: ToolKind, args: Map<String, Value>) -> Outcome {
+    let result = match kind {
+        ToolKind::Apply => apply_call(call, args, false),
+        ToolKind::Edit => edit_call(call, args, false),
+        ToolKind::Check if args.contains_key("reply") => apply_call(call, args, true),
+        ToolKind::Check => edit_call(call, args, true),
+        ToolKind::Read(action) => read_call(call, action, args),
+        ToolKind::Undo | ToolKind::Redo | ToolKind::Status | ToolKind::Log | ToolKind::Show => {
+            return history_call(call, kind, &args)
+        }
+    };
+    result.unwrap_or_else(|message| Outcome::fatal(&message))
+}
+
+/// The options a call may set, taken out of its arguments.
+struct CallOptions {
+    message: Option<String>,
+    atomic: bool,
+    dialect: Dialect,
+}
+
+/// Takes `message`, `atomic` and `dialect` out of `args`, checked.
+fn take_options(args: &mut Map<String, Value>) -> Result<CallOptions, String> {
+    let message = match args.remove("message") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) if !s.trim().is_empty() && !s.contains('\n') => Some(s),
+        Some(_) => return Err("`message` must be a one-line string (the commit subject)".into()),
+    };
+    let atomic = match args.remove("atomic") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => b,
+        Some(_) => return Err("`atomic` must be true or false".into()),
+    };
+    let dialect = match args.remove("dialect") {
+        None | Some(Value::Null) => Dialect::Auto,
+        Some(Value::String(s)) if s == "auto" => Dialect::Auto,
+        Some(Value::String(s)) => match read::format_by_id(&s) {
+            Some(f) => Dialect::Only(f),
+            None => {
+                let known: Vec<&str> = read::formats().map(|(f, _)| f.id).collect();
+                return Err(format!(
+                    "unknown dialect '{s}'; use auto or one of {}",
+                    known.join(", ")
+                ));
+            }
+        },
+        Some(_) => return Err("`dialect` must be a string".into()),
+    };
+    Ok(CallOptions {
+        message,
+        atomic,
+        dialect,
+    })
+}
+
+/// `apply` (or `check` of a reply): the reply text through the transaction.
+fn apply_call(
+    call: &Call<'_>,
+    mut args: Map<String, Value>,
+    dry_run: bool,
+) -> Result<Outcome, String> {
+    let options = take_options(&mut args)?;
+    let text = match args.remove("reply") {
+        Some(Value::String(s)) => s,
+        Some(_) => {
+            return Err("`reply` must be a string: the reply text with action blocks".into())
+        }
+        None => return Err("`reply` is required: the reply text with action blocks".into()),
+    };
+    if let Some(k) = args.keys().next() {
+        return Err(format!(
+            "unknown argument `{k}`; {} takes reply, dialect, message and atomic",
+            if dry_run { "check of a reply" } else { "apply" }
+        ));
+    }
+    if text.len() as u64 > crate::read::input::MAX_REPLY_BYTES {
+        return Err("the reply is larger than the 50 MiB limit".into());
+    }
+    let reply = Reply {
+        text,
+        source: if dry_run { "mcp check" } else { "mcp apply" }.into(),
+    };
+    Ok(transact(call, &reply, options, dry_run))
+}
+
+/// `edit` (or `check` of edits): the arguments as a `tool-call` reply.
+fn edit_call(
+    call: &Call<'_>,
+    mut args: Map<String, Value>,
+    dry_run: bool,
+) -> Result<Outcome, String> {
+    let mut options = take_options(&mut args)?;
+    if options.dialect != Dialect::Auto {
+        return Err("`dialect` is for a `reply`; edits are JSON".into());
+    }
+    if args.is_empty() {
+        return Err("nothing to do: give `actions` (a list of actions), or an edit `path`, `old_string`, `new_string`".into());
+    }
+    options.dialect = Dialect::Only(Format::TOOL_CALL);
+    let text = serde_json::to_string_pretty(&Value::Object(args))
+        .map_err(|e| format!("cannot read the arguments: {e}"))?;
+    let reply = Reply {
+        text,
+        source: if dry_run { "mcp check" } else { "mcp edit" }.into(),
+    };
+    Ok(transact(call, &reply, options, dry_run))
+}
+
+/// The reply through the apply transaction (or, with `--no-git`, the engine on its own).
+fn transact(call: &Call<'_>, reply: &Reply, options: CallOptions, dry_run: bool) -> Outcome {
+    let server = call.server;
+    let mut opts = server.apply.clone();
+    opts.dialect = options.dialect;
+    opts.message = options.message;
+    opts.atomic = options.atomic;
+    opts.session = Some(server.session.clone());
+    opts.engine.dry_run |= dry_run;
+    opts.engine.prompt = call.prompt.clone();
+    opts.engine.exec_watch = Some(Arc::clone(&call.watch));
+    // Approvals the user added while the server runs count from the next call on.
+    match crate::exec::approvals::Approvals::load(&server.root) {
+        Ok(a) => opts.engine.approved = Arc::new(a.set()),
+        Err(e) => return Outcome::fatal(&format!("{e:#}")),
+    }
+    if server.no_git {
+        let parsed = read::parse(&reply.text, opts.dialect);
+        let sandbox = match Sandbox::new(&server.cwd, false) {
+            Ok(s) => s.deny_paths(&opts.paths_deny),
+            Err(e) => return Outcome::fatal(&e.to_string()),
+        };
+        let plan = action::plan(&parsed, &sandbox);
+        return Outcome::report(&action::execute(&plan, &sandbox, &opts.engine).result, None);
+    }
+    match record_apply::apply(&server.cwd, reply, &opts) {
+        Ok(outcome) => Outcome::report(
+            &outcome.execution.result,
+            if opts.engine.dry_run {
+                outcome.diff.as_deref().or(Some(""))
+            } else {
+                None
+            },
+        ),
+        Err(ApplyError::Refused(msg)) => {
+            Outcome::fatal(&format!("refused for safety, nothing was changed: {msg}"))
+        }
+        Err(e) => Outcome::fatal(&e.to_string()),
+    }
+}
+
+/// A read tool: its one action run on its own, with no lock and no commit (it changes
+/// nothing), in the sandbox an apply would use.
+fn read_call(call: &Call<'_>, action: &str, args: Map<String, Value>) -> Result<Outcome, String> {
+    if let Some(k) = args
+        .keys()
+        .find(|k| *k == "action" || *k == "id" || is_apply_option(k))
+    {
+        return Err(format!("unknown argument `{k}`"));
+    }
+    let mut one = Map::new();
+    one.insert("action".into(), json!(action));
+    one.extend(args);
+    let text = serde_json::to_string(&Value::Object(one)).map_err(|e| e.to_string())?;
+    let parsed = read::parse(&text, Dialect::Only(Format::TOOL_CALL));
+    let server = call.server;
+    let sandbox = read_sandbox(&server.cwd, server.no_git, &server.apply.paths_deny)?;
+    let plan = action::plan(&parsed, &sandbox);
+    // Only the tool's own action runs here: a read tool never writes, whatever it was sent.
+    if plan.actions.iter().any(|a| a.action != action) {
+        return Err(format!("`{action}` is the only action this tool runs"));
+    }
+    let execution = action::execute(&plan, &sandbox, &server.apply.engine);
+    Ok(Outcome::report(&execution.result, None))
+}
+
+/// The sandbox of an apply in `cwd`: the worktree with its submodules guarded and the
+/// configured paths denied (or, with `--no-git`, the folder itself).
+fn read_sandbox(cwd: &Path, no_git: bool, deny: &[String]) -> Result<Sandbox, String> {
+    if no_git {
+        return Ok(Sandbox::new(cwd, false)
+            .map_err(|e| e.to_string())?
+            .deny_paths(deny));
+    }
+    let repo = Repo::discover(cwd).map_err(|e| e.to_string())?;
+    Ok(Sandbox::new(repo.workdir(), false)
+        .map_err(|e| e.to_string())?
+        .refuse_nested_repositories(&repo.declared_submodules())
+        .deny_paths(deny))
+}
+
+/// `undo`, `redo`, `status`, `log`, `show`.
+fn history_call(call: &Call<'_>, kind: ToolKind, args: &Map<String, Value>) -> Outcome {
+    if call.server.no_git {
+        return Outcome::error(
+            "not available: the server was started with --no-git, so nothing is recorded in git"
+                .into(),
+        );
+    }
+    let allowed: &[&str] = match kind {
+        ToolKind::Undo | ToolKind::Redo => &["dry_run"],
+        ToolKind::Log => &["max_count"],
+        ToolKind::Show => &["rev"],
+        _ => &[],
+    };
+    if let Some(k) = args.keys().find(|k| !allowed.contains(&k.as_str())) {
+        return Outcome::error(format!("unknown argument `{k}`"));
+    }
+    let repo = match Repo::discover(&call.server.cwd) {
+        Ok(r) => r,
+        Err(e) => return Outcome::error(format!("git-clada: {e}")),
+    };
+    let dry_run = args
+        .get("dry_run")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    use history::render;
+    match kind {
+        ToolKind::Undo => {
+            Outcome::history(history::undo::undo(&repo, dry_run), render::undo_report)
+        }
+        ToolKind::Redo => {
+            Outcome::history(history::undo::redo(&repo, dry_run), render::undo_report)
+        }
+        ToolKind::Status => Outcome::history(history::log::status(&repo), render::status_report),
+        ToolKind::Log => {
+            let max = match args.get("max_count") {
+                None | Some(Value::Null) => None,
+                Some(v) => match v.as_u64() {
+                    Some(n) => Some(usize::try_from(n).unwrap_or(usize::MAX)),
+                    None => return Outcome::error("`max_count` must be a whole number".into()),
+                },
+            };
+            Outcome::history(
+                history::log::log(&repo, max, history::now()),
+                render::log_report,
+            )
+        }
+        ToolKind::Show => {
+            let rev = match args.get("rev") {
+                None | Some(Value::Null) => "HEAD",
+                Some(Value::String(s)) => s.as_str(),
+                Some(_) => return Outcome::error("`rev` must be a string".into()),
+            };
+            Outcome::history(history::log::show(&repo, rev), |s| {
+                render::show_report(s, ReportFormat::Llm, false)
+            })
+        }
+        _ => Outcome::error("not a history tool".into()),
+    }
+}

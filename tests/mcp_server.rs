@@ -1,0 +1,689 @@
+//! `git clada mcp` driven by a real MCP client that is not ours: the official Python SDK
+//! (`mcp` from PyPI) in `tests/mcp/client.py`, which starts the server as a child process
+//! over stdio and records what it sees; this file asserts on that transcript and checks the
+//! repository with the real git CLI. A second client here speaks JSON-RPC itself, to send
+//! what no SDK would (garbage, malformed requests).
+//!
+//! `.ci/run` installs the SDK into `target/ci-tools/venv`. Where neither that venv nor
+//! `python3` on PATH can import `mcp` and `jsonschema`, the SDK tests print SKIPPED and pass —
+//! unless `CLADA_REQUIRE_TOOLS` is set (as `.ci/run` does), when they fail.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+
+use common::{assert_same_user_state, block, exit_code, output_text, write_block, TestRepo};
+use serde_json::{json, Value};
+
+/// A Python that can import the SDK and jsonschema.
+fn python() -> Option<PathBuf> {
+    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/ci-tools/venv/bin/python");
+    [venv, PathBuf::from("python3")].into_iter().find(|p| {
+        std::process::Command::new(p)
+            .args(["-c", "import mcp, mcp_types, jsonschema, anyio"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    })
+}
+
+fn python_or_skip() -> Option<PathBuf> {
+    let found = python();
+    if found.is_none() {
+        if std::env::var_os("CLADA_REQUIRE_TOOLS").is_some() {
+            panic!(
+                "CLADA_REQUIRE_TOOLS is set but no Python with the MCP SDK was found in \
+                 target/ci-tools/venv or on PATH (.ci/run installs it: pip install mcp)"
+            );
+        }
+        eprintln!(
+            "SKIPPED: the Python MCP SDK is not installed (pip install mcp, or run .ci/run, \
+             which installs it into target/ci-tools/venv)"
+        );
+    }
+    found
+}
+
+/// `git-clada mcp` with `extra` arguments, as the client's server command.
+fn server(extra: &[&str]) -> Vec<String> {
+    let mut argv = vec![env!("CARGO_BIN_EXE_git-clada").to_string(), "mcp".into()];
+    argv.extend(extra.iter().map(|s| s.to_string()));
+    argv
+}
+
+/// One client's spec: the server command, the repository, the steps.
+fn spec(repo: &TestRepo, argv: Vec<String>, steps: Value) -> Value {
+    json!({"server": argv, "cwd": repo.path(), "steps": steps})
+}
+
+/// Runs the Python client with `spec` and returns its transcript.
+fn run_client(python: &Path, repo: &TestRepo, spec: &Value) -> Value {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/client.py");
+    let mut cmd = repo.command(python);
+    cmd.arg(script);
+    let child = common::spawn_fed(cmd, &spec.to_string());
+    let out = child.wait_with_output().expect("wait for the client");
+    assert_eq!(exit_code(&out), 0, "client failed:\n{}", output_text(&out));
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("transcript is not JSON ({e}):\n{}", output_text(&out)))
+}
+
+/// The steps of a one-client transcript, each checked to have raised nothing.
+fn steps(transcript: &Value) -> Vec<Value> {
+    let steps = transcript["steps"].as_array().expect("steps").clone();
+    for (i, s) in steps.iter().enumerate() {
+        assert!(s.get("exception").is_none(), "step {i} raised: {s:#}");
+        let mismatch = s.get("outputMismatch").cloned().unwrap_or(json!([]));
+        assert_eq!(
+            mismatch,
+            json!([]),
+            "step {i}: result does not match the output schema: {s:#}"
+        );
+    }
+    steps
+}
+
+fn text(step: &Value) -> &str {
+    step["text"].as_str().unwrap_or_default()
+}
+
+/// Commits on the branch (subjects, newest first).
+fn subjects(repo: &TestRepo) -> Vec<String> {
+    repo.git(&["log", "--format=%s"])
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn the_python_sdk_applies_edits_gets_hints_and_undoes_them_exactly() {
+    let Some(python) = python_or_skip() else {
+        return;
+    };
+    let repo = TestRepo::with_files(&[
+        ("src/app.py", "def total(xs):\n    return sum(xs)\n"),
+        ("README.md", "# Demo\n"),
+    ]);
+    // The user's uncommitted work, which no call may touch.
+    repo.write("README.md", "# Demo\n\nwork in progress\n");
+    repo.write("notes.txt", "mine\n");
+    let before = repo.state();
+    let reply = format!(
+        "Here you go.\n\n{}\n{}",
+        write_block("k1x", "src/util.py", "def double(x):\n    return 2 * x\n"),
+        block(
+            "k2x",
+            &[
+                ("action", "file_replace_text"),
+                ("path", "src/app.py"),
+                ("old_text", "    return  sum(xs)"),
+                ("new_text", "    return sum(xs) or 0"),
+            ]
+        )
+    );
+    let steps = steps(&run_client(
+        &python,
+        &repo,
+        &spec(
+            &repo,
+            server(&["--session", "py-one"]),
+            json!([
+                {"do": "info"},
+                {"do": "tools"},
+                {"do": "prompts"},
+                {"do": "prompt", "name": "nesl", "args": {"actions": "file_write"}},
+                {"do": "prompt", "name": "klingon"},
+                {"do": "call", "tool": "apply", "args": {"reply": reply}},
+                {"do": "call", "tool": "edit", "args": {"path": "src/app.py", "old_string": "    return sum(xs)", "new_string": "    return sum(xs) or 0"}},
+                {"do": "git", "args": ["status", "--porcelain"]},
+                {"do": "call", "tool": "read", "args": {"path": "src/app.py", "lines": "2"}},
+                {"do": "call", "tool": "grep", "args": {"pattern": "double", "path": "src"}},
+                {"do": "call", "tool": "log", "args": {}},
+                {"do": "call", "tool": "edit", "args": {"path": "../outside.txt", "old_string": "", "new_string": "escaped\n"}},
+                {"do": "call", "tool": "edit", "args": {"actions": [{"action": "file_write", "path": ".git/hooks/post-commit", "content": "echo hi\n"}]}},
+                {"do": "call", "tool": "undo", "args": {}},
+                {"do": "call", "tool": "undo", "args": {}},
+                {"do": "call", "tool": "status", "args": {}},
+            ]),
+        ),
+    ));
+    let info = &steps[0];
+    assert_eq!(info["name"], "git-clada");
+    assert_eq!(info["protocolVersion"], "2025-11-25");
+    assert!(info["instructions"]
+        .as_str()
+        .unwrap_or_default()
+        .contains("py-one"));
+
+    // Every tool, each input schema valid JSON Schema; the report tools declare theirs.
+    let tools = steps[1]["tools"].as_array().expect("tools");
+    let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "apply", "edit", "check", "read", "grep", "ls", "glob", "undo", "redo", "status",
+            "log", "show"
+        ]
+    );
+    for t in tools {
+        assert_eq!(
+            t["inputProblem"],
+            Value::Null,
+            "{}: {}",
+            t["name"],
+            t["inputProblem"]
+        );
+        assert_eq!(
+            t["outputProblem"],
+            Value::Null,
+            "{}: {}",
+            t["name"],
+            t["outputProblem"]
+        );
+        let reports = ["apply", "edit", "check", "read", "grep", "ls", "glob"];
+        assert_eq!(
+            t["hasOutputSchema"],
+            reports.contains(&t["name"].as_str().unwrap_or_default()),
+            "{}",
+            t["name"]
+        );
+    }
+    let edit = &tools[1];
+    let actions = edit["inputSchema"]["properties"]["actions"]["items"]["anyOf"]
+        .as_array()
+        .expect("edit lists the actions");
+    assert!(actions
+        .iter()
+        .any(|a| a["properties"]["action"]["const"] == "file_replace_text"));
+    assert!(edit["inputSchema"]["properties"]["old_string"].is_object());
+    // Options come from the clap definitions, the agent's own and no more.
+    let apply_props = &tools[0]["inputSchema"]["properties"];
+    assert!(apply_props["atomic"]["description"]
+        .as_str()
+        .unwrap_or_default()
+        .contains("All-or-nothing"));
+    assert!(apply_props.get("exec").is_none() && apply_props.get("no_verify").is_none());
+    assert_eq!(tools[3]["readOnly"], true);
+    assert_eq!(tools[1]["readOnly"], false);
+
+    assert_eq!(steps[2]["prompts"], json!(["nesl", "nesl-upper", "sham"]));
+    assert!(text(&steps[3]).contains("### file_write"));
+    assert!(!text(&steps[3]).contains("### exec"));
+    assert_eq!(steps[4]["error"]["code"], -32602, "{:#}", steps[4]);
+
+    // apply: one block applied and committed, one failed with its hint.
+    let applied = &steps[5];
+    assert_eq!(applied["isError"], true, "{applied:#}");
+    assert!(text(applied).contains("k2x ❌"), "{}", text(applied));
+    assert!(
+        text(applied).contains("closest match at lines 2-2"),
+        "{}",
+        text(applied)
+    );
+    let report = &applied["structured"];
+    assert_eq!(report["results"][0]["success"], true);
+    assert_eq!(report["results"][1]["hint"]["kind"], "not_found");
+    assert!(report["gitCommit"].is_string());
+
+    // edit in the editor-tool shape: one more AI commit, with the session.
+    let edited = &steps[6];
+    assert_eq!(edited["isError"], false, "{edited:#}");
+    assert_eq!(
+        edited["structured"]["results"][0]["action"],
+        "file_replace_text"
+    );
+    // The user's work stayed uncommitted.
+    assert_eq!(steps[7]["stdout"], " M README.md\n?? notes.txt\n");
+    assert!(
+        text(&steps[8]).contains("2:     return sum(xs) or 0"),
+        "{}",
+        text(&steps[8])
+    );
+    assert_eq!(
+        steps[9]["structured"]["results"][0]["data"][0]["file"],
+        "src/util.py"
+    );
+    assert!(
+        text(&steps[10]).contains("session py-one"),
+        "{}",
+        text(&steps[10])
+    );
+
+    // A path outside the repository, and under .git, are refused; nothing is written.
+    for refused in [&steps[11], &steps[12]] {
+        assert_eq!(refused["isError"], true, "{refused:#}");
+        assert_eq!(
+            refused["structured"]["results"][0]["refused"], true,
+            "{refused:#}"
+        );
+    }
+    assert!(
+        text(&steps[11]).contains("path_escape"),
+        "{}",
+        text(&steps[11])
+    );
+    assert!(!repo
+        .path()
+        .parent()
+        .expect("parent")
+        .join("outside.txt")
+        .exists());
+
+    // Two undos: the repository is exactly as before, the user's work included.
+    for undone in [&steps[13], &steps[14]] {
+        assert_eq!(undone["isError"], false, "{undone:#}");
+        assert_eq!(undone["structured"]["operation"], "undo");
+    }
+    assert_eq!(steps[15]["isError"], false);
+    assert_same_user_state(&repo.state(), &before, "after the two undos");
+    assert_eq!(subjects(&repo), ["initial"]);
+    repo.assert_fsck();
+}
+
+#[test]
+fn exec_approval_is_an_elicitation_where_the_client_can_show_one() {
+    let Some(python) = python_or_skip() else {
+        return;
+    };
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    let run = |answer: Value, file: &str| -> Value {
+        let mut s = spec(
+            &repo,
+            server(&["--exec", "ask"]),
+            json!([{"do": "call", "tool": "edit", "args": {"actions": [
+                {"action": "exec", "lang": "bash", "code": format!("echo ran > {file}")}
+            ]}}]),
+        );
+        s["elicit"] = answer;
+        steps(&run_client(&python, &repo, &s)).remove(0)
+    };
+    let yes = run(json!("yes"), "yes.txt");
+    assert_eq!(yes["isError"], false, "{yes:#}");
+    let asked = yes["elicited"][0].as_str().unwrap_or_default();
+    assert!(asked.contains("echo ran > yes.txt"), "{asked}");
+    assert_eq!(repo.read("yes.txt"), "ran\n");
+    assert!(repo.git(&["ls-files"]).contains("yes.txt"), "committed");
+
+    let declined = run(json!("decline"), "no.txt");
+    assert_eq!(declined["isError"], true);
+    assert!(text(&declined).contains("declined"), "{}", text(&declined));
+    assert!(!repo.exists("no.txt"));
+
+    // A client that cannot show a form: refused, with how to approve it.
+    let unasked = run(Value::Null, "never.txt");
+    assert_eq!(unasked["isError"], true);
+    assert_eq!(unasked["elicited"], json!([]));
+    assert!(
+        text(&unasked).contains(".clada/allowed-commands.json"),
+        "{}",
+        text(&unasked)
+    );
+    assert!(!repo.exists("never.txt"));
+    repo.assert_fsck();
+}
+
+#[test]
+fn a_long_exec_reports_progress_and_a_cancelled_call_stops_it() {
+    let Some(python) = python_or_skip() else {
+        return;
+    };
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    let exec = |code: &str| json!({"actions": [{"action": "exec", "lang": "bash", "code": code}]});
+    let steps = steps(&run_client(
+        &python,
+        &repo,
+        &spec(
+            &repo,
+            server(&["--exec", "allow"]),
+            json!([
+                {"do": "call", "tool": "edit", "args": exec("sleep 1; echo done"), "progress": true},
+                {"do": "cancel", "tool": "edit", "args": exec("echo $$ > pid.txt; sleep 60; echo late > late.txt"), "when_file": "pid.txt"},
+                {"do": "call", "tool": "edit", "args": {"path": "a.txt", "old_string": "a", "new_string": "b"}},
+            ]),
+        ),
+    ));
+    let progressed = &steps[0];
+    assert_eq!(progressed["isError"], false, "{progressed:#}");
+    let messages: Vec<&str> = progressed["progress"]
+        .as_array()
+        .expect("progress")
+        .iter()
+        .filter_map(|p| p["message"].as_str())
+        .collect();
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.contains("block task-1: bash code")),
+        "{messages:?}"
+    );
+    let cancelled = &steps[1];
+    assert_eq!(cancelled["cancelled"], true, "{cancelled:#}");
+    assert_eq!(cancelled["finished"], false, "{cancelled:#}");
+    assert_eq!(
+        cancelled["pidGone"], true,
+        "the exec's process was killed: {cancelled:#}"
+    );
+    assert!(!repo.exists("late.txt"));
+    // The server kept serving and the repository lock is free.
+    assert_eq!(steps[2]["isError"], false, "{:#}", steps[2]);
+    assert_eq!(repo.read("a.txt"), "b\n");
+    repo.assert_fsck();
+}
+
+#[test]
+fn two_clients_at_once_are_serialised_and_a_held_lock_is_a_clear_tool_error() {
+    let Some(python) = python_or_skip() else {
+        return;
+    };
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    let writes = |prefix: &str| -> Value {
+        (1..=3)
+            .map(|i| {
+                json!({"do": "call", "tool": "edit", "args": {"actions": [
+                    {"action": "file_write", "path": format!("{prefix}{i}.txt"), "content": format!("{prefix} {i}\n")}
+                ]}})
+            })
+            .collect()
+    };
+    let both = json!({"parallel": [
+        spec(&repo, server(&["--session", "left"]), writes("left")),
+        spec(&repo, server(&["--session", "right"]), writes("right")),
+    ]});
+    let transcript = run_client(&python, &repo, &both);
+    let mut ok = 0;
+    for client in transcript["parallel"].as_array().expect("two transcripts") {
+        for s in steps(client) {
+            if s["isError"] == false {
+                ok += 1;
+            } else {
+                assert!(
+                    text(&s).contains("another git-clada is running"),
+                    "a failure must be the lock's: {s:#}"
+                );
+            }
+        }
+    }
+    assert_eq!(
+        subjects(&repo).len(),
+        1 + ok,
+        "one commit per successful call"
+    );
+    assert_eq!(repo.status(), "");
+    repo.assert_fsck();
+
+    // Held by someone else for longer than the wait: a tool error saying so, and the server
+    // serves the next call.
+    let steps = steps(&run_client(
+        &python,
+        &repo,
+        &spec(
+            &repo,
+            server(&[]),
+            json!([
+                {"do": "lock", "path": ".git/clada.lock"},
+                {"do": "call", "tool": "edit", "args": {"path": "a.txt", "old_string": "a", "new_string": "b"}},
+                {"do": "unlock"},
+                {"do": "call", "tool": "edit", "args": {"path": "a.txt", "old_string": "a", "new_string": "b"}},
+            ]),
+        ),
+    ));
+    assert_eq!(steps[1]["isError"], true);
+    assert!(
+        text(&steps[1]).contains("another git-clada is running"),
+        "{}",
+        text(&steps[1])
+    );
+    assert!(steps[1]["structured"]["fatalError"].is_string());
+    assert_eq!(steps[3]["isError"], false, "{:#}", steps[3]);
+    assert_eq!(repo.read("a.txt"), "b\n");
+}
+
+#[test]
+fn squash_by_session_collapses_one_sessions_commits() {
+    let Some(python) = python_or_skip() else {
+        return;
+    };
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    let session = |name: &str, files: [&str; 2]| {
+        let steps: Vec<Value> = files
+            .iter()
+            .map(|f| {
+                json!({"do": "call", "tool": "edit", "args": {"actions": [
+                    {"action": "file_write", "path": f, "content": format!("{name}\n")}
+                ]}})
+            })
+            .collect();
+        for s in self::steps(&run_client(
+            &python,
+            &repo,
+            &spec(&repo, server(&["--session", name]), json!(steps)),
+        )) {
+            assert_eq!(s["isError"], false, "{s:#}");
+        }
+    };
+    session("alpha", ["a1.txt", "a2.txt"]);
+    session("beta", ["b1.txt", "b2.txt"]);
+    let log = |repo: &TestRepo| -> Value {
+        let out = repo.clada(&["--format", "json", "log"]);
+        serde_json::from_slice(&out.stdout).expect("log json")
+    };
+    let sessions: Vec<Value> = log(&repo)["entries"]
+        .as_array()
+        .expect("entries")
+        .iter()
+        .map(|e| e["sessions"].clone())
+        .collect();
+    assert_eq!(
+        sessions,
+        [
+            json!(["beta"]),
+            json!(["beta"]),
+            json!(["alpha"]),
+            json!(["alpha"])
+        ]
+    );
+    let human = repo.clada(&["--format", "human", "log"]);
+    assert!(
+        output_text(&human).contains("session alpha"),
+        "{}",
+        output_text(&human)
+    );
+
+    let tree = repo.git(&["rev-parse", "HEAD^{tree}"]);
+    let out = repo.clada(&[
+        "--format",
+        "json",
+        "squash",
+        "--mode",
+        "session",
+        "--session",
+        "alpha",
+    ]);
+    assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
+    let report: Value = serde_json::from_slice(&out.stdout).expect("squash json");
+    assert_eq!(
+        report["groups"][0]["squashed"].as_array().map(Vec::len),
+        Some(2)
+    );
+    assert_eq!(
+        repo.git(&["rev-parse", "HEAD^{tree}"]),
+        tree,
+        "same final tree"
+    );
+    let entries = log(&repo)["entries"].clone();
+    assert_eq!(entries.as_array().map(Vec::len), Some(3));
+    assert_eq!(entries[2]["kind"], "squash");
+    assert_eq!(entries[2]["sessions"], json!(["alpha"]));
+    assert!(repo
+        .git(&["log", "-1", "--format=%B", "HEAD~2"])
+        .contains("Clada-Session: alpha"));
+
+    // Without --session: the newest session's commits (beta's).
+    let out = repo.clada(&["squash", "--mode", "session"]);
+    assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
+    let entries = log(&repo)["entries"].clone();
+    assert_eq!(entries.as_array().map(Vec::len), Some(2));
+    assert_eq!(entries[0]["sessions"], json!(["beta"]));
+    assert_eq!(entries[0]["kind"], "squash");
+    assert_eq!(repo.git(&["rev-parse", "HEAD^{tree}"]), tree);
+    repo.assert_fsck();
+
+    // A session with one commit left has nothing to squash it with; --session elsewhere is a
+    // usage error.
+    let out = repo.clada(&["squash", "--mode", "session", "--session", "gamma"]);
+    assert_eq!(exit_code(&out), 3, "{}", output_text(&out));
+    let out = repo.clada(&["squash", "--mode", "auto_ai", "--session", "alpha"]);
+    assert_eq!(exit_code(&out), 2, "{}", output_text(&out));
+}
+
+/// A JSON-RPC client of our own over the server's stdio, for what an SDK never sends.
+struct Raw {
+    child: std::process::Child,
+    out: BufReader<std::process::ChildStdout>,
+}
+
+impl Raw {
+    fn start(repo: &TestRepo) -> Raw {
+        let mut child = repo
+            .clada_cmd()
+            .args(["mcp", "--session", "raw"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start the server");
+        let out = BufReader::new(child.stdout.take().expect("stdout"));
+        Raw { child, out }
+    }
+
+    fn send(&mut self, line: &str) {
+        let stdin = self.child.stdin.as_mut().expect("stdin");
+        stdin.write_all(line.as_bytes()).expect("write");
+        stdin.write_all(b"\n").expect("write");
+        stdin.flush().expect("flush");
+    }
+
+    /// The next message from the server.
+    fn recv(&mut self) -> Value {
+        let mut line = String::new();
+        self.out.read_line(&mut line).expect("read");
+        assert!(!line.is_empty(), "the server closed its output");
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
+    }
+
+    fn request(&mut self, id: u64, method: &str, params: Value) -> Value {
+        self.send(
+            &json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string(),
+        );
+        self.recv()
+    }
+}
+
+#[test]
+fn malformed_requests_get_errors_and_the_server_keeps_serving() {
+    let repo = TestRepo::with_files(&[("a.txt", "hello world\n")]);
+    let mut raw = Raw::start(&repo);
+    // Before the handshake: a notification and a stray response are dropped, a request is
+    // answered with an error; none of them ends the server.
+    raw.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    raw.send(r#"{"jsonrpc":"2.0","id":99,"result":{}}"#);
+    let early = raw.request(0, "tools/list", json!({}));
+    assert!(early["error"]["code"].is_i64(), "{early:#}");
+    let init = raw.request(
+        1,
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}),
+    );
+    assert_eq!(
+        init["result"]["serverInfo"]["name"], "git-clada",
+        "{init:#}"
+    );
+    raw.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    // Not JSON at all: ignored (there is no id to answer), and the server goes on.
+    raw.send("this is not json {");
+    // JSON that is no request: an Invalid Request error.
+    raw.send(r#"{"jsonrpc":"2.0","id":2,"params":7}"#);
+    let invalid = raw.recv();
+    assert_eq!(invalid["error"]["code"], -32600, "{invalid:#}");
+    let unknown = raw.request(3, "tools/frobnicate", json!({}));
+    assert_eq!(unknown["error"]["code"], -32601, "{unknown:#}");
+    let no_tool = raw.request(4, "tools/call", json!({"name": "rm_rf"}));
+    assert_eq!(no_tool["error"]["code"], -32602, "{no_tool:#}");
+    assert!(no_tool["error"]["message"]
+        .as_str()
+        .unwrap_or_default()
+        .contains("the tools are"));
+    let bad_args = raw.request(
+        5,
+        "tools/call",
+        json!({"name": "apply", "arguments": {"reply": 42}}),
+    );
+    assert_eq!(bad_args["result"]["isError"], true, "{bad_args:#}");
+    assert!(bad_args["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .contains("`reply` must be a string"));
+    let not_json = raw.request(
+        6,
+        "tools/call",
+        json!({"name": "edit", "arguments": {"actions": [{"action": "file_write"}]}}),
+    );
+    assert_eq!(not_json["result"]["isError"], true, "{not_json:#}");
+    assert!(not_json["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .contains("Missing required parameter"));
+    // A read tool runs its own action only, whatever it is sent.
+    let sneaky = raw.request(
+        8,
+        "tools/call",
+        json!({"name": "read", "arguments": {"path": "a.txt", "actions": [{"action": "file_write", "path": "pwned.txt", "content": "x"}]}}),
+    );
+    assert_eq!(sneaky["result"]["isError"], true, "{sneaky:#}");
+    assert!(!repo.exists("pwned.txt"));
+    // Still serving: a real edit goes through.
+    let ok = raw.request(
+        7,
+        "tools/call",
+        json!({"name": "edit", "arguments": {"path": "a.txt", "old_string": "world", "new_string": "raw"}}),
+    );
+    assert_eq!(ok["result"]["isError"], false, "{ok:#}");
+    assert_eq!(repo.read("a.txt"), "hello raw\n");
+    assert!(repo
+        .git(&["log", "-1", "--format=%B"])
+        .contains("Clada-Session: raw"));
+    // Closing its input ends the server, with exit status 0.
+    drop(raw.child.stdin.take());
+    let status = raw.child.wait().expect("wait");
+    assert_eq!(status.code(), Some(0));
+    repo.assert_fsck();
+}
+
+#[test]
+fn the_server_refuses_to_start_outside_a_repository() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let repo = TestRepo::new();
+    let out = repo
+        .clada_cmd()
+        .current_dir(dir.path())
+        .args(["mcp"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("run");
+    assert_eq!(exit_code(&out), 2, "{}", output_text(&out));
+    assert!(
+        output_text(&out).contains("--no-git"),
+        "{}",
+        output_text(&out)
+    );
+    let out = repo
+        .clada_cmd()
+        .args(["mcp", "--session", "has space"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("run");
+    assert_eq!(exit_code(&out), 2, "{}", output_text(&out));
+}
