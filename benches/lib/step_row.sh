@@ -14,7 +14,7 @@ for n in "${SIZES[@]}"; do
     dir="$BENCH_DIR/step-$n" reply="$BENCH_DIR/reply-$n.md"
     make_tree "$n" "$dir" packed
     reply_for "$n" "$reply"
-    if ! git -C "$dir" rev-parse -q --verify tip >/dev/null; then
+    if ! git -C "$dir" rev-parse -q --verify refs/bench/tip >/dev/null; then
         (cd "$dir" && "$BIN" --format json apply --no-verify "$reply" >/dev/null && git update-ref refs/bench/tip HEAD)
     fi
     at_tip="$BIN step-forward --all >/dev/null 2>&1; git checkout -q main"
