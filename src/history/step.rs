@@ -505,6 +505,7 @@ fn move_detached(
         target.id,
         format!("clada: {op}"),
     )];
+    crate::base::trace::phase("step: plan");
     restore::run(
         repo,
         &plan,
@@ -544,6 +545,7 @@ pub fn step_forward(repo: &Repo, all: bool, dry_run: bool) -> Result<StepReport,
         .last()
         .ok_or_else(|| RepoError::Invalid("empty history chain".into()))?;
     require_unchanged(repo, position_info.tree, "stepping forward")?;
+    crate::base::trace::phase("step-forward: checks");
     let mut report = StepReport::new("step-forward", &state.branch, state.tip, position, dry_run);
     report.stash = state.stash.map(|s| s.to_string());
     report.stash_ref = state.stash.map(|_| stash_ref(state.tip));
@@ -670,6 +672,7 @@ fn return_to_tip(
         RefChange::delete(FLAGS_REF),
         RefChange::delete(stash_ref(state.tip)),
     ];
+    crate::base::trace::phase("step-forward: plan");
     restore::run(
         repo,
         &restore_plan,

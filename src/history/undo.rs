@@ -204,6 +204,7 @@ pub fn undo(repo: &Repo, dry_run: bool) -> Result<UndoReport, HistoryError> {
         return recovered_locks(repo, lock.as_ref(), dry_run);
     }
     refuse_busy_states(repo)?;
+    crate::base::trace::phase("undo: lock+journals");
     let (branch, tip) = current_branch(repo, "undo")?;
     if let Some(j) = pending_record(repo, &branch)? {
         if j.head_id()? == tip {
@@ -396,6 +397,7 @@ fn undo_apply(
         restored_work: (staged + unstaged > 0).then_some(RestoredWork { staged, unstaged }),
         dry_run,
     };
+    crate::base::trace::phase("undo: checks+plan");
     if dry_run {
         return Ok(report);
     }

@@ -236,6 +236,7 @@ pub fn run(repo: &Repo, plan: &RestorePlan, reflog: &str) -> Result<(), RestoreE
     let head = parse_id(&plan.head)?;
     let old_index = repo.read_index()?;
     let mut hasher = repo.hasher_with(&old_index)?;
+    crate::base::trace::phase("restore: read index");
 
     // The flags the new index gets: the old index's, with the plan's on top.
     let mut flags: BTreeMap<BString, EntryFlags> = old_index.flagged().into_iter().collect();
@@ -244,6 +245,7 @@ pub fn run(repo: &Repo, plan: &RestorePlan, reflog: &str) -> Result<(), RestoreE
     }
     let checkout = checkout_plan(repo, plan, &old_index, &flags, worktree_tree, index_tree)?;
     let prepared = repo.prepare_checkout(&checkout, &mut hasher)?;
+    crate::base::trace::phase("restore: plan checkout");
 
     let jpath = write_journal(repo, plan)?;
     crate::base::failpoint::hit("restore:after-journal");
@@ -254,11 +256,13 @@ pub fn run(repo: &Repo, plan: &RestorePlan, reflog: &str) -> Result<(), RestoreE
     crate::base::failpoint::hit("restore:after-refs-before");
     remove_untracked(repo, &plan.remove_untracked)?;
     crate::base::failpoint::hit("restore:after-remove");
+    crate::base::trace::phase("restore: journal+refs");
 
     let written = repo.execute_prepared(prepared, &mut hasher)?;
     crate::base::failpoint::hit("restore:after-worktree");
 
     restore_untracked_paths(repo, plan, worktree_tree)?;
+    crate::base::trace::phase("restore: files");
 
     // A branch that moved for another reason keeps its commits, and the index git left
     // with them: only the files are restored.
@@ -271,6 +275,7 @@ pub fn run(repo: &Repo, plan: &RestorePlan, reflog: &str) -> Result<(), RestoreE
     }
     rebuild_index(repo, index_tree, worktree_tree, old_index, &written, flags)?;
     crate::base::failpoint::hit("restore:after-index");
+    crate::base::trace::phase("restore: index");
 
     // HEAD last: until it moves, re-running the restore starts from the same journal.
     move_head(repo, plan, head, reflog)?;
@@ -291,6 +296,7 @@ pub fn run(repo: &Repo, plan: &RestorePlan, reflog: &str) -> Result<(), RestoreE
         path: jpath,
         source,
     })?;
+    crate::base::trace::phase("restore: head+refs");
     Ok(())
 }
 
