@@ -733,31 +733,31 @@ fn squash_message(
     }
 
     // Trailers: ours first, then every other trailer of the originals once.
-    let mut replies: Vec<String> = Vec::new();
-    let mut blocks: Vec<String> = Vec::new();
-    let mut failed: Vec<String> = Vec::new();
-    let mut others: Vec<(String, String)> = Vec::new();
+    let mut replies = Unique::default();
+    let mut blocks = Unique::default();
+    let mut failed = Unique::default();
+    let mut others = Unique::default();
     let mut any_blocks = false;
     for &i in members {
         for (k, v) in window[i].info.trailers() {
             let is = |name: &str| k.eq_ignore_ascii_case(name);
             if is(trailer::REPLY) {
-                push_unique(&mut replies, v);
+                replies.push(v);
             } else if is(trailer::BLOCKS) {
                 any_blocks = true;
                 for id in v.split_whitespace() {
-                    push_unique(&mut blocks, id.to_string());
+                    blocks.push(id.to_string());
                 }
             } else if is(trailer::FAILED) {
                 for id in v.split_whitespace() {
-                    push_unique(&mut failed, id.to_string());
+                    failed.push(id.to_string());
                 }
             } else if is(trailer::VERSION)
                 || is(trailer::SQUASHED)
                 || is(trailer::SNAPSHOT)
                 || is(trailer::INDEX)
             {
-            } else if !others.contains(&(k.clone(), v.clone())) {
+            } else {
                 others.push((k, v));
             }
         }
@@ -765,16 +765,24 @@ fn squash_message(
     let mut msg = format!("{subject}\n\n{body}\n");
     msg.push_str(&format!("{}: {}\n", trailer::VERSION, crate::VERSION));
     msg.push_str(&format!("{}: {old_tip}\n", trailer::SQUASHED));
-    for r in &replies {
+    for r in &replies.items {
         msg.push_str(&format!("{}: {r}\n", trailer::REPLY));
     }
     if any_blocks {
-        msg.push_str(&format!("{}: {}\n", trailer::BLOCKS, blocks.join(" ")));
+        msg.push_str(&format!(
+            "{}: {}\n",
+            trailer::BLOCKS,
+            blocks.items.join(" ")
+        ));
     }
-    if !failed.is_empty() {
-        msg.push_str(&format!("{}: {}\n", trailer::FAILED, failed.join(" ")));
+    if !failed.items.is_empty() {
+        msg.push_str(&format!(
+            "{}: {}\n",
+            trailer::FAILED,
+            failed.items.join(" ")
+        ));
     }
-    for (k, v) in others {
+    for (k, v) in others.items {
         msg.push_str(&format!("{k}: {v}\n"));
     }
     Ok((subject, msg))
@@ -791,9 +799,27 @@ fn orig_parent(repo: &Repo, window: &[Candidate], i: usize) -> Result<ObjectId, 
     })
 }
 
-fn push_unique(list: &mut Vec<String>, v: String) {
-    if !list.contains(&v) {
-        list.push(v);
+/// Values in the order first seen, each once (a squash of 1,000 commits has thousands of
+/// block ids: looking each up in the list was quadratic).
+struct Unique<T> {
+    items: Vec<T>,
+    seen: std::collections::HashSet<T>,
+}
+
+impl<T> Default for Unique<T> {
+    fn default() -> Self {
+        Unique {
+            items: Vec::new(),
+            seen: Default::default(),
+        }
+    }
+}
+
+impl<T: Clone + Eq + std::hash::Hash> Unique<T> {
+    fn push(&mut self, v: T) {
+        if self.seen.insert(v.clone()) {
+            self.items.push(v);
+        }
     }
 }
 
