@@ -47,6 +47,19 @@ pub struct StaleLocks {
 }
 
 impl StaleLocks {
+    /// Removes `lock` when it is proven ours, leaves it (and lists it) when it may be.
+    fn settle(&mut self, lock: PathBuf, verdict: Verdict) {
+        match verdict {
+            Verdict::Ours => match std::fs::remove_file(&lock) {
+                Ok(()) => self.removed.push(lock),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(_) => self.left.push(lock),
+            },
+            Verdict::Unknown => self.left.push(lock),
+            Verdict::NotOurs => {}
+        }
+    }
+
     /// A sentence for the user about the locks left in place, if any.
     pub fn left_message(&self) -> Option<String> {
         if self.left.is_empty() {
@@ -270,15 +283,8 @@ impl Repo {
             for (token, linking, lock) in parse_intent(&text, stem) {
                 let token = dir.join(std::ffi::OsStr::from_bytes(token));
                 let lock = PathBuf::from(std::ffi::OsStr::from_bytes(lock));
-                match judge(&lock, &token, &linking) {
-                    Verdict::Ours => match std::fs::remove_file(&lock) {
-                        Ok(()) => out.removed.push(lock),
-                        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                        Err(_) => out.left.push(lock),
-                    },
-                    Verdict::Unknown => out.left.push(lock),
-                    Verdict::NotOurs => {}
-                }
+                let verdict = judge(&lock, &token, &linking);
+                out.settle(lock, verdict);
                 let _ = std::fs::remove_file(&token);
             }
             let _ = std::fs::remove_file(path);
@@ -294,15 +300,8 @@ impl Repo {
                 .file_name()
                 .and_then(|n| self.lock_of_token(n.as_bytes()));
             if let Some(lock) = lock {
-                match judge(&lock, path, &Linking::Before) {
-                    Verdict::Ours => match std::fs::remove_file(&lock) {
-                        Ok(()) => out.removed.push(lock),
-                        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                        Err(_) => out.left.push(lock),
-                    },
-                    Verdict::Unknown => out.left.push(lock),
-                    Verdict::NotOurs => {}
-                }
+                let verdict = judge(&lock, path, &Linking::Before);
+                out.settle(lock, verdict);
             }
             let _ = std::fs::remove_file(path);
         }
