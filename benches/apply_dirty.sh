@@ -11,10 +11,7 @@ SIZES=("${@:-1000 10000 100000}")
 # shellcheck disable=SC2206
 SIZES=(${SIZES[*]})
 for n in "${SIZES[@]}"; do
-    dir="$BENCH_DIR/tree-$n-packed" reply="$BENCH_DIR/reply-$n.md" patch="$BENCH_DIR/patch-$n-packed"
-    make_tree "$n" "$dir" packed
-    reply_for "$n" "$reply"
-    patch_for "$dir" "$reply" "$patch"
+    setup_row "$n"
     # 10 user edits in files the reply does not touch.
     dirty=""
     for k in 0 1 2 3 4 5 6 7 8 9; do

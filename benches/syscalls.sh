@@ -22,10 +22,8 @@ sum() { # label — the sum of the totals counted since the last sum
     : >"$TOTALS"
 }
 
-n=1000 dir="$BENCH_DIR/tree-1000-packed" reply="$BENCH_DIR/reply-1000.md" patch="$BENCH_DIR/patch-1000-packed"
-make_tree $n "$dir" packed
-reply_for $n "$reply"
-patch_for "$dir" "$reply" "$patch"
+n=1000
+setup_row $n
 echo "apply + commit, $n files:"
 git -C "$dir" reset -q --hard refs/bench/base
 : >"$TOTALS"
@@ -37,10 +35,8 @@ run_in "$dir" "git commit" git commit -q --no-verify -m ai
 sum "git, both"
 git -C "$dir" reset -q --hard refs/bench/base
 
-n=100000 dir="$BENCH_DIR/tree-100000-packed" reply="$BENCH_DIR/reply-100000.md" patch="$BENCH_DIR/patch-100000-packed"
-make_tree $n "$dir" packed
-reply_for $n "$reply"
-patch_for "$dir" "$reply" "$patch"
+n=100000
+setup_row $n
 echo "undo, $n files:"
 git -C "$dir" reset -q --hard refs/bench/base
 (cd "$dir" && "$BIN" --format json apply --no-verify "$reply" >/dev/null)

@@ -9,10 +9,7 @@ SIZES=("${@:-10000 100000}")
 # shellcheck disable=SC2206
 SIZES=(${SIZES[*]})
 for n in "${SIZES[@]}"; do
-    dir="$BENCH_DIR/tree-$n-packed" reply="$BENCH_DIR/reply-$n.md" patch="$BENCH_DIR/patch-$n-packed"
-    make_tree "$n" "$dir" packed
-    reply_for "$n" "$reply"
-    patch_for "$dir" "$reply" "$patch"
+    setup_row "$n"
     git -C "$dir" reset -q --hard refs/bench/base
     (cd "$dir" && git apply --index "$patch" && git commit -q --no-verify -m ai && git update-ref refs/bench/ai HEAD)
     interleave "undo, $n files" "$dir" \

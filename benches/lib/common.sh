@@ -123,14 +123,21 @@ patch_for() {
     )
 }
 
+# setup_row N [STORE] — sets dir, reply and patch: a make_tree repository of N files (packed
+# by default), its 10-block reply and the same change as a patch.
+setup_row() {
+    local store=${2:-packed}
+    dir="$BENCH_DIR/tree-$1-$store" reply="$BENCH_DIR/reply-$1.md" patch="$BENCH_DIR/patch-$1-$store"
+    make_tree "$1" "$dir" "$store"
+    reply_for "$1" "$reply"
+    patch_for "$dir" "$reply" "$patch"
+}
+
 # apply_row N STORE — apply + commit of a 10-block reply (reply_for) against `git apply --index`
 # of the same patch + `git commit`, in a make_tree repository of N files (packed or loose).
 apply_row() {
-    local n=$1 store=$2
-    local dir="$BENCH_DIR/tree-$n-$store" reply="$BENCH_DIR/reply-$n.md" patch="$BENCH_DIR/patch-$n-$store"
-    make_tree "$n" "$dir" "$store"
-    reply_for "$n" "$reply"
-    patch_for "$dir" "$reply" "$patch"
+    local n=$1 store=$2 dir reply patch
+    setup_row "$n" "$store"
     interleave "apply + commit, $n files ($store)" "$dir" \
         "$BIN --format json apply --no-verify $reply" "git reset -q --hard refs/bench/base" \
         "git apply --index $patch && git commit -q --no-verify -m ai" "git reset -q --hard refs/bench/base" \
