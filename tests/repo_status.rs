@@ -213,3 +213,84 @@ fn a_corrupt_index_is_refused_with_a_way_out() {
     );
     assert!(!repo.exists("b.txt"));
 }
+
+/// The untracked files our walk lists are exactly the ones `git status
+/// --untracked-files=all` lists: ignore rules at every level (negations, directory patterns,
+/// `info/exclude`), untracked directories entered, empty ones not listed, a nested repository
+/// listed as the directory, symlinks, untracked files inside tracked directories and none
+/// inside an ignored one.
+#[test]
+fn untracked_files_agree_with_git_status() {
+    let repo = TestRepo::with_files(&[
+        (
+            ".gitignore",
+            "*.log\nbuild/\n/only-root.txt\nkeep/*\n!keep/this.txt\n",
+        ),
+        ("src/lib.rs", "fn f() {}\n"),
+        ("src/.gitignore", "gen-*\n"),
+        ("built/tracked.txt", "t\n"),
+        ("weird name/é.txt", "w\n"),
+    ]);
+    for (path, content) in [
+        ("new.txt", "n\n"),
+        ("debug.log", "ignored\n"),
+        ("src/new.rs", "n\n"),
+        ("src/gen-out.rs", "ignored\n"),
+        ("src/deep/er/file.txt", "n\n"),
+        ("build/out.o", "ignored\n"),
+        ("only-root.txt", "ignored\n"),
+        ("sub/only-root.txt", "not ignored below the root\n"),
+        ("keep/this.txt", "re-included\n"),
+        ("keep/that.txt", "ignored\n"),
+        ("weird name/ü new.txt", "n\n"),
+        ("untracked-dir/a/b/c.txt", "n\n"),
+        ("built/extra.txt", "n\n"),
+    ] {
+        repo.write(path, content);
+    }
+    std::fs::create_dir_all(repo.path().join("empty/inner")).unwrap();
+    std::fs::write(repo.path().join(".git/info/exclude"), "excluded-by-info\n").unwrap();
+    repo.write("excluded-by-info", "ignored\n");
+    std::os::unix::fs::symlink("src/lib.rs", repo.path().join("link")).unwrap();
+    let nested = repo.path().join("nested");
+    std::fs::create_dir_all(&nested).unwrap();
+    assert!(std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&nested)
+        .status()
+        .unwrap()
+        .success());
+    std::fs::write(nested.join("inside.txt"), "n\n").unwrap();
+
+    let out = repo.git(&[
+        "-c",
+        "core.quotePath=false",
+        "status",
+        "--porcelain=v1",
+        "-z",
+        "--untracked-files=all",
+    ]);
+    let git: BTreeSet<String> = out
+        .split('\0')
+        .filter_map(|e| e.strip_prefix("?? "))
+        .map(|p| p.trim_end_matches('/').to_string())
+        .collect();
+    let r = Repo::open(repo.path()).unwrap();
+    let tree = r.tree_of(r.head().unwrap().commit().unwrap()).unwrap();
+    let index = r.read_index().unwrap();
+    let ours: BTreeSet<String> = r
+        .status(tree, &index, true)
+        .unwrap()
+        .untracked
+        .iter()
+        .map(|p| p.to_string())
+        .collect();
+    assert_eq!(ours, git);
+    assert!(
+        ours.contains("keep/this.txt") && ours.contains("nested"),
+        "{ours:?}"
+    );
+    assert!(!ours
+        .iter()
+        .any(|p| p.ends_with(".log") || p.starts_with("build")));
+}

@@ -12,6 +12,10 @@ use crate::sandbox::{Access, PathError, ResolvedPath, Sandbox};
 /// before anything runs. Blocks with syntax errors are skipped and reported; so are blocks
 /// that fail the schema. Blocks with a refused path stay in the plan as failed actions.
 pub fn plan(parsed: &ParseResult, sandbox: &Sandbox) -> Plan {
+    // Every path of the reply is resolved while nothing changes the worktree: each directory
+    // is looked up once.
+    let planning = sandbox.planning();
+    let sandbox = &planning;
     let schema = schema::schema();
     let owners = owners(parsed);
     // (sort key, report) so errors come out in document order.

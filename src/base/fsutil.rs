@@ -32,6 +32,20 @@ pub fn write_atomic(path: &Path, data: &[u8], perm: Perm) -> std::io::Result<()>
     write_atomic_at(path, data, perm, "write:before-rename")
 }
 
+/// [`write_atomic`], creating the parent directory first only when it is missing (for state
+/// files whose folder exists after the first run: no `mkdir` on every write).
+pub fn write_atomic_creating_dir(path: &Path, data: &[u8], perm: Perm) -> std::io::Result<()> {
+    match write_atomic(path, data, perm) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir)?;
+            }
+            write_atomic(path, data, perm)
+        }
+        other => other,
+    }
+}
+
 /// [`write_atomic`] with the name of the fail point between writing the temporary file and
 /// renaming it (so the crash tests can leave a temporary file behind from one kind of write).
 pub fn write_atomic_at(

@@ -129,6 +129,7 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
         sandbox_for(&cwd, args.allow_outside)?
     }
     .deny_paths(&deny);
+    crate::base::trace::phase("check: config+sandbox");
     let inputs: Vec<Option<PathBuf>> = if args.files.is_empty() {
         vec![None]
     } else {
@@ -137,8 +138,11 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
     let mut reports = Vec::new();
     for input in inputs {
         let reply = crate::read::input::read_reply(input.as_deref())?;
+        crate::base::trace::phase("check: read");
         let parsed = read::parse(&reply.text, args.dialect.into());
+        crate::base::trace::phase("check: parse");
         let plan = action::plan(&parsed, &sandbox);
+        crate::base::trace::phase("check: plan (schema, paths)");
         let refused = plan
             .refusals()
             .map(|(a, e)| Refused {
@@ -198,6 +202,7 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
         Format::Human | Format::Llm => human(&reports),
     };
     print!("{text}");
+    crate::base::trace::phase("check: report");
     Ok(if all_ok {
         Outcome::Success
     } else {

@@ -1,5 +1,6 @@
 //! Hidden `git clada generate`: writes `man/` and `completions/` from the clap definitions,
-//! and `docs/prompt/` from the action schema.
+//! `docs/prompt/` from the action schema, and `src/action/schema.json` (the schema the binary
+//! embeds) from `src/action/schema.yaml`.
 //! Run `cargo run -- generate` after changing any help text; a test fails when the checked-in
 //! files are stale.
 
@@ -22,6 +23,9 @@ pub struct Args {
 pub fn run(args: Args, _global: Global) -> anyhow::Result<Outcome> {
     write_all(&args.out)?;
     write_prompts(&args.out.join("docs").join("prompt"))?;
+    let json = crate::action::schema::Schema::embedded_as_json().map_err(anyhow::Error::msg)?;
+    let path = args.out.join("src").join("action").join("schema.json");
+    std::fs::write(&path, json).with_context(|| format!("cannot write '{}'", path.display()))?;
     Ok(Outcome::Success)
 }
 

@@ -1,8 +1,7 @@
 //! What undo/redo, squash and step all use, beneath all three: the error type, the refusal
 //! checks of DESIGN §7.1, the current branch, `ORIG_HEAD`, the refs that record operations,
-//! the squash commit an undo takes back, and the opt-in phase timer.
-
-use std::time::Instant;
+//! the squash commit an undo takes back. (The phase timer is `base::trace`, shared by every
+//! command.)
 
 use crate::record::apply::{refuse_if_busy, ApplyError};
 use crate::record::journal::JournalError;
@@ -109,42 +108,4 @@ pub fn now() -> i64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs() as i64)
         .unwrap_or(0)
-}
-
-/// Phase timer: with `GIT_CLADA_TRACE` set (to anything but `0` or empty), every
-/// [`Trace::phase`] prints the time since the previous phase to stderr. Off, it costs a
-/// clock read per phase.
-pub struct Trace {
-    on: bool,
-    what: &'static str,
-    start: Instant,
-    last: Instant,
-}
-
-impl Trace {
-    pub fn new(what: &'static str) -> Trace {
-        let on = std::env::var_os("GIT_CLADA_TRACE").is_some_and(|v| !v.is_empty() && v != "0");
-        let now = Instant::now();
-        Trace {
-            on,
-            what,
-            start: now,
-            last: now,
-        }
-    }
-
-    /// Ends the phase called `name`.
-    pub fn phase(&mut self, name: &str) {
-        if !self.on {
-            return;
-        }
-        let now = Instant::now();
-        eprintln!(
-            "trace: {} {name}: {:.2} ms (total {:.2} ms)",
-            self.what,
-            (now - self.last).as_secs_f64() * 1000.0,
-            (now - self.start).as_secs_f64() * 1000.0
-        );
-        self.last = now;
-    }
 }

@@ -17,4 +17,4 @@ pub mod step;
 mod step_undo;
 pub mod undo;
 
-pub use common::{now, HistoryError, Trace};
+pub use common::{now, HistoryError};

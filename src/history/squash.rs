@@ -33,12 +33,11 @@ use serde_json::Value;
 
 use crate::record::{classify, snapshot, trailer, CladaCommit, REPLY_NOTES_REF};
 use crate::repo::{
-    BString, ByteSlice, CommitInfo, Expected, ObjectId, Repo, RepoError, TreeChange, NOTES_REF,
+    BString, ByteSlice, CommitInfo, Expected, ObjectId, Repo, TreeChange, NOTES_REF,
 };
 
 use super::common::{
     current_branch, refuse_busy, refuse_stepped_back, squash_ref, write_orig_head, HistoryError,
-    Trace,
 };
 use super::log::sessions_of;
 
@@ -182,7 +181,6 @@ enum WindowEnd {
 
 /// `git clada squash`.
 pub fn squash(repo: &Repo, opts: &SquashOptions) -> Result<SquashReport, HistoryError> {
-    let mut trace = Trace::new("squash");
     let _lock = if opts.dry_run {
         None
     } else {
@@ -191,7 +189,7 @@ pub fn squash(repo: &Repo, opts: &SquashOptions) -> Result<SquashReport, History
     refuse_busy(repo)?;
     refuse_stepped_back(repo)?;
     let (branch, tip) = current_branch(repo, "squash")?;
-    trace.phase("checks");
+    crate::base::trace::phase("squash: checks");
 
     // The window, newest first.
     let (mut window, end) = read_window(repo, tip, &opts.selection)?;
@@ -207,11 +205,11 @@ pub fn squash(repo: &Repo, opts: &SquashOptions) -> Result<SquashReport, History
         None => opts,
     };
     select(&mut window, &opts.selection, opts.now);
-    trace.phase("walk");
+    crate::base::trace::phase("squash: walk");
 
     // Published history is never rewritten: cut the window where it begins.
     let (mut left_alone, published_ref) = cut_published(repo, &mut window, opts.contiguous_only)?;
-    trace.phase("published");
+    crate::base::trace::phase("squash: published");
 
     // Oldest first from here on.
     window.reverse();
@@ -248,11 +246,11 @@ pub fn squash(repo: &Repo, opts: &SquashOptions) -> Result<SquashReport, History
     if !built.conflicts.is_empty() || built.tree != tip_tree {
         return Err(conflict_refusal(&memory, &window, &groups, &built)?);
     }
-    trace.phase("commits");
+    crate::base::trace::phase("squash: commits");
 
     let report = squash_report(opts, &branch, tip, &window, &groups, &built, left_alone);
     merge_notes(build_repo, &window, &groups, &built, opts.dry_run)?;
-    trace.phase("notes");
+    crate::base::trace::phase("squash: notes");
     if opts.dry_run {
         return Ok(report);
     }
@@ -275,7 +273,7 @@ pub fn squash(repo: &Repo, opts: &SquashOptions) -> Result<SquashReport, History
         let _ = repo.delete_ref(&squash_ref(built.tip), Expected::Value(tip));
         return Err(e.into());
     }
-    trace.phase("refs");
+    crate::base::trace::phase("squash: refs");
     Ok(report)
 }
 
@@ -735,36 +733,36 @@ fn squash_message(
     }
 
     // Trailers: ours first, then every other trailer of the originals once.
-    let mut replies: Vec<String> = Vec::new();
-    let mut blocks: Vec<String> = Vec::new();
-    let mut failed: Vec<String> = Vec::new();
-    let mut waiting: Vec<String> = Vec::new();
-    let mut others: Vec<(String, String)> = Vec::new();
+    let mut replies = Unique::default();
+    let mut blocks = Unique::default();
+    let mut failed = Unique::default();
+    let mut waiting = Unique::default();
+    let mut others = Unique::default();
     let mut any_blocks = false;
     for &i in members {
         for (k, v) in window[i].info.trailers() {
             let is = |name: &str| k.eq_ignore_ascii_case(name);
             if is(trailer::REPLY) {
-                push_unique(&mut replies, v);
+                replies.push(v);
             } else if is(trailer::BLOCKS) {
                 any_blocks = true;
                 for id in v.split_whitespace() {
-                    push_unique(&mut blocks, id.to_string());
+                    blocks.push(id.to_string());
                 }
             } else if is(trailer::FAILED) {
                 for id in v.split_whitespace() {
-                    push_unique(&mut failed, id.to_string());
+                    failed.push(id.to_string());
                 }
             } else if is(trailer::WAITING) {
                 for id in v.split_whitespace() {
-                    push_unique(&mut waiting, id.to_string());
+                    waiting.push(id.to_string());
                 }
             } else if is(trailer::VERSION)
                 || is(trailer::SQUASHED)
                 || is(trailer::SNAPSHOT)
                 || is(trailer::INDEX)
             {
-            } else if !others.contains(&(k.clone(), v.clone())) {
+            } else {
                 others.push((k, v));
             }
         }
@@ -772,19 +770,31 @@ fn squash_message(
     let mut msg = format!("{subject}\n\n{body}\n");
     msg.push_str(&format!("{}: {}\n", trailer::VERSION, crate::VERSION));
     msg.push_str(&format!("{}: {old_tip}\n", trailer::SQUASHED));
-    for r in &replies {
+    for r in &replies.items {
         msg.push_str(&format!("{}: {r}\n", trailer::REPLY));
     }
     if any_blocks {
-        msg.push_str(&format!("{}: {}\n", trailer::BLOCKS, blocks.join(" ")));
+        msg.push_str(&format!(
+            "{}: {}\n",
+            trailer::BLOCKS,
+            blocks.items.join(" ")
+        ));
     }
-    if !failed.is_empty() {
-        msg.push_str(&format!("{}: {}\n", trailer::FAILED, failed.join(" ")));
+    if !failed.items.is_empty() {
+        msg.push_str(&format!(
+            "{}: {}\n",
+            trailer::FAILED,
+            failed.items.join(" ")
+        ));
     }
-    if !waiting.is_empty() {
-        msg.push_str(&format!("{}: {}\n", trailer::WAITING, waiting.join(" ")));
+    if !waiting.items.is_empty() {
+        msg.push_str(&format!(
+            "{}: {}\n",
+            trailer::WAITING,
+            waiting.items.join(" ")
+        ));
     }
-    for (k, v) in others {
+    for (k, v) in others.items {
         msg.push_str(&format!("{k}: {v}\n"));
     }
     Ok((subject, msg))
@@ -801,9 +811,27 @@ fn orig_parent(repo: &Repo, window: &[Candidate], i: usize) -> Result<ObjectId, 
     })
 }
 
-fn push_unique(list: &mut Vec<String>, v: String) {
-    if !list.contains(&v) {
-        list.push(v);
+/// Values in the order first seen, each once (a squash of 1,000 commits has thousands of
+/// block ids: looking each up in the list was quadratic).
+struct Unique<T> {
+    items: Vec<T>,
+    seen: std::collections::HashSet<T>,
+}
+
+impl<T> Default for Unique<T> {
+    fn default() -> Self {
+        Unique {
+            items: Vec::new(),
+            seen: Default::default(),
+        }
+    }
+}
+
+impl<T: Clone + Eq + std::hash::Hash> Unique<T> {
+    fn push(&mut self, v: T) {
+        if self.seen.insert(v.clone()) {
+            self.items.push(v);
+        }
     }
 }
 
@@ -873,30 +901,16 @@ fn merge_notes(
     let mut reports = repo.note_book(NOTES_REF)?;
     let mut replies = repo.note_book(REPLY_NOTES_REF)?;
     for (members, (new_commit, _)) in groups.iter().zip(&built.group_commits) {
-        let mut entries: Vec<Value> = Vec::new();
+        let mut note = MergedNote::default();
         let mut reply_text = String::new();
         for &i in members {
             let c = &window[i];
-            let report: Option<Value> = reports
-                .get(c.info.id)?
-                .and_then(|b| serde_json::from_slice(&b).ok());
+            let report = reports.get(c.info.id)?;
             let reply = replies
                 .get(c.info.id)?
                 .map(|b| String::from_utf8_lossy(&b).into_owned());
-            if let Some(nested) = report
-                .as_ref()
-                .and_then(|r| r.get("squashed"))
-                .and_then(Value::as_array)
-            {
-                entries.extend(nested.iter().cloned());
-            } else {
-                entries.push(serde_json::json!({
-                    "commit": c.info.id.to_string(),
-                    "subject": c.info.subject(),
-                    "kind": kind_name(c.kind),
-                    "reply": reply,
-                    "report": report,
-                }));
+            if !note.flatten(report.as_deref()) {
+                note.entry(c, reply.as_deref(), report.as_deref());
             }
             if let Some(r) = reply {
                 if !reply_text.is_empty() && !reply_text.ends_with('\n') {
@@ -912,11 +926,7 @@ fn merge_notes(
                 reply_text.push_str(&r);
             }
         }
-        let note = serde_json::json!({ "squashed": entries });
-        let mut bytes = serde_json::to_vec_pretty(&note)
-            .map_err(|e| RepoError::Invalid(format!("cannot serialise the merged note: {e}")))?;
-        bytes.push(b'\n');
-        reports.stage(*new_commit, &bytes)?;
+        reports.stage(*new_commit, &note.finish())?;
         if !reply_text.is_empty() {
             replies.stage(*new_commit, reply_text.as_bytes())?;
         }
@@ -935,6 +945,80 @@ fn merge_notes(
     reports.commit("Notes merged by 'git clada squash'")?;
     replies.commit("Notes merged by 'git clada squash'")?;
     Ok(())
+}
+
+/// The merged report note of one squashed group, `{"squashed": [{commit, subject, kind,
+/// reply, report}, …]}`, written as text: each member's report note (the JSON result of its
+/// apply, often the largest part) is spliced in as it is stored, checked to be JSON but not
+/// decoded and encoded again; only a squash's own note is decoded, to flatten its entries.
+#[derive(Default)]
+struct MergedNote {
+    text: Vec<u8>,
+    entries: usize,
+}
+
+impl MergedNote {
+    fn push(&mut self, entry: &[u8]) {
+        self.text.extend_from_slice(if self.entries == 0 {
+            b"\n    "
+        } else {
+            b",\n    "
+        });
+        self.text.extend_from_slice(entry);
+        self.entries += 1;
+    }
+
+    /// The entries of a squash's note (nested squashes come out flat); false when `report`
+    /// is not such a note.
+    fn flatten(&mut self, report: Option<&[u8]>) -> bool {
+        let Some(bytes) = report else { return false };
+        if memchr::memmem::find(bytes, b"\"squashed\"").is_none() {
+            return false;
+        }
+        let Ok(value) = serde_json::from_slice::<Value>(bytes) else {
+            return false;
+        };
+        let Some(nested) = value.get("squashed").and_then(Value::as_array) else {
+            return false;
+        };
+        for e in nested {
+            if let Ok(text) = serde_json::to_vec(e) {
+                self.push(&text);
+            }
+        }
+        true
+    }
+
+    /// The entry of a commit with its reply and its report (`null` when it has none, or when
+    /// it is not JSON).
+    fn entry(&mut self, c: &Candidate, reply: Option<&str>, report: Option<&[u8]>) {
+        let quoted = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "null".into());
+        let mut text = format!(
+            "{{\"commit\": {}, \"subject\": {}, \"kind\": {}, \"reply\": {}, \"report\": ",
+            quoted(&c.info.id.to_string()),
+            quoted(c.info.subject()),
+            quoted(kind_name(c.kind)),
+            reply.map_or_else(|| "null".to_string(), quoted)
+        )
+        .into_bytes();
+        match report.filter(|b| serde_json::from_slice::<serde::de::IgnoredAny>(b).is_ok()) {
+            Some(json) => text.extend_from_slice(json.trim_ascii()),
+            None => text.extend_from_slice(b"null"),
+        }
+        text.push(b'}');
+        self.push(&text);
+    }
+
+    fn finish(mut self) -> Vec<u8> {
+        let mut out = b"{\n  \"squashed\": [".to_vec();
+        out.append(&mut self.text);
+        out.extend_from_slice(if self.entries == 0 {
+            b"]\n}\n"
+        } else {
+            b"\n  ]\n}\n"
+        });
+        out
+    }
 }
 
 /// The refusal of a `--no-contiguous-only` squash that would need conflict resolution.

@@ -40,7 +40,7 @@ use crate::repo::{
     PathConflict, Repo, RepoError, Status, TreeChange,
 };
 
-use super::common::{refuse_busy, write_orig_head, HistoryError, Trace};
+use super::common::{refuse_busy, write_orig_head, HistoryError};
 
 /// The ref recording an active step-back (its presence means "stepped back").
 pub const STATE_REF: &str = crate::record::STEP_STATE_REF;
@@ -329,7 +329,6 @@ pub(super) fn back_from_tip(
     target: Option<(ObjectId, Vec<ObjectId>)>,
     dry_run: bool,
 ) -> Result<Move, HistoryError> {
-    let mut trace = Trace::new("step-back");
     let (branch, tip) = match repo.head()? {
         Head::Branch { name, commit } => (name, commit),
         Head::Detached { .. } => {
@@ -361,7 +360,7 @@ pub(super) fn back_from_tip(
         )));
     }
     let status = repo.status(info.tree, &index, true)?;
-    trace.phase("status");
+    crate::base::trace::phase("step-back: status");
 
     // The parked work as trees; a dry run keeps every object it writes in memory.
     let memory;
@@ -375,7 +374,7 @@ pub(super) fn back_from_tip(
     let i_tree = snapshot::index_tree(build, info.tree, &index, &status)?;
     let w_tree = snapshot::worktree_tree(build, i_tree, &status, &mut hasher)?;
     let (u_tree, parked) = untracked_tree(build, &status.untracked)?;
-    trace.phase("park trees");
+    crate::base::trace::phase("step-back: park trees");
 
     let target_info = repo.commit_info(target)?;
     let plan = build.plan_checkout(w_tree, target_info.tree)?;
@@ -388,7 +387,7 @@ pub(super) fn back_from_tip(
     if !conflicts.is_empty() {
         return Err(conflict_refusal("step-back", &conflicts));
     }
-    trace.phase("plan");
+    crate::base::trace::phase("step-back: plan");
 
     let mut report = StepReport::new("step-back", &branch, tip, tip, dry_run);
     report.to = target.to_string();
@@ -422,7 +421,7 @@ pub(super) fn back_from_tip(
     refs_before.extend(state_refs(repo, &index, &status, &branch, tip, target)?);
     refs_before.push(trail_change(repo, &trail)?);
     write_orig_head(repo, tip)?;
-    trace.phase("park");
+    crate::base::trace::phase("step-back: park");
 
     // Parking (the refs, the untracked files leaving the worktree) and the checkout are one
     // journaled restore: killed anywhere, `git clada undo` finishes the step.
@@ -437,7 +436,7 @@ pub(super) fn back_from_tip(
     plan.refs_before = refs_before;
     plan.remove_untracked = parked.iter().map(|p| p.to_string()).collect();
     plan.head_from = vec![tip.to_string()];
-    trace.phase("plan");
+    crate::base::trace::phase("step-back: restore plan");
     let reflog = format!(
         "clada: step-back to {}: {}",
         Repo::short(target),
@@ -744,6 +743,7 @@ fn forward(repo: &Repo, all: bool, dry_run: bool) -> Result<Move, HistoryError> 
         .last()
         .ok_or_else(|| RepoError::Invalid("empty history chain".into()))?;
     require_unchanged(repo, position_info.tree, "stepping forward")?;
+    crate::base::trace::phase("step-forward: checks");
     let mut report = StepReport::new("step-forward", &state.branch, state.tip, position, dry_run);
     report.stash = state.stash.map(|s| s.to_string());
     report.stash_ref = state.stash.map(|_| stash_ref(state.tip));

@@ -4,7 +4,7 @@
 //! - an apply: HEAD is an AI commit; the branch goes back to the commit before it (and before
 //!   its snapshot), the worktree and index to exactly the user's state before the apply
 //!   (tracked, staged/unstaged split, and untracked files the AI overwrote), from the apply
-//!   record `refs/clada/apply/<commit>`;
+//!   record (in `refs/clada/records`, or `refs/clada/apply/<commit>` from earlier versions);
 //! - a squash: `refs/clada/squash/<HEAD>` names the tip before the squash; the branch goes back
 //!   to it (the trees are identical, so no file changes).
 //!
@@ -194,6 +194,7 @@ pub fn undo(repo: &Repo, dry_run: bool) -> Result<UndoReport, HistoryError> {
     if let Some(state) = super::step::read_state(repo)? {
         return super::step_undo::undo_step(repo, &state, dry_run);
     }
+    crate::base::trace::phase("undo: lock+journals");
     let (branch, tip) = current_branch(repo, "undo")?;
     if let Some(returned) = super::step::returned(repo, &branch, tip)? {
         return super::step_undo::undo_return(repo, &returned, dry_run);
@@ -435,6 +436,7 @@ fn undo_apply(
         restored_work: (staged + unstaged > 0).then_some(RestoredWork { staged, unstaged }),
         dry_run,
     };
+    crate::base::trace::phase("undo: checks+plan");
     if dry_run {
         return Ok(report);
     }

@@ -3,7 +3,7 @@
 //! journal says what the state was before, so `git clada undo` can roll the apply back and
 //! every other command refuses until it has.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
@@ -131,16 +131,11 @@ impl Journal {
     /// Writes (or rewrites) the journal atomically.
     pub fn write(&self, repo: &Repo) -> Result<(), JournalError> {
         let path = Self::path(repo);
-        let dir = path.parent().unwrap_or(Path::new("."));
-        std::fs::create_dir_all(dir).map_err(|source| JournalError::Io {
-            path: dir.to_path_buf(),
-            source,
-        })?;
         let bytes = serde_json::to_vec_pretty(self).map_err(|source| JournalError::Corrupt {
             path: path.clone(),
             source,
         })?;
-        crate::base::fsutil::write_atomic(
+        crate::base::fsutil::write_atomic_creating_dir(
             &path,
             &bytes,
             crate::base::fsutil::Perm::Executable(false),

@@ -282,6 +282,7 @@ pub fn run(repo: &Repo, plan: &RestorePlan, reflog: &str) -> Result<(), RestoreE
     };
     let old_index = repo.read_index()?;
     let mut hasher = repo.hasher_with(&old_index)?;
+    crate::base::trace::phase("restore: read index");
 
     // The flags the new index gets: the old index's, with the plan's on top.
     let mut flags: BTreeMap<BString, EntryFlags> = old_index.flagged().into_iter().collect();
@@ -293,6 +294,7 @@ pub fn run(repo: &Repo, plan: &RestorePlan, reflog: &str) -> Result<(), RestoreE
     remove_temp_files(repo, plan);
     let checkout = checkout_plan(repo, plan, &old_index, &flags, worktree_tree, index_tree)?;
     let prepared = repo.prepare_checkout(&checkout, &mut hasher)?;
+    crate::base::trace::phase("restore: plan checkout");
 
     let jpath = write_journal(repo, plan)?;
     crate::base::failpoint::hit("restore:after-journal");
@@ -306,11 +308,13 @@ pub fn run(repo: &Repo, plan: &RestorePlan, reflog: &str) -> Result<(), RestoreE
     // of its own name (`bench` → `bench/bench`) leaves a folder where the file goes back.
     restore_untracked_paths(repo, plan, worktree_tree, Pass::Created)?;
     crate::base::failpoint::hit("restore:after-remove");
+    crate::base::trace::phase("restore: journal+refs");
 
     let written = repo.execute_prepared(prepared, &mut hasher)?;
     crate::base::failpoint::hit("restore:after-worktree");
 
     restore_untracked_paths(repo, plan, worktree_tree, Pass::Saved)?;
+    crate::base::trace::phase("restore: files");
 
     // A branch that moved for another reason keeps its commits, and the index git left
     // with them: only the files are restored.
@@ -327,11 +331,12 @@ pub fn run(repo: &Repo, plan: &RestorePlan, reflog: &str) -> Result<(), RestoreE
         index_lock,
         index_tree,
         worktree_tree,
-        &old_index,
+        old_index,
         &written,
         flags,
     )?;
     crate::base::failpoint::hit("restore:after-index");
+    crate::base::trace::phase("restore: index");
 
     // HEAD last: until it moves, re-running the restore starts from the same journal.
     move_head(repo, plan, head, current, reflog)?;
@@ -344,6 +349,7 @@ pub fn run(repo: &Repo, plan: &RestorePlan, reflog: &str) -> Result<(), RestoreE
         path: jpath,
         source,
     })?;
+    crate::base::trace::phase("restore: head+refs");
     Ok(())
 }
 
@@ -410,21 +416,19 @@ fn checkout_plan(
 /// running it again; returns its path.
 fn write_journal(repo: &Repo, plan: &RestorePlan) -> Result<std::path::PathBuf, RestoreError> {
     let jpath = journal_path(repo);
-    if let Some(dir) = jpath.parent() {
-        std::fs::create_dir_all(dir).map_err(|source| JournalError::Io {
-            path: dir.to_path_buf(),
-            source,
-        })?;
-    }
     let bytes = serde_json::to_vec_pretty(plan).map_err(|source| JournalError::Corrupt {
         path: jpath.clone(),
         source,
     })?;
-    crate::base::fsutil::write_atomic(&jpath, &bytes, crate::base::fsutil::Perm::Executable(false))
-        .map_err(|source| JournalError::Io {
-            path: jpath.clone(),
-            source,
-        })?;
+    crate::base::fsutil::write_atomic_creating_dir(
+        &jpath,
+        &bytes,
+        crate::base::fsutil::Perm::Executable(false),
+    )
+    .map_err(|source| JournalError::Io {
+        path: jpath.clone(),
+        source,
+    })?;
     Ok(jpath)
 }
 
@@ -514,12 +518,11 @@ fn rebuild_index(
     lock: crate::repo::IndexLock,
     index_tree: ObjectId,
     worktree_tree: ObjectId,
-    old_index: &Index,
+    old_index: Index,
     written: &[BString],
     flags: BTreeMap<BString, EntryFlags>,
 ) -> Result<(), RepoError> {
-    let mut index = repo.index_from_tree(index_tree)?;
-    index.carry_stat_from(old_index);
+    let mut index = repo.index_at_tree(old_index, index_tree)?;
     let fresh: Vec<BString> = written
         .iter()
         .filter(|p| {
@@ -530,7 +533,6 @@ fn rebuild_index(
         .cloned()
         .collect();
     index.refresh_stat(repo, &fresh)?;
-    index.set_cache_tree(repo, index_tree, Some(old_index))?;
     let flags: Vec<(BString, EntryFlags)> = flags.into_iter().collect();
     index.set_flags(repo, &flags)?;
     lock.commit(&index)

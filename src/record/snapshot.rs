@@ -4,7 +4,7 @@
 //! commit on top of it contains only the AI's changes. Its tree is the index plus the
 //! worktree changes of tracked files (what `git stash` calls the worktree tree); untracked
 //! files are never included. The index tree is named in the trailer `Clada-Index` and kept
-//! reachable by the apply record (`refs/clada/apply/<AI commit>`), so undo can restore staged
+//! reachable by the apply record (in `refs/clada/records`), so undo can restore staged
 //! vs unstaged exactly.
 //! `S` has a single parent so the branch's first-parent history never gains a merge.
 

@@ -166,7 +166,7 @@ impl Repo {
         ))
     }
 
-    fn persona(&self, env_kind: &str, section: &str) -> Result<Signature> {
+    pub(super) fn persona(&self, env_kind: &str, section: &str) -> Result<Signature> {
         let env = |k: String| std::env::var(k).ok().filter(|v| !v.is_empty());
         let cfg = self.repo.config_snapshot();
         let from_config = |key: &str| {
@@ -267,6 +267,15 @@ impl Repo {
         expected: Expected,
         reflog: &str,
     ) -> Result<()> {
+        let update = RefUpdate {
+            name: name.to_string(),
+            new,
+            expected,
+            reflog: reflog.to_string(),
+        };
+        if self.update_loose_refs(std::slice::from_ref(&update))? {
+            return Ok(());
+        }
         let edit = ref_edit(
             name,
             Target::Object(new),
@@ -281,6 +290,9 @@ impl Repo {
     /// Moves several references in one transaction: every one is locked before any is
     /// changed, and if one's compare-and-swap fails, none moves.
     pub fn update_refs(&self, updates: &[RefUpdate]) -> Result<()> {
+        if self.update_loose_refs(updates)? {
+            return Ok(());
+        }
         let mut edits = Vec::with_capacity(updates.len());
         for u in updates {
             edits.push(ref_edit(
@@ -378,7 +390,7 @@ impl Repo {
     }
 
     /// The ref `name` points to when it is symbolic.
-    fn symbolic_target(&self, name: &str) -> Option<String> {
+    pub(super) fn symbolic_target(&self, name: &str) -> Option<String> {
         let r = self.repo.try_find_reference(name).ok().flatten()?;
         match &r.inner.target {
             Target::Symbolic(t) => Some(t.as_bstr().to_str_lossy().into_owned()),
@@ -388,17 +400,8 @@ impl Repo {
 
     /// Where the lock file of the loose ref `name` lives: per-worktree refs in this worktree's
     /// git dir, shared ones in the common dir.
-    fn ref_lock_path(&self, name: &str) -> PathBuf {
-        let per_worktree = !name.contains('/')
-            || ["refs/bisect/", "refs/worktree/", "refs/rewritten/"]
-                .iter()
-                .any(|p| name.starts_with(p));
-        let base = if per_worktree {
-            self.git_dir()
-        } else {
-            self.common_dir()
-        };
-        let mut path = base.to_path_buf();
+    pub(super) fn ref_lock_path(&self, name: &str) -> PathBuf {
+        let mut path = self.ref_base_dir(name).to_path_buf();
         for comp in name.split('/') {
             path.push(comp);
         }
@@ -407,9 +410,37 @@ impl Repo {
         PathBuf::from(os)
     }
 
+    /// Where the loose ref `name` (and its reflog, under `logs/`) lives: per-worktree refs in
+    /// this worktree's git dir, shared ones in the common dir.
+    pub(super) fn ref_base_dir(&self, name: &str) -> &std::path::Path {
+        let per_worktree = !name.contains('/')
+            || ["refs/bisect/", "refs/worktree/", "refs/rewritten/"]
+                .iter()
+                .any(|p| name.starts_with(p));
+        if per_worktree {
+            self.git_dir()
+        } else {
+            self.common_dir()
+        }
+    }
+
+    /// How long to wait for a loose ref lock held by another process
+    /// (`core.filesRefLockTimeout`, in milliseconds; negative: as good as forever).
+    pub(super) fn ref_lock_wait(&self) -> Duration {
+        let ms = self
+            .repo
+            .config_snapshot()
+            .integer("core.filesRefLockTimeout")
+            .unwrap_or(100);
+        match ms {
+            ms if ms < 0 => Duration::from_secs(u32::MAX as u64),
+            ms => Duration::from_millis(ms as u64),
+        }
+    }
+
     /// How long to wait for ref locks held by others (git's `core.filesRefLockTimeout`,
     /// `core.packedRefsTimeout`).
-    fn ref_lock_timeouts(&self) -> (gix::lock::acquire::Fail, gix::lock::acquire::Fail) {
+    pub(super) fn ref_lock_timeouts(&self) -> (gix::lock::acquire::Fail, gix::lock::acquire::Fail) {
         use gix::lock::acquire::Fail;
         let cfg = self.repo.config_snapshot();
         let timeout = |key: &str, default_ms: i64| {
@@ -450,6 +481,15 @@ impl Repo {
 
     /// Points HEAD at a commit directly (detached), recording `reflog`.
     pub fn detach_head(&self, to: ObjectId, expected: Expected, reflog: &str) -> Result<()> {
+        let update = RefUpdate {
+            name: "HEAD".into(),
+            new: to,
+            expected,
+            reflog: reflog.to_string(),
+        };
+        if self.loose_transaction(std::slice::from_ref(&update), false)? {
+            return Ok(());
+        }
         let edit = ref_edit("HEAD", Target::Object(to), expected.to_gix(), reflog, false)?;
         self.edit_refs(vec![edit])
             .map_err(|e| cas_error("HEAD", e))?;

@@ -1,6 +1,13 @@
 //! The index: reading it, changing only the entries of given paths, keeping git's cache-tree
 //! extension valid where it can be, and writing it under git's own `index.lock`.
 //!
+//! Reading is the one part of most commands whose cost grows with the repository, so it is
+//! done once per version of the file: [`Repo::read_index`] keeps what it decoded, keyed by the
+//! file's identity (inode, size, times: git replaces the index by renaming a new file over
+//! it), and hands out copies that share the entries until one is edited. The trailing
+//! checksum is verified when a version is first read, on a second thread while the entries
+//! are decoded. Writing serialises into one buffer, hashed once and written with one call.
+//!
 //! gix has no high-level "update these paths" API, and one trap: after
 //! `dangerously_push_entry` by-path lookups silently miss entries, so every lookup here is
 //! done before any push and the entries are re-sorted once at the end.
@@ -27,19 +34,14 @@ pub struct IndexLock {
     path: PathBuf,
     /// `index`.
     target: PathBuf,
-    token: Option<super::lockfile::LockToken>,
+    token: Option<super::lockfile::TokenedLocks>,
 }
 
 impl Drop for IndexLock {
     fn drop(&mut self) {
         // Not committed: release the lock, if it is still ours.
         if let Some(file) = self.file.take() {
-            use std::os::unix::fs::MetadataExt;
-            if let (Ok(held), Ok(now)) = (file.metadata(), std::fs::symlink_metadata(&self.path)) {
-                if held.dev() == now.dev() && held.ino() == now.ino() {
-                    let _ = std::fs::remove_file(&self.path);
-                }
-            }
+            super::lockfile::release_if_ours(&file, &self.path);
         }
         self.token.take();
     }
@@ -53,10 +55,11 @@ impl std::fmt::Debug for IndexLock {
     }
 }
 
-/// The index of the worktree, in memory.
+/// The index of the worktree, in memory. Copies share the entries until one of them is
+/// edited (copy on write), so handing one out costs nothing.
 #[derive(Clone)]
 pub struct Index {
-    pub(crate) file: gix::index::File,
+    pub(crate) file: std::sync::Arc<gix::index::File>,
     /// A cache-tree computed by [`Index::set_cache_tree`], written in place of gix's own
     /// (gix cannot attach one to an index read without it).
     cache_tree: Option<CacheTree>,
@@ -102,10 +105,57 @@ pub struct IndexUpdate {
     pub worktree_matches: bool,
 }
 
+/// Identifies one version of the index file: git and git-clada replace it by renaming a new
+/// file into place, so a rewrite changes at least the inode, and any write the times.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct IndexStamp {
+    dev: u64,
+    ino: u64,
+    len: u64,
+    mtime: (i64, i64),
+    ctime: (i64, i64),
+}
+
+impl IndexStamp {
+    pub(crate) fn of(path: &std::path::Path) -> Option<IndexStamp> {
+        std::fs::metadata(path)
+            .ok()
+            .map(|md| Self::from_metadata(&md))
+    }
+
+    fn from_metadata(md: &std::fs::Metadata) -> IndexStamp {
+        use std::os::unix::fs::MetadataExt;
+        IndexStamp {
+            dev: md.dev(),
+            ino: md.ino(),
+            len: md.len(),
+            mtime: (md.mtime(), md.mtime_nsec()),
+            ctime: (md.ctime(), md.ctime_nsec()),
+        }
+    }
+}
+
 impl Repo {
-    /// Reads the index fresh from disk (an empty one if there is none yet).
+    /// The index as it is on disk now (an empty one if there is none yet). A version already
+    /// read by this process is not read again: the file's identity is compared first.
     pub fn read_index(&self) -> Result<Index> {
-        read_index_file(self.repo.index_path(), self.repo.object_hash())
+        let path = self.repo.index_path();
+        if let Some(now) = IndexStamp::of(&path) {
+            if let Some((stamp, index)) = &*self.index_cache.borrow() {
+                if *stamp == now {
+                    return Ok(index.clone());
+                }
+            }
+        }
+        let (index, stamp) = read_index_file(path, self.repo.object_hash())?;
+        *self.index_cache.borrow_mut() = stamp.map(|s| (s, index.clone()));
+        Ok(index)
+    }
+
+    /// Remembers `index` as the version of the index file identified by `stamp` (one read on
+    /// another thread, see `prefetch_status`).
+    pub(crate) fn remember_index(&self, stamp: IndexStamp, index: &Index) {
+        *self.index_cache.borrow_mut() = Some((stamp, index.clone()));
     }
 
     /// An index holding exactly `tree` (stat data empty; see [`Index::carry_stat_from`]).
@@ -116,9 +166,43 @@ impl Repo {
             .ctx(format!("cannot build an index from tree {tree}"))?;
         file.set_path(self.repo.index_path());
         Ok(Index {
-            file,
+            file: std::sync::Arc::new(file),
             cache_tree: None,
         })
+    }
+
+    /// `old` turned into an index holding exactly `tree`, as `git reset` leaves it: entries
+    /// that stay keep their stat data (git does not re-read those files), changed ones get
+    /// none (git re-checks them), and the cache-tree is rebuilt (reusing what is still valid).
+    /// When `old`'s cache-tree names the tree it holds and it has no conflicts or
+    /// intent-to-add entries, only the paths that differ between the two trees are edited, so
+    /// the cost grows with the change; otherwise the index is built from `tree` and the stat
+    /// data carried over.
+    pub fn index_at_tree(&self, old: Index, tree: ObjectId) -> Result<Index> {
+        let known = old.valid_cached_tree().filter(|_| {
+            old.file.entries().iter().all(|e| {
+                e.stage() == Stage::Unconflicted && !e.flags.contains(Flags::INTENT_TO_ADD)
+            })
+        });
+        if let Some(from) = known {
+            let updates: Vec<IndexUpdate> = self
+                .diff_trees(from, tree)?
+                .into_iter()
+                .map(|d| IndexUpdate {
+                    path: d.path,
+                    entry: d.new,
+                    worktree_matches: false,
+                })
+                .collect();
+            let mut index = old;
+            index.apply(self, &updates)?;
+            index.set_cache_tree(self, tree, None)?;
+            return Ok(index);
+        }
+        let mut index = self.index_from_tree(tree)?;
+        index.carry_stat_from(&old);
+        index.set_cache_tree(self, tree, Some(&old))?;
+        Ok(index)
     }
 
     /// Takes git's `index.lock`, waiting briefly if a git command holds it.
@@ -175,8 +259,10 @@ impl IndexLock {
                 "the index lock was already released".into(),
             ));
         };
-        index
-            .serialize_to(file)
+        let bytes = index
+            .serialize()
+            .map_err(io_err("cannot write the index", &self.path))?;
+        file.write_all(&bytes)
             .map_err(io_err("cannot write the index", &self.path))?;
         crate::base::trace::phase("index: serialized");
         crate::base::failpoint::hit("index:written");
@@ -203,36 +289,33 @@ impl IndexLock {
     }
 }
 
-/// A writer that hashes everything it passes on, for the index's trailing checksum. A plain
-/// SHA-1 is right here: the checksum guards against corruption, not collisions, and git reads
-/// it back with the same function.
-struct HashingWriter<W> {
-    inner: W,
-    hasher: sha1::Sha1,
-}
-
-impl<W: std::io::Write> std::io::Write for HashingWriter<W> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        use sha1::Digest;
-        let n = self.inner.write(buf)?;
-        self.hasher.update(&buf[..n]);
-        Ok(n)
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.inner.flush()
-    }
-}
-
 impl Index {
     /// An empty index for `repo` (a placeholder where none is needed).
     pub fn empty_like(repo: &Repo) -> Index {
         Index {
-            file: gix::index::File::from_state(
+            file: std::sync::Arc::new(gix::index::File::from_state(
                 gix::index::State::new(repo.repo.object_hash()),
                 repo.repo.index_path(),
-            ),
+            )),
             cache_tree: None,
+        }
+    }
+
+    /// The entries to edit: this copy's own (the shared ones are copied first).
+    fn file_mut(&mut self) -> &mut gix::index::File {
+        std::sync::Arc::make_mut(&mut self.file)
+    }
+
+    /// Before an edit: when the only other holder of these entries is the repository's
+    /// cache of the file's version, the cache lets go, so the edit needs no copy (the edited
+    /// index is what gets written next; the old version is read again if anyone asks).
+    fn release_cached(&self, repo: &Repo) {
+        let mut cache = repo.index_cache.borrow_mut();
+        let shared = cache
+            .as_ref()
+            .is_some_and(|(_, c)| std::sync::Arc::ptr_eq(&c.file, &self.file));
+        if shared && std::sync::Arc::strong_count(&self.file) == 2 {
+            *cache = None;
         }
     }
 
@@ -334,9 +417,9 @@ impl Index {
         Ok(())
     }
 
-    /// Writes the index file to `out`: gix's serialisation of the entries, our cache-tree when
-    /// we have one, and the trailing checksum.
-    fn serialize_to(&self, out: &mut impl std::io::Write) -> std::io::Result<()> {
+    /// The index file's bytes: gix's serialisation of the entries, our cache-tree when we have
+    /// one, and the trailing checksum, made in one buffer and hashed in one pass.
+    fn serialize(&self) -> std::io::Result<Vec<u8>> {
         use sha1::Digest;
         if self.file.object_hash() != gix::hash::Kind::Sha1 {
             return Err(std::io::Error::other(
@@ -353,25 +436,21 @@ impl Index {
             },
             None => gix::index::write::Options::default(),
         };
-        // Buffer before hashing: gix writes each entry as many small pieces, and feeding
-        // SHA-1 a few bytes at a time costs more than the hashing itself.
-        let mut w = std::io::BufWriter::with_capacity(
-            256 * 1024,
-            HashingWriter {
-                inner: out,
-                hasher: sha1::Sha1::new(),
-            },
-        );
+        // About what git writes per entry (62 bytes, the path, padding), so the buffer grows
+        // at most once.
+        let entries = self.file.entries();
+        let estimate = 4096 + entries.len() * 72 + self.file.path_backing().len();
+        let mut buf = Vec::with_capacity(estimate);
         let state: &gix::index::State = &self.file;
         state
-            .write_to(&mut w, options)
+            .write_to(&mut buf, options)
             .map_err(|e| std::io::Error::other(format!("cannot serialise the index: {e}")))?;
         if let Some(tree) = &self.cache_tree {
-            tree.write_to(&mut w)?;
+            tree.write_to(&mut buf)?;
         }
-        let w = w.into_inner().map_err(|e| e.into_error())?;
-        let digest = w.hasher.finalize();
-        w.inner.write_all(&digest)
+        let digest = sha1::Sha1::digest(&buf);
+        buf.extend_from_slice(&digest);
+        Ok(buf)
     }
 
     /// Sets (or removes) the entries of the given paths; all other entries are untouched.
@@ -380,6 +459,7 @@ impl Index {
         if updates.is_empty() {
             return Ok(());
         }
+        self.release_cached(repo);
         let mut new_entries = Vec::new();
         let mut to_remove = std::collections::HashSet::new();
         // All lookups happen before the first push (see module docs).
@@ -393,7 +473,7 @@ impl Index {
             };
             match (existing, &u.entry) {
                 (Some(idx), Some(entry)) => {
-                    let e = &mut self.file.entries_mut()[idx];
+                    let e = &mut self.file_mut().entries_mut()[idx];
                     e.id = entry.id;
                     e.mode = mode_of(entry.kind);
                     e.stat = stat;
@@ -428,11 +508,11 @@ impl Index {
             self.cache_tree = None;
         }
         if !to_remove.is_empty() {
-            self.file
+            self.file_mut()
                 .remove_entries(|idx, _, _| to_remove.contains(&idx));
         }
         for (path, entry, stat) in new_entries {
-            self.file.dangerously_push_entry(
+            self.file_mut().dangerously_push_entry(
                 stat,
                 entry.id,
                 Flags::empty(),
@@ -440,14 +520,14 @@ impl Index {
                 path.as_bstr(),
             );
         }
-        self.file.sort_entries();
+        self.file_mut().sort_entries();
         Ok(())
     }
 
     /// Marks the cache-tree nodes on `path`'s directories as invalid, as git does for every
     /// changed path, so the rest of the cache stays valid for git's next `write-tree`.
     fn invalidate_cached_tree(&mut self, path: &BStr) {
-        let Some(mut node) = self.file.tree_mut() else {
+        let Some(mut node) = self.file_mut().tree_mut() else {
             return;
         };
         node.num_entries = None;
@@ -469,7 +549,7 @@ impl Index {
     pub fn carry_stat_from(&mut self, old: &Index) {
         let old_entries = old.file.entries();
         let mut j = 0;
-        let (entries, backing) = self.file.entries_mut_and_pathbacking();
+        let (entries, backing) = self.file_mut().entries_mut_and_pathbacking();
         for e in entries.iter_mut() {
             let path = e.path_in(backing);
             while j < old_entries.len()
@@ -515,6 +595,7 @@ impl Index {
     /// entry holds); a path without an entry gets an intent-to-add entry when `flags` say so
     /// and its worktree file exists (a file deleted since has nothing to intend to add).
     pub fn set_flags(&mut self, repo: &Repo, flags: &[(BString, EntryFlags)]) -> Result<()> {
+        self.release_cached(repo);
         let empty_blob = ObjectId::empty_blob(self.file.object_hash());
         let mut added = Vec::new();
         for (path, f) in flags {
@@ -523,7 +604,7 @@ impl Index {
                 .entry_index_by_path_and_stage(path.as_bstr(), Stage::Unconflicted)
             {
                 Some(idx) => {
-                    let e = &mut self.file.entries_mut()[idx];
+                    let e = &mut self.file_mut().entries_mut()[idx];
                     e.flags.set(Flags::SKIP_WORKTREE, f.skip_worktree);
                     e.flags.set(Flags::ASSUME_VALID, f.assume_unchanged);
                     e.flags
@@ -559,7 +640,7 @@ impl Index {
         // them; dropping the cache-tree is the simple equivalent.
         repo.write_blob(b"")?;
         for (path, mode) in added {
-            self.file.dangerously_push_entry(
+            self.file_mut().dangerously_push_entry(
                 Stat::default(),
                 empty_blob,
                 Flags::INTENT_TO_ADD | Flags::EXTENDED,
@@ -567,21 +648,22 @@ impl Index {
                 path.as_bstr(),
             );
         }
-        self.file.sort_entries();
-        self.file.remove_tree();
+        self.file_mut().sort_entries();
+        self.file_mut().remove_tree();
         self.cache_tree = None;
         Ok(())
     }
 
     /// Refreshes the stat data of `paths` from the worktree (files just written there).
     pub fn refresh_stat(&mut self, repo: &Repo, paths: &[BString]) -> Result<()> {
+        self.release_cached(repo);
         for p in paths {
             if let Some(idx) = self
                 .file
                 .entry_index_by_path_and_stage(p.as_bstr(), Stage::Unconflicted)
             {
                 let stat = repo.stat_of(p.as_bstr())?;
-                self.file.entries_mut()[idx].stat = stat;
+                self.file_mut().entries_mut()[idx].stat = stat;
             }
         }
         Ok(())
@@ -589,52 +671,66 @@ impl Index {
 
     /// Writes this index as a standalone file (for hooks run against a temporary index).
     pub fn write_to_path(&self, path: &std::path::Path) -> Result<()> {
-        let f = std::fs::File::create(path).map_err(io_err("cannot create", path))?;
-        let mut out = std::io::BufWriter::new(f);
-        self.serialize_to(&mut out)
-            .map_err(io_err("cannot write", path))?;
-        out.flush().map_err(io_err("cannot write", path))?;
-        Ok(())
+        let bytes = self.serialize().map_err(io_err("cannot write", path))?;
+        std::fs::write(path, bytes).map_err(io_err("cannot write", path))
     }
 }
 
-/// Reads the index file at `path` (an empty index if there is none yet).
-pub(crate) fn read_index_file(path: PathBuf, hash: gix::hash::Kind) -> Result<Index> {
-    let file = match std::fs::File::open(&path) {
-        Ok(f) => {
-            // One read serves both the checksum (a plain SHA-1, see `verify_checksum`)
-            // and the decoding.
-            let mtime = f
+/// Reads the index file at `path` (an empty index if there is none yet), with the identity
+/// of the version read (from the open file, so it names exactly what was read). The
+/// checksum is verified on a second thread while the entries are decoded.
+pub(crate) fn read_index_file(
+    path: PathBuf,
+    hash: gix::hash::Kind,
+) -> Result<(Index, Option<IndexStamp>)> {
+    let (file, stamp) = match std::fs::File::open(&path) {
+        Ok(mut f) => {
+            let md = f
                 .metadata()
-                .map(|m| filetime::FileTime::from_last_modification_time(&m))
                 .map_err(io_err("cannot read the index", &path))?;
-            let data = {
+            let mtime = filetime::FileTime::from_last_modification_time(&md);
+            let mut data = Vec::with_capacity(md.len() as usize + 1);
+            {
                 use std::io::Read;
-                let mut data = Vec::new();
-                let mut f = f;
                 f.read_to_end(&mut data)
                     .map_err(io_err("cannot read the index", &path))?;
-                data
-            };
-            verify_checksum(&data, &path)?;
-            let (state, _) = gix::index::State::from_bytes(
-                &data,
-                mtime,
-                hash,
-                gix::index::decode::Options::default(),
+            }
+            let (checked, decoded) = std::thread::scope(|s| {
+                let check = s.spawn(|| verify_checksum(&data, &path));
+                let decoded = gix::index::State::from_bytes(
+                    &data,
+                    mtime,
+                    hash,
+                    gix::index::decode::Options::default(),
+                );
+                let checked = check.join().unwrap_or_else(|_| {
+                    Err(RepoError::Invalid(
+                        "checking the index stopped unexpectedly".into(),
+                    ))
+                });
+                (checked, decoded)
+            });
+            checked?;
+            let (state, _) = decoded.ctx(format!("cannot read the index '{}'", path.display()))?;
+            drop(data);
+            (
+                gix::index::File::from_state(state, path),
+                Some(IndexStamp::from_metadata(&md)),
             )
-            .ctx(format!("cannot read the index '{}'", path.display()))?;
-            gix::index::File::from_state(state, path)
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            gix::index::File::from_state(gix::index::State::new(hash), path)
-        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => (
+            gix::index::File::from_state(gix::index::State::new(hash), path),
+            None,
+        ),
         Err(e) => return Err(io_err("cannot read the index", &path)(e)),
     };
-    Ok(Index {
-        file,
-        cache_tree: None,
-    })
+    Ok((
+        Index {
+            file: std::sync::Arc::new(file),
+            cache_tree: None,
+        },
+        stamp,
+    ))
 }
 
 /// Checks the index file's trailing SHA-1 (all zeroes means `index.skipHash`: nothing to check).

@@ -23,10 +23,12 @@ mod index;
 mod lock;
 mod lockfile;
 mod notes;
+mod refs;
 mod rewrite;
 mod scan;
 mod status;
 mod tree;
+mod untracked;
 mod walk;
 mod watch;
 
@@ -162,6 +164,8 @@ pub struct Repo {
     workdir: PathBuf,
     git_dir: PathBuf,
     common_dir: PathBuf,
+    /// The last version of the index file read, and its identity (see `index`).
+    index_cache: std::cell::RefCell<Option<(index::IndexStamp, Index)>>,
 }
 
 impl std::fmt::Debug for Repo {
@@ -221,30 +225,54 @@ impl Repo {
         Self::from_gix(repo, dir)
     }
 
-    fn from_gix(repo: gix::Repository, dir: &Path) -> Result<Repo> {
-        let Some(workdir) = repo.workdir() else {
+    fn from_gix(mut repo: gix::Repository, dir: &Path) -> Result<Repo> {
+        // Objects read more than once in a command (the trees on the changed paths, the
+        // commits of a walk) are decoded once.
+        repo.object_cache_size_if_unset(4 << 20);
+        let Some(raw_workdir) = repo.workdir() else {
             return Err(RepoError::Bare(repo.git_dir().to_path_buf()));
         };
-        let absolutize = |p: &Path| -> Result<PathBuf> {
-            let joined = if p.is_absolute() {
-                p.to_path_buf()
-            } else {
-                std::env::current_dir()
-                    .map_err(io_err("cannot read the current directory", dir))?
-                    .join(p)
+        let cwd = std::cell::OnceCell::new();
+        let absolute = |p: &Path| -> Result<PathBuf> {
+            if p.is_absolute() {
+                return Ok(p.to_path_buf());
+            }
+            let cwd = match cwd.get() {
+                Some(c) => c,
+                None => {
+                    let c: PathBuf = std::env::current_dir()
+                        .map_err(io_err("cannot read the current directory", dir))?;
+                    cwd.get_or_init(|| c)
+                }
             };
-            joined
-                .canonicalize()
-                .map_err(io_err("cannot resolve the path", &joined))
+            Ok(cwd.join(p))
         };
-        let workdir = absolutize(workdir)?;
-        let git_dir = absolutize(repo.git_dir())?;
-        let common_dir = absolutize(repo.common_dir())?;
+        let raw_workdir = absolute(raw_workdir)?;
+        let workdir = raw_workdir
+            .canonicalize()
+            .map_err(io_err("cannot resolve the path", &raw_workdir))?;
+        // The git dir is almost always the worktree's `.git`: resolved from the canonical
+        // worktree, it needs one `lstat` instead of a `readlink` per component.
+        let resolve = |p: &Path| -> Result<PathBuf> {
+            let p = absolute(p)?;
+            if let Some(found) = below(&raw_workdir, &workdir, &p) {
+                return Ok(found);
+            }
+            p.canonicalize()
+                .map_err(io_err("cannot resolve the path", &p))
+        };
+        let git_dir = resolve(repo.git_dir())?;
+        let common_dir = if repo.common_dir() == repo.git_dir() {
+            git_dir.clone()
+        } else {
+            resolve(repo.common_dir())?
+        };
         Ok(Repo {
             repo,
             workdir,
             git_dir,
             common_dir,
+            index_cache: Default::default(),
         })
     }
 
@@ -275,8 +303,9 @@ impl Repo {
     /// Re-reads configuration, refs and the object database caches from disk, as a new
     /// process would (after a hook or an exec may have changed things).
     pub fn reload(&mut self) -> Result<()> {
-        let fresh = gix::open_opts(&self.git_dir, self.repo.open_options().clone())
+        let mut fresh = gix::open_opts(&self.git_dir, self.repo.open_options().clone())
             .ctx("cannot re-open the repository")?;
+        fresh.object_cache_size_if_unset(4 << 20);
         self.repo = fresh;
         Ok(())
     }
@@ -399,6 +428,24 @@ impl Repo {
     pub fn short(id: ObjectId) -> String {
         id.to_hex_with_len(7).to_string()
     }
+}
+
+/// `path` resolved through `canonical` (the canonical form of `raw`), when it lies below `raw`
+/// through plain directories only (no `..`, no symlink): then only those components need a
+/// look, not every component from the root.
+fn below(raw: &Path, canonical: &Path, path: &Path) -> Option<PathBuf> {
+    let rest = path.strip_prefix(raw).ok()?;
+    let mut out = canonical.to_path_buf();
+    for c in rest.components() {
+        let std::path::Component::Normal(name) = c else {
+            return None;
+        };
+        out.push(name);
+        if !std::fs::symlink_metadata(&out).ok()?.is_dir() {
+            return None;
+        }
+    }
+    Some(out)
 }
 
 impl Repo {

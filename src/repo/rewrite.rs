@@ -45,6 +45,7 @@ impl Repo {
             workdir: self.workdir().to_path_buf(),
             git_dir: self.git_dir().to_path_buf(),
             common_dir: self.common_dir().to_path_buf(),
+            index_cache: Default::default(),
         }
     }
 }

@@ -16,7 +16,7 @@ use std::os::unix::ffi::OsStrExt;
 use gix::bstr::{BStr, BString, ByteSlice};
 use gix::index::entry::{Mode, Stage, Stat};
 
-use super::index::{kind_of, Index};
+use super::index::{kind_of, Index, IndexStamp};
 use super::status::Dirt;
 use super::status::Status;
 use super::{EntryKind, ObjectId, Repo, Result};
@@ -27,6 +27,9 @@ struct Policy {
     stat: gix::index::entry::stat::Options,
     file_mode: bool,
 }
+
+/// Tracked paths that differ from the index, and the untracked files.
+pub(crate) type WorktreeState = (Vec<(BString, Dirt)>, Vec<BString>);
 
 /// Dirty paths found by stat alone, and the index positions of entries to content-check.
 type ScanOutput = (Vec<(BString, Dirt)>, Vec<usize>);
@@ -160,6 +163,27 @@ impl Repo {
         self.content_check(index, dirty, suspects)
     }
 
+    /// Tracked paths whose worktree file differs from `index`, and the untracked files (see
+    /// `untracked`): the stat pass runs on its own threads while this one walks the
+    /// directories for untracked files.
+    pub(crate) fn unstaged_and_untracked(&self, index: &Index) -> Result<WorktreeState> {
+        let workdir = self.workdir();
+        let policy = self.scan_policy();
+        let (scanned, untracked) = std::thread::scope(|s| {
+            let scan = s.spawn(move || stat_pass(index, workdir, policy));
+            let untracked = self.untracked_files(index);
+            let scanned = scan.join().unwrap_or_else(|_| {
+                Err(super::RepoError::Invalid(
+                    "the status scan stopped unexpectedly".into(),
+                ))
+            });
+            (scanned, untracked)
+        });
+        let (dirty, suspects) = scanned?;
+        let unstaged = self.content_check(index, dirty, suspects)?;
+        Ok((unstaged, untracked?))
+    }
+
     /// Hashes the suspects of a stat pass (through git's filters, writing nothing) and adds
     /// the ones whose content differs.
     fn content_check(
@@ -200,8 +224,7 @@ impl Repo {
         let workdir = self.workdir().to_path_buf();
         let policy = self.scan_policy();
         let handle = std::thread::spawn(move || -> Result<Prefetched> {
-            let stamp = IndexStamp::of(&path);
-            let index = super::index::read_index_file(path, hash)?;
+            let (index, stamp) = super::index::read_index_file(path, hash)?;
             let (dirty, suspects) = stat_pass(&index, &workdir, policy)?;
             Ok(Prefetched {
                 index,
@@ -229,6 +252,9 @@ impl Repo {
             let status = self.status(head_tree, &index, false)?;
             return Ok((index, status));
         }
+        if let Some(stamp) = pre.stamp {
+            self.remember_index(stamp, &pre.index);
+        }
         crate::base::trace::phase("scan: stat (prefetched)");
         let unstaged = self.content_check(&pre.index, pre.dirty, pre.suspects)?;
         let status = Status {
@@ -250,27 +276,6 @@ struct Prefetched {
     stamp: Option<IndexStamp>,
     dirty: Vec<(BString, Dirt)>,
     suspects: Vec<usize>,
-}
-
-/// Identifies one version of the index file: git and git-clada replace it by renaming a new
-/// file into place, so a rewrite changes at least the inode.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct IndexStamp {
-    ino: u64,
-    len: u64,
-    mtime: (i64, i64),
-}
-
-impl IndexStamp {
-    fn of(path: &std::path::Path) -> Option<IndexStamp> {
-        use std::os::unix::fs::MetadataExt;
-        let md = std::fs::metadata(path).ok()?;
-        Some(IndexStamp {
-            ino: md.ino(),
-            len: md.len(),
-            mtime: (md.mtime(), md.mtime_nsec()),
-        })
-    }
 }
 
 /// The stat half of the comparison: dirty paths stat data proves, and the positions of the

@@ -71,7 +71,10 @@ impl Repo {
             status.unstaged = self.unstaged_paths(index)?;
             return Ok(status);
         }
-        self.worktree_status(index, untracked, Vec::new(), &mut status)?;
+        let (unstaged, untracked) = self.unstaged_and_untracked(index)?;
+        status.unstaged = unstaged;
+        status.untracked = untracked;
+        crate::base::trace::phase("status: worktree and untracked");
         Ok(status)
     }
 
@@ -169,7 +172,7 @@ impl Repo {
     /// directory. Marked non-executable in the copy, such an entry is seen as a type change.
     fn index_for_status(&self, index: &Index) -> Result<gix::index::File> {
         use gix::index::entry::Mode;
-        let mut file = index.file.clone();
+        let mut file = (*index.file).clone();
         let executables: Vec<usize> = file
             .entries()
             .iter()

@@ -130,6 +130,18 @@ pub struct Sandbox {
     denied: Option<(globset::GlobSet, Vec<String>)>,
     /// Writes to `.clada.yml` and `.clada/` are permitted (`paths.protect_config: false`).
     config_writable: bool,
+    /// While a reply is planned (see [`Sandbox::planning`]): what the filesystem said about
+    /// each directory, so a reply of many paths looks each directory up once.
+    lookups: Option<std::sync::Arc<std::sync::Mutex<Lookups>>>,
+}
+
+/// Directory lookups remembered while one reply is planned.
+#[derive(Debug, Default)]
+struct Lookups {
+    /// Lexical directory → where it physically is (as [`resolve_existing`] says).
+    physical: std::collections::HashMap<PathBuf, PathBuf>,
+    /// Directory → whether it holds a `.git` (a nested repository).
+    dot_git: std::collections::HashMap<PathBuf, bool>,
 }
 
 impl Sandbox {
@@ -147,7 +159,74 @@ impl Sandbox {
             tracked: None,
             denied: None,
             config_writable: false,
+            lookups: None,
         })
+    }
+
+    /// The same sandbox for planning one reply: every directory is looked up once and
+    /// remembered. Only for planning, while nothing changes the worktree; the checks made
+    /// again just before each action runs (which must see what earlier actions and exec
+    /// did) use a sandbox without this memory.
+    pub fn planning(&self) -> Sandbox {
+        let mut s = self.clone();
+        s.lookups = Some(Default::default());
+        s
+    }
+
+    /// Where the lexical directory `dir` physically is: the longest existing ancestor
+    /// canonicalised, the rest as written. While planning, a directory below the root is
+    /// found from its (remembered) parent with one `lstat`, instead of a `readlink` per
+    /// component from `/`.
+    fn physical(&self, dir: &Path) -> PathBuf {
+        let Some(lookups) = &self.lookups else {
+            return resolve_existing(dir);
+        };
+        if dir == self.root {
+            return self.root.clone();
+        }
+        if let Some(hit) = lookups
+            .lock()
+            .ok()
+            .and_then(|l| l.physical.get(dir).cloned())
+        {
+            return hit;
+        }
+        let found = match (dir.parent(), dir.file_name()) {
+            (Some(parent), Some(name)) if dir.starts_with(&self.root) => {
+                let candidate = self.physical(parent).join(name);
+                match std::fs::symlink_metadata(&candidate) {
+                    Ok(md) if !md.file_type().is_symlink() => candidate,
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => candidate,
+                    // A symlink (or an error): resolved in full.
+                    _ => resolve_existing(dir),
+                }
+            }
+            _ => resolve_existing(dir),
+        };
+        if let Ok(mut l) = lookups.lock() {
+            l.physical.insert(dir.to_path_buf(), found.clone());
+        }
+        found
+    }
+
+    /// Whether `dir` holds a `.git` (remembered while planning).
+    fn has_dot_git(&self, dir: &Path) -> bool {
+        let look = || std::fs::symlink_metadata(dir.join(".git")).is_ok();
+        let Some(lookups) = &self.lookups else {
+            return look();
+        };
+        if let Some(hit) = lookups
+            .lock()
+            .ok()
+            .and_then(|l| l.dot_git.get(dir).copied())
+        {
+            return hit;
+        }
+        let found = look();
+        if let Ok(mut l) = lookups.lock() {
+            l.dot_git.insert(dir.to_path_buf(), found);
+        }
+        found
     }
 
     /// Refuses every path matching one of `globs` (`paths.deny`; `*` also crosses `/`), or
@@ -285,7 +364,7 @@ impl Sandbox {
         for c in rest.components() {
             dir.push(c);
             let declared = submodules.contains(&dir);
-            if !declared && std::fs::symlink_metadata(dir.join(".git")).is_err() {
+            if !declared && !self.has_dot_git(&dir) {
                 continue;
             }
             let shown = self.rel(&dir).unwrap_or_default();
@@ -376,7 +455,7 @@ impl Sandbox {
             // Only `/` has no parent or name.
             _ => (lexical.clone(), Default::default()),
         };
-        let physical_parent = resolve_existing(&parent);
+        let physical_parent = self.physical(&parent);
         let entry = if name.is_empty() {
             physical_parent.clone()
         } else {

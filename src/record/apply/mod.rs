@@ -47,7 +47,7 @@ use crate::sandbox::{Sandbox, SandboxError};
 use super::journal::JournalError;
 use super::restore::RestoreError;
 
-pub use records::{kept_ref, pending_ref, read_record, record_journal, record_ref};
+pub use records::{kept_ref, pending_ref, read_record, record_journal, record_ref, RECORDS_REF};
 pub use state::refuse_if_busy;
 
 use begin::Transaction;
@@ -203,7 +203,7 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
     // the lock file.
     let dry = opts.engine.dry_run;
     let _lock = if dry { None } else { Some(repo.lock()?) };
-    let start = Start::read(&repo, &plan, opts, prefetch)?;
+    let mut start = Start::read(&repo, &plan, opts, prefetch)?;
     let mut plan = plan;
     if !opts.force {
         records::mark_already_applied(&repo, &mut plan, start.head_commit)?;
@@ -218,7 +218,7 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
     // Kept to take the reply back should recording it fail (a full disk, say).
     let ran = execution.clone();
     let result = match tx.after_hooks(&start, opts, &mut execution) {
-        Ok(()) => tx.run(&start, opts, reply, execution),
+        Ok(()) => tx.run(&mut start, opts, reply, execution),
         Err(e) => Err(e),
     };
     match result {

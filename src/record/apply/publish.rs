@@ -15,7 +15,7 @@ use super::super::REPLY_NOTES_REF;
 use super::begin::Transaction;
 use super::build::Built;
 use super::collect::untracked_after;
-use super::records::{kept_ref, pending_ref, record_ref, record_tree};
+use super::records::{kept_ref, pending_ref, record_tree, records_update};
 use super::rollback::roll_back;
 use super::stage::Written;
 use super::state::Start;
@@ -72,7 +72,8 @@ impl Transaction<'_> {
         });
         execution.result.update_success();
         // The branch, the apply record and both notes move in one transaction: all or none.
-        let mut updates = branch_updates(reply, head_commit, commit, record, kept, &subject);
+        let mut updates = branch_updates(reply, head_commit, commit, kept, &subject);
+        updates.push(records_update(repo, commit, record)?);
         updates.extend(notes_updates(repo, &execution, reply, commit)?);
         if let Some(also) = &opts.also_refs {
             let extra = (also.0)(repo, Some(commit))?;
@@ -333,30 +334,21 @@ fn commit_author(opts: &ApplyOptions, user: &Signature) -> Signature {
     }
 }
 
-/// The branch (from `head_commit` to `commit`), the apply record and the kept work: the refs
-/// of the ref transaction besides the notes.
+/// The branch (from `head_commit` to `commit`) and the kept work: the refs of the ref
+/// transaction besides the record and the notes.
 fn branch_updates(
     reply: &Reply,
     head_commit: ObjectId,
     commit: ObjectId,
-    record: ObjectId,
     kept: Option<ObjectId>,
     subject: &str,
 ) -> Vec<RefUpdate> {
-    let mut updates = vec![
-        RefUpdate {
-            name: "HEAD".into(),
-            new: commit,
-            expected: Expected::Value(head_commit),
-            reflog: format!("clada: apply {}: {subject}", reply.source),
-        },
-        RefUpdate {
-            name: record_ref(commit),
-            new: record,
-            expected: Expected::Any,
-            reflog: "clada: apply record".into(),
-        },
-    ];
+    let mut updates = vec![RefUpdate {
+        name: "HEAD".into(),
+        new: commit,
+        expected: Expected::Value(head_commit),
+        reflog: format!("clada: apply {}: {subject}", reply.source),
+    }];
     if let Some(k) = kept {
         updates.push(RefUpdate {
             name: kept_ref(commit),

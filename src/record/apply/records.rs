@@ -1,17 +1,61 @@
 //! The refs and the record that keep an apply undoable after its journal is gone: the apply
 //! record (the journal, the index tree, the trees undo and redo move between, the saved
-//! files) under `refs/clada/apply/<commit>`, the user's kept work under
-//! `refs/clada/work/<commit>`, and the record of an apply that committed nothing under
-//! `refs/clada/pending/<branch>`. Written in phase 8; read by undo and redo.
+//! files), kept in the one tree [`RECORDS_REF`] points to, at the AI commit's id split like a
+//! notes tree (`ab/cdef…`); the user's kept work under `refs/clada/work/<commit>`, and the
+//! record of an apply that committed nothing under `refs/clada/pending/<branch>`. Written in
+//! phase 8; read by undo and redo. Records of earlier versions, one ref each under
+//! `refs/clada/apply/<commit>`, are still read.
+//!
+//! One ref for every record keeps the number of refs constant however many applies were made:
+//! every command that lists or packs refs (git's too) would pay for one ref per apply.
 
-use crate::repo::{ByteSlice, EntryKind, ObjectId, Repo, RepoError, TreeChange};
+use crate::repo::{
+    BString, ByteSlice, Entry, EntryKind, Expected, ObjectId, RefUpdate, Repo, RepoError,
+    TreeChange,
+};
 
 use super::super::journal::{parse_id, Before, Journal, JournalError};
 use super::ApplyError;
 
-/// The ref that keeps an apply's record (journal + index tree + saved files) reachable.
+/// The ref whose tree holds every apply record (journal + index tree + saved files), at the
+/// AI commit's id as `ab/cdef…` (see [`record_path`]).
+pub const RECORDS_REF: &str = "refs/clada/records";
+
+/// Where an apply record was kept before [`RECORDS_REF`]: one ref per AI commit (still read).
 pub fn record_ref(commit: ObjectId) -> String {
     format!("refs/clada/apply/{commit}")
+}
+
+/// The path of `commit`'s record in the tree of [`RECORDS_REF`].
+fn record_path(commit: ObjectId) -> BString {
+    let hex = commit.to_string();
+    BString::from(format!("{}/{}", &hex[..2], &hex[2..]))
+}
+
+/// The move of [`RECORDS_REF`] that adds `record` as the record of `commit` (the new tree is
+/// written; the ref moves with compare-and-swap in the apply's ref transaction).
+pub(super) fn records_update(
+    repo: &Repo,
+    commit: ObjectId,
+    record: ObjectId,
+) -> Result<RefUpdate, ApplyError> {
+    let old = repo.read_ref(RECORDS_REF)?;
+    let tree = repo.edit_tree(
+        old.unwrap_or_else(|| repo.empty_tree()),
+        &[TreeChange {
+            path: record_path(commit),
+            entry: Some(Entry {
+                kind: EntryKind::Tree,
+                id: record,
+            }),
+        }],
+    )?;
+    Ok(RefUpdate {
+        name: RECORDS_REF.into(),
+        new: tree,
+        expected: old.map_or(Expected::MustNotExist, Expected::Value),
+        reflog: format!("clada: apply record of {}", Repo::short(commit)),
+    })
 }
 
 /// The ref under which the user's uncommitted work before an apply is kept, as a
@@ -30,8 +74,7 @@ pub fn pending_ref(branch: Option<&str>) -> String {
     )
 }
 
-/// The apply record's tree (journal, index tree, saved files), kept under
-/// `refs/clada/apply/<commit>` so undo can restore untracked files and the staged/unstaged split.
+/// The apply record's tree (journal, index tree, saved files), kept in [`RECORDS_REF`] so undo can restore untracked files and the staged/unstaged split.
 pub(super) fn record_tree(repo: &Repo, journal: &Journal) -> Result<ObjectId, ApplyError> {
     let json = serde_json::to_vec_pretty(journal)
         .map_err(|e| RepoError::Invalid(format!("cannot serialise the apply record: {e}")))?;
@@ -103,12 +146,29 @@ pub(super) fn record_tree(repo: &Repo, journal: &Journal) -> Result<ObjectId, Ap
     Ok(repo.edit_tree(repo.empty_tree(), &changes)?)
 }
 
-/// Reads the apply record of an AI commit.
+/// Reads the apply record of an AI commit: from [`RECORDS_REF`], else from the ref of
+/// earlier versions.
 pub fn read_record(repo: &Repo, commit: ObjectId) -> Result<Option<Journal>, ApplyError> {
-    let Some(tree) = repo.read_ref(&record_ref(commit))? else {
-        return Ok(None);
-    };
-    record_journal(repo, tree)
+    let records = repo.read_ref(RECORDS_REF)?;
+    match record_tree_of(repo, records, commit)? {
+        Some(tree) => record_journal(repo, tree),
+        None => Ok(None),
+    }
+}
+
+/// The record tree of `commit`: in `records` (the tree [`RECORDS_REF`] points to), else under
+/// the ref of earlier versions.
+fn record_tree_of(
+    repo: &Repo,
+    records: Option<ObjectId>,
+    commit: ObjectId,
+) -> Result<Option<ObjectId>, ApplyError> {
+    if let Some(records) = records {
+        if let Some(entry) = repo.tree_entry(records, record_path(commit).as_bstr())? {
+            return Ok(Some(entry.id));
+        }
+    }
+    Ok(repo.read_ref(&record_ref(commit))?)
 }
 
 /// The journal stored in a record tree.
@@ -143,13 +203,14 @@ pub(super) fn mark_already_applied(
             wanted.entry(key).or_default().push(i);
         }
     }
+    let records = repo.read_ref(RECORDS_REF)?;
     let mut commit = Some(head);
     for _ in 0..APPLIED_DEPTH {
         let Some(c) = commit else { break };
         if wanted.is_empty() {
             break;
         }
-        let blocks = match repo.read_ref(&record_ref(c))? {
+        let blocks = match record_tree_of(repo, records, c)? {
             Some(tree) => repo.tree_entry(tree, b"blocks".as_bstr())?,
             None => None,
         };

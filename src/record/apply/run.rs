@@ -131,7 +131,7 @@ impl Transaction<'_> {
     /// Everything after the actions ran: collect, build, stage, hooks, commit, record.
     pub(super) fn run(
         mut self,
-        start: &Start,
+        start: &mut Start,
         opts: &ApplyOptions,
         reply: &Reply,
         mut execution: Execution,

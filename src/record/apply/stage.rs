@@ -14,10 +14,11 @@ use super::build::{file_entry, index_updates, with_updates, Built};
 use super::state::Start;
 use super::{ApplyError, ApplyOptions, ApplyOutcome};
 
-/// What `stage` made: the tree to commit, the index the hooks see and the index left behind.
+/// What `stage` made: the tree to commit, the index the hooks see (only when hooks run) and
+/// the index left behind.
 struct Staged {
     commit_tree: ObjectId,
-    commit_index: Index,
+    commit_index: Option<Index>,
     final_index: Index,
 }
 
@@ -37,7 +38,7 @@ impl Transaction<'_> {
     /// Stages, runs the hooks, writes the commit(s), moves the branch and stores the record.
     pub(super) fn commit(
         self,
-        start: &Start,
+        start: &mut Start,
         opts: &ApplyOptions,
         reply: &Reply,
         mut execution: Execution,
@@ -61,7 +62,9 @@ impl Transaction<'_> {
         }
         // The index to commit from, and the one to leave behind: with the user's work kept
         // uncommitted they differ (the user's staged work stays staged, not committed).
-        let staged = self.stage(start, &built)?;
+        let runs_hooks = !opts.no_verify
+            && (repo.hook_path("pre-commit").is_some() || repo.hook_path("commit-msg").is_some());
+        let staged = self.stage(start, &built, runs_hooks)?;
         crate::base::trace::phase("index: apply");
 
         let coauthor = opts
@@ -83,7 +86,7 @@ impl Transaction<'_> {
 
         let Some(written) = self.write_index(
             start,
-            opts,
+            runs_hooks,
             &built,
             staged,
             lock,
@@ -109,27 +112,42 @@ impl Transaction<'_> {
 
     /// The tree to commit, the index the hooks see (what is committed) and the index left
     /// behind: with the user's work kept they differ (staged work stays staged, uncommitted).
-    fn stage(&self, start: &Start, built: &Built) -> Result<Staged, ApplyError> {
+    /// Without hooks nothing reads the user's index again and nothing needs the index the
+    /// hooks would see, so the user's index is edited in place into the one left behind.
+    fn stage(
+        &self,
+        start: &mut Start,
+        built: &Built,
+        runs_hooks: bool,
+    ) -> Result<Staged, ApplyError> {
         let repo = self.repo;
+        let base = |start: &mut Start| match runs_hooks {
+            true => start.index.clone(),
+            false => std::mem::replace(&mut start.index, Index::empty_like(repo)),
+        };
         Ok(match &built.on_head {
             Ok(on_head) => {
                 let tree = repo.edit_tree(start.head_tree, on_head)?;
-                let mut to_commit = on_head.clone();
-                for p in &start.status.staged {
-                    if !on_head.iter().any(|c| &c.path == p) {
-                        to_commit.push(TreeChange {
-                            path: p.clone(),
-                            entry: file_entry(repo, start.head_tree, p)?,
-                        });
+                let commit_index = if runs_hooks {
+                    let mut to_commit = on_head.clone();
+                    for p in &start.status.staged {
+                        if !on_head.iter().any(|c| &c.path == p) {
+                            to_commit.push(TreeChange {
+                                path: p.clone(),
+                                entry: file_entry(repo, start.head_tree, p)?,
+                            });
+                        }
                     }
-                }
-                let commit_index = with_updates(
-                    repo,
-                    &start.index,
-                    &index_updates(&to_commit, &built.changes),
-                )?;
-                let final_index =
-                    with_updates(repo, &start.index, &index_updates(on_head, &built.changes))?;
+                    Some(with_updates(
+                        repo,
+                        &start.index,
+                        &index_updates(&to_commit, &built.changes),
+                    )?)
+                } else {
+                    None
+                };
+                let mut final_index = base(start);
+                final_index.apply(repo, &index_updates(on_head, &built.changes))?;
                 Staged {
                     commit_tree: tree,
                     commit_index,
@@ -146,11 +164,11 @@ impl Transaction<'_> {
                         });
                     }
                 }
-                let mut index = start.index.clone();
+                let mut index = base(start);
                 index.apply(repo, &index_updates(&all, &all))?;
                 Staged {
                     commit_tree: built.after_tree,
-                    commit_index: index.clone(),
+                    commit_index: runs_hooks.then(|| index.clone()),
                     final_index: index,
                 }
             }
@@ -166,7 +184,7 @@ impl Transaction<'_> {
     fn write_index(
         &self,
         start: &Start,
-        opts: &ApplyOptions,
+        runs_hooks: bool,
         built: &Built,
         staged: Staged,
         lock: crate::repo::IndexLock,
@@ -180,8 +198,6 @@ impl Transaction<'_> {
             mut final_index,
         } = staged;
         let mut after_tree = built.after_tree;
-        let runs_hooks = !opts.no_verify
-            && (repo.hook_path("pre-commit").is_some() || repo.hook_path("commit-msg").is_some());
         // The tree the index left behind holds (I'): the commit's tree when everything is
         // committed, the user's index tree plus the AI's changes when their work is kept.
         let mut final_tree = match &built.on_head {
@@ -190,7 +206,7 @@ impl Transaction<'_> {
         };
         let index_writer;
         if runs_hooks {
-            let mut hook_index = commit_index;
+            let mut hook_index = commit_index.unwrap_or_else(|| final_index.clone());
             let mut lock = Some(lock);
             let mut retried = false;
             loop {
@@ -279,12 +295,11 @@ impl Transaction<'_> {
             index_writer = std::thread::spawn(move || Ok(lock));
         } else {
             final_index.set_cache_tree(repo, final_tree, None)?;
-            let to_write = final_index.clone();
             // Written on another thread while the objects are made; joined before any ref
             // moves.
             let mut lock = lock;
             index_writer = std::thread::spawn(move || {
-                lock.write(&to_write)?;
+                lock.write(&final_index)?;
                 Ok::<_, RepoError>(lock)
             });
         }
