@@ -675,6 +675,57 @@ fn a_full_disk_while_recording_rolls_back_on_the_spot_and_reports_the_blocks_tha
 }
 
 #[test]
+fn recovery_finds_a_same_size_change_exec_made_in_the_second_the_index_was_written() {
+    // "Racily clean": exec rewrites c.txt to the same size and the same mtime second as the
+    // index entry and the index file. Only a content check sees the change; recovery must
+    // not take the stat data for proof (it built its index with the timestamp "now").
+    let repo = TestRepo::with_files(&[("a.txt", "a0\n"), ("c.txt", "c0\n")]);
+    repo.git(&["config", "core.trustctime", "false"]);
+    let stamp = "2026-01-01 00:00:00";
+    let touch = |path: &str| {
+        let ok = std::process::Command::new("touch")
+            .args(["-d", stamp])
+            .arg(repo.path().join(path))
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok);
+    };
+    touch("c.txt");
+    // The index entry takes the stamped stat data.
+    repo.git(&["update-index", "--really-refresh"]);
+    let before = repo.state();
+    touch(".git/index");
+    let reply = [
+        replace("r1", "a.txt", "a0", "a1"),
+        exec(
+            "r2",
+            &format!("echo c1 > c.txt && touch -d '{stamp}' c.txt"),
+        ),
+    ]
+    .concat();
+    let out = repo
+        .spawn_apply(
+            &[("GIT_CLADA_FAILPOINT", "apply:after-execute")],
+            &reply,
+            &["--exec", "allow"],
+        )
+        .wait_with_output()
+        .unwrap();
+    assert!(out.status.code() != Some(0), "{}", output_text(&out));
+    assert_eq!(repo.read("c.txt"), "c1\n");
+    let undo = repo.clada(&["undo"]);
+    succeeded(&undo);
+    assert!(
+        output_text(&undo).contains("c.txt"),
+        "{}",
+        output_text(&undo)
+    );
+    assert_eq!(repo.read("c.txt"), "c0\n");
+    common::assert_same_user_state(&repo.state(), &before, "recovered");
+}
+
+#[test]
 fn a_killed_apply_leaves_no_empty_new_directory_after_recovery() {
     let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
     let before = repo.state();
