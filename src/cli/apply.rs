@@ -198,6 +198,8 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
     let outcome = match result {
         Ok(o) => o,
         Err(ApplyError::Refused(msg)) => return Err(Refusal(msg).into()),
+        // The blocks ran but were not recorded: their report, with the fatal error (exit 1).
+        Err(ApplyError::NotRecorded(ran)) => return finish_report(&ran, &global),
         Err(e) => return Err(e.into()),
     };
     crate::base::trace::phase("apply returned");
