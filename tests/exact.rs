@@ -669,6 +669,17 @@ fn a_full_disk_while_recording_rolls_back_on_the_spot_and_reports_the_blocks_tha
     }
     common::assert_same_user_state(&repo.state(), &before, "rolled back after a full disk");
     assert!(!repo.path().join(".git/clada/transaction.json").exists());
+    // The llm and human reports say why, and that no block needs correcting.
+    for (format, says) in [
+        ("llm", "every change was rolled back because recording the commit failed. No block needs correcting: send all 2 blocks again once that is fixed."),
+        ("human", "0 of 2 blocks applied: recording the commit failed, so every change was rolled back"),
+    ] {
+        let mut cmd = repo.clada_cmd();
+        cmd.env("GIT_CLADA_FAILPOINT", "enospc@apply:write-tree")
+            .args(["--format", format, "apply", "-"]);
+        let out = common::spawn_fed(cmd, &reply).wait_with_output().unwrap();
+        assert!(output_text(&out).contains(says), "{}", output_text(&out));
+    }
     // Nothing blocks the next apply.
     ok(&repo.apply(&reply, &[]));
     assert_eq!(repo.read("a.txt"), "a1\n");
@@ -728,7 +739,10 @@ fn a_full_disk_after_exec_ran_reports_the_blocks_that_ran_and_that_undo_restores
     };
     let text = output_text(&llm);
     assert!(
-        text.contains("f1") && text.contains("f2") && text.contains("FATAL:"),
+        text.contains("f1")
+            && text.contains("f2")
+            && text.contains("FATAL:")
+            && text.contains("No block needs correcting: once the user has fixed that and run `git clada undo`, send all 2 blocks again."),
         "{text}"
     );
     succeeded(&repo.clada(&["undo"]));

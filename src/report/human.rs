@@ -5,7 +5,7 @@ use super::common::{
     distinct_messages, error_head, group_parse_errors, hint_lines, output_body, output_header,
     primary, shows_output,
 };
-use super::facts::{capped_output, failed_blocks, failed_hook, hook_name};
+use super::facts::{capped_output, failed_hook, hook_name, rollback_cause};
 use crate::action::ExecutionResult;
 
 struct Paint {
@@ -165,14 +165,10 @@ fn summary(r: &ExecutionResult) -> String {
         return "no action blocks found\n".to_string();
     }
     if r.rolled_back {
-        let failed = failed_blocks(r);
         return format!(
-            "0 of {} blocks applied: {} failed, so every change was rolled back\n",
+            "0 of {} blocks applied: {}, so every change was rolled back\n",
             r.results.len(),
-            match failed.as_slice() {
-                [one] => format!("block {one}"),
-                many => format!("blocks {}", many.join(", ")),
-            }
+            rollback_cause(r)
         );
     }
     let mut s = format!("{ok} of {} blocks succeeded", r.results.len());
