@@ -87,17 +87,11 @@ pub(super) fn after_failure(
         return undo(format!("the journal cannot be removed ({e})"));
     }
     let result = &mut ran.result;
-    for r in result
-        .results
-        .iter_mut()
-        .filter(|r| r.success && !r.skipped)
-    {
-        r.success = false;
-        r.rolled_back = true;
-        r.error = Some(format!(
-            "not applied: recording the commit failed ({error}), so every change of the reply was rolled back"
-        ));
-    }
+    fail_the_blocks_that_ran(
+        result,
+        true,
+        &format!("not applied: recording the commit failed ({error}), so every change of the reply was rolled back"),
+    );
     result.rolled_back = true;
     result.warnings.push(format!(
         "recording the commit failed ({error}); every change of this reply was rolled back and nothing was committed: free the space (or fix the cause) and apply again"
@@ -110,19 +104,31 @@ pub(super) fn after_failure(
 fn not_recorded(ran: &Execution, error: &str, why: &str) -> ApplyError {
     let mut ran = ran.clone();
     let result = &mut ran.result;
+    fail_the_blocks_that_ran(
+        result,
+        false,
+        &format!("ran, but recording the commit failed ({error}): its change is in the worktree, uncommitted, until `git clada undo` takes the reply back"),
+    );
+    result.fatal_error = Some(format!(
+        "{error}; {why}, so the reply's changes are still in the worktree: `git clada undo` restores the state before the apply"
+    ));
+    result.update_success();
+    ApplyError::NotRecorded(Box::new(ran))
+}
+
+/// Marks every block that ran and succeeded as failed with `error` (and `rolled_back`).
+fn fail_the_blocks_that_ran(
+    result: &mut crate::action::ExecutionResult,
+    rolled_back: bool,
+    error: &str,
+) {
     for r in result
         .results
         .iter_mut()
         .filter(|r| r.success && !r.skipped)
     {
         r.success = false;
-        r.error = Some(format!(
-            "ran, but recording the commit failed ({error}): its change is in the worktree, uncommitted, until `git clada undo` takes the reply back"
-        ));
+        r.rolled_back = rolled_back;
+        r.error = Some(error.to_string());
     }
-    result.fatal_error = Some(format!(
-        "{error}; {why}, so the reply's changes are still in the worktree: `git clada undo` restores the state before the apply"
-    ));
-    result.update_success();
-    ApplyError::NotRecorded(Box::new(ran))
 }
