@@ -679,9 +679,136 @@ fn a_full_disk_while_recording_rolls_back_on_the_spot_and_reports_the_blocks_tha
     }
     common::assert_same_user_state(&repo.state(), &before, "rolled back after a full disk");
     assert!(!repo.path().join(".git/clada/transaction.json").exists());
+    // The llm and human reports say why, and that no block needs correcting.
+    for (format, says) in [
+        ("llm", "every change was rolled back because recording the commit failed. No block needs correcting: send all 2 blocks again once that is fixed."),
+        ("human", "0 of 2 blocks applied: recording the commit failed, so every change was rolled back"),
+    ] {
+        let mut cmd = repo.clada_cmd();
+        cmd.env("GIT_CLADA_FAILPOINT", "enospc@apply:write-tree")
+            .args(["--format", format, "apply", "-"]);
+        let out = common::spawn_fed(cmd, &reply).wait_with_output().unwrap();
+        assert!(output_text(&out).contains(says), "{}", output_text(&out));
+    }
     // Nothing blocks the next apply.
     ok(&repo.apply(&reply, &[]));
     assert_eq!(repo.read("a.txt"), "a1\n");
+}
+
+#[test]
+fn a_full_disk_after_exec_ran_reports_the_blocks_that_ran_and_that_undo_restores_the_state() {
+    // Exec ran, so the reply cannot be taken back on the spot: the report still lists the
+    // blocks that ran (exit 1, not "nothing was changed"), and `git clada undo` restores.
+    let repo = TestRepo::with_files(&[("a.txt", "a0\n"), ("b.txt", "b0\n"), ("c.txt", "c0\n")]);
+    repo.write("b.txt", "b0 mine\n");
+    let before = repo.state();
+    let reply = [
+        replace("f1", "a.txt", "a0", "a1"),
+        exec("f2", "echo c1 > c.txt"),
+    ]
+    .concat();
+    let out = repo
+        .spawn_apply(
+            &[("GIT_CLADA_FAILPOINT", "enospc@apply:write-tree")],
+            &reply,
+            &["--exec", "allow"],
+        )
+        .wait_with_output()
+        .unwrap();
+    assert_eq!(code(&out), 1, "{}", output_text(&out));
+    let report = TestRepo::report(&out);
+    let fatal = report["fatalError"].as_str().unwrap_or_default();
+    assert!(
+        fatal.contains("No space left on device")
+            && fatal.contains("`git clada undo` restores the state before the apply"),
+        "{report}"
+    );
+    let results = report["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2, "{report}");
+    for r in results {
+        assert_eq!(r["success"], false, "{report}");
+        assert!(
+            r["error"].as_str().unwrap().contains("ran, but recording"),
+            "{report}"
+        );
+    }
+    // The changes are in the worktree, the journal stays and blocks other applies.
+    assert_eq!(repo.read("a.txt"), "a1\n");
+    assert_eq!(repo.read("c.txt"), "c1\n");
+    assert!(repo.path().join(".git/clada/transaction.json").exists());
+    let blocked = repo.apply(&replace("f3", "a.txt", "a1", "a2"), &[]);
+    assert_ne!(code(&blocked), 0, "{}", output_text(&blocked));
+    assert_eq!(repo.read("a.txt"), "a1\n");
+    // The llm report names the blocks too.
+    let llm = {
+        let repo = TestRepo::with_files(&[("a.txt", "a0\n")]);
+        let mut cmd = repo.clada_cmd();
+        cmd.env("GIT_CLADA_FAILPOINT", "enospc@apply:write-tree")
+            .args(["--format", "llm", "apply", "--exec", "allow", "-"]);
+        common::spawn_fed(cmd, &reply).wait_with_output().unwrap()
+    };
+    let text = output_text(&llm);
+    assert!(
+        text.contains("f1")
+            && text.contains("f2")
+            && text.contains("FATAL:")
+            && text.contains("No block needs correcting: once the user has fixed that and run `git clada undo`, send all 2 blocks again."),
+        "{text}"
+    );
+    succeeded(&repo.clada(&["undo"]));
+    common::assert_same_user_state(&repo.state(), &before, "undo after a full disk");
+    assert!(!repo.path().join(".git/clada/transaction.json").exists());
+}
+
+#[test]
+fn recovery_finds_a_same_size_change_exec_made_in_the_second_the_index_was_written() {
+    // "Racily clean": exec rewrites c.txt to the same size and the same mtime second as the
+    // index entry and the index file. Only a content check sees the change; recovery must
+    // not take the stat data for proof (it built its index with the timestamp "now").
+    let repo = TestRepo::with_files(&[("a.txt", "a0\n"), ("c.txt", "c0\n")]);
+    repo.git(&["config", "core.trustctime", "false"]);
+    let stamp = "2026-01-01 00:00:00";
+    let touch = |path: &str| {
+        let ok = std::process::Command::new("touch")
+            .args(["-d", stamp])
+            .arg(repo.path().join(path))
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok);
+    };
+    touch("c.txt");
+    // The index entry takes the stamped stat data.
+    repo.git(&["update-index", "--really-refresh"]);
+    let before = repo.state();
+    touch(".git/index");
+    let reply = [
+        replace("r1", "a.txt", "a0", "a1"),
+        exec(
+            "r2",
+            &format!("echo c1 > c.txt && touch -d '{stamp}' c.txt"),
+        ),
+    ]
+    .concat();
+    let out = repo
+        .spawn_apply(
+            &[("GIT_CLADA_FAILPOINT", "apply:after-execute")],
+            &reply,
+            &["--exec", "allow"],
+        )
+        .wait_with_output()
+        .unwrap();
+    assert!(out.status.code() != Some(0), "{}", output_text(&out));
+    assert_eq!(repo.read("c.txt"), "c1\n");
+    let undo = repo.clada(&["undo"]);
+    succeeded(&undo);
+    assert!(
+        output_text(&undo).contains("c.txt"),
+        "{}",
+        output_text(&undo)
+    );
+    assert_eq!(repo.read("c.txt"), "c0\n");
+    common::assert_same_user_state(&repo.state(), &before, "recovered");
 }
 
 #[test]

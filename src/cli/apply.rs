@@ -204,6 +204,8 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
                 "{e}, or use --no-git to run the actions in the current directory without a repository"
             ))
         }
+        // The blocks ran but were not recorded: their report, with the fatal error (exit 1).
+        Err(ApplyError::NotRecorded(ran)) => return finish_report(&ran, &global),
         Err(e) => return Err(e.into()),
     };
     crate::base::trace::phase("apply returned");

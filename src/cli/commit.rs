@@ -44,6 +44,7 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
     let outcome = match crate::record::apply::apply(&cwd, &reply, &opts) {
         Ok(o) => o,
         Err(ApplyError::Refused(msg)) => return Err(Refusal(msg).into()),
+        Err(ApplyError::NotRecorded(ran)) => return finish_report(&ran, &global),
         Err(e) => return Err(e.into()),
     };
     if outcome.commit.is_none() && global.dry_run {

@@ -546,7 +546,18 @@ impl Index {
 
     /// Copies stat data from `old` for every entry whose path, id and mode are unchanged, so
     /// files that did not change are not re-read by git (what `git reset` does).
+    ///
+    /// The stat data is only as good as `old`'s timestamp: a file changed in the same second
+    /// as `old` was written, to the same size, has the stat data of its old content ("racily
+    /// clean"), and only an entry no older than the index's timestamp is re-read. So the
+    /// earlier of the two timestamps is kept; an index built from a tree has "now", which
+    /// would hide such a change (recovery of an interrupted apply then missed a same-size
+    /// change exec made).
     pub fn carry_stat_from(&mut self, old: &Index) {
+        if old.file.timestamp() < self.file.timestamp() {
+            let stamp = old.file.timestamp();
+            self.file_mut().set_timestamp(stamp);
+        }
         let old_entries = old.file.entries();
         let mut j = 0;
         let (entries, backing) = self.file_mut().entries_mut_and_pathbacking();

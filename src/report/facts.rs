@@ -10,15 +10,7 @@ use crate::action::{ExecutionResult, FileChange, FileState, Step};
 /// every result that had succeeded says it was not applied and why, and is no longer a
 /// success. The roll-back itself is the caller's.
 pub fn mark_rolled_back(result: &mut ExecutionResult, cause: &str) {
-    let failed = failed_blocks(result);
-    let because = match failed.as_slice() {
-        [] => match result.steps.iter().find(|s| !s.success) {
-            Some(step) => format!("{} failed", step.name),
-            None => "a block failed".to_string(),
-        },
-        [one] => format!("block {one} failed"),
-        many => format!("blocks {} failed", many.join(", ")),
-    };
+    let because = rollback_cause(result);
     for r in result.results.iter_mut().filter(|r| r.success) {
         r.success = false;
         r.rolled_back = true;
@@ -32,6 +24,20 @@ pub fn mark_rolled_back(result: &mut ExecutionResult, cause: &str) {
         "{cause}: {because}, so every change of this reply was rolled back and nothing was committed"
     ));
     result.update_success();
+}
+
+/// Why a reply's changes were rolled back, from the result: the blocks that failed on their
+/// own, else the step that failed, else recording the commit (a full disk: every block ran,
+/// none failed).
+pub(crate) fn rollback_cause(result: &ExecutionResult) -> String {
+    match failed_blocks(result).as_slice() {
+        [] => match result.steps.iter().find(|s| !s.success) {
+            Some(step) => format!("{} failed", step.name),
+            None => "recording the commit failed".to_string(),
+        },
+        [one] => format!("block {one} failed"),
+        many => format!("blocks {} failed", many.join(", ")),
+    }
 }
 
 /// Ids of the blocks that failed on their own (not by a roll-back), parse errors included, in

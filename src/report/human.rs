@@ -5,7 +5,7 @@ use super::common::{
     distinct_messages, error_head, hint_lines, in_document_order, is_validation, output_body,
     output_header, primary, shows_output, validation_line, Item,
 };
-use super::facts::{capped_output, failed_blocks, failed_hook, hook_name};
+use super::facts::{capped_output, failed_hook, hook_name, rollback_cause};
 use crate::action::ExecutionResult;
 
 struct Paint {
@@ -223,14 +223,10 @@ fn summary(r: &ExecutionResult) -> String {
         return "no action blocks found\n".to_string();
     }
     if r.rolled_back {
-        let failed = failed_blocks(r);
         return format!(
-            "0 of {} blocks applied: {} failed, so every change was rolled back\n",
+            "0 of {} blocks applied: {}, so every change was rolled back\n",
             r.results.len(),
-            match failed.as_slice() {
-                [one] => format!("block {one}"),
-                many => format!("blocks {}", many.join(", ")),
-            }
+            rollback_cause(r)
         );
     }
     let mut s = format!("{ok} of {} blocks succeeded", r.results.len());

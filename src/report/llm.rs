@@ -6,7 +6,7 @@ use super::common::{
     distinct_messages, error_head, group_parse_errors, hint_lines, in_document_order,
     is_validation, output_body, output_header, primary, shows_output, validation_line, Item,
 };
-use super::facts::{capped_output, failed_blocks, failed_hook, hook_name};
+use super::facts::{capped_output, failed_blocks, failed_hook, hook_name, rollback_cause};
 use crate::action::textmatch::Hint;
 use crate::action::ExecutionResult;
 
@@ -214,9 +214,23 @@ fn closing_without_waiting(r: &ExecutionResult, ok: usize, failed: usize) -> Str
             format!("{n} blocks")
         }
     };
+    let sent = r.results.len() + group_parse_errors(&r.parse_errors).len();
+    let culprits = failed_blocks(r);
+    if r.rolled_back && culprits.is_empty() {
+        return format!(
+            "Nothing was applied: every change was rolled back because {}. No block needs correcting: send all {} again once that is fixed.",
+            rollback_cause(r),
+            blocks(sent)
+        );
+    }
+    // The blocks ran but recording them failed, and the reply could not be taken back.
+    if r.fatal_error.is_some() && !r.rolled_back {
+        return format!(
+            "Nothing was committed: the blocks ran, but recording them failed (FATAL above). No block needs correcting: once the user has fixed that and run `git clada undo`, send all {} again.",
+            blocks(sent)
+        );
+    }
     if r.rolled_back {
-        let culprits = failed_blocks(r);
-        let sent = r.results.len() + group_parse_errors(&r.parse_errors).len();
         return format!(
             "Nothing was applied: every change was rolled back because {} failed. Send all {} again, with {} corrected.",
             match culprits.as_slice() {

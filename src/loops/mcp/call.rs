@@ -265,6 +265,7 @@ fn transact(call: &Call<'_>, reply: &Reply, options: CallOptions, dry_run: bool)
         Err(ApplyError::Refused(msg)) => {
             Outcome::fatal(&format!("refused for safety, nothing was changed: {msg}"))
         }
+        Err(ApplyError::NotRecorded(ran)) => Outcome::report(&ran.result, None),
         Err(e) => Outcome::fatal(&e.to_string()),
     }
 }

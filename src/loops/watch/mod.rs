@@ -290,14 +290,15 @@ impl Watcher {
         let outcome = match record_apply::apply(&self.opts.cwd, &reply, &opts) {
             Ok(o) => o,
             Err(e) => {
-                let msg = match e {
-                    ApplyError::Refused(m) => m,
-                    other => other.to_string(),
+                // Blocks that ran but were not recorded are not remembered either: once
+                // `git clada undo` took them back, the next change applies them again.
+                let (msg, what) = match e {
+                    ApplyError::Refused(m) => (m, "not applied, nothing changed"),
+                    e @ ApplyError::NotRecorded(_) => (e.to_string(), "ran but not recorded"),
+                    other => (other.to_string(), "not applied, nothing changed"),
                 };
                 if self.last_busy.as_deref() != Some(msg.as_str()) {
-                    progress(&format!(
-                        "not applied, nothing changed: {msg}; will retry on the next change"
-                    ));
+                    progress(&format!("{what}: {msg}; will retry on the next change"));
                     self.last_busy = Some(msg.clone());
                 }
                 return Ok(Batch::Busy(msg));

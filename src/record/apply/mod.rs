@@ -141,6 +141,12 @@ pub enum ApplyError {
     Restore(#[from] RestoreError),
     #[error(transparent)]
     Sandbox(#[from] SandboxError),
+    /// The reply's blocks ran but recording them failed and could not be taken back on the
+    /// spot (a full disk after exec ran, say): the report lists the blocks that ran, its
+    /// `fatalError` says why and that `git clada undo` restores the state before the apply
+    /// (the journal stays). Exit 1: something was changed.
+    #[error("{}", .0.result.fatal_error.as_deref().unwrap_or("recording the apply failed"))]
+    NotRecorded(Box<Execution>),
 }
 
 /// Applies `reply` to the repository containing `cwd`.

@@ -59,18 +59,15 @@ pub(super) fn roll_back(
 /// index or the journal): the reply is taken back on the spot, the journal dropped, and the
 /// report lists the blocks that ran, each marked rolled back. When that cannot be done safely
 /// (the branch already moved, exec ran, the journal is unreadable) or fails too, the error
-/// says that `git clada undo` restores the state before the apply (the journal stays).
+/// says that `git clada undo` restores the state before the apply (the journal stays), and
+/// still lists the blocks that ran ([`ApplyError::NotRecorded`]).
 pub(super) fn after_failure(
     repo: &Repo,
     start: &Start,
     mut ran: Execution,
     error: String,
 ) -> Result<ApplyOutcome, ApplyError> {
-    let undo = |why: String| {
-        Err(ApplyError::Repo(RepoError::Invalid(format!(
-            "{error}; {why}, so the reply's changes are still in the worktree: `git clada undo` restores the state before the apply"
-        ))))
-    };
+    let undo = |why: String| Err(not_recorded(&ran, &error, &why));
     let journal = match Journal::read(repo) {
         Ok(Some(j)) => j,
         // No journal: the failure came after the transaction was closed or taken back.
@@ -90,20 +87,48 @@ pub(super) fn after_failure(
         return undo(format!("the journal cannot be removed ({e})"));
     }
     let result = &mut ran.result;
+    fail_the_blocks_that_ran(
+        result,
+        true,
+        &format!("not applied: recording the commit failed ({error}), so every change of the reply was rolled back"),
+    );
+    result.rolled_back = true;
+    result.warnings.push(format!(
+        "recording the commit failed ({error}); every change of this reply was rolled back and nothing was committed: free the space (or fix the cause) and apply again"
+    ));
+    Ok(uncommitted(ran))
+}
+
+/// The blocks of `ran` reported as run but not recorded: their changes are in the worktree,
+/// uncommitted, and the journal stays for `git clada undo` to take them back.
+fn not_recorded(ran: &Execution, error: &str, why: &str) -> ApplyError {
+    let mut ran = ran.clone();
+    let result = &mut ran.result;
+    fail_the_blocks_that_ran(
+        result,
+        false,
+        &format!("ran, but recording the commit failed ({error}): its change is in the worktree, uncommitted, until `git clada undo` takes the reply back"),
+    );
+    result.fatal_error = Some(format!(
+        "{error}; {why}, so the reply's changes are still in the worktree: `git clada undo` restores the state before the apply"
+    ));
+    result.update_success();
+    ApplyError::NotRecorded(Box::new(ran))
+}
+
+/// Marks every block that ran and succeeded as failed with `error` (and `rolled_back`).
+fn fail_the_blocks_that_ran(
+    result: &mut crate::action::ExecutionResult,
+    rolled_back: bool,
+    error: &str,
+) {
     for r in result
         .results
         .iter_mut()
         .filter(|r| r.success && !r.skipped)
     {
         r.success = false;
-        r.rolled_back = true;
-        r.error = Some(format!(
-            "not applied: recording the commit failed ({error}), so every change of the reply was rolled back"
-        ));
+        r.rolled_back = rolled_back;
+        r.error = Some(error.to_string());
     }
-    result.rolled_back = true;
-    result.warnings.push(format!(
-        "recording the commit failed ({error}); every change of this reply was rolled back and nothing was committed: free the space (or fix the cause) and apply again"
-    ));
-    Ok(uncommitted(ran))
 }
