@@ -159,6 +159,11 @@ fn status_reads_right_for_every_kind_of_operation() {
 #[test]
 fn a_commit_made_while_the_reply_ran_is_not_blamed_on_exec() {
     let repo = TestRepo::with_files(&[("a.txt", "a\n"), ("human.txt", "h\n")]);
+    // The exec block signals through files outside the worktree, which the OS sandbox
+    // (issue 21) forbids: the user's own config turns it off for this test.
+    let user = repo.home.path().join(".config/clada/config.yml");
+    std::fs::create_dir_all(user.parent().unwrap()).unwrap();
+    std::fs::write(&user, "sandbox:\n  level: off\n").unwrap();
     let signal = repo.home.path().join("exec-started");
     let go = repo.home.path().join("go");
     let reply = block(
@@ -176,8 +181,12 @@ fn a_commit_made_while_the_reply_ran_is_not_blamed_on_exec() {
             ),
         ],
     );
-    let child = repo.spawn_apply(&[], &reply, &["--exec", "allow"]);
+    let mut child = repo.spawn_apply(&[], &reply, &["--exec", "allow"]);
     while !signal.exists() {
+        // An apply that ended without running the block would leave this loop waiting.
+        if let Ok(Some(status)) = child.try_wait() {
+            panic!("the apply ended before its exec block started: {status}");
+        }
         std::thread::sleep(std::time::Duration::from_millis(5));
     }
     repo.write("human.txt", "human edit\n");
