@@ -7,7 +7,8 @@
 //! - unified diffs (made by `git diff`, then perturbed) against `git apply` (and GNU `patch`
 //!   where `git apply` gives up).
 //!
-//! The oracles are installed by `.ci/run` under `target/ci-tools/`. Without them a test fails
+//! The oracles are installed by `scripts/test` (which `.ci/run` runs) under
+//! `target/ci-tools/`. Without them a test fails
 //! (it never skips), saying how to install what is missing. `CLADA_DIFF_CASES` sets the
 //! number of cases per format (default 300), `CLADA_DIFF_SEED` the first seed,
 //! `CLADA_DIFF_EXAMPLES=1` prints one example per outcome; run with `--nocapture` to see the
@@ -227,7 +228,7 @@ fn aider_search_replace_matches_aider() {
     let Some(python) = aider_python() else {
         missing(
             "aider (the PyPI package aider-chat)",
-            "run .ci/run, or python3 -m venv target/ci-tools/aider-venv && \
+            "run bash scripts/test, or python3 -m venv target/ci-tools/aider-venv && \
              target/ci-tools/aider-venv/bin/pip install 'aider-chat==0.86.2'; \
              CLADA_AIDER_PYTHON names another venv's python",
         );
@@ -426,7 +427,7 @@ fn apply_patch_envelopes_match_codex() {
     let Some((_keep, bin)) = apply_patch_bin() else {
         missing(
             "Codex's apply_patch (the npm package @openai/codex)",
-            "run .ci/run, or npm install --prefix target/ci-tools/codex '@openai/codex@0.169.0'; \
+            "run bash scripts/test, or npm install --prefix target/ci-tools/codex '@openai/codex@0.169.0'; \
              CLADA_CODEX_BIN names the binary",
         );
     };

@@ -4,7 +4,7 @@
 //! repository with the real git CLI. A second client here speaks JSON-RPC itself, to send
 //! what no SDK would (garbage, malformed requests).
 //!
-//! `.ci/run` installs the SDK into `target/ci-tools/venv`. Where neither that venv nor
+//! `scripts/test` installs the SDK into `target/ci-tools/venv`. Where neither that venv nor
 //! `python3` on PATH can import `mcp` and `jsonschema`, the SDK tests print SKIPPED and pass —
 //! unless `CLADA_REQUIRE_TOOLS` is set (as `.ci/run` does), when they fail.
 
@@ -36,11 +36,11 @@ fn python_or_skip() -> Option<PathBuf> {
         if std::env::var_os("CLADA_REQUIRE_TOOLS").is_some() {
             panic!(
                 "CLADA_REQUIRE_TOOLS is set but no Python with the MCP SDK was found in \
-                 target/ci-tools/venv or on PATH (.ci/run installs it: pip install mcp)"
+                 target/ci-tools/venv or on PATH (scripts/test installs it: pip install mcp)"
             );
         }
         eprintln!(
-            "SKIPPED: the Python MCP SDK is not installed (pip install mcp, or run .ci/run, \
+            "SKIPPED: the Python MCP SDK is not installed (pip install mcp, or run bash scripts/test, \
              which installs it into target/ci-tools/venv)"
         );
     }

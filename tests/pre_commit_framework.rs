@@ -2,7 +2,7 @@
 //! package's fixers) running on an AI commit, and our `.pre-commit-hooks.yaml` used the way
 //! the framework uses it (cloned from a repository at a `rev`, file names as arguments).
 //!
-//! No network at test time: `.ci/run` installs both packages into `target/ci-tools/venv`
+//! No network at test time: `scripts/test` installs both packages into `target/ci-tools/venv`
 //! beforehand; the fixers are declared as `repo: local` hooks (`language: system`, the
 //! packages' console scripts), and our hook repository is a local git repository holding
 //! this checkout's `.pre-commit-hooks.yaml`, which the framework clones by path.
@@ -43,12 +43,12 @@ fn tools_or_skip() -> Option<PathBuf> {
             panic!(
                 "CLADA_REQUIRE_PRE_COMMIT is set but pre-commit, end-of-file-fixer and \
                  trailing-whitespace-fixer were not found on PATH or in target/ci-tools/venv/bin \
-                 (.ci/run installs them: pip install pre-commit pre-commit-hooks)"
+                 (scripts/test installs them: pip install pre-commit pre-commit-hooks)"
             );
         }
         eprintln!(
             "SKIPPED: the pre-commit framework is not installed (pip install pre-commit \
-             pre-commit-hooks, or run .ci/run, which installs it into target/ci-tools/venv)"
+             pre-commit-hooks, or run bash scripts/test, which installs it into target/ci-tools/venv)"
         );
     }
     found
