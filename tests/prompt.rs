@@ -130,7 +130,7 @@ fn checked_in_prompts_are_current() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("docs")
         .join("prompt");
-    let docs = prompt::checked_in_docs();
+    let docs = git_clada::loops::prompt_formats::checked_in_docs();
     // Three block dialects and the JSON tools, three edit formats.
     assert_eq!(docs.len(), 7);
     let mut names: Vec<String> = std::fs::read_dir(&root)

@@ -662,25 +662,102 @@ pub(crate) struct Ctx<'a> {
     pub exec: crate::exec::Runner,
 }
 
+impl<'a> Ctx<'a> {
+    fn new(sandbox: &'a Sandbox, opts: &'a EngineOptions) -> Ctx<'a> {
+        Ctx {
+            sandbox,
+            opts,
+            vfs: fsx::Vfs::new(opts.dry_run),
+            lines: lines::LineTracker::default(),
+            exec: crate::exec::Runner::new(crate::exec::Settings {
+                policy: opts.exec,
+                timeout: opts.exec_timeout,
+                max_output: opts.exec_max_output,
+                total_timeout: opts.exec_total_timeout,
+                approved: Arc::clone(&opts.approved),
+                prompt: opts.prompt.clone(),
+                confine: opts.confine.clone(),
+                watch: opts.exec_watch.clone(),
+            }),
+        }
+    }
+}
+
+/// A block that does not run: marked by planning or by its group's failure (`not_run`), or
+/// already applied in an AI commit on the branch.
+fn not_run(pa: &PlannedAction, i: usize, group: Option<&GroupRun>) -> Option<ActionResult> {
+    if let Some(reason) = pa
+        .skip
+        .clone()
+        .or_else(|| group.and_then(GroupRun::skip_reason))
+    {
+        return Some(ActionResult {
+            code: Some("not_run".into()),
+            error: Some(reason),
+            warnings: pa.warnings.clone(),
+            ..pa.result(i + 1)
+        });
+    }
+    pa.already_applied.as_ref().map(|commit| ActionResult {
+        success: true,
+        skipped: true,
+        already_applied: Some(commit.clone()),
+        warnings: pa.warnings.clone(),
+        ..pa.result(i + 1)
+    })
+}
+
+/// Runs one block (its sandbox check again first) and shapes its result: hint, warnings,
+/// code.
+fn run_block(ctx: &mut Ctx<'_>, pa: &PlannedAction, i: usize) -> ActionResult {
+    ctx.vfs.set_writer(i);
+    let (mut outcome, refused) = match &pa.op {
+        Err(e) => (refusal(e), true),
+        Ok(action) => match recheck(ctx.sandbox, action) {
+            Err(e) => (refusal(&e), true),
+            Ok(()) => (run(ctx, pa, action), false),
+        },
+    };
+    if let (Ok(action), Some(error), None) = (&pa.op, &outcome.error, &outcome.hint) {
+        outcome.hint = suggest::missing_path_hint(ctx, action, error);
+    }
+    let mut warnings = pa.warnings.clone();
+    warnings.extend(outcome.warnings);
+    if let (true, Ok(action)) = (outcome.success, &pa.op) {
+        warnings.extend(no_op_warning(action));
+    }
+    let success = outcome.success;
+    let error = outcome.error.filter(|e| !e.is_empty());
+    let code = (!success).then(|| {
+        outcome
+            .code
+            .unwrap_or_else(|| {
+                codes::infer(
+                    error.as_deref().unwrap_or_default(),
+                    outcome.hint.as_ref(),
+                    outcome.data.as_ref(),
+                )
+            })
+            .to_string()
+    });
+    ActionResult {
+        success,
+        code,
+        error,
+        data: outcome.data,
+        hint: outcome.hint,
+        warnings,
+        refused,
+        skipped: outcome.skipped,
+        needs_user: outcome.needs_user.map(|how| NeedsUser { how }),
+        ..pa.result(i + 1)
+    }
+}
+
 /// Runs the plan's actions in order. Failures do not stop later actions. Never panics on
 /// filesystem errors: every problem is a failed result.
 pub fn execute(plan: &Plan, sandbox: &Sandbox, opts: &EngineOptions) -> Execution {
-    let mut ctx = Ctx {
-        sandbox,
-        opts,
-        vfs: fsx::Vfs::new(opts.dry_run),
-        lines: lines::LineTracker::default(),
-        exec: crate::exec::Runner::new(crate::exec::Settings {
-            policy: opts.exec,
-            timeout: opts.exec_timeout,
-            max_output: opts.exec_max_output,
-            total_timeout: opts.exec_total_timeout,
-            approved: Arc::clone(&opts.approved),
-            prompt: opts.prompt.clone(),
-            confine: opts.confine.clone(),
-            watch: opts.exec_watch.clone(),
-        }),
-    };
+    let mut ctx = Ctx::new(sandbox, opts);
     // Consecutive edits of one file are made in memory and the file written once after them
     // (fsx::Held); anything else first gets the disk up to date.
     ctx.vfs.set_holding(true);
@@ -703,75 +780,17 @@ pub fn execute(plan: &Plan, sandbox: &Sandbox, opts: &EngineOptions) -> Executio
                 ctx.vfs.begin_group();
             }
         }
-        let skip = pa
-            .skip
-            .clone()
-            .or_else(|| group.as_ref().and_then(GroupRun::skip_reason));
-        if let Some(reason) = skip {
-            results.push(ActionResult {
-                code: Some("not_run".into()),
-                error: Some(reason),
-                warnings: pa.warnings.clone(),
-                ..pa.result(i + 1)
-            });
-            continue;
-        }
-        if let Some(commit) = &pa.already_applied {
-            results.push(ActionResult {
-                success: true,
-                skipped: true,
-                already_applied: Some(commit.clone()),
-                warnings: pa.warnings.clone(),
-                ..pa.result(i + 1)
-            });
+        if let Some(not_run) = not_run(pa, i, group.as_ref()) {
+            results.push(not_run);
             continue;
         }
         let held = ctx.vfs.held_path();
         if held.is_some() && held != pa.op.as_ref().ok().and_then(Action::content_path) {
             flush_held(&mut ctx, plan, &mut results);
         }
-        ctx.vfs.set_writer(i);
-        let (mut outcome, refused) = match &pa.op {
-            Err(e) => (refusal(e), true),
-            Ok(action) => match recheck(sandbox, action) {
-                Err(e) => (refusal(&e), true),
-                Ok(()) => (run(&mut ctx, pa, action), false),
-            },
-        };
-        if let (Ok(action), Some(error), None) = (&pa.op, &outcome.error, &outcome.hint) {
-            outcome.hint = suggest::missing_path_hint(&ctx, action, error);
-        }
-        let mut warnings = pa.warnings.clone();
-        warnings.extend(outcome.warnings);
-        if let (true, Ok(action)) = (outcome.success, &pa.op) {
-            warnings.extend(no_op_warning(action));
-        }
-        let success = outcome.success;
-        let error = outcome.error.filter(|e| !e.is_empty());
-        let code = (!success).then(|| {
-            outcome
-                .code
-                .unwrap_or_else(|| {
-                    codes::infer(
-                        error.as_deref().unwrap_or_default(),
-                        outcome.hint.as_ref(),
-                        outcome.data.as_ref(),
-                    )
-                })
-                .to_string()
-        });
-        results.push(ActionResult {
-            success,
-            code,
-            error,
-            data: outcome.data,
-            hint: outcome.hint,
-            warnings,
-            refused,
-            skipped: outcome.skipped,
-            needs_user: outcome.needs_user.map(|how| NeedsUser { how }),
-            ..pa.result(i + 1)
-        });
+        let result = run_block(&mut ctx, pa, i);
+        let success = result.success;
+        results.push(result);
         if let Some(g) = group.as_mut() {
             g.ran_exec |= pa.action == "exec";
             if !success && g.failed.is_none() {

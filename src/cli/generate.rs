@@ -79,7 +79,7 @@ _git_clada() {
 /// Writes `git clada prompt`'s output for every dialect into `dir` (`docs/prompt/`).
 pub fn write_prompts(dir: &Path) -> anyhow::Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create '{}'", dir.display()))?;
-    for (name, text) in crate::loops::prompt::checked_in_docs() {
+    for (name, text) in crate::loops::prompt_formats::checked_in_docs() {
         let path = dir.join(name);
         std::fs::write(&path, text)
             .with_context(|| format!("cannot write '{}'", path.display()))?;

@@ -212,20 +212,6 @@ impl Jail {
     }
 }
 
-/// Whether a confined run failed in a way the sandbox may have caused (its refusals read
-/// "Permission denied", "Read-only file system", "Operation not permitted"): then the result
-/// says what the sandbox allows.
-pub fn refused_by_sandbox(out: &super::spawn::ExecOutput) -> bool {
-    !out.success()
-        && [
-            "Permission denied",
-            "Read-only file system",
-            "Operation not permitted",
-        ]
-        .iter()
-        .any(|m| out.stderr.contains(m) || out.stdout.contains(m))
-}
-
 /// Said on a failed exec result that ran confined, so the model can tell a refusal of the
 /// sandbox from a bug in its code.
 pub fn failure_note(level: Level, confine: &Confine) -> String {

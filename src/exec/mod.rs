@@ -334,7 +334,7 @@ impl Runner {
                     .to_string(),
             );
         }
-        if jail.level != confine::Level::Off && confine::refused_by_sandbox(&run.output) {
+        if jail.level != confine::Level::Off && spawn::refused_by_sandbox(&run.output) {
             warnings.push(confine::failure_note(jail.level, &self.settings.confine));
             warnings.extend(jail.note.clone());
         }

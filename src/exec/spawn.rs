@@ -217,6 +217,20 @@ fn group_has_others(pgid: libc::pid_t, leader: libc::pid_t) -> bool {
     })
 }
 
+/// Whether a confined run failed in a way the sandbox may have caused (its refusals read
+/// "Permission denied", "Read-only file system", "Operation not permitted"): then the result
+/// says what the sandbox allows.
+pub fn refused_by_sandbox(out: &ExecOutput) -> bool {
+    !out.success()
+        && [
+            "Permission denied",
+            "Read-only file system",
+            "Operation not permitted",
+        ]
+        .iter()
+        .any(|m| out.stderr.contains(m) || out.stdout.contains(m))
+}
+
 /// What [`run_command`] observed besides the output.
 pub(super) struct Run {
     pub output: ExecOutput,

@@ -109,3 +109,31 @@ pub fn now() -> i64 {
         .map(|d| d.as_secs() as i64)
         .unwrap_or(0)
 }
+
+/// What undo or redo did (or would do, with `dry_run`).
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UndoReport {
+    /// `undo`, `redo` or `recover`.
+    pub operation: String,
+    /// `apply`, `squash`, `uncommitted-apply`, `interrupted-apply`, `interrupted-restore`
+    /// or `interrupted-transaction` (only the lock files of a killed git-clada were left).
+    pub kind: String,
+    /// The commit taken back (undo) or re-applied (redo).
+    pub commit: Option<String>,
+    pub subject: Option<String>,
+    /// HEAD before and after.
+    pub from: String,
+    pub to: String,
+    /// Worktree paths rewritten.
+    pub paths: Vec<String>,
+    /// With a snapshot: the user's work that comes back uncommitted.
+    pub restored_work: Option<RestoredWork>,
+    pub dry_run: bool,
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct RestoredWork {
+    pub staged: usize,
+    pub unstaged: usize,
+}

@@ -4,11 +4,11 @@
 //! work again). `git clada redo` takes the same step again.
 
 use super::common::HistoryError;
+use super::common::UndoReport;
 use super::stack::{self, Op, StackEntry};
 use super::step::{
     back_from_tip, current_position, depth, move_within, read_trail, Move, Returned, StepState,
 };
-use super::undo::UndoReport;
 use crate::record::journal::parse_id;
 use crate::repo::{ObjectId, Repo};
 

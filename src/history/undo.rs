@@ -23,33 +23,7 @@ use crate::record::restore::{self, RefChange, RestoreError, RestorePlan};
 use crate::record::{classify, snapshot, CladaCommit};
 use crate::repo::{BString, ByteSlice, CommitInfo, ObjectId, Repo};
 
-/// What undo or redo did (or would do, with `dry_run`).
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct UndoReport {
-    /// `undo`, `redo` or `recover`.
-    pub operation: String,
-    /// `apply`, `squash`, `uncommitted-apply`, `interrupted-apply`, `interrupted-restore`
-    /// or `interrupted-transaction` (only the lock files of a killed git-clada were left).
-    pub kind: String,
-    /// The commit taken back (undo) or re-applied (redo).
-    pub commit: Option<String>,
-    pub subject: Option<String>,
-    /// HEAD before and after.
-    pub from: String,
-    pub to: String,
-    /// Worktree paths rewritten.
-    pub paths: Vec<String>,
-    /// With a snapshot: the user's work that comes back uncommitted.
-    pub restored_work: Option<RestoredWork>,
-    pub dry_run: bool,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct RestoredWork {
-    pub staged: usize,
-    pub unstaged: usize,
-}
+pub use super::common::{RestoredWork, UndoReport};
 
 /// Refuses when the index differs from `tree`, or the worktree differs from it at `paths`
 /// (the paths the operation rewrites). The index is checked in full because the operation

@@ -772,27 +772,6 @@ pub fn parameters_schema(name: &str, def: &ActionDef) -> Value {
     })
 }
 
-/// The checked-in prompts under `docs/prompt/`: markdown for every dialect, and the JSON tool
-/// schema for the default dialect, as (file name, contents).
-pub fn checked_in_docs() -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    for d in PromptDialect::ALL {
-        if let Ok(text) = render(d, None, PromptFormat::Markdown) {
-            out.push((format!("{}.md", d.name()), text));
-        }
-    }
-    if let Ok(text) = render(PromptDialect::Nesl, None, PromptFormat::Json) {
-        out.push(("nesl.json".to_string(), text));
-    }
-    for f in super::prompt_formats::EditFormat::ALL {
-        out.push((
-            format!("{}.md", f.name()),
-            super::prompt_formats::render(f, PromptFormat::Markdown),
-        ));
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,7 +7,7 @@
 
 use serde_json::json;
 
-use super::prompt::{markdown, text, Node, PromptFormat};
+use super::prompt::{markdown, text, Node, PromptDialect, PromptFormat};
 
 /// One of the edit formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -295,4 +295,25 @@ pub fn render(format: EditFormat, output: PromptFormat) -> String {
             s
         }
     }
+}
+
+/// The checked-in prompts under `docs/prompt/`: markdown for every dialect, and the JSON tool
+/// schema for the default dialect, as (file name, contents).
+pub fn checked_in_docs() -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for d in PromptDialect::ALL {
+        if let Ok(text) = super::prompt::render(d, None, PromptFormat::Markdown) {
+            out.push((format!("{}.md", d.name()), text));
+        }
+    }
+    if let Ok(text) = super::prompt::render(PromptDialect::Nesl, None, PromptFormat::Json) {
+        out.push(("nesl.json".to_string(), text));
+    }
+    for f in EditFormat::ALL {
+        out.push((
+            format!("{}.md", f.name()),
+            render(f, PromptFormat::Markdown),
+        ));
+    }
+    out
 }

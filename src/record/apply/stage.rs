@@ -239,32 +239,9 @@ impl Transaction<'_> {
                 retried = true;
                 let note = note_retry(steps, &fixes);
                 steps.extend(note);
-                let updates: Vec<IndexUpdate> = fixes
-                    .iter()
-                    .map(|f| IndexUpdate {
-                        path: f.path.clone(),
-                        entry: f.commit,
-                        worktree_matches: f.commit == f.worktree,
-                    })
-                    .collect();
-                hook_index.apply(repo, &updates)?;
-                final_index.apply(repo, &updates)?;
-                let (committed, worktree): (Vec<TreeChange>, Vec<TreeChange>) = fixes
-                    .into_iter()
-                    .map(|f| {
-                        let c = TreeChange {
-                            path: f.path.clone(),
-                            entry: f.commit,
-                        };
-                        let w = TreeChange {
-                            path: f.path,
-                            entry: f.worktree,
-                        };
-                        (c, w)
-                    })
-                    .unzip();
-                commit_tree = repo.edit_tree(commit_tree, &committed)?;
-                after_tree = repo.edit_tree(after_tree, &worktree)?;
+                let indexes = [&mut hook_index, &mut final_index];
+                (commit_tree, after_tree) =
+                    take_fixes(repo, fixes, indexes, commit_tree, after_tree)?;
             }
             let after_hooks = repo.read_index()?;
             let hooked = repo.tree_of_index(commit_tree, &after_hooks)?;
@@ -329,6 +306,46 @@ fn note_retry(steps: &mut [Step], fixes: &[HookFix]) -> Vec<Step> {
             names.join(", ")
         ),
     }]
+}
+
+/// Stages a pre-commit hook's fixes in both indexes; returns the commit's and the worktree's
+/// trees with them.
+fn take_fixes(
+    repo: &Repo,
+    fixes: Vec<HookFix>,
+    indexes: [&mut Index; 2],
+    commit_tree: ObjectId,
+    after_tree: ObjectId,
+) -> Result<(ObjectId, ObjectId), ApplyError> {
+    let updates: Vec<IndexUpdate> = fixes
+        .iter()
+        .map(|f| IndexUpdate {
+            path: f.path.clone(),
+            entry: f.commit,
+            worktree_matches: f.commit == f.worktree,
+        })
+        .collect();
+    for index in indexes {
+        index.apply(repo, &updates)?;
+    }
+    let (committed, worktree): (Vec<TreeChange>, Vec<TreeChange>) = fixes
+        .into_iter()
+        .map(|f| {
+            let c = TreeChange {
+                path: f.path.clone(),
+                entry: f.commit,
+            };
+            let w = TreeChange {
+                path: f.path,
+                entry: f.worktree,
+            };
+            (c, w)
+        })
+        .unzip();
+    Ok((
+        repo.edit_tree(commit_tree, &committed)?,
+        repo.edit_tree(after_tree, &worktree)?,
+    ))
 }
 
 /// A reply path a failing pre-commit hook rewrote: what the commit takes and what the
