@@ -230,7 +230,7 @@ fn status_says_where_you_are_and_what_undo_would_do() {
     );
     assert!(text.contains("\"AI: create b.txt\""), "{text}");
     assert!(
-        text.contains("bring back your uncommitted work (0 staged, 1 unstaged path(s))"),
+        text.contains("bring back your uncommitted work (0 staged, 1 unstaged path)"),
         "{text}"
     );
     let j = json(&repo, &["status"]);

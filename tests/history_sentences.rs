@@ -61,7 +61,7 @@ fn undo_lists_only_the_paths_it_rewrote() {
     assert_eq!(code(&out), 1, "{}", text(&out));
     let undo = human(&repo, &["undo"]);
     assert!(
-        undo.contains("2 path(s) rewritten: a.txt, new/x.txt\n"),
+        undo.contains("2 paths rewritten: a.txt, new/x.txt\n"),
         "{undo}"
     );
     assert!(!undo.contains("mine.txt"), "{undo}");

@@ -1,5 +1,5 @@
-//! Small text helpers the layers share: the edit distance of two short strings and the
-//! closest of a set of names ("did you mean").
+//! Small text helpers the layers share: the edit distance of two short strings, the
+//! closest of a set of names ("did you mean"), and a count with its noun.
 
 /// Levenshtein distance of two short strings (by char).
 pub fn edit_distance(a: &str, b: &str) -> usize {
@@ -38,6 +38,11 @@ pub fn closest_name<'a>(
     best.map(|(_, c)| c)
 }
 
+/// `n` and the noun in the number it needs: `1 path`, `2 paths`, `0 paths`.
+pub fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -51,6 +56,8 @@ mod tests {
         );
         assert_eq!(closest_name("path", ["path", "paths"]), None);
         assert_eq!(closest_name("zzz", ["path", "content"]), None);
+        assert_eq!(count(1, "path", "paths"), "1 path");
+        assert_eq!(count(0, "path", "paths"), "0 paths");
         assert_eq!(
             closest_name("structure.py", ["structures.py", "utils.py"]),
             Some("structures.py")

@@ -54,8 +54,8 @@ pub fn undo_report(r: &UndoReport) -> String {
     out.push('\n');
     if !r.paths.is_empty() {
         out.push_str(&format!(
-            "{} path(s) {}: {}\n",
-            r.paths.len(),
+            "{} {}: {}\n",
+            crate::base::text::count(r.paths.len(), "path", "paths"),
             if r.dry_run {
                 "would be rewritten"
             } else {
@@ -72,10 +72,15 @@ pub fn undo_report(r: &UndoReport) -> String {
     }
     if let Some(w) = &r.restored_work {
         out.push_str(&format!(
-            "your uncommitted work {} back: {} staged, {} unstaged path(s)\n",
+            "your uncommitted work {} back: {} staged, {} unstaged {}\n",
             if r.dry_run { "would come" } else { "is" },
             w.staged,
-            w.unstaged
+            w.unstaged,
+            if w.staged + w.unstaged == 1 {
+                "path"
+            } else {
+                "paths"
+            }
         ));
     }
     if !r.dry_run {
@@ -240,8 +245,8 @@ pub fn step_report(r: &super::step::StepReport) -> String {
     }
     if !r.paths.is_empty() {
         out.push_str(&format!(
-            "{} path(s) {}: {}\n",
-            r.paths.len(),
+            "{} {}: {}\n",
+            crate::base::text::count(r.paths.len(), "path", "paths"),
             would("rewritten", "would be rewritten"),
             list(&r.paths)
         ));
@@ -347,8 +352,14 @@ pub fn status_report(r: &super::log::StatusReport) -> String {
             out.push_str(&format!("`git clada undo` would {what}"));
             if let Some(w) = &u.restored_work {
                 out.push_str(&format!(
-                    " and bring back your uncommitted work ({} staged, {} unstaged path(s))",
-                    w.staged, w.unstaged
+                    " and bring back your uncommitted work ({} staged, {} unstaged {})",
+                    w.staged,
+                    w.unstaged,
+                    if w.staged + w.unstaged == 1 {
+                        "path"
+                    } else {
+                        "paths"
+                    }
                 ));
             }
             out.push('\n');

@@ -212,8 +212,8 @@ impl Transaction<'_> {
                 name: "stage".into(),
                 success: true,
                 output: format!(
-                    "--no-commit: {} path(s) staged, nothing committed; review with `git diff --cached`, take back with `git clada undo`",
-                    built.changes.len()
+                    "--no-commit: {} staged, nothing committed; review with `git diff --cached`, take back with `git clada undo`",
+                    crate::base::text::count(built.changes.len(), "path", "paths")
                 ),
             });
             return self.close_uncommitted(
