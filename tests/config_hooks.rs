@@ -188,9 +188,8 @@ fn config_errors_name_file_line_and_column() {
 fn config_lists_effective_values_and_their_sources() {
     let r = repo();
     r.write(".clada.yml", "timeout: 5\ncolor: never\nexec: allow\n");
+    r.user_config("timeout: 60\ncolor: always\nexec: deny\n");
     let user = r.home.path().join(".config/clada/config.yml");
-    fs::create_dir_all(user.parent().expect("dir")).expect("mkdir");
-    fs::write(&user, "timeout: 60\ncolor: always\nexec: deny\n").expect("write");
     r.git(&["config", "clada.coauthor", "Pair <pair@example.com>"]);
     let out = r.clada(&["--format", "json", "config"]);
     assert_eq!(exit_code(&out), 0, "{}", output_text(&out));

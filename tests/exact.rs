@@ -325,9 +325,7 @@ fn file_delete_or_file_write_over_uncommitted_work_names_where_it_is_kept() {
 /// rewriting `.git/index`, a hook writing outside the worktree) is only possible without it
 /// (issue 21), and the AI commit must still hold only the AI's change.
 fn sandbox_off(repo: &TestRepo) {
-    let user = repo.home.path().join(".config/clada/config.yml");
-    std::fs::create_dir_all(user.parent().expect("dir")).expect("mkdir");
-    std::fs::write(&user, "sandbox:\n  level: off\n").expect("config");
+    repo.user_config("sandbox:\n  level: off\n");
 }
 
 fn exec(id: &str, code: &str) -> String {

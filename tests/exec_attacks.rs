@@ -122,9 +122,7 @@ fn reply_written_approvals_and_config_are_refused_and_change_nothing() {
     assert!(!r.exists(".clada.yml") && !r.exists(".clada"));
     assert!(!r.exists("pwned"));
     // The user may allow it in their own file.
-    let user = r.home.path().join(".config/clada/config.yml");
-    fs::create_dir_all(user.parent().expect("dir")).expect("mkdir");
-    fs::write(&user, "paths:\n  protect_config: false\n").expect("write");
+    r.user_config("paths:\n  protect_config: false\n");
     let out = r.apply(&write_block("c05", ".clada.yml", "timeout: 5\n"), &[]);
     assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
     assert_eq!(r.read(".clada.yml"), "timeout: 5\n");
@@ -170,9 +168,7 @@ fn a_cloned_repositorys_approvals_and_exec_allow_change_nothing_until_trusted() 
 #[test]
 fn a_repositorys_deny_list_cannot_shrink_the_users() {
     let r = repo();
-    let user = r.home.path().join(".config/clada/config.yml");
-    fs::create_dir_all(user.parent().expect("dir")).expect("mkdir");
-    fs::write(&user, "paths:\n  deny: [\".env\"]\n").expect("write");
+    r.user_config("paths:\n  deny: [\".env\"]\n");
     r.write(".clada.yml", "paths:\n  deny: []\n");
     r.git(&["add", ".clada.yml"]);
     r.git(&["commit", "-q", "-m", "cfg"]);

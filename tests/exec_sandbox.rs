@@ -19,12 +19,6 @@ fn repo() -> TestRepo {
     r
 }
 
-fn user_config(r: &TestRepo, text: &str) {
-    let f = r.home.path().join(".config/clada/config.yml");
-    fs::create_dir_all(f.parent().expect("dir")).expect("mkdir");
-    fs::write(f, text).expect("write");
-}
-
 fn exec(id: &str, code: &str) -> String {
     block(id, &[("action", "exec"), ("lang", "bash"), ("code", code)])
 }
@@ -105,7 +99,7 @@ fn workspace_cannot_write_outside_or_into_git_connect_or_read_home() {
 #[test]
 fn off_can_do_all_of_it() {
     let r = repo();
-    user_config(&r, "sandbox:\n  level: off\n");
+    r.user_config("sandbox:\n  level: off\n");
     let outside = tempfile::tempdir().expect("tempdir");
     fs::write(r.home.path().join("secret.txt"), "HOME-SECRET\n").expect("secret");
     let listener = TcpListener::bind("127.0.0.1:0").expect("listen");
@@ -127,7 +121,7 @@ fn off_can_do_all_of_it() {
 #[test]
 fn read_only_level_keeps_the_worktree_too() {
     let r = repo();
-    user_config(&r, "sandbox:\n  level: read-only\n");
+    r.user_config("sandbox:\n  level: read-only\n");
     let out = r.apply(
         &exec("r01", "cat README.md; echo x > new.txt || echo REFUSED; ls \"$TMPDIR\" >/dev/null && echo TMP-OK"),
         &["--exec", "allow"],
@@ -140,7 +134,7 @@ fn read_only_level_keeps_the_worktree_too() {
 #[test]
 fn network_can_be_allowed_by_the_user() {
     let r = repo();
-    user_config(&r, "sandbox:\n  network: true\n");
+    r.user_config("sandbox:\n  network: true\n");
     let listener = TcpListener::bind("127.0.0.1:0").expect("listen");
     let port = listener.local_addr().expect("addr").port();
     let code = format!("(exec 3<>/dev/tcp/127.0.0.1/{port}) && echo CONNECTED; echo x > .git/x");
@@ -159,7 +153,7 @@ fn hooks_run_in_the_sandbox() {
         "echo x > {}/hooked; echo x > .git/hooked; echo fmt >> a.txt",
         outside.path().display()
     );
-    user_config(&r, &format!("hooks:\n  after:\n    - {hook:?}\n"));
+    r.user_config(&format!("hooks:\n  after:\n    - {hook:?}\n"));
     let out = r.apply(&common::write_block("h01", "a.txt", "a\n"), &[]);
     assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
     assert!(!outside.path().join("hooked").exists());
@@ -171,10 +165,7 @@ fn hooks_run_in_the_sandbox() {
 #[test]
 fn exec_deny_skips_hooks_with_a_warning() {
     let r = repo();
-    user_config(
-        &r,
-        "hooks:\n  before:\n    - touch before-ran\n  after:\n    - ./check.sh\n",
-    );
+    r.user_config("hooks:\n  before:\n    - touch before-ran\n  after:\n    - ./check.sh\n");
     r.write("check.sh", "#!/bin/sh\ntouch after-ran\n");
     r.set_executable("check.sh");
     let out = r.apply(
@@ -194,7 +185,7 @@ fn exec_deny_skips_hooks_with_a_warning() {
 #[test]
 fn without_landlock_the_read_only_list_asks_and_allowed_code_runs_with_a_warning() {
     let r = repo();
-    user_config(&r, "sandbox:\n  landlock: false\n");
+    r.user_config("sandbox:\n  landlock: false\n");
     // The read-only list is off: `cat` asks, and without a terminal is refused, saying why.
     let out = r.apply(&exec("l01", "cat README.md"), &[]);
     let v = TestRepo::report(&out);

@@ -161,9 +161,7 @@ fn a_commit_made_while_the_reply_ran_is_not_blamed_on_exec() {
     let repo = TestRepo::with_files(&[("a.txt", "a\n"), ("human.txt", "h\n")]);
     // The exec block signals through files outside the worktree, which the OS sandbox
     // (issue 21) forbids: the user's own config turns it off for this test.
-    let user = repo.home.path().join(".config/clada/config.yml");
-    std::fs::create_dir_all(user.parent().unwrap()).unwrap();
-    std::fs::write(&user, "sandbox:\n  level: off\n").unwrap();
+    repo.user_config("sandbox:\n  level: off\n");
     let signal = repo.home.path().join("exec-started");
     let go = repo.home.path().join("go");
     let reply = block(

@@ -320,9 +320,7 @@ fn redo_is_not_refused_because_undo_kept_an_unrelated_edit() {
 fn a_commit_made_by_exec_is_reported_and_the_repository_left_as_exec_left_it() {
     let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
     // Only possible without the OS sandbox, which keeps .git read-only (issue 21).
-    let user = repo.home.path().join(".config/clada/config.yml");
-    std::fs::create_dir_all(user.parent().expect("dir")).expect("mkdir");
-    std::fs::write(&user, "sandbox:\n  level: off\n").expect("config");
+    repo.user_config("sandbox:\n  level: off\n");
     let reply = format!(
         "{}{}",
         replace("r01", "a.txt", "a", "ai"),

@@ -257,16 +257,7 @@ fn syntax_sample(dialect: PromptDialect, actions: &[(&str, &ActionDef)]) -> Stri
     let offered = |n: &str| actions.iter().any(|(name, _)| *name == n);
     match actions.first() {
         Some((name, def)) if !offered("file_write") => {
-            let params: Vec<(&str, &str)> = def
-                .example
-                .as_ref()
-                .map(|e| {
-                    e.params
-                        .iter()
-                        .map(|(k, v)| (k.as_str(), v.as_str()))
-                        .collect()
-                })
-                .unwrap_or_default();
+            let params = example_params(def);
             block_text(dialect, id, name, &params)
         }
         _ => block_text(
@@ -564,16 +555,7 @@ fn sample_report(actions: &[(&str, &ActionDef)]) -> String {
     if results.is_empty() {
         // None of those offered: the first offered action, applied.
         if let Some((name, def)) = actions.first() {
-            let pairs: Vec<(&str, &str)> = def
-                .example
-                .as_ref()
-                .map(|e| {
-                    e.params
-                        .iter()
-                        .map(|(k, v)| (k.as_str(), v.as_str()))
-                        .collect()
-                })
-                .unwrap_or_default();
+            let pairs = example_params(def);
             results.push(one(1, "k7x", name, &pairs, true));
         }
     }
@@ -770,6 +752,19 @@ pub fn parameters_schema(name: &str, def: &ActionDef) -> Value {
         "required": required,
         "additionalProperties": false,
     })
+}
+
+/// The parameters of an action's schema example, as (name, value); none without an example.
+fn example_params(def: &ActionDef) -> Vec<(&str, &str)> {
+    def.example
+        .as_ref()
+        .map(|e| {
+            e.params
+                .iter()
+                .map(|(k, v)| (k.as_str(), v.as_str()))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 #[cfg(test)]

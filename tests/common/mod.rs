@@ -165,6 +165,14 @@ impl TestRepo {
         })
     }
 
+    /// Writes the user's own git-clada configuration (`~/.config/clada/config.yml` under the
+    /// test's HOME), which may loosen what a repository's file may not.
+    pub fn user_config(&self, yaml: &str) {
+        let f = self.home.path().join(".config/clada/config.yml");
+        std::fs::create_dir_all(f.parent().expect("dir")).expect("mkdir");
+        std::fs::write(f, yaml).expect("write the user's config");
+    }
+
     pub fn write(&self, rel: &str, content: &str) {
         self.write_bytes(rel, content.as_bytes());
     }
