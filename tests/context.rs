@@ -100,6 +100,23 @@ fn a_folder_shows_its_tracked_files_and_a_bad_path_is_refused() {
     }
 }
 
+/// `--dialect` takes the edit formats too: their instructions head the context; `--actions`
+/// with one of them is a usage error (an edit format has no actions to choose), as for `prompt`.
+#[test]
+fn an_edit_format_dialect_gives_its_instructions_and_refuses_actions() {
+    let repo = repo();
+    let text = context(&repo, &["--dialect", "aider", "src/main.rs"]);
+    assert!(text.contains("<<<<<<< SEARCH"), "aider's instructions");
+    assert!(text.contains("[numbered] src/main.rs ==="));
+    let out = repo.clada(&["context", "--dialect", "diff", "--actions", "file_write"]);
+    assert_eq!(out.status.code(), Some(2), "{}", common::output_text(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("edits files only"),
+        "{}",
+        common::output_text(&out)
+    );
+}
+
 #[test]
 fn copy_puts_the_context_on_the_clipboard() {
     let repo = repo();
