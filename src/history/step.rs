@@ -359,7 +359,9 @@ pub(super) fn back_from_tip(
             snapshot::describe_paths(&conflicted, 5)
         )));
     }
-    let status = repo.status(info.tree, &index, true)?;
+    // The untracked files to park: directories unchanged since the last step-back are not
+    // read again (a dry run uses what is kept, and keeps nothing).
+    let status = repo.status_with_untracked_cache(info.tree, &index, !dry_run)?;
     crate::base::trace::phase("step-back: status");
 
     // The parked work as trees; a dry run keeps every object it writes in memory.

@@ -166,12 +166,16 @@ impl Repo {
     /// Tracked paths whose worktree file differs from `index`, and the untracked files (see
     /// `untracked`): the stat pass runs on its own threads while this one walks the
     /// directories for untracked files.
-    pub(crate) fn unstaged_and_untracked(&self, index: &Index) -> Result<WorktreeState> {
+    pub(crate) fn unstaged_and_untracked(
+        &self,
+        index: &Index,
+        cache: super::untracked::UntrackedCache,
+    ) -> Result<WorktreeState> {
         let workdir = self.workdir();
         let policy = self.scan_policy();
         let (scanned, untracked) = std::thread::scope(|s| {
             let scan = s.spawn(move || stat_pass(index, workdir, policy));
-            let untracked = self.untracked_files(index);
+            let untracked = self.untracked_files(index, cache);
             let scanned = scan.join().unwrap_or_else(|_| {
                 Err(super::RepoError::Invalid(
                     "the status scan stopped unexpectedly".into(),

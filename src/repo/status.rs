@@ -8,6 +8,7 @@ use gix::status::index_worktree::Item;
 use gix::ObjectId;
 
 use super::index::Index;
+use super::untracked::UntrackedCache;
 use super::{GixContext, Repo, Result};
 
 /// How a tracked path differs from what is recorded.
@@ -62,16 +63,46 @@ impl Repo {
     /// Compares `head_tree` with `index` and `index` with the worktree. With `untracked`, also
     /// lists untracked files (a directory walk, so only when needed).
     pub fn status(&self, head_tree: ObjectId, index: &Index, untracked: bool) -> Result<Status> {
+        let cache = match untracked {
+            true => Some(UntrackedCache::Off),
+            false => None,
+        };
+        self.status_listing(head_tree, index, cache)
+    }
+
+    /// [`Repo::status`] with untracked files, reading directories only where the untracked
+    /// cache (see `untracked`) has no valid listing; with `keep`, the cache is brought up to
+    /// date afterwards (not in a dry run, which writes nothing).
+    pub fn status_with_untracked_cache(
+        &self,
+        head_tree: ObjectId,
+        index: &Index,
+        keep: bool,
+    ) -> Result<Status> {
+        let cache = match keep {
+            true => UntrackedCache::Update,
+            false => UntrackedCache::Read,
+        };
+        self.status_listing(head_tree, index, Some(cache))
+    }
+
+    /// The status, with the untracked files listed as `untracked` says (`None`: not listed).
+    fn status_listing(
+        &self,
+        head_tree: ObjectId,
+        index: &Index,
+        untracked: Option<UntrackedCache>,
+    ) -> Result<Status> {
         let mut status = Status {
             staged: self.staged_paths(head_tree, index)?,
             ..Status::default()
         };
         crate::base::trace::phase("status: staged");
-        if !untracked {
+        let Some(cache) = untracked else {
             status.unstaged = self.unstaged_paths(index)?;
             return Ok(status);
-        }
-        let (unstaged, untracked) = self.unstaged_and_untracked(index)?;
+        };
+        let (unstaged, untracked) = self.unstaged_and_untracked(index, cache)?;
         status.unstaged = unstaged;
         status.untracked = untracked;
         crate::base::trace::phase("status: worktree and untracked");
