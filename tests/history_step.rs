@@ -438,3 +438,57 @@ fn a_commit_made_while_stepped_back_is_not_walked_over() {
     assert_eq!(repo.subject("kept"), "detached work");
     assert_eq!(repo.status(), "");
 }
+
+/// Step-back keeps the listings of unchanged directories (`.git/clada/untracked-cache`) so
+/// parking reads only directories that changed; an untracked file created in a kept
+/// directory, and a file the index stopped tracking without its directory changing, are
+/// still parked exactly as a full listing finds them, and a damaged cache is ignored.
+#[test]
+fn untracked_files_in_directories_kept_by_the_untracked_cache_are_still_parked() {
+    let settle = || std::thread::sleep(std::time::Duration::from_millis(2100));
+    let repo = TestRepo::with_files(&[
+        ("a.txt", "a0\n"),
+        ("d/one.txt", "1\n"),
+        ("e/x.txt", "x\n"),
+        ("e/y.txt", "y\n"),
+    ]);
+    repo.write("a.txt", "a1\n");
+    repo.git(&["commit", "-q", "-am", "change a"]);
+    // Listings are kept only for directories that last changed over a second before.
+    settle();
+    let r = back(&repo);
+    assert_eq!(r["stashedFiles"], serde_json::json!([]));
+    forward(&repo, true);
+    assert!(repo.path().join(".git/clada/untracked-cache").is_file());
+
+    // d changes (a new file); e does not, but the index no longer tracks e/x.txt. Both
+    // settle, so only their times and the tracked names tell the kept listings are stale.
+    repo.write("d/new.txt", "new\n");
+    repo.git(&["rm", "-q", "--cached", "e/x.txt"]);
+    settle();
+    let before = repo.state();
+    let listed = repo.git(&["status", "--porcelain", "--untracked-files=all"]);
+    assert!(
+        listed.contains("?? d/new.txt") && listed.contains("?? e/x.txt"),
+        "{listed}"
+    );
+    let r = back(&repo);
+    assert_eq!(
+        r["stashedFiles"],
+        serde_json::json!(["e/x.txt", "d/new.txt", "e/x.txt"])
+    );
+    // Parked: gone, or (e/x.txt, tracked in the commit stepped back to) checked out clean.
+    assert!(!repo.exists("d/new.txt"));
+    assert_eq!(repo.status(), "");
+    forward(&repo, true);
+    assert_eq!(repo.state(), before);
+
+    // A damaged cache is ignored (and replaced).
+    std::fs::write(repo.path().join(".git/clada/untracked-cache"), b"junk").unwrap();
+    repo.write("d/later.txt", "later\n");
+    let r = back(&repo);
+    let stashed = r["stashedFiles"].to_string();
+    assert!(stashed.contains("d/later.txt"), "{stashed}");
+    forward(&repo, true);
+    repo.assert_fsck();
+}

@@ -371,7 +371,14 @@ impl Kept {
         let path = Self::path(repo);
         let tmp = path.with_extension("tmp");
         let data = encode(&self.new, repo.workdir().as_os_str().as_bytes());
-        let written = std::fs::write(&tmp, &data).and_then(|()| std::fs::rename(&tmp, &path));
+        let write = || std::fs::write(&tmp, &data).and_then(|()| std::fs::rename(&tmp, &path));
+        // The folder exists after the first operation that keeps state: no mkdir each time.
+        let written = write().or_else(|e| match (e.kind(), path.parent()) {
+            (std::io::ErrorKind::NotFound, Some(dir)) => {
+                std::fs::create_dir_all(dir).and_then(|()| write())
+            }
+            _ => Err(e),
+        });
         if written.is_err() {
             let _ = std::fs::remove_file(&tmp);
         }
@@ -482,5 +489,58 @@ impl<'a> Reader<'a> {
     fn bytes(&mut self) -> Option<&'a [u8]> {
         let n = self.u32()? as usize;
         self.take(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(names: &[(&str, Kind)]) -> Record {
+        Record {
+            stamp: DirStamp {
+                mtime: (1, 2),
+                ctime: (3, 4),
+                ino: 5,
+                dev: 6,
+                size: 7,
+            },
+            tracked: [9; 20],
+            listing: names
+                .iter()
+                .map(|(n, k)| (n.as_bytes().to_vec(), *k))
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn the_cache_file_reads_back_what_was_written_and_nothing_else() {
+        let records = vec![
+            (
+                BString::from(""),
+                record(&[("src", Kind::Dir), ("l", Kind::Link)]),
+            ),
+            (BString::from("src"), record(&[("new.txt", Kind::File)])),
+        ];
+        let data = encode(&records, b"/work/tree");
+        let back = decode(&data, b"/work/tree").expect("decodes");
+        assert_eq!(back.len(), 2);
+        assert_eq!(back[&BString::from("src")].listing, records[1].1.listing);
+        assert_eq!(back[&BString::from("")].stamp, records[0].1.stamp);
+        assert_eq!(back[&BString::from("")].tracked, [9; 20]);
+        // Another worktree's, truncated, or altered: not used.
+        assert!(decode(&data, b"/other/tree").is_none());
+        assert!(decode(&data[..data.len() - 1], b"/work/tree").is_none());
+        let mut altered = data.clone();
+        altered[MAGIC.len() + 6] ^= 1;
+        assert!(decode(&altered, b"/work/tree").is_none());
+        assert!(decode(b"", b"/work/tree").is_none());
+    }
+
+    #[test]
+    fn only_directories_that_settled_before_the_cutoff_count() {
+        let stamp = record(&[]).stamp;
+        assert!(stamp.settled(4));
+        assert!(!stamp.settled(3), "ctime 3 is not before a cutoff of 3");
     }
 }
