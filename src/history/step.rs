@@ -221,6 +221,7 @@ fn conflict_refusal(what: &str, conflicts: &[PathConflict]) -> HistoryError {
 /// `git clada step-back`.
 pub fn step_back(repo: &Repo, dry_run: bool) -> Result<StepReport, HistoryError> {
     let _lock = if dry_run { None } else { Some(repo.lock()?) };
+    crate::base::trace::phase("step-back: lock");
     refuse_busy(repo)?;
     let step = match read_state(repo)? {
         None => back_from_tip(repo, None, dry_run)?,
@@ -351,7 +352,9 @@ pub(super) fn back_from_tip(
         }
     };
     let behind = depth(repo, tip, target)?;
+    crate::base::trace::phase("step-back: state");
     let index = repo.read_index()?;
+    crate::base::trace::phase("step-back: read index");
     let conflicted = index.conflicted_paths();
     if !conflicted.is_empty() {
         return Err(HistoryError::Refused(format!(

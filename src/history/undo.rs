@@ -370,7 +370,9 @@ fn undo_apply(
         .copied()
         .filter(|p| *p != before.head)
         .unwrap_or(info.id);
+    crate::base::trace::phase("undo: apply record");
     require_unpublished(repo, first_rewritten, "undoing it")?;
+    crate::base::trace::phase("undo: unpublished");
     require_untracked_after(repo, journal.as_ref())?;
     let untracked = untracked_restores(repo, journal.as_ref(), before.worktree)?;
     let mut plan = plan_move(
@@ -387,6 +389,7 @@ fn undo_apply(
         .map(|j| j.index_flags.clone())
         .unwrap_or_default();
 
+    crate::base::trace::phase("undo: state checked");
     let checkout = repo.plan_checkout(after.worktree, before.worktree)?;
     let conflicts = repo.checkout_conflicts(after.worktree, &checkout)?;
     if let Some(c) = conflicts.first() {
@@ -399,6 +402,7 @@ fn undo_apply(
         .diff_trees(repo.tree_of(before.head)?, before.index)?
         .len();
     let unstaged = repo.diff_trees(before.index, before.worktree)?.len();
+    crate::base::trace::phase("undo: conflicts");
     let report = UndoReport {
         operation: "undo".into(),
         kind: "apply".into(),
