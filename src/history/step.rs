@@ -192,6 +192,11 @@ fn step_target(info: &CommitInfo) -> Result<ObjectId, HistoryError> {
 fn require_unchanged(repo: &Repo, tree: ObjectId, next: &str) -> Result<(), HistoryError> {
     let index = repo.read_index()?;
     let status = repo.status(tree, &index, false)?;
+    refuse_changes(&status, next)
+}
+
+/// [`require_unchanged`] from a status computed elsewhere (a prefetch).
+fn refuse_changes(status: &Status, next: &str) -> Result<(), HistoryError> {
     if status.is_dirty() {
         return Err(HistoryError::Refused(format!(
             "you changed tracked files while stepped back: {}; {next} would lose those changes, so nothing was changed. Keep them with `git stash` (and `git stash pop` after `git clada step-forward --all`), or discard them with `git restore --staged --worktree .`, then step again",
@@ -718,13 +723,22 @@ pub(super) fn move_detached(
 
 /// `git clada step-forward [--all]`.
 pub fn step_forward(repo: &Repo, all: bool, dry_run: bool) -> Result<StepReport, HistoryError> {
+    // The index read and the stat pass of the worktree check (the part that grows with the
+    // repository) start at once, beside taking the lock and reading the step state; the
+    // result is recomputed if the index changes meanwhile (see `finish_status`).
+    let prefetch = repo.prefetch_status();
     let _lock = if dry_run { None } else { Some(repo.lock()?) };
     refuse_busy(repo)?;
-    forward(repo, all, dry_run)?.run(repo)
+    forward(repo, all, dry_run, prefetch)?.run(repo)
 }
 
 /// A step forward, planned.
-fn forward(repo: &Repo, all: bool, dry_run: bool) -> Result<Move, HistoryError> {
+fn forward(
+    repo: &Repo,
+    all: bool,
+    dry_run: bool,
+    prefetch: crate::repo::StatusPrefetch,
+) -> Result<Move, HistoryError> {
     let Some(state) = read_state(repo)? else {
         return Err(HistoryError::Refused(
             "you are not stepped back, so there is nothing to step forward to (`git clada step-back` first)".into(),
@@ -747,7 +761,8 @@ fn forward(repo: &Repo, all: bool, dry_run: bool) -> Result<Move, HistoryError> 
     let position_info = chain
         .last()
         .ok_or_else(|| RepoError::Invalid("empty history chain".into()))?;
-    require_unchanged(repo, position_info.tree, "stepping forward")?;
+    let (_, status) = repo.finish_status(prefetch, position_info.tree)?;
+    refuse_changes(&status, "stepping forward")?;
     crate::base::trace::phase("step-forward: checks");
     let mut report = StepReport::new("step-forward", &state.branch, state.tip, position, dry_run);
     report.stash = state.stash.map(|s| s.to_string());

@@ -259,12 +259,27 @@ impl IndexLock {
                 "the index lock was already released".into(),
             ));
         };
-        let bytes = index
-            .serialize()
-            .map_err(io_err("cannot write the index", &self.path))?;
-        file.write_all(&bytes)
+        let body = index
+            .serialize_body()
             .map_err(io_err("cannot write the index", &self.path))?;
         crate::base::trace::phase("index: serialized");
+        // A large index is hashed on a second thread while it is written: the checksum and
+        // the copy into the file each cost milliseconds at 100k entries. The trailer goes
+        // last, and the file replaces the index only on `rename`.
+        let (digest, written) = if body.len() >= PARALLEL_HASH_BYTES {
+            std::thread::scope(|s| {
+                let hashing = s.spawn(|| checksum(&body));
+                let written = file.write_all(&body);
+                let digest = hashing.join().unwrap_or_else(|_| checksum(&body));
+                (digest, written)
+            })
+        } else {
+            (checksum(&body), file.write_all(&body))
+        };
+        written
+            .and_then(|()| file.write_all(&digest))
+            .map_err(io_err("cannot write the index", &self.path))?;
+        crate::base::trace::phase("index: written");
         crate::base::failpoint::hit("index:written");
         Ok(())
     }
@@ -417,10 +432,17 @@ impl Index {
         Ok(())
     }
 
-    /// The index file's bytes: gix's serialisation of the entries, our cache-tree when we have
-    /// one, and the trailing checksum, made in one buffer and hashed in one pass.
+    /// The index file's bytes: [`Index::serialize_body`] and its trailing checksum.
     fn serialize(&self) -> std::io::Result<Vec<u8>> {
-        use sha1::Digest;
+        let mut buf = self.serialize_body()?;
+        let digest = checksum(&buf);
+        buf.extend_from_slice(&digest);
+        Ok(buf)
+    }
+
+    /// The index file's bytes but the trailing checksum: gix's serialisation of the entries
+    /// and our cache-tree when we have one, made in one buffer.
+    fn serialize_body(&self) -> std::io::Result<Vec<u8>> {
         if self.file.object_hash() != gix::hash::Kind::Sha1 {
             return Err(std::io::Error::other(
                 "only SHA-1 repositories are supported",
@@ -448,8 +470,6 @@ impl Index {
         if let Some(tree) = &self.cache_tree {
             tree.write_to(&mut buf)?;
         }
-        let digest = sha1::Sha1::digest(&buf);
-        buf.extend_from_slice(&digest);
         Ok(buf)
     }
 
@@ -742,6 +762,16 @@ pub(crate) fn read_index_file(
         },
         stamp,
     ))
+}
+
+/// From this size on, an index is hashed beside its write (a thread costs tens of
+/// microseconds; hashing a megabyte about a millisecond).
+const PARALLEL_HASH_BYTES: usize = 1 << 20;
+
+/// The SHA-1 trailer of an index file's `body`.
+fn checksum(body: &[u8]) -> [u8; 20] {
+    use sha1::Digest;
+    sha1::Sha1::digest(body).into()
 }
 
 /// Checks the index file's trailing SHA-1 (all zeroes means `index.skipHash`: nothing to check).
