@@ -290,8 +290,13 @@ pub fn run(repo: &Repo, plan: &RestorePlan, reflog: &str) -> Result<(), RestoreE
         flags.insert(BString::from(pf.path.as_str()), pf.flags);
     }
     // The temporary files a killed write left beside the plan's paths go first, so the
-    // directories the interrupted operation created empty out and are pruned below.
-    remove_temp_files(repo, plan);
+    // directories the interrupted operation created empty out and are pruned below. Only a
+    // re-run or the roll-back of an interrupted apply can meet any: every write to the
+    // worktree happens after a journal is written, and those two are what a journal left
+    // behind leads to (a fresh restore would list each directory for nothing).
+    if rerun || plan.finish_if_moved {
+        remove_temp_files(repo, plan);
+    }
     let checkout = checkout_plan(repo, plan, &old_index, &flags, worktree_tree, index_tree)?;
     let prepared = repo.prepare_checkout(&checkout, &mut hasher)?;
     crate::base::trace::phase("restore: plan checkout");
