@@ -225,10 +225,14 @@ fn conflict_refusal(what: &str, conflicts: &[PathConflict]) -> HistoryError {
 
 /// `git clada step-back`.
 pub fn step_back(repo: &Repo, dry_run: bool) -> Result<StepReport, HistoryError> {
+    // The index is read beside taking the lock and reading the step state.
+    let prefetch = repo.prefetch_index();
     let _lock = if dry_run { None } else { Some(repo.lock()?) };
     crate::base::trace::phase("step-back: lock");
     refuse_busy(repo)?;
-    let step = match read_state(repo)? {
+    let state = read_state(repo)?;
+    prefetch.adopt(repo);
+    let step = match state {
         None => back_from_tip(repo, None, dry_run)?,
         Some(state) => back_further(repo, &state, dry_run)?,
     };

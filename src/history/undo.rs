@@ -142,6 +142,9 @@ pub(crate) fn require_unpublished(
 
 /// `git clada undo`.
 pub fn undo(repo: &Repo, dry_run: bool) -> Result<UndoReport, HistoryError> {
+    // The index is read beside taking the lock and finding what to undo (interrupted work
+    // and recovery, rare, read it again themselves).
+    let prefetch = repo.prefetch_index();
     let lock = if dry_run { None } else { Some(repo.lock()?) };
 
     // Interrupted work first: finishing it is what the user needs.
@@ -166,14 +169,18 @@ pub fn undo(repo: &Repo, dry_run: bool) -> Result<UndoReport, HistoryError> {
     }
     // Stepped back: the last operation was a step.
     if let Some(state) = super::step::read_state(repo)? {
+        prefetch.adopt(repo);
         return super::step_undo::undo_step(repo, &state, dry_run);
     }
     crate::base::trace::phase("undo: lock+journals");
     let (branch, tip) = current_branch(repo, "undo")?;
     if let Some(returned) = super::step::returned(repo, &branch, tip)? {
+        prefetch.adopt(repo);
         return super::step_undo::undo_return(repo, &returned, dry_run);
     }
-    if let Some((record, j)) = pending_record(repo, &branch)? {
+    let pending = pending_record(repo, &branch)?;
+    prefetch.adopt(repo);
+    if let Some((record, j)) = pending {
         if j.head_id()? == tip {
             return undo_pending(repo, &branch, record, &j, dry_run);
         }

@@ -152,6 +152,18 @@ impl Repo {
         Ok(index)
     }
 
+    /// Starts reading the index file on another thread, so the read overlaps with what a
+    /// command does before it needs the index (taking the lock, reading refs and records);
+    /// [`IndexPrefetch::adopt`] hands the result to [`Repo::read_index`], which uses it only
+    /// while the file is still that version.
+    pub fn prefetch_index(&self) -> IndexPrefetch {
+        let path = self.repo.index_path();
+        let hash = self.repo.object_hash();
+        IndexPrefetch {
+            handle: std::thread::spawn(move || read_index_file(path, hash)),
+        }
+    }
+
     /// Remembers `index` as the version of the index file identified by `stamp` (one read on
     /// another thread, see `prefetch_status`).
     pub(crate) fn remember_index(&self, stamp: IndexStamp, index: &Index) {
@@ -240,6 +252,21 @@ impl Repo {
             .map_err(io_err("cannot inspect", &abs))?;
         Stat::from_fs(&md)
             .map_err(|e| RepoError::Invalid(format!("bad timestamp on '{}': {e}", abs.display())))
+    }
+}
+
+/// An index read started on another thread (see [`Repo::prefetch_index`]).
+pub struct IndexPrefetch {
+    handle: std::thread::JoinHandle<Result<(Index, Option<IndexStamp>)>>,
+}
+
+impl IndexPrefetch {
+    /// Waits for the read and lets `repo` use it; a read that failed is left for
+    /// `read_index` to do again (and report).
+    pub fn adopt(self, repo: &Repo) {
+        if let Ok(Ok((index, Some(stamp)))) = self.handle.join() {
+            repo.remember_index(stamp, &index);
+        }
     }
 }
 
