@@ -130,7 +130,8 @@ impl Repo {
             .ctx(format!("cannot decode tree {base}"))?
             .into();
         let protect = self.protect_options();
-        let mut editor = gix::objs::tree::Editor::new(root, &self.repo.objects, self.repo.object_hash());
+        let mut editor =
+            gix::objs::tree::Editor::new(root, &self.repo.objects, self.repo.object_hash());
         for change in changes {
             let components = change.path.split(|b| *b == b'/');
             match change.entry {
