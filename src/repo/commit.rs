@@ -223,11 +223,7 @@ impl Repo {
             parents: parents.iter().copied().collect(),
             extra_headers: Default::default(),
         };
-        Ok(self
-            .repo
-            .write_object(&commit)
-            .ctx("cannot write a commit")?
-            .detach())
+        self.put_encoded(&commit)
     }
 
     /// Reads and decodes a commit.

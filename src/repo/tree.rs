@@ -81,11 +81,7 @@ pub struct TreeDiff {
 
 impl Repo {
     pub fn write_blob(&self, data: &[u8]) -> Result<ObjectId> {
-        Ok(self
-            .repo
-            .write_blob(data)
-            .ctx("cannot write a blob")?
-            .detach())
+        self.put_object(gix::objs::Kind::Blob, data)
     }
 
     pub fn read_blob(&self, id: ObjectId) -> Result<Vec<u8>> {
@@ -148,8 +144,11 @@ impl Repo {
                 }
             }
         }
-        let written = editor.write(|tree| self.repo.write_object(tree).map(|id| id.detach()));
-        written.ctx("cannot write a tree")
+        let written = editor.write(|tree| self.put_encoded(tree));
+        written.map_err(|e| match e {
+            RepoError::Invalid(m) => RepoError::Invalid(format!("cannot write a tree: {m}")),
+            other => other,
+        })
     }
 
     /// Refuses an entry git would not store: a path component git forbids (`.git`, `..`, and
