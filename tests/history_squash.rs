@@ -163,13 +163,32 @@ fn notes_of_the_squashed_commits_are_merged_into_one() {
     assert_eq!(entries.len(), 2);
     assert_eq!(entries[0]["commit"], c1.as_str());
     assert_eq!(entries[1]["commit"], c2.as_str());
-    assert_eq!(entries[0]["report"]["results"][0]["blockId"], "nn1");
-    assert!(entries[1]["reply"].as_str().unwrap().contains("nn2"));
+    assert_eq!(entries[0]["kind"], "apply");
+    // The reports and replies stay the notes of the squashed commits; the merged note names
+    // them (and does not copy them), and `show` reads them from there.
+    assert!(entries[0].get("report").is_none(), "{note}");
+    let own: serde_json::Value =
+        serde_json::from_str(&repo.git(&["notes", "--ref=clada", "show", &c1])).unwrap();
+    assert_eq!(own["results"][0]["blockId"], "nn1");
     let replies = repo.git(&["notes", "--ref=clada-reply", "show", "HEAD"]);
-    assert!(replies.contains("#!end_nn1") && replies.contains("#!end_nn2"));
+    assert!(
+        replies.contains(&format!("git notes --ref=clada-reply show {c1}"))
+            && replies.contains(&format!("git notes --ref=clada-reply show {c2}")),
+        "{replies}"
+    );
+    let shown = repo.clada(&["--format", "json", "show", "HEAD"]);
+    let shown = json(&shown);
+    assert_eq!(
+        shown["replies"][0]["report"]["results"][0]["blockId"],
+        "nn1"
+    );
+    assert!(shown["replies"][1]["reply"]
+        .as_str()
+        .unwrap()
+        .contains("#!end_nn2"));
 
     // Squashing a squash flattens the notes.
-    ai_write(&repo, "nn3", "c.txt", "three\n");
+    let c3 = ai_write(&repo, "nn3", "c.txt", "three\n");
     let out = squash(&repo, &["--mode", "auto_ai"]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let note: serde_json::Value =
@@ -178,12 +197,65 @@ fn notes_of_the_squashed_commits_are_merged_into_one() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|e| e["report"]["results"][0]["blockId"].as_str().unwrap())
+        .map(|e| e["commit"].as_str().unwrap())
         .collect();
-    assert_eq!(ids, ["nn1", "nn2", "nn3"]);
+    assert_eq!(ids, [c1.as_str(), c2.as_str(), c3.as_str()]);
+    let shown = json(&repo.clada(&["--format", "json", "show", "HEAD"]));
+    let blocks: Vec<&str> = shown["replies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["report"]["results"][0]["blockId"].as_str().unwrap())
+        .collect();
+    assert_eq!(blocks, ["nn1", "nn2", "nn3"]);
+    let replies = repo.git(&["notes", "--ref=clada-reply", "show", "HEAD"]);
+    assert_eq!(
+        replies.matches("git notes --ref=clada-reply show").count(),
+        3,
+        "{replies}"
+    );
     let trailers = repo.git(&["log", "-1", "--format=%(trailers:only,unfold)"]);
     assert!(trailers.contains("Clada-Blocks: nn1 nn2 nn3"), "{trailers}");
     assert_eq!(log(&repo).lines().count(), 2);
+    repo.assert_fsck();
+}
+
+#[test]
+fn squash_notes_holding_the_reports_inline_still_show_and_flatten() {
+    // Squashes made before the notes referred to the squashed commits' own notes copied the
+    // reply and the report into each entry; those notes are still read as they are.
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    let c1 = ai_write(&repo, "in1", "a.txt", "one\n");
+    ai_write(&repo, "in2", "b.txt", "two\n");
+    assert_eq!(code(&squash(&repo, &["--mode", "auto_ai"])), 0);
+    let inline = serde_json::json!({"squashed": [{
+        "commit": c1, "subject": "AI: old", "kind": "apply",
+        "reply": "the old reply", "report": {"results": [{"blockId": "old1"}]},
+    }]});
+    repo.git(&[
+        "notes",
+        "--ref=clada",
+        "add",
+        "-f",
+        "-m",
+        &inline.to_string(),
+        "HEAD",
+    ]);
+    let shown = json(&repo.clada(&["--format", "json", "show", "HEAD"]));
+    assert_eq!(shown["replies"][0]["reply"], "the old reply");
+    assert_eq!(
+        shown["replies"][0]["report"]["results"][0]["blockId"],
+        "old1"
+    );
+
+    let c3 = ai_write(&repo, "in3", "c.txt", "three\n");
+    assert_eq!(code(&squash(&repo, &["--mode", "auto_ai"])), 0);
+    let shown = json(&repo.clada(&["--format", "json", "show", "HEAD"]));
+    let replies = shown["replies"].as_array().unwrap();
+    assert_eq!(replies.len(), 2, "{shown}");
+    assert_eq!(replies[0]["reply"], "the old reply");
+    assert_eq!(replies[1]["commit"], c3.as_str());
+    assert_eq!(replies[1]["report"]["results"][0]["blockId"], "in3");
     repo.assert_fsck();
 }
 

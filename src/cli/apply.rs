@@ -166,13 +166,16 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
     }
     let reply = read_reply(&args)?;
     let cwd = std::env::current_dir().context("cannot determine the current directory")?;
-    let (cfg, root) = crate::config::load_with_root(&cwd)?;
+    // Opened once: the configuration and the apply read the same repository.
+    let repo = crate::repo::Repo::discover(&cwd);
+    let cfg = crate::config::load_for_repo(repo.as_ref().ok())?;
+    let root = repo.as_ref().ok().map(|r| r.workdir().to_path_buf());
     if let Some(w) = cfg.untrusted_warning() {
         eprintln!("git-clada: warning: {w}");
     }
     let _ = COLOR.set(cfg.color.value);
     let root = root.unwrap_or_else(|| cwd.clone());
-    let (engine, approvals) = engine_options(&args, &global, &cfg, &root)?;
+    let (engine, approvals) = engine_options(&args, &global, &cfg, &root, repo.as_ref().ok())?;
     let wip = args.wip.unwrap_or(match cfg.wip.value {
         crate::config::WipSetting::Keep => WipArg::Keep,
         crate::config::WipSetting::Commit => WipArg::Commit,
@@ -193,7 +196,9 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
         message: args.message.clone(),
         ..configured(&cfg, engine)
     };
-    let result = record::apply::apply(&cwd, &reply, &opts);
+    let result = repo
+        .map_err(ApplyError::from)
+        .and_then(|repo| record::apply::apply_in(&repo, &reply, &opts));
     approvals.store(&root)?;
     let outcome = match result {
         Ok(o) => o,
@@ -283,27 +288,32 @@ static COLOR: std::sync::OnceLock<ColorSetting> = std::sync::OnceLock::new();
 #[derive(Clone, Default)]
 pub struct NewApprovals {
     list: Arc<Mutex<Vec<String>>>,
-    no_git: bool,
+    /// The repository's git dirs (none with `--no-git`): where the approvals are kept.
+    git_dirs: Vec<PathBuf>,
 }
 
-/// The git directory (and common directory) of the repository at `root`, if there is one.
-fn git_dirs(root: &std::path::Path) -> Vec<PathBuf> {
-    match crate::repo::Repo::discover(root) {
-        Ok(repo) => {
-            let mut dirs = vec![repo.git_dir().to_path_buf()];
-            if repo.common_dir() != repo.git_dir() {
-                dirs.push(repo.common_dir().to_path_buf());
-            }
-            dirs
-        }
-        Err(_) => Vec::new(),
+/// The git directory (and common directory) of `repo`.
+fn repo_dirs(repo: &crate::repo::Repo) -> Vec<PathBuf> {
+    let mut dirs = vec![repo.git_dir().to_path_buf()];
+    if repo.common_dir() != repo.git_dir() {
+        dirs.push(repo.common_dir().to_path_buf());
+    }
+    dirs
+}
+
+/// The git dirs of the repository at `root` (none outside one, or with `no_git`).
+fn git_dirs(root: &std::path::Path, no_git: bool) -> Vec<PathBuf> {
+    match no_git {
+        true => Vec::new(),
+        false => crate::repo::Repo::discover(root)
+            .map(|r| repo_dirs(&r))
+            .unwrap_or_default(),
     }
 }
 
 /// Where the user's approvals for `root` are kept (`None` without git and without a home).
-fn approvals_file(root: &std::path::Path, no_git: bool) -> Option<PathBuf> {
-    let dirs = if no_git { Vec::new() } else { git_dirs(root) };
-    crate::exec::approvals::store_path(dirs.first().map(PathBuf::as_path), root)
+fn approvals_file(root: &std::path::Path, git_dirs: &[PathBuf]) -> Option<PathBuf> {
+    crate::exec::approvals::store_path(git_dirs.first().map(PathBuf::as_path), root)
 }
 
 impl NewApprovals {
@@ -313,7 +323,7 @@ impl NewApprovals {
         if commands.is_empty() {
             return Ok(());
         }
-        let Some(file) = approvals_file(root, self.no_git) else {
+        let Some(file) = approvals_file(root, &self.git_dirs) else {
             eprintln!("git-clada: no home folder, so \"always\" was not remembered");
             return Ok(());
         };
@@ -333,12 +343,17 @@ pub fn engine_options(
     global: &Global,
     cfg: &crate::config::Config,
     root: &std::path::Path,
+    repo: Option<&crate::repo::Repo>,
 ) -> anyhow::Result<(EngineOptions, NewApprovals)> {
     let flags = ExecFlags {
         no_git: args.no_git,
         ..args.exec_flags
     };
-    engine_options_for(&flags, global, cfg, root)
+    let dirs = match repo {
+        Some(repo) if !args.no_git => repo_dirs(repo),
+        _ => git_dirs(root, args.no_git),
+    };
+    engine_options_in(&flags, global, cfg, root, dirs)
 }
 
 /// The exec flags `apply` and `mcp` share (and `watch` in part).
@@ -377,6 +392,17 @@ pub fn engine_options_for(
     cfg: &crate::config::Config,
     root: &std::path::Path,
 ) -> anyhow::Result<(EngineOptions, NewApprovals)> {
+    engine_options_in(args, global, cfg, root, git_dirs(root, args.no_git))
+}
+
+/// [`engine_options_for`] with the repository's git dirs already known.
+fn engine_options_in(
+    args: &ExecFlags,
+    global: &Global,
+    cfg: &crate::config::Config,
+    root: &std::path::Path,
+    dirs: Vec<PathBuf>,
+) -> anyhow::Result<(EngineOptions, NewApprovals)> {
     use crate::config::ExecSetting;
     let interactive = std::io::stdin().is_terminal() || std::io::stderr().is_terminal();
     let policy = match (args.exec, cfg.exec.value) {
@@ -386,14 +412,10 @@ pub fn engine_options_for(
         (None, Some(ExecSetting::Ask) | None) => ExecPolicy::Ask,
     };
     let approvals = NewApprovals {
-        no_git: args.no_git,
+        git_dirs: dirs.clone(),
         ..NewApprovals::default()
     };
-    let dirs = if args.no_git {
-        Vec::new()
-    } else {
-        git_dirs(root)
-    };
+    let approvals_at = approvals_file(root, &dirs);
     let confine = crate::exec::confine::Confine::from_config(cfg, dirs);
     let prompt: Option<Arc<crate::action::ExecPrompt>> = if interactive {
         let store = approvals.clone();
@@ -410,7 +432,7 @@ pub fn engine_options_for(
     } else {
         None
     };
-    let approved = match approvals_file(root, args.no_git) {
+    let approved = match approvals_at {
         Some(file) => {
             let pending = crate::exec::approvals::Approvals::legacy_pending(root, &file);
             if !pending.is_empty() {
@@ -518,7 +540,7 @@ fn run_no_git(args: Args, global: Global) -> anyhow::Result<Outcome> {
         .deny_paths(&cfg.paths_deny.value)
         .allow_config_writes(!cfg.paths_protect_config.value);
     let plan = action::plan(&parsed, &sandbox);
-    let (opts, approvals) = engine_options(&args, &global, &cfg, &cwd)?;
+    let (opts, approvals) = engine_options(&args, &global, &cfg, &cwd, None)?;
     let execution = action::execute(&plan, &sandbox, &opts);
     approvals.store(&cwd)?;
     copy_report(args.copy || cfg.clipboard_copy.value, &execution);

@@ -13,8 +13,9 @@ use crate::repo::Repo;
 /// Only the current branch's first-parent history above the first merge commit is touched;
 /// pushed commits (reachable from a remote-tracking branch or a tag) are never rewritten. A
 /// snapshot commit of your own uncommitted work goes with the AI commit made on top of it,
-/// and the squashed message says so. Trailers and notes of the squashed commits are merged;
-/// commits above are copied with new parents only. The final tree stays exactly the same, so
+/// and the squashed message says so. Trailers are merged; the new commit's notes list the
+/// squashed commits, whose own notes keep their replies and reports (`git clada show` reads
+/// them); commits above are copied with new parents only. The final tree stays exactly the same, so
 /// the index and your files (uncommitted changes included) are not touched. `git clada undo`
 /// takes a squash back. Exit status 3 when there is nothing to squash or it is refused
 /// (nothing is changed then).

@@ -790,17 +790,24 @@ pub fn load_for_dir(dir: &Path) -> Result<Config, ConfigError> {
 
 /// [`load_for_dir`], plus the worktree root it found (`None` outside a repository).
 pub fn load_with_root(dir: &Path) -> Result<(Config, Option<PathBuf>), ConfigError> {
-    match crate::repo::Repo::discover(dir) {
-        Ok(repo) => {
+    let repo = crate::repo::Repo::discover(dir).ok();
+    let cfg = load_for_repo(repo.as_ref())?;
+    Ok((cfg, repo.map(|r| r.workdir().to_path_buf())))
+}
+
+/// The configuration for `repo` (the user's file and defaults only without one), for callers
+/// that go on to use the repository: opening it once instead of twice.
+pub fn load_for_repo(repo: Option<&crate::repo::Repo>) -> Result<Config, ConfigError> {
+    match repo {
+        Some(repo) => {
             let trusted = std::fs::read(trusted_copy(repo.git_dir())).ok();
-            let cfg = Config::load(
+            Config::load(
                 Some(repo.workdir()),
                 &|k| repo.config_string(k),
                 trusted.as_deref(),
-            )?;
-            Ok((cfg, Some(repo.workdir().to_path_buf())))
+            )
         }
-        Err(_) => Ok((Config::load(None, &|_| None, None)?, None)),
+        None => Config::load(None, &|_| None, None),
     }
 }
 

@@ -259,13 +259,7 @@ pub fn show(repo: &Repo, rev: &str) -> Result<ShowReport, HistoryError> {
                         if e.get("kind").and_then(Value::as_str) == Some("snapshot") {
                             continue;
                         }
-                        let text = |k: &str| e.get(k).and_then(Value::as_str).map(String::from);
-                        report.replies.push(ShownReply {
-                            commit: text("commit").unwrap_or_default(),
-                            subject: text("subject").unwrap_or_default(),
-                            reply: text("reply"),
-                            report: e.get("report").filter(|r| !r.is_null()).cloned(),
-                        });
+                        report.replies.push(squashed_reply(repo, e)?);
                     }
                 }
                 // No merged note (made elsewhere, notes not fetched): the reply blobs the
@@ -291,6 +285,32 @@ pub fn show(repo: &Repo, rev: &str) -> Result<ShowReport, HistoryError> {
         }
     }
     Ok(report)
+}
+
+/// One entry of a squash's note: a squashed commit, whose own notes hold its reply and report
+/// (notes written before squashes referred to them hold both inline).
+fn squashed_reply(repo: &Repo, e: &Value) -> Result<ShownReply, HistoryError> {
+    let text = |k: &str| e.get(k).and_then(Value::as_str).map(String::from);
+    let commit = text("commit").unwrap_or_default();
+    let inline = e.get("reply").is_some() || e.get("report").is_some();
+    let (reply, report) = match (inline, ObjectId::from_hex(commit.as_bytes())) {
+        (false, Ok(id)) => (
+            repo.note_at(REPLY_NOTES_REF, id)?
+                .map(|b| String::from_utf8_lossy(&b).into_owned()),
+            repo.note_at(NOTES_REF, id)?
+                .and_then(|b| serde_json::from_slice(&b).ok()),
+        ),
+        _ => (
+            text("reply"),
+            e.get("report").filter(|r| !r.is_null()).cloned(),
+        ),
+    };
+    Ok(ShownReply {
+        subject: text("subject").unwrap_or_default(),
+        commit,
+        reply,
+        report,
+    })
 }
 
 /// The reply blob named by the `Clada-Reply` trailer, if it is still in the repository.

@@ -887,10 +887,11 @@ fn split_more(subject: &str) -> (&str, usize) {
     }
 }
 
-/// Merges the notes of every group's commits into one note on its new commit (the JSON
-/// report note: `{"squashed": [{commit, subject, kind, reply, report}, …]}`, nested squashes
-/// flattened; the reply note: the replies one after the other), and copies the notes of
-/// the replayed commits. With `dry_run` nothing is written.
+/// The notes of each squashed group: its report note lists the squashed commits and its reply
+/// note names where each reply is. The reports and replies themselves stay where they are, as
+/// the notes of the squashed commits (the squash record keeps those commits reachable, and
+/// `git clada show` reads them from there): copying them made a squash of 1,000 commits read
+/// 2,000 notes and write a megabyte note. Only nested squashes' notes are read, to flatten them.
 fn merge_notes(
     repo: &Repo,
     window: &[Candidate],
@@ -905,25 +906,27 @@ fn merge_notes(
         let mut reply_text = String::new();
         for &i in members {
             let c = &window[i];
-            let report = reports.get(c.info.id)?;
-            let reply = replies
-                .get(c.info.id)?
-                .map(|b| String::from_utf8_lossy(&b).into_owned());
-            if !note.flatten(report.as_deref()) {
-                note.entry(c, reply.as_deref(), report.as_deref());
+            if c.kind == Some(CladaCommit::Squash) {
+                let report = reports.get(c.info.id)?;
+                if !note.flatten(report.as_deref()) {
+                    note.entry(c);
+                }
+                if let Some(r) = replies.get(c.info.id)? {
+                    reply_text.push_str(&String::from_utf8_lossy(&r));
+                    if !reply_text.ends_with('\n') {
+                        reply_text.push('\n');
+                    }
+                }
+                continue;
             }
-            if let Some(r) = reply {
-                if !reply_text.is_empty() && !reply_text.ends_with('\n') {
-                    reply_text.push('\n');
-                }
-                if c.kind != Some(CladaCommit::Squash) {
-                    reply_text.push_str(&format!(
-                        "=== git-clada reply of {} \"{}\" ===\n",
-                        Repo::short(c.info.id),
-                        c.info.subject()
-                    ));
-                }
-                reply_text.push_str(&r);
+            note.entry(c);
+            if c.kind == Some(CladaCommit::Apply) {
+                reply_text.push_str(&format!(
+                    "=== git-clada reply of {} \"{}\": git notes --ref=clada-reply show {} ===\n",
+                    Repo::short(c.info.id),
+                    c.info.subject(),
+                    c.info.id
+                ));
             }
         }
         reports.stage(*new_commit, &note.finish())?;
@@ -947,10 +950,10 @@ fn merge_notes(
     Ok(())
 }
 
-/// The merged report note of one squashed group, `{"squashed": [{commit, subject, kind,
-/// reply, report}, …]}`, written as text: each member's report note (the JSON result of its
-/// apply, often the largest part) is spliced in as it is stored, checked to be JSON but not
-/// decoded and encoded again; only a squash's own note is decoded, to flatten its entries.
+/// The merged report note of one squashed group, `{"squashed": [{commit, subject, kind}, …]}`:
+/// each entry names a squashed commit, whose own notes hold its reply and report. Entries of
+/// notes written before this format also hold `reply` and `report` inline; flattening a nested
+/// squash copies its entries as they are, so both kinds can meet in one note.
 #[derive(Default)]
 struct MergedNote {
     text: Vec<u8>,
@@ -972,9 +975,6 @@ impl MergedNote {
     /// is not such a note.
     fn flatten(&mut self, report: Option<&[u8]>) -> bool {
         let Some(bytes) = report else { return false };
-        if memchr::memmem::find(bytes, b"\"squashed\"").is_none() {
-            return false;
-        }
         let Ok(value) = serde_json::from_slice::<Value>(bytes) else {
             return false;
         };
@@ -989,24 +989,16 @@ impl MergedNote {
         true
     }
 
-    /// The entry of a commit with its reply and its report (`null` when it has none, or when
-    /// it is not JSON).
-    fn entry(&mut self, c: &Candidate, reply: Option<&str>, report: Option<&[u8]>) {
-        let quoted = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "null".into());
-        let mut text = format!(
-            "{{\"commit\": {}, \"subject\": {}, \"kind\": {}, \"reply\": {}, \"report\": ",
-            quoted(&c.info.id.to_string()),
-            quoted(c.info.subject()),
-            quoted(kind_name(c.kind)),
-            reply.map_or_else(|| "null".to_string(), quoted)
-        )
-        .into_bytes();
-        match report.filter(|b| serde_json::from_slice::<serde::de::IgnoredAny>(b).is_ok()) {
-            Some(json) => text.extend_from_slice(json.trim_ascii()),
-            None => text.extend_from_slice(b"null"),
+    /// The entry naming commit `c`.
+    fn entry(&mut self, c: &Candidate) {
+        let entry = serde_json::json!({
+            "commit": c.info.id.to_string(),
+            "subject": c.info.subject(),
+            "kind": kind_name(c.kind),
+        });
+        if let Ok(text) = serde_json::to_vec(&entry) {
+            self.push(&text);
         }
-        text.push(b'}');
-        self.push(&text);
     }
 
     fn finish(mut self) -> Vec<u8> {

@@ -223,20 +223,23 @@ impl Repo {
             parents: parents.iter().copied().collect(),
             extra_headers: Default::default(),
         };
-        Ok(self
-            .repo
-            .write_object(&commit)
-            .ctx("cannot write a commit")?
-            .detach())
+        self.put_encoded(&commit)
     }
 
     /// Reads and decodes a commit.
     pub fn commit_info(&self, id: ObjectId) -> Result<CommitInfo> {
-        let commit = self
-            .repo
-            .find_commit(id)
-            .ctx(format!("cannot read commit {id}"))?;
-        let decoded = commit.decode().ctx(format!("cannot decode commit {id}"))?;
+        let data = match self.read_loose(id) {
+            Some((gix::objs::Kind::Commit, data)) => data,
+            _ => {
+                self.repo
+                    .find_commit(id)
+                    .ctx(format!("cannot read commit {id}"))?
+                    .detach()
+                    .data
+            }
+        };
+        let decoded = gix::objs::CommitRef::from_bytes(&data, self.repo.object_hash())
+            .ctx(format!("cannot decode commit {id}"))?;
         let author = decoded
             .author()
             .ctx(format!("cannot decode the author of {id}"))?

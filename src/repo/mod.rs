@@ -23,6 +23,7 @@ mod index;
 mod lock;
 mod lockfile;
 mod notes;
+mod odb;
 mod refs;
 mod rewrite;
 mod scan;
@@ -166,6 +167,8 @@ pub struct Repo {
     common_dir: PathBuf,
     /// The last version of the index file read, and its identity (see `index`).
     index_cache: std::cell::RefCell<Option<(index::IndexStamp, Index)>>,
+    /// Object writes stay in memory (see `with_object_memory`).
+    object_memory: bool,
 }
 
 impl std::fmt::Debug for Repo {
@@ -273,6 +276,7 @@ impl Repo {
             git_dir,
             common_dir,
             index_cache: Default::default(),
+            object_memory: false,
         })
     }
 

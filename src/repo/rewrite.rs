@@ -46,6 +46,7 @@ impl Repo {
             git_dir: self.git_dir().to_path_buf(),
             common_dir: self.common_dir().to_path_buf(),
             index_cache: Default::default(),
+            object_memory: true,
         }
     }
 }
@@ -108,7 +109,7 @@ impl NoteBook<'_> {
         }
         let tree = self
             .state
-            .write(&self.repo.repo)
+            .write(&super::odb::ObjectWriter(self.repo))
             .ctx(format!("cannot write the notes tree of {}", self.notes_ref))?;
         let (_, committer) = self.repo.identity()?;
         let parents: Vec<ObjectId> = self.parent.into_iter().collect();
@@ -152,10 +153,6 @@ impl Repo {
         owned
             .extra_headers
             .retain(|(name, _)| name != "gpgsig" && name != "gpgsig-sha256");
-        Ok(self
-            .repo
-            .write_object(&owned)
-            .ctx(format!("cannot write the rewritten copy of {id}"))?
-            .detach())
+        self.put_encoded(&owned)
     }
 }

@@ -437,10 +437,17 @@ impl Watcher {
             if stop.load(Ordering::SeqCst) {
                 break;
             }
+            // The stamp of what this run reads, taken before it reads: a save made while it
+            // runs then shows as a change on the next tick (taken after the run, it was
+            // absorbed and the save was missed until the file changed again). Only our own
+            // --prepend writes the file during the run, and that is not a change to act on.
+            let before = stamp(&self.opts.file);
             let batch = self.run_once();
             self.handle(batch, &mut retry);
-            // Our own --prepend changed the file: that is not a change to act on.
-            last_seen = stamp(&self.opts.file);
+            last_seen = match self.opts.prepend {
+                true => stamp(&self.opts.file),
+                false => before,
+            };
             while rx.try_recv().is_ok() {}
         }
         progress("stopped");

@@ -151,7 +151,15 @@ pub enum ApplyError {
 
 /// Applies `reply` to the repository containing `cwd`.
 pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutcome, ApplyError> {
-    let repo = Repo::discover(cwd)?;
+    apply_in(&Repo::discover(cwd)?, reply, opts)
+}
+
+/// [`apply`] to a repository the caller has already opened.
+pub fn apply_in(
+    repo: &Repo,
+    reply: &Reply,
+    opts: &ApplyOptions,
+) -> Result<ApplyOutcome, ApplyError> {
     crate::base::trace::phase("open");
     // hooks.before changes the user's state, so it runs before any of it is read.
     let (before, before_ok) = match opts.engine.dry_run {
@@ -209,15 +217,15 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
     // the lock file.
     let dry = opts.engine.dry_run;
     let _lock = if dry { None } else { Some(repo.lock()?) };
-    let mut start = Start::read(&repo, &plan, opts, prefetch)?;
+    let mut start = Start::read(repo, &plan, opts, prefetch)?;
     let mut plan = plan;
     if !opts.force {
-        records::mark_already_applied(&repo, &mut plan, start.head_commit)?;
+        records::mark_already_applied(repo, &mut plan, start.head_commit)?;
     }
     if dry {
         return dry_run::dry_run(&plan, &sandbox, opts, &start.status);
     }
-    let mut tx = Transaction::begin(&repo, reply, &plan, &start)?;
+    let mut tx = Transaction::begin(repo, reply, &plan, &start)?;
 
     let mut execution = run::execute(&plan, &sandbox, opts, before);
     execution.result.warnings.append(&mut tx.warnings);
@@ -228,8 +236,8 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
         Err(e) => Err(e),
     };
     match result {
-        Err(ApplyError::Repo(e)) => rollback::after_failure(&repo, &start, ran, e.to_string()),
-        Err(ApplyError::Journal(e)) => rollback::after_failure(&repo, &start, ran, e.to_string()),
+        Err(ApplyError::Repo(e)) => rollback::after_failure(repo, &start, ran, e.to_string()),
+        Err(ApplyError::Journal(e)) => rollback::after_failure(repo, &start, ran, e.to_string()),
         other => other,
     }
 }
