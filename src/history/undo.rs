@@ -179,18 +179,19 @@ pub fn undo(repo: &Repo, dry_run: bool) -> Result<UndoReport, HistoryError> {
         return super::step_undo::undo_return(repo, &returned, dry_run);
     }
     let pending = pending_record(repo, &branch)?;
-    prefetch.adopt(repo);
     if let Some((record, j)) = pending {
         if j.head_id()? == tip {
+            prefetch.adopt(repo);
             return undo_pending(repo, &branch, record, &j, dry_run);
         }
     }
     if let Some(before) = repo.read_ref(&squash_ref(tip))? {
+        prefetch.adopt(repo);
         return undo_squash(repo, &branch, tip, before, dry_run);
     }
     let info = repo.commit_info(tip)?;
     match classify(&info) {
-        Some(CladaCommit::Apply) => undo_apply(repo, &branch, &info, dry_run),
+        Some(CladaCommit::Apply) => undo_apply(repo, &branch, &info, dry_run, prefetch),
         _ => Err(HistoryError::Refused(format!(
             "HEAD ({} \"{}\") is not a git-clada commit and no uncommitted apply, squash or step of git-clada is on top of it, so there is nothing to undo{}; `git clada undo --list` shows what undo and redo can reach",
             Repo::short(tip),
@@ -369,8 +370,11 @@ fn undo_apply(
     branch: &str,
     info: &CommitInfo,
     dry_run: bool,
+    prefetch: crate::repo::IndexPrefetch,
 ) -> Result<UndoReport, HistoryError> {
     let (before, after, journal) = apply_sides(repo, info)?;
+    // The index is first needed below; its read went on beside the record's.
+    prefetch.adopt(repo);
     let first_rewritten = info
         .parents
         .first()

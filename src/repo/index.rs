@@ -448,7 +448,6 @@ impl Index {
     /// beside the entries while being written.
     fn serialize_into(&self, out: impl std::io::Write) -> std::io::Result<()> {
         use sha1::Digest;
-        use std::io::Write;
         if self.file.object_hash() != gix::hash::Kind::Sha1 {
             return Err(std::io::Error::other(
                 "only SHA-1 repositories are supported",
@@ -464,10 +463,14 @@ impl Index {
             },
             None => gix::index::write::Options::default(),
         };
-        let mut out = Hashing {
-            inner: std::io::BufWriter::with_capacity(256 << 10, out),
-            hasher: sha1::Sha1::new(),
-        };
+        // Hashed where the buffer empties, in 256 KiB pieces (gix writes an entry at a time).
+        let mut out = std::io::BufWriter::with_capacity(
+            256 << 10,
+            Hashing {
+                inner: out,
+                hasher: sha1::Sha1::new(),
+            },
+        );
         let state: &gix::index::State = &self.file;
         state
             .write_to(&mut out, options)
@@ -475,9 +478,10 @@ impl Index {
         if let Some(tree) = &self.cache_tree {
             tree.write_to(&mut out)?;
         }
-        let digest = out.hasher.finalize();
-        out.inner.write_all(&digest)?;
-        out.inner.flush()
+        let mut hashing = out.into_inner().map_err(|e| e.into_error())?;
+        let digest = hashing.hasher.finalize();
+        hashing.inner.write_all(&digest)?;
+        hashing.inner.flush()
     }
 
     /// Sets (or removes) the entries of the given paths; all other entries are untouched.

@@ -36,7 +36,7 @@ mod watch;
 pub use checkout::{CheckoutPlan, PathConflict, PreparedCheckout};
 pub use commit::{parse_trailers, CommitInfo, Expected, RefUpdate, Signature};
 pub use hooks::HookRun;
-pub use index::{EntryFlags, Index, IndexLock, IndexUpdate};
+pub use index::{EntryFlags, Index, IndexLock, IndexPrefetch, IndexUpdate};
 pub use lock::CladaLock;
 pub use lockfile::StaleLocks;
 pub use notes::NOTES_REF;
