@@ -303,3 +303,46 @@ fn redo_gives_exactly_the_worktree_the_apply_left_and_undo_the_one_before() {
         repo.assert_fsck();
     }
 }
+
+/// An object store git-clada cannot write to (here `objects/xx` is a file where the folder
+/// of the new blob belongs): the apply fails with an error that names the object and says
+/// what to check, and nothing is lost: the worktree, the index and HEAD are as before.
+#[test]
+fn an_unwritable_object_store_fails_the_apply_and_changes_nothing() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    let head = repo.head();
+    let content = "a new line that no object holds yet\n";
+    let id = {
+        let p = repo.path().join("probe.tmp");
+        std::fs::write(&p, content).unwrap();
+        let id = repo.git(&["hash-object", "probe.tmp"]).trim().to_string();
+        std::fs::remove_file(p).unwrap();
+        id
+    };
+    let fanout = repo.path().join(".git/objects").join(&id[..2]);
+    if fanout.is_dir() {
+        std::fs::remove_dir_all(&fanout).unwrap();
+    }
+    std::fs::write(&fanout, "not a folder").unwrap();
+    let out = repo.apply(
+        &block(
+            "uw1",
+            &[
+                ("action", "file_write"),
+                ("path", "a.txt"),
+                ("content", content),
+            ],
+        ),
+        &[],
+    );
+    assert_ne!(code(&out), 0, "{}", text(&out));
+    let all = text(&out);
+    assert!(
+        all.contains(&format!("cannot write object {id}")) && all.contains("writable"),
+        "{all}"
+    );
+    std::fs::remove_file(&fanout).unwrap();
+    assert_eq!(repo.head(), head);
+    assert_eq!(repo.read("a.txt"), "a\n");
+    assert_eq!(repo.git(&["status", "--porcelain"]), "");
+}

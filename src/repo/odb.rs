@@ -49,7 +49,9 @@ impl Repo {
         let objects = self.repo.objects.store_ref().path();
         write_loose(objects, id, &compressed).map_err(|e| {
             RepoError::Invalid(format!(
-                "cannot write object {id} into '{}': {e}",
+                "cannot write object {id} into '{}': {e} (check that the folder and its \
+                 subfolders are writable directories and the disk has room; `git fsck` checks \
+                 the object store)",
                 objects.display()
             ))
         })?;
