@@ -562,6 +562,53 @@ fn not_a_repository_is_a_clear_error() {
     assert!(stderr(&out).contains("--no-git"), "{}", stderr(&out));
 }
 
+/// The clada lock file names its holder by pid, written over the previous holder's record
+/// (never truncated first): a longer leftover must not leak into the name a waiting
+/// git-clada reports.
+#[test]
+fn the_lock_file_names_the_running_holder_over_a_longer_leftover() {
+    use std::os::fd::AsRawFd;
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    let lock = repo.path().join(".git/clada.lock");
+    std::fs::write(&lock, "99999999999999\nleftover\n").unwrap();
+    install_hook(&repo, ".git/hooks", "pre-commit", "sleep 1");
+    let first = repo.spawn_apply(&[], &replace("p1", "a.txt", "a", "A"), &[]);
+    let pid = first.id();
+    // Wait until the first apply holds the lock (its pid is in the file).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let named = || {
+        let text = std::fs::read_to_string(&lock).unwrap_or_default();
+        text.lines().next().map(str::trim) == Some(pid.to_string().as_str())
+    };
+    while !named() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(named(), "{:?}", std::fs::read_to_string(&lock));
+    let second = repo
+        .spawn_apply(
+            &[("GIT_CLADA_LOCK_WAIT_MS", "50")],
+            &replace("p2", "a.txt", "a", "B"),
+            &[],
+        )
+        .wait_with_output()
+        .unwrap();
+    let first = first.wait_with_output().unwrap();
+    assert_eq!(code(&first), 0, "{}", stderr(&first));
+    assert_eq!(code(&second), 2, "{}", stderr(&second));
+    assert!(
+        stderr(&second).contains(&format!(
+            "another git-clada is running in this repository (pid {pid})"
+        )),
+        "{}",
+        stderr(&second)
+    );
+    // Released: the lock is free again, whatever the file still holds.
+    let f = std::fs::OpenOptions::new().write(true).open(&lock).unwrap();
+    // SAFETY: flock on a descriptor we own.
+    let rc = unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+    assert_eq!(rc, 0, "the lock is released when the apply ends");
+}
+
 #[test]
 fn concurrent_applies_serialise_and_never_interleave() {
     let repo = TestRepo::with_files(&[("a.txt", "a\n"), ("b.txt", "b\n")]);

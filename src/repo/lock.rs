@@ -9,7 +9,8 @@
 //! its own can go.
 
 use std::fs::{File, OpenOptions};
-use std::io::{Read, Seek, Write};
+use std::io::Read;
+use std::os::unix::fs::FileExt;
 use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -64,6 +65,12 @@ pub(super) fn try_flock(file: &File, path: &Path) -> Result<bool> {
     Ok(false)
 }
 
+/// The holder's line in the lock file: the pid, right-aligned in ten columns (every `u32`
+/// fits), so each holder's record covers the previous one's exactly.
+fn pid_record(pid: u32) -> String {
+    format!("{pid:>10}\n")
+}
+
 impl Repo {
     /// Takes the clada lock, waiting briefly if another git-clada holds it.
     /// `GIT_CLADA_LOCK_WAIT_MS` overrides the wait (tests use it).
@@ -84,7 +91,7 @@ impl Repo {
             if start.elapsed() >= wait {
                 let mut holder = String::new();
                 let _ = file.read_to_string(&mut holder);
-                let holder = holder.trim();
+                let holder = holder.lines().next().unwrap_or("").trim();
                 return Err(RepoError::Invalid(format!(
                     "another git-clada is running in this repository{} and did not finish within {:.1}s; wait for it to finish and try again",
                     if holder.is_empty() { String::new() } else { format!(" (pid {holder})") },
@@ -94,10 +101,12 @@ impl Repo {
             std::thread::sleep(pause);
             pause = (pause * 2).min(Duration::from_millis(100));
         }
-        // The pid is informational only, so failing to record it is not an error.
-        let _ = file.set_len(0);
-        let _ = file.rewind();
-        let _ = write!(file, "{}", std::process::id());
+        // The pid is informational only, so failing to record it is not an error. It is
+        // written over the previous holder's, padded to a fixed width, never truncated first:
+        // on ext4 truncating the file frees its block and journals that, 0.3-3 ms measured
+        // per command (more than the rest of taking the lock), while an overwrite in place
+        // only dirties the page.
+        let _ = file.write_all_at(pid_record(std::process::id()).as_bytes(), 0);
         let stale = self.clear_stale_locks();
         if let Some(msg) = stale.left_message() {
             eprintln!("git-clada: warning: {msg}");
