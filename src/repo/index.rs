@@ -441,18 +441,53 @@ impl Index {
         Ok(())
     }
 
-    /// The index file's bytes: gix's serialisation of the entries, our cache-tree when we have
-    /// one, and the trailing checksum, made in one buffer and hashed in one pass.
-    /// Writes the index file's bytes to `out` as they are made (through a 256 KiB buffer,
-    /// hashed on the way): a 100,000-entry index is ~9 MiB that would otherwise sit in memory
-    /// beside the entries while being written.
-    fn serialize_into(&self, out: impl std::io::Write) -> std::io::Result<()> {
+    /// Writes the index file's bytes to `out` as they are made: gix's serialisation of the
+    /// entries, our cache-tree when we have one, and the trailing checksum. They pass through
+    /// 256 KiB pieces, hashed as each piece leaves, so a 100,000-entry index (~9 MiB) never
+    /// sits whole in memory beside the entries. A large index is hashed and written on a
+    /// second thread while the next piece is serialised (see [`Pipelined`]).
+    fn serialize_into<W: std::io::Write + Send>(&self, out: W) -> std::io::Result<()> {
+        self.serialize_with(out, self.len() >= PIPELINE_ENTRIES)
+    }
+
+    /// [`Self::serialize_into`], with the pipeline chosen by the caller (the tests take both
+    /// ways at any size).
+    fn serialize_with<W: std::io::Write + Send>(
+        &self,
+        out: W,
+        pipelined: bool,
+    ) -> std::io::Result<()> {
         use sha1::Digest;
         if self.file.object_hash() != gix::hash::Kind::Sha1 {
             return Err(std::io::Error::other(
                 "only SHA-1 repositories are supported",
             ));
         }
+        let hashing = Hashing {
+            inner: out,
+            hasher: sha1::Sha1::new(),
+        };
+        let mut hashing = if pipelined {
+            std::thread::scope(|s| {
+                let mut pipe = Pipelined::start(s, hashing);
+                let written = self.write_body(&mut pipe);
+                let finished = pipe.finish();
+                // The worker's own error says more than the closed channel `written` met.
+                let hashing = finished?;
+                written.map(|()| hashing)
+            })?
+        } else {
+            let mut out = std::io::BufWriter::with_capacity(PIECE, hashing);
+            self.write_body(&mut out)?;
+            out.into_inner().map_err(|e| e.into_error())?
+        };
+        let digest = hashing.hasher.finalize();
+        hashing.inner.write_all(&digest)?;
+        hashing.inner.flush()
+    }
+
+    /// Everything of the index file but its trailing checksum.
+    fn write_body(&self, out: &mut impl std::io::Write) -> std::io::Result<()> {
         let options = match &self.cache_tree {
             Some(_) => gix::index::write::Options {
                 extensions: gix::index::write::Extensions::Given {
@@ -463,25 +498,14 @@ impl Index {
             },
             None => gix::index::write::Options::default(),
         };
-        // Hashed where the buffer empties, in 256 KiB pieces (gix writes an entry at a time).
-        let mut out = std::io::BufWriter::with_capacity(
-            256 << 10,
-            Hashing {
-                inner: out,
-                hasher: sha1::Sha1::new(),
-            },
-        );
         let state: &gix::index::State = &self.file;
         state
-            .write_to(&mut out, options)
+            .write_to(&mut *out, options)
             .map_err(|e| std::io::Error::other(format!("cannot serialise the index: {e}")))?;
         if let Some(tree) = &self.cache_tree {
-            tree.write_to(&mut out)?;
+            tree.write_to(out)?;
         }
-        let mut hashing = out.into_inner().map_err(|e| e.into_error())?;
-        let digest = hashing.hasher.finalize();
-        hashing.inner.write_all(&digest)?;
-        hashing.inner.flush()
+        Ok(())
     }
 
     /// Sets (or removes) the entries of the given paths; all other entries are untouched.
@@ -889,6 +913,99 @@ pub(crate) fn kind_of(mode: Mode) -> Option<EntryKind> {
     })
 }
 
+/// The pieces the index file is written in (and hashed in) on one thread.
+const PIECE: usize = 256 << 10;
+
+/// The pieces handed across threads: smaller, since up to four are alive at once.
+const PIPE_PIECE: usize = 128 << 10;
+
+/// From this many entries (~2.8 MiB of index) the index is hashed and written on a second
+/// thread. Measured here: at 100,000 entries it saves ~3.7 ms of a 33 ms undo; at 10,000 it
+/// cost 0.2 ms (handing four pieces across threads costs more than the overlap saves).
+const PIPELINE_ENTRIES: usize = 32_000;
+
+/// A writer that hands full pieces to a second thread, which hashes and writes them while
+/// this one serialises the next: serialising, hashing and writing a 100,000-entry index each
+/// take a few milliseconds, and on one thread they add up. One piece waits while the worker
+/// hashes another, and their buffers come back to be reused: with the one being filled, the
+/// pieces hold at most 4 x 128 KiB.
+struct Pipelined<'scope, W> {
+    piece: Vec<u8>,
+    full: Option<std::sync::mpsc::SyncSender<Vec<u8>>>,
+    empty: std::sync::mpsc::Receiver<Vec<u8>>,
+    worker: std::thread::ScopedJoinHandle<'scope, std::io::Result<Hashing<W>>>,
+}
+
+impl<'scope, W: std::io::Write + Send + 'scope> Pipelined<'scope, W> {
+    fn start<'env>(
+        scope: &'scope std::thread::Scope<'scope, 'env>,
+        mut hashing: Hashing<W>,
+    ) -> Self {
+        let (full, pieces) = std::sync::mpsc::sync_channel::<Vec<u8>>(1);
+        let (give_back, empty) = std::sync::mpsc::channel::<Vec<u8>>();
+        let worker = scope.spawn(move || {
+            use std::io::Write;
+            for mut piece in pieces {
+                hashing.write_all(&piece)?;
+                piece.clear();
+                // The serialising side may have finished already; the piece is just freed.
+                let _ = give_back.send(piece);
+            }
+            Ok(hashing)
+        });
+        Pipelined {
+            piece: Vec::with_capacity(PIPE_PIECE),
+            full: Some(full),
+            empty,
+            worker,
+        }
+    }
+
+    /// Hands the current piece to the worker and starts the next in a returned buffer.
+    fn hand_over(&mut self) -> std::io::Result<()> {
+        let next = self
+            .empty
+            .try_recv()
+            .unwrap_or_else(|_| Vec::with_capacity(PIPE_PIECE));
+        let piece = std::mem::replace(&mut self.piece, next);
+        let sent = self.full.as_ref().map(|f| f.send(piece));
+        match sent {
+            Some(Ok(())) => Ok(()),
+            _ => Err(std::io::Error::other("the index writer stopped")),
+        }
+    }
+
+    /// Sends what is left and waits for the worker: the hashing writer, everything written.
+    fn finish(mut self) -> std::io::Result<Hashing<W>> {
+        let last = if self.piece.is_empty() {
+            Ok(())
+        } else {
+            self.hand_over()
+        };
+        self.full = None;
+        let hashing = self
+            .worker
+            .join()
+            .map_err(|_| std::io::Error::other("the index writer stopped unexpectedly"))??;
+        last.map(|()| hashing)
+    }
+}
+
+impl<'scope, W: std::io::Write + Send + 'scope> std::io::Write for Pipelined<'scope, W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        // Handed over before it would overflow: a piece never grows past its capacity.
+        if !self.piece.is_empty() && self.piece.len() + buf.len() > PIPE_PIECE {
+            self.hand_over()?;
+        }
+        self.piece.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 /// A writer that hashes what passes through it (the index file's trailing checksum).
 struct Hashing<W> {
     inner: W,
@@ -905,5 +1022,85 @@ impl<W: std::io::Write> std::io::Write for Hashing<W> {
 
     fn flush(&mut self) -> std::io::Result<()> {
         self.inner.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An index of `n` entries in folders of 100, every entry a different object id.
+    fn index_of(n: usize) -> Index {
+        let mut state = gix::index::State::new(gix::hash::Kind::Sha1);
+        for i in 0..n {
+            let mut id = [0u8; 20];
+            id[..8].copy_from_slice(&(i as u64).to_be_bytes());
+            state.dangerously_push_entry(
+                gix::index::entry::Stat {
+                    size: i as u32,
+                    ..Default::default()
+                },
+                ObjectId::from_bytes_or_panic(&id),
+                Flags::empty(),
+                gix::index::entry::Mode::FILE,
+                format!("d{:04}/f{i:06}.rs", i / 100).as_str().into(),
+            );
+        }
+        state.sort_entries();
+        Index {
+            file: std::sync::Arc::new(gix::index::File::from_state(state, PathBuf::from("index"))),
+            cache_tree: None,
+        }
+    }
+
+    /// A writer that fails once `left` bytes have been written.
+    struct Failing {
+        left: usize,
+    }
+
+    impl std::io::Write for Failing {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            if buf.len() > self.left {
+                return Err(std::io::Error::other("disk full"));
+            }
+            self.left -= buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn the_pipelined_index_is_byte_for_byte_the_one_written_on_one_thread() {
+        for n in [0, 1, 1_500, 40_000] {
+            let index = index_of(n);
+            let (mut one, mut two) = (Vec::new(), Vec::new());
+            index.serialize_with(&mut one, false).unwrap();
+            index.serialize_with(&mut two, true).unwrap();
+            assert_eq!(one.len(), two.len(), "{n} entries");
+            assert!(one == two, "{n} entries: the bytes differ");
+            verify_checksum(&two, std::path::Path::new("index")).unwrap();
+            let back = gix::index::State::from_bytes(
+                &two,
+                filetime::FileTime::zero(),
+                gix::hash::Kind::Sha1,
+                Default::default(),
+            )
+            .unwrap()
+            .0;
+            assert_eq!(back.entries().len(), n);
+        }
+    }
+
+    #[test]
+    fn a_failing_write_is_an_error_either_way_never_a_hang() {
+        let index = index_of(40_000);
+        for pipelined in [false, true] {
+            let err = index
+                .serialize_with(Failing { left: 300 << 10 }, pipelined)
+                .unwrap_err();
+            assert!(err.to_string().contains("disk full"), "{pipelined}: {err}");
+        }
     }
 }
