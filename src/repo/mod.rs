@@ -169,6 +169,8 @@ pub struct Repo {
     index_cache: std::cell::RefCell<Option<(index::IndexStamp, Index)>>,
     /// Object writes stay in memory (see `with_object_memory`).
     object_memory: bool,
+    /// The objects folder, opened on the first loose read (see `read_loose`).
+    objects_fd: std::cell::OnceCell<Option<std::os::fd::OwnedFd>>,
 }
 
 impl std::fmt::Debug for Repo {
@@ -277,6 +279,7 @@ impl Repo {
             common_dir,
             index_cache: Default::default(),
             object_memory: false,
+            objects_fd: Default::default(),
         })
     }
 

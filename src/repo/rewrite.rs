@@ -47,6 +47,7 @@ impl Repo {
             common_dir: self.common_dir().to_path_buf(),
             index_cache: Default::default(),
             object_memory: true,
+            objects_fd: Default::default(),
         }
     }
 }
