@@ -4,9 +4,11 @@
 //! Reading is the one part of most commands whose cost grows with the repository, so it is
 //! done once per version of the file: [`Repo::read_index`] keeps what it decoded, keyed by the
 //! file's identity (inode, size, times: git replaces the index by renaming a new file over
-//! it), and hands out copies that share the entries until one is edited. The trailing
-//! checksum is verified when a version is first read, on a second thread while the entries
-//! are decoded. Writing serialises into one buffer, hashed once and written with one call.
+//! it), and hands out copies that share the entries until one is edited. A version is read
+//! in pieces and decoded as it comes in, its trailing checksum verified on the way
+//! (`index_stream`; gix decodes whatever that reader leaves to it). Writing streams the
+//! serialised entries through a hashing buffer, and from 32,000 entries hashes and writes
+//! them on a second thread.
 //!
 //! gix has no high-level "update these paths" API, and one trap: after
 //! `dangerously_push_entry` by-path lookups silently miss entries, so every lookup here is
@@ -560,7 +562,6 @@ impl Index {
                 }
             }
             self.invalidate_cached_tree(u.path.as_bstr());
-            self.cache_tree = None;
         }
         if !to_remove.is_empty() {
             self.file_mut()
@@ -596,20 +597,11 @@ impl Index {
     /// Marks the cache-tree nodes on `path`'s directories as invalid, as git does for every
     /// changed path, so the rest of the cache stays valid for git's next `write-tree`.
     fn invalidate_cached_tree(&mut self, path: &BStr) {
-        let Some(mut node) = self.file_mut().tree_mut() else {
-            return;
-        };
-        node.num_entries = None;
-        let mut components: Vec<&[u8]> = path.split(|b| *b == b'/').collect();
-        components.pop();
-        for comp in components {
-            match node.children.iter_mut().find(|c| c.name.as_slice() == comp) {
-                Some(child) => {
-                    child.num_entries = None;
-                    node = child;
-                }
-                None => break,
-            }
+        if let Some(tree) = self.cache_tree.as_mut() {
+            invalidate_path(tree, path);
+        }
+        if let Some(tree) = self.file_mut().tree_mut() {
+            invalidate_path(tree, path);
         }
     }
 
@@ -758,60 +750,91 @@ impl Index {
 }
 
 /// Reads the index file at `path` (an empty index if there is none yet), with the identity
-/// of the version read (from the open file, so it names exactly what was read). The
-/// checksum is verified on a second thread while the entries are decoded.
+/// of the version read (from the open file, so it names exactly what was read). Versions 2
+/// and 3 are decoded as they are read, in pieces (see `index_stream`); anything else is read
+/// whole and decoded by gix, its checksum verified on a second thread meanwhile.
 pub(crate) fn read_index_file(
     path: PathBuf,
     hash: gix::hash::Kind,
 ) -> Result<(Index, Option<IndexStamp>)> {
-    let (file, stamp) = match std::fs::File::open(&path) {
-        Ok(mut f) => {
-            let md = f
-                .metadata()
-                .map_err(io_err("cannot read the index", &path))?;
-            let mtime = filetime::FileTime::from_last_modification_time(&md);
-            let mut data = Vec::with_capacity(md.len() as usize + 1);
-            {
-                use std::io::Read;
-                f.read_to_end(&mut data)
-                    .map_err(io_err("cannot read the index", &path))?;
-            }
-            let (checked, decoded) = std::thread::scope(|s| {
-                let check = s.spawn(|| verify_checksum(&data, &path));
-                let decoded = gix::index::State::from_bytes(
-                    &data,
-                    mtime,
-                    hash,
-                    gix::index::decode::Options::default(),
-                );
-                let checked = check.join().unwrap_or_else(|_| {
-                    Err(RepoError::Invalid(
-                        "checking the index stopped unexpectedly".into(),
-                    ))
-                });
-                (checked, decoded)
-            });
-            checked?;
-            let (state, _) = decoded.ctx(format!("cannot read the index '{}'", path.display()))?;
-            drop(data);
-            (
-                gix::index::File::from_state(state, path),
-                Some(IndexStamp::from_metadata(&md)),
-            )
+    let mut f = match std::fs::File::open(&path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let file = gix::index::File::from_state(gix::index::State::new(hash), path);
+            return Ok((
+                Index {
+                    file: std::sync::Arc::new(file),
+                    cache_tree: None,
+                },
+                None,
+            ));
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => (
-            gix::index::File::from_state(gix::index::State::new(hash), path),
-            None,
-        ),
         Err(e) => return Err(io_err("cannot read the index", &path)(e)),
     };
+    let md = f
+        .metadata()
+        .map_err(io_err("cannot read the index", &path))?;
+    let mtime = filetime::FileTime::from_last_modification_time(&md);
+    let stamp = Some(IndexStamp::from_metadata(&md));
+    if hash == gix::hash::Kind::Sha1 {
+        if let super::index_stream::Streamed::Read(state, cache_tree) =
+            super::index_stream::read(&mut f, md.len(), mtime, &path)?
+        {
+            let file = gix::index::File::from_state(*state, path);
+            return Ok((
+                Index {
+                    file: std::sync::Arc::new(file),
+                    cache_tree,
+                },
+                stamp,
+            ));
+        }
+        use std::io::Seek;
+        f.rewind().map_err(io_err("cannot read the index", &path))?;
+    }
+    let state = read_whole(f, &md, mtime, hash, &path)?;
     Ok((
         Index {
-            file: std::sync::Arc::new(file),
+            file: std::sync::Arc::new(gix::index::File::from_state(state, path)),
             cache_tree: None,
         },
         stamp,
     ))
+}
+
+/// The index file decoded by gix from its bytes read whole, the checksum verified on a
+/// second thread while the entries are decoded.
+fn read_whole(
+    mut f: std::fs::File,
+    md: &std::fs::Metadata,
+    mtime: filetime::FileTime,
+    hash: gix::hash::Kind,
+    path: &std::path::Path,
+) -> Result<gix::index::State> {
+    let mut data = Vec::with_capacity(md.len() as usize + 1);
+    {
+        use std::io::Read;
+        f.read_to_end(&mut data)
+            .map_err(io_err("cannot read the index", path))?;
+    }
+    let (checked, decoded) = std::thread::scope(|s| {
+        let check = s.spawn(|| verify_checksum(&data, path));
+        let decoded = gix::index::State::from_bytes(
+            &data,
+            mtime,
+            hash,
+            gix::index::decode::Options::default(),
+        );
+        let checked = check.join().unwrap_or_else(|_| {
+            Err(RepoError::Invalid(
+                "checking the index stopped unexpectedly".into(),
+            ))
+        });
+        (checked, decoded)
+    });
+    checked?;
+    let (state, _) = decoded.ctx(format!("cannot read the index '{}'", path.display()))?;
+    Ok(state)
 }
 
 /// Checks the index file's trailing SHA-1 (all zeroes means `index.skipHash`: nothing to check).
@@ -828,12 +851,34 @@ fn verify_checksum(data: &[u8], path: &std::path::Path) -> Result<()> {
         return Ok(());
     }
     if sha1::Sha1::digest(body).as_slice() != trailer {
-        return Err(RepoError::Invalid(format!(
-            "the index '{}' is corrupt (bad checksum); rebuild it with `git reset` (your files are untouched)",
-            path.display()
-        )));
+        return Err(corrupt(path));
     }
     Ok(())
+}
+
+/// The refusal of an index whose checksum does not match its bytes.
+pub(super) fn corrupt(path: &std::path::Path) -> RepoError {
+    RepoError::Invalid(format!(
+        "the index '{}' is corrupt (bad checksum); rebuild it with `git reset` (your files are untouched)",
+        path.display()
+    ))
+}
+
+/// Marks `tree`'s nodes on `path`'s directories (the root included) as invalid.
+fn invalidate_path(tree: &mut CacheTree, path: &BStr) {
+    let mut node = tree;
+    node.num_entries = None;
+    let mut components: Vec<&[u8]> = path.split(|b| *b == b'/').collect();
+    components.pop();
+    for comp in components {
+        match node.children.iter_mut().find(|c| c.name.as_slice() == comp) {
+            Some(child) => {
+                child.num_entries = None;
+                node = child;
+            }
+            None => break,
+        }
+    }
 }
 
 /// Builds the cache-tree node for `id` (named `name`), reusing `old` where the ids match.

@@ -20,6 +20,7 @@ mod checkout;
 mod commit;
 mod hooks;
 mod index;
+mod index_stream;
 mod lock;
 mod lockfile;
 mod notes;
