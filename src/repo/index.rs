@@ -490,6 +490,11 @@ impl Index {
 
     /// Everything of the index file but its trailing checksum.
     fn write_body(&self, out: &mut impl std::io::Write) -> std::io::Result<()> {
+        let state: &gix::index::State = &self.file;
+        let tree = self.cache_tree.as_ref().or_else(|| state.tree());
+        if super::index_stream::write_entries(state, tree, out)? {
+            return Ok(());
+        }
         let options = match &self.cache_tree {
             Some(_) => gix::index::write::Options {
                 extensions: gix::index::write::Extensions::Given {
@@ -500,7 +505,6 @@ impl Index {
             },
             None => gix::index::write::Options::default(),
         };
-        let state: &gix::index::State = &self.file;
         state
             .write_to(&mut *out, options)
             .map_err(|e| std::io::Error::other(format!("cannot serialise the index: {e}")))?;
