@@ -345,9 +345,6 @@ impl Watcher {
             .opts
             .copy
             .then(|| clipboard::copy_with(&mut self.clipboards, &llm));
-        if let Some(status) = &copied {
-            progress(&status.line());
-        }
         if self.opts.prepend {
             if let Err(e) = self.prepend(&llm, copied.as_ref()) {
                 progress(&format!(
@@ -355,6 +352,11 @@ impl Watcher {
                     self.opts.file.display()
                 ));
             }
+        }
+        // Last: whoever waits for this line (a person, a script) finds every copy of the
+        // report in place, the summary at the top of the file included.
+        if let Some(status) = &copied {
+            progress(&status.line());
         }
     }
 
