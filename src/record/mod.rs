@@ -61,8 +61,8 @@ pub enum CladaCommit {
 
 /// Classifies `commit`; `None` for commits git-clada did not make.
 pub fn classify(commit: &CommitInfo) -> Option<CladaCommit> {
-    let trailers = commit.trailers();
-    let has = |name: &str| trailers.iter().any(|(k, _)| k.eq_ignore_ascii_case(name));
+    let tokens = crate::repo::trailer_tokens(&commit.message);
+    let has = |name: &str| tokens.iter().any(|k| k.eq_ignore_ascii_case(name));
     if !has(trailer::VERSION) {
         return None;
     }

@@ -32,15 +32,6 @@ impl Signature {
             },
         }
     }
-
-    fn from_gix(sig: &gix::actor::Signature) -> Self {
-        Signature {
-            name: sig.name.to_str_lossy().into_owned(),
-            email: sig.email.to_str_lossy().into_owned(),
-            seconds: sig.time.seconds,
-            offset: sig.time.offset,
-        }
-    }
 }
 
 /// A commit, decoded.
@@ -92,6 +83,32 @@ fn now_local() -> (i64, i32) {
         }
     };
     (secs, offset)
+}
+
+/// The tokens of the trailers [`parse_trailers`] finds, without copying anything (asking
+/// whether a commit has a trailer is what walks do for every commit).
+pub fn trailer_tokens(message: &str) -> Vec<&str> {
+    let trimmed = message.trim_end();
+    let Some(pos) = trimmed.rfind("\n\n") else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for line in trimmed[pos + 2..].lines() {
+        if line.starts_with([' ', '\t']) {
+            if out.is_empty() {
+                return Vec::new();
+            }
+            continue;
+        }
+        let Some((token, _)) = line.split_once(':') else {
+            return Vec::new();
+        };
+        if token.is_empty() || !token.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') {
+            return Vec::new();
+        }
+        out.push(token);
+    }
+    out
 }
 
 /// Trailers of a commit message: the `Token: value` lines of its last paragraph, which must
@@ -240,22 +257,28 @@ impl Repo {
         };
         let decoded = gix::objs::CommitRef::from_bytes(&data, self.repo.object_hash())
             .ctx(format!("cannot decode commit {id}"))?;
-        let author = decoded
-            .author()
-            .ctx(format!("cannot decode the author of {id}"))?
-            .to_owned()
-            .ctx(format!("cannot decode the author of {id}"))?;
-        let committer = decoded
-            .committer()
-            .ctx(format!("cannot decode the committer of {id}"))?
-            .to_owned()
-            .ctx(format!("cannot decode the committer of {id}"))?;
+        // Straight from the parsed references into our strings: going through gix's owned
+        // signature first allocated every name and e-mail twice (walks read thousands).
+        let signature = |sig: std::result::Result<gix::actor::SignatureRef<'_>, _>,
+                         what: &str|
+         -> Result<Signature> {
+            let sig = sig.ctx(format!("cannot decode the {what} of {id}"))?;
+            let time = sig
+                .time()
+                .ctx(format!("cannot decode the {what} of {id}"))?;
+            Ok(Signature {
+                name: sig.name.to_str_lossy().into_owned(),
+                email: sig.email.to_str_lossy().into_owned(),
+                seconds: time.seconds,
+                offset: time.offset,
+            })
+        };
         Ok(CommitInfo {
             id,
             tree: decoded.tree(),
             parents: decoded.parents().collect(),
-            author: Signature::from_gix(&author),
-            committer: Signature::from_gix(&committer),
+            author: signature(decoded.author(), "author")?,
+            committer: signature(decoded.committer(), "committer")?,
             message: decoded.message.to_str_lossy().into_owned(),
         })
     }
@@ -566,7 +589,27 @@ fn cas_error(name: &str, e: gix::Error) -> RepoError {
 
 #[cfg(test)]
 mod tests {
-    use super::parse_trailers;
+    use super::{parse_trailers, trailer_tokens};
+
+    #[test]
+    fn trailer_tokens_are_the_keys_parse_trailers_finds() {
+        let messages = [
+            "AI: edit x\n\nApplied 1 of 1.\n\nClada-Version: 0.1.0\nClada-Blocks: abc def\n",
+            "subject\n\nClada-Version: 0.1.0\nClada-Reply: r\n  folded on\n\tand on\nSigned-off-by: a\n",
+            "subject\n\n  starts folded: x\nKey: v\n",
+            "subject\n\nKey: v\nnot a trailer\n",
+            "subject\n\nBad key: v\n",
+            "subject\n\n: empty\n",
+            "only a subject",
+            "",
+            "subject\n\nKey: v\n\n\n",
+            "subject\n\nbody\n\nK-1: a\nk2:b",
+        ];
+        for m in messages {
+            let keys: Vec<String> = parse_trailers(m).into_iter().map(|(k, _)| k).collect();
+            assert_eq!(trailer_tokens(m), keys, "{m:?}");
+        }
+    }
 
     #[test]
     fn trailers_of_last_paragraph() {

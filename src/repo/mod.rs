@@ -35,7 +35,7 @@ mod walk;
 mod watch;
 
 pub use checkout::{CheckoutPlan, PathConflict, PreparedCheckout};
-pub use commit::{parse_trailers, CommitInfo, Expected, RefUpdate, Signature};
+pub use commit::{parse_trailers, trailer_tokens, CommitInfo, Expected, RefUpdate, Signature};
 pub use hooks::HookRun;
 pub use index::{EntryFlags, Index, IndexLock, IndexPrefetch, IndexUpdate};
 pub use lock::CladaLock;
