@@ -22,6 +22,10 @@ use gix::ObjectId;
 
 use super::{GixContext, Repo, RepoError, Result};
 
+/// The inflating buffer: objects up to this size (commits, trees, most blobs) are inflated
+/// in one call.
+const SCRATCH_SIZE: usize = 64 << 10;
+
 thread_local! {
     /// The compressor of this thread and the level it was made for.
     static COMPRESSOR: RefCell<Option<(i32, Compress)>> = const { RefCell::new(None) };
@@ -29,6 +33,8 @@ thread_local! {
     static DECOMPRESSOR: RefCell<Option<gix::zlib::Decompress>> = const { RefCell::new(None) };
     /// The bytes of the last loose object this thread read.
     static RAW: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    /// Where this thread inflates loose objects first (see `inflate_loose`).
+    static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
 impl Repo {
@@ -270,26 +276,34 @@ fn inflate_loose(raw: &[u8]) -> std::io::Result<(Kind, Vec<u8>)> {
             }
             none => none.insert(gix::zlib::Decompress::new()),
         };
-        let mut head = [0u8; 64];
-        let status = d
-            .decompress(raw, &mut head, FlushDecompress::None)
-            .map_err(|e| bad(&e.to_string()))?;
-        let (used, got) = (d.total_in() as usize, d.total_out() as usize);
-        let (kind, size, header_len) =
-            gix::objs::decode::loose_header(&head[..got]).map_err(|e| bad(&e.to_string()))?;
-        let size = usize::try_from(size).map_err(|_| bad("too large"))?;
-        let mut data = Vec::with_capacity(size);
-        data.extend_from_slice(&head[header_len..got]);
-        if data.len() < size && status != Status::StreamEnd {
-            let start = data.len();
-            data.resize(size, 0);
-            d.decompress(&raw[used..], &mut data[start..], FlushDecompress::Finish)
+        SCRATCH.with(|scratch| {
+            let mut out = scratch.borrow_mut();
+            if out.len() < SCRATCH_SIZE {
+                out.resize(SCRATCH_SIZE, 0);
+            }
+            // One call into a roomy buffer: zlib's fast path needs room to write into, and
+            // a small first call (the header alone) ran its slow path for every object.
+            let status = d
+                .decompress(raw, &mut out[..], FlushDecompress::None)
                 .map_err(|e| bad(&e.to_string()))?;
-        }
-        if d.total_out() as usize != header_len + size || data.len() != size {
-            return Err(bad("its size does not match its header"));
-        }
-        Ok((kind, data))
+            let (used, got) = (d.total_in() as usize, d.total_out() as usize);
+            let (kind, size, header_len) =
+                gix::objs::decode::loose_header(&out[..got]).map_err(|e| bad(&e.to_string()))?;
+            let size = usize::try_from(size).map_err(|_| bad("too large"))?;
+            let body = &out[header_len.min(got)..got];
+            let mut data = Vec::with_capacity(size);
+            data.extend_from_slice(&body[..body.len().min(size)]);
+            if data.len() < size && status != Status::StreamEnd {
+                let start = data.len();
+                data.resize(size, 0);
+                d.decompress(&raw[used..], &mut data[start..], FlushDecompress::Finish)
+                    .map_err(|e| bad(&e.to_string()))?;
+            }
+            if d.total_out() as usize != header_len + size || data.len() != size {
+                return Err(bad("its size does not match its header"));
+            }
+            Ok((kind, data))
+        })
     })
 }
 
