@@ -59,7 +59,8 @@ pub(super) fn read(
     }
     let mut pieces = Pieces {
         file,
-        buf: Vec::with_capacity(PIECE),
+        // No bigger than the file: a small index is read into a small buffer.
+        buf: Vec::with_capacity(PIECE.min(len)),
         pos: 0,
         body_left: len - HASH_LEN,
         hasher: sha1::Sha1::new(),
@@ -108,12 +109,15 @@ pub(super) fn read(
     }
     // The trailer of the index gix decodes is zeroes: nothing for it to check again.
     rest.extend_from_slice(&[0; HASH_LEN]);
-    let Ok((mut extensions, _)) = gix::index::State::from_bytes(
-        &rest,
-        mtime,
-        gix::hash::Kind::Sha1,
-        gix::index::decode::Options::default(),
-    ) else {
+    // One thread: the extensions are small, and asking how many cores there are reads the
+    // cgroup files on every call.
+    let options = gix::index::decode::Options {
+        thread_limit: Some(1),
+        ..Default::default()
+    };
+    let Ok((mut extensions, _)) =
+        gix::index::State::from_bytes(&rest, mtime, gix::hash::Kind::Sha1, options)
+    else {
         return Ok(Streamed::Unsupported);
     };
     // A split index names another file holding most entries: gix reads those itself.

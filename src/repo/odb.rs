@@ -278,8 +278,11 @@ fn inflate_loose(raw: &[u8]) -> std::io::Result<(Kind, Vec<u8>)> {
         };
         SCRATCH.with(|scratch| {
             let mut out = scratch.borrow_mut();
-            if out.len() < SCRATCH_SIZE {
-                out.resize(SCRATCH_SIZE, 0);
+            // Room for what a small object inflates to (text shrinks to about a third), up to
+            // the most kept: the buffer only grows, so its zeroing is paid once.
+            let room = raw.len().saturating_mul(8).clamp(4096, SCRATCH_SIZE);
+            if out.len() < room {
+                out.resize(room, 0);
             }
             // One call into a roomy buffer: zlib's fast path needs room to write into, and
             // a small first call (the header alone) ran its slow path for every object.
