@@ -845,27 +845,16 @@ fn read_whole(
 fn verify_checksum(data: &[u8], path: &std::path::Path) -> Result<()> {
     use sha1::Digest;
     if data.len() < 32 {
-        return Err(RepoError::Invalid(format!(
-            "the index '{}' is truncated; restore it with `git reset` (your files are untouched)",
-            path.display()
-        )));
+        return Err(super::index_stream::truncated(path));
     }
     let (body, trailer) = data.split_at(data.len() - 20);
     if trailer.iter().all(|b| *b == 0) {
         return Ok(());
     }
     if sha1::Sha1::digest(body).as_slice() != trailer {
-        return Err(corrupt(path));
+        return Err(super::index_stream::corrupt(path));
     }
     Ok(())
-}
-
-/// The refusal of an index whose checksum does not match its bytes.
-pub(super) fn corrupt(path: &std::path::Path) -> RepoError {
-    RepoError::Invalid(format!(
-        "the index '{}' is corrupt (bad checksum); rebuild it with `git reset` (your files are untouched)",
-        path.display()
-    ))
 }
 
 /// Marks `tree`'s nodes on `path`'s directories (the root included) as invalid.

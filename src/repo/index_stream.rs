@@ -105,7 +105,7 @@ pub(super) fn read(
     })?;
     // All zeroes: written with `index.skipHash`, nothing to check.
     if trailer != [0; HASH_LEN] && digest.as_slice() != trailer {
-        return Err(super::index::corrupt(path));
+        return Err(corrupt(path));
     }
     // The trailer of the index gix decodes is zeroes: nothing for it to check again.
     rest.extend_from_slice(&[0; HASH_LEN]);
@@ -339,7 +339,16 @@ fn extensions(pieces: &mut Pieces<'_>, out: &mut Vec<u8>) -> std::io::Result<boo
     Ok(true)
 }
 
-fn truncated(path: &Path) -> RepoError {
+/// The refusal of an index whose checksum does not match its bytes.
+pub(super) fn corrupt(path: &Path) -> RepoError {
+    RepoError::Invalid(format!(
+        "the index '{}' is corrupt (bad checksum); rebuild it with `git reset` (your files are untouched)",
+        path.display()
+    ))
+}
+
+/// The refusal of an index shorter than its own contents say.
+pub(super) fn truncated(path: &Path) -> RepoError {
     RepoError::Invalid(format!(
         "the index '{}' is truncated; restore it with `git reset` (your files are untouched)",
         path.display()
