@@ -33,7 +33,7 @@ use serde_json::Value;
 
 use crate::record::{classify, snapshot, trailer, CladaCommit, REPLY_NOTES_REF};
 use crate::repo::{
-    BString, ByteSlice, CommitInfo, Expected, ObjectId, Repo, TreeChange, NOTES_REF,
+    BString, ByteSlice, CommitInfo, Expected, ObjectId, RefUpdate, Repo, TreeChange, NOTES_REF,
 };
 
 use super::common::{
@@ -249,30 +249,33 @@ pub fn squash(repo: &Repo, opts: &SquashOptions) -> Result<SquashReport, History
     crate::base::trace::phase("squash: commits");
 
     let report = squash_report(opts, &branch, tip, &window, &groups, &built, left_alone);
-    merge_notes(build_repo, &window, &groups, &built, opts.dry_run)?;
+    let mut updates = merge_notes(build_repo, &window, &groups, &built, opts.dry_run)?;
     crate::base::trace::phase("squash: notes");
     if opts.dry_run {
         return Ok(report);
     }
 
-    // The record first (harmless if the branch then cannot move), the branch last.
-    repo.update_ref(
-        &squash_ref(built.tip),
-        tip,
-        Expected::Any,
-        &format!("clada: squash record (tip before: {tip})"),
-    )?;
+    // The merged notes, the squash record and the branch move in one transaction: all of
+    // them or, if the branch moved meanwhile, none.
     write_orig_head(repo, tip)?;
     let squashed: usize = groups.iter().map(Vec::len).sum();
-    let reflog = format!(
-        "clada: squash --mode {}: {squashed} commits into {}",
-        opts.selection.mode(),
-        groups.len()
-    );
-    if let Err(e) = repo.update_ref("HEAD", built.tip, Expected::Value(tip), &reflog) {
-        let _ = repo.delete_ref(&squash_ref(built.tip), Expected::Value(tip));
-        return Err(e.into());
-    }
+    updates.push(RefUpdate {
+        name: squash_ref(built.tip),
+        new: tip,
+        expected: Expected::Any,
+        reflog: format!("clada: squash record (tip before: {tip})"),
+    });
+    updates.push(RefUpdate {
+        name: "HEAD".into(),
+        new: built.tip,
+        expected: Expected::Value(tip),
+        reflog: format!(
+            "clada: squash --mode {}: {squashed} commits into {}",
+            opts.selection.mode(),
+            groups.len()
+        ),
+    });
+    repo.update_refs(&updates)?;
     crate::base::trace::phase("squash: refs");
     Ok(report)
 }
@@ -892,13 +895,15 @@ fn split_more(subject: &str) -> (&str, usize) {
 /// the notes of the squashed commits (the squash record keeps those commits reachable, and
 /// `git clada show` reads them from there): copying them made a squash of 1,000 commits read
 /// 2,000 notes and write a megabyte note. Only nested squashes' notes are read, to flatten them.
+/// The notes commits are written, and their refs' moves returned, to be made in the same
+/// transaction as the branch's.
 fn merge_notes(
     repo: &Repo,
     window: &[Candidate],
     groups: &[Vec<usize>],
     built: &Built,
     dry_run: bool,
-) -> Result<(), HistoryError> {
+) -> Result<Vec<RefUpdate>, HistoryError> {
     let mut reports = repo.note_book(NOTES_REF)?;
     let mut replies = repo.note_book(REPLY_NOTES_REF)?;
     for (members, (new_commit, _)) in groups.iter().zip(&built.group_commits) {
@@ -943,11 +948,13 @@ fn merge_notes(
         }
     }
     if dry_run {
-        return Ok(());
+        return Ok(Vec::new());
     }
-    reports.commit("Notes merged by 'git clada squash'")?;
-    replies.commit("Notes merged by 'git clada squash'")?;
-    Ok(())
+    let message = "Notes merged by 'git clada squash'";
+    Ok([reports.write(message)?, replies.write(message)?]
+        .into_iter()
+        .flatten()
+        .collect())
 }
 
 /// The merged report note of one squashed group, `{"squashed": [{commit, subject, kind}, …]}`:
