@@ -540,3 +540,34 @@ fn usage_errors_exit_2() {
         assert_eq!(code(&out), 2, "{args:?}: {}", stderr(&out));
     }
 }
+
+/// The merged notes, the squash record and the branch move together or not at all: with the
+/// branch locked by another git command, the squash fails and leaves every ref where it was
+/// (the notes are not merged onto a commit the branch never got).
+#[test]
+fn a_squash_that_cannot_move_the_branch_moves_nothing() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    ai_write(&repo, "bb1", "a.txt", "one\n");
+    ai_write(&repo, "bb2", "b.txt", "two\n");
+    let refs_before = repo.git(&["for-each-ref", "--format=%(refname) %(objectname)"]);
+    let state_before = repo.state();
+    // Another git holds the branch's lock (it is not git-clada's to remove).
+    repo.write(".git/refs/heads/main.lock", "");
+    let out = squash(&repo, &["--mode", "auto_ai"]);
+    assert_ne!(code(&out), 0, "{}", stdout(&out));
+    assert!(stderr(&out).contains("main"), "{}", stderr(&out));
+    assert_eq!(
+        repo.git(&["for-each-ref", "--format=%(refname) %(objectname)"]),
+        refs_before,
+        "no ref moved: not the notes, not the squash record"
+    );
+    assert!(repo.path().join(".git/refs/heads/main.lock").exists());
+    std::fs::remove_file(repo.path().join(".git/refs/heads/main.lock")).unwrap();
+    let after = repo.state();
+    assert_eq!(after.files, state_before.files);
+    assert_eq!(after.head, state_before.head);
+    // Once the lock is gone, the same squash goes through.
+    let out = squash(&repo, &["--mode", "auto_ai"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    repo.assert_fsck();
+}
