@@ -249,6 +249,7 @@ fn crash_points() -> Vec<String> {
         "restore:after-index",
         "restore:after-head",
         "restore:after-refs-after",
+        "squash:before-refs",
     ] {
         points.push(p.to_string());
     }

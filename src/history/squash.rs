@@ -275,6 +275,8 @@ pub fn squash(repo: &Repo, opts: &SquashOptions) -> Result<SquashReport, History
             groups.len()
         ),
     });
+    // Every object written, no ref moved yet: a crash here must leave the squash undone.
+    crate::base::failpoint::hit("squash:before-refs");
     repo.update_refs(&updates)?;
     crate::base::trace::phase("squash: refs");
     Ok(report)
