@@ -85,9 +85,16 @@ fn now_local() -> (i64, i32) {
     (secs, offset)
 }
 
-/// The tokens of the trailers [`parse_trailers`] finds, without copying anything (asking
-/// whether a commit has a trailer is what walks do for every commit).
-pub fn trailer_tokens(message: &str) -> Vec<&str> {
+/// One line of a trailer block: `Token: value`, or a folded continuation of the one above.
+enum TrailerLine<'a> {
+    Trailer(&'a str, &'a str),
+    Folded(&'a str),
+}
+
+/// The lines of the message's trailer block (its last paragraph), or nothing when that
+/// paragraph is not all trailers: one line that is not `Token: value` (or a continuation of
+/// one) makes it prose.
+fn trailer_lines(message: &str) -> Vec<TrailerLine<'_>> {
     let trimmed = message.trim_end();
     let Some(pos) = trimmed.rfind("\n\n") else {
         return Vec::new();
@@ -98,39 +105,8 @@ pub fn trailer_tokens(message: &str) -> Vec<&str> {
             if out.is_empty() {
                 return Vec::new();
             }
+            out.push(TrailerLine::Folded(line.trim()));
             continue;
-        }
-        let Some((token, _)) = line.split_once(':') else {
-            return Vec::new();
-        };
-        if token.is_empty() || !token.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') {
-            return Vec::new();
-        }
-        out.push(token);
-    }
-    out
-}
-
-/// Trailers of a commit message: the `Token: value` lines of its last paragraph, which must
-/// not be the subject paragraph. Every line of that paragraph must be a trailer (or a
-/// continuation line starting with whitespace), as git requires.
-pub fn parse_trailers(message: &str) -> Vec<(String, String)> {
-    let trimmed = message.trim_end();
-    let Some(pos) = trimmed.rfind("\n\n") else {
-        return Vec::new();
-    };
-    let last = &trimmed[pos + 2..];
-    let mut out: Vec<(String, String)> = Vec::new();
-    for line in last.lines() {
-        if line.starts_with([' ', '\t']) {
-            match out.last_mut() {
-                Some((_, v)) => {
-                    v.push(' ');
-                    v.push_str(line.trim());
-                    continue;
-                }
-                None => return Vec::new(),
-            }
         }
         let Some((token, value)) = line.split_once(':') else {
             return Vec::new();
@@ -138,7 +114,39 @@ pub fn parse_trailers(message: &str) -> Vec<(String, String)> {
         if token.is_empty() || !token.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') {
             return Vec::new();
         }
-        out.push((token.to_string(), value.trim().to_string()));
+        out.push(TrailerLine::Trailer(token, value.trim()));
+    }
+    out
+}
+
+/// The tokens of the trailers [`parse_trailers`] finds, without copying anything (asking
+/// whether a commit has a trailer is what walks do for every commit).
+pub fn trailer_tokens(message: &str) -> Vec<&str> {
+    trailer_lines(message)
+        .into_iter()
+        .filter_map(|l| match l {
+            TrailerLine::Trailer(token, _) => Some(token),
+            TrailerLine::Folded(_) => None,
+        })
+        .collect()
+}
+
+/// Trailers of a commit message: the `Token: value` lines of its last paragraph, which must
+/// not be the subject paragraph. Every line of that paragraph must be a trailer (or a
+/// continuation line starting with whitespace), as git requires.
+pub fn parse_trailers(message: &str) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for line in trailer_lines(message) {
+        match (line, out.last_mut()) {
+            (TrailerLine::Folded(more), Some((_, v))) => {
+                v.push(' ');
+                v.push_str(more);
+            }
+            (TrailerLine::Folded(_), None) => return Vec::new(),
+            (TrailerLine::Trailer(token, value), _) => {
+                out.push((token.to_string(), value.to_string()))
+            }
+        }
     }
     out
 }

@@ -761,49 +761,46 @@ pub(crate) fn read_index_file(
     path: PathBuf,
     hash: gix::hash::Kind,
 ) -> Result<(Index, Option<IndexStamp>)> {
-    let mut f = match std::fs::File::open(&path) {
-        Ok(f) => f,
+    let (state, cache_tree, stamp) = match std::fs::File::open(&path) {
+        Ok(f) => {
+            let (state, cache_tree, stamp) = read_open_index(f, hash, &path)?;
+            (state, cache_tree, Some(stamp))
+        }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            let file = gix::index::File::from_state(gix::index::State::new(hash), path);
-            return Ok((
-                Index {
-                    file: std::sync::Arc::new(file),
-                    cache_tree: None,
-                },
-                None,
-            ));
+            (gix::index::State::new(hash), None, None)
         }
         Err(e) => return Err(io_err("cannot read the index", &path)(e)),
     };
-    let md = f
-        .metadata()
-        .map_err(io_err("cannot read the index", &path))?;
-    let mtime = filetime::FileTime::from_last_modification_time(&md);
-    let stamp = Some(IndexStamp::from_metadata(&md));
-    if hash == gix::hash::Kind::Sha1 {
-        if let super::index_stream::Streamed::Read(state, cache_tree) =
-            super::index_stream::read(&mut f, md.len(), mtime, &path)?
-        {
-            let file = gix::index::File::from_state(*state, path);
-            return Ok((
-                Index {
-                    file: std::sync::Arc::new(file),
-                    cache_tree,
-                },
-                stamp,
-            ));
-        }
-        use std::io::Seek;
-        f.rewind().map_err(io_err("cannot read the index", &path))?;
-    }
-    let state = read_whole(f, &md, mtime, hash, &path)?;
     Ok((
         Index {
             file: std::sync::Arc::new(gix::index::File::from_state(state, path)),
-            cache_tree: None,
+            cache_tree,
         },
         stamp,
     ))
+}
+
+/// The entries and cache-tree of the index file open as `f`, and its identity.
+fn read_open_index(
+    mut f: std::fs::File,
+    hash: gix::hash::Kind,
+    path: &std::path::Path,
+) -> Result<(gix::index::State, Option<CacheTree>, IndexStamp)> {
+    let md = f
+        .metadata()
+        .map_err(io_err("cannot read the index", path))?;
+    let mtime = filetime::FileTime::from_last_modification_time(&md);
+    let stamp = IndexStamp::from_metadata(&md);
+    if hash == gix::hash::Kind::Sha1 {
+        if let super::index_stream::Streamed::Read(state, cache_tree) =
+            super::index_stream::read(&mut f, md.len(), mtime, path)?
+        {
+            return Ok((*state, cache_tree, stamp));
+        }
+        use std::io::Seek;
+        f.rewind().map_err(io_err("cannot read the index", path))?;
+    }
+    Ok((read_whole(f, &md, mtime, hash, path)?, None, stamp))
 }
 
 /// The index file decoded by gix from its bytes read whole, the checksum verified on a
