@@ -571,3 +571,61 @@ fn a_squash_that_cannot_move_the_branch_moves_nothing() {
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     repo.assert_fsck();
 }
+
+#[test]
+fn a_damaged_commit_cache_changes_no_squash() {
+    // The AI commits' bytes are kept in `.git/clada/commits` so a squash reads one file
+    // instead of one object per commit. Whatever that file holds, the squash is the one the
+    // objects make: bytes that do not hash to their commit's id are never used.
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    for i in 1..=4 {
+        ai_write(&repo, &format!("k{i}"), "a.txt", &format!("{i}\n"));
+    }
+    let tip = repo.head();
+    let cache = repo.path().join(".git/clada/commits");
+    let kept = std::fs::read(&cache).expect("the applies kept their commits");
+    assert_eq!(
+        String::from_utf8_lossy(&kept).matches("AI: ").count(),
+        4,
+        "one record per AI commit"
+    );
+
+    let squash_from_tip = |label: &str| -> (String, String) {
+        repo.git(&["update-ref", "refs/heads/main", &tip]);
+        let out = squash(&repo, &["--mode", "auto_ai"]);
+        assert_eq!(code(&out), 0, "{label}: {}", stderr(&out));
+        let head = repo.head();
+        let message = repo.git(&["log", "-1", "--format=%B", &head]);
+        (head, message)
+    };
+    let (expected, message) = squash_from_tip("with the cache as written");
+    assert!(message.contains("Clada-Blocks: k1 k2 k3 k4"), "{message}");
+    assert_ne!(expected, tip);
+
+    // Every subject changed in place (the lengths still parse), one record cut short, a
+    // foreign header, no file: the same squashed commit each time.
+    let tampered = String::from_utf8_lossy(&kept)
+        .replace("AI: ", "XX: ")
+        .into_bytes();
+    let cases: [(&str, Option<Vec<u8>>); 4] = [
+        ("tampered subjects", Some(tampered)),
+        ("cut short", Some(kept[..kept.len() - 9].to_vec())),
+        (
+            "foreign header",
+            Some([b"not-ours".as_slice(), &kept[8..]].concat()),
+        ),
+        ("no cache", None),
+    ];
+    for (label, bytes) in cases {
+        match bytes {
+            Some(b) => std::fs::write(&cache, b).unwrap(),
+            None => std::fs::remove_file(&cache).unwrap(),
+        }
+        assert_eq!(
+            squash_from_tip(label),
+            (expected.clone(), message.clone()),
+            "{label}"
+        );
+    }
+    repo.assert_fsck();
+}

@@ -149,7 +149,7 @@ pub fn log(repo: &Repo, max: Option<usize>, now: i64) -> Result<LogReport, Histo
         if entries.len() >= limit {
             break;
         }
-        let info = repo.commit_info(id)?;
+        let info = repo.walk_commit_info(id)?;
         if let Some(kind) = classify(&info) {
             entries.push(entry(&info, kind, now, head.commit()));
         }

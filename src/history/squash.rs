@@ -27,6 +27,7 @@
 //! refuse.
 
 use std::collections::{BTreeSet, HashMap};
+use std::fmt::Write as _;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -363,7 +364,7 @@ fn read_window(
     let mut out = Vec::new();
     let mut next = Some(tip);
     while let Some(id) = next {
-        let info = repo.commit_info(id)?;
+        let info = repo.walk_commit_info(id)?;
         if info.parents.len() > 1 {
             return Ok((out, WindowEnd::Merge(Box::new(info))));
         }
@@ -646,7 +647,7 @@ fn build(
             let (subject, message) = squash_message(repo, window, members, opts, old_tip)?;
             let author = &window[members[0]].info.author;
             let parents: Vec<ObjectId> = parent.into_iter().collect();
-            let id = repo.write_commit(tree, &parents, &message, author, &identity.1)?;
+            let id = repo.write_branch_commit(tree, &parents, &message, author, &identity.1)?;
             built.group_commits[g] = (id, subject);
             parent = Some(id);
             parent_tree = tree;
@@ -708,11 +709,7 @@ fn squash_message(
     let mut snapshot_lines = Vec::new();
     for &i in members {
         let c = &window[i];
-        body.push_str(&format!(
-            "- {} {}\n",
-            Repo::short(c.info.id),
-            c.info.subject()
-        ));
+        let _ = writeln!(body, "- {} {}", Repo::short(c.info.id), c.info.subject());
         if c.kind == Some(CladaCommit::Snapshot) {
             let before = orig_parent(repo, window, i)?;
             let paths: Vec<BString> = repo
@@ -928,12 +925,13 @@ fn merge_notes(
             }
             note.entry(c);
             if c.kind == Some(CladaCommit::Apply) {
-                reply_text.push_str(&format!(
-                    "=== git-clada reply of {} \"{}\": git notes --ref=clada-reply show {} ===\n",
+                let _ = writeln!(
+                    reply_text,
+                    "=== git-clada reply of {} \"{}\": git notes --ref=clada-reply show {} ===",
                     Repo::short(c.info.id),
                     c.info.subject(),
                     c.info.id
-                ));
+                );
             }
         }
         reports.stage(*new_commit, &note.finish())?;
@@ -1000,13 +998,27 @@ impl MergedNote {
 
     /// The entry naming commit `c`.
     fn entry(&mut self, c: &Candidate) {
-        let entry = serde_json::json!({
-            "commit": c.info.id.to_string(),
-            "subject": c.info.subject(),
-            "kind": kind_name(c.kind),
+        // The keys in this order, as the notes have always had them.
+        #[derive(Serialize)]
+        struct Entry<'a> {
+            commit: String,
+            subject: &'a str,
+            kind: &'a str,
+        }
+        let entry = Entry {
+            commit: c.info.id.to_string(),
+            subject: c.info.subject(),
+            kind: kind_name(c.kind),
+        };
+        let before = self.text.len();
+        self.text.extend_from_slice(if self.entries == 0 {
+            b"\n    "
+        } else {
+            b",\n    "
         });
-        if let Ok(text) = serde_json::to_vec(&entry) {
-            self.push(&text);
+        match serde_json::to_writer(&mut self.text, &entry) {
+            Ok(()) => self.entries += 1,
+            Err(_) => self.text.truncate(before),
         }
     }
 

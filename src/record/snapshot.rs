@@ -87,7 +87,8 @@ pub fn commit(
         trailer::SNAPSHOT,
         trailer::INDEX,
     );
-    let commit = repo.write_commit(worktree_tree, &[head], &message, &identity.0, &identity.1)?;
+    let commit =
+        repo.write_branch_commit(worktree_tree, &[head], &message, &identity.0, &identity.1)?;
     Ok(Snapshot {
         commit,
         worktree_tree,

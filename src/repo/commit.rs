@@ -239,16 +239,30 @@ impl Repo {
         author: &Signature,
         committer: &Signature,
     ) -> Result<ObjectId> {
-        let commit = gix::objs::Commit {
-            message: message.into(),
-            tree,
-            author: author.to_gix(),
-            committer: committer.to_gix(),
-            encoding: None,
-            parents: parents.iter().copied().collect(),
-            extra_headers: Default::default(),
-        };
+        let commit = commit_object(tree, parents, message, author, committer);
         self.put_encoded(&commit)
+    }
+
+    /// Writes a commit meant for a branch's history (an AI commit, a snapshot, a squash or a
+    /// copy) and keeps its bytes in the commit cache, so that walks over many of them read
+    /// one file instead of one object each (see `commit_cache`).
+    pub fn write_branch_commit(
+        &self,
+        tree: ObjectId,
+        parents: &[ObjectId],
+        message: &str,
+        author: &Signature,
+        committer: &Signature,
+    ) -> Result<ObjectId> {
+        let commit = commit_object(tree, parents, message, author, committer);
+        let mut body = Vec::with_capacity(gix::objs::WriteTo::size(&commit) as usize);
+        gix::objs::WriteTo::write_to(&commit, &mut body)
+            .map_err(|e| RepoError::Invalid(format!("cannot encode a commit: {e}")))?;
+        let (id, new) = self.put_new_object(gix::objs::Kind::Commit, &body)?;
+        if new {
+            self.keep_commit(id, &body);
+        }
+        Ok(id)
     }
 
     /// Reads and decodes a commit.
@@ -263,32 +277,16 @@ impl Repo {
                     .data
             }
         };
-        let decoded = gix::objs::CommitRef::from_bytes(&data, self.repo.object_hash())
-            .ctx(format!("cannot decode commit {id}"))?;
-        // Straight from the parsed references into our strings: going through gix's owned
-        // signature first allocated every name and e-mail twice (walks read thousands).
-        let signature = |sig: std::result::Result<gix::actor::SignatureRef<'_>, _>,
-                         what: &str|
-         -> Result<Signature> {
-            let sig = sig.ctx(format!("cannot decode the {what} of {id}"))?;
-            let time = sig
-                .time()
-                .ctx(format!("cannot decode the {what} of {id}"))?;
-            Ok(Signature {
-                name: sig.name.to_str_lossy().into_owned(),
-                email: sig.email.to_str_lossy().into_owned(),
-                seconds: time.seconds,
-                offset: time.offset,
-            })
-        };
-        Ok(CommitInfo {
-            id,
-            tree: decoded.tree(),
-            parents: decoded.parents().collect(),
-            author: signature(decoded.author(), "author")?,
-            committer: signature(decoded.committer(), "committer")?,
-            message: decoded.message.to_str_lossy().into_owned(),
-        })
+        decode_commit(id, &data, self.repo.object_hash())
+    }
+
+    /// Reads and decodes a commit of a walk over many (squash, log): from the commit cache
+    /// when it holds it, else as [`Repo::commit_info`] does.
+    pub fn walk_commit_info(&self, id: ObjectId) -> Result<CommitInfo> {
+        match self.commit_cache().body(&id) {
+            Some(body) => decode_commit(id, body, self.repo.object_hash()),
+            None => self.commit_info(id),
+        }
     }
 
     /// Moves `name` to `new` if it currently has the `expected` value, writing `reflog` as the
@@ -592,6 +590,54 @@ fn cas_error(name: &str, e: gix::Error) -> RepoError {
             context: format!("cannot update {name}"),
             source: e,
         }
+    }
+}
+
+/// Decodes the body of commit `id`.
+fn decode_commit(id: ObjectId, data: &[u8], hash: gix::hash::Kind) -> Result<CommitInfo> {
+    let decoded = gix::objs::CommitRef::from_bytes(data, hash)
+        .with_ctx(|| format!("cannot decode commit {id}"))?;
+    // Straight from the parsed references into our strings: going through gix's owned
+    // signature first allocated every name and e-mail twice (walks read thousands).
+    let signature = |sig: std::result::Result<gix::actor::SignatureRef<'_>, _>,
+                     what: &str|
+     -> Result<Signature> {
+        let sig = sig.with_ctx(|| format!("cannot decode the {what} of {id}"))?;
+        let time = sig
+            .time()
+            .with_ctx(|| format!("cannot decode the {what} of {id}"))?;
+        Ok(Signature {
+            name: sig.name.to_str_lossy().into_owned(),
+            email: sig.email.to_str_lossy().into_owned(),
+            seconds: time.seconds,
+            offset: time.offset,
+        })
+    };
+    Ok(CommitInfo {
+        id,
+        tree: decoded.tree(),
+        parents: decoded.parents().collect(),
+        author: signature(decoded.author(), "author")?,
+        committer: signature(decoded.committer(), "committer")?,
+        message: decoded.message.to_str_lossy().into_owned(),
+    })
+}
+
+fn commit_object(
+    tree: ObjectId,
+    parents: &[ObjectId],
+    message: &str,
+    author: &Signature,
+    committer: &Signature,
+) -> gix::objs::Commit {
+    gix::objs::Commit {
+        message: message.into(),
+        tree,
+        author: author.to_gix(),
+        committer: committer.to_gix(),
+        encoding: None,
+        parents: parents.iter().copied().collect(),
+        extra_headers: Default::default(),
     }
 }
 

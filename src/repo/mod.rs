@@ -18,6 +18,7 @@ use gix::prelude::ReferenceExt;
 
 mod checkout;
 mod commit;
+mod commit_cache;
 mod hooks;
 mod index;
 mod index_stream;
@@ -79,12 +80,21 @@ pub type Result<T, E = RepoError> = std::result::Result<T, E>;
 /// Attaches a context message to gix results.
 pub(crate) trait GixContext<T> {
     fn ctx(self, context: impl Into<String>) -> Result<T>;
+    /// As `ctx`, for hot paths: the context is made only on failure.
+    fn with_ctx(self, context: impl FnOnce() -> String) -> Result<T>;
 }
 
 impl<T, E: Into<gix::Error>> GixContext<T> for std::result::Result<T, E> {
     fn ctx(self, context: impl Into<String>) -> Result<T> {
         self.map_err(|e| RepoError::Git {
             context: context.into(),
+            source: e.into(),
+        })
+    }
+
+    fn with_ctx(self, context: impl FnOnce() -> String) -> Result<T> {
+        self.map_err(|e| RepoError::Git {
+            context: context(),
             source: e.into(),
         })
     }
@@ -172,6 +182,8 @@ pub struct Repo {
     object_memory: bool,
     /// The objects folder, opened on the first loose read (see `read_loose`).
     objects_fd: std::cell::OnceCell<Option<std::os::fd::OwnedFd>>,
+    /// The commits git-clada put on branches, read on a walk's first use (see `commit_cache`).
+    commit_cache: std::cell::OnceCell<commit_cache::CommitCache>,
 }
 
 impl std::fmt::Debug for Repo {
@@ -281,6 +293,7 @@ impl Repo {
             index_cache: Default::default(),
             object_memory: false,
             objects_fd: Default::default(),
+            commit_cache: Default::default(),
         })
     }
 

@@ -40,17 +40,24 @@ thread_local! {
 impl Repo {
     /// Stores an object (its id if it is already there) and returns its id.
     pub(crate) fn put_object(&self, kind: Kind, data: &[u8]) -> Result<ObjectId> {
+        Ok(self.put_new_object(kind, data)?.0)
+    }
+
+    /// Stores an object and returns its id, and whether it was written now to the object
+    /// database on disk (not there before, not kept in memory).
+    pub(crate) fn put_new_object(&self, kind: Kind, data: &[u8]) -> Result<(ObjectId, bool)> {
         let id = gix::objs::compute_hash(self.repo.object_hash(), kind, data)
             .ctx("cannot hash an object")?;
         if self.repo.objects.exists_without_refresh(&id) {
-            return Ok(id);
+            return Ok((id, false));
         }
         if self.object_memory {
             use gix::objs::Write;
-            return self
+            let id = self
                 .repo
                 .write_buf(kind, data)
-                .ctx("cannot write an object");
+                .ctx("cannot write an object")?;
+            return Ok((id, false));
         }
         let compressed = compress(kind, data, self.loose_compression())
             .map_err(|e| RepoError::Invalid(format!("cannot compress object {id}: {e}")))?;
@@ -63,7 +70,7 @@ impl Repo {
                 objects.display()
             ))
         })?;
-        Ok(id)
+        Ok((id, true))
     }
 
     /// The kind and bytes of object `id` if it is stored loose; `None` when it is not (it may

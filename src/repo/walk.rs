@@ -20,7 +20,7 @@ impl Repo {
             if out.len() >= limit {
                 break;
             }
-            let info = self.commit_info(id)?;
+            let info = self.walk_commit_info(id)?;
             next = info.parents.first().copied();
             out.push(info);
         }

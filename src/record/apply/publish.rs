@@ -46,7 +46,8 @@ impl Transaction<'_> {
         let identity = &start.identity;
         let (parent, snap, kept) = self.user_work_commit(start, built, reply)?;
         let author = commit_author(opts, &identity.0);
-        let commit = repo.write_commit(commit_tree, &[parent], &msg, &author, &identity.1)?;
+        let commit =
+            repo.write_branch_commit(commit_tree, &[parent], &msg, &author, &identity.1)?;
         let keeper = match (kept, &snap) {
             (Some(_), _) => Some(kept_ref(commit)),
             (None, Some(s)) => Some(s.commit.to_string()),
