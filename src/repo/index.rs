@@ -31,6 +31,8 @@ use super::{io_err, GixContext, Repo, RepoError, Result};
 /// dropped without [`IndexLock::commit`], it is removed.
 pub struct IndexLock {
     file: Option<std::fs::File>,
+    /// The checksum of what [`Self::write`] wrote.
+    written: Option<[u8; 20]>,
     /// `index.lock`.
     path: PathBuf,
     /// `index`.
@@ -229,6 +231,7 @@ impl Repo {
                 crate::base::failpoint::hit("index:locked");
                 Ok(IndexLock {
                     file: Some(file),
+                    written: None,
                     path,
                     target,
                     token,
@@ -287,9 +290,10 @@ impl IndexLock {
                 "the index lock was already released".into(),
             ));
         };
-        index
+        let digest = index
             .serialize_into(&*file)
             .map_err(io_err("cannot write the index", &self.path))?;
+        self.written = Some(digest);
         crate::base::trace::phase("index: serialized");
         crate::base::failpoint::hit("index:written");
         Ok(())
@@ -309,7 +313,13 @@ impl IndexLock {
             ))
         })?;
         // Renamed: nothing of ours is left at the lock's name to remove.
-        self.file = None;
+        let file = self.file.take();
+        // The lock was a hard link to a token: removing the token changes the index's ctime,
+        // so the index's identity is taken after it.
+        self.token.take();
+        if let (Some(file), Some(digest)) = (file, self.written) {
+            record_checked(&self.target, &file, digest);
+        }
         crate::base::failpoint::hit("index:committed");
         Ok(())
     }
@@ -448,7 +458,7 @@ impl Index {
     /// 256 KiB pieces, hashed as each piece leaves, so a 100,000-entry index (~9 MiB) never
     /// sits whole in memory beside the entries. A large index is hashed and written on a
     /// second thread while the next piece is serialised (see [`Pipelined`]).
-    fn serialize_into<W: std::io::Write + Send>(&self, out: W) -> std::io::Result<()> {
+    fn serialize_into<W: std::io::Write + Send>(&self, out: W) -> std::io::Result<[u8; 20]> {
         self.serialize_with(out, self.len() >= PIPELINE_ENTRIES)
     }
 
@@ -458,7 +468,7 @@ impl Index {
         &self,
         out: W,
         pipelined: bool,
-    ) -> std::io::Result<()> {
+    ) -> std::io::Result<[u8; 20]> {
         use sha1::Digest;
         if self.file.object_hash() != gix::hash::Kind::Sha1 {
             return Err(std::io::Error::other(
@@ -483,9 +493,10 @@ impl Index {
             self.write_body(&mut out)?;
             out.into_inner().map_err(|e| e.into_error())?
         };
-        let digest = hashing.hasher.finalize();
+        let digest: [u8; 20] = hashing.hasher.finalize().into();
         hashing.inner.write_all(&digest)?;
-        hashing.inner.flush()
+        hashing.inner.flush()?;
+        Ok(digest)
     }
 
     /// Everything of the index file but its trailing checksum.
@@ -749,7 +760,8 @@ impl Index {
     pub fn write_to_path(&self, path: &std::path::Path) -> Result<()> {
         let file = std::fs::File::create(path).map_err(io_err("cannot write", path))?;
         self.serialize_into(&file)
-            .map_err(io_err("cannot write", path))
+            .map_err(io_err("cannot write", path))?;
+        Ok(())
     }
 }
 
@@ -792,8 +804,9 @@ fn read_open_index(
     let mtime = filetime::FileTime::from_last_modification_time(&md);
     let stamp = IndexStamp::from_metadata(&md);
     if hash == gix::hash::Kind::Sha1 {
+        let trusted = checked_trailer(path, &stamp, &f);
         if let super::index_stream::Streamed::Read(state, cache_tree) =
-            super::index_stream::read(&mut f, md.len(), mtime, path)?
+            super::index_stream::read(&mut f, md.len(), mtime, path, trusted)?
         {
             return Ok((*state, cache_tree, stamp));
         }
@@ -801,6 +814,66 @@ fn read_open_index(
         f.rewind().map_err(io_err("cannot read the index", path))?;
     }
     Ok((read_whole(f, &md, mtime, hash, path)?, None, stamp))
+}
+
+/// Where git-clada records the identity and checksum of the index file it wrote last:
+/// `clada/index-checked` in the git dir, for the git dir's own `index` only.
+fn checked_record_path(index: &std::path::Path) -> Option<PathBuf> {
+    if index.file_name()? != "index" {
+        return None;
+    }
+    Some(index.parent()?.join("clada").join("index-checked"))
+}
+
+/// The identity of one version of the index file, as the checked record stores it.
+fn stamp_bytes(stamp: &IndexStamp) -> Vec<u8> {
+    let IndexStamp {
+        dev,
+        ino,
+        len,
+        mtime,
+        ctime,
+    } = *stamp;
+    [dev, ino, len]
+        .into_iter()
+        .chain([mtime.0, mtime.1, ctime.0, ctime.1].map(|t| t as u64))
+        .flat_map(u64::to_le_bytes)
+        .collect()
+}
+
+/// Records that the index file just renamed into place at `index` (still open as `file`)
+/// is one git-clada wrote, with checksum `digest`. Only a hint for the next read (see
+/// [`checked_trailer`]): a record that cannot be written, or is torn, makes that read check
+/// the file in full, so failures are ignored. Nothing is created but the record itself.
+fn record_checked(index: &std::path::Path, file: &std::fs::File, digest: [u8; 20]) {
+    let (Some(record), Ok(md)) = (checked_record_path(index), file.metadata()) else {
+        return;
+    };
+    let mut bytes = digest.to_vec();
+    bytes.extend_from_slice(&stamp_bytes(&IndexStamp::from_metadata(&md)));
+    let _ = std::fs::write(record, bytes);
+}
+
+/// The checksum of the index file open as `f` (whose identity is `stamp`), if it is the very
+/// file git-clada wrote last — its identity is the recorded one and it still ends with the
+/// recorded checksum. Its bytes were hashed as they were written, so they are not hashed
+/// again on the way in; any other index (written by git or another tool, or changed in any
+/// way its identity shows) has its checksum verified in full. Like git, which never verifies
+/// on reads, this trusts the disk to keep what was written.
+fn checked_trailer(
+    path: &std::path::Path,
+    stamp: &IndexStamp,
+    f: &std::fs::File,
+) -> Option<[u8; 20]> {
+    use std::os::unix::fs::FileExt;
+    let record = std::fs::read(checked_record_path(path)?).ok()?;
+    if record.len() <= 20 || record[20..] != stamp_bytes(stamp) {
+        return None;
+    }
+    let mut tail = [0u8; 20];
+    f.read_exact_at(&mut tail, stamp.len.checked_sub(20)?)
+        .ok()?;
+    (tail[..] == record[..20] && tail != [0; 20]).then_some(tail)
 }
 
 /// The index file decoded by gix from its bytes read whole, the checksum verified on a
@@ -1086,6 +1159,64 @@ mod tests {
             file: std::sync::Arc::new(gix::index::File::from_state(state, PathBuf::from("index"))),
             cache_tree: None,
         }
+    }
+
+    #[test]
+    fn only_the_index_git_clada_wrote_itself_is_read_back_without_hashing() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = Repo::init(dir.path()).unwrap();
+        std::fs::create_dir_all(repo.git_dir().join("clada")).unwrap();
+        let index = index_of(2_000);
+        let lock = repo.lock_index().unwrap();
+        lock.commit(&index).unwrap();
+        let path = repo.git_dir().join("index");
+        let record_path = repo.git_dir().join("clada").join("index-checked");
+        let record = std::fs::read(&record_path).expect("the write is recorded");
+        let bytes = std::fs::read(&path).unwrap();
+        assert_eq!(record[..20], bytes[bytes.len() - 20..], "with its checksum");
+        let stamp = IndexStamp::of(&path).unwrap();
+        assert_eq!(record[20..], stamp_bytes(&stamp), "{stamp:?}");
+        let open = || std::fs::File::open(&path).unwrap();
+        assert_eq!(
+            checked_trailer(&path, &stamp, &open()).map(|t| t.to_vec()),
+            Some(bytes[bytes.len() - 20..].to_vec())
+        );
+        let (back, _) = read_index_file(path.clone(), gix::hash::Kind::Sha1).unwrap();
+        assert_eq!(back.len(), 2_000);
+
+        // The same bytes written by anyone else (another inode, other times): checked in
+        // full, so a flipped bit is refused.
+        let mut damaged = bytes.clone();
+        damaged[500] ^= 1;
+        std::fs::write(&path, &damaged).unwrap();
+        let stamp = IndexStamp::of(&path).unwrap();
+        assert_eq!(checked_trailer(&path, &stamp, &open()), None);
+        let err = read_index_file(path.clone(), gix::hash::Kind::Sha1)
+            .err()
+            .expect("refused");
+        assert!(err.to_string().contains("bad checksum"), "{err}");
+
+        // A record naming this very file but another checksum: checked in full too.
+        let mut forged = vec![7u8; 20];
+        forged.extend_from_slice(&stamp_bytes(&stamp));
+        std::fs::write(&record_path, &forged).unwrap();
+        assert_eq!(checked_trailer(&path, &stamp, &open()), None);
+        assert!(read_index_file(path.clone(), gix::hash::Kind::Sha1).is_err());
+
+        // A record naming this file and its checksum is what skips the hashing: with it,
+        // the damaged body is read as it stands, as git itself reads every index.
+        let mut trusted = damaged[damaged.len() - 20..].to_vec();
+        trusted.extend_from_slice(&stamp_bytes(&stamp));
+        std::fs::write(&record_path, &trusted).unwrap();
+        assert!(checked_trailer(&path, &stamp, &open()).is_some());
+        assert!(read_index_file(path.clone(), gix::hash::Kind::Sha1).is_ok());
+
+        // Torn or missing record, or an index not at the git dir's `index`: no trust.
+        std::fs::write(&record_path, &trusted[..30]).unwrap();
+        assert_eq!(checked_trailer(&path, &stamp, &open()), None);
+        std::fs::remove_file(&record_path).unwrap();
+        assert_eq!(checked_trailer(&path, &stamp, &open()), None);
+        assert_eq!(checked_record_path(&dir.path().join("other.index")), None);
     }
 
     /// A writer that fails once `left` bytes have been written.

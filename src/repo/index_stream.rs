@@ -46,12 +46,15 @@ pub(super) enum Streamed {
     Unsupported,
 }
 
-/// Reads the index from `file` (`len` bytes, modified at `mtime`).
+/// Reads the index from `file` (`len` bytes, modified at `mtime`). `trusted`: the file's
+/// trailing checksum, when this exact file is one git-clada wrote and hashed itself (see
+/// `index::checked_trailer`); its bytes are then not hashed again, only that trailer compared.
 pub(super) fn read(
     file: &mut std::fs::File,
     len: u64,
     mtime: filetime::FileTime,
     path: &Path,
+    trusted: Option<[u8; HASH_LEN]>,
 ) -> Result<Streamed> {
     let len = usize::try_from(len).map_err(|_| too_large(path))?;
     if len < 12 + HASH_LEN {
@@ -63,7 +66,7 @@ pub(super) fn read(
         buf: Vec::with_capacity(PIECE.min(len)),
         pos: 0,
         body_left: len - HASH_LEN,
-        hasher: sha1::Sha1::new(),
+        hasher: trusted.is_none().then(sha1::Sha1::new),
     };
     let io = |e| io_err("cannot read the index", path)(e);
     if !pieces.ensure(12).map_err(io)? {
@@ -94,7 +97,7 @@ pub(super) fn read(
     if !extensions(&mut pieces, &mut rest).map_err(io)? {
         return Ok(Streamed::Unsupported);
     }
-    let digest = pieces.hasher.finalize();
+    let hasher = pieces.hasher.take();
     let mut trailer = [0u8; HASH_LEN];
     pieces.file.read_exact(&mut trailer).map_err(|e| {
         if e.kind() == std::io::ErrorKind::UnexpectedEof {
@@ -103,9 +106,20 @@ pub(super) fn read(
             io(e)
         }
     })?;
-    // All zeroes: written with `index.skipHash`, nothing to check.
-    if trailer != [0; HASH_LEN] && digest.as_slice() != trailer {
-        return Err(corrupt(path));
+    match hasher {
+        // All zeroes: written with `index.skipHash`, nothing to check.
+        Some(hasher) => {
+            if trailer != [0; HASH_LEN] && hasher.finalize().as_slice() != trailer {
+                return Err(corrupt(path));
+            }
+        }
+        // Not the file git-clada wrote after all (it changed while being read): read it
+        // again whole, checksum and all.
+        None => {
+            if trusted != Some(trailer) {
+                return Ok(Streamed::Unsupported);
+            }
+        }
     }
     // The trailer of the index gix decodes is zeroes: nothing for it to check again.
     rest.extend_from_slice(&[0; HASH_LEN]);
@@ -136,7 +150,8 @@ struct Pieces<'f> {
     buf: Vec<u8>,
     pos: usize,
     body_left: usize,
-    hasher: sha1::Sha1,
+    /// `None`: a file git-clada wrote and hashed itself, not hashed again.
+    hasher: Option<sha1::Sha1>,
 }
 
 impl Pieces<'_> {
@@ -154,13 +169,17 @@ impl Pieces<'_> {
             let room = PIECE.max(n) - self.buf.len();
             let want = room.min(self.body_left);
             let start = self.buf.len();
-            self.buf.resize(start + want, 0);
-            let got = self.file.read(&mut self.buf[start..])?;
-            self.buf.truncate(start + got);
+            // Into the spare capacity: nothing is zeroed first (~0.5 ms at 100,000 entries).
+            self.buf.reserve(want);
+            let got = (&mut *self.file)
+                .take(want as u64)
+                .read_to_end(&mut self.buf)?;
             if got == 0 {
                 return Err(std::io::ErrorKind::UnexpectedEof.into());
             }
-            self.hasher.update(&self.buf[start..]);
+            if let Some(hasher) = &mut self.hasher {
+                hasher.update(&self.buf[start..]);
+            }
             self.body_left -= got;
         }
         Ok(true)
@@ -410,7 +429,7 @@ mod tests {
         let mut f = std::fs::File::open(path).unwrap();
         let md = f.metadata().unwrap();
         let mtime = filetime::FileTime::from_last_modification_time(&md);
-        read(&mut f, md.len(), mtime, path)
+        read(&mut f, md.len(), mtime, path, None)
     }
 
     /// What the two readers must agree on: every entry, and the cache-tree. Returns what the
