@@ -17,7 +17,8 @@
 //! its `commit <size>\0` header). Appends happen under the repository lock. When an append
 //! takes the file past [`LIMIT`], it is rewritten (temporary file, rename) with the newest
 //! records that verify, up to half of that, so the file stays bounded and a load costs at
-//! most a read of [`LIMIT`] bytes.
+//! most a read of about [`LIMIT`] bytes; a file larger than appends ever make it (grown by
+//! something else) is not read at all.
 
 use std::io::Write as _;
 use std::os::unix::fs::OpenOptionsExt as _;
@@ -32,6 +33,8 @@ use super::Repo;
 const HEADER: &[u8; 16] = b"clada-commits-1\n";
 /// Past this size an append rewrites the file with its newest half.
 const LIMIT: u64 = 1 << 20;
+/// The largest file read: [`LIMIT`] plus one record of the largest size, with room to spare.
+const MAX_FILE: u64 = 2 * LIMIT;
 /// Larger commits (a squash of hundreds lists them all in its message) are not kept: walks
 /// meet few of them, and they would push many small ones out.
 const MAX_BODY: usize = 16 << 10;
@@ -49,7 +52,7 @@ pub(crate) struct CommitCache {
 impl CommitCache {
     /// Reads the file; a missing, unreadable or foreign file is an empty cache.
     fn load(path: &std::path::Path) -> CommitCache {
-        let Ok(data) = std::fs::read(path) else {
+        let Some(data) = read_bounded(path) else {
             return CommitCache::default();
         };
         let mut at: Vec<_> = records(&data).collect();
@@ -65,6 +68,16 @@ impl CommitCache {
         let body = &self.data[offset..offset + len];
         (commit_id(body) == *key).then_some(body)
     }
+}
+
+/// The file's bytes, unless it cannot be read or is larger than git-clada ever leaves it
+/// (a file grown by something else is not read into memory whole).
+fn read_bounded(path: &std::path::Path) -> Option<Vec<u8>> {
+    use std::io::Read as _;
+    let file = std::fs::File::open(path).ok()?;
+    let mut data = Vec::new();
+    file.take(MAX_FILE + 1).read_to_end(&mut data).ok()?;
+    (data.len() as u64 <= MAX_FILE).then_some(data)
 }
 
 /// The records of `data` (after the header) in file order, up to the first that does not fit.
@@ -154,15 +167,17 @@ fn append(path: &std::path::Path, record: &mut Vec<u8>) -> std::io::Result<()> {
     let end = std::io::Seek::stream_position(&mut file)?;
     if end > LIMIT {
         drop(file);
-        compact(path)?;
+        compact(path, record)?;
     }
     Ok(())
 }
 
 /// Rewrites the file with its newest records that verify, once each, at most half of
 /// [`LIMIT`].
-fn compact(path: &std::path::Path) -> std::io::Result<()> {
-    let data = std::fs::read(path)?;
+fn compact(path: &std::path::Path, last: &[u8]) -> std::io::Result<()> {
+    // A file grown past what appends make (by something else): started again with the record
+    // just appended.
+    let data = read_bounded(path).unwrap_or_else(|| [HEADER.as_slice(), last].concat());
     let all: Vec<_> = records(&data).collect();
     let mut kept = Vec::new();
     let mut seen = std::collections::HashSet::new();
@@ -301,6 +316,19 @@ mod tests {
         let cache = CommitCache::load(&path);
         assert_eq!(cache.body(&id_of(&body(1))), Some(&body(1)[..]));
         assert_eq!(cache.body(&id_of(&body(2))), None);
+
+        // Grown past anything git-clada leaves: not read, and the next append starts the
+        // file again.
+        let mut huge = whole.clone();
+        huge.resize(MAX_FILE as usize + 1, 0);
+        std::fs::write(&path, &huge).unwrap();
+        assert_eq!(CommitCache::load(&path).body(&id_of(&body(0))), None);
+        append(&path, &mut record(&body(7))).unwrap();
+        assert!(std::fs::metadata(&path).unwrap().len() < 1000);
+        assert_eq!(
+            CommitCache::load(&path).body(&id_of(&body(7))),
+            Some(&body(7)[..])
+        );
 
         // Another format: nothing is read from it.
         let mut foreign = whole.clone();
