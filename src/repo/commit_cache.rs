@@ -196,7 +196,11 @@ fn compact(path: &std::path::Path, last: &[u8]) -> std::io::Result<()> {
     for range in kept.into_iter().rev() {
         out.extend_from_slice(&data[range]);
     }
-    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    // One fixed temporary name: a crash between the write and the rename leaves at most this
+    // one file behind, reused by the next compaction. Two compactions at once (two worktrees)
+    // may mix their bytes in it; every record is checked against its id when read, so that
+    // costs only cache misses.
+    let tmp = path.with_extension("tmp");
     std::fs::write(&tmp, &out)?;
     std::fs::rename(&tmp, path).inspect_err(|_| {
         let _ = std::fs::remove_file(&tmp);
