@@ -300,3 +300,37 @@ fn status_reports_an_interrupted_apply_and_a_merge_in_progress() {
     let j = json(&repo, &["status"]);
     assert!(j["inProgress"].as_str().unwrap().contains("merge"), "{j}");
 }
+
+#[test]
+fn log_reads_the_same_history_whatever_the_commit_cache_holds() {
+    // `log` walks through `.git/clada/commits` (the AI commits' bytes kept in one file); a
+    // record is believed only if it hashes to its commit's id.
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    for i in 1..=3 {
+        let out = repo.apply(&write(&format!("c{i}"), "a.txt", &format!("{i}\n")), &[]);
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+    }
+    let cache = repo.path().join(".git/clada/commits");
+    let kept = std::fs::read(&cache).expect("the applies kept their commits");
+    let expected = json(&repo, &["log"]);
+    assert_eq!(
+        expected["entries"].as_array().map(Vec::len),
+        Some(3),
+        "{expected}"
+    );
+
+    // Same lengths, so every record still parses; its bytes no longer hash to its id.
+    let tampered = common::replace_bytes(&kept, b"AI: ", b"XX: ");
+    assert_ne!(tampered, kept, "the test changes something");
+    for (label, bytes) in [
+        ("tampered", Some(tampered)),
+        ("cut short", Some(kept[..kept.len() / 2].to_vec())),
+        ("no cache", None),
+    ] {
+        match bytes {
+            Some(b) => std::fs::write(&cache, b).unwrap(),
+            None => std::fs::remove_file(&cache).unwrap(),
+        }
+        assert_eq!(json(&repo, &["log"]), expected, "{label}");
+    }
+}

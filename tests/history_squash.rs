@@ -604,9 +604,7 @@ fn a_damaged_commit_cache_changes_no_squash() {
 
     // Every subject changed in place (the lengths still parse), one record cut short, a
     // foreign header, no file: the same squashed commit each time.
-    let tampered = String::from_utf8_lossy(&kept)
-        .replace("AI: ", "XX: ")
-        .into_bytes();
+    let tampered = common::replace_bytes(&kept, b"AI: ", b"XX: ");
     let cases: [(&str, Option<Vec<u8>>); 4] = [
         ("tampered subjects", Some(tampered)),
         ("cut short", Some(kept[..kept.len() - 9].to_vec())),

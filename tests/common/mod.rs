@@ -322,6 +322,23 @@ pub fn assert_same_user_state(actual: &State, expected: &State, what: &str) {
     assert_eq!(actual.status, expected.status, "{what}: status");
 }
 
+/// `bytes` with every occurrence of `from` replaced by `to` (same length: binary files keep
+/// their layout), byte for byte, not through a lossy UTF-8 conversion.
+pub fn replace_bytes(bytes: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
+    assert_eq!(from.len(), to.len(), "a same-length replacement");
+    let mut out = bytes.to_vec();
+    let mut i = 0;
+    while i + from.len() <= out.len() {
+        if &out[i..i + from.len()] == from {
+            out[i..i + from.len()].copy_from_slice(to);
+            i += from.len();
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
 /// Every file below `root` except `.git/`, with mode bits and content (or link target).
 pub fn files_of(root: &Path) -> BTreeMap<String, (u32, Vec<u8>)> {
     let mut out = BTreeMap::new();
