@@ -1010,15 +1010,8 @@ impl MergedNote {
             subject: c.info.subject(),
             kind: kind_name(c.kind),
         };
-        let before = self.text.len();
-        self.text.extend_from_slice(if self.entries == 0 {
-            b"\n    "
-        } else {
-            b",\n    "
-        });
-        match serde_json::to_writer(&mut self.text, &entry) {
-            Ok(()) => self.entries += 1,
-            Err(_) => self.text.truncate(before),
+        if let Ok(text) = serde_json::to_vec(&entry) {
+            self.push(&text);
         }
     }
 

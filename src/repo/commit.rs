@@ -240,7 +240,7 @@ impl Repo {
         committer: &Signature,
     ) -> Result<ObjectId> {
         let commit = commit_object(tree, parents, message, author, committer);
-        self.put_encoded(&commit)
+        self.put_commit(&commit, false)
     }
 
     /// Writes a commit meant for a branch's history (an AI commit, a snapshot, a squash or a
@@ -255,11 +255,14 @@ impl Repo {
         committer: &Signature,
     ) -> Result<ObjectId> {
         let commit = commit_object(tree, parents, message, author, committer);
-        let mut body = Vec::with_capacity(gix::objs::WriteTo::size(&commit) as usize);
-        gix::objs::WriteTo::write_to(&commit, &mut body)
-            .map_err(|e| RepoError::Invalid(format!("cannot encode a commit: {e}")))?;
+        self.put_commit(&commit, true)
+    }
+
+    /// Stores `commit`; `keep`: a commit stored now also goes into the commit cache.
+    fn put_commit(&self, commit: &gix::objs::Commit, keep: bool) -> Result<ObjectId> {
+        let body = super::odb::encode(commit)?;
         let (id, new) = self.put_new_object(gix::objs::Kind::Commit, &body)?;
-        if new {
+        if keep && new {
             self.keep_commit(id, &body);
         }
         Ok(id)

@@ -262,20 +262,11 @@ mod tests {
 
         // With its loose object gone, the kept commit is still read (from the cache); the
         // other one is not, and the walk says so.
-        let hex = kept.to_hex().to_string();
-        let loose = repo
-            .common_dir()
-            .join("objects")
-            .join(&hex[..2])
-            .join(&hex[2..]);
-        std::fs::remove_file(loose).unwrap();
-        let hex = plain.to_hex().to_string();
-        let loose = repo
-            .common_dir()
-            .join("objects")
-            .join(&hex[..2])
-            .join(&hex[2..]);
-        std::fs::remove_file(loose).unwrap();
+        for id in [kept, plain] {
+            let hex = id.to_hex().to_string();
+            let objects = repo.common_dir().join("objects");
+            std::fs::remove_file(objects.join(&hex[..2]).join(&hex[2..])).unwrap();
+        }
         let fresh = Repo::open(dir.path()).unwrap();
         assert_eq!(fresh.walk_commit_info(kept).unwrap(), from_objects);
         assert!(fresh.walk_commit_info(plain).is_err());

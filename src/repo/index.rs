@@ -852,7 +852,8 @@ fn record_checked(index: &std::path::Path, file: &std::fs::File, digest: [u8; 20
     let mut bytes = digest.to_vec();
     bytes.extend_from_slice(&stamp_bytes(&IndexStamp::from_metadata(&md)));
     // Written over the previous record, which has the same length, without truncating the
-    // file first: on ext4 a truncate frees and journals the block (~0.14 ms, measured).
+    // file first: on ext4 a truncate frees and journals the block (~0.14 ms, as measured for
+    // `clada.lock`).
     use std::os::unix::fs::FileExt;
     if let Ok(f) = std::fs::OpenOptions::new()
         .write(true)

@@ -140,11 +140,7 @@ impl Repo {
 
     /// Stores a decoded object (a tree, a commit) in its git encoding.
     pub(crate) fn put_encoded(&self, object: &dyn gix::objs::WriteTo) -> Result<ObjectId> {
-        let mut data = Vec::with_capacity(object.size() as usize);
-        object
-            .write_to(&mut data)
-            .map_err(|e| RepoError::Invalid(format!("cannot encode an object: {e}")))?;
-        self.put_object(object.kind(), &data)
+        self.put_object(object.kind(), &encode(object)?)
     }
 
     /// The zlib level of loose objects, as git reads it: `core.looseCompression`, else
@@ -158,6 +154,15 @@ impl Repo {
             None => 1,
         }
     }
+}
+
+/// The loose form of `object` (without its `<kind> <size>\0` header).
+pub(crate) fn encode(object: &dyn gix::objs::WriteTo) -> Result<Vec<u8>> {
+    let mut data = Vec::with_capacity(object.size() as usize);
+    object
+        .write_to(&mut data)
+        .map_err(|e| RepoError::Invalid(format!("cannot encode an object: {e}")))?;
+    Ok(data)
 }
 
 /// `gix::objs::Write` for code that writes through gix (notes): every write goes through
