@@ -975,11 +975,9 @@ fn build_cache_tree(
             return Ok(reused);
         }
     }
-    let tree = repo
-        .repo
-        .find_tree(id)
-        .ctx(format!("cannot read tree {id}"))?;
-    let decoded = tree.decode().ctx(format!("cannot decode tree {id}"))?;
+    let data = repo.tree_data(id)?;
+    let decoded = gix::objs::TreeRef::from_bytes(&data, repo.repo.object_hash())
+        .with_ctx(|| format!("cannot decode tree {id}"))?;
     let mut files = 0u32;
     let mut subtrees: Vec<(Vec<u8>, ObjectId)> = Vec::new();
     for e in &decoded.entries {

@@ -184,6 +184,8 @@ pub struct Repo {
     objects_fd: std::cell::OnceCell<Option<std::os::fd::OwnedFd>>,
     /// The commits git-clada put on branches, read on a walk's first use (see `commit_cache`).
     commit_cache: std::cell::OnceCell<commit_cache::CommitCache>,
+    /// Objects this command found or wrote, and the trees among them (see `odb::Known`).
+    known: std::cell::RefCell<odb::Known>,
 }
 
 impl std::fmt::Debug for Repo {
@@ -294,6 +296,7 @@ impl Repo {
             object_memory: false,
             objects_fd: Default::default(),
             commit_cache: Default::default(),
+            known: Default::default(),
         })
     }
 

@@ -12,6 +12,7 @@
 //! small commit. Anything not loose (packed, or only in memory) is read by gix as before.
 
 use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -37,6 +38,41 @@ thread_local! {
     static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
+/// The most tree bytes one command keeps in [`Known`].
+const KNOWN_TREE_BYTES: usize = 8 << 20;
+
+/// What one command learnt about objects, so that it does not ask the disk again: the ids it
+/// found or wrote, and the bytes of the trees among them. The same command reads those trees
+/// back (the index's cache tree, a second edit of the same folders) and checks the same ids
+/// again (an entry's object before it goes into a tree). Nothing is forgotten while a
+/// command runs: objects are not removed from under it (git prunes only unreachable loose
+/// objects, and only old ones).
+#[derive(Default)]
+pub(crate) struct Known {
+    present: HashSet<ObjectId>,
+    trees: HashMap<ObjectId, Vec<u8>>,
+    tree_bytes: usize,
+    /// The last few tree edits (base, changes, result): an apply edits the same tree with
+    /// the same changes for the commit, the worktree and the index it leaves.
+    pub(super) edits: Vec<(ObjectId, Vec<super::TreeChange>, ObjectId)>,
+}
+
+impl Known {
+    fn remember(&mut self, id: ObjectId, kind: Kind, data: &[u8]) {
+        self.present.insert(id);
+        if kind == Kind::Tree {
+            self.keep_tree(id, data);
+        }
+    }
+
+    fn keep_tree(&mut self, id: ObjectId, data: &[u8]) {
+        if self.tree_bytes + data.len() <= KNOWN_TREE_BYTES && !self.trees.contains_key(&id) {
+            self.tree_bytes += data.len();
+            self.trees.insert(id, data.to_vec());
+        }
+    }
+}
+
 impl Repo {
     /// Stores an object (its id if it is already there) and returns its id.
     pub(crate) fn put_object(&self, kind: Kind, data: &[u8]) -> Result<ObjectId> {
@@ -48,7 +84,11 @@ impl Repo {
     pub(crate) fn put_new_object(&self, kind: Kind, data: &[u8]) -> Result<(ObjectId, bool)> {
         let id = gix::objs::compute_hash(self.repo.object_hash(), kind, data)
             .ctx("cannot hash an object")?;
+        if self.known.borrow().present.contains(&id) {
+            return Ok((id, false));
+        }
         if self.repo.objects.exists_without_refresh(&id) {
+            self.known.borrow_mut().remember(id, kind, data);
             return Ok((id, false));
         }
         if self.object_memory {
@@ -57,6 +97,7 @@ impl Repo {
                 .repo
                 .write_buf(kind, data)
                 .ctx("cannot write an object")?;
+            self.known.borrow_mut().remember(id, kind, data);
             return Ok((id, false));
         }
         let compressed = compress(kind, data, self.loose_compression())
@@ -70,7 +111,38 @@ impl Repo {
                 objects.display()
             ))
         })?;
+        self.known.borrow_mut().remember(id, kind, data);
         Ok((id, true))
+    }
+
+    /// Whether object `id` is there (answered from memory for what this command has seen).
+    pub(crate) fn has_object(&self, id: ObjectId) -> bool {
+        if self.known.borrow().present.contains(&id) {
+            return true;
+        }
+        let there = self.repo.has_object(id);
+        if there {
+            self.known.borrow_mut().present.insert(id);
+        }
+        there
+    }
+
+    /// The bytes of tree `id`: from what this command wrote or read before, else from its loose
+    /// file, else through gix (packed, or only in memory).
+    pub(crate) fn tree_data(&self, id: ObjectId) -> Result<Vec<u8>> {
+        if let Some(data) = self.known.borrow().trees.get(&id) {
+            return Ok(data.clone());
+        }
+        let data = self
+            .repo
+            .find_tree(id)
+            .with_ctx(|| format!("cannot read tree {id}"))?
+            .detach()
+            .data;
+        let mut known = self.known.borrow_mut();
+        known.present.insert(id);
+        known.keep_tree(id, &data);
+        Ok(data)
     }
 
     /// The kind and bytes of object `id` if it is stored loose; `None` when it is not (it may
@@ -175,7 +247,23 @@ impl gix::objs::Find for ObjectWriter<'_> {
         id: &gix::hash::oid,
         buffer: &'a mut Vec<u8>,
     ) -> gix::error::Result<Option<gix::objs::Data<'a>>> {
-        self.0.repo.objects.try_find(id, buffer)
+        let id = id.to_owned();
+        let kind = match self.0.known.borrow().trees.get(&id) {
+            Some(data) => {
+                buffer.clear();
+                buffer.extend_from_slice(data);
+                Some(Kind::Tree)
+            }
+            None => None,
+        };
+        match kind {
+            Some(kind) => Ok(Some(gix::objs::Data {
+                kind,
+                object_hash: id.kind(),
+                data: buffer,
+            })),
+            None => self.0.repo.objects.try_find(&id, buffer),
+        }
     }
 }
 

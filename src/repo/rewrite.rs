@@ -49,6 +49,7 @@ impl Repo {
             object_memory: true,
             objects_fd: Default::default(),
             commit_cache: Default::default(),
+            known: Default::default(),
         }
     }
 }

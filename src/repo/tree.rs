@@ -9,6 +9,11 @@ use gix::ObjectId;
 
 use super::{GixContext, Repo, RepoError, Result};
 
+/// Edits with at most this many changes are remembered (see `odb::Known::edits`)...
+const MEMO_CHANGES: usize = 256;
+/// ... and this many of them.
+const MEMO_EDITS: usize = 4;
+
 /// The kind of a tree entry, as git stores it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum EntryKind {
@@ -114,20 +119,38 @@ impl Repo {
         if changes.is_empty() {
             return Ok(base);
         }
+        let done = self
+            .known
+            .borrow()
+            .edits
+            .iter()
+            .find_map(|(b, c, out)| (*b == base && c.as_slice() == changes).then_some(*out));
+        if let Some(done) = done {
+            return Ok(done);
+        }
+        let edited = self.edit_tree_uncached(base, changes)?;
+        if changes.len() <= MEMO_CHANGES {
+            let edits = &mut self.known.borrow_mut().edits;
+            if edits.len() == MEMO_EDITS {
+                edits.remove(0);
+            }
+            edits.push((base, changes.to_vec(), edited));
+        }
+        Ok(edited)
+    }
+
+    fn edit_tree_uncached(&self, base: ObjectId, changes: &[TreeChange]) -> Result<ObjectId> {
         // gix-object's editor rather than gix's: gix's checks that the object of every entry
         // of every rewritten tree exists (a `stat` per entry in a loose repository: ~1,000 for
         // ten paths in folders of 100 files). Only what this edit adds can be missing, so
         // only that is checked (and its names validated as git would).
-        let root: gix::objs::Tree = self
-            .repo
-            .find_tree(base)
-            .ctx(format!("cannot read tree {base}"))?
-            .decode()
-            .ctx(format!("cannot decode tree {base}"))?
+        let data = self.tree_data(base)?;
+        let root: gix::objs::Tree = gix::objs::TreeRef::from_bytes(&data, self.repo.object_hash())
+            .with_ctx(|| format!("cannot decode tree {base}"))?
             .into();
         let protect = self.protect_options();
-        let mut editor =
-            gix::objs::tree::Editor::new(root, &self.repo.objects, self.repo.object_hash());
+        let finder = super::odb::ObjectWriter(self);
+        let mut editor = gix::objs::tree::Editor::new(root, &finder, self.repo.object_hash());
         for change in changes {
             let components = change.path.split(|b| *b == b'/');
             match change.entry {
@@ -168,7 +191,7 @@ impl Repo {
                 )));
             }
         }
-        if entry.kind != EntryKind::Commit && !self.repo.has_object(entry.id) {
+        if entry.kind != EntryKind::Commit && !self.has_object(entry.id) {
             return Err(RepoError::Invalid(format!(
                 "cannot set '{path}' in a tree: object {} ({:?}) not found",
                 entry.id, entry.kind
@@ -194,17 +217,29 @@ impl Repo {
 
     /// The entry at `path` in `tree`, if any (trees included).
     pub fn tree_entry(&self, tree: ObjectId, path: &BStr) -> Result<Option<Entry>> {
-        let tree = self
-            .repo
-            .find_tree(tree)
-            .ctx(format!("cannot read tree {tree}"))?;
-        let entry = tree
-            .lookup_entry(path.split(|b| *b == b'/'))
-            .ctx(format!("cannot look up '{path}'"))?;
-        Ok(entry.map(|e| Entry {
-            kind: EntryKind::from_mode(e.mode()),
-            id: e.object_id(),
-        }))
+        // Folder by folder through `tree_data`: the folders an apply looks in are the ones it
+        // has just read or written.
+        let mut current = tree;
+        let mut components = path.split(|b| *b == b'/').peekable();
+        while let Some(name) = components.next() {
+            let data = self.tree_data(current)?;
+            let decoded = gix::objs::TreeRef::from_bytes(&data, self.repo.object_hash())
+                .with_ctx(|| format!("cannot decode tree {current}"))?;
+            let Some(found) = decoded.entries.iter().find(|e| e.filename == name) else {
+                return Ok(None);
+            };
+            if components.peek().is_none() {
+                return Ok(Some(Entry {
+                    kind: EntryKind::from_mode(found.mode),
+                    id: found.oid.to_owned(),
+                }));
+            }
+            if !found.mode.is_tree() {
+                return Ok(None);
+            }
+            current = found.oid.to_owned();
+        }
+        Ok(None)
     }
 
     /// Every non-tree entry of `tree`, recursively, sorted by path.
@@ -220,11 +255,9 @@ impl Repo {
         prefix: BString,
         out: &mut BTreeMap<BString, Entry>,
     ) -> Result<()> {
-        let t = self
-            .repo
-            .find_tree(tree)
-            .ctx(format!("cannot read tree {tree}"))?;
-        let decoded = t.decode().ctx(format!("cannot decode tree {tree}"))?;
+        let data = self.tree_data(tree)?;
+        let decoded = gix::objs::TreeRef::from_bytes(&data, self.repo.object_hash())
+            .with_ctx(|| format!("cannot decode tree {tree}"))?;
         let entries: Vec<(BString, GixKind, ObjectId)> = decoded
             .entries
             .iter()
@@ -257,23 +290,17 @@ impl Repo {
         if old == new {
             return Ok(Vec::new());
         }
-        let old_tree = self
-            .repo
-            .find_tree(old)
-            .ctx(format!("cannot read tree {old}"))?;
-        let new_tree = self
-            .repo
-            .find_tree(new)
-            .ctx(format!("cannot read tree {new}"))?;
+        let old_tree = self.tree_data(old)?;
+        let new_tree = self.tree_data(new)?;
         // gix's plain tree diff: `Repository::diff_tree_to_tree` would first set up a blob
         // diff cache for rename tracking, which loads (and checksums) the whole index for its
         // attributes — milliseconds per call at 100k files, for nothing this needs.
         let mut recorder = gix::diff::tree::Recorder::default();
         gix::diff::tree(
-            gix::objs::TreeRefIter::from_bytes(&old_tree.data, old.kind()),
-            gix::objs::TreeRefIter::from_bytes(&new_tree.data, new.kind()),
+            gix::objs::TreeRefIter::from_bytes(&old_tree, old.kind()),
+            gix::objs::TreeRefIter::from_bytes(&new_tree, new.kind()),
             gix::diff::tree::State::default(),
-            &self.repo.objects,
+            super::odb::ObjectWriter(self),
             &mut recorder,
         )
         .map_err(|e| RepoError::Invalid(format!("cannot compare trees {old} and {new}: {e}")))?;
@@ -548,5 +575,105 @@ impl Hasher<'_> {
                 )))
             }
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn set(path: &str, id: ObjectId) -> TreeChange {
+        TreeChange {
+            path: path.into(),
+            entry: Some(Entry {
+                kind: EntryKind::Blob,
+                id,
+            }),
+        }
+    }
+
+    fn loose_path(repo: &Repo, id: ObjectId) -> std::path::PathBuf {
+        let hex = id.to_hex().to_string();
+        repo.git_dir()
+            .join("objects")
+            .join(&hex[..2])
+            .join(&hex[2..])
+    }
+
+    #[test]
+    fn what_a_command_remembers_of_its_trees_answers_as_the_disk_does() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = Repo::init(dir.path()).unwrap();
+        let a = repo.write_blob(b"a\n").unwrap();
+        let b = repo.write_blob(b"b\n").unwrap();
+        let changes = [
+            set("src/x/a.txt", a),
+            set("src/b.txt", b),
+            set("top.txt", a),
+        ];
+        let tree = repo.edit_tree(repo.empty_tree(), &changes).unwrap();
+        // A second handle has seen nothing: it reads every tree from disk, and gix's own
+        // lookup is the reference.
+        let fresh = Repo::discover(dir.path()).unwrap();
+        let gix_tree = fresh.repo.find_tree(tree).unwrap();
+        for path in [
+            "src/x/a.txt",
+            "src/b.txt",
+            "top.txt",
+            "src",
+            "src/x",
+            "missing",
+            "src/missing",
+            "top.txt/below",
+            "src/x/a.txt/deeper",
+            "",
+        ] {
+            let ours = repo.tree_entry(tree, path.into()).unwrap();
+            assert_eq!(ours, fresh.tree_entry(tree, path.into()).unwrap(), "{path}");
+            let by_gix = gix_tree
+                .lookup_entry(path.as_bytes().split(|b| *b == b'/'))
+                .unwrap()
+                .map(|e| Entry {
+                    kind: EntryKind::from_mode(e.mode()),
+                    id: e.object_id(),
+                });
+            assert_eq!(ours, by_gix, "{path}");
+        }
+        assert_eq!(
+            repo.tree_files(tree).unwrap(),
+            fresh.tree_files(tree).unwrap()
+        );
+        assert_eq!(repo.tree_data(tree).unwrap(), gix_tree.data);
+
+        // The same edit again is answered from memory; a different one is made anew, and
+        // both agree with a handle that remembers nothing.
+        let again = repo.edit_tree(repo.empty_tree(), &changes).unwrap();
+        assert_eq!(again, tree);
+        let removed = [TreeChange {
+            path: "src/b.txt".into(),
+            entry: None,
+        }];
+        let smaller = repo.edit_tree(tree, &removed).unwrap();
+        assert_ne!(smaller, tree);
+        assert_eq!(smaller, fresh.edit_tree(tree, &removed).unwrap());
+        let other = repo.edit_tree(tree, &[set("src/b.txt", a)]).unwrap();
+        assert_eq!(
+            other,
+            fresh.edit_tree(tree, &[set("src/b.txt", a)]).unwrap()
+        );
+        assert_ne!(other, smaller);
+
+        // Only presence is remembered: a missing object stays missing, for checks and edits.
+        let missing = ObjectId::from_hex(b"0123456789abcdef0123456789abcdef01234567").unwrap();
+        assert!(!repo.has_object(missing));
+        assert!(repo.edit_tree(tree, &[set("c.txt", missing)]).is_err());
+        assert!(!repo.has_object(missing));
+
+        // What the command wrote is read from its memory: with the file gone, the handle that
+        // wrote the tree still reads it; one that did not, cannot.
+        std::fs::remove_file(loose_path(&repo, smaller)).unwrap();
+        assert!(repo.tree_data(smaller).is_ok());
+        let fresh = Repo::discover(dir.path()).unwrap();
+        assert!(fresh.tree_data(smaller).is_err());
     }
 }
