@@ -10,6 +10,11 @@
 //! [`Repo::read_loose`] first, with a reused decompressor and a plain `read` of the file:
 //! gix stats, maps and unmaps every loose object it reads, about half the cost of reading a
 //! small commit. Anything not loose (packed, or only in memory) is read by gix as before.
+//!
+//! One command's memory ([`Known`]): the ids of the objects it found or wrote, and the bytes of
+//! the trees among them. An apply reads back the trees it has just written (the index's cache
+//! tree, the lookups of the files it changed) and checks the same ids again; through gix each
+//! such read of a loose tree is six system calls (a map and unmap among them).
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
