@@ -174,16 +174,16 @@ impl Sandbox {
     }
 
     /// Where the lexical directory `dir` physically is: the longest existing ancestor
-    /// canonicalised, the rest as written. While planning, a directory below the root is
-    /// found from its (remembered) parent with one `lstat`, instead of a `readlink` per
-    /// component from `/`.
+    /// canonicalised, the rest as written. A directory below the root is found from its
+    /// parent with one `lstat` (see [`Sandbox::physical_below_root`]); while planning, what
+    /// was found is remembered.
     fn physical(&self, dir: &Path) -> PathBuf {
-        let Some(lookups) = &self.lookups else {
-            return resolve_existing(dir);
-        };
         if dir == self.root {
             return self.root.clone();
         }
+        let Some(lookups) = &self.lookups else {
+            return self.physical_below_root(dir);
+        };
         if let Some(hit) = lookups
             .lock()
             .ok()
@@ -191,7 +191,22 @@ impl Sandbox {
         {
             return hit;
         }
-        let found = match (dir.parent(), dir.file_name()) {
+        let found = self.physical_below_root(dir);
+        if let Ok(mut l) = lookups.lock() {
+            l.physical.insert(dir.to_path_buf(), found.clone());
+        }
+        found
+    }
+
+    /// [`Sandbox::physical`] looked up now: a directory below the (canonical) root is found
+    /// from its parent with one `lstat` per component below the root, where `canonicalize`
+    /// would `readlink` every component from `/`; anything else, or a symlink on the way, is
+    /// resolved in full.
+    fn physical_below_root(&self, dir: &Path) -> PathBuf {
+        if dir == self.root {
+            return self.root.clone();
+        }
+        match (dir.parent(), dir.file_name()) {
             (Some(parent), Some(name)) if dir.starts_with(&self.root) => {
                 let candidate = self.physical(parent).join(name);
                 match std::fs::symlink_metadata(&candidate) {
@@ -202,11 +217,7 @@ impl Sandbox {
                 }
             }
             _ => resolve_existing(dir),
-        };
-        if let Ok(mut l) = lookups.lock() {
-            l.physical.insert(dir.to_path_buf(), found.clone());
         }
-        found
     }
 
     /// Whether `dir` holds a `.git` (remembered while planning).
@@ -825,5 +836,44 @@ mod tests {
         assert!(has_git_component(Path::new("a/.Git")));
         assert!(!has_git_component(Path::new("a/.gitignore")));
         assert!(!has_git_component(Path::new("a/x.git")));
+    }
+
+    #[test]
+    fn directories_are_found_as_canonicalize_finds_them_and_as_they_are_now() {
+        let top = tempfile::tempdir().unwrap();
+        let root = top.path().join("root");
+        let outside = top.path().join("outside");
+        std::fs::create_dir_all(root.join("a/b")).unwrap();
+        std::fs::create_dir_all(root.join("real")).unwrap();
+        std::fs::create_dir_all(&outside).unwrap();
+        std::fs::write(root.join("a/file"), "x").unwrap();
+        std::os::unix::fs::symlink(root.join("real"), root.join("inner")).unwrap();
+        let sandbox = Sandbox::new(&root, false).unwrap();
+        let root = sandbox.root().to_path_buf();
+        for dir in [
+            "",
+            "a",
+            "a/b",
+            "a/missing",
+            "a/missing/deeper",
+            "a/file",
+            "a/file/below",
+            "inner",
+            "inner/x",
+        ] {
+            let lexical = normalize(&root.join(dir));
+            assert_eq!(
+                sandbox.physical(&lexical),
+                resolve_existing(&lexical),
+                "{dir:?}"
+            );
+        }
+        // Nothing is remembered outside planning: a folder replaced by a symlink to outside
+        // the root is seen at once, and what goes through it is refused.
+        assert!(sandbox.resolve("a/b/new.txt", Access::Follow).is_ok());
+        std::fs::remove_dir(root.join("a/b")).unwrap();
+        std::os::unix::fs::symlink(&outside, root.join("a/b")).unwrap();
+        let refused = sandbox.resolve("a/b/new.txt", Access::Follow).unwrap_err();
+        assert_eq!(refused.code, PathErrorCode::SymlinkEscape);
     }
 }
