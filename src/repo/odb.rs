@@ -132,8 +132,8 @@ impl Repo {
         there
     }
 
-    /// The bytes of tree `id`: from what this command wrote or read before, else from its loose
-    /// file, else through gix (packed, or only in memory).
+    /// The bytes of tree `id`: from what this command wrote or read before, else through gix
+    /// (which looks in the packs first, in memory, and then for the loose file).
     pub(crate) fn tree_data(&self, id: ObjectId) -> Result<Vec<u8>> {
         if let Some(data) = self.known.borrow().trees.get(&id) {
             return Ok(data.clone());
