@@ -23,6 +23,16 @@ STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
 OBJECT = re.compile(r"objects/[0-9a-f]{2}/[0-9a-f]{38}$")
 
 
+# Calls on paths alone, as the replay makes them (`linkat` with AT_FDCWD on both sides is `link`).
+PATH_CALLS = {
+    "rename": "rename({0},{1});",
+    "linkat": "link({0},{1});",
+    "link": "link({0},{1});",
+    "unlink": "unlink({0});",
+    "mkdir": "mkdir({0},0777);",
+}
+
+
 def calls(lines):
     """(pid, text) of each finished call, with `<unfinished ...>` halves joined."""
     pending = {}
@@ -84,22 +94,10 @@ def translate(name, args, ret, mode):
             return None
         nofollow = "AT_SYMLINK_NOFOLLOW" if "NOFOLLOW" in args else "0"
         return f"fstatat({fd(a[0])},{q(strs[0])},&st,{nofollow});"
-    if name == "rename":
-        return f"rename({q(strs[0])},{q(strs[1])});"
-    if name == "linkat":
-        return f"link({q(strs[0])},{q(strs[1])});"
-    if name == "link":
-        return f"link({q(strs[0])},{q(strs[1])});"
-    if name == "unlink":
-        return f"unlink({q(strs[0])});"
-    if name == "mkdir":
-        return f"mkdir({q(strs[0])},0777);"
-    if name == "fchmod":
-        return f"fchmod(F({a[0]}),{a[1]});"
-    if name == "ftruncate":
-        return f"ftruncate(F({a[0]}),{a[1]});"
-    if name == "flock":
-        return f"flock(F({a[0]}),{a[1]});"
+    if name in PATH_CALLS:
+        return PATH_CALLS[name].format(*map(q, strs))
+    if name in ("fchmod", "ftruncate", "flock"):
+        return f"{name}(F({a[0]}),{a[1]});"
     if name == "readlink" and mode != "essential":
         return f"readlink({q(strs[0])},(char*)buf,1023);"
     if name == "getdents64" and ret >= 0:
