@@ -201,3 +201,39 @@ fn intent_to_add_survives_apply_undo_and_step() {
     );
     repo.assert_fsck();
 }
+
+/// The cache-tree git-clada writes must not count intent-to-add entries: git leaves them out
+/// of trees and invalidates every cache-tree node above them. A cache-tree that counted one
+/// made `git status` show a tracked, unchanged file as added, and the user's next
+/// `git add X && git commit` wrote a tree with duplicate entries that lost files (issue 33).
+#[test]
+fn intent_to_add_next_to_an_apply_leaves_a_cache_tree_git_agrees_with() {
+    let repo = TestRepo::with_files(&[
+        ("d/a.txt", "a0\n"),
+        ("d/z.txt", "z0\n"),
+        ("root.txt", "r0\n"),
+        ("u.txt", "u0\n"),
+    ]);
+    repo.write("d/b.txt", "new\n");
+    repo.git(&["add", "-N", "d/b.txt"]);
+
+    ok(&repo.apply(&edit("d/a.txt", "a0", "a1"), &[]), "apply");
+    assert_eq!(
+        repo.status(),
+        " A d/b.txt\n",
+        "only the intent-to-add file shows, as added and not staged"
+    );
+    assert_eq!(repo.git(&["diff", "--cached", "--name-status"]), "");
+    assert_eq!(repo.git(&["diff", "HEAD", "--name-status"]), "A\td/b.txt\n");
+
+    // The user's next commit holds every file, once.
+    repo.write("u.txt", "u1\n");
+    repo.git(&["add", "u.txt"]);
+    repo.git(&["commit", "-qm", "user"]);
+    assert_eq!(
+        repo.git(&["ls-tree", "-r", "--name-only", "HEAD"]),
+        "d/a.txt\nd/z.txt\nroot.txt\nu.txt\n"
+    );
+    repo.assert_fsck();
+    assert_eq!(repo.status(), " A d/b.txt\n");
+}

@@ -448,9 +448,26 @@ impl Index {
                 .or_else(|| other.file.tree().cloned()),
             None => self.cache_tree.take().or_else(|| self.file.tree().cloned()),
         };
-        let built = build_cache_tree(repo, tree, &[], old.as_ref())?;
+        let mut built = build_cache_tree(repo, tree, &[], old.as_ref())?;
+        self.invalidate_untreed(&mut built);
         self.cache_tree = Some(built);
         Ok(())
+    }
+
+    /// Invalidates the nodes of `tree` above every entry git keeps out of trees, as git's
+    /// `cache-tree.c` does: an intent-to-add entry (its directories up to the root: a node
+    /// whose subtree holds one is never valid), and a conflicted entry (stages 1–3: git
+    /// writes no tree for an unmerged path). Without this the counts include entries the
+    /// tree lacks, and git believes the cache over the entries: `git status` showed a
+    /// tracked file as added and the user's next commit wrote a tree with duplicate entries.
+    /// Skip-worktree and assume-unchanged entries are in trees like any other.
+    fn invalidate_untreed(&self, tree: &mut CacheTree) {
+        let state: &gix::index::State = &self.file;
+        for e in state.entries() {
+            if e.stage() != Stage::Unconflicted || e.flags.contains(Flags::INTENT_TO_ADD) {
+                invalidate_path(tree, e.path(state));
+            }
+        }
     }
 
     /// Writes the index file's bytes to `out` as they are made: gix's serialisation of the
