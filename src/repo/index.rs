@@ -22,6 +22,7 @@ use gix::bstr::{BStr, BString, ByteSlice};
 use gix::index::entry::{Flags, Mode, Stage, Stat};
 use gix::ObjectId;
 
+use super::index_stream::Decoded;
 use super::tree::{Entry, EntryKind};
 use super::{io_err, GixContext, Repo, RepoError, Result};
 
@@ -66,6 +67,11 @@ pub struct Index {
     /// A cache-tree computed by [`Index::set_cache_tree`], written in place of gix's own
     /// (gix cannot attach one to an index read without it).
     cache_tree: Option<CacheTree>,
+    /// What git keeps to redo a resolved conflict (`git checkout -m`), the resolve-undo
+    /// extension's body as read: gix neither exposes nor writes it, so it is carried over.
+    resolve_undo: Option<std::sync::Arc<[u8]>>,
+    /// The file was index version 4 (compressed paths, `feature.manyFiles`): written back so.
+    v4: bool,
 }
 
 type CacheTree = gix::index::extension::Tree;
@@ -183,6 +189,8 @@ impl Repo {
         Ok(Index {
             file: std::sync::Arc::new(file),
             cache_tree: None,
+            resolve_undo: None,
+            v4: false,
         })
     }
 
@@ -217,6 +225,8 @@ impl Repo {
         let mut index = self.index_from_tree(tree)?;
         index.carry_stat_from(&old);
         index.set_cache_tree(self, tree, Some(&old))?;
+        index.resolve_undo = old.resolve_undo.clone();
+        index.v4 = old.v4;
         Ok(index)
     }
 
@@ -334,6 +344,8 @@ impl Index {
                 repo.repo.index_path(),
             )),
             cache_tree: None,
+            resolve_undo: None,
+            v4: false,
         }
     }
 
@@ -448,7 +460,17 @@ impl Index {
                 .or_else(|| other.file.tree().cloned()),
             None => self.cache_tree.take().or_else(|| self.file.tree().cloned()),
         };
-        let mut built = build_cache_tree(repo, tree, &[], old.as_ref())?;
+        let state: &gix::index::State = &self.file;
+        // A sparse index holds a directory outside the cone as one entry naming its tree;
+        // git's cache-tree node for it is a leaf counting that one entry.
+        let sparse: std::collections::HashSet<&BStr> = state
+            .entries()
+            .iter()
+            .filter(|e| e.mode == Mode::DIR)
+            .map(|e| e.path(state))
+            .collect();
+        let mut prefix = Vec::new();
+        let mut built = build_cache_tree(repo, tree, &mut prefix, &sparse, old.as_ref())?;
         self.invalidate_untreed(&mut built);
         self.cache_tree = Some(built);
         Ok(())
@@ -520,26 +542,23 @@ impl Index {
     fn write_body(&self, out: &mut impl std::io::Write) -> std::io::Result<()> {
         let state: &gix::index::State = &self.file;
         let tree = self.cache_tree.as_ref().or_else(|| state.tree());
-        if super::index_stream::write_entries(state, tree, out)? {
+        let resolve_undo = self.resolve_undo.as_deref();
+        if super::index_stream::write_entries(state, tree, resolve_undo, self.v4, out)? {
             return Ok(());
         }
-        let options = match &self.cache_tree {
-            Some(_) => gix::index::write::Options {
-                extensions: gix::index::write::Extensions::Given {
-                    tree_cache: false,
-                    end_of_index_entry: false,
-                },
-                ..Default::default()
+        // A sparse index: gix writes the entries and the sparse-directory extension, ours
+        // the rest (gix's end-of-index marker would have to come last).
+        let options = gix::index::write::Options {
+            extensions: gix::index::write::Extensions::Given {
+                tree_cache: false,
+                end_of_index_entry: false,
             },
-            None => gix::index::write::Options::default(),
+            ..Default::default()
         };
         state
             .write_to(&mut *out, options)
             .map_err(|e| std::io::Error::other(format!("cannot serialise the index: {e}")))?;
-        if let Some(tree) = &self.cache_tree {
-            tree.write_to(out)?;
-        }
-        Ok(())
+        super::index_stream::write_extensions(tree, resolve_undo, out)
     }
 
     /// Sets (or removes) the entries of the given paths; all other entries are untouched.
@@ -549,6 +568,7 @@ impl Index {
             return Ok(());
         }
         self.release_cached(repo);
+        self.expand_sparse_above(repo, updates)?;
         let mut new_entries = Vec::new();
         let mut to_remove = std::collections::HashSet::new();
         // All lookups happen before the first push (see module docs).
@@ -612,6 +632,64 @@ impl Index {
             );
         }
         self.sort_entries();
+        Ok(())
+    }
+
+    /// In a sparse index, replaces every sparse-directory entry above an updated path with
+    /// the files of its tree, each marked skip-worktree (outside the sparse checkout), as
+    /// git's `ensure_full_index` does for the directories it must look into; the other
+    /// sparse directories stay collapsed. An entry inside a directory the index holds as one
+    /// entry would make an index git reads out of order.
+    fn expand_sparse_above(&mut self, repo: &Repo, updates: &[IndexUpdate]) -> Result<()> {
+        if !self.file.is_sparse() {
+            return Ok(());
+        }
+        let mut expand: Vec<(usize, BString, ObjectId)> = Vec::new();
+        for u in updates {
+            let mut end = 0;
+            while let Some(pos) = u.path[end..].find_byte(b'/') {
+                end += pos + 1;
+                let dir = u.path[..end].as_bstr();
+                if let Some(idx) = self
+                    .file
+                    .entry_index_by_path_and_stage(dir, Stage::Unconflicted)
+                {
+                    let e = &self.file.entries()[idx];
+                    if e.mode == Mode::DIR && !expand.iter().any(|(i, ..)| *i == idx) {
+                        expand.push((idx, dir.to_owned(), e.id));
+                    }
+                }
+            }
+        }
+        if expand.is_empty() {
+            return Ok(());
+        }
+        let mut files = Vec::new();
+        for (_, dir, tree) in &expand {
+            let prefix = &dir[..dir.len() - 1];
+            for (path, entry) in repo.tree_files(*tree)? {
+                let mut full = BString::from(prefix);
+                full.push(b'/');
+                full.extend_from_slice(&path);
+                files.push((full, entry));
+            }
+        }
+        let gone: std::collections::HashSet<usize> = expand.iter().map(|(i, ..)| *i).collect();
+        self.file_mut()
+            .remove_entries(|idx, _, _| gone.contains(&idx));
+        for (path, entry) in files {
+            self.file_mut().dangerously_push_entry(
+                Stat::default(),
+                entry.id,
+                Flags::SKIP_WORKTREE | Flags::EXTENDED,
+                mode_of(entry.kind),
+                path.as_bstr(),
+            );
+        }
+        self.sort_entries();
+        for (_, dir, _) in &expand {
+            self.invalidate_cached_tree(dir.as_bstr());
+        }
         Ok(())
     }
 
@@ -784,37 +862,45 @@ impl Index {
 
 /// Reads the index file at `path` (an empty index if there is none yet), with the identity
 /// of the version read (from the open file, so it names exactly what was read). Versions 2
-/// and 3 are decoded as they are read, in pieces (see `index_stream`); anything else is read
+/// to 4 are decoded as they are read, in pieces (see `index_stream`); anything else is read
 /// whole and decoded by gix, its checksum verified on a second thread meanwhile.
 pub(crate) fn read_index_file(
     path: PathBuf,
     hash: gix::hash::Kind,
 ) -> Result<(Index, Option<IndexStamp>)> {
-    let (state, cache_tree, stamp) = match std::fs::File::open(&path) {
+    let (decoded, stamp) = match std::fs::File::open(&path) {
         Ok(f) => {
-            let (state, cache_tree, stamp) = read_open_index(f, hash, &path)?;
-            (state, cache_tree, Some(stamp))
+            let (decoded, stamp) = read_open_index(f, hash, &path)?;
+            (decoded, Some(stamp))
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            (gix::index::State::new(hash), None, None)
-        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => (
+            Decoded {
+                state: gix::index::State::new(hash),
+                tree: None,
+                resolve_undo: None,
+                v4: false,
+            },
+            None,
+        ),
         Err(e) => return Err(io_err("cannot read the index", &path)(e)),
     };
     Ok((
         Index {
-            file: std::sync::Arc::new(gix::index::File::from_state(state, path)),
-            cache_tree,
+            file: std::sync::Arc::new(gix::index::File::from_state(decoded.state, path)),
+            cache_tree: decoded.tree,
+            resolve_undo: decoded.resolve_undo.map(Into::into),
+            v4: decoded.v4,
         },
         stamp,
     ))
 }
 
-/// The entries and cache-tree of the index file open as `f`, and its identity.
+/// The entries and kept extensions of the index file open as `f`, and its identity.
 fn read_open_index(
     mut f: std::fs::File,
     hash: gix::hash::Kind,
     path: &std::path::Path,
-) -> Result<(gix::index::State, Option<CacheTree>, IndexStamp)> {
+) -> Result<(Decoded, IndexStamp)> {
     let md = f
         .metadata()
         .map_err(io_err("cannot read the index", path))?;
@@ -822,15 +908,15 @@ fn read_open_index(
     let stamp = IndexStamp::from_metadata(&md);
     if hash == gix::hash::Kind::Sha1 {
         let trusted = checked_trailer(path, &stamp, &f);
-        if let super::index_stream::Streamed::Read(state, cache_tree) =
+        if let super::index_stream::Streamed::Read(decoded) =
             super::index_stream::read(&mut f, md.len(), mtime, path, trusted)?
         {
-            return Ok((*state, cache_tree, stamp));
+            return Ok((*decoded, stamp));
         }
         use std::io::Seek;
         f.rewind().map_err(io_err("cannot read the index", path))?;
     }
-    Ok((read_whole(f, &md, mtime, hash, path)?, None, stamp))
+    Ok((read_whole(f, &md, mtime, hash, path)?, stamp))
 }
 
 /// Where git-clada records the identity and checksum of the index file it wrote last:
@@ -917,7 +1003,7 @@ fn read_whole(
     mtime: filetime::FileTime,
     hash: gix::hash::Kind,
     path: &std::path::Path,
-) -> Result<gix::index::State> {
+) -> Result<Decoded> {
     let mut data = Vec::with_capacity(md.len() as usize + 1);
     {
         use std::io::Read;
@@ -940,8 +1026,21 @@ fn read_whole(
         (checked, decoded)
     });
     checked?;
-    let (state, _) = decoded.ctx(format!("cannot read the index '{}'", path.display()))?;
-    Ok(state)
+    let what = || format!("cannot read the index '{}'", path.display());
+    let (mut state, _) = decoded.ctx(what())?;
+    if state.link().is_some() {
+        // A split index: most entries are in the shared index it names, which gix merges
+        // in when it opens the file itself. Written back whole; git splits it again.
+        let file = gix::index::File::at(path, hash, false, Default::default()).ctx(what())?;
+        state = file.into();
+    }
+    let v4 = data.get(4..8) == Some(&4u32.to_be_bytes()[..]);
+    Ok(Decoded {
+        tree: state.remove_tree(),
+        resolve_undo: super::index_stream::raw_extension(&data, super::index_stream::REUC),
+        state,
+        v4,
+    })
 }
 
 /// Checks the index file's trailing SHA-1 (all zeroes means `index.skipHash`: nothing to check).
@@ -977,21 +1076,41 @@ fn invalidate_path(tree: &mut CacheTree, path: &BStr) {
     }
 }
 
-/// Builds the cache-tree node for `id` (named `name`), reusing `old` where the ids match.
-/// git orders subtrees by name length, then bytes.
+/// Builds the cache-tree node for `id` at `path` (its directory path with a trailing `/`,
+/// empty for the root), reusing `old` where the ids match. A directory in `sparse` (a
+/// sparse-directory entry of the index) is a leaf of one entry, as git counts it. git orders
+/// subtrees by name length, then bytes.
 fn build_cache_tree(
     repo: &Repo,
     id: ObjectId,
-    name: &[u8],
+    path: &mut Vec<u8>,
+    sparse: &std::collections::HashSet<&BStr>,
     old: Option<&CacheTree>,
 ) -> Result<CacheTree> {
+    let name = match path.len() {
+        0 => &[][..],
+        n => {
+            let dir = &path[..n - 1];
+            &dir[dir.rfind_byte(b'/').map_or(0, |i| i + 1)..]
+        }
+    };
+    if sparse.contains(path.as_bstr()) {
+        return Ok(CacheTree {
+            name: name.into(),
+            id,
+            num_entries: Some(1),
+            children: Vec::new(),
+        });
+    }
     if let Some(o) = old {
-        if o.num_entries.is_some() && o.id == id {
+        // A sparse index's leaves were counted differently: reuse only without one.
+        if o.num_entries.is_some() && o.id == id && sparse.is_empty() {
             let mut reused = o.clone();
             reused.name = name.into();
             return Ok(reused);
         }
     }
+    let name: Vec<u8> = name.to_vec();
     let data = repo.tree_data(id)?;
     let decoded = gix::objs::TreeRef::from_bytes(&data, repo.repo.object_hash())
         .with_ctx(|| format!("cannot decode tree {id}"))?;
@@ -1011,7 +1130,12 @@ fn build_cache_tree(
                 .iter()
                 .find(|c| c.name.as_slice() == child_name.as_slice())
         });
-        children.push(build_cache_tree(repo, child_id, &child_name, old_child)?);
+        let len = path.len();
+        path.extend_from_slice(&child_name);
+        path.push(b'/');
+        let child = build_cache_tree(repo, child_id, path, sparse, old_child);
+        path.truncate(len);
+        children.push(child?);
     }
     children.sort_by(|a, b| {
         a.name
@@ -1189,6 +1313,8 @@ mod tests {
         Index {
             file: std::sync::Arc::new(gix::index::File::from_state(state, PathBuf::from("index"))),
             cache_tree: None,
+            resolve_undo: None,
+            v4: false,
         }
     }
 

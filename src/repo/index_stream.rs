@@ -6,13 +6,22 @@
 //! an apply (the file and its entries were both resident while gix decoded it). Writing
 //! makes each entry in one piece ([`write_entries`]).
 //!
-//! Only the entries are decoded here, for index versions 2 and 3 (what git writes unless
-//! told otherwise, and what gix writes back). The extensions that follow them (cache-tree,
-//! resolve-undo, untracked cache, …; a few KiB to a few hundred) are handed to gix's own
-//! decoder as an index of no entries, so they mean exactly what they mean to gix. Anything
-//! else — version 4's compressed paths, sparse-directory entries, paths of 4 KiB or more, an
-//! entry that does not parse — is left to gix's decoder of the whole file
+//! Only the entries are decoded here, for index versions 2, 3 and 4 (4: paths compressed
+//! against the previous one, what `feature.manyFiles` turns on), long paths included (4 KiB
+//! and more: gix's decoder misplaces the entry after one). The extensions that follow them
+//! (cache-tree, resolve-undo, untracked cache, …; a few KiB to a few hundred) are handed to
+//! gix's own decoder as an index of no entries, so they mean exactly what they mean to gix;
+//! the resolve-undo extension, which gix decodes but neither exposes nor writes, is also kept
+//! as raw bytes so it is written back unchanged. Anything else — sparse-directory entries, an
+//! entry that does not parse, a split index — is left to gix's decoder of the whole file
 //! ([`Streamed::Unsupported`]), which also names what is wrong with a damaged one.
+//!
+//! What git-clada writes back, extension by extension (docs/architecture.md has the table):
+//! the cache-tree (recomputed, or invalidated as git does), the resolve-undo data (as read),
+//! and nothing else — the untracked cache, the fsmonitor bitmap (positional), the
+//! end-of-index and offset-table extensions (offsets into the old file) and the split-index
+//! link are dropped: git rebuilds each of them on its next write (a split index is written
+//! whole, and git splits it again). Version 4 is written as version 4.
 
 use std::io::Read;
 use std::path::Path;
@@ -37,20 +46,34 @@ const NAME_LEN_BITS: u16 = 0x0fff;
 const EXTENDED: u16 = 0x4000;
 /// The only bits of that second word git defines (intent-to-add, skip-worktree).
 const EXTENDED_KNOWN: u16 = 0x6000;
+/// The longest path this reader looks for the end of (git's own limit is the file system's).
+const MAX_PATH: usize = 64 << 10;
+/// The resolve-undo extension's signature.
+pub(super) const REUC: [u8; 4] = *b"REUC";
 
 /// What reading the index in pieces gave.
 pub(super) enum Streamed {
-    /// The entries, and the cache-tree extension if the file has one.
-    Read(Box<gix::index::State>, Option<gix::index::extension::Tree>),
+    /// The entries, and what of the extensions is kept.
+    Read(Box<Decoded>),
     /// Not a file this reader decodes: read it whole with gix.
     Unsupported,
+}
+
+/// An index file decoded here.
+pub(super) struct Decoded {
+    pub state: gix::index::State,
+    pub tree: Option<gix::index::extension::Tree>,
+    /// The resolve-undo extension's body, as read.
+    pub resolve_undo: Option<Vec<u8>>,
+    /// The file was version 4 (compressed paths).
+    pub v4: bool,
 }
 
 /// Reads the index from `file` (`len` bytes, modified at `mtime`). `trusted`: the file's
 /// trailing checksum, when this exact file is one git-clada wrote and hashed itself (see
 /// `index::checked_trailer`); its bytes are then not hashed again, only that trailer compared.
 pub(super) fn read(
-    file: &mut std::fs::File,
+    file: &mut impl Read,
     len: u64,
     mtime: filetime::FileTime,
     path: &Path,
@@ -77,28 +100,30 @@ pub(super) fn read(
     let header = pieces.take(12);
     let version = u32::from_be_bytes([header[4], header[5], header[6], header[7]]);
     let count = u32::from_be_bytes([header[8], header[9], header[10], header[11]]) as usize;
-    if &header[..4] != b"DIRC" || !(version == 2 || version == 3) {
+    if &header[..4] != b"DIRC" || !(2..=4).contains(&version) {
         return Ok(Streamed::Unsupported);
     }
+    let v4 = version == 4;
     let mut state = gix::index::State::new(gix::hash::Kind::Sha1);
     state.set_timestamp(mtime);
     // Room for the paths: what the file holds beyond the entries' fixed parts.
     state.return_path_backing(Vec::with_capacity(
         (len - 12).saturating_sub(count.saturating_mul(FIXED + 2)),
     ));
+    let mut prev = Vec::new();
     for _ in 0..count {
-        if !pieces.entry(&mut state).map_err(io)? {
+        if !pieces.entry(&mut state, v4, &mut prev).map_err(io)? {
             return Ok(Streamed::Unsupported);
         }
     }
     // The extensions, behind a header of no entries, for gix to decode.
     let mut rest = Vec::with_capacity(12 + pieces.body_left + pieces.end - pieces.pos);
     rest.extend_from_slice(b"DIRC");
-    rest.extend_from_slice(&version.to_be_bytes());
+    rest.extend_from_slice(&version.min(3).to_be_bytes());
     rest.extend_from_slice(&0u32.to_be_bytes());
-    if !extensions(&mut pieces, &mut rest).map_err(io)? {
+    let Some(resolve_undo) = extensions(&mut pieces, &mut rest).map_err(io)? else {
         return Ok(Streamed::Unsupported);
-    }
+    };
     let hasher = pieces.hasher.take();
     let mut trailer = [0u8; HASH_LEN];
     pieces.file.read_exact(&mut trailer).map_err(|e| {
@@ -140,15 +165,171 @@ pub(super) fn read(
     if extensions.link().is_some() {
         return Ok(Streamed::Unsupported);
     }
-    // Of the extensions, gix writes back only the cache-tree; the others are dropped on
-    // either way of reading.
-    Ok(Streamed::Read(Box::new(state), extensions.remove_tree()))
+    Ok(Streamed::Read(Box::new(Decoded {
+        state,
+        tree: extensions.remove_tree(),
+        resolve_undo,
+        v4,
+    })))
+}
+
+/// One entry as it lies in the file, decoded from the bytes at its start.
+enum Parsed {
+    /// At least this many bytes are needed (more than were given).
+    More(usize),
+    /// Not an entry this reader decodes.
+    Bad,
+    Entry(RawEntry),
+}
+
+struct RawEntry {
+    stat: Stat,
+    id: ObjectId,
+    /// In memory form, the name length bits cleared.
+    flags: Flags,
+    mode: Mode,
+    /// Version 4: how many bytes of the previous path to drop before the name.
+    strip: usize,
+    /// Where the name (v4: the suffix) lies in the bytes given.
+    name: std::ops::Range<usize>,
+    /// The entry's size in the file, padding included.
+    size: usize,
+}
+
+/// Decodes the entry at the start of `b` as git writes it (gix's `decode::entries` for
+/// versions 2–3; git's `read-cache.c` for long names and version 4).
+fn parse_entry(b: &[u8], v4: bool) -> Parsed {
+    if b.len() < FIXED {
+        return Parsed::More(FIXED);
+    }
+    let word = |i: usize| u32::from_be_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
+    let time = |i: usize| gix::index::entry::stat::Time {
+        secs: word(i),
+        nsecs: word(i + 4),
+    };
+    let stat = Stat {
+        ctime: time(0),
+        mtime: time(8),
+        dev: word(16),
+        ino: word(20),
+        uid: word(28),
+        gid: word(32),
+        size: word(36),
+    };
+    let mode = Mode::from_bits_truncate(word(24));
+    let Ok(id) = ObjectId::try_from(&b[40..40 + HASH_LEN]) else {
+        return Parsed::Bad;
+    };
+    let disk_flags = u16::from_be_bytes([b[FIXED - 2], b[FIXED - 1]]);
+    let name_len = usize::from(disk_flags & NAME_LEN_BITS);
+    let mut flags = u32::from(disk_flags & !NAME_LEN_BITS);
+    let mut header = FIXED;
+    if disk_flags & EXTENDED != 0 {
+        if b.len() < FIXED + 2 {
+            return Parsed::More(FIXED + 2);
+        }
+        let extended = u16::from_be_bytes([b[FIXED], b[FIXED + 1]]);
+        if extended & !EXTENDED_KNOWN != 0 {
+            return Parsed::Bad;
+        }
+        flags |= u32::from(extended) << 16;
+        header += 2;
+    }
+    let mut strip = 0;
+    if v4 {
+        match varint(&b[header..]) {
+            Varint::More => return Parsed::More(b.len() + 1),
+            Varint::Bad => return Parsed::Bad,
+            Varint::Value(v, used) => {
+                strip = v;
+                header += used;
+            }
+        }
+    }
+    // The name ends at a NUL: in version 4 always, before that for long names; otherwise
+    // its length is in the flags and one to eight NULs pad the entry to a multiple of 8.
+    let (name, size) = if v4 || name_len == LONG_NAME {
+        match memchr::memchr(0, &b[header..]) {
+            Some(n) if v4 => (header..header + n, header + n + 1),
+            Some(n) if n >= LONG_NAME => (header..header + n, (header + n + 8) & !7),
+            Some(_) => return Parsed::Bad,
+            None if b.len() - header > MAX_PATH => return Parsed::Bad,
+            None => return Parsed::More(b.len() + 1),
+        }
+    } else {
+        let size = (header + name_len + 8) & !7;
+        if b.len() < size {
+            return Parsed::More(size);
+        }
+        if b[header..header + name_len].contains(&0) {
+            return Parsed::Bad;
+        }
+        (header..header + name_len, size)
+    };
+    if b.len() < size {
+        return Parsed::More(size);
+    }
+    Parsed::Entry(RawEntry {
+        stat,
+        id,
+        flags: Flags::from_bits_retain(flags),
+        mode,
+        strip,
+        name,
+        size,
+    })
+}
+
+enum Varint {
+    More,
+    Bad,
+    /// The value and the bytes it took.
+    Value(usize, usize),
+}
+
+/// git's offset varint (`varint.c`): seven bits a byte, most significant first, each
+/// continuation adding one so that every value has one encoding.
+fn varint(b: &[u8]) -> Varint {
+    let mut value: usize = 0;
+    for (i, &c) in b.iter().enumerate() {
+        if i > 0 {
+            value = match value
+                .checked_add(1)
+                .and_then(|v| v.checked_mul(128))
+                .and_then(|v| v.checked_add(usize::from(c & 127)))
+            {
+                Some(v) => v,
+                None => return Varint::Bad,
+            };
+        } else {
+            value = usize::from(c & 127);
+        }
+        if c & 128 == 0 {
+            return Varint::Value(value, i + 1);
+        }
+    }
+    Varint::More
+}
+
+/// Appends git's offset varint of `value` to `out`.
+fn put_varint(out: &mut Vec<u8>, mut value: usize) {
+    let mut bytes = [0u8; 16];
+    let mut pos = bytes.len() - 1;
+    bytes[pos] = (value & 127) as u8;
+    value >>= 7;
+    while value > 0 {
+        value -= 1;
+        pos -= 1;
+        bytes[pos] = 128 | (value & 127) as u8;
+        value >>= 7;
+    }
+    out.extend_from_slice(&bytes[pos..]);
 }
 
 /// The file's body (everything before the trailing checksum), read in pieces and hashed as
 /// it comes in; `buf[pos..end]` is what has been read and not yet decoded.
-struct Pieces<'f> {
-    file: &'f mut std::fs::File,
+struct Pieces<'f, R> {
+    file: &'f mut R,
     buf: Vec<u8>,
     pos: usize,
     end: usize,
@@ -157,7 +338,7 @@ struct Pieces<'f> {
     hasher: Option<sha1::Sha1>,
 }
 
-impl Pieces<'_> {
+impl<R: Read> Pieces<'_, R> {
     /// Makes `n` bytes available at `buf[pos..end]`; `false` when the body ends first. The
     /// buffer is zeroed only when it grows: reading into a freshly zeroed piece each time cost
     /// ~0.5 ms at 100,000 entries.
@@ -197,80 +378,94 @@ impl Pieces<'_> {
         &self.buf[at..at + n]
     }
 
-    /// Decodes one entry as gix does (see its `decode::entries`) and appends it to `state`;
-    /// `false` for what this reader leaves to gix.
-    fn entry(&mut self, state: &mut gix::index::State) -> std::io::Result<bool> {
-        if !self.ensure(FIXED)? {
-            return Ok(false);
-        }
-        let b = &self.buf[self.pos..];
-        let word = |i: usize| u32::from_be_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
-        let time = |i: usize| gix::index::entry::stat::Time {
-            secs: word(i),
-            nsecs: word(i + 4),
-        };
-        let stat = Stat {
-            ctime: time(0),
-            mtime: time(8),
-            dev: word(16),
-            ino: word(20),
-            uid: word(28),
-            gid: word(32),
-            size: word(36),
-        };
-        let mode = Mode::from_bits_truncate(word(24));
-        let Ok(id) = ObjectId::try_from(&b[40..40 + HASH_LEN]) else {
-            return Ok(false);
-        };
-        let disk_flags = u16::from_be_bytes([b[FIXED - 2], b[FIXED - 1]]);
-        let name_len = usize::from(disk_flags & NAME_LEN_BITS);
-        let mut flags = u32::from(disk_flags);
-        let mut header = FIXED;
-        if disk_flags & EXTENDED != 0 {
-            if !self.ensure(FIXED + 2)? {
+    /// Decodes one entry and appends it to `state` (`prev`: the previous entry's path, for
+    /// version 4's compression); `false` for what this reader leaves to gix.
+    fn entry(
+        &mut self,
+        state: &mut gix::index::State,
+        v4: bool,
+        prev: &mut Vec<u8>,
+    ) -> std::io::Result<bool> {
+        let mut need = FIXED;
+        let e = loop {
+            if !self.ensure(need)? {
                 return Ok(false);
             }
-            let b = &self.buf[self.pos..];
-            let extended = u16::from_be_bytes([b[FIXED], b[FIXED + 1]]);
-            if extended & !EXTENDED_KNOWN != 0 {
-                return Ok(false);
+            match parse_entry(&self.buf[self.pos..self.end], v4) {
+                Parsed::More(n) => need = n,
+                Parsed::Bad => return Ok(false),
+                Parsed::Entry(e) => break e,
             }
-            flags |= u32::from(extended) << 16;
-            header += 2;
-        }
-        if name_len == LONG_NAME || mode == Mode::DIR {
+        };
+        // Sparse-directory entries make a sparse index, which only gix's decoder marks so.
+        if e.mode == Mode::DIR {
             return Ok(false);
         }
-        // The name, then one to eight NULs up to a multiple of eight bytes.
-        let size = (header + name_len + 8) & !7;
-        if !self.ensure(size)? {
-            return Ok(false);
-        }
-        let name = &self.buf[self.pos + header..self.pos + header + name_len];
-        if name.contains(&0) {
-            return Ok(false);
-        }
-        state.dangerously_push_entry(
-            stat,
-            id,
-            Flags::from_bits_retain(flags) & !Flags::PATH_LEN,
-            mode,
-            name.into(),
-        );
-        self.pos += size;
+        let name = &self.buf[self.pos + e.name.start..self.pos + e.name.end];
+        let path: &[u8] = if v4 {
+            let Some(keep) = prev.len().checked_sub(e.strip) else {
+                return Ok(false);
+            };
+            prev.truncate(keep);
+            prev.extend_from_slice(name);
+            prev
+        } else {
+            name
+        };
+        state.dangerously_push_entry(e.stat, e.id, e.flags, e.mode, path.into());
+        self.pos += e.size;
         Ok(true)
     }
 }
 
-/// Writes the index file's header, `state`'s entries and `tree` as the cache-tree extension,
-/// byte for byte as gix does with the end-of-index marker turned off (the marker is optional
-/// and only helps readers that split the work by it). One write per entry instead of gix's
-/// dozen: writing a 100,000-entry index spent most of its time in those calls. `false`, with
-/// nothing written, for a sparse index (directory entries and their extension), which gix
-/// writes.
+/// Where the extensions of the index file `data` begin (after its entries), without
+/// decoding more than the entries' sizes; `None` if the entries do not parse.
+pub(super) fn extensions_offset(data: &[u8]) -> Option<usize> {
+    let body = data.get(..data.len().checked_sub(HASH_LEN)?)?;
+    let header = body.get(..12)?;
+    let version = u32::from_be_bytes([header[4], header[5], header[6], header[7]]);
+    let count = u32::from_be_bytes([header[8], header[9], header[10], header[11]]);
+    if &header[..4] != b"DIRC" || !(2..=4).contains(&version) {
+        return None;
+    }
+    let mut at = 12;
+    for _ in 0..count {
+        match parse_entry(body.get(at..)?, version == 4) {
+            Parsed::Entry(e) => at += e.size,
+            Parsed::More(_) | Parsed::Bad => return None,
+        }
+    }
+    Some(at)
+}
+
+/// The body of the extension `signature` in the index file `data` (entries and all).
+pub(super) fn raw_extension(data: &[u8], signature: [u8; 4]) -> Option<Vec<u8>> {
+    let mut at = extensions_offset(data)?;
+    let end = data.len() - HASH_LEN;
+    while at + 8 <= end {
+        let head = &data[at..at + 8];
+        let size = u32::from_be_bytes([head[4], head[5], head[6], head[7]]) as usize;
+        let body = data.get(at + 8..(at + 8).checked_add(size)?.min(end))?;
+        if head[..4] == signature {
+            return Some(body.to_vec());
+        }
+        at += 8 + size;
+    }
+    None
+}
+
+/// Writes the index file's header, `state`'s entries, `tree` as the cache-tree extension and
+/// `resolve_undo` as the resolve-undo extension, byte for byte as gix does with the
+/// end-of-index marker turned off (the marker is optional and only helps readers that split
+/// the work by it); `v4` compresses the paths as git's version 4 does. One write per entry
+/// instead of gix's dozen: writing a 100,000-entry index spent most of its time in those
+/// calls. `false`, with nothing written, for a sparse index (directory entries and their
+/// extension), which gix writes.
 pub(super) fn write_entries(
     state: &gix::index::State,
     tree: Option<&gix::index::extension::Tree>,
+    resolve_undo: Option<&[u8]>,
+    v4: bool,
     out: &mut impl std::io::Write,
 ) -> std::io::Result<bool> {
     if state.is_sparse() {
@@ -282,7 +477,9 @@ pub(super) fn write_entries(
         .filter(|e| !e.flags.contains(Flags::REMOVE))
         .count();
     let live = u32::try_from(live).map_err(|_| std::io::Error::other("too many index entries"))?;
-    let version: u32 = if entries.iter().any(|e| e.flags.contains(Flags::EXTENDED)) {
+    let version: u32 = if v4 {
+        4
+    } else if entries.iter().any(|e| e.flags.contains(Flags::EXTENDED)) {
         3
     } else {
         2
@@ -293,6 +490,7 @@ pub(super) fn write_entries(
     head[8..].copy_from_slice(&live.to_be_bytes());
     out.write_all(&head)?;
     let mut record = Vec::with_capacity(256);
+    let mut prev: &[u8] = &[];
     for e in entries {
         if e.flags.contains(Flags::REMOVE) {
             continue;
@@ -324,25 +522,60 @@ pub(super) fn write_entries(
                 ((e.flags & (Flags::INTENT_TO_ADD | Flags::SKIP_WORKTREE)).bits() >> 16) as u16;
             record.extend_from_slice(&extended.to_be_bytes());
         }
-        record.extend_from_slice(path);
-        // The name's NUL, and more up to a multiple of eight bytes.
-        let size = (record.len() + 8) & !7;
-        record.resize(size, 0);
+        if v4 {
+            let common = prev
+                .iter()
+                .zip(path.iter())
+                .take_while(|(a, b)| a == b)
+                .count();
+            put_varint(&mut record, prev.len() - common);
+            record.extend_from_slice(&path[common..]);
+            record.push(0);
+            prev = path;
+        } else {
+            record.extend_from_slice(path);
+            // The name's NUL, and more up to a multiple of eight bytes.
+            let size = (record.len() + 8) & !7;
+            record.resize(size, 0);
+        }
         out.write_all(&record)?;
     }
+    write_extensions(tree, resolve_undo, out)?;
+    Ok(true)
+}
+
+/// Writes the cache-tree and resolve-undo extensions (in git's order) after the entries.
+pub(super) fn write_extensions(
+    tree: Option<&gix::index::extension::Tree>,
+    resolve_undo: Option<&[u8]>,
+    out: &mut impl std::io::Write,
+) -> std::io::Result<()> {
     if let Some(tree) = tree {
         tree.write_to(&mut *out)?;
     }
-    Ok(true)
+    if let Some(body) = resolve_undo {
+        let size = u32::try_from(body.len())
+            .map_err(|_| std::io::Error::other("resolve-undo extension too large"))?;
+        out.write_all(&REUC)?;
+        out.write_all(&size.to_be_bytes())?;
+        out.write_all(body)?;
+    }
+    Ok(())
 }
 
 /// Copies the extensions (what follows the entries, up to the checksum) into `out`, all but
 /// the two that locate parts of the file by offset (end-of-index, index-entry-offsets), which
-/// would point into the file gix is not given. `false` if they do not parse.
-fn extensions(pieces: &mut Pieces<'_>, out: &mut Vec<u8>) -> std::io::Result<bool> {
+/// would point into the file gix is not given. Returns the resolve-undo extension's body, if
+/// any; `None` if they do not parse.
+#[allow(clippy::option_option)]
+fn extensions<R: Read>(
+    pieces: &mut Pieces<'_, R>,
+    out: &mut Vec<u8>,
+) -> std::io::Result<Option<Option<Vec<u8>>>> {
+    let mut resolve_undo = None;
     while pieces.end > pieces.pos || pieces.body_left > 0 {
         if !pieces.ensure(8)? {
-            return Ok(false);
+            return Ok(None);
         }
         let head = pieces.take(8);
         let (signature, size) = (
@@ -350,17 +583,20 @@ fn extensions(pieces: &mut Pieces<'_>, out: &mut Vec<u8>) -> std::io::Result<boo
             u32::from_be_bytes([head[4], head[5], head[6], head[7]]) as usize,
         );
         if !pieces.ensure(size)? {
-            return Ok(false);
+            return Ok(None);
         }
         let data = pieces.take(size);
         if &signature == b"EOIE" || &signature == b"IEOT" {
             continue;
         }
+        if signature == REUC {
+            resolve_undo = Some(data.to_vec());
+        }
         out.extend_from_slice(&signature);
         out.extend_from_slice(&(size as u32).to_be_bytes());
         out.extend_from_slice(data);
     }
-    Ok(true)
+    Ok(Some(resolve_undo))
 }
 
 /// The refusal of an index whose checksum does not match its bytes.
@@ -446,9 +682,10 @@ mod tests {
         let (whole, _) =
             gix::index::State::from_bytes(&data, mtime, gix::hash::Kind::Sha1, Default::default())
                 .unwrap();
-        let Streamed::Read(state, tree) = read_streamed(path).unwrap() else {
+        let Streamed::Read(decoded) = read_streamed(path).unwrap() else {
             panic!("{}: left to gix", path.display());
         };
+        let Decoded { state, tree, .. } = *decoded;
         assert_eq!(state.entries().len(), whole.entries().len());
         for (a, b) in state.entries().iter().zip(whole.entries()) {
             assert_eq!(a.path(&state), b.path(&whole));
@@ -515,15 +752,89 @@ mod tests {
     }
 
     #[test]
-    fn version_4_and_split_indexes_are_left_to_gix() {
-        for scenario in [
-            &[&["update-index", "--index-version", "4"][..]][..],
-            &[&["update-index", "--split-index"][..]][..],
-        ] {
-            let dir = repo_with(scenario);
-            let got = read_streamed(&dir.path().join(".git/index")).unwrap();
-            assert!(matches!(got, Streamed::Unsupported), "{scenario:?}");
+    fn version_4_is_read_here_and_split_indexes_are_left_to_gix() {
+        let dir = repo_with(&[
+            &["update-index", "--skip-worktree", "d001/f0010.txt"],
+            &["update-index", "--index-version", "4"],
+        ]);
+        same_as_gix(&dir.path().join(".git/index"));
+        let dir = repo_with(&[&["update-index", "--split-index"]]);
+        let got = read_streamed(&dir.path().join(".git/index")).unwrap();
+        assert!(matches!(got, Streamed::Unsupported));
+    }
+
+    /// A path of 4 KiB or more has the long-name mark instead of its length; the entry after
+    /// it starts past the NUL and its padding (gix's decoder misplaces it).
+    #[test]
+    fn long_paths_are_read_in_every_version() {
+        for version in ["2", "4"] {
+            let dir = repo_with(&[]);
+            let mut long = String::from("L");
+            while long.len() < 3_900 {
+                long.push('/');
+                long.push_str(&"x".repeat(200));
+            }
+            std::fs::create_dir_all(dir.path().join(&long)).unwrap();
+            let file = format!("{long}/{}", "y".repeat(4_095 - long.len() - 1));
+            assert_eq!(file.len(), 4_095);
+            // Too long as an absolute path: written relative to the worktree.
+            let wrote = Command::new("sh")
+                .args(["-c", "echo long > \"$1\"", "sh", &file])
+                .current_dir(dir.path())
+                .status()
+                .unwrap();
+            assert!(wrote.success());
+            git(dir.path(), &["add", "-A"]);
+            git(dir.path(), &["update-index", "--index-version", version]);
+            let path = dir.path().join(".git/index");
+            let Streamed::Read(decoded) = read_streamed(&path).unwrap() else {
+                panic!("version {version}: left to gix");
+            };
+            let paths: Vec<_> = decoded
+                .state
+                .entries()
+                .iter()
+                .map(|e| e.path(&decoded.state).to_string())
+                .collect();
+            assert!(paths.contains(&file), "version {version}");
+            assert!(paths.contains(&"new.txt".to_string()), "version {version}");
+            // Written back (in the same version) it is the same file, checksum aside.
+            let mut out = Vec::new();
+            let v4 = version == "4";
+            assert!(
+                write_entries(&decoded.state, decoded.tree.as_ref(), None, v4, &mut out).unwrap()
+            );
+            let data = std::fs::read(&path).unwrap();
+            let offset = extensions_offset(&data).unwrap();
+            assert_eq!(out[..offset], data[..offset], "version {version}");
         }
+    }
+
+    #[test]
+    fn varints_round_trip_as_git_encodes_them() {
+        for v in [
+            0usize,
+            1,
+            127,
+            128,
+            129,
+            16_383,
+            16_384,
+            16_511,
+            1 << 20,
+            usize::MAX >> 8,
+        ] {
+            let mut out = Vec::new();
+            put_varint(&mut out, v);
+            match varint(&out) {
+                Varint::Value(got, used) => assert_eq!((got, used), (v, out.len())),
+                _ => panic!("{v}"),
+            }
+        }
+        // git's encoding of 128 is 0x80 0x00 (each continuation adds one).
+        let mut out = Vec::new();
+        put_varint(&mut out, 128);
+        assert_eq!(out, [0x80, 0x00]);
     }
 
     #[test]
@@ -571,7 +882,7 @@ mod tests {
         };
         let ours = |state: &gix::index::State| {
             let mut out = Vec::new();
-            assert!(write_entries(state, state.tree(), &mut out).unwrap());
+            assert!(write_entries(state, state.tree(), None, false, &mut out).unwrap());
             out
         };
         let scenarios: &[(usize, &[&[&str]])] = &[
