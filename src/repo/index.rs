@@ -454,6 +454,9 @@ impl Index {
         reuse: Option<&Index>,
     ) -> Result<()> {
         let old = match reuse {
+            // A sparse index's nodes count its directory entries as one: nothing to reuse
+            // for an index that holds their files.
+            Some(other) if other.has_sparse_dirs() => None,
             Some(other) => other
                 .cache_tree
                 .clone()
@@ -543,22 +546,7 @@ impl Index {
         let state: &gix::index::State = &self.file;
         let tree = self.cache_tree.as_ref().or_else(|| state.tree());
         let resolve_undo = self.resolve_undo.as_deref();
-        if super::index_stream::write_entries(state, tree, resolve_undo, self.v4, out)? {
-            return Ok(());
-        }
-        // A sparse index: gix writes the entries and the sparse-directory extension, ours
-        // the rest (gix's end-of-index marker would have to come last).
-        let options = gix::index::write::Options {
-            extensions: gix::index::write::Extensions::Given {
-                tree_cache: false,
-                end_of_index_entry: false,
-            },
-            ..Default::default()
-        };
-        state
-            .write_to(&mut *out, options)
-            .map_err(|e| std::io::Error::other(format!("cannot serialise the index: {e}")))?;
-        super::index_stream::write_extensions(tree, resolve_undo, out)
+        super::index_stream::write_entries(state, tree, resolve_undo, self.v4, out)
     }
 
     /// Sets (or removes) the entries of the given paths; all other entries are untouched.
@@ -641,7 +629,7 @@ impl Index {
     /// sparse directories stay collapsed. An entry inside a directory the index holds as one
     /// entry would make an index git reads out of order.
     fn expand_sparse_above(&mut self, repo: &Repo, updates: &[IndexUpdate]) -> Result<()> {
-        if !self.file.is_sparse() {
+        if !self.has_sparse_dirs() {
             return Ok(());
         }
         let mut expand: Vec<(usize, BString, ObjectId)> = Vec::new();
@@ -661,6 +649,63 @@ impl Index {
                 }
             }
         }
+        self.expand_sparse(repo, expand)
+    }
+
+    /// Whether the index holds sparse-directory entries (as read, or restored here).
+    fn has_sparse_dirs(&self) -> bool {
+        self.file.is_sparse() || self.file.entries().iter().any(|e| e.mode == Mode::DIR)
+    }
+
+    /// This index with every sparse-directory entry replaced by the files of its tree (git's
+    /// `ensure_full_index`), for what cannot look at a directory entry (gix's comparison
+    /// with a tree refuses a sparse index). A copy; the index written keeps its sparse
+    /// directories.
+    pub(crate) fn expanded(&self, repo: &Repo) -> Result<Index> {
+        if !self.has_sparse_dirs() {
+            return Ok(self.clone());
+        }
+        let old: &gix::index::State = &self.file;
+        // A new state: gix marks an index sparse only while decoding one.
+        let mut state = gix::index::State::new(old.object_hash());
+        state.set_timestamp(old.timestamp());
+        for e in old.entries() {
+            let path = e.path(old);
+            if e.mode != Mode::DIR {
+                state.dangerously_push_entry(e.stat, e.id, e.flags, e.mode, path);
+                continue;
+            }
+            let prefix = &path[..path.len() - 1];
+            for (file, entry) in repo.tree_files(e.id)? {
+                let mut full = BString::from(prefix);
+                full.push(b'/');
+                full.extend_from_slice(&file);
+                state.dangerously_push_entry(
+                    Stat::default(),
+                    entry.id,
+                    Flags::SKIP_WORKTREE | Flags::EXTENDED,
+                    mode_of(entry.kind),
+                    full.as_bstr(),
+                );
+            }
+        }
+        let mut full = Index {
+            file: std::sync::Arc::new(gix::index::File::from_state(state, self.file.path())),
+            cache_tree: None,
+            resolve_undo: self.resolve_undo.clone(),
+            v4: self.v4,
+        };
+        full.sort_entries();
+        Ok(full)
+    }
+
+    /// Replaces the sparse-directory entries `expand` (index, path with its `/`, tree) with
+    /// the files of their trees, marked skip-worktree.
+    fn expand_sparse(
+        &mut self,
+        repo: &Repo,
+        expand: Vec<(usize, BString, ObjectId)>,
+    ) -> Result<()> {
         if expand.is_empty() {
             return Ok(());
         }
@@ -753,10 +798,22 @@ impl Index {
 
     /// The user's flags on the stage-0 entry of `path` (`None` when it has no entry).
     pub fn flags_of(&self, path: &BStr) -> Option<EntryFlags> {
-        let e = self
-            .file
-            .entry_by_path_and_stage(path, Stage::Unconflicted)?;
-        Some(EntryFlags::of(e.flags))
+        if let Some(e) = self.file.entry_by_path_and_stage(path, Stage::Unconflicted) {
+            return Some(EntryFlags::of(e.flags));
+        }
+        // Inside a sparse directory of a sparse index: the directory entry's flags.
+        let mut end = 0;
+        while let Some(pos) = path[end..].find_byte(b'/') {
+            end += pos + 1;
+            if let Some(e) = self
+                .file
+                .entry_by_path_and_stage(path[..end].as_bstr(), Stage::Unconflicted)
+                .filter(|e| e.mode == Mode::DIR)
+            {
+                return Some(EntryFlags::of(e.flags));
+            }
+        }
+        None
     }
 
     /// Every stage-0 entry with a user flag set, sorted by path.
@@ -781,6 +838,12 @@ impl Index {
         let empty_blob = ObjectId::empty_blob(self.file.object_hash());
         let mut added = Vec::new();
         for (path, f) in flags {
+            if path.ends_with(b"/") {
+                // A sparse directory of a sparse index: its flag is its files' flag, where an
+                // index built from a tree holds them one by one.
+                self.set_dir_flags(repo, path.as_bstr(), *f);
+                continue;
+            }
             match self
                 .file
                 .entry_index_by_path_and_stage(path.as_bstr(), Stage::Unconflicted)
@@ -819,8 +882,11 @@ impl Index {
             return Ok(());
         }
         // git keeps intent-to-add entries out of trees and invalidates the cache-tree above
-        // them; dropping the cache-tree is the simple equivalent.
+        // them (to the root).
         repo.write_blob(b"")?;
+        for (path, _) in &added {
+            self.invalidate_cached_tree(path.as_bstr());
+        }
         for (path, mode) in added {
             self.file_mut().dangerously_push_entry(
                 Stat::default(),
@@ -831,9 +897,68 @@ impl Index {
             );
         }
         self.sort_entries();
-        self.file_mut().remove_tree();
-        self.cache_tree = None;
         Ok(())
+    }
+
+    /// Sets the skip-worktree and assume-unchanged bits of the directory entry `dir` (with
+    /// its `/`, an entry of a sparse index). Where the index holds the directory's files
+    /// instead (it was rebuilt from a tree), those absent from the worktree get the bits —
+    /// a present file is an ordinary tracked file to git (`clear_skip_worktree_from_present_
+    /// files`) — and when all are absent (and none conflicted or intent-to-add, and the
+    /// cache-tree names the directory's tree) they become that one entry again: git expects
+    /// a sparse index to stay sparse, and git 2.47 misreads a full index with an
+    /// intent-to-add entry under `index.sparse` (`git ls-files` shows every entry as the
+    /// first one).
+    fn set_dir_flags(&mut self, repo: &Repo, dir: &BStr, f: EntryFlags) {
+        let range = match self
+            .file
+            .entry_index_by_path_and_stage(dir, Stage::Unconflicted)
+        {
+            Some(idx) => idx..idx + 1,
+            None => match self.file.prefixed_entries_range(dir) {
+                Some(range) => range,
+                None => return,
+            },
+        };
+        let mut present = Vec::new();
+        let mut collapsible = f.skip_worktree && !f.assume_unchanged;
+        for e in &self.file.entries()[range.clone()] {
+            let path = e.path(&self.file);
+            // A path the system cannot name from the root (longer than its limit) counts as
+            // absent: skip-worktree, as recorded.
+            let here =
+                e.mode != Mode::DIR && repo.worktree_metadata(path).is_ok_and(|m| m.is_some());
+            present.push(here);
+            collapsible &= !here
+                && e.stage() == Stage::Unconflicted
+                && !e.flags.contains(Flags::INTENT_TO_ADD)
+                && e.mode != Mode::DIR;
+        }
+        let tree = match (collapsible, self.cache_tree.as_mut()) {
+            (true, Some(root)) => collapse_node(root, dir, range.len() as u32),
+            _ => None,
+        };
+        if let Some(id) = tree {
+            self.file_mut()
+                .remove_entries(|idx, _, _| range.contains(&idx));
+            self.file_mut().dangerously_push_entry(
+                Stat::default(),
+                id,
+                Flags::SKIP_WORKTREE | Flags::EXTENDED,
+                Mode::DIR,
+                dir,
+            );
+            self.sort_entries();
+            return;
+        }
+        for (e, here) in self.file_mut().entries_mut()[range].iter_mut().zip(present) {
+            let skip = f.skip_worktree && !here;
+            e.flags.set(Flags::SKIP_WORKTREE, skip);
+            e.flags.set(Flags::ASSUME_VALID, f.assume_unchanged);
+            if skip {
+                e.flags.insert(Flags::EXTENDED);
+            }
+        }
     }
 
     /// Refreshes the stat data of `paths` from the worktree (files just written there).
@@ -1027,11 +1152,26 @@ fn read_whole(
     });
     checked?;
     let what = || format!("cannot read the index '{}'", path.display());
-    let (mut state, _) = decoded.ctx(what())?;
+    // gix decodes a split index (and, unlike the streamed reader, misplaces the entry after a
+    // path of 4 KiB or more): say how to turn it back into one file git-clada reads itself.
+    let split = || {
+        format!(
+            "{}; it is a split index (core.splitIndex): `git config core.splitIndex false && git update-index --no-split-index` makes it one file",
+            what()
+        )
+    };
+    let split_index = data
+        .windows(8)
+        .any(|w| w.starts_with(b"link") && u32::from_be_bytes([w[4], w[5], w[6], w[7]]) >= 20);
+    let (mut state, _) = match decoded {
+        Err(_) if split_index => return Err(RepoError::Invalid(split())),
+        decoded => decoded.ctx(what())?,
+    };
     if state.link().is_some() {
         // A split index: most entries are in the shared index it names, which gix merges
         // in when it opens the file itself. Written back whole; git splits it again.
-        let file = gix::index::File::at(path, hash, false, Default::default()).ctx(what())?;
+        let file = gix::index::File::at(path, hash, false, Default::default())
+            .map_err(|_| RepoError::Invalid(split()))?;
         state = file.into();
     }
     let v4 = data.get(4..8) == Some(&4u32.to_be_bytes()[..]);
@@ -1057,6 +1197,36 @@ fn verify_checksum(data: &[u8], path: &std::path::Path) -> Result<()> {
         return Err(super::index_stream::corrupt(path));
     }
     Ok(())
+}
+
+/// Turns the valid cache-tree node of directory `dir` (with its `/`), which counts `files`
+/// entries, into the leaf of one sparse-directory entry, as git counts it, and returns its
+/// tree id; the counts of the valid nodes above it shrink by as much. `None` (and nothing
+/// changed) when the node is missing or not valid.
+fn collapse_node(root: &mut CacheTree, dir: &BStr, files: u32) -> Option<ObjectId> {
+    let components: Vec<&[u8]> = dir[..dir.len().checked_sub(1)?]
+        .split(|b| *b == b'/')
+        .collect();
+    let mut node: &CacheTree = root;
+    for comp in &components {
+        node = node.children.iter().find(|c| c.name.as_slice() == *comp)?;
+    }
+    if node.num_entries != Some(files) {
+        return None;
+    }
+    let id = node.id;
+    let shrink = files - 1;
+    let mut node: &mut CacheTree = root;
+    for comp in &components {
+        node.num_entries = node.num_entries.map(|n| n - shrink);
+        node = node
+            .children
+            .iter_mut()
+            .find(|c| c.name.as_slice() == *comp)?;
+    }
+    node.num_entries = Some(1);
+    node.children.clear();
+    Some(id)
 }
 
 /// Marks `tree`'s nodes on `path`'s directories (the root included) as invalid.

@@ -26,6 +26,10 @@ use super::{EntryKind, ObjectId, Repo, Result};
 struct Policy {
     stat: gix::index::entry::stat::Options,
     file_mode: bool,
+    /// A sparse checkout that does not expect files outside its patterns (git's default):
+    /// git treats a skip-worktree file that is present in the worktree as an ordinary
+    /// tracked file (`clear_skip_worktree_from_present_files`), so its changes show.
+    present_sparse: bool,
 }
 
 /// Tracked paths that differ from the index, and the untracked files.
@@ -145,6 +149,10 @@ impl Repo {
             .map(|v| !v.eq_ignore_ascii_case(b"minimal"))
             .unwrap_or(true);
         let file_mode = cfg.boolean("core.fileMode").unwrap_or(true);
+        let present_sparse = cfg.boolean("core.sparseCheckout").unwrap_or(false)
+            && !cfg
+                .boolean("sparse.expectFilesOutsideOfPatterns")
+                .unwrap_or(false);
         Policy {
             stat: gix::index::entry::stat::Options {
                 trust_ctime,
@@ -154,11 +162,24 @@ impl Repo {
                 use_stdev: false,
             },
             file_mode,
+            present_sparse,
         }
+    }
+
+    /// The index to compare with the worktree: `index` itself, or — in a sparse checkout
+    /// where a directory the sparse index holds as one entry has content in the worktree —
+    /// `index` with its sparse directories expanded, as git expands it to look at such files
+    /// (`clear_skip_worktree_from_present_files`).
+    fn scan_view<'a>(&self, index: &'a Index) -> Result<std::borrow::Cow<'a, Index>> {
+        if present_sparse_dirs(index, self.workdir(), self.scan_policy()) {
+            return Ok(std::borrow::Cow::Owned(index.expanded(self)?));
+        }
+        Ok(std::borrow::Cow::Borrowed(index))
     }
 
     /// Tracked paths whose worktree file differs from `index`, sorted.
     pub(crate) fn unstaged_paths(&self, index: &Index) -> Result<Vec<(BString, Dirt)>> {
+        let index = &*self.scan_view(index)?;
         let (dirty, suspects) = stat_pass(index, self.workdir(), self.scan_policy())?;
         self.content_check(index, dirty, suspects)
     }
@@ -171,6 +192,7 @@ impl Repo {
         index: &Index,
         cache: super::untracked::UntrackedCache,
     ) -> Result<WorktreeState> {
+        let index = &*self.scan_view(index)?;
         let workdir = self.workdir();
         let policy = self.scan_policy();
         let (scanned, untracked) = std::thread::scope(|s| {
@@ -229,12 +251,18 @@ impl Repo {
         let policy = self.scan_policy();
         let handle = std::thread::spawn(move || -> Result<Prefetched> {
             let (index, stamp) = super::index::read_index_file(path, hash)?;
-            let (dirty, suspects) = stat_pass(&index, &workdir, policy)?;
+            // A sparse directory with content: the scan needs trees (see `scan_view`).
+            let expand = present_sparse_dirs(&index, &workdir, policy);
+            let (dirty, suspects) = match expand {
+                true => Default::default(),
+                false => stat_pass(&index, &workdir, policy)?,
+            };
             Ok(Prefetched {
                 index,
                 stamp,
                 dirty,
                 suspects,
+                expand,
             })
         });
         StatusPrefetch { handle }
@@ -251,7 +279,7 @@ impl Repo {
         let pre = prefetch.handle.join().map_err(|_| {
             super::RepoError::Invalid("the status scan stopped unexpectedly".into())
         })??;
-        if IndexStamp::of(&self.repo.index_path()) != pre.stamp {
+        if pre.expand || IndexStamp::of(&self.repo.index_path()) != pre.stamp {
             let index = self.read_index()?;
             let status = self.status(head_tree, &index, false)?;
             return Ok((index, status));
@@ -280,6 +308,19 @@ struct Prefetched {
     stamp: Option<IndexStamp>,
     dirty: Vec<(BString, Dirt)>,
     suspects: Vec<usize>,
+    /// The scan was left to [`Repo::finish_status`] (see `scan_view`).
+    expand: bool,
+}
+
+/// Whether `index` has a sparse-directory entry whose directory exists in the worktree, in
+/// a sparse checkout where git then looks at the files in it.
+fn present_sparse_dirs(index: &Index, workdir: &std::path::Path, policy: Policy) -> bool {
+    policy.present_sparse
+        && index.file.entries().iter().any(|e| {
+            e.mode == Mode::DIR
+                && gix::path::from_bstr(e.path(&index.file))
+                    .is_ok_and(|p| workdir.join(p).symlink_metadata().is_ok())
+        })
 }
 
 /// The stat half of the comparison: dirty paths stat data proves, and the positions of the
@@ -375,7 +416,9 @@ fn scan_range(
             dirty.push((path.to_owned(), Dirt::Conflicted));
             continue;
         }
-        if e.flags.contains(gix::index::entry::Flags::SKIP_WORKTREE) || e.mode == Mode::COMMIT {
+        // Outside the sparse checkout: absent is as expected, present is looked at (git).
+        let hidden = e.flags.contains(gix::index::entry::Flags::SKIP_WORKTREE);
+        if e.mode == Mode::COMMIT || e.mode == Mode::DIR || (hidden && !policy.present_sparse) {
             continue;
         }
         if e.flags.contains(gix::index::entry::Flags::INTENT_TO_ADD) {
@@ -401,7 +444,9 @@ fn scan_range(
         }
         let Some((_, fd)) = &current else { continue };
         let Some(fd) = fd else {
-            dirty.push((path.to_owned(), Dirt::Deleted));
+            if !hidden {
+                dirty.push((path.to_owned(), Dirt::Deleted));
+            }
             continue;
         };
         match lstat_at(fd.0, name) {
@@ -411,7 +456,9 @@ fn scan_range(
                 Verdict::Suspect => suspects.push(i),
             },
             Err(err) if matches!(err.raw_os_error(), Some(libc::ENOENT) | Some(libc::ENOTDIR)) => {
-                dirty.push((path.to_owned(), Dirt::Deleted))
+                if !hidden {
+                    dirty.push((path.to_owned(), Dirt::Deleted))
+                }
             }
             Err(_) => suspects.push(i),
         }

@@ -235,10 +235,11 @@ impl Repo {
                 .collect());
         }
         let mut out = Vec::new();
+        let full = index.expanded(self)?;
         self.repo
             .tree_index_status(
                 &head_tree,
-                &index.file,
+                &full.file,
                 None,
                 gix::status::tree_index::TrackRenames::Disabled,
                 |change, _, _| {
