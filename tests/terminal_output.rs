@@ -65,31 +65,60 @@ fn on_terminal(r: &TestRepo, args: &[&str], input: &str, color: bool) -> (String
     (text.replace("\r\n", "\n"), code)
 }
 
-/// No character a terminal acts on (but line feed and tab) reached it, and none that reorders
-/// text.
+/// Why `text` is not inert: the first character a terminal acts on (but line feed and tab),
+/// or one that reorders text, that reached it raw.
+fn raw_control(what: &str, text: &str) -> Option<String> {
+    let (i, c) = text.char_indices().find(|&(_, c)| {
+        (c.is_control() && c != '\n' && c != '\t')
+            || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    })?;
+    Some(format!(
+        "{what}: {c:?} at byte {i} reached the terminal raw:\n{}",
+        text.escape_debug()
+    ))
+}
+
 fn assert_inert(what: &str, text: &str) {
-    for (i, c) in text.char_indices() {
-        let acts = (c.is_control() && c != '\n' && c != '\t')
-            || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
-        assert!(
-            !acts,
-            "{what}: {c:?} at byte {i} reached the terminal raw:\n{}",
-            text.escape_debug()
-        );
+    if let Some(problem) = raw_control(what, text) {
+        panic!("{problem}");
     }
 }
 
-/// Runs on a terminal, checks the output is inert and shows `expect`; returns it.
-fn shows(r: &TestRepo, args: &[&str], expect: &str) -> String {
-    let (text, code) = on_terminal(r, args, "", false);
-    assert_inert(&args.join(" "), &text);
-    assert!(
-        text.contains(expect),
-        "{}: expected {expect:?} in:\n{text}",
-        args.join(" ")
-    );
-    assert!(code == 0 || code == 1, "{}: exit {code}\n{text}", args.join(" "));
-    text
+/// The printing paths of one test that failed, so one run names every one of them.
+#[derive(Default)]
+struct Failures(Vec<String>);
+
+impl Failures {
+    /// Runs on a terminal and notes whether the output is inert and shows `expect`.
+    fn shows(&mut self, r: &TestRepo, args: &[&str], expect: &str) -> String {
+        let what = args.join(" ");
+        let (text, code) = on_terminal(r, args, "", false);
+        if let Some(problem) = raw_control(&what, &text) {
+            self.0.push(problem);
+        } else if !text.contains(expect) {
+            self.0
+                .push(format!("{what}: expected {expect:?} in:\n{text}"));
+        }
+        assert!(code == 0 || code == 1, "{what}: exit {code}\n{text}");
+        text
+    }
+
+    /// Fails the test with every path that failed (also when dropped without it).
+    fn check(self) {
+        drop(self);
+    }
+}
+
+impl Drop for Failures {
+    fn drop(&mut self) {
+        if !self.0.is_empty() && !std::thread::panicking() {
+            panic!(
+                "{} path(s) failed:\n\n{}",
+                self.0.len(),
+                self.0.join("\n\n")
+            );
+        }
+    }
 }
 
 /// A repository with one AI commit that created a file named with every control sequence,
@@ -142,30 +171,50 @@ fn the_apply_report_on_a_terminal_escapes_names_outputs_and_content() {
     // escape sequences.
     let (text, _) = on_terminal(&r, &["apply", "--exec", "allow", "reply.md"], "", true);
     assert!(text.contains("\u{1b}[32m✅\u{1b}[0m"), "{text}");
-    let own_colours = ["\u{1b}[0m", "\u{1b}[31m", "\u{1b}[32m", "\u{1b}[33m", "\u{1b}[2m"];
+    let own_colours = [
+        "\u{1b}[0m",
+        "\u{1b}[31m",
+        "\u{1b}[32m",
+        "\u{1b}[33m",
+        "\u{1b}[2m",
+    ];
     let plain = own_colours
         .iter()
         .fold(text.clone(), |t, c| t.replace(c, ""));
-    assert_inert("apply (human, colour)", &plain);
-    assert!(text.contains(&format!("file_write r{SHOWN}.txt")), "{text}");
-    // Content keeps its line breaks (CRLF as LF) and escapes the rest.
-    assert!(
-        text.contains(&format!("x{SHOWN}y\nz")),
-        "{text}"
-    );
-    // Output keeps its line breaks, CRLF shown as LF.
-    assert!(text.contains("out\\x1b]52;c;aGk=\\x07\nnext\n"), "{text}");
+    let mut f = Failures::default();
+    f.0.extend(raw_control("apply (human, colour)", &plain));
+    let expected = [
+        // A name.
+        format!("file_write r{SHOWN}.txt"),
+        // Content keeps its line breaks and escapes the rest.
+        format!("x{SHOWN}y\nz"),
+        // Output keeps its line breaks, CRLF shown as LF.
+        "out\\x1b]52;c;aGk=\\x07\nnext\n".to_string(),
+    ];
+    for e in expected.iter().filter(|e| !text.contains(e.as_str())) {
+        f.0.push(format!("apply (human): expected {e:?} in:\n{text}"));
+    }
     // The same reply's reports in the formats for a model, on a terminal: escaped as content.
     for format in ["llm", "json"] {
         let (text, _) = on_terminal(
             &r,
-            &["--format", format, "apply", "--exec", "allow", "--force", "reply.md"],
+            &[
+                "--format", format, "apply", "--exec", "allow", "--force", "reply.md",
+            ],
             "",
             false,
         );
-        assert_inert(&format!("apply --format {format}"), &text);
+        f.0.extend(raw_control(&format!("apply --format {format}"), &text));
     }
-    let (json, _) = on_terminal(&r, &["--format", "json", "apply", "--exec", "deny", "--force", "reply.md"], "", false);
+    f.check();
+    let (json, _) = on_terminal(
+        &r,
+        &[
+            "--format", "json", "apply", "--exec", "deny", "--force", "reply.md",
+        ],
+        "",
+        false,
+    );
     let v: serde_json::Value = serde_json::from_str(&json).expect("still JSON on a terminal");
     assert_eq!(v["results"][0]["params"]["path"], name.as_str());
 }
@@ -201,29 +250,50 @@ fn history_commands_on_a_terminal_escape_subjects_and_paths() {
         return;
     }
     let (r, _) = repo_with_hostile_commit();
+    let mut f = Failures::default();
     let subject = format!("AI: create n{SHOWN}.txt");
-    shows(&r, &["log"], &subject);
-    shows(&r, &["status"], &subject);
-    let show = shows(&r, &["show"], &subject);
-    assert!(show.contains(&format!("file_write n{SHOWN}.txt")), "{show}");
-    shows(&r, &["--format", "llm", "show"], "\\x1b]52;c;aGVsbG8=");
+    f.shows(&r, &["log"], &subject);
+    f.shows(&r, &["status"], &subject);
+    let show = f.shows(&r, &["show"], &subject);
+    if !show.contains(&format!("file_write n{SHOWN}.txt")) {
+        f.0.push(format!("show: the report's line is not escaped:\n{show}"));
+    }
+    f.shows(&r, &["--format", "llm", "show"], "\\x1b]52;c;aGVsbG8=");
     let (json, _) = on_terminal(&r, &["--format", "json", "show"], "", false);
-    assert_inert("show --format json", &json);
+    f.0.extend(raw_control("show --format json", &json));
     let v: serde_json::Value = serde_json::from_str(&json).expect("still JSON on a terminal");
-    assert!(v["subject"].as_str().is_some_and(|s| s.contains(HOSTILE)), "{v}");
-    shows(&r, &["--format", "json", "log"], "\\u001b]52;c;aGVsbG8=");
-    shows(&r, &["undo", "--list"], &subject);
-    shows(&r, &["undo", "--dry-run"], &subject);
-    let undo = shows(&r, &["undo"], &subject);
-    assert!(undo.contains(&format!("n{SHOWN}.txt")), "{undo}");
-    shows(&r, &["redo"], &subject);
+    assert!(
+        v["subject"].as_str().is_some_and(|s| s.contains(HOSTILE)),
+        "{v}"
+    );
+    f.shows(&r, &["--format", "json", "log"], "\\u001b]52;c;aGVsbG8=");
+    f.shows(&r, &["undo", "--list"], &subject);
+    f.shows(&r, &["undo", "--dry-run"], &subject);
+    let undo = f.shows(&r, &["undo"], &subject);
+    if !undo.contains(&format!("n{SHOWN}.txt")) {
+        f.0.push(format!("undo: the rewritten path is not escaped:\n{undo}"));
+    }
+    f.shows(&r, &["redo"], &subject);
     // A second AI commit to step over and squash.
     let out = r.apply(&write_block("hn2", &hostile_name("m"), "m\n"), &[]);
     assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
-    shows(&r, &["step-back"], &format!("AI: create n{SHOWN}.txt"));
-    shows(&r, &["step-forward", "--all"], &format!("AI: create m{SHOWN}.txt"));
-    shows(&r, &["squash", "--mode", "auto_ai", "--dry-run"], &format!("n{SHOWN}.txt"));
-    shows(&r, &["squash", "--mode", "auto_ai"], &format!("m{SHOWN}.txt"));
+    f.shows(&r, &["step-back"], &format!("AI: create n{SHOWN}.txt"));
+    f.shows(
+        &r,
+        &["step-forward", "--all"],
+        &format!("AI: create m{SHOWN}.txt"),
+    );
+    f.shows(
+        &r,
+        &["squash", "--mode", "auto_ai", "--dry-run"],
+        &format!("n{SHOWN}.txt"),
+    );
+    f.shows(
+        &r,
+        &["squash", "--mode", "auto_ai"],
+        &format!("m{SHOWN}.txt"),
+    );
+    f.check();
     r.assert_fsck();
 }
 
@@ -235,9 +305,14 @@ fn watch_check_and_parse_on_a_terminal_escape_what_the_reply_holds() {
     let r = TestRepo::with_files(&[("a.txt", "a\n")]);
     r.write(".git/info/exclude", "*.md\n");
     let name = hostile_name("w");
+    let mut f = Failures::default();
     r.write("watched.md", &write_block("hw1", &name, "w\n"));
     // The llm report on stdout, progress on stderr: both on the terminal.
-    let watch = shows(&r, &["watch", "--once", "watched.md"], &format!("w{SHOWN}.txt"));
+    let watch = f.shows(
+        &r,
+        &["watch", "--once", "watched.md"],
+        &format!("w{SHOWN}.txt"),
+    );
     assert!(watch.contains("1 ✅ 0 ❌"), "{watch}");
     assert!(r.exists(&name));
     let missing = hostile_name("c");
@@ -253,14 +328,19 @@ fn watch_check_and_parse_on_a_terminal_escape_what_the_reply_holds() {
             ],
         ),
     );
-    shows(&r, &["check", "check.md"], &format!("c{SHOWN}.txt"));
-    shows(&r, &["--format", "json", "check", "check.md"], "\\u001b]52;c;aGVsbG8=");
+    f.shows(&r, &["check", "check.md"], &format!("c{SHOWN}.txt"));
+    f.shows(
+        &r,
+        &["--format", "json", "check", "check.md"],
+        "\\u001b]52;c;aGVsbG8=",
+    );
     r.write(
         "bad.md",
         &format!("#!nesl [@three-char-SHA-256: hb1]\naction = \"file_write\"\npath = {HOSTILE}\n#!end_hb1\n"),
     );
-    shows(&r, &["parse", "--format", "human", "bad.md"], SHOWN);
-    shows(&r, &["parse", "bad.md"], "\\u001b]52;c;aGVsbG8=");
+    f.shows(&r, &["parse", "--format", "human", "bad.md"], SHOWN);
+    f.shows(&r, &["parse", "bad.md"], "\\u001b]52;c;aGVsbG8=");
+    f.check();
 }
 
 /// The reply: a terminal would erase the line back to `npm test`.
@@ -274,7 +354,8 @@ fn the_exec_prompt_shows_the_whole_command_escaped_and_warns() {
     }
     let r = TestRepo::with_files(&[("a.txt", "a\n")]);
     r.write(".git/info/exclude", "*.md\n");
-    let exec = |id: &str, code: &str| block(id, &[("action", "exec"), ("lang", "bash"), ("code", code)]);
+    let exec =
+        |id: &str, code: &str| block(id, &[("action", "exec"), ("lang", "bash"), ("code", code)]);
     r.write("reply.md", &exec("he1", DISGUISED));
     let (text, _) = on_terminal(&r, &["apply", "reply.md"], "n\n", false);
     assert_inert("the exec prompt", &text);
@@ -309,6 +390,9 @@ fn the_exec_prompt_shows_the_whole_command_escaped_and_warns() {
     // Plain code is shown as it is, with no warning; several lines are counted.
     r.write("reply3.md", &exec("he3", "echo one\n\techo two"));
     let (text, _) = on_terminal(&r, &["apply", "reply3.md"], "n\n", false);
-    assert!(text.contains("----\necho one\n\techo two\n----\n(2 lines of code)\n"), "{text}");
+    assert!(
+        text.contains("----\necho one\n\techo two\n----\n(2 lines of code)\n"),
+        "{text}"
+    );
     assert!(!text.contains("WARNING"), "{text}");
 }

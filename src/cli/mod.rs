@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::base::error::{exit_code_for, Outcome, UsageError};
+use crate::base::term::{Rule, Shown};
 
 pub mod apply;
 pub mod check;
@@ -112,6 +113,20 @@ impl Global {
             }
         })
     }
+
+    /// How text from replies and repositories is shown on stdout in this format: the human
+    /// format always escaped, llm and JSON escaped only on a terminal (`base::term`).
+    pub fn shown(&self) -> Shown {
+        Shown::stdout(self.format_or_default() == Format::Human)
+    }
+}
+
+/// Prints `value` as pretty JSON and a newline; on a terminal, with its control and bidi
+/// characters as JSON escapes (the same document, shown without being obeyed).
+pub fn print_json<T: serde::Serialize + ?Sized>(value: &T) -> anyhow::Result<()> {
+    let text = serde_json::to_string_pretty(value)?;
+    println!("{}", Shown::stdout(false).apply(&text, Rule::Json));
+    Ok(())
 }
 
 #[derive(Debug, Subcommand)]
@@ -163,7 +178,7 @@ pub fn main(cli: Cli) -> std::process::ExitCode {
             if let Some(format) = fatal_report {
                 apply::print_fatal(&message, format);
             }
-            eprintln!("git-clada: {message}");
+            eprintln!("git-clada: {}", Shown::Escaped.content(&message));
             std::process::ExitCode::from(exit_code_for(&err))
         }
     }
@@ -253,13 +268,13 @@ fn split_format(
 pub fn print_history<R: serde::Serialize>(
     result: Result<R, crate::history::HistoryError>,
     global: &Global,
-    human: impl FnOnce(&R) -> String,
+    human: impl FnOnce(&R, Shown) -> String,
 ) -> anyhow::Result<Outcome> {
     match result {
         Ok(report) => {
             match global.format_or_default() {
-                Format::Json => println!("{}", serde_json::to_string_pretty(&report)?),
-                Format::Human | Format::Llm => print!("{}", human(&report)),
+                Format::Json => print_json(&report)?,
+                Format::Human | Format::Llm => print!("{}", human(&report, global.shown())),
             }
             Ok(Outcome::Success)
         }

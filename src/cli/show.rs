@@ -35,7 +35,7 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
     };
     let format = match global.format_or_default() {
         Format::Json => {
-            println!("{}", serde_json::to_string_pretty(&shown)?);
+            crate::cli::print_json(&shown)?;
             return Ok(Outcome::Success);
         }
         Format::Human => ReportFormat::Human,
@@ -44,7 +44,7 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
     let color = report::use_color(std::io::stdout().is_terminal());
     print!(
         "{}",
-        crate::history::render::show_report(&shown, format, color)
+        crate::history::render::show_report(&shown, format, color, global.shown())
     );
     Ok(Outcome::Success)
 }
