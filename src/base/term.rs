@@ -104,6 +104,14 @@ fn push_escaped(out: &mut String, c: char, rule: Rule) {
     }
 }
 
+/// Whether stdout is a terminal; asked once (it does not change while the process runs, and
+/// every report and format decision asks it).
+pub fn stdout_is_terminal() -> bool {
+    use std::io::IsTerminal;
+    static IS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *IS.get_or_init(|| std::io::stdout().is_terminal())
+}
+
 /// Whether a piece of output is shown escaped or exactly as it is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Shown {
@@ -118,8 +126,7 @@ impl Shown {
     /// report, progress, messages) always escaped; output for a model or a program escaped
     /// only when stdout is a terminal.
     pub fn stdout(for_people: bool) -> Shown {
-        use std::io::IsTerminal;
-        if for_people || std::io::stdout().is_terminal() {
+        if for_people || stdout_is_terminal() {
             Shown::Escaped
         } else {
             Shown::Exact

@@ -583,7 +583,9 @@ pub fn finish_report(execution: &Execution, global: &Global) -> anyhow::Result<O
         // NO_COLOR still wins (DESIGN §2).
         Some(ColorSetting::Always) => std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
         Some(ColorSetting::Never) => false,
-        Some(ColorSetting::Auto) | None => report::use_color(std::io::stdout().is_terminal()),
+        Some(ColorSetting::Auto) | None => {
+            report::use_color(crate::base::term::stdout_is_terminal())
+        }
     };
     let text = report::render(result, format, color);
     let text = report::shown(&text, format, global.shown());

@@ -2,7 +2,6 @@
 //! page and the completions) and dispatch. One file per subcommand, each with an `Args`
 //! struct and one `run()`; no logic beyond argument handling lives here.
 
-use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -106,7 +105,7 @@ impl Global {
     /// The requested format, or human on a terminal and llm when piped.
     pub fn format_or_default(&self) -> Format {
         self.format.unwrap_or_else(|| {
-            if std::io::stdout().is_terminal() {
+            if crate::base::term::stdout_is_terminal() {
                 Format::Human
             } else {
                 Format::Llm
