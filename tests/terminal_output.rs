@@ -340,6 +340,19 @@ fn watch_check_and_parse_on_a_terminal_escape_what_the_reply_holds() {
     );
     f.shows(&r, &["parse", "--format", "human", "bad.md"], SHOWN);
     f.shows(&r, &["parse", "bad.md"], "\\u001b]52;c;aGVsbG8=");
+    // A refusal repeats the refused path in the error on stderr.
+    r.write(
+        "refused.md",
+        &write_block("hr1", &format!("../{}", hostile_name("o")), "o\n"),
+    );
+    let (text, code) = on_terminal(&r, &["apply", "refused.md"], "", false);
+    assert_eq!(code, 3, "{text}");
+    f.0.extend(raw_control("a refusal's error", &text));
+    if !text.contains("git-clada: refused for safety") || !text.contains(SHOWN) {
+        f.0.push(format!(
+            "a refusal's error: the path is not shown escaped:\n{text}"
+        ));
+    }
     f.check();
 }
 
