@@ -11,6 +11,7 @@ use anyhow::Context;
 
 use crate::action::{self, Approval, EngineOptions, ExecPolicy, ExecRequest, Execution, Lang};
 use crate::base::error::{Outcome, Refusal, UsageError};
+use crate::base::term::{escape, Rule, Shown};
 use crate::cli::parse::DialectArg;
 use crate::cli::{Format, Global};
 use crate::config::ColorSetting;
@@ -217,7 +218,7 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
     if let Some(diff) = &outcome.diff {
         if !diff.is_empty() && global.format_or_default() != Format::Json {
             let mut stdout = std::io::stdout().lock();
-            let _ = writeln!(stdout, "{diff}");
+            let _ = writeln!(stdout, "{}", global.shown().content(diff));
         }
     }
     copy_report(args.copy || cfg.clipboard_copy.value, &outcome.execution);
@@ -328,7 +329,11 @@ impl NewApprovals {
             return Ok(());
         };
         for c in crate::exec::approvals::Approvals::store(&file, &commands)? {
-            eprintln!("approved for this repository (in {}): {c}", file.display());
+            eprintln!(
+                "approved for this repository (in {}): {}",
+                escape(&file.display().to_string(), Rule::Name),
+                escape(&c, Rule::Command)
+            );
         }
         Ok(())
     }
@@ -502,14 +507,7 @@ fn ask_on_tty(req: &ExecRequest, sandbox: &str) -> Approval {
         return Approval::No;
     };
     let mut out = &tty;
-    let _ = writeln!(
-        out,
-        "\nblock {} wants to run {:?} code in {} ({sandbox}):\n----\n{}\n----",
-        req.block_id,
-        req.lang,
-        req.cwd.display(),
-        req.code.trim_end()
-    );
+    let _ = write!(out, "\n{}", req.approval_text(Some(sandbox)));
     let _ = write!(
         out,
         "Run it? [y]es / [N]o / [a]lways (for this reply, and a shell command is remembered with your approvals): "
@@ -564,6 +562,7 @@ pub fn print_fatal(message: &str, format: Format) {
         Format::Llm => ReportFormat::Llm,
     };
     if let Some(text) = report::fatal(message, format) {
+        let text = report::shown(&text, format, Shown::stdout(false));
         let mut stdout = std::io::stdout().lock();
         let _ = stdout
             .write_all(text.as_bytes())
@@ -584,9 +583,12 @@ pub fn finish_report(execution: &Execution, global: &Global) -> anyhow::Result<O
         // NO_COLOR still wins (DESIGN §2).
         Some(ColorSetting::Always) => std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
         Some(ColorSetting::Never) => false,
-        Some(ColorSetting::Auto) | None => report::use_color(std::io::stdout().is_terminal()),
+        Some(ColorSetting::Auto) | None => {
+            report::use_color(crate::base::term::stdout_is_terminal())
+        }
     };
     let text = report::render(result, format, color);
+    let text = report::shown(&text, format, global.shown());
     let mut stdout = std::io::stdout().lock();
     REPORT_WRITTEN.store(true, std::sync::atomic::Ordering::SeqCst);
     stdout

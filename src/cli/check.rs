@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use crate::action::{self, ParseErrorReport};
 use crate::base::error::Outcome;
+use crate::base::term::{escape, Rule, Shown};
 use crate::cli::parse::DialectArg;
 use crate::cli::{Format, Global};
 use crate::read;
@@ -193,15 +194,10 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
         });
     }
     let all_ok = reports.iter().all(FileReport::ok);
-    let text = match global.format_or_default() {
-        Format::Json => {
-            let mut s = serde_json::to_string_pretty(&reports)?;
-            s.push('\n');
-            s
-        }
-        Format::Human | Format::Llm => human(&reports),
-    };
-    print!("{text}");
+    match global.format_or_default() {
+        Format::Json => crate::cli::print_json(&reports)?,
+        Format::Human | Format::Llm => print!("{}", human(&reports, global.shown())),
+    }
     crate::base::trace::phase("check: report");
     Ok(if all_ok {
         Outcome::Success
@@ -218,14 +214,16 @@ fn run_staged(args: &Args, global: &Global, cwd: &Path) -> anyhow::Result<Outcom
     match global.format_or_default() {
         Format::Json => {
             let v = serde_json::json!({"checked": checked, "findings": findings});
-            println!("{}", serde_json::to_string_pretty(&v)?);
+            crate::cli::print_json(&v)?;
         }
         Format::Human | Format::Llm => {
             let mut err = String::new();
             for f in &findings {
                 err.push_str(&format!(
                     "{}:{}: leftover block marker `{}`\n",
-                    f.path, f.line, f.marker
+                    escape(&f.path, Rule::Name),
+                    f.line,
+                    escape(&f.marker, Rule::Name)
                 ));
             }
             if !findings.is_empty() {
@@ -246,9 +244,12 @@ fn run_staged(args: &Args, global: &Global, cwd: &Path) -> anyhow::Result<Outcom
     })
 }
 
-fn human(reports: &[FileReport]) -> String {
+/// The report for people; block ids, actions and messages come from the reply, so each is
+/// put in as `shown` says.
+fn human(reports: &[FileReport], shown: Shown) -> String {
     let mut out = String::new();
     for r in reports {
+        let source = shown.name(&r.source);
         let exec = match r.exec_not_run {
             0 => String::new(),
             1 => "; its exec block was not run".to_string(),
@@ -256,8 +257,8 @@ fn human(reports: &[FileReport]) -> String {
         };
         if r.ok() {
             out.push_str(&format!(
-                "{}: ok ({} blocks; every action would run: checked against the files as they are{exec})\n",
-                r.source, r.total_blocks
+                "{source}: ok ({} blocks; every action would run: checked against the files as they are{exec})\n",
+                r.total_blocks
             ));
             continue;
         }
@@ -269,8 +270,7 @@ fn human(reports: &[FileReport]) -> String {
             ),
         };
         out.push_str(&format!(
-            "{}: {} problem(s) in {} blocks{swallowed}{exec}\n",
-            r.source,
+            "{source}: {} problem(s) in {} blocks{swallowed}{exec}\n",
             r.parse_errors.len() + r.refused.len() + r.failed.len(),
             r.total_blocks
         ));
@@ -282,20 +282,27 @@ fn human(reports: &[FileReport]) -> String {
             let kind = format!("{:?}", e.error_type).to_lowercase();
             out.push_str(&format!(
                 "  {} ❌ {} - {kind} error{line}: {}\n",
-                e.block_id,
-                e.action.as_deref().unwrap_or("-"),
-                e.message
+                shown.name(&e.block_id),
+                shown.name(e.action.as_deref().unwrap_or("-")),
+                shown.content(&e.message)
             ));
         }
         for f in &r.refused {
             out.push_str(&format!(
                 "  {} ❌ {} - {}\n",
-                f.block_id, f.action, f.message
+                shown.name(&f.block_id),
+                shown.name(&f.action),
+                shown.content(&f.message)
             ));
         }
         for f in &r.failed {
             let first = f.message.lines().next().unwrap_or_default();
-            out.push_str(&format!("  {} ❌ {} - {first}\n", f.block_id, f.action));
+            out.push_str(&format!(
+                "  {} ❌ {} - {}\n",
+                shown.name(&f.block_id),
+                shown.name(&f.action),
+                shown.content(first)
+            ));
         }
     }
     out

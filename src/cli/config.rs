@@ -45,9 +45,10 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
                 "untrusted": cfg.untrusted,
                 "osSandbox": sandbox_state(&cfg),
             });
-            println!("{}", serde_json::to_string_pretty(&v)?);
+            crate::cli::print_json(&v)?;
         }
         Format::Human | Format::Llm => {
+            let shown = global.shown();
             let width = entries.iter().map(|e| e.key.len()).max().unwrap_or(0);
             let mut out = String::new();
             for e in &entries {
@@ -55,6 +56,8 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
                     serde_json::Value::String(s) => s.clone(),
                     v => v.to_string(),
                 };
+                // A repository's `.clada.yml` is as untrusted as a reply.
+                let value = shown.content(&value);
                 out.push_str(&format!(
                     "{:width$}  {value}  ({})\n",
                     e.key,
@@ -153,7 +156,10 @@ fn import_legacy_approvals(
         store.display()
     );
     for c in added {
-        eprintln!("  {c}");
+        eprintln!(
+            "  {}",
+            crate::base::term::escape(&c, crate::base::term::Rule::Command)
+        );
     }
     Ok(true)
 }

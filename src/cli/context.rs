@@ -73,8 +73,10 @@ pub fn run(args: Args, _global: Global) -> anyhow::Result<Outcome> {
     let text = context::render(&repo, &cwd, &opts).map_err(|e| match e {
         ContextError::Path(_) | ContextError::Prompt(_) => UsageError(e.to_string()),
     })?;
+    // For the model: exact, unless stdout is a terminal (the repository's files are shown).
+    let shown = crate::base::term::Shown::stdout(false).content(&text);
     let mut out = std::io::stdout().lock();
-    out.write_all(text.as_bytes())
+    out.write_all(shown.as_bytes())
         .and_then(|()| out.flush())
         .context("cannot write the context to standard output")?;
     if args.copy {

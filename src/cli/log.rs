@@ -24,8 +24,11 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
     let repo = Repo::discover(&std::env::current_dir()?)?;
     let report = log::log(&repo, args.max_count, crate::history::now())?;
     match global.format_or_default() {
-        Format::Json => println!("{}", serde_json::to_string_pretty(&report)?),
-        Format::Human | Format::Llm => print!("{}", crate::history::render::log_report(&report)),
+        Format::Json => crate::cli::print_json(&report)?,
+        Format::Human | Format::Llm => print!(
+            "{}",
+            crate::history::render::log_report(&report, global.shown())
+        ),
     }
     Ok(Outcome::Success)
 }

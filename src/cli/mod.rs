@@ -2,12 +2,12 @@
 //! page and the completions) and dispatch. One file per subcommand, each with an `Args`
 //! struct and one `run()`; no logic beyond argument handling lives here.
 
-use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::base::error::{exit_code_for, Outcome, UsageError};
+use crate::base::term::{Rule, Shown};
 
 pub mod apply;
 pub mod check;
@@ -105,13 +105,27 @@ impl Global {
     /// The requested format, or human on a terminal and llm when piped.
     pub fn format_or_default(&self) -> Format {
         self.format.unwrap_or_else(|| {
-            if std::io::stdout().is_terminal() {
+            if crate::base::term::stdout_is_terminal() {
                 Format::Human
             } else {
                 Format::Llm
             }
         })
     }
+
+    /// How text from replies and repositories is shown on stdout in this format: the human
+    /// format always escaped, llm and JSON escaped only on a terminal (`base::term`).
+    pub fn shown(&self) -> Shown {
+        Shown::stdout(self.format_or_default() == Format::Human)
+    }
+}
+
+/// Prints `value` as pretty JSON and a newline; on a terminal, with its control and bidi
+/// characters as JSON escapes (the same document, shown without being obeyed).
+pub fn print_json<T: serde::Serialize + ?Sized>(value: &T) -> anyhow::Result<()> {
+    let text = serde_json::to_string_pretty(value)?;
+    println!("{}", Shown::stdout(false).apply(&text, Rule::Json));
+    Ok(())
 }
 
 #[derive(Debug, Subcommand)]
@@ -163,7 +177,7 @@ pub fn main(cli: Cli) -> std::process::ExitCode {
             if let Some(format) = fatal_report {
                 apply::print_fatal(&message, format);
             }
-            eprintln!("git-clada: {message}");
+            eprintln!("git-clada: {}", Shown::Escaped.content(&message));
             std::process::ExitCode::from(exit_code_for(&err))
         }
     }
@@ -253,13 +267,13 @@ fn split_format(
 pub fn print_history<R: serde::Serialize>(
     result: Result<R, crate::history::HistoryError>,
     global: &Global,
-    human: impl FnOnce(&R) -> String,
+    human: impl FnOnce(&R, Shown) -> String,
 ) -> anyhow::Result<Outcome> {
     match result {
         Ok(report) => {
             match global.format_or_default() {
-                Format::Json => println!("{}", serde_json::to_string_pretty(&report)?),
-                Format::Human | Format::Llm => print!("{}", human(&report)),
+                Format::Json => print_json(&report)?,
+                Format::Human | Format::Llm => print!("{}", human(&report, global.shown())),
             }
             Ok(Outcome::Success)
         }

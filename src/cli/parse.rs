@@ -4,6 +4,7 @@ use std::io::Write as _;
 use std::path::PathBuf;
 
 use crate::base::error::Outcome;
+use crate::base::term::Shown;
 use crate::cli::{Format, Global};
 use crate::read::{self, Dialect};
 
@@ -72,6 +73,12 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
     // Streamed: a reply with millions of errors would otherwise be held twice in memory.
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     match global.format.unwrap_or(Format::Json) {
+        // On a terminal: escaped, so held in memory once (`print_json`).
+        Format::Json if Shown::stdout(false) == Shown::Escaped => {
+            drop(out);
+            crate::cli::print_json(&result)?;
+            return Ok(outcome(&result));
+        }
         Format::Json => {
             serde_json::to_writer_pretty(&mut out, &result)?;
             out.write_all(b"\n")?;
@@ -79,9 +86,13 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
         Format::Human | Format::Llm => out.write_all(read::summary(&result).as_bytes())?,
     }
     out.flush()?;
-    Ok(if result.errors.is_empty() {
+    Ok(outcome(&result))
+}
+
+fn outcome(result: &read::ParseResult) -> Outcome {
+    if result.errors.is_empty() {
         Outcome::Success
     } else {
         Outcome::Partial
-    })
+    }
 }

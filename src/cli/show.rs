@@ -1,8 +1,6 @@
 //! `git clada show`: the stored reply and result report of one AI commit. Argument handling
 //! only; the work is in `history::log`.
 
-use std::io::IsTerminal;
-
 use crate::base::error::{Outcome, Refusal};
 use crate::cli::{Format, Global};
 use crate::history::{log, HistoryError};
@@ -35,16 +33,16 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
     };
     let format = match global.format_or_default() {
         Format::Json => {
-            println!("{}", serde_json::to_string_pretty(&shown)?);
+            crate::cli::print_json(&shown)?;
             return Ok(Outcome::Success);
         }
         Format::Human => ReportFormat::Human,
         Format::Llm => ReportFormat::Llm,
     };
-    let color = report::use_color(std::io::stdout().is_terminal());
+    let color = report::use_color(crate::base::term::stdout_is_terminal());
     print!(
         "{}",
-        crate::history::render::show_report(&shown, format, color)
+        crate::history::render::show_report(&shown, format, color, global.shown())
     );
     Ok(Outcome::Success)
 }

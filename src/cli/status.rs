@@ -19,10 +19,11 @@ pub fn run(_args: Args, global: Global) -> anyhow::Result<Outcome> {
     let repo = Repo::discover(&std::env::current_dir()?)?;
     let report = log::status(&repo)?;
     match global.format_or_default() {
-        Format::Json => println!("{}", serde_json::to_string_pretty(&report)?),
-        Format::Human | Format::Llm => {
-            print!("{}", crate::history::render::status_report(&report))
-        }
+        Format::Json => crate::cli::print_json(&report)?,
+        Format::Human | Format::Llm => print!(
+            "{}",
+            crate::history::render::status_report(&report, global.shown())
+        ),
     }
     Ok(Outcome::Success)
 }

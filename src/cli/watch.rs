@@ -1,6 +1,5 @@
 //! `git clada watch`: the listener.
 
-use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -118,7 +117,7 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
         poll: args.poll,
         debounce: Duration::from_millis(args.debounce),
         stdout_format,
-        color: report::use_color(std::io::stdout().is_terminal()),
+        color: report::use_color(crate::base::term::stdout_is_terminal()),
         skip_existing: args.skip_existing,
     };
     // Signals are caught before anything is applied, so Ctrl-C never cuts a batch short.

@@ -81,6 +81,40 @@ pub struct ExecRequest {
     pub cwd: PathBuf,
 }
 
+impl ExecRequest {
+    /// What an approval prompt shows before its question: which block wants to run what
+    /// where (and `how`, e.g. in which OS sandbox), then the code between `----` lines,
+    /// exactly as it will run: escaped (`base::term`, the command rule), so a terminal shows
+    /// every character and obeys none — an ESC or a CR in the code would otherwise let it
+    /// draw a harmless command over the one that runs. Code that held such characters is
+    /// said to, and code of several lines says how many, right above the question (blank
+    /// lines could scroll its start out of view).
+    pub fn approval_text(&self, how: Option<&str>) -> String {
+        use crate::base::term::{escape, needs_escape, Rule};
+        let code = self.code.trim_end_matches('\n');
+        let mut out = format!(
+            "block {} wants to run {:?} code in {}{}:\n----\n{}\n----\n",
+            escape(&self.block_id, Rule::Name),
+            self.lang,
+            escape(&self.cwd.display().to_string(), Rule::Name),
+            how.map(|h| format!(" ({h})")).unwrap_or_default(),
+            escape(code, Rule::Command)
+        );
+        if needs_escape(&self.code, Rule::Command) {
+            out.push_str(
+                "WARNING: this code contains control or bidi characters. They are shown escaped \
+                 above (as \\x1b, \\r, \\u{202e}, …): printed raw, they could make a terminal \
+                 show something other than what runs. It runs with them, exactly as shown.\n",
+            );
+        }
+        let lines = code.split('\n').count();
+        if lines > 1 {
+            out.push_str(&format!("({lines} lines of code)\n"));
+        }
+        out
+    }
+}
+
 /// Asks the user whether to run an exec block.
 pub type ExecPrompt = dyn Fn(&ExecRequest) -> Approval + Send + Sync;
 

@@ -1,7 +1,23 @@
 //! Human-readable text for the history commands' reports: undo/redo, squash, step-back/forward,
 //! log, status and show (their JSON form is the serde form of the same structs).
+//!
+//! Subjects, paths and branch names come from replies and repositories: each function takes
+//! how they are [`Shown`] (escaped for a terminal, or exact for a model) and puts every one
+//! into the text through it.
 
 use super::undo::UndoReport;
+use crate::base::term::{Rule, Shown};
+
+/// Paths for a report line, each shown as a name, the list cut after `max`.
+fn paths_shown(paths: &[String], shown: Shown, max: usize) -> String {
+    crate::record::snapshot::describe_paths(
+        &paths
+            .iter()
+            .map(|p| shown.name(p).into_owned().into())
+            .collect::<Vec<_>>(),
+        max,
+    )
+}
 
 fn short(hex: &str) -> &str {
     hex.get(..7).unwrap_or(hex)
@@ -10,8 +26,8 @@ fn short(hex: &str) -> &str {
 /// What an undo or redo report is about, as a noun phrase: `the apply 1a2b3c4 "AI: edit
 /// a.txt"`, `the uncommitted apply of reply.md`, `the step-back to 9f8e7d6 "fix"`, `the
 /// interrupted apply of stdin`.
-pub fn operation_phrase(r: &UndoReport) -> String {
-    let subject = r.subject.as_deref().unwrap_or_default();
+pub fn operation_phrase(r: &UndoReport, shown: Shown) -> String {
+    let subject = shown.name(r.subject.as_deref().unwrap_or_default());
     let commit = r.commit.as_deref().map(short).unwrap_or_default();
     match r.kind.as_str() {
         "apply" | "squash" => format!("the {} {commit} \"{subject}\"", r.kind),
@@ -24,8 +40,8 @@ pub fn operation_phrase(r: &UndoReport) -> String {
 
 /// `Undid the apply 1a2b3c4 "AI: edit a.txt": HEAD is now at 9f8e7d6`, then the paths rewritten,
 /// the user's work, and what to do next.
-pub fn undo_report(r: &UndoReport) -> String {
-    let what = operation_phrase(r);
+pub fn undo_report(r: &UndoReport, shown: Shown) -> String {
+    let what = operation_phrase(r, shown);
     let head = if r.dry_run {
         format!("HEAD would be at {}", short(&r.to))
     } else {
@@ -61,13 +77,7 @@ pub fn undo_report(r: &UndoReport) -> String {
             } else {
                 "rewritten"
             },
-            crate::record::snapshot::describe_paths(
-                &r.paths
-                    .iter()
-                    .map(|p| p.as_str().into())
-                    .collect::<Vec<_>>(),
-                8
-            )
+            paths_shown(&r.paths, shown, 8)
         ));
     }
     if let Some(w) = &r.restored_work {
@@ -96,23 +106,25 @@ pub fn undo_report(r: &UndoReport) -> String {
 }
 
 /// `git clada undo --list`.
-pub fn stack_list(r: &super::undo::StackList) -> String {
+pub fn stack_list(r: &super::undo::StackList, shown: Shown) -> String {
     let line = |n: usize, op: &super::undo::ListedOp| match &op.commit {
-        Some(c) if !op.subject.contains(short(c)) => {
-            format!("  {n}. {} {} \"{}\"\n", op.kind, short(c), op.subject)
-        }
-        _ => format!("  {n}. {}\n", op.subject),
+        Some(c) if !op.subject.contains(short(c)) => format!(
+            "  {n}. {} {} \"{}\"\n",
+            op.kind,
+            short(c),
+            shown.name(&op.subject)
+        ),
+        _ => format!("  {n}. {}\n", shown.name(&op.subject)),
     };
+    let branch = shown.name(&r.branch);
     let mut out = String::new();
     if r.undo.is_empty() {
         out.push_str(&format!(
-            "Undo on {}: nothing (HEAD is not a git-clada operation)\n",
-            r.branch
+            "Undo on {branch}: nothing (HEAD is not a git-clada operation)\n"
         ));
     } else {
         out.push_str(&format!(
-            "Undo on {} (newest first; `git clada undo` takes back the first):\n",
-            r.branch
+            "Undo on {branch} (newest first; `git clada undo` takes back the first):\n"
         ));
         for (i, op) in r.undo.iter().enumerate() {
             out.push_str(&line(i + 1, op));
@@ -125,7 +137,7 @@ pub fn stack_list(r: &super::undo::StackList) -> String {
         out.push_str("Redo: nothing (no undo since the last operation)\n");
     } else {
         match &r.redo_stale {
-            Some(why) => out.push_str(&format!("Redo (recorded, but {why}):\n")),
+            Some(why) => out.push_str(&format!("Redo (recorded, but {}):\n", shown.content(why))),
             None => out.push_str("Redo (`git clada redo` puts back the first):\n"),
         }
         for (i, op) in r.redo.iter().enumerate() {
@@ -136,7 +148,7 @@ pub fn stack_list(r: &super::undo::StackList) -> String {
 }
 
 /// `Squashed 3 commits into 1a2b3c4 "AI: …"` per group, then what was copied or left alone.
-pub fn squash_report(r: &super::squash::SquashReport) -> String {
+pub fn squash_report(r: &super::squash::SquashReport, shown: Shown) -> String {
     let mut out = String::new();
     let (verb, moved) = if r.dry_run {
         ("Would squash", "would move")
@@ -148,7 +160,7 @@ pub fn squash_report(r: &super::squash::SquashReport) -> String {
             "{verb} {} commits into {} \"{}\":\n",
             g.squashed.len(),
             short(&g.commit),
-            g.subject
+            shown.name(&g.subject)
         ));
         for c in &g.squashed {
             let mark = if c.kind == "snapshot" {
@@ -156,7 +168,11 @@ pub fn squash_report(r: &super::squash::SquashReport) -> String {
             } else {
                 ""
             };
-            out.push_str(&format!("  {} {}{mark}\n", short(&c.commit), c.subject));
+            out.push_str(&format!(
+                "  {} {}{mark}\n",
+                short(&c.commit),
+                shown.name(&c.subject)
+            ));
         }
     }
     if !r.replayed.is_empty() {
@@ -166,7 +182,11 @@ pub fn squash_report(r: &super::squash::SquashReport) -> String {
             if r.dry_run { "would be" } else { "were" }
         ));
         for c in &r.replayed {
-            out.push_str(&format!("  {} {}\n", short(&c.commit), c.subject));
+            out.push_str(&format!(
+                "  {} {}\n",
+                short(&c.commit),
+                shown.name(&c.subject)
+            ));
         }
     }
     if !r.left_alone.is_empty() {
@@ -175,12 +195,12 @@ pub fn squash_report(r: &super::squash::SquashReport) -> String {
             out.push_str(&format!(
                 "  {} {} ({})\n",
                 short(&c.commit),
-                c.subject,
-                c.reason
+                shown.name(&c.subject),
+                shown.content(&c.reason)
             ));
         }
     }
-    let branch = r.branch.strip_prefix("refs/heads/").unwrap_or(&r.branch);
+    let branch = shown.name(r.branch.strip_prefix("refs/heads/").unwrap_or(&r.branch));
     out.push_str(&format!(
         "{branch} {moved} from {} to {}; the final tree, the index and your files are unchanged\n",
         short(&r.from),
@@ -193,16 +213,11 @@ pub fn squash_report(r: &super::squash::SquashReport) -> String {
 }
 
 /// What a step-back or step-forward did.
-pub fn step_report(r: &super::step::StepReport) -> String {
+pub fn step_report(r: &super::step::StepReport, shown: Shown) -> String {
     let mut out = String::new();
-    let branch = r.branch.strip_prefix("refs/heads/").unwrap_or(&r.branch);
+    let branch = shown.name(r.branch.strip_prefix("refs/heads/").unwrap_or(&r.branch));
     let would = |done: &'static str, planned: &'static str| if r.dry_run { planned } else { done };
-    let list = |v: &[String]| {
-        crate::record::snapshot::describe_paths(
-            &v.iter().map(|p| p.as_str().into()).collect::<Vec<_>>(),
-            8,
-        )
-    };
+    let list = |v: &[String]| paths_shown(v, shown, 8);
     if !r.stashed_files.is_empty() {
         out.push_str(&format!(
             "{} your uncommitted work ({} file(s): {}){}\n",
@@ -210,7 +225,9 @@ pub fn step_report(r: &super::step::StepReport) -> String {
             r.stashed_files.len(),
             list(&r.stashed_files),
             match (&r.stash, &r.stash_ref, r.dry_run) {
-                (Some(s), Some(name), false) => format!(" in {name} ({})", short(s)),
+                (Some(s), Some(name), false) => {
+                    format!(" in {} ({})", shown.name(name), short(s))
+                }
                 _ => String::new(),
             }
         ));
@@ -220,7 +237,7 @@ pub fn step_report(r: &super::step::StepReport) -> String {
             "{} on {branch} at {} \"{}\"\n",
             would("Back", "Would be back"),
             short(&r.to),
-            r.subject
+            shown.name(&r.subject)
         ));
         if !r.restored_files.is_empty() {
             out.push_str(&format!(
@@ -239,7 +256,7 @@ pub fn step_report(r: &super::step::StepReport) -> String {
         out.push_str(&format!(
             "{verb} to {} \"{}\": {} commit(s) behind {branch}, HEAD detached\n",
             short(&r.to),
-            r.subject,
+            shown.name(&r.subject),
             r.behind
         ));
     }
@@ -261,9 +278,9 @@ pub fn step_report(r: &super::step::StepReport) -> String {
 }
 
 /// One line per git-clada commit: `1a2b3c4  2 hours ago  AI: edit a.txt  [3 ok, 1 failed]`.
-pub fn log_report(r: &super::log::LogReport) -> String {
+pub fn log_report(r: &super::log::LogReport, shown: Shown) -> String {
     if r.entries.is_empty() {
-        return format!("no git-clada commits on {}\n", r.branch);
+        return format!("no git-clada commits on {}\n", shown.name(&r.branch));
     }
     let age_width = r.entries.iter().map(|e| e.age.len()).max().unwrap_or(0);
     let mut out = String::new();
@@ -284,7 +301,7 @@ pub fn log_report(r: &super::log::LogReport) -> String {
                     parts.push(format!("{} ⏸ waiting for you", e.blocks_waiting));
                 }
                 if !e.sessions.is_empty() {
-                    parts.push(format!("session {}", e.sessions.join(" ")));
+                    parts.push(format!("session {}", shown.name(&e.sessions.join(" "))));
                 }
                 format!("[{}]", parts.join(", "))
             }
@@ -293,17 +310,17 @@ pub fn log_report(r: &super::log::LogReport) -> String {
             "{marker}{}  {:<age_width$}  {}  {tag}\n",
             short(&e.commit),
             e.age,
-            e.subject
+            shown.name(&e.subject)
         ));
     }
     out
 }
 
 /// Where you are: branch, step-back position, interrupted work, what undo would do.
-pub fn status_report(r: &super::log::StatusReport) -> String {
+pub fn status_report(r: &super::log::StatusReport, shown: Shown) -> String {
     let mut out = String::new();
     let at = match (&r.head, &r.subject) {
-        (Some(h), Some(s)) => format!("at {} \"{s}\"", short(h)),
+        (Some(h), Some(s)) => format!("at {} \"{}\"", short(h), shown.name(s)),
         _ => "with no commits yet".into(),
     };
     match (&r.stepped_back, &r.branch) {
@@ -313,41 +330,42 @@ pub fn status_report(r: &super::log::StatusReport) -> String {
                 s.behind,
                 s.total,
                 if s.total_is_lower_bound { "+" } else { "" },
-                s.branch,
-                s.subject,
+                shown.name(&s.branch),
+                shown.name(&s.subject),
                 short(&s.position)
             ));
             match &s.stash {
                 Some(stash) => out.push_str(&format!(
-                    "Your uncommitted work is parked in {stash}; `git clada step-forward --all` returns to {} and restores it\n",
-                    s.branch
+                    "Your uncommitted work is parked in {}; `git clada step-forward --all` returns to {} and restores it\n",
+                    shown.name(stash),
+                    shown.name(&s.branch)
                 )),
                 None => out.push_str(&format!(
                     "`git clada step-forward --all` returns to {}\n",
-                    s.branch
+                    shown.name(&s.branch)
                 )),
             }
         }
-        (None, Some(b)) => out.push_str(&format!("On branch {b} {at}\n")),
+        (None, Some(b)) => out.push_str(&format!("On branch {} {at}\n", shown.name(b))),
         (None, None) => out.push_str(&format!("HEAD detached {at}\n")),
     }
     if let Some(p) = &r.in_progress {
-        out.push_str(&format!("git: {p}\n"));
+        out.push_str(&format!("git: {}\n", shown.content(p)));
     }
     if let Some(i) = &r.interrupted {
-        out.push_str(&format!("Interrupted: {i}\n"));
+        out.push_str(&format!("Interrupted: {}\n", shown.content(i)));
     }
     match (&r.undo, &r.undo_refused) {
         (Some(u), _) => {
             let what = match (u.operation.as_str(), u.kind.as_str()) {
                 ("recover", "interrupted-apply") => {
-                    format!("roll back {}", operation_phrase(u))
+                    format!("roll back {}", operation_phrase(u, shown))
                 }
                 ("recover", "interrupted-restore") => {
-                    format!("complete {}", operation_phrase(u))
+                    format!("complete {}", operation_phrase(u, shown))
                 }
-                ("recover", _) => format!("finish {}", operation_phrase(u)),
-                _ => format!("take back {}", operation_phrase(u)),
+                ("recover", _) => format!("finish {}", operation_phrase(u, shown)),
+                _ => format!("take back {}", operation_phrase(u, shown)),
             };
             out.push_str(&format!("`git clada undo` would {what}"));
             if let Some(w) = &u.restored_work {
@@ -364,35 +382,41 @@ pub fn status_report(r: &super::log::StatusReport) -> String {
             }
             out.push('\n');
         }
-        (None, Some(why)) => out.push_str(&format!("`git clada undo` would refuse: {why}\n")),
+        (None, Some(why)) => out.push_str(&format!(
+            "`git clada undo` would refuse: {}\n",
+            shown.content(why)
+        )),
         (None, None) => {}
     }
     if let Some(redo) = &r.redo {
         out.push_str(&format!(
             "`git clada redo` would put back {}\n",
-            operation_phrase(redo)
+            operation_phrase(redo, shown)
         ));
     }
     out
 }
 
-/// The commit, then each stored reply followed by its result report in `format`.
+/// The commit, then each stored reply followed by its result report in `format` (a human
+/// report is escaped whatever `shown` says: it is for people).
 pub fn show_report(
     r: &super::log::ShowReport,
     format: crate::report::ReportFormat,
     color: bool,
+    shown: Shown,
 ) -> String {
     let mut out = format!(
         "{} {} \"{}\"\nAuthor: {}\n",
         r.kind,
         short(&r.commit),
-        r.subject,
-        r.author
+        shown.name(&r.subject),
+        shown.name(&r.author)
     );
     if r.kind == "snapshot" {
+        let paths: Vec<_> = r.snapshot_paths.iter().map(|p| shown.name(p)).collect();
         out.push_str(&format!(
             "\nA snapshot of your own uncommitted work, recorded before an AI edit (no reply). Paths: {}\n",
-            r.snapshot_paths.join(", ")
+            paths.join(", ")
         ));
         return out;
     }
@@ -404,13 +428,13 @@ pub fn show_report(
                 n + 1,
                 r.replies.len(),
                 short(&reply.commit),
-                reply.subject
+                shown.name(&reply.subject)
             ));
         }
         out.push_str("\n--- reply ---\n");
         match &reply.reply {
             Some(text) => {
-                out.push_str(text);
+                out.push_str(&shown.content(text));
                 if !text.ends_with('\n') {
                     out.push('\n');
                 }
@@ -419,9 +443,16 @@ pub fn show_report(
         }
         out.push_str("\n--- result ---\n");
         match (reply.result(), &reply.report) {
-            (Some(result), _) => out.push_str(&crate::report::render(&result, format, color)),
+            (Some(result), _) => {
+                let report = crate::report::render(&result, format, color);
+                match format {
+                    crate::report::ReportFormat::Human => out.push_str(&report),
+                    _ => out.push_str(&shown.content(&report)),
+                }
+            }
             (None, Some(raw)) => {
-                out.push_str(&serde_json::to_string_pretty(raw).unwrap_or_default());
+                let json = serde_json::to_string_pretty(raw).unwrap_or_default();
+                out.push_str(&shown.apply(&json, Rule::Json));
                 out.push('\n');
             }
             (None, None) => out.push_str("(no result report is stored for it)\n"),

@@ -59,7 +59,10 @@ pub fn run(dir: &Path, color: bool) -> anyhow::Result<String> {
 
     writeln!(out, "\n$ git clada undo")?;
     let undo = crate::history::undo::undo(&repo, false)?;
-    out.push_str(&crate::history::render::undo_report(&undo));
+    out.push_str(&crate::history::render::undo_report(
+        &undo,
+        crate::base::term::Shown::Escaped,
+    ));
     Ok(out)
 }
 

@@ -6,8 +6,11 @@ use std::fmt::Write as _;
 
 use super::block::{ErrorCode, ParseResult};
 use super::lines::char_index_at_utf16;
+use crate::base::term::{escape, Rule};
 
-/// Renders `result` for people. Pure: no colour, no terminal queries.
+/// Renders `result` for people. Pure: no colour, no terminal queries. Block ids, keys and
+/// the offending lines come from the reply, so they are escaped for a terminal
+/// (`base::term`) wherever the text goes.
 pub fn summary(result: &ParseResult) -> String {
     let mut out = String::new();
     let _ = writeln!(
@@ -29,7 +32,13 @@ pub fn summary(result: &ParseResult) -> String {
         } else {
             keys.join(", ")
         };
-        let _ = writeln!(out, "block {} ({span}, {}): {keys}", b.id, b.format.name);
+        let _ = writeln!(
+            out,
+            "block {} ({span}, {}): {}",
+            escape(&b.id, Rule::Name),
+            b.format.name,
+            escape(&keys, Rule::Name)
+        );
     }
     for e in &result.errors {
         let _ = writeln!(
@@ -38,7 +47,7 @@ pub fn summary(result: &ParseResult) -> String {
             e.line,
             e.column,
             code_name(e.code),
-            e.message
+            escape(&e.message, Rule::Content)
         );
         if e.content.is_empty() && e.length == 0 {
             // End-of-input errors (and a block left open before an empty line) have no text
@@ -72,19 +81,16 @@ fn code_name(code: ErrorCode) -> String {
         .unwrap_or_else(|| format!("{code:?}"))
 }
 
-/// Control characters would move the terminal cursor; show them as their Unicode pictures
-/// (one column each, so the marker stays aligned). Tabs are kept and mirrored in the marker.
-fn printable_char(c: char) -> char {
-    match c {
-        '\t' => '\t',
-        c if (c as u32) < 0x20 => char::from_u32(0x2400 + c as u32).unwrap_or('?'),
-        '\u{7f}' => '\u{2421}',
-        c => c,
-    }
+/// The offending line as shown: escaped as content (tabs kept, and mirrored in the marker).
+fn printable(s: &str) -> std::borrow::Cow<'_, str> {
+    escape(s, Rule::Content)
 }
 
-fn printable(s: &str) -> String {
-    s.chars().map(printable_char).collect()
+/// How many characters `c` takes in [`printable`]'s text (an escaped character several).
+fn shown_width(c: char) -> usize {
+    escape(c.encode_utf8(&mut [0; 4]), Rule::Content)
+        .chars()
+        .count()
 }
 
 /// Spaces up to the UTF-16 `column` (1-based) of `content`, then one `^` per char covered by
@@ -101,12 +107,19 @@ fn marker(content: &str, column: usize, length: usize) -> String {
         let idx = if covered < end_units { idx + 1 } else { idx };
         idx.max(start + 1)
     };
-    let mut m: String = content
-        .chars()
-        .take(start)
-        .map(|c| if c == '\t' { '\t' } else { ' ' })
-        .collect();
-    m.extend(std::iter::repeat_n('^', end - start));
+    let chars: Vec<char> = content.chars().collect();
+    let mut m = String::new();
+    // Each char as wide as it is shown; past the end of the line (an error at its end), one
+    // column per position.
+    for i in 0..end {
+        match (i < start, chars.get(i).copied()) {
+            (true, Some('\t')) => m.push('\t'),
+            (true, Some(c)) => m.extend(std::iter::repeat_n(' ', shown_width(c))),
+            (true, None) => m.push(' '),
+            (false, Some(c)) => m.extend(std::iter::repeat_n('^', shown_width(c))),
+            (false, None) => m.push('^'),
+        }
+    }
     m
 }
 
@@ -146,7 +159,11 @@ error 9:1 UNCLOSED_BLOCK: Block 'q1' not closed before EOF
     }
 
     #[test]
-    fn printable_replaces_control_chars() {
-        assert_eq!(printable("a\rb\tc"), "a\u{240d}b\tc");
+    fn printable_escapes_control_chars_and_the_marker_follows() {
+        assert_eq!(printable("a\rb\tc"), "a\\rb\tc");
+        let line = "x = \u{1b}]0;t\u{7}\u{202e}y";
+        assert_eq!(printable(line), "x = \\x1b]0;t\\x07\\u{202e}y");
+        // The marker under `t` and the BEL after it, past the escaped ESC.
+        assert_eq!(marker(line, 9, 2), "           ^^^^^");
     }
 }

@@ -1,5 +1,9 @@
 //! The `human` report: one line per block (`abc ✅ file_write src/app.rs`), the hint, warnings
 //! and exec output under a failure, parse errors, read outputs after, then a summary.
+//!
+//! It is for people, so it is always escaped for a terminal (`base::term`), wherever it goes:
+//! every value from the result is escaped where it is put into the text (names by the name
+//! rule, messages and outputs as content), before the report's own colours are added.
 
 use super::common::{
     distinct_messages, error_head, hint_lines, in_document_order, is_validation, output_body,
@@ -7,6 +11,17 @@ use super::common::{
 };
 use super::facts::{capped_output, failed_hook, hook_name, rollback_cause};
 use crate::action::ExecutionResult;
+use crate::base::term::{escape, Rule};
+
+/// A name (path, block id, action, step) as shown.
+fn name(s: &str) -> std::borrow::Cow<'_, str> {
+    escape(s, Rule::Name)
+}
+
+/// A message or an output as shown.
+fn content(s: &str) -> std::borrow::Cow<'_, str> {
+    escape(s, Rule::Content)
+}
 
 struct Paint {
     on: bool,
@@ -66,8 +81,8 @@ pub fn render(r: &ExecutionResult, color: bool) -> String {
         .map(|res| {
             format!(
                 "{}\n{}",
-                p.dim(&output_header(res)),
-                output_body(res, false)
+                p.dim(&name(&output_header(res))),
+                content(&output_body(res, false))
             )
         })
         .collect();
@@ -80,21 +95,23 @@ pub fn render(r: &ExecutionResult, color: bool) -> String {
         out.push('\n');
         for s in &r.steps {
             let mark = if s.success { p.ok("✅") } else { p.bad("❌") };
-            out.push_str(&format!("{mark} {}\n", s.name));
+            out.push_str(&format!("{mark} {}\n", name(&s.name)));
             if !s.success {
-                for l in capped_output(&s.output).lines() {
+                for l in content(&capped_output(&s.output)).lines() {
                     out.push_str(&format!("{DETAIL}{l}\n"));
                 }
             }
         }
     }
     if let Some(f) = &r.fatal_error {
-        out.push_str(&format!("{} {f}\n", p.bad("fatal:")));
+        out.push_str(&format!("{} {}\n", p.bad("fatal:"), content(f)));
     }
     for w in &r.warnings {
-        out.push_str(&format!("{} {w}\n", p.note("warning:")));
+        out.push_str(&format!("{} {}\n", p.note("warning:"), content(w)));
     }
-    out.push_str(&summary(r));
+    let summary = summary(r);
+    out.push_str(&name(summary.trim_end_matches('\n')));
+    out.push('\n');
     out
 }
 
@@ -107,40 +124,45 @@ fn result_lines(out: &mut String, p: &Paint, res: &crate::action::ActionResult) 
             String::new()
         };
         format!(
-            "{} {} {} {}{tail}",
-            super::common::label(res),
+            "{} {} {} {}{}",
+            name(&super::common::label(res)),
             p.ok("✅"),
-            res.action,
-            primary(res)
+            name(&res.action),
+            name(&primary(res)),
+            name(&tail)
         )
     } else if res.needs_user.is_some() {
         format!(
             "{} {} {} {} - needs your approval: {}",
-            super::common::label(res),
+            name(&super::common::label(res)),
             p.note("⏸"),
-            res.action,
-            primary(res),
-            error_head(res)
+            name(&res.action),
+            name(&primary(res)),
+            content(error_head(res))
         )
     } else {
         format!(
             "{} {} {} {} - {}",
-            super::common::label(res),
+            name(&super::common::label(res)),
             p.bad("❌"),
-            res.action,
-            primary(res),
-            error_head(res)
+            name(&res.action),
+            name(&primary(res)),
+            content(error_head(res))
         )
     };
     out.push_str(line.trim_end());
     out.push('\n');
     if let Some(err) = &res.error {
         for l in err.lines().skip(1) {
-            out.push_str(&format!("{DETAIL}{}\n", l.trim_start()));
+            out.push_str(&format!("{DETAIL}{}\n", content(l.trim_start())));
         }
     }
     if let Some(n) = &res.needs_user {
-        out.push_str(&format!("{DETAIL}{} {}\n", p.note("to allow it:"), n.how));
+        out.push_str(&format!(
+            "{DETAIL}{} {}\n",
+            p.note("to allow it:"),
+            content(&n.how)
+        ));
     }
     // Where a line range landed after earlier blocks moved it: for the person reviewing; the
     // model followed the numbering rule, so its report does not mention it.
@@ -150,16 +172,17 @@ fn result_lines(out: &mut String, p: &Paint, res: &crate::action::ActionResult) 
         .and_then(|d| d.get("lineNote"))
         .and_then(serde_json::Value::as_str)
     {
-        out.push_str(&format!("{DETAIL}{} {note}\n", p.dim("note:")));
+        out.push_str(&format!("{DETAIL}{} {}\n", p.dim("note:"), content(note)));
     }
     if let Some(h) = &res.hint {
         for (i, l) in hint_lines(h).into_iter().enumerate() {
+            let l = content(&l);
             let l = if i == 0 { p.note(&l) } else { p.diff(&l) };
             out.push_str(&format!("{DETAIL}{l}\n"));
         }
     }
     for w in &res.warnings {
-        out.push_str(&format!("{DETAIL}{} {w}\n", p.note("warning:")));
+        out.push_str(&format!("{DETAIL}{} {}\n", p.note("warning:"), content(w)));
     }
 }
 
@@ -178,14 +201,25 @@ fn parse_error_lines(
         } else {
             p.bad("❌")
         };
-        out.push_str(&validation_line(first, &mark));
+        let shown = crate::action::ParseErrorReport {
+            block_id: name(&first.block_id).into_owned(),
+            action: first.action.as_deref().map(|a| name(a).into_owned()),
+            message: content(&first.message).into_owned(),
+            ..first.clone()
+        };
+        out.push_str(&validation_line(&shown, &mark));
         out.push('\n');
         if let Some(n) = &first.needs_user {
-            out.push_str(&format!("{DETAIL}{} {}\n", p.note("to allow it:"), n.how));
+            out.push_str(&format!(
+                "{DETAIL}{} {}\n",
+                p.note("to allow it:"),
+                content(&n.how)
+            ));
         }
         return;
     }
-    let action = first.action.as_deref().unwrap_or("-");
+    let id = name(id);
+    let action = name(first.action.as_deref().unwrap_or("-"));
     let line = first
         .block_start_line
         .map(|l| format!(" (line {l})"))
@@ -195,7 +229,7 @@ fn parse_error_lines(
         out.push_str(&format!(
             "{id} {} {action} - {kind} error{line}: {}\n",
             p.bad("❌"),
-            first.message
+            content(&first.message)
         ));
     } else {
         out.push_str(&format!(
@@ -209,7 +243,7 @@ fn parse_error_lines(
             } else {
                 String::new()
             };
-            out.push_str(&format!("{DETAIL}- {m}{times}\n"));
+            out.push_str(&format!("{DETAIL}- {}{times}\n", content(m)));
         }
     }
 }

@@ -15,6 +15,7 @@ mod human;
 mod llm;
 
 use crate::action::ExecutionResult;
+use crate::base::term::{Rule, Shown};
 
 /// Which report to produce.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,6 +32,17 @@ pub fn render(result: &ExecutionResult, format: ReportFormat, color: bool) -> St
         ReportFormat::Human => human::render(result, color),
         ReportFormat::Llm => llm::render(result),
         ReportFormat::Json => json(result),
+    }
+}
+
+/// A rendered report as it is written where `shown` says: the human report is escaped
+/// already (it is for people, wherever it goes); llm and JSON are exact for a pipe, a file,
+/// the clipboard or MCP, and escaped (as content, JSON as JSON escapes) for a terminal.
+pub fn shown(text: &str, format: ReportFormat, shown: Shown) -> std::borrow::Cow<'_, str> {
+    match format {
+        ReportFormat::Human => text.into(),
+        ReportFormat::Llm => shown.content(text),
+        ReportFormat::Json => shown.apply(text, Rule::Json),
     }
 }
 

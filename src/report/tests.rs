@@ -269,3 +269,153 @@ fn search_outputs_render_both_the_seed_shapes_and_stored_older_ones() {
         assert_eq!(common::output_body(r, true), "a.rs");
     }
 }
+
+/// Every kind of control sequence a reply can put into a name, a message or an output: OSC 52
+/// (clipboard), OSC 0 (title), CSI erase line, CR, BS, DEL, a C1 CSI, bidi override and
+/// isolate.
+const HOSTILE: &str =
+    "n\u{1b}]52;c;aGk=\u{7}\u{1b}]0;t\u{7}\u{1b}[2K\r\u{8}\u{7f}\u{9b}\u{202e}\u{2066}e";
+
+/// A result with [`HOSTILE`] in every string the human report can show.
+fn hostile_result() -> ExecutionResult {
+    let h = HOSTILE;
+    let two = format!("{h}\n{h}");
+    let result = |action: &str, params: &[(&str, &str)], data: serde_json::Value| ActionResult {
+        seq: 1,
+        block_id: h.into(),
+        line: Some(3),
+        action: action.into(),
+        params: super::tests::params(params),
+        success: true,
+        data: Some(data),
+        warnings: vec![two.clone()],
+        ..ActionResult::default()
+    };
+    let mut failed = result(
+        "file_replace_text",
+        &[("path", h)],
+        json!({ "lineNote": two }),
+    );
+    failed.success = false;
+    failed.error = Some(format!("file_replace_text: {two}"));
+    failed.hint = Some(Hint::NotFound {
+        path: h.into(),
+        closest: Some(Closest {
+            start_line: 1,
+            end_line: 2,
+            similarity: 0.9,
+            diff: format!("--- {h}\n+++ {h}\n-{h}\n+{h}"),
+            whitespace_only: Some(h.into()),
+        }),
+    });
+    let mut refused = result("file_write", &[("path", h)], json!({}));
+    refused.success = false;
+    refused.error = Some(two.clone());
+    refused.needs_user = Some(crate::action::NeedsUser { how: two.clone() });
+    let mut missing = failed.clone();
+    missing.hint = Some(Hint::MissingPath {
+        path: h.into(),
+        candidates: vec![h.into(), h.into()],
+        similar: vec![h.into()],
+    });
+    let mut exec = result(
+        "exec",
+        &[("lang", h)],
+        json!({ "stdout": two, "stderr": two, "cwd": h, "exit_code": 1 }),
+    );
+    exec.success = false;
+    exec.error = Some(two.clone());
+    let mut syntax = ParseErrorReport::new(
+        h.into(),
+        Some(h.into()),
+        ErrorType::Syntax,
+        "syntax_error",
+        two.clone(),
+        Some(9),
+        None,
+    );
+    syntax.needs_user = Some(crate::action::NeedsUser { how: two.clone() });
+    let mut validation = syntax.clone();
+    validation.error_type = ErrorType::Validation;
+    validation.block_id = format!("{h}2");
+    let mut r = ExecutionResult {
+        results: vec![
+            result("file_write", &[("path", h)], json!({})),
+            result("file_move", &[("old_path", h), ("new_path", h)], json!({})),
+            failed,
+            missing,
+            refused,
+            exec,
+            result(
+                "file_read",
+                &[("path", h)],
+                json!({ "path": h, "content": two }),
+            ),
+            result(
+                "files_read",
+                &[("paths", &two)],
+                json!({ "paths": [h, h], "content": [two, two] }),
+            ),
+            result(
+                "ls",
+                &[("path", h)],
+                json!([{ "name": h, "type": "file", "size": 1 }]),
+            ),
+            result(
+                "grep",
+                &[("pattern", h)],
+                json!([{ "file": h, "line_number": 1, "text": h }]),
+            ),
+            result("glob", &[("pattern", h)], json!([h, h])),
+        ],
+        parse_errors: vec![syntax.clone(), syntax, validation],
+        fatal_error: Some(two.clone()),
+        warnings: vec![two.clone()],
+        steps: vec![crate::action::Step {
+            name: format!("hook {h}"),
+            success: false,
+            output: two.clone(),
+        }],
+        ..ExecutionResult::default()
+    };
+    r.update_success();
+    r
+}
+
+#[test]
+fn the_human_report_shows_every_control_sequence_escaped_and_obeys_none() {
+    use crate::base::term::{needs_escape, Rule};
+    let result = hostile_result();
+    for color in [false, true] {
+        let s = render(&result, ReportFormat::Human, color);
+        // Nothing from the result reached the text raw: without colour, no control or bidi
+        // character at all but line feeds; with colour, only the report's own SGR codes.
+        let own = s.replace("\u{1b}[0m", "").replace("\u{1b}[", "");
+        assert!(!needs_escape(&own, Rule::Content), "{s}");
+        assert!(!s.contains(HOSTILE));
+        let shown =
+            "n\\x1b]52;c;aGk=\\x07\\x1b]0;t\\x07\\x1b[2K\\r\\x08\\x7f\\u{9b}\\u{202e}\\u{2066}e";
+        assert!(s.contains(shown), "{s}");
+        // Names escape line breaks too (a name cannot forge a line of the report); messages
+        // and outputs keep theirs.
+        assert!(s.contains(&format!("{shown}\n{shown}")), "{s}");
+        assert!(s.contains(&format!("file_move {shown} -> {shown}")), "{s}");
+    }
+    assert!(!needs_escape(
+        &render(&result, ReportFormat::Human, false),
+        Rule::Content
+    ));
+    // The llm and JSON reports are exact: the model sees what is there.
+    assert!(render(&result, ReportFormat::Llm, false).contains(HOSTILE));
+    let json = render(&result, ReportFormat::Json, false);
+    let back: serde_json::Value = serde_json::from_str(&json).expect("json");
+    assert_eq!(back["results"][0]["blockId"], HOSTILE);
+    // ... and on a terminal they are escaped the way their readers need.
+    let llm = render(&result, ReportFormat::Llm, false);
+    let shown = super::shown(&llm, ReportFormat::Llm, crate::base::term::Shown::Escaped);
+    assert!(!needs_escape(&shown, Rule::Content), "{shown}");
+    let shown = super::shown(&json, ReportFormat::Json, crate::base::term::Shown::Escaped);
+    let back: serde_json::Value = serde_json::from_str(&shown).expect("still json");
+    assert_eq!(back["results"][0]["blockId"], HOSTILE);
+    assert!(!needs_escape(&shown, Rule::Content), "{shown}");
+}

@@ -336,14 +336,18 @@ fn history_call(call: &Call<'_>, kind: ToolKind, args: &Map<String, Value>) -> O
         .and_then(Value::as_bool)
         .unwrap_or(false);
     use history::render;
+    // A tool's result goes to the client as it is: the model must see exactly what is there.
+    let exact = crate::base::term::Shown::Exact;
     match kind {
-        ToolKind::Undo => {
-            Outcome::history(history::undo::undo(&repo, dry_run), render::undo_report)
-        }
-        ToolKind::Redo => {
-            Outcome::history(history::undo::redo(&repo, dry_run), render::undo_report)
-        }
-        ToolKind::Status => Outcome::history(history::log::status(&repo), render::status_report),
+        ToolKind::Undo => Outcome::history(history::undo::undo(&repo, dry_run), |r| {
+            render::undo_report(r, exact)
+        }),
+        ToolKind::Redo => Outcome::history(history::undo::redo(&repo, dry_run), |r| {
+            render::undo_report(r, exact)
+        }),
+        ToolKind::Status => Outcome::history(history::log::status(&repo), |r| {
+            render::status_report(r, exact)
+        }),
         ToolKind::Log => {
             let max = match args.get("max_count") {
                 None | Some(Value::Null) => None,
@@ -352,10 +356,9 @@ fn history_call(call: &Call<'_>, kind: ToolKind, args: &Map<String, Value>) -> O
                     None => return Outcome::error("`max_count` must be a whole number".into()),
                 },
             };
-            Outcome::history(
-                history::log::log(&repo, max, history::now()),
-                render::log_report,
-            )
+            Outcome::history(history::log::log(&repo, max, history::now()), |r| {
+                render::log_report(r, exact)
+            })
         }
         ToolKind::Show => {
             let rev = match args.get("rev") {
@@ -364,7 +367,7 @@ fn history_call(call: &Call<'_>, kind: ToolKind, args: &Map<String, Value>) -> O
                 Some(_) => return Outcome::error("`rev` must be a string".into()),
             };
             Outcome::history(history::log::show(&repo, rev), |s| {
-                render::show_report(s, ReportFormat::Llm, false)
+                render::show_report(s, ReportFormat::Llm, false, exact)
             })
         }
         _ => Outcome::error("not a history tool".into()),

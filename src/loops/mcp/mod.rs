@@ -428,12 +428,10 @@ fn elicitation_prompt(
     Some(Arc::new(move |req: &ExecRequest| {
         let params = json!({
             "mode": "form",
+            // For the user, not the model: shown escaped, as on a terminal.
             "message": format!(
-                "git-clada: block {} wants to run {:?} code in {}:\n\n{}\n\nRun it? yes: this once; always: this and the later exec blocks of this call; no: do not run it.",
-                req.block_id,
-                req.lang,
-                req.cwd.display(),
-                req.code.trim_end()
+                "git-clada: {}\nRun it? yes: this once; always: this and the later exec blocks of this call; no: do not run it.",
+                req.approval_text(None)
             ),
             "requestedSchema": {
                 "type": "object",

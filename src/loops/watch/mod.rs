@@ -114,14 +114,18 @@ pub fn state_ref(file: &Path) -> String {
     format!("refs/clada/watch/{hex}")
 }
 
-/// A line of progress on stderr, with the time.
+/// A line of progress on stderr, with the time; for people, so escaped for a terminal (it
+/// names blocks, paths and errors from the reply).
 fn progress(msg: &str) {
     let secs = SystemTime::now()
         .duration_since(SystemTime::UNIX_EPOCH)
         .map(|d| d.as_secs())
         .unwrap_or(0);
     let (h, m, s) = ((secs / 3600) % 24, (secs / 60) % 60, secs % 60);
-    eprintln!("[{h:02}:{m:02}:{s:02} UTC] {msg}");
+    eprintln!(
+        "[{h:02}:{m:02}:{s:02} UTC] {}",
+        crate::base::term::escape(msg, crate::base::term::Rule::Content)
+    );
 }
 
 impl Watcher {
@@ -331,7 +335,9 @@ impl Watcher {
             }
         ));
         let stdout = report::render(result, self.opts.stdout_format, self.opts.color);
-        print!("{stdout}");
+        // The llm and JSON reports are exact unless stdout is a terminal.
+        let shown = crate::base::term::Shown::stdout(false);
+        print!("{}", report::shown(&stdout, self.opts.stdout_format, shown));
         let llm = report::render(result, ReportFormat::Llm, false);
         if let Some(out) = &self.opts.output {
             if let Err(e) = crate::base::fsutil::write_atomic(out, llm.as_bytes(), KEEP) {
