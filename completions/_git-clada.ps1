@@ -38,6 +38,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-clada' -ScriptBlock {
             [CompletionResult]::new('step-back', 'step-back', [CompletionResultType]::ParameterValue, 'Move the worktree one commit back, parking uncommitted work first')
             [CompletionResult]::new('step-forward', 'step-forward', [CompletionResultType]::ParameterValue, 'Move the worktree one commit toward the tip step-back started from')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Say where you are: the branch, whether you are stepped back (and how far), and the last clada operation that undo would take back')
+            [CompletionResult]::new('repair-index', 'repair-index', [CompletionResultType]::ParameterValue, 'Repair the index''s cache-tree if an earlier git-clada wrote it wrong')
             [CompletionResult]::new('log', 'log', [CompletionResultType]::ParameterValue, 'List git-clada commits on the current branch: short hash, age, subject, blocks ok/failed')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show the reply an AI commit was made from and its result report')
             [CompletionResult]::new('watch', 'watch', [CompletionResultType]::ParameterValue, 'Watch FILE and apply each new complete block once, whenever the file changes')
@@ -179,6 +180,16 @@ Register-ArgumentCompleter -Native -CommandName 'git-clada' -ScriptBlock {
             break
         }
         'git-clada;status' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Show what would happen without changing any file, ref or the index')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'git-clada;repair-index' {
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Show what would happen without changing any file, ref or the index')
@@ -378,6 +389,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-clada' -ScriptBlock {
             [CompletionResult]::new('step-back', 'step-back', [CompletionResultType]::ParameterValue, 'Move the worktree one commit back, parking uncommitted work first')
             [CompletionResult]::new('step-forward', 'step-forward', [CompletionResultType]::ParameterValue, 'Move the worktree one commit toward the tip step-back started from')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Say where you are: the branch, whether you are stepped back (and how far), and the last clada operation that undo would take back')
+            [CompletionResult]::new('repair-index', 'repair-index', [CompletionResultType]::ParameterValue, 'Repair the index''s cache-tree if an earlier git-clada wrote it wrong')
             [CompletionResult]::new('log', 'log', [CompletionResultType]::ParameterValue, 'List git-clada commits on the current branch: short hash, age, subject, blocks ok/failed')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show the reply an AI commit was made from and its result report')
             [CompletionResult]::new('watch', 'watch', [CompletionResultType]::ParameterValue, 'Watch FILE and apply each new complete block once, whenever the file changes')
@@ -420,6 +432,9 @@ Register-ArgumentCompleter -Native -CommandName 'git-clada' -ScriptBlock {
             break
         }
         'git-clada;help;status' {
+            break
+        }
+        'git-clada;help;repair-index' {
             break
         }
         'git-clada;help;log' {

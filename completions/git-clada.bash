@@ -61,6 +61,9 @@ _git__clada() {
             git__clada,redo)
                 cmd="git__clada__subcmd__redo"
                 ;;
+            git__clada,repair-index)
+                cmd="git__clada__subcmd__repair__subcmd__index"
+                ;;
             git__clada,show)
                 cmd="git__clada__subcmd__show"
                 ;;
@@ -127,6 +130,9 @@ _git__clada() {
             git__clada__subcmd__help,redo)
                 cmd="git__clada__subcmd__help__subcmd__redo"
                 ;;
+            git__clada__subcmd__help,repair-index)
+                cmd="git__clada__subcmd__help__subcmd__repair__subcmd__index"
+                ;;
             git__clada__subcmd__help,show)
                 cmd="git__clada__subcmd__help__subcmd__show"
                 ;;
@@ -179,7 +185,7 @@ _git__clada() {
 
     case "${cmd}" in
         git__clada)
-            opts="-C -h -V --format --dry-run --help --version apply commit check parse undo redo squash step-back step-forward status log show watch mcp prompt config context hooks install-man demo generate help"
+            opts="-C -h -V --format --dry-run --help --version apply commit check parse undo redo squash step-back step-forward status repair-index log show watch mcp prompt config context hooks install-man demo generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -419,7 +425,7 @@ _git__clada() {
             return 0
             ;;
         git__clada__subcmd__help)
-            opts="apply commit check parse undo redo squash step-back step-forward status log show watch mcp prompt config context hooks install-man demo generate help"
+            opts="apply commit check parse undo redo squash step-back step-forward status repair-index log show watch mcp prompt config context hooks install-man demo generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -657,6 +663,20 @@ _git__clada() {
             return 0
             ;;
         git__clada__subcmd__help__subcmd__redo)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__clada__subcmd__help__subcmd__repair__subcmd__index)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1045,6 +1065,28 @@ _git__clada() {
             return 0
             ;;
         git__clada__subcmd__redo)
+            opts="-C -h -V --format --dry-run --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__clada__subcmd__repair__subcmd__index)
             opts="-C -h -V --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -35,6 +35,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand step-back 'Move the worktree one commit back, parking uncommitted work first'
             cand step-forward 'Move the worktree one commit toward the tip step-back started from'
             cand status 'Say where you are: the branch, whether you are stepped back (and how far), and the last clada operation that undo would take back'
+            cand repair-index 'Repair the index''s cache-tree if an earlier git-clada wrote it wrong'
             cand log 'List git-clada commits on the current branch: short hash, age, subject, blocks ok/failed'
             cand show 'Show the reply an AI commit was made from and its result report'
             cand watch 'Watch FILE and apply each new complete block once, whenever the file changes'
@@ -166,6 +167,15 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand --version 'Print version'
         }
         &'git-clada;status'= {
+            cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
+            cand --dry-run 'Show what would happen without changing any file, ref or the index'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'git-clada;repair-index'= {
             cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
             cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
             cand --dry-run 'Show what would happen without changing any file, ref or the index'
@@ -347,6 +357,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand step-back 'Move the worktree one commit back, parking uncommitted work first'
             cand step-forward 'Move the worktree one commit toward the tip step-back started from'
             cand status 'Say where you are: the branch, whether you are stepped back (and how far), and the last clada operation that undo would take back'
+            cand repair-index 'Repair the index''s cache-tree if an earlier git-clada wrote it wrong'
             cand log 'List git-clada commits on the current branch: short hash, age, subject, blocks ok/failed'
             cand show 'Show the reply an AI commit was made from and its result report'
             cand watch 'Watch FILE and apply each new complete block once, whenever the file changes'
@@ -379,6 +390,8 @@ set edit:completion:arg-completer[git-clada] = {|@words|
         &'git-clada;help;step-forward'= {
         }
         &'git-clada;help;status'= {
+        }
+        &'git-clada;help;repair-index'= {
         }
         &'git-clada;help;log'= {
         }

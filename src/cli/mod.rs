@@ -23,6 +23,7 @@ pub mod mcp;
 pub mod parse;
 pub mod prompt;
 pub mod redo;
+pub mod repair_index;
 pub mod show;
 pub mod squash;
 pub mod status;
@@ -140,6 +141,7 @@ pub enum Command {
     StepBack(step::BackArgs),
     StepForward(step::ForwardArgs),
     Status(status::Args),
+    RepairIndex(repair_index::Args),
     Log(log::Args),
     Show(show::Args),
     Watch(watch::Args),
@@ -218,6 +220,7 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::StepBack(args) => step::run_back(args, global),
         Command::StepForward(args) => step::run_forward(args, global),
         Command::Status(args) => status::run(args, global),
+        Command::RepairIndex(args) => repair_index::run(args, global),
         Command::Log(args) => log::run(args, global),
         Command::Show(args) => show::run(args, global),
         Command::Watch(args) => watch::run(args, global),

@@ -360,6 +360,9 @@ pub struct StatusReport {
     pub undo_refused: Option<String>,
     /// What `git clada redo` would re-apply, when an undo can be redone.
     pub redo: Option<UndoReport>,
+    /// A cache-tree in the index that disagrees with its entries (`repair-index` drops it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index_problem: Option<String>,
 }
 
 /// How far `status` walks to count the commits step-back could go through.
@@ -384,6 +387,7 @@ pub fn status(repo: &Repo) -> Result<StatusReport, HistoryError> {
         undo: None,
         undo_refused: None,
         redo: None,
+        index_problem: repo.read_index()?.cache_tree_problem(),
     };
     if let Some(j) = Journal::read(repo)? {
         report.interrupted = Some(format!(

@@ -355,6 +355,12 @@ pub fn status_report(r: &super::log::StatusReport, shown: Shown) -> String {
     if let Some(i) = &r.interrupted {
         out.push_str(&format!("Interrupted: {}\n", shown.content(i)));
     }
+    if let Some(p) = &r.index_problem {
+        out.push_str(&format!(
+            "Index: {}; your next commit could lose files: run `git clada repair-index` first\n",
+            shown.content(p)
+        ));
+    }
     match (&r.undo, &r.undo_refused) {
         (Some(u), _) => {
             let what = match (u.operation.as_str(), u.kind.as_str()) {
@@ -459,4 +465,19 @@ pub fn show_report(
         }
     }
     out
+}
+
+/// `git clada repair-index`.
+pub fn repair_report(r: &super::repair::RepairReport, shown: Shown) -> String {
+    match (&r.problem, r.repaired) {
+        (None, _) => "The index's cache-tree agrees with its entries: nothing to repair.\n".into(),
+        (Some(p), true) => format!(
+            "Repaired the index: {}. Dropped the cache-tree (git rebuilds it at your next commit); entries and staged changes are as they were.\n",
+            shown.content(p)
+        ),
+        (Some(p), false) => format!(
+            "The index needs repair: {}. `git clada repair-index` drops the cache-tree (nothing else changes).\n",
+            shown.content(p)
+        ),
+    }
 }

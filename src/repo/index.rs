@@ -104,6 +104,58 @@ impl EntryFlags {
     }
 }
 
+/// Where a cache-tree disagrees with the entries it describes, as git would have to believe
+/// it: a node marked valid whose count is not the number of entries under it, or that covers
+/// an intent-to-add or conflicted entry (git keeps those out of trees). git-clada before
+/// issue 33 wrote such a node beside an intent-to-add entry, and git then committed a tree
+/// with duplicate entries that lost files. `None` when the cache-tree (if any) is sound.
+pub(crate) fn cache_tree_problem(state: &gix::index::State, tree: &CacheTree) -> Option<String> {
+    fn walk(state: &gix::index::State, node: &CacheTree, prefix: &mut Vec<u8>) -> Option<String> {
+        let entries = state.entries();
+        let range = if prefix.is_empty() {
+            0..entries.len()
+        } else {
+            state
+                .prefixed_entries_range(prefix.as_bstr())
+                .unwrap_or(0..0)
+        };
+        let here = if prefix.is_empty() {
+            "the root".to_string()
+        } else {
+            format!("'{}'", prefix[..prefix.len() - 1].as_bstr())
+        };
+        if let Some(counted) = node.num_entries {
+            // A sparse-directory entry for this very directory is one entry.
+            let n = range.len() as u32;
+            if counted != n {
+                return Some(format!(
+                    "the cache-tree of {here} counts {counted} entries, the index has {n}"
+                ));
+            }
+            if let Some(e) = entries[range].iter().find(|e| {
+                e.stage() != Stage::Unconflicted || e.flags.contains(Flags::INTENT_TO_ADD)
+            }) {
+                return Some(format!(
+                    "the cache-tree of {here} is marked valid over '{}', which git keeps out of trees",
+                    e.path(state)
+                ));
+            }
+        }
+        for child in &node.children {
+            let len = prefix.len();
+            prefix.extend_from_slice(&child.name);
+            prefix.push(b'/');
+            let found = walk(state, child, prefix);
+            prefix.truncate(len);
+            if found.is_some() {
+                return found;
+            }
+        }
+        None
+    }
+    walk(state, tree, &mut Vec::new())
+}
+
 /// What to record for a path in the index: its entry, and whether the worktree file is known
 /// to hold exactly that content (then its stat data is recorded so git trusts it; otherwise
 /// the stat is zeroed, which makes git re-check the content).
@@ -433,6 +485,19 @@ impl Index {
 
     pub fn is_empty(&self) -> bool {
         self.file.entries().is_empty()
+    }
+
+    /// What is wrong with this index's cache-tree extension as read, if anything (see
+    /// [`cache_tree_problem`]).
+    pub fn cache_tree_problem(&self) -> Option<String> {
+        let tree = self.cache_tree.as_ref().or_else(|| self.file.tree())?;
+        cache_tree_problem(&self.file, tree)
+    }
+
+    /// Drops the cache-tree extension: git rebuilds it at the next commit or `write-tree`.
+    pub fn drop_cache_tree(&mut self) {
+        self.cache_tree = None;
+        self.file_mut().remove_tree();
     }
 
     /// The root tree id recorded in git's cache-tree extension, when it is complete and valid:
