@@ -310,15 +310,25 @@ fn file_delete_or_file_write_over_uncommitted_work_names_where_it_is_kept() {
     succeeded(&repo.clada(&["undo"]));
     common::assert_same_user_state(&repo.state(), &before, "undo of a delete over dirty work");
 
-    // A whole-file write over the user's edit: their work goes into a snapshot commit.
+    // A whole-file write over the user's edit: the two cannot be kept apart, so the AI's
+    // version stays in the worktree, uncommitted (issue 38), and the report says where the
+    // user's is: undo brings it back.
     repo.write("over.txt", "o1 mine\n");
+    let before = repo.state();
+    let head = repo.head();
     let report = ok(&repo.apply(&common::write_block("w1", "over.txt", "AI's"), &[]));
-    let keeper = keeper_of(&report, "over.txt");
-    assert_eq!(
-        repo.git(&["show", &format!("{keeper}:over.txt")]),
-        "o1 mine\n"
+    let w = warnings(&report);
+    assert!(w.contains("⏸ not committed"), "{report}");
+    assert!(
+        w.contains("your uncommitted change to over.txt is no longer in the worktree")
+            && w.contains("`git clada undo`"),
+        "{report}"
     );
+    assert_eq!(repo.head(), head, "nothing of the user's was committed");
     assert_eq!(repo.read("over.txt"), "AI's\n");
+    succeeded(&repo.clada(&["undo"]));
+    common::assert_same_user_state(&repo.state(), &before, "undo of a write over dirty work");
+    assert_eq!(repo.read("over.txt"), "o1 mine\n");
 }
 
 /// The user's own configuration turns the OS sandbox off: what these tests reproduce (exec

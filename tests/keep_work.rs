@@ -130,9 +130,33 @@ fn a_file_both_changed_gets_heads_version_plus_the_ai_change_and_keeps_both_on_d
     undo_restores(&repo, &before, "undo of a merged apply");
 }
 
+/// Issue 38: where the AI's change cannot be separated from the user's (the merge with their
+/// unstaged or staged change conflicts), it stays in the worktree, uncommitted: the report
+/// marks it ⏸, the commit (if any) names it, no snapshot commit holds the user's work, a later
+/// apply or `git clada commit` never commits it for them, and undo restores their state.
 #[test]
-fn overlapping_or_staged_changes_fall_back_to_a_snapshot_commit_and_say_so() {
-    for (path, reason) in [("shared.txt", "overlaps"), ("staged.txt", "staged")] {
+fn an_overlapping_change_stays_in_the_worktree_uncommitted_and_is_never_committed_for_the_user() {
+    for (path, reply, committed) in [
+        (
+            "shared.txt",
+            replace("c01", "shared.txt", "seven", "SEVEN"),
+            false,
+        ),
+        (
+            "staged.txt",
+            replace("c01", "staged.txt", "s1", "s2"),
+            false,
+        ),
+        (
+            "staged.txt",
+            format!(
+                "{}{}",
+                replace("c01", "staged.txt", "s1", "s2"),
+                replace("c02", "ai.txt", "a0", "a1")
+            ),
+            true,
+        ),
+    ] {
         let repo = dirty_repo();
         repo.write(
             "shared.txt",
@@ -140,28 +164,116 @@ fn overlapping_or_staged_changes_fall_back_to_a_snapshot_commit_and_say_so() {
         );
         let before = repo.state();
         let head = repo.head();
-        let reply = if path == "shared.txt" {
-            replace("c01", "shared.txt", "seven", "SEVEN")
-        } else {
-            replace("c01", "staged.txt", "s1", "s2")
-        };
+        let staged_before = repo.git(&["diff", "--cached"]);
         let out = repo.apply(&reply, &[]);
         ok(&out);
         let report = TestRepo::report(&out);
-        let snapshot = report["snapshotCommit"].as_str().unwrap_or_default();
-        assert_eq!(
-            repo.git(&["rev-parse", "HEAD~1"]).trim(),
-            snapshot,
-            "{path}"
-        );
-        assert_eq!(repo.git(&["rev-parse", "HEAD~2"]).trim(), head, "{path}");
+        assert!(report.get("snapshotCommit").is_none(), "{path}: {report}");
         let warnings = report["warnings"].to_string();
         assert!(
-            warnings.contains("could not be kept apart") && warnings.contains(reason),
+            warnings.contains("⏸ not committed") && warnings.contains(&format!("git diff {path}")),
             "{path}: {warnings}"
         );
+        // The user's line beside the AI's edit is still in the file (an edit of the very
+        // line the user changed — staged.txt — does take theirs out, and says so).
+        assert_eq!(
+            warnings.contains("no longer in the worktree"),
+            path == "staged.txt",
+            "{warnings}"
+        );
+        let after_first = repo.state();
+        // The user's staged work is exactly as it was: nothing of it was committed.
+        assert_eq!(repo.git(&["diff", "--cached"]), staged_before, "{path}");
+        let text = repo.read(path);
+        assert!(
+            text.contains("SEVEN") || text.contains("s2"),
+            "{path}: {text}"
+        );
+        if committed {
+            assert_eq!(repo.git(&["rev-parse", "HEAD~1"]).trim(), head);
+            assert_eq!(
+                repo.git(&["diff-tree", "--no-commit-id", "--name-only", "-r", "HEAD"]),
+                "ai.txt\n"
+            );
+            let msg = repo.git(&["log", "-1", "--format=%B"]);
+            assert!(msg.contains(&format!("Clada-Uncommitted: {path}")), "{msg}");
+            let log = repo.clada(&["log", "--format", "json"]);
+            let log: serde_json::Value = serde_json::from_slice(&log.stdout).expect("json");
+            assert_eq!(log["entries"][0]["uncommitted"][0], path);
+        } else {
+            assert_eq!(repo.head(), head, "{path}: nothing to commit");
+        }
+        // Not pending: neither `git clada commit` nor a later apply commits it.
+        let commit = repo.clada(&["commit"]);
+        assert_eq!(code(&commit), 3, "{}", output_text(&commit));
+        let tip = repo.head();
+        ok(&repo.apply(&write("c03", "later.txt", "later\n"), &[]));
+        assert_eq!(
+            repo.git(&["diff-tree", "--no-commit-id", "--name-only", "-r", "HEAD"]),
+            "later.txt\n",
+            "{path}"
+        );
+        assert_eq!(repo.git(&["rev-parse", "HEAD~1"]).trim(), tip);
+        undo_restores(&repo, &after_first, path);
         undo_restores(&repo, &before, path);
     }
+}
+
+/// Issue 38: a path the user staged gets the AI's change committed (HEAD's version plus the
+/// AI's change), and its index entry keeps the user's staged change on top, so `git diff
+/// --cached` shows exactly the user's change and `git diff` the rest.
+#[test]
+fn a_staged_path_gets_the_ai_change_committed_and_the_users_change_stays_staged() {
+    let repo = TestRepo::with_files(&[("f.txt", "1\n2\n3\n4\n5\n6\n7\n8\n")]);
+    repo.write("f.txt", "1 staged\n2\n3\n4\n5\n6\n7\n8\n");
+    repo.git(&["add", "f.txt"]);
+    repo.write("f.txt", "1 staged\n2\n3\n4 unstaged\n5\n6\n7\n8\n");
+    let head = repo.head();
+    let before = repo.state();
+    let out = repo.apply(&replace("s01", "f.txt", "8\n", "8 ai\n"), &[]);
+    ok(&out);
+    assert!(TestRepo::report(&out).get("snapshotCommit").is_none());
+    assert_eq!(repo.git(&["rev-parse", "HEAD~1"]).trim(), head);
+    assert_eq!(
+        repo.git(&["show", "HEAD:f.txt"]),
+        "1\n2\n3\n4\n5\n6\n7\n8 ai\n",
+        "the commit: HEAD plus the AI's change only"
+    );
+    let cached = repo.git(&["diff", "--cached"]);
+    assert!(cached.contains("-1\n+1 staged\n"), "{cached}");
+    assert!(
+        !cached.contains("+8 ai") && !cached.contains("4 unstaged"),
+        "{cached}"
+    );
+    let unstaged = repo.git(&["diff"]);
+    assert!(unstaged.contains("-4\n+4 unstaged\n"), "{unstaged}");
+    assert!(
+        !unstaged.contains("+8 ai") && !unstaged.contains("+1 staged"),
+        "{unstaged}"
+    );
+    assert_eq!(
+        repo.read("f.txt"),
+        "1 staged\n2\n3\n4 unstaged\n5\n6\n7\n8 ai\n"
+    );
+    repo.assert_fsck();
+    undo_restores(&repo, &before, "undo of a staged-path apply");
+}
+
+/// `--wip commit` still makes the snapshot commit of the user's work, below the AI commit.
+#[test]
+fn wip_commit_keeps_the_snapshot_commit_for_users_who_ask() {
+    let repo = dirty_repo();
+    let head = repo.head();
+    let before = repo.state();
+    let out = repo.apply(&replace("w01", "ai.txt", "a0", "a1"), &["--wip", "commit"]);
+    ok(&out);
+    let snapshot = TestRepo::report(&out)["snapshotCommit"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert_eq!(repo.git(&["rev-parse", "HEAD~1"]).trim(), snapshot);
+    assert_eq!(repo.git(&["rev-parse", "HEAD~2"]).trim(), head);
+    undo_restores(&repo, &before, "undo of a --wip commit apply");
 }
 
 #[test]

@@ -65,6 +65,10 @@ pub struct LogEntry {
     pub blocks_failed: usize,
     #[serde(skip_serializing_if = "is_zero")]
     pub blocks_waiting: usize,
+    /// Paths the reply changed whose change stayed out of the commit, in the worktree,
+    /// because it overlapped the user's uncommitted change (`Clada-Uncommitted`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub uncommitted: Vec<String>,
     /// For a squash: how many commits it replaced.
     pub squashed: Option<usize>,
     /// HEAD is here (while stepped back, the log starts at the tip).
@@ -126,6 +130,12 @@ fn entry(info: &CommitInfo, kind: CladaCommit, now: i64, head: Option<ObjectId>)
         blocks_ok: count(trailer::BLOCKS),
         blocks_failed: count(trailer::FAILED),
         blocks_waiting: count(trailer::WAITING),
+        uncommitted: info
+            .message
+            .lines()
+            .filter_map(|l| l.strip_prefix(trailer::UNCOMMITTED)?.strip_prefix(": "))
+            .map(str::to_string)
+            .collect(),
         squashed,
         current: head == Some(info.id),
         sessions: sessions_of(info),

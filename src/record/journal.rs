@@ -96,6 +96,11 @@ pub struct Journal {
     /// again is not run twice (see `apply::records::mark_already_applied`).
     #[serde(skip)]
     pub blocks: Vec<String>,
+    /// In the apply record only: paths whose AI change overlapped the user's uncommitted
+    /// change and stayed in the worktree, uncommitted (`Clada-Uncommitted`). They are never
+    /// "pending": a later apply or `git clada commit` leaves them to the user.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub uncommitted: Vec<String>,
     /// Refs besides the branch that the apply moves in the branch's ref transaction (a
     /// watcher's record of its blocks), with the value each had before (`None`: absent):
     /// rolling the apply back sets them back too.

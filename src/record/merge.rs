@@ -62,6 +62,40 @@ fn hunks<'a>(base: &[&'a [u8]], side: &[&'a [u8]]) -> Vec<Hunk<'a>> {
     out
 }
 
+/// Whether `a` (made from `w`) still holds every line `w` changed from `h`: the edits
+/// from `w` to `a` touch none of the lines the user's change (`h` to `w`) added or replaced
+/// (edits next to them are fine). A three-way merge refuses such neighbours as conflicts,
+/// yet the user's change is all there.
+pub fn lines_intact(h: &[u8], w: &[u8], a: &[u8]) -> bool {
+    use similar::{DiffOp, TextDiff};
+    let (h, w, a) = (
+        String::from_utf8_lossy(h),
+        String::from_utf8_lossy(w),
+        String::from_utf8_lossy(a),
+    );
+    // The user's change, as ranges of `w`'s lines (an empty range: a deletion there).
+    let users: Vec<std::ops::Range<usize>> = TextDiff::from_lines(h.as_ref(), w.as_ref())
+        .ops()
+        .iter()
+        .filter(|op| !matches!(op, DiffOp::Equal { .. }))
+        .map(|op| op.new_range())
+        .collect();
+    // The AI's edits, as ranges of `w`'s lines they replace.
+    TextDiff::from_lines(w.as_ref(), a.as_ref())
+        .ops()
+        .iter()
+        .filter(|op| !matches!(op, DiffOp::Equal { .. }))
+        .map(|op| op.old_range())
+        .all(|ai| {
+            users.iter().all(|u| {
+                let overlap = ai.start < u.end && u.start < ai.end;
+                // Removing the line a deletion sat between still loses nothing of the user's.
+                let inside = u.is_empty() && ai.start < u.start && u.start < ai.end;
+                !overlap && !inside
+            })
+        })
+}
+
 /// Merges `ours` and `theirs`, both derived from `base`; `None` when the changes conflict or
 /// any side is binary.
 pub fn merge3(base: &[u8], ours: &[u8], theirs: &[u8]) -> Option<Vec<u8>> {

@@ -431,6 +431,19 @@ pub fn with_session(msg: String, session: Option<&str>) -> String {
     }
 }
 
+/// `msg` with a `Clada-Uncommitted` trailer for each of `paths` (the AI's changes that
+/// stayed in the worktree), before any `Co-authored-by`.
+pub fn with_uncommitted(msg: String, paths: &[String]) -> String {
+    let lines: String = paths
+        .iter()
+        .map(|p| format!("{}: {p}\n", trailer::UNCOMMITTED))
+        .collect();
+    match msg.find("\nCo-authored-by: ") {
+        Some(at) => format!("{}{lines}{}", &msg[..=at], &msg[at + 1..]),
+        None => msg + &lines,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -29,6 +29,9 @@ pub mod trailer {
     pub const SQUASHED: &str = "Clada-Squashed";
     /// The MCP session (`git clada mcp`) whose tool call made the commit.
     pub const SESSION: &str = "Clada-Session";
+    /// A path the reply changed whose change stayed out of the commit because it overlapped
+    /// the user's uncommitted change there (one trailer per path).
+    pub const UNCOMMITTED: &str = "Clada-Uncommitted";
 }
 
 use crate::repo::{CommitInfo, Repo, RepoError};

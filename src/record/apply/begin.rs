@@ -87,6 +87,7 @@ impl<'r> Transaction<'r> {
             after_index: None,
             index_flags,
             blocks: Vec::new(),
+            uncommitted: Vec::new(),
             also_refs: Vec::new(),
         };
         journal.write(repo)?;

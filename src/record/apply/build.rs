@@ -23,15 +23,42 @@ pub(super) struct Built {
     pub(super) changes: Vec<TreeChange>,
     /// The tracked worktree after the apply (W').
     pub(super) after_tree: ObjectId,
-    /// The changes to commit on top of HEAD when the user's work stays uncommitted; `Err`
-    /// with the reason when it cannot be kept apart (the snapshot fallback).
-    pub(super) on_head: Result<Vec<TreeChange>, String>,
+    /// The AI's changes on top of HEAD, with the user's work kept uncommitted; `Err` under
+    /// `--wip commit` (the user asked for a snapshot commit of their work).
+    pub(super) on_head: Result<OnHead, String>,
     pub(super) items: Vec<Item>,
     /// Paths whose uncommitted work the AI's change took out of the worktree (a delete, a
     /// whole-file write, a conflicting edit): a warning names where that work is kept.
     pub(super) displaced: Vec<BString>,
     /// Paths whose AI changes an earlier apply left pending (a failing hook), committed now.
     pub(super) pending: Vec<BString>,
+}
+
+/// The AI's changes kept apart from the user's uncommitted work (DESIGN §6.3).
+#[derive(Debug, Clone, Default)]
+pub(super) struct OnHead {
+    /// What the AI commit changes in HEAD's tree.
+    pub(super) commit: Vec<TreeChange>,
+    /// What the index left behind gets for the committed paths: the committed entry, or for a
+    /// path with staged work, the three-way merge of (HEAD, the staged version, the
+    /// committed version) — so `git diff --cached` still shows exactly the user's staged
+    /// change.
+    pub(super) index: Vec<TreeChange>,
+    /// Paths whose AI change cannot be separated from the user's uncommitted change there:
+    /// written to the worktree, not committed, the index left as the user had it; with the
+    /// reason. The report marks them ⏸ and the commit names them (`Clada-Uncommitted`).
+    pub(super) uncommitted: Vec<(BString, String)>,
+}
+
+/// How one path's AI change is recorded.
+enum Kept {
+    /// Committed as `commit`; the index left behind gets `index`.
+    Committed {
+        commit: Option<crate::repo::Entry>,
+        index: Option<crate::repo::Entry>,
+    },
+    /// Left in the worktree only, for this reason.
+    Uncommitted(String),
 }
 
 impl Transaction<'_> {
@@ -85,7 +112,7 @@ impl Transaction<'_> {
         let on_head = if opts.wip_commit && start.status.is_dirty() {
             Err("--wip commit".to_string())
         } else {
-            self.merge_onto_head(start, &changes, &execution.moves, &pending)?
+            Ok(self.merge_onto_head(start, &changes, &execution.moves, &pending)?)
         };
         let displaced = self.displaced(start, &changes, &execution.moves, &pending)?;
         Ok(Built {
@@ -138,10 +165,12 @@ impl Transaction<'_> {
                         repo.read_blob(h.id)?,
                         repo.read_blob(a.id)?,
                     );
-                    // The AI's change alone (on HEAD), then the user's change on top of it.
+                    // The AI's change alone (on HEAD), then the user's change on top of it;
+                    // or, where a merge sees a conflict, the AI's edits beside the user's.
                     merge::merge3(&w, &h, &a)
                         .and_then(|ai| merge::merge3(&h, &w, &ai))
                         .is_some_and(|both| both == a)
+                        || merge::lines_intact(&h, &w, &a)
                 }
                 (false, w, _, a) => w == a,
             };
@@ -195,8 +224,9 @@ impl Transaction<'_> {
     }
 
     /// The AI's changes as changes of HEAD's tree: for a path the user had changed too, HEAD's
-    /// version plus the AI's change by a three-way merge. `Err` with the reason when a path is
-    /// staged or the merge conflicts.
+    /// version plus the AI's change by a three-way merge, and for a path with staged work an
+    /// index entry that keeps that work staged. A path where either merge conflicts (or a
+    /// type changed) stays out of the commit (see [`OnHead::uncommitted`]).
     ///
     /// A path a `file_move` created takes the moved file's versions as its own: HEAD's blob
     /// moves, plus the AI's edits, and the user's uncommitted edit stays an unstaged change at
@@ -207,57 +237,111 @@ impl Transaction<'_> {
         changes: &[TreeChange],
         moves: &[(String, String)],
         pending: &Pending,
-    ) -> Result<Result<Vec<TreeChange>, String>, ApplyError> {
+    ) -> Result<OnHead, ApplyError> {
         let repo = self.repo;
         if !start.status.is_dirty() {
-            return Ok(Ok(changes.to_vec()));
+            return Ok(OnHead {
+                commit: changes.to_vec(),
+                index: changes.to_vec(),
+                uncommitted: Vec::new(),
+            });
         }
-        let mut out = Vec::with_capacity(changes.len());
+        let mut out = OnHead::default();
         for c in changes {
             let (from, h, w) = self.versions(start, &c.path, moves, pending)?;
             let i = file_entry(repo, self.index_tree, &from)?;
-            if i != h {
-                return Ok(Err(format!("{from} has staged changes")));
+            match self.keep_apart(&c.path, h, i, w, c.entry)? {
+                Kept::Committed { commit, index } => {
+                    out.commit.push(TreeChange {
+                        path: c.path.clone(),
+                        entry: commit,
+                    });
+                    out.index.push(TreeChange {
+                        path: c.path.clone(),
+                        entry: index,
+                    });
+                }
+                Kept::Uncommitted(reason) => out.uncommitted.push((c.path.clone(), reason)),
             }
-            let entry = match (w == h, c.entry, w, h) {
-                (true, e, _, _) => e,
-                (false, None, _, _) => None,
-                (false, Some(a), None, _) => Some(a),
-                (false, Some(a), Some(w), Some(h))
-                    if [a.kind, w.kind, h.kind]
-                        .iter()
-                        .all(|k| matches!(k, EntryKind::Blob | EntryKind::Executable)) =>
-                {
-                    let merged = merge::merge3(
-                        &repo.read_blob(w.id)?,
-                        &repo.read_blob(h.id)?,
-                        &repo.read_blob(a.id)?,
-                    );
-                    let Some(bytes) = merged else {
-                        return Ok(Err(format!(
-                            "the AI's change to {} overlaps your uncommitted change there",
-                            c.path
-                        )));
-                    };
-                    let kind = if a.kind != w.kind { a.kind } else { h.kind };
-                    Some(crate::repo::Entry {
-                        kind,
-                        id: repo.write_blob(&bytes)?,
-                    })
-                }
-                _ => {
-                    return Ok(Err(format!(
-                        "{} changed type (a symlink or a mode change) on one side",
-                        c.path
-                    )))
-                }
-            };
-            out.push(TreeChange {
-                path: c.path.clone(),
-                entry,
+        }
+        Ok(out)
+    }
+
+    /// One path's AI change (W → A) separated from the user's work: HEAD's version `h`, the
+    /// user's staged version `i` and worktree version `w`.
+    fn keep_apart(
+        &self,
+        path: &BString,
+        h: Option<crate::repo::Entry>,
+        i: Option<crate::repo::Entry>,
+        w: Option<crate::repo::Entry>,
+        a: Option<crate::repo::Entry>,
+    ) -> Result<Kept, ApplyError> {
+        let repo = self.repo;
+        let blob = |e: &Option<crate::repo::Entry>| {
+            e.is_some_and(|e| matches!(e.kind, EntryKind::Blob | EntryKind::Executable))
+        };
+        let overlap = || {
+            Kept::Uncommitted(format!(
+                "the AI's change to {path} overlaps your uncommitted change there"
+            ))
+        };
+        // The commit: HEAD's version plus the AI's change.
+        let commit = match (w == h, a, w, h) {
+            (true, a, _, _) => a,
+            // The AI deleted a file the user had changed (kept in the undo record).
+            (false, None, _, _) => None,
+            // Untracked before (or new): the AI wrote what is there.
+            (false, Some(a), _, None) if i.is_none() => Some(a),
+            (false, Some(a), Some(w), Some(h)) if blob(&Some(a)) && blob(&Some(w)) && blob(&Some(h)) => {
+                let merged = merge::merge3(
+                    &repo.read_blob(w.id)?,
+                    &repo.read_blob(h.id)?,
+                    &repo.read_blob(a.id)?,
+                );
+                let Some(bytes) = merged else {
+                    return Ok(overlap());
+                };
+                let kind = if a.kind != w.kind { a.kind } else { h.kind };
+                Some(crate::repo::Entry {
+                    kind,
+                    id: repo.write_blob(&bytes)?,
+                })
+            }
+            _ => {
+                return Ok(Kept::Uncommitted(format!(
+                    "{path} changed type (a symlink or a mode change) on one side, or is a new file you staged"
+                )))
+            }
+        };
+        if i == h {
+            return Ok(Kept::Committed {
+                commit,
+                index: commit,
             });
         }
-        Ok(Ok(out))
+        // Staged work: the index keeps the user's staged change on top of the commit.
+        let index = match (i, commit, h) {
+            (i, c, _) if c == h => i,
+            (i, c, _) if i == c => c,
+            (Some(i), Some(c), Some(h)) if blob(&Some(i)) && blob(&Some(c)) && blob(&Some(h)) => {
+                let merged = merge::merge3(
+                    &repo.read_blob(h.id)?,
+                    &repo.read_blob(i.id)?,
+                    &repo.read_blob(c.id)?,
+                );
+                let Some(bytes) = merged else {
+                    return Ok(overlap());
+                };
+                let kind = if i.kind != h.kind { i.kind } else { c.kind };
+                Some(crate::repo::Entry {
+                    kind,
+                    id: repo.write_blob(&bytes)?,
+                })
+            }
+            _ => return Ok(overlap()),
+        };
+        Ok(Kept::Committed { commit, index })
     }
 }
 

@@ -271,6 +271,10 @@ pub(super) fn pending_changes(
             .filter(|e| e.kind != EntryKind::Tree))
     };
     for d in repo.diff_trees(parse_id(&journal.base_tree)?, parse_id(after)?)? {
+        // Left to the user (it overlapped their own change), never committed for them.
+        if journal.uncommitted.iter().any(|u| d.path == u.as_str()) {
+            continue;
+        }
         let (old, new) = (
             d.old.filter(|e| e.kind != EntryKind::Tree),
             d.new.filter(|e| e.kind != EntryKind::Tree),

@@ -204,6 +204,32 @@ impl Transaction<'_> {
             drop(lock);
             return self.close_uncommitted(start, opts, reply, execution, None);
         }
+        if let Ok(on_head) = &built.on_head {
+            self.journal.uncommitted = on_head
+                .uncommitted
+                .iter()
+                .map(|(p, _)| p.to_string())
+                .collect();
+            if on_head.commit.is_empty() && !opts.no_commit {
+                // Every change overlaps the user's own: nothing to commit; the record lets
+                // undo take the changes back.
+                drop(lock);
+                super::stage::warn_uncommitted(&mut execution, on_head);
+                execution.result.warnings.extend(built.displaced.iter().map(|p| {
+                    format!(
+                        "your uncommitted change to {p} is no longer in the worktree (the reply's change replaced or removed it); `git clada undo` takes the reply back and brings it back exactly"
+                    )
+                }));
+                let index_tree = self.index_tree;
+                return self.close_uncommitted(
+                    start,
+                    opts,
+                    reply,
+                    execution,
+                    Some((built.after_tree, index_tree)),
+                );
+            }
+        }
         if opts.no_commit {
             let updates = index_updates(&built.changes, &built.changes);
             lock.commit(&with_updates(repo, &start.index, &updates)?)?;

@@ -46,12 +46,8 @@ impl Transaction<'_> {
         lock: crate::repo::IndexLock,
     ) -> Result<ApplyOutcome, ApplyError> {
         let repo = self.repo;
-        if let Err(reason) = &built.on_head {
-            if reason != "--wip commit" {
-                execution.result.warnings.push(format!(
-                    "your uncommitted work could not be kept apart from the AI's changes ({reason}), so it was recorded in a snapshot commit before the AI commit, as with --wip commit; `git clada undo` restores it exactly"
-                ));
-            }
+        if let Ok(on_head) = &built.on_head {
+            warn_uncommitted(&mut execution, on_head);
         }
         if !built.pending.is_empty() {
             let paths: Vec<String> = built.pending.iter().map(|p| p.to_string()).collect();
@@ -83,6 +79,7 @@ impl Transaction<'_> {
             coauthor.as_deref(),
         );
         let msg = message::with_session(msg, opts.session.as_deref());
+        let msg = message::with_uncommitted(msg, &self.journal.uncommitted);
 
         let Some(written) = self.write_index(
             start,
@@ -127,11 +124,11 @@ impl Transaction<'_> {
         };
         Ok(match &built.on_head {
             Ok(on_head) => {
-                let tree = repo.edit_tree(start.head_tree, on_head)?;
+                let tree = repo.edit_tree(start.head_tree, &on_head.commit)?;
                 let commit_index = if runs_hooks {
-                    let mut to_commit = on_head.clone();
+                    let mut to_commit = on_head.commit.clone();
                     for p in &start.status.staged {
-                        if !on_head.iter().any(|c| &c.path == p) {
+                        if !on_head.commit.iter().any(|c| &c.path == p) {
                             to_commit.push(TreeChange {
                                 path: p.clone(),
                                 entry: file_entry(repo, start.head_tree, p)?,
@@ -147,7 +144,7 @@ impl Transaction<'_> {
                     None
                 };
                 let mut final_index = base(start);
-                final_index.apply(repo, &index_updates(on_head, &built.changes))?;
+                final_index.apply(repo, &index_updates(&on_head.index, &built.changes))?;
                 Staged {
                     commit_tree: tree,
                     commit_index,
@@ -201,7 +198,9 @@ impl Transaction<'_> {
         // The tree the index left behind holds (I'): the commit's tree when everything is
         // committed, the user's index tree plus the AI's changes when their work is kept.
         let mut final_tree = match &built.on_head {
-            Ok(on_head) if start.status.is_dirty() => repo.edit_tree(self.index_tree, on_head)?,
+            Ok(on_head) if start.status.is_dirty() => {
+                repo.edit_tree(self.index_tree, &on_head.index)?
+            }
             _ => commit_tree,
         };
         let index_writer;
@@ -287,6 +286,16 @@ impl Transaction<'_> {
             index_writer,
             msg,
         }))
+    }
+}
+
+/// Names in the report every path whose AI change stayed out of the commit (⏸: the
+/// user's to review).
+pub(super) fn warn_uncommitted(execution: &mut Execution, on_head: &super::build::OnHead) {
+    for (path, reason) in &on_head.uncommitted {
+        execution.result.warnings.push(format!(
+            "⏸ not committed: {reason}; the AI's change is in the worktree: review it with `git diff {path}` and commit it yourself, or `git clada undo` (your version comes back exactly)"
+        ));
     }
 }
 
