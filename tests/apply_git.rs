@@ -825,3 +825,54 @@ fn with_exec_a_held_index_lock_rolls_the_replys_changes_back() {
     assert_eq!(code(&repo.clada(&["undo"])), 3);
     repo.assert_fsck();
 }
+
+/// Issue 38 §3: when a hook stops the commit of a new file, the file is pending like any
+/// other AI change: `git clada commit` commits it (it said "nothing is pending"), and with
+/// the user's own unstaged edit elsewhere, it makes one AI commit holding only the AI's
+/// changes (it made a snapshot commit and an empty AI commit), the user's edit left unstaged.
+#[test]
+fn git_clada_commit_commits_a_new_file_a_hook_stopped_and_leaves_the_users_edit_alone() {
+    for user_edit in [false, true] {
+        let repo = TestRepo::with_files(&[("a.txt", "a\n"), ("b.txt", "b\n")]);
+        install_hook(
+            &repo,
+            ".git/hooks",
+            "pre-commit",
+            "echo 'lint failed' >&2; exit 1",
+        );
+        let head = repo.head();
+        let reply = format!(
+            "{}{}",
+            replace("p1", "a.txt", "a", "A"),
+            write("p2", "new.txt", "new\n")
+        );
+        let out = repo.apply(&reply, &[]);
+        assert_eq!(code(&out), 1, "{}", stderr(&out));
+        assert_eq!(repo.head(), head, "the hook stopped the commit");
+        std::fs::remove_file(repo.path().join(".git/hooks/pre-commit")).unwrap();
+        if user_edit {
+            repo.write("b.txt", "the user's\n");
+        }
+        let out = repo.clada(&["commit"]);
+        assert_eq!(
+            code(&out),
+            0,
+            "{}{}",
+            common::output_text(&out),
+            stderr(&out)
+        );
+        assert_eq!(
+            repo.git(&["rev-parse", "HEAD~1"]).trim(),
+            head,
+            "one commit"
+        );
+        assert_eq!(
+            repo.git(&["diff-tree", "--no-commit-id", "--name-status", "-r", "HEAD"]),
+            "M\ta.txt\nA\tnew.txt\n",
+            "the AI's changes only"
+        );
+        let expected = if user_edit { " M b.txt\n" } else { "" };
+        assert_eq!(repo.status(), expected, "the user's edit stays unstaged");
+        repo.assert_fsck();
+    }
+}

@@ -101,6 +101,20 @@ fn set_executable(path: &Path) -> anyhow::Result<bool> {
     Ok(true)
 }
 
+/// The text of the hook at `path`, if there is one.
+fn read_hook(path: &Path) -> anyhow::Result<Option<String>> {
+    match std::fs::read(path) {
+        Ok(b) => Ok(Some(String::from_utf8(b).map_err(|_| {
+            anyhow::anyhow!(
+                "{} is not a text file; git-clada will not edit it (add `git-clada check --staged || exit 1` to it yourself)",
+                path.display()
+            )
+        })?)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(anyhow::anyhow!("cannot read {}: {e}", path.display())),
+    }
+}
+
 /// Writes `text` to `path`, keeping its permission bits.
 fn write_keeping_mode(path: &Path, text: &str) -> anyhow::Result<()> {
     crate::base::fsutil::write_atomic(
@@ -128,16 +142,17 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
         ))
         .into());
     }
-    let existing = match std::fs::read(&path) {
-        Ok(b) => Some(String::from_utf8(b).map_err(|_| {
-            anyhow::anyhow!(
-                "{} is not a text file; git-clada will not edit it (add `git-clada check --staged || exit 1` to it yourself)",
-                path.display()
-            )
-        })?),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(anyhow::anyhow!("cannot read {}: {e}", path.display())),
-    };
+    let mut path = path;
+    let mut existing = read_hook(&path)?;
+    // `pre-commit install` (the pre-commit framework) moves a hook it finds to
+    // `pre-commit.legacy` and runs it from its own: git-clada's block lives on there.
+    let legacy = dir.join("pre-commit.legacy");
+    if !existing.as_deref().is_some_and(|t| find_block(t).is_some()) {
+        if let Some(text) = read_hook(&legacy)?.filter(|t| find_block(t).is_some()) {
+            path = legacy;
+            existing = Some(text);
+        }
+    }
     let dry = if global.dry_run { "would be " } else { "" };
     let say = |msg: String| println!("{msg}");
     match args.action {

@@ -14,8 +14,8 @@ use super::records::pending_changes;
 use super::state::Start;
 use super::{ApplyError, ApplyOptions};
 
-/// Paths with AI changes left pending by an earlier apply, and their entry before it.
-type Pending = std::collections::BTreeMap<BString, Option<crate::repo::Entry>>;
+/// Paths with AI changes left pending by an earlier apply: their entry before it, and now.
+type Pending = std::collections::BTreeMap<BString, super::records::Pending>;
 
 /// The AI's changes as trees.
 pub(super) struct Built {
@@ -97,11 +97,10 @@ impl Transaction<'_> {
             }
         }
         // The AI's changes a failing hook left pending go into this commit too.
-        let pending =
-            pending_changes(repo, start.head.branch(), start.head_commit, self.base_tree)?;
-        for (p, before) in &pending {
+        let pending = pending_changes(repo, start.head.branch(), start.head_commit, &mut hasher)?;
+        for (p, pend) in &pending {
             if !added.contains(p) {
-                add(p, *before, file_entry(repo, self.base_tree, p)?);
+                add(p, pend.before, pend.now);
             }
         }
         let items = message::fold_moves(items, &execution.result);
@@ -204,11 +203,11 @@ impl Transaction<'_> {
         ApplyError,
     > {
         let repo = self.repo;
-        if let Some(before) = pending.get(path) {
+        if let Some(pend) = pending.get(path) {
             return Ok((
                 path.clone(),
                 file_entry(repo, start.head_tree, path)?,
-                *before,
+                pend.before,
             ));
         }
         let h = file_entry(repo, start.head_tree, path)?;

@@ -252,9 +252,8 @@ pub(super) fn pending_changes(
     repo: &Repo,
     branch: Option<&str>,
     head: ObjectId,
-    worktree_tree: ObjectId,
-) -> Result<std::collections::BTreeMap<crate::repo::BString, Option<crate::repo::Entry>>, ApplyError>
-{
+    hasher: &mut crate::repo::Hasher,
+) -> Result<std::collections::BTreeMap<crate::repo::BString, Pending>, ApplyError> {
     let mut out = std::collections::BTreeMap::new();
     let Some(tree) = repo.read_ref(&pending_ref(branch))? else {
         return Ok(out);
@@ -265,11 +264,6 @@ pub(super) fn pending_changes(
     let (Some(after), true) = (&journal.after_tree, journal.head_id().ok() == Some(head)) else {
         return Ok(out);
     };
-    let file = |tree: ObjectId, p: &crate::repo::BString| -> Result<_, ApplyError> {
-        Ok(repo
-            .tree_entry(tree, p.as_bstr())?
-            .filter(|e| e.kind != EntryKind::Tree))
-    };
     for d in repo.diff_trees(parse_id(&journal.base_tree)?, parse_id(after)?)? {
         // Left to the user (it overlapped their own change), never committed for them.
         if journal.uncommitted.iter().any(|u| d.path == u.as_str()) {
@@ -279,9 +273,20 @@ pub(super) fn pending_changes(
             d.old.filter(|e| e.kind != EntryKind::Tree),
             d.new.filter(|e| e.kind != EntryKind::Tree),
         );
-        if old != new && file(worktree_tree, &d.path)? != old {
-            out.insert(d.path, old);
+        // What the worktree holds now: a new file the hook stopped is untracked, so only
+        // the file itself says whether the AI's change is still there.
+        let now = hasher.hash(d.path.as_bstr())?.map(|(e, _)| e);
+        if old != new && now != old {
+            out.insert(d.path, Pending { before: old, now });
         }
     }
     Ok(out)
+}
+
+/// An AI change an earlier apply left pending: the path's entry before that apply, and what
+/// the worktree holds now.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Pending {
+    pub(super) before: Option<crate::repo::Entry>,
+    pub(super) now: Option<crate::repo::Entry>,
 }
