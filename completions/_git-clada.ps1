@@ -71,7 +71,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-clada' -ScriptBlock {
             [CompletionResult]::new('--no-commit', '--no-commit', [CompletionResultType]::ParameterName, 'Apply and stage the changes but do not commit')
             [CompletionResult]::new('--no-verify', '--no-verify', [CompletionResultType]::ParameterName, 'Do not run the pre-commit, commit-msg and post-commit hooks')
             [CompletionResult]::new('--no-snapshot', '--no-snapshot', [CompletionResultType]::ParameterName, 'Refuse to apply when there is uncommitted work')
-            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Run blocks that an AI commit on this branch already applied exactly (a reply pasted again); without it they are reported "already applied in <commit>" and not run')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Apply the reply even when it is the one applied last and its files are still as it left them (a reply pasted twice); without it the second paste is reported "already applied" and nothing runs, its exec blocks included')
             [CompletionResult]::new('--paste', '--paste', [CompletionResultType]::ParameterName, 'Read the reply from the clipboard instead of a file or stdin')
             [CompletionResult]::new('--copy', '--copy', [CompletionResultType]::ParameterName, 'Also put the llm report on the clipboard (OSC 52 to the terminal when no display server is reachable); a failed copy is reported, never fails the apply. Also on with config `clipboard.copy: true`')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Show what would happen without changing any file, ref or the index')

@@ -67,7 +67,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand --no-commit 'Apply and stage the changes but do not commit'
             cand --no-verify 'Do not run the pre-commit, commit-msg and post-commit hooks'
             cand --no-snapshot 'Refuse to apply when there is uncommitted work'
-            cand --force 'Run blocks that an AI commit on this branch already applied exactly (a reply pasted again); without it they are reported "already applied in <commit>" and not run'
+            cand --force 'Apply the reply even when it is the one applied last and its files are still as it left them (a reply pasted twice); without it the second paste is reported "already applied" and nothing runs, its exec blocks included'
             cand --paste 'Read the reply from the clipboard instead of a file or stdin'
             cand --copy 'Also put the llm report on the clipboard (OSC 52 to the terminal when no display server is reachable); a failed copy is reported, never fails the apply. Also on with config `clipboard.copy: true`'
             cand --dry-run 'Show what would happen without changing any file, ref or the index'

@@ -89,7 +89,7 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -l atomic -d 
 complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -l no-commit -d 'Apply and stage the changes but do not commit'
 complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -l no-verify -d 'Do not run the pre-commit, commit-msg and post-commit hooks'
 complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -l no-snapshot -d 'Refuse to apply when there is uncommitted work'
-complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -l force -d 'Run blocks that an AI commit on this branch already applied exactly (a reply pasted again); without it they are reported "already applied in <commit>" and not run'
+complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -l force -d 'Apply the reply even when it is the one applied last and its files are still as it left them (a reply pasted twice); without it the second paste is reported "already applied" and nothing runs, its exec blocks included'
 complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -l paste -d 'Read the reply from the clipboard instead of a file or stdin'
 complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -l copy -d 'Also put the llm report on the clipboard (OSC 52 to the terminal when no display server is reachable); a failed copy is reported, never fails the apply. Also on with config `clipboard.copy: true`'
 complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -l dry-run -d 'Show what would happen without changing any file, ref or the index'

@@ -383,7 +383,8 @@ fn a_reply_pasted_again_is_reported_already_applied_and_force_runs_it() {
     let commit = first["gitCommit"].as_str().unwrap().to_string();
     let once = repo.read("app.py");
     assert_eq!(once, "import os\nimport sys\n\nmain()\n");
-    // A human commit in between does not matter.
+    // A human commit in between does not matter: the reply is still the last one applied,
+    // and its file is as it left it (issue 38: otherwise it would run again).
     repo.write("other.txt", "x\n");
     repo.git(&["add", "other.txt"]);
     repo.git(&["commit", "-q", "-m", "human"]);
@@ -399,7 +400,10 @@ fn a_reply_pasted_again_is_reported_already_applied_and_force_runs_it() {
         common::spawn_fed(cmd, &reply).wait_with_output().unwrap()
     };
     assert!(
-        output_text(&human).contains(&format!("already applied in {}", &commit[..12])),
+        output_text(&human).contains(&format!(
+            "this reply was applied last, in {}",
+            &commit[..12]
+        )),
         "{}",
         output_text(&human)
     );

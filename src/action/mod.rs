@@ -105,6 +105,9 @@ pub struct PlannedAction {
     /// The commit that already applied exactly this block (a reply pasted again): it is not
     /// run, and its result says so (see [`PlannedAction::key`]).
     pub already_applied: Option<String>,
+    /// The line of an earlier block of this reply with the same id and the same text: this
+    /// copy is not run (the change is made once), and its result says so.
+    pub duplicate_of: Option<usize>,
 }
 
 impl PlannedAction {
@@ -551,10 +554,14 @@ pub struct ActionResult {
     /// Not run (exec in a dry run, or a block already applied).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub skipped: bool,
-    /// Not run because exactly this block was applied in this commit on the branch (a
-    /// reply pasted again); `--force` runs it anyway.
+    /// Not run because this reply was the last one applied (in this commit, or "the last
+    /// apply") and its files are as it left them; `--force` runs it anyway.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub already_applied: Option<String>,
+    /// Not run because the block on this line of the reply has the same id and text (the
+    /// change is made once).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duplicate_of: Option<usize>,
     /// It succeeded, but its change was rolled back with the whole reply (`--atomic`);
     /// `success` is then false.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -694,6 +701,15 @@ fn not_run(pa: &PlannedAction, i: usize, group: Option<&GroupRun>) -> Option<Act
         return Some(ActionResult {
             code: Some("not_run".into()),
             error: Some(reason),
+            warnings: pa.warnings.clone(),
+            ..pa.result(i + 1)
+        });
+    }
+    if let Some(line) = pa.duplicate_of {
+        return Some(ActionResult {
+            success: true,
+            skipped: true,
+            duplicate_of: Some(line),
             warnings: pa.warnings.clone(),
             ..pa.result(i + 1)
         });

@@ -101,18 +101,24 @@ pub fn plan(parsed: &ParseResult, sandbox: &Sandbox) -> Plan {
 }
 
 /// Blocks that share an id with an earlier one get a warning naming its line: the reports
-/// (and the model reading them) tell blocks apart by id.
+/// (and the model reading them) tell blocks apart by id. A block with the same id *and* the
+/// same text as an earlier one (a model repeating itself, a reply pasted twice into one
+/// message) is that block again: it is not run a second time.
 fn warn_duplicate_ids(actions: &mut [PlannedAction]) {
-    let mut first: std::collections::HashMap<String, usize> = Default::default();
+    let mut first: std::collections::HashMap<String, (usize, String)> = Default::default();
     for a in actions.iter_mut() {
+        let key = super::block_key(&a.reported_params());
         match first.get(&a.block_id) {
-            Some(&line) => a.warnings.push(format!(
+            Some((line, k)) if *k == key && a.skip.is_none() => {
+                a.duplicate_of = Some(*line);
+            }
+            Some((line, _)) => a.warnings.push(format!(
                 "the block id '{}' is used by the block on line {line} too; give each block an \
                  id of its own so the results can be told apart",
                 a.block_id
             )),
             None => {
-                first.insert(a.block_id.clone(), a.start_line);
+                first.insert(a.block_id.clone(), (a.start_line, key));
             }
         }
     }
@@ -326,6 +332,7 @@ fn planned(block: &Block, v: &Validated<'_>, sandbox: &Sandbox) -> PlannedAction
         group: block.group.clone(),
         skip: None,
         already_applied: None,
+        duplicate_of: None,
     }
 }
 

@@ -64,8 +64,9 @@ pub struct Args {
     #[arg(long)]
     pub no_snapshot: bool,
 
-    /// Run blocks that an AI commit on this branch already applied exactly (a reply pasted
-    /// again); without it they are reported "already applied in <commit>" and not run.
+    /// Apply the reply even when it is the one applied last and its files are still as it
+    /// left them (a reply pasted twice); without it the second paste is reported "already
+    /// applied" and nothing runs, its exec blocks included.
     #[arg(long)]
     pub force: bool,
 

@@ -147,7 +147,7 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
     // `pre-commit install` (the pre-commit framework) moves a hook it finds to
     // `pre-commit.legacy` and runs it from its own: git-clada's block lives on there.
     let legacy = dir.join("pre-commit.legacy");
-    if !existing.as_deref().is_some_and(|t| find_block(t).is_some()) {
+    if existing.as_deref().is_none_or(|t| find_block(t).is_none()) {
         if let Some(text) = read_hook(&legacy)?.filter(|t| find_block(t).is_some()) {
             path = legacy;
             existing = Some(text);

@@ -75,6 +75,8 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
     let (engine, _) = engine_options_for(&args.exec_flags, &global, &cfg, &root)?;
     let apply = ApplyOptions {
         no_verify: args.no_verify,
+        // Every tool call is a new intent: never skipped as a repeat.
+        force: true,
         wip_commit: cfg.wip.value == crate::config::WipSetting::Commit,
         author: config_author(&cfg)?,
         ..configured(&cfg, engine)

@@ -107,6 +107,8 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
         apply: ApplyOptions {
             dialect: args.dialect.into(),
             no_verify: args.no_verify,
+            // `watch` keeps its own set of the blocks it applied.
+            force: true,
             wip_commit: cfg.wip.value == crate::config::WipSetting::Commit,
             author: crate::cli::apply::config_author(&cfg)?,
             ..configured(&cfg, engine)

@@ -96,6 +96,10 @@ pub struct Journal {
     /// again is not run twice (see `apply::records::mark_already_applied`).
     #[serde(skip)]
     pub blocks: Vec<String>,
+    /// The blob id of the reply's text: a reply pasted again right after it is recognised
+    /// (see `apply::records::mark_repeated_reply`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reply: Option<String>,
     /// In the apply record only: paths whose AI change overlapped the user's uncommitted
     /// change and stayed in the worktree, uncommitted (`Clada-Uncommitted`). They are never
     /// "pending": a later apply or `git clada commit` leaves them to the user.

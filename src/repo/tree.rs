@@ -89,6 +89,16 @@ impl Repo {
         self.put_object(gix::objs::Kind::Blob, data)
     }
 
+    /// The id `data` has as a blob, written nowhere.
+    pub fn blob_id(&self, data: &[u8]) -> ObjectId {
+        use sha1::Digest;
+        let mut h = sha1::Sha1::new();
+        h.update(format!("blob {}\0", data.len()).as_bytes());
+        h.update(data);
+        let digest: [u8; 20] = h.finalize().into();
+        ObjectId::from_bytes_or_panic(&digest)
+    }
+
     pub fn read_blob(&self, id: ObjectId) -> Result<Vec<u8>> {
         let blob = self
             .repo

@@ -370,12 +370,28 @@ pub(crate) fn label(r: &ActionResult) -> std::borrow::Cow<'_, str> {
 
 /// Why a successful result did not run, as the tail of its report line.
 pub fn not_run(res: &ActionResult) -> String {
+    if let Some(line) = res.duplicate_of {
+        return format!(" (the same block as on line {line}: applied once, not run again)");
+    }
     match &res.already_applied {
+        Some(commit) if commit.starts_with("the last apply") => {
+            " (this reply was applied last and its files are as it left them: not run again — `--force` runs it anyway)".to_string()
+        }
         Some(commit) => format!(
-            " (already applied in {}; not run again — `--force` runs it anyway)",
+            " (this reply was applied last, in {}, and its files are as it left them: not run again — `--force` runs it anyway)",
             &commit[..commit.len().min(12)]
         ),
         None => " (not run: dry run)".to_string(),
+    }
+}
+
+/// The mark of a successful result: ✅, or ⏭ for a block not run because it took effect
+/// already (a repeated reply or block).
+pub fn success_mark(res: &ActionResult) -> &'static str {
+    if res.already_applied.is_some() || res.duplicate_of.is_some() {
+        "⏭"
+    } else {
+        "✅"
     }
 }
 

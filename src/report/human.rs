@@ -126,7 +126,7 @@ fn result_lines(out: &mut String, p: &Paint, res: &crate::action::ActionResult) 
         format!(
             "{} {} {} {}{}",
             name(&super::common::label(res)),
-            p.ok("✅"),
+            p.ok(super::common::success_mark(res)),
             name(&res.action),
             name(&primary(res)),
             name(&tail)

@@ -66,8 +66,9 @@ pub fn render(r: &ExecutionResult) -> String {
 fn result_lines(out: &mut String, res: &crate::action::ActionResult) {
     let mut line = if res.success {
         format!(
-            "{} ✅ {} {}",
+            "{} {} {} {}",
             super::common::label(res),
+            super::common::success_mark(res),
             res.action,
             primary(res)
         )
@@ -268,6 +269,7 @@ fn closing_without_waiting(r: &ExecutionResult, ok: usize, failed: usize) -> Str
         .filter(|x| matches!(x.hint, Some(Hint::AlreadyApplied { .. })))
         .count();
     let main = progress(r, ok, failed - before, before > 0, &blocks);
+    let main = with_skipped(r, main);
     match before {
         0 => main,
         k => {
@@ -283,6 +285,30 @@ fn closing_without_waiting(r: &ExecutionResult, ok: usize, failed: usize) -> Str
                 format!("{main} {which}")
             }
         }
+    }
+}
+
+/// `main` followed by what the model must know of the blocks marked ⏭ (a reply pasted again
+/// while its files are as it left them, or a block repeated in the reply): they took effect
+/// already, so nothing needs resending for them.
+fn with_skipped(r: &ExecutionResult, main: String) -> String {
+    let skipped = r
+        .results
+        .iter()
+        .filter(|x| x.already_applied.is_some() || x.duplicate_of.is_some())
+        .count();
+    let sentence = match skipped {
+        0 => return main,
+        n if n == r.results.len() && r.parse_errors.is_empty() => {
+            "Every block was applied before and its files are as it left them: nothing was done, and nothing needs resending.".to_string()
+        }
+        1 => "The block marked ⏭ took effect already (see above): nothing needs resending for it.".to_string(),
+        n => format!("The {n} blocks marked ⏭ took effect already (see above): nothing needs resending for them."),
+    };
+    if main.is_empty() || skipped == r.results.len() && r.parse_errors.is_empty() {
+        sentence
+    } else {
+        format!("{main} {sentence}")
     }
 }
 

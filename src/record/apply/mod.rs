@@ -85,8 +85,10 @@ pub struct ApplyOptions {
     pub coauthor: Option<String>,
     /// `hooks.before` / `hooks.after` from the configuration (see `crate::exec::hooks`).
     pub hooks: crate::exec::hooks::Hooks,
-    /// Run blocks an AI commit on this branch already applied (a reply pasted again);
-    /// without it they are reported "already applied in <commit>" and not run.
+    /// Run the reply even when it is the one applied last and its files are as it left them
+    /// (a reply pasted again); without it its blocks are reported "already applied" and not
+    /// run. MCP calls and `watch` set it: each call is a new intent, and `watch` keeps its
+    /// own set of applied blocks.
     pub force: bool,
     /// More refs to move in the same ref transaction as the branch (or as the pending record
     /// of an apply that commits nothing): `watch` records its applied blocks this way, so a
@@ -219,8 +221,16 @@ pub fn apply_in(
     let _lock = if dry { None } else { Some(repo.lock()?) };
     let mut start = Start::read(repo, &plan, opts, prefetch)?;
     let mut plan = plan;
-    if !opts.force {
-        records::mark_already_applied(repo, &mut plan, start.head_commit)?;
+    if !opts.force
+        && !matches!(opts.dialect, read::Dialect::Only(f) if f == read::Format::TOOL_CALL)
+    {
+        records::mark_repeated_reply(
+            repo,
+            &mut plan,
+            start.head_commit,
+            start.head.branch(),
+            &reply.text,
+        )?;
     }
     if dry {
         return dry_run::dry_run(&plan, &sandbox, opts, &start.status);

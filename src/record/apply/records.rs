@@ -184,48 +184,102 @@ pub fn record_journal(repo: &Repo, tree: ObjectId) -> Result<Option<Journal>, Ap
     Ok(Some(journal))
 }
 
-/// How many first-parent commits back from HEAD a block is looked for in the apply records.
-const APPLIED_DEPTH: usize = 200;
-
-/// Marks the planned blocks whose exact change an AI commit on this branch already made (its
-/// apply record lists the block's key, and the commit is among the last [`APPLIED_DEPTH`]
-/// first-parent commits from `head`): a reply pasted a second time does not insert an
-/// "anchor + new code" edit twice. An undone apply is no longer on the branch, so its blocks
-/// run again.
-pub(super) fn mark_already_applied(
+/// Marks every planned block as already applied when this very reply was the last thing
+/// applied on this branch — the AI commit at HEAD, or the apply that committed nothing since
+/// (its pending record) — and every path that apply changed is still as it left it: a reply
+/// pasted twice does not insert an "anchor + new code" edit twice, nor run its exec blocks
+/// again. Anything else runs: the same block in a later reply is a new intent (a value set,
+/// changed and set again; a file created, deleted and created again), and so is a reply
+/// pasted again after its files changed. MCP calls and `--dialect tool-call` never come here
+/// (each call is a new intent), nor does `watch` (it keeps its own set of applied blocks).
+pub(super) fn mark_repeated_reply(
     repo: &Repo,
     plan: &mut crate::action::Plan,
     head: ObjectId,
+    branch: Option<&str>,
+    reply_text: &str,
 ) -> Result<(), ApplyError> {
-    let mut wanted: std::collections::HashMap<String, Vec<usize>> = Default::default();
-    for (i, pa) in plan.actions.iter().enumerate() {
-        if let Some(key) = pa.key() {
-            wanted.entry(key).or_default().push(i);
+    if plan.actions.is_empty() {
+        return Ok(());
+    }
+    let reply = repo.blob_id(reply_text.as_bytes()).to_string();
+    let Some((journal, commit, label)) = last_apply(repo, head, branch)? else {
+        return Ok(());
+    };
+    // The reply of an AI commit is its `Clada-Reply` trailer (records of earlier versions
+    // lack the journal's own field).
+    let same = match commit {
+        Some(c) => repo
+            .commit_info(c)?
+            .trailer(crate::record::trailer::REPLY)
+            .is_some_and(|r| r.trim() == reply),
+        None => journal.reply.as_deref() == Some(reply.as_str()),
+    };
+    if !same || !unchanged_since(repo, &journal, commit)? {
+        return Ok(());
+    }
+    for pa in &mut plan.actions {
+        if pa.skip.is_none() {
+            pa.already_applied = Some(label.clone());
+        }
+    }
+    Ok(())
+}
+
+/// The last apply on this branch: the one at `head` that committed nothing (its pending
+/// record), else the nearest AI commit with a record among the last [`APPLIED_DEPTH`]
+/// first-parent commits (human commits made since do not count: they are not applies). Its
+/// journal, its commit and how reports name it.
+#[allow(clippy::type_complexity)]
+fn last_apply(
+    repo: &Repo,
+    head: ObjectId,
+    branch: Option<&str>,
+) -> Result<Option<(Journal, Option<ObjectId>, String)>, ApplyError> {
+    if let Some(tree) = repo.read_ref(&pending_ref(branch))? {
+        if let Some(j) = record_journal(repo, tree)?.filter(|j| j.head_id().ok() == Some(head)) {
+            return Ok(Some((
+                j,
+                None,
+                "the last apply (it committed nothing)".into(),
+            )));
         }
     }
     let records = repo.read_ref(RECORDS_REF)?;
     let mut commit = Some(head);
     for _ in 0..APPLIED_DEPTH {
         let Some(c) = commit else { break };
-        if wanted.is_empty() {
-            break;
-        }
-        let blocks = match record_tree_of(repo, records, c)? {
-            Some(tree) => repo.tree_entry(tree, b"blocks".as_bstr())?,
-            None => None,
-        };
-        if let Some(entry) = blocks {
-            let keys = repo.read_blob(entry.id)?;
-            for key in keys.split(|&b| b == b'\n') {
-                let key = String::from_utf8_lossy(key);
-                for i in wanted.remove(key.as_ref()).unwrap_or_default() {
-                    plan.actions[i].already_applied = Some(c.to_string());
-                }
-            }
+        if let Some(tree) = record_tree_of(repo, records, c)? {
+            return Ok(record_journal(repo, tree)?.map(|j| (j, Some(c), c.to_string())));
         }
         commit = repo.commit_info(c)?.parents.first().copied();
     }
-    Ok(())
+    Ok(None)
+}
+
+/// How many first-parent commits back from HEAD the last apply is looked for.
+const APPLIED_DEPTH: usize = 200;
+
+/// Whether every tracked path the apply of `journal` changed still holds what it left there.
+fn unchanged_since(
+    repo: &Repo,
+    journal: &Journal,
+    commit: Option<ObjectId>,
+) -> Result<bool, ApplyError> {
+    let after = match (journal.after_tree.as_deref(), commit) {
+        (Some(t), _) => parse_id(t)?,
+        // Records of earlier versions: the commit's tree is what the apply left.
+        (None, Some(c)) => repo.commit_info(c)?.tree,
+        (None, None) => return Ok(false),
+    };
+    let mut hasher = repo.hasher()?;
+    for d in repo.diff_trees(parse_id(&journal.base_tree)?, after)? {
+        let left = d.new.filter(|e| e.kind != EntryKind::Tree);
+        if hasher.hash(d.path.as_bstr())?.map(|(e, _)| e) != left {
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }
 
 /// The keys of the blocks whose change an apply made: its successful write blocks that ran.
