@@ -805,11 +805,34 @@ proptest! {
         if committed && report.get("snapshotCommit").is_none()
             && outcomes(&out_clean) == outcomes(&out_dirty)
         {
+            // A path whose AI change overlapped the user's edit stays uncommitted (⏸,
+            // `Clada-Uncommitted`, DESIGN §6.3): the commit keeps HEAD's version there.
+            let uncommitted: Vec<String> = dirty
+                .git(&["log", "-1", "--format=%(trailers:key=Clada-Uncommitted,valueonly)"])
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .map(String::from)
+                .collect();
+            let tree = |repo: &TestRepo, rev: &str| -> Vec<String> {
+                repo.git(&["ls-tree", "-r", rev])
+                    .lines()
+                    .filter(|l| !uncommitted.iter().any(|u| l.ends_with(&format!("\t{u}"))))
+                    .map(String::from)
+                    .collect()
+            };
             prop_assert_eq!(
-                dirty.git(&["rev-parse", "HEAD^{tree}"]),
-                clean.git(&["rev-parse", "HEAD^{tree}"]),
+                tree(&dirty, "HEAD"),
+                tree(&clean, "HEAD"),
                 "the AI commit differs from the reply's change alone: {}", report
             );
+            for u in &uncommitted {
+                prop_assert_eq!(
+                    dirty.git_output(&["rev-parse", &format!("HEAD:{u}")]).stdout,
+                    dirty.git_output(&["rev-parse", &format!("HEAD^:{u}")]).stdout,
+                    "{} is listed uncommitted but the commit changed it", u
+                );
+            }
         }
         if committed {
             for p in dirty.git(&["diff-tree", "--no-commit-id", "--name-only", "-r", "HEAD"]).lines() {
