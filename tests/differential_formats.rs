@@ -164,6 +164,10 @@ fn aider_case(rng: &mut Rng) -> AiderCase {
     before.insert(path.clone(), (false, file.bytes()));
     let mut tags = Vec::new();
     let mut reply = String::from("Here are the changes.\n\n");
+    if rng.chance(3) {
+        tags.push("bom");
+        reply.insert(0, '\u{feff}');
+    }
     let variant = rng.below(100);
     if variant < 8 {
         tags.push("create");
@@ -408,12 +412,16 @@ fn codex_case(rng: &mut Rng) -> PatchCase {
         }
     }
     patch.push_str("*** End Patch\n");
-    let reply = if rng.chance(20) {
+    let mut reply = if rng.chance(20) {
         tags.push("heredoc");
         format!("Run this:\n\n```bash\napply_patch <<'EOF'\n{patch}EOF\n```\n")
     } else {
         format!("Here is the patch:\n\n{patch}\nDone.\n")
     };
+    if rng.chance(3) {
+        tags.push("bom");
+        reply.insert(0, '\u{feff}');
+    }
     PatchCase {
         before,
         patch,
@@ -433,7 +441,10 @@ fn apply_patch_envelopes_match_codex() {
     };
     let n = cases(CASES);
     let mut rng = Rng::new(seed() ^ 0xC0DE);
-    let mut tally = Tally::default();
+    let mut tally = Tally {
+        crlf_divergence: true,
+        ..Tally::default()
+    };
     for i in 0..n {
         let c = codex_case(&mut rng);
         for t in &c.tags {
@@ -501,6 +512,10 @@ fn git_diff_of(rng: &mut Rng, before: &Tree, tags: &mut Vec<&'static str>) -> (S
     let paths: Vec<String> = before.keys().cloned().collect();
     for p in &paths {
         let (exec, bytes) = before[p].clone();
+        if p.ends_with(".bin") {
+            binary_edit(rng, p, &mut after, tags);
+            continue;
+        }
         let text = String::from_utf8(bytes.clone()).expect("utf8");
         let crlf = text.contains("\r\n");
         let final_break = text.ends_with('\n');
@@ -551,18 +566,84 @@ fn git_diff_of(rng: &mut Rng, before: &Tree, tags: &mut Vec<&'static str>) -> (S
             (rng.chance(20), f.bytes()),
         );
     }
+    if rng.chance(4) {
+        tags.push("binary-new");
+        after.insert(
+            format!("added/b{}.bin", rng.below(1000)),
+            (false, random_binary(rng)),
+        );
+    }
     for p in before.keys() {
         let _ = std::fs::remove_file(repo.join(p));
     }
     write_tree(&repo, &after);
     git(&repo, &home, &["add", "-A"]);
-    let out = git(&repo, &home, &["diff", "--cached", "-M", "HEAD"]);
+    let out = git(
+        &repo,
+        &home,
+        &["diff", "--cached", "-M", "--binary", "HEAD"],
+    );
     (String::from_utf8_lossy(&out.stdout).into_owned(), after)
+}
+
+/// Random bytes, NULs among them (git takes the file for binary): 20 to 4,000 of them.
+fn random_binary(rng: &mut Rng) -> Vec<u8> {
+    let n = 20 + rng.below(4000);
+    // Runs of one byte now and then, so the bytes compress and deltas find copies.
+    let mut out = Vec::with_capacity(n);
+    while out.len() < n {
+        let b = (rng.next_u64() & 0xFF) as u8;
+        let run = if rng.chance(20) { 1 + rng.below(40) } else { 1 };
+        out.extend(std::iter::repeat_n(b, run));
+    }
+    out.truncate(n);
+    out[0] = 0;
+    out
+}
+
+/// A binary file changed (a few bytes replaced, inserted or cut: `git diff --binary` writes a
+/// delta or a literal, whichever is smaller), deleted, or renamed.
+fn binary_edit(rng: &mut Rng, p: &str, after: &mut Tree, tags: &mut Vec<&'static str>) {
+    match rng.below(10) {
+        0..=1 => {
+            tags.push("binary-deleted");
+            after.remove(p);
+        }
+        2 => {
+            tags.push("binary-rename");
+            if let Some(v) = after.remove(p) {
+                after.insert(format!("renamed/{p}"), v);
+            }
+        }
+        _ => {
+            tags.push("binary-changed");
+            let bytes = &mut after.get_mut(p).expect("path").1;
+            for _ in 0..1 + rng.below(4) {
+                let at = rng.below(bytes.len());
+                match rng.below(3) {
+                    0 => bytes[at] ^= 0x5A,
+                    1 => {
+                        let ins: Vec<u8> = (0..1 + rng.below(30)).map(|k| k as u8).collect();
+                        bytes.splice(at..at, ins);
+                    }
+                    _ => {
+                        let end = (at + 1 + rng.below(30)).min(bytes.len());
+                        if end - at < bytes.len() {
+                            bytes.drain(at..end);
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// Lines inserted above the hunks, so the diff's line numbers are stale.
 fn shift_lines(rng: &mut Rng, before: &mut Tree, tags: &mut Vec<&'static str>) {
-    for (_, (_, bytes)) in before.iter_mut() {
+    for (p, (_, bytes)) in before.iter_mut() {
+        if p.ends_with(".bin") {
+            continue;
+        }
         let text = String::from_utf8(bytes.clone()).expect("utf8");
         let eol = if text.contains("\r\n") { "\r\n" } else { "\n" };
         let extra: String = (0..1 + rng.below(5))
@@ -580,6 +661,12 @@ fn diff_case(rng: &mut Rng) -> DiffCase {
         before.insert(
             format!("src/f{k}_{}.py", rng.below(1000)),
             (rng.chance(10), f.bytes()),
+        );
+    }
+    if rng.chance(10) {
+        before.insert(
+            format!("assets/b{}.bin", rng.below(1000)),
+            (false, random_binary(rng)),
         );
     }
     let mut tags = Vec::new();
@@ -604,14 +691,14 @@ fn diff_case(rng: &mut Rng) -> DiffCase {
                 })
                 .collect();
         }
-        20..=29 if !diff.contains("rename from") && !diff.contains("mode ") => {
+        20..=29 if plain(&diff) => {
             tags.push("no-git-header");
             diff = diff
                 .split_inclusive('\n')
                 .filter(|l| !l.starts_with("diff --git ") && !l.starts_with("index "))
                 .collect();
         }
-        30..=36 if !diff.contains("rename from") && !diff.contains("mode ") => {
+        30..=36 if plain(&diff) => {
             tags.push("no-prefix");
             strip = 0;
             diff = diff
@@ -641,14 +728,33 @@ fn diff_case(rng: &mut Rng) -> DiffCase {
             tags.push("crs-dropped");
             diff = diff.replace("\r\n", "\n");
         }
+        51..=54 => {
+            // A reply that ended mid-hunk: the diff up to a line inside its last hunk, a
+            // removed or added line (`git apply` and GNU `patch` refuse it).
+            let lines: Vec<&str> = diff.split_inclusive('\n').collect();
+            let last_hunk = lines.iter().rposition(|l| l.starts_with("@@ "));
+            let cut = last_hunk.and_then(|h| {
+                (h + 1..lines.len())
+                    .filter(|&k| lines[k].starts_with('-') || lines[k].starts_with('+'))
+                    .find(|&k| lines.get(k + 1).is_some_and(|n| !n.starts_with('\\')))
+            });
+            if let Some(k) = cut {
+                tags.push("cut-off");
+                diff = lines[..=k].concat();
+            }
+        }
         _ => {}
     }
-    let reply = if rng.chance(60) {
+    let mut reply = if rng.chance(60) {
         tags.push("fenced");
         format!("The change:\n\n```diff\n{diff}```\n\nApply it.\n")
     } else {
         diff.clone()
     };
+    if rng.chance(3) {
+        tags.push("bom");
+        reply.insert(0, '\u{feff}');
+    }
     DiffCase {
         before,
         diff,
@@ -656,6 +762,12 @@ fn diff_case(rng: &mut Rng) -> DiffCase {
         strip,
         tags,
     }
+}
+
+/// Whether a diff has none of what the header-dropping perturbations would break (renames,
+/// modes, binary patches).
+fn plain(diff: &str) -> bool {
+    !diff.contains("rename from") && !diff.contains("mode ") && !diff.contains("GIT binary patch")
 }
 
 fn split_eol(l: &str) -> (&str, &str) {
