@@ -187,27 +187,27 @@ fn patched(
 }
 
 /// Whether the file to patch is one (a symbolic link is patched through, not moved).
-fn check_kind(ctx: &Ctx<'_>, p: &Patch) -> Result<(), Outcome> {
+fn check_kind(ctx: &Ctx<'_>, p: &Patch) -> Result<(), String> {
     match ctx.vfs.kind(&p.path.abs) {
         Ok(EntryKind::File { .. }) => Ok(()),
-        Ok(EntryKind::Symlink) if p.moves_entry() => Err(Outcome::fail(format!(
+        Ok(EntryKind::Symlink) if p.moves_entry() => Err(format!(
             "{NAME}: '{}' is a symbolic link; a patch that deletes or moves it is not applied \
              (use file_delete or file_move)",
             p.path.given
-        ))),
+        )),
         Ok(EntryKind::Symlink) => Ok(()),
-        Ok(EntryKind::Dir) => Err(Outcome::fail(format!(
+        Ok(EntryKind::Dir) => Err(format!(
             "EISDIR: illegal operation on a directory, open '{}'",
             p.path.given
-        ))),
-        Err(e) => Err(Outcome::fail(node_error(&e, &p.path.given, "open", None))),
+        )),
+        Err(e) => Err(node_error(&e, &p.path.given, "open", None)),
     }
 }
 
 /// Hunks applied to an existing file, which then stays, moves or (`delete`) goes.
 fn update(ctx: &mut Ctx<'_>, p: &Patch, hunks: &[Hunk], tag: &Tag) -> Outcome {
-    if let Err(fail) = check_kind(ctx, p) {
-        return fail;
+    if let Err(e) = check_kind(ctx, p) {
+        return Outcome::fail(e);
     }
     let binary = !p.binary.is_empty();
     // Text hunks need text; a binary hunk, a move or a mode change takes any file.
@@ -228,7 +228,9 @@ fn update(ctx: &mut Ctx<'_>, p: &Patch, hunks: &[Hunk], tag: &Tag) -> Outcome {
         .then(|| crate::config::editorconfig::final_newline(&target.abs, ctx.opts.whole_file))
         .flatten();
     let result = if binary {
-        binary_result(p, &content).map(|out| (out, Vec::new()))
+        binary_result(p, &content)
+            .map(|out| (out, Vec::new()))
+            .map_err(Outcome::fail)
     } else if hunks.is_empty() {
         Ok((content.clone(), Vec::new()))
     } else {
@@ -399,17 +401,17 @@ fn blob_id(data: &[u8], like: &str) -> String {
 }
 
 /// The two ids of the `index` parameter, which a binary hunk needs in full.
-fn full_index(p: &Patch) -> Result<(String, String), Outcome> {
+fn full_index(p: &Patch) -> Result<(String, String), String> {
     let full = |id: &str| matches!(id.len(), 40 | 64) && id.bytes().all(|b| b.is_ascii_hexdigit());
     match p.index.as_deref().and_then(|i| i.split_once("..")) {
         Some((a, b)) if full(a) && full(b) && a.len() == b.len() => {
             Ok((a.to_ascii_lowercase(), b.to_ascii_lowercase()))
         }
-        _ => Err(Outcome::fail(format!(
+        _ => Err(format!(
             "{NAME}: cannot apply binary patch to '{}' without full index line (`index OLD..NEW` \
              with whole blob ids, as `git diff --binary` writes it)",
             p.path.given
-        ))),
+        )),
     }
 }
 
@@ -419,30 +421,30 @@ fn zero(id: &str) -> bool {
 
 /// The new content of a file from its binary hunk: the file (`content`) must be the blob the
 /// index line names first, the result the one it names second.
-fn binary_result(p: &Patch, content: &[u8]) -> Result<Vec<u8>, Outcome> {
+fn binary_result(p: &Patch, content: &[u8]) -> Result<Vec<u8>, String> {
     let (old, new) = full_index(p)?;
     let have = blob_id(content, &old);
     if zero(&old) && !content.is_empty() {
-        return Err(Outcome::fail(format!(
+        return Err(format!(
             "{NAME}: the patch applies to an empty '{}' but it is not empty",
             p.path.given
-        )));
+        ));
     }
     if !zero(&old) && have != old {
-        return Err(Outcome::fail(format!(
+        return Err(format!(
             "{NAME}: the patch applies to '{}' ({old}), which does not match the current \
              contents ({have}); the binary patch was made for another version of the file",
             p.path.given
-        )));
+        ));
     }
     if zero(&new) {
         return Ok(Vec::new());
     }
     let fail = |why: String| {
-        Outcome::fail(format!(
+        format!(
             "{NAME}: binary patch does not apply to '{}': {why}",
             p.path.given
-        ))
+        )
     };
     let hunk = crate::read::binary::decode_parameter(&p.binary).map_err(fail)?;
     let out = match hunk.method {
@@ -453,10 +455,10 @@ fn binary_result(p: &Patch, content: &[u8]) -> Result<Vec<u8>, Outcome> {
     };
     let got = blob_id(&out, &new);
     if got != new {
-        return Err(Outcome::fail(format!(
+        return Err(format!(
             "{NAME}: binary patch to '{}' creates incorrect result (expecting {new}, got {got})",
             p.path.given
-        )));
+        ));
     }
     Ok(out)
 }
@@ -472,7 +474,7 @@ fn create_binary(ctx: &mut Ctx<'_>, p: &Patch) -> Outcome {
     }
     let bytes = match binary_result(p, b"") {
         Ok(b) => b,
-        Err(fail) => return fail,
+        Err(e) => return Outcome::fail(e),
     };
     if let Err(e) = make_parents(ctx, &p.path) {
         return Outcome::fail(node_error(&e, &p.path.given, "open", None));
