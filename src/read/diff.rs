@@ -222,6 +222,25 @@ struct HunkEnd {
     trailing_context: usize,
 }
 
+impl HunkEnd {
+    /// How the hunk whose header is line `at` ended, with `old` old lines read into `body`.
+    fn of(at: usize, promised_old: Option<usize>, old: usize, body: &[String]) -> HunkEnd {
+        let change = |l: &&String| matches!(l.chars().next(), Some('-' | '+'));
+        HunkEnd {
+            at,
+            promised_old,
+            old,
+            lines: body.len(),
+            trailing_context: body
+                .iter()
+                .rev()
+                .filter(|l| !l.starts_with('\\'))
+                .take_while(|l| !change(l))
+                .count(),
+        }
+    }
+}
+
 /// A syntax error: the index of its line in the diff and the message.
 type Bad = (usize, String);
 
@@ -571,19 +590,7 @@ fn hunk(r: &mut Reader<'_>, f: &mut FileDiff) -> Result<(), Bad> {
     if body.iter().all(|l| l.starts_with('\\')) {
         return Err((at, format!("the hunk `{header_line}` has no lines")));
     }
-    let changes = |l: &&String| matches!(l.chars().next(), Some('-' | '+'));
-    f.last_hunk = Some(HunkEnd {
-        at,
-        promised_old: want.map(|(b, _)| b),
-        old,
-        lines: body.len(),
-        trailing_context: body
-            .iter()
-            .rev()
-            .filter(|l| !l.starts_with('\\'))
-            .take_while(|l| !changes(l))
-            .count(),
-    });
+    f.last_hunk = Some(HunkEnd::of(at, want.map(|(b, _)| b), old, &body));
     let header = match numbers {
         Some((a, b, c, d)) => {
             if (b, d) != (old, new) {

@@ -82,8 +82,9 @@ pub fn parse(text: &str, dialect: Dialect) -> ParseResult {
         result.notices.extend(detect::block_like(text, dialect));
     }
     if let Dialect::Only(f) = dialect {
-        // The SHAM/NESL spellings keep the reference parser's output exactly.
-        if !result.blocks.is_empty() && !f.is_nesl() {
+        // The SHAM/NESL spellings keep the reference parser's output exactly; a tool call is
+        // JSON, not reply text, and is read only when forced (no second parse for it).
+        if !result.blocks.is_empty() && !f.is_nesl() && f != Format::TOOL_CALL {
             warn_unread(text, f, &mut result);
         }
     }
