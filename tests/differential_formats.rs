@@ -164,6 +164,10 @@ fn aider_case(rng: &mut Rng) -> AiderCase {
     before.insert(path.clone(), (false, file.bytes()));
     let mut tags = Vec::new();
     let mut reply = String::from("Here are the changes.\n\n");
+    if rng.chance(3) {
+        tags.push("bom");
+        reply.insert(0, '\u{feff}');
+    }
     let variant = rng.below(100);
     if variant < 8 {
         tags.push("create");
@@ -223,20 +227,21 @@ fn aider_case(rng: &mut Rng) -> AiderCase {
     }
 }
 
-#[test]
-fn aider_search_replace_matches_aider() {
-    let Some(python) = aider_python() else {
+fn aider_oracle() -> std::path::PathBuf {
+    aider_python().unwrap_or_else(|| {
         missing(
             "aider (the PyPI package aider-chat)",
             "run bash scripts/test, or python3 -m venv target/ci-tools/aider-venv && \
              target/ci-tools/aider-venv/bin/pip install 'aider-chat==0.86.2'; \
              CLADA_AIDER_PYTHON names another venv's python",
-        );
-    };
-    let n = cases(CASES);
-    let mut rng = Rng::new(seed());
+        )
+    })
+}
+
+/// Runs every case through aider (one Python process for all) and judges git-clada's result
+/// against each.
+fn judge_aider(tally: &mut Tally, python: &Path, generated: &[AiderCase]) {
     let work = tempfile::tempdir().expect("tempdir");
-    let generated: Vec<AiderCase> = (0..n).map(|_| aider_case(&mut rng)).collect();
     let mut manifest = Vec::new();
     let mut dirs = Vec::new();
     for (i, c) in generated.iter().enumerate() {
@@ -255,7 +260,7 @@ fn aider_search_replace_matches_aider() {
     let list = work.path().join("cases.json");
     std::fs::write(&list, serde_json::to_vec(&manifest).expect("json")).expect("write");
     let driver = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oracles/aider_apply.py");
-    let out = Command::new(&python)
+    let out = Command::new(python)
         .arg(&driver)
         .arg(&list)
         .output()
@@ -267,7 +272,6 @@ fn aider_search_replace_matches_aider() {
     );
     let results: Vec<serde_json::Value> =
         serde_json::from_slice(&out.stdout).expect("driver output is JSON");
-    let mut tally = Tally::default();
     for (i, (c, r)) in generated.iter().zip(&results).enumerate() {
         for t in &c.tags {
             tally.tag(t);
@@ -283,7 +287,7 @@ fn aider_search_replace_matches_aider() {
         }
         let case = format!("aider case {i} (tags {:?}); reply:\n{}", c.tags, c.reply);
         check_case(
-            &mut tally,
+            tally,
             &case,
             &c.before,
             &c.reply,
@@ -291,7 +295,65 @@ fn aider_search_replace_matches_aider() {
             (t_ok, &theirs),
         );
     }
+}
+
+#[test]
+fn aider_search_replace_matches_aider() {
+    let python = aider_oracle();
+    let n = cases(CASES);
+    let mut rng = Rng::new(seed());
+    let generated: Vec<AiderCase> = (0..n).map(|_| aider_case(&mut rng)).collect();
+    let mut tally = Tally::default();
+    judge_aider(&mut tally, &python, &generated);
     tally.finish("aider SEARCH/REPLACE vs aider", n);
+}
+
+/// Hand-made replies that follow aider's rules, at the edges issue 39 found: a file without a
+/// last line break, edited and appended to (aider continues its last line); a match that would
+/// empty the file.
+#[test]
+fn aider_hand_made_edges_match_aider() {
+    let python = aider_oracle();
+    let case = |file: &str, reply: &str, tag: &'static str| AiderCase {
+        before: Tree::from([("a.py".to_string(), (false, file.as_bytes().to_vec()))]),
+        reply: reply.to_string(),
+        crlf: false,
+        tags: vec![tag],
+    };
+    let block = |search: &str, replace: &str| {
+        format!("a.py\n```python\n<<<<<<< SEARCH\n{search}=======\n{replace}>>>>>>> REPLACE\n```\n")
+    };
+    let mut crlf = case("a\r\nb", &block("b\n", "B\n"), "crlf");
+    crlf.crlf = true;
+    let generated = [
+        case(
+            "def f():\n    return 1",
+            &block("    return 1\n", "    return 2\n"),
+            "last-line",
+        ),
+        case("a\nb\nc", &block("a\n", "A\n"), "first-line"),
+        crlf,
+        case(
+            "def f():\n    return 1",
+            &block("", "def g():\n    return 2\n"),
+            "append",
+        ),
+        case(
+            "\nx = 1\ny = 2\n",
+            &block("\nx = 1\ny = 2\n", ""),
+            "emptying",
+        ),
+        case(
+            "a = 1\nb = 2\nc = 3\nd = 4",
+            &block("a = 1\n...\nd = 4\n", "a = 0\n...\nd = 5\n"),
+            "dots",
+        ),
+    ];
+    let mut tally = Tally::default();
+    judge_aider(&mut tally, &python, &generated);
+    let same = tally.counts.get("agree: same bytes").copied().unwrap_or(0);
+    tally.finish("aider hand-made edges vs aider", generated.len());
+    assert_eq!(same, generated.len(), "every edge gives aider's bytes");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -408,12 +470,16 @@ fn codex_case(rng: &mut Rng) -> PatchCase {
         }
     }
     patch.push_str("*** End Patch\n");
-    let reply = if rng.chance(20) {
+    let mut reply = if rng.chance(20) {
         tags.push("heredoc");
         format!("Run this:\n\n```bash\napply_patch <<'EOF'\n{patch}EOF\n```\n")
     } else {
         format!("Here is the patch:\n\n{patch}\nDone.\n")
     };
+    if rng.chance(3) {
+        tags.push("bom");
+        reply.insert(0, '\u{feff}');
+    }
     PatchCase {
         before,
         patch,
@@ -422,47 +488,106 @@ fn codex_case(rng: &mut Rng) -> PatchCase {
     }
 }
 
-#[test]
-fn apply_patch_envelopes_match_codex() {
-    let Some((_keep, bin)) = apply_patch_bin() else {
+fn codex_oracle() -> (tempfile::TempDir, std::path::PathBuf) {
+    apply_patch_bin().unwrap_or_else(|| {
         missing(
             "Codex's apply_patch (the npm package @openai/codex)",
             "run bash scripts/test, or npm install --prefix target/ci-tools/codex '@openai/codex@0.169.0'; \
              CLADA_CODEX_BIN names the binary",
-        );
-    };
+        )
+    })
+}
+
+/// Runs one case through Codex's apply_patch and judges git-clada's result against it.
+fn judge_codex(tally: &mut Tally, bin: &Path, i: usize, c: &PatchCase) {
+    for t in &c.tags {
+        tally.tag(t);
+    }
+    let theirs_dir = dir_with(&c.before);
+    let out = Command::new(bin)
+        .arg(&c.patch)
+        .current_dir(theirs_dir.path())
+        .output()
+        .expect("run apply_patch");
+    let t_ok = out.status.success();
+    let theirs = read_tree(theirs_dir.path());
+    let case = format!(
+        "apply_patch case {i} (tags {:?}); apply_patch said {}; reply:\n{}",
+        c.tags,
+        String::from_utf8_lossy(&out.stderr).trim(),
+        c.reply
+    );
+    check_case(
+        tally,
+        &case,
+        &c.before,
+        &c.reply,
+        Dialect::Auto,
+        (t_ok, &theirs),
+    );
+}
+
+#[test]
+fn apply_patch_envelopes_match_codex() {
+    let (_keep, bin) = codex_oracle();
     let n = cases(CASES);
     let mut rng = Rng::new(seed() ^ 0xC0DE);
-    let mut tally = Tally::default();
+    let mut tally = Tally {
+        crlf_divergence: true,
+        ..Tally::default()
+    };
     for i in 0..n {
-        let c = codex_case(&mut rng);
-        for t in &c.tags {
-            tally.tag(t);
-        }
-        let theirs_dir = dir_with(&c.before);
-        let out = Command::new(&bin)
-            .arg(&c.patch)
-            .current_dir(theirs_dir.path())
-            .output()
-            .expect("run apply_patch");
-        let t_ok = out.status.success();
-        let theirs = read_tree(theirs_dir.path());
-        let case = format!(
-            "apply_patch case {i} (tags {:?}); apply_patch said {}; reply:\n{}",
-            c.tags,
-            String::from_utf8_lossy(&out.stderr).trim(),
-            c.reply
-        );
-        check_case(
-            &mut tally,
-            &case,
-            &c.before,
-            &c.reply,
-            Dialect::Auto,
-            (t_ok, &theirs),
-        );
+        judge_codex(&mut tally, &bin, i, &codex_case(&mut rng));
     }
     tally.finish("apply_patch vs Codex", n);
+}
+
+/// Hand-made envelopes that follow Codex's rules, at the edges issue 39 found: a file without
+/// a last line break; a context line that reads `*** End Patch`; the retry without a last
+/// empty line, at the end of the file.
+#[test]
+fn apply_patch_hand_made_edges_match_codex() {
+    let (_keep, bin) = codex_oracle();
+    let case = |file: &str, body: &str, tag: &'static str| {
+        let patch = format!("*** Begin Patch\n*** Update File: a.txt\n{body}*** End Patch\n");
+        PatchCase {
+            before: Tree::from([("a.txt".to_string(), (false, file.as_bytes().to_vec()))]),
+            reply: format!("The patch:\n\n{patch}\nDone.\n"),
+            patch,
+            tags: vec![tag],
+        }
+    };
+    let generated = [
+        case(
+            "def f():\n    return 1",
+            "@@\n def f():\n-    return 1\n+    return 2\n",
+            "last-line",
+        ),
+        case("a\nb\nc", "@@\n-a\n+A\n", "first-line"),
+        case("a\nb", "@@\n a\n+c\n", "pure-addition"),
+        case(
+            "Example:\n*** Begin Patch\n*** End Patch\nMore text.\n",
+            "@@\n *** Begin Patch\n *** End Patch\n-More text.\n+Less text.\n",
+            "end-patch-context",
+        ),
+        case(
+            "x\ny\nz\n",
+            "@@\n y\n z\n-\n+w\n+\n*** End of File\n",
+            "retry-empty-new",
+        ),
+        case(
+            "p\n\nq\nr\n\n\n",
+            "@@\n p\n-\n q\n r\n \n@@\n \n \n+s\n+t\n*** End of File\n",
+            "retry-context",
+        ),
+    ];
+    let mut tally = Tally::default();
+    for (i, c) in generated.iter().enumerate() {
+        judge_codex(&mut tally, &bin, i, c);
+    }
+    let same = tally.counts.get("agree: same bytes").copied().unwrap_or(0);
+    tally.finish("apply_patch hand-made edges vs Codex", generated.len());
+    assert_eq!(same, generated.len(), "every edge gives Codex's bytes");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -501,6 +626,10 @@ fn git_diff_of(rng: &mut Rng, before: &Tree, tags: &mut Vec<&'static str>) -> (S
     let paths: Vec<String> = before.keys().cloned().collect();
     for p in &paths {
         let (exec, bytes) = before[p].clone();
+        if p.ends_with(".bin") {
+            binary_edit(rng, p, &mut after, tags);
+            continue;
+        }
         let text = String::from_utf8(bytes.clone()).expect("utf8");
         let crlf = text.contains("\r\n");
         let final_break = text.ends_with('\n');
@@ -551,18 +680,84 @@ fn git_diff_of(rng: &mut Rng, before: &Tree, tags: &mut Vec<&'static str>) -> (S
             (rng.chance(20), f.bytes()),
         );
     }
+    if rng.chance(4) {
+        tags.push("binary-new");
+        after.insert(
+            format!("added/b{}.bin", rng.below(1000)),
+            (false, random_binary(rng)),
+        );
+    }
     for p in before.keys() {
         let _ = std::fs::remove_file(repo.join(p));
     }
     write_tree(&repo, &after);
     git(&repo, &home, &["add", "-A"]);
-    let out = git(&repo, &home, &["diff", "--cached", "-M", "HEAD"]);
+    let out = git(
+        &repo,
+        &home,
+        &["diff", "--cached", "-M", "--binary", "HEAD"],
+    );
     (String::from_utf8_lossy(&out.stdout).into_owned(), after)
+}
+
+/// Random bytes, NULs among them (git takes the file for binary): 20 to 4,000 of them.
+fn random_binary(rng: &mut Rng) -> Vec<u8> {
+    let n = 20 + rng.below(4000);
+    // Runs of one byte now and then, so the bytes compress and deltas find copies.
+    let mut out = Vec::with_capacity(n);
+    while out.len() < n {
+        let b = (rng.next_u64() & 0xFF) as u8;
+        let run = if rng.chance(20) { 1 + rng.below(40) } else { 1 };
+        out.extend(std::iter::repeat_n(b, run));
+    }
+    out.truncate(n);
+    out[0] = 0;
+    out
+}
+
+/// A binary file changed (a few bytes replaced, inserted or cut: `git diff --binary` writes a
+/// delta or a literal, whichever is smaller), deleted, or renamed.
+fn binary_edit(rng: &mut Rng, p: &str, after: &mut Tree, tags: &mut Vec<&'static str>) {
+    match rng.below(10) {
+        0..=1 => {
+            tags.push("binary-deleted");
+            after.remove(p);
+        }
+        2 => {
+            tags.push("binary-rename");
+            if let Some(v) = after.remove(p) {
+                after.insert(format!("renamed/{p}"), v);
+            }
+        }
+        _ => {
+            tags.push("binary-changed");
+            let bytes = &mut after.get_mut(p).expect("path").1;
+            for _ in 0..1 + rng.below(4) {
+                let at = rng.below(bytes.len());
+                match rng.below(3) {
+                    0 => bytes[at] ^= 0x5A,
+                    1 => {
+                        let ins: Vec<u8> = (0..1 + rng.below(30)).map(|k| k as u8).collect();
+                        bytes.splice(at..at, ins);
+                    }
+                    _ => {
+                        let end = (at + 1 + rng.below(30)).min(bytes.len());
+                        if end - at < bytes.len() {
+                            bytes.drain(at..end);
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// Lines inserted above the hunks, so the diff's line numbers are stale.
 fn shift_lines(rng: &mut Rng, before: &mut Tree, tags: &mut Vec<&'static str>) {
-    for (_, (_, bytes)) in before.iter_mut() {
+    for (p, (_, bytes)) in before.iter_mut() {
+        if p.ends_with(".bin") {
+            continue;
+        }
         let text = String::from_utf8(bytes.clone()).expect("utf8");
         let eol = if text.contains("\r\n") { "\r\n" } else { "\n" };
         let extra: String = (0..1 + rng.below(5))
@@ -580,6 +775,12 @@ fn diff_case(rng: &mut Rng) -> DiffCase {
         before.insert(
             format!("src/f{k}_{}.py", rng.below(1000)),
             (rng.chance(10), f.bytes()),
+        );
+    }
+    if rng.chance(10) {
+        before.insert(
+            format!("assets/b{}.bin", rng.below(1000)),
+            (false, random_binary(rng)),
         );
     }
     let mut tags = Vec::new();
@@ -604,14 +805,14 @@ fn diff_case(rng: &mut Rng) -> DiffCase {
                 })
                 .collect();
         }
-        20..=29 if !diff.contains("rename from") && !diff.contains("mode ") => {
+        20..=29 if plain(&diff) => {
             tags.push("no-git-header");
             diff = diff
                 .split_inclusive('\n')
                 .filter(|l| !l.starts_with("diff --git ") && !l.starts_with("index "))
                 .collect();
         }
-        30..=36 if !diff.contains("rename from") && !diff.contains("mode ") => {
+        30..=36 if plain(&diff) => {
             tags.push("no-prefix");
             strip = 0;
             diff = diff
@@ -641,14 +842,33 @@ fn diff_case(rng: &mut Rng) -> DiffCase {
             tags.push("crs-dropped");
             diff = diff.replace("\r\n", "\n");
         }
+        51..=54 => {
+            // A reply that ended mid-hunk: the diff up to a line inside its last hunk, a
+            // removed or added line (`git apply` and GNU `patch` refuse it).
+            let lines: Vec<&str> = diff.split_inclusive('\n').collect();
+            let last_hunk = lines.iter().rposition(|l| l.starts_with("@@ "));
+            let cut = last_hunk.and_then(|h| {
+                (h + 1..lines.len())
+                    .filter(|&k| lines[k].starts_with('-') || lines[k].starts_with('+'))
+                    .find(|&k| lines.get(k + 1).is_some_and(|n| !n.starts_with('\\')))
+            });
+            if let Some(k) = cut {
+                tags.push("cut-off");
+                diff = lines[..=k].concat();
+            }
+        }
         _ => {}
     }
-    let reply = if rng.chance(60) {
+    let mut reply = if rng.chance(60) {
         tags.push("fenced");
         format!("The change:\n\n```diff\n{diff}```\n\nApply it.\n")
     } else {
         diff.clone()
     };
+    if rng.chance(3) {
+        tags.push("bom");
+        reply.insert(0, '\u{feff}');
+    }
     DiffCase {
         before,
         diff,
@@ -656,6 +876,12 @@ fn diff_case(rng: &mut Rng) -> DiffCase {
         strip,
         tags,
     }
+}
+
+/// Whether a diff has none of what the header-dropping perturbations would break (renames,
+/// modes, binary patches).
+fn plain(diff: &str) -> bool {
+    !diff.contains("rename from") && !diff.contains("mode ") && !diff.contains("GIT binary patch")
 }
 
 fn split_eol(l: &str) -> (&str, &str) {
@@ -668,8 +894,7 @@ fn split_eol(l: &str) -> (&str, &str) {
     }
 }
 
-#[test]
-fn unified_diffs_match_git_apply() {
+fn diff_oracles() {
     if !have("git") {
         missing("git", "install git");
     }
@@ -677,67 +902,180 @@ fn unified_diffs_match_git_apply() {
     if !have("patch") {
         missing("GNU patch", "install the patch package");
     }
+}
+
+/// Runs one case through `git apply` (GNU `patch --fuzz=0` where git gives up) and judges
+/// git-clada's result against it.
+fn judge_git_apply(tally: &mut Tally, home: &Path, i: usize, c: &DiffCase) {
+    for t in &c.tags {
+        tally.tag(t);
+    }
+    let theirs_dir = dir_with(&c.before);
+    let diff_file = home.join("case.diff");
+    std::fs::write(&diff_file, &c.diff).expect("write diff");
+    let p = format!("-p{}", c.strip);
+    let out = git(
+        theirs_dir.path(),
+        home,
+        &["apply", &p, &diff_file.to_string_lossy()],
+    );
+    let mut t_ok = out.status.success();
+    let mut oracle = "git apply";
+    if !t_ok {
+        // GNU patch, without fuzz: what it applies exactly is a second opinion.
+        let alt = dir_with(&c.before);
+        let st = Command::new("patch")
+            .args([
+                p.as_str(),
+                "-s",
+                "-f",
+                "--fuzz=0",
+                "--no-backup-if-mismatch",
+                "-r",
+                "-",
+                "-i",
+            ])
+            .arg(&diff_file)
+            .current_dir(alt.path())
+            .output()
+            .expect("run patch");
+        if st.status.success() {
+            t_ok = true;
+            oracle = "GNU patch --fuzz=0";
+            write_back(theirs_dir.path(), alt.path());
+        }
+    }
+    let theirs = read_tree(theirs_dir.path());
+    let case = format!(
+        "diff case {i} (tags {:?}); oracle {oracle}: {}; reply:\n{}",
+        c.tags,
+        String::from_utf8_lossy(&out.stderr).trim(),
+        c.reply
+    );
+    check_case(
+        tally,
+        &case,
+        &c.before,
+        &c.reply,
+        Dialect::Only(Format::DIFF),
+        (t_ok, &theirs),
+    );
+}
+
+#[test]
+fn unified_diffs_match_git_apply() {
+    diff_oracles();
     let n = cases(CASES);
     let mut rng = Rng::new(seed() ^ 0xD1FF);
     let mut tally = Tally::default();
     let home = tempfile::tempdir().expect("home");
     for i in 0..n {
-        let c = diff_case(&mut rng);
-        for t in &c.tags {
-            tally.tag(t);
-        }
-        let theirs_dir = dir_with(&c.before);
-        let diff_file = home.path().join("case.diff");
-        std::fs::write(&diff_file, &c.diff).expect("write diff");
-        let p = format!("-p{}", c.strip);
-        let out = git(
-            theirs_dir.path(),
-            home.path(),
-            &["apply", &p, &diff_file.to_string_lossy()],
-        );
-        let mut t_ok = out.status.success();
-        let mut oracle = "git apply";
-        if !t_ok {
-            // GNU patch, without fuzz: what it applies exactly is a second opinion.
-            let alt = dir_with(&c.before);
-            let st = Command::new("patch")
-                .args([
-                    p.as_str(),
-                    "-s",
-                    "-f",
-                    "--fuzz=0",
-                    "--no-backup-if-mismatch",
-                    "-r",
-                    "-",
-                    "-i",
-                ])
-                .arg(&diff_file)
-                .current_dir(alt.path())
-                .output()
-                .expect("run patch");
-            if st.status.success() {
-                t_ok = true;
-                oracle = "GNU patch --fuzz=0";
-                write_back(theirs_dir.path(), alt.path());
-            }
-        }
-        let theirs = read_tree(theirs_dir.path());
-        let case = format!(
-            "diff case {i} (tags {:?}); oracle {oracle}: {}; reply:\n{}",
-            c.tags,
-            String::from_utf8_lossy(&out.stderr).trim(),
-            c.reply
-        );
-        check_case(
-            &mut tally,
-            &case,
-            &c.before,
-            &c.reply,
-            Dialect::Only(Format::DIFF),
-            (t_ok, &theirs),
-        );
+        judge_git_apply(&mut tally, home.path(), i, &diff_case(&mut rng));
     }
     tally.finish("unified diff vs git apply", n);
+}
+
+/// The diff `git diff --binary` makes from `before` to `after` (`-M`, staged).
+fn diff_between(before: &Tree, after: &Tree) -> String {
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let home = scratch.path().join("home");
+    let repo = scratch.path().join("repo");
+    std::fs::create_dir_all(&home).expect("mkdir");
+    std::fs::create_dir_all(&repo).expect("mkdir");
+    write_tree(&repo, before);
+    git(&repo, &home, &["init", "-q"]);
+    git(&repo, &home, &["add", "-A"]);
+    git(&repo, &home, &["commit", "-q", "-m", "before"]);
+    for p in before.keys() {
+        let _ = std::fs::remove_file(repo.join(p));
+    }
+    write_tree(&repo, after);
+    git(&repo, &home, &["add", "-A"]);
+    let out = git(
+        &repo,
+        &home,
+        &["diff", "--cached", "-M", "--binary", "HEAD"],
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Hand-made changes at the edges issue 39 found, diffed by git: a removed `-- x` and an added
+/// `++ y` (`--- x` / `+++ y` in the hunk), binary files (delta, literal, deleted), a last line
+/// break added and removed, a reply cut off mid-hunk, a reply with a byte order mark.
+#[test]
+fn unified_diff_hand_made_edges_match_git_apply() {
+    diff_oracles();
+    let file = |p: &str, b: &[u8]| (p.to_string(), (false, b.to_vec()));
+    let mut rng = Rng::new(39);
+    let big = random_binary(&mut rng);
+    let mut changed = big.clone();
+    changed.splice(10..12, [7u8; 9]);
+    let pairs: Vec<(&'static str, Tree, Tree)> = vec![
+        (
+            "markup-lines",
+            Tree::from([file("n.txt", b"a\n-- x\nb\n")]),
+            Tree::from([file("n.txt", b"a\n++ y\nb\n")]),
+        ),
+        (
+            "binary",
+            Tree::from([
+                file("i.bin", &big),
+                file(".DS_Store", &random_binary(&mut rng)),
+            ]),
+            Tree::from([
+                file("i.bin", &changed),
+                file("new.bin", &random_binary(&mut rng)),
+            ]),
+        ),
+        (
+            "last-break-added",
+            Tree::from([file("a.txt", b"x\ny")]),
+            Tree::from([file("a.txt", b"x\nz\n")]),
+        ),
+        (
+            "last-break-removed",
+            Tree::from([file("a.txt", b"x\ny\n")]),
+            Tree::from([file("a.txt", b"x\nz")]),
+        ),
+    ];
+    let mut generated: Vec<DiffCase> = pairs
+        .into_iter()
+        .map(|(tag, before, after)| {
+            let diff = diff_between(&before, &after);
+            DiffCase {
+                before,
+                reply: format!("```diff\n{diff}```\n"),
+                diff,
+                strip: 1,
+                tags: vec![tag],
+            }
+        })
+        .collect();
+    // The first one's diff cut off after its removed line (`--- x`), and the second's reply
+    // with a BOM.
+    let cut: String = generated[0].diff.split_inclusive('\n').take(7).collect();
+    assert!(cut.ends_with("\n a\n--- x\n"), "{cut}");
+    generated.push(DiffCase {
+        before: generated[0].before.clone(),
+        reply: format!("```diff\n{cut}```\n"),
+        diff: cut,
+        strip: 1,
+        tags: vec!["cut-off"],
+    });
+    generated[1].reply.insert(0, '\u{feff}');
+    let home = tempfile::tempdir().expect("home");
+    let mut tally = Tally::default();
+    for (i, c) in generated.iter().enumerate() {
+        judge_git_apply(&mut tally, home.path(), i, c);
+    }
+    let same = tally.counts.get("agree: same bytes").copied().unwrap_or(0);
+    let refused = tally
+        .counts
+        .get("agree: both fail (git-clada explains)")
+        .copied()
+        .unwrap_or(0);
+    tally.finish("unified diff hand-made edges vs git apply", generated.len());
+    assert_eq!((same, refused), (generated.len() - 1, 1));
 }
 
 /// Replaces the files of `dst` by those of `src`.

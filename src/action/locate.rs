@@ -15,8 +15,15 @@
 //!   (before a last blank line), as apply_patch does. Removed lines go, added lines come in, and
 //!   context lines stay as the file has them.
 //!
-//! A file's last line break is kept as it was (apply_patch adds one; so does a unified hunk only
-//! when its `\ No newline at end of file` markers say so). Pure functions: no I/O.
+//! A file's last line break is kept as it was (so it is by a unified hunk unless its
+//! `\ No newline at end of file` markers say otherwise); `patch.rs` adds the one apply_patch
+//! adds where the configuration wants it. Searches compare position by position while that is
+//! cheap and turn to a linear-time search (Knuth–Morris–Pratt over lines, [`occurrences`])
+//! when a long chunk nearly matches at many places, so no input makes them quadratic. Pure
+//! functions: no I/O.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
 
 use super::hunks::{Hunk, Kind};
 
@@ -104,6 +111,11 @@ impl<'a> Text<'a> {
     /// Byte offset where line `i` starts (the end of the text for `i == len`).
     pub fn offset(&self, i: usize) -> usize {
         self.lines.get(i).map_or(self.bytes.len(), |l| l.start)
+    }
+
+    /// The line break new lines get: the file's dominant one.
+    pub fn eol(&self) -> &'static [u8] {
+        self.eol
     }
 
     /// Whether the text ends without a line break (and is not empty).
@@ -194,26 +206,74 @@ fn lines_word(first: usize, count: usize) -> String {
 // ---------------------------------------------------------------------------------------------
 // unified
 
-/// Whether the old side of `h` (lines `old`) matches the file at `pos` at `level`.
-fn unified_matches(text: &Text<'_>, old: &[&str], no_eol: bool, pos: usize, level: Level) -> bool {
-    old.iter().enumerate().all(|(k, want)| {
-        let last = k + 1 == old.len();
-        let want = want.as_bytes();
-        match level {
-            Level::Exact => {
-                let full = text.full(pos + k);
-                if last && no_eol {
-                    full == want
-                } else {
-                    full.len() == want.len() + 1
-                        && full.ends_with(b"\n")
-                        && &full[..want.len()] == want
+/// A line of the file as a unified hunk's line is compared with it at `level`: exactly with
+/// its line break; without CRs and the line break; without trailing whitespace.
+fn unified_key<'b>(text: &Text<'b>, i: usize, level: Level) -> &'b [u8] {
+    match level {
+        Level::Exact => text.full(i),
+        Level::LineEndings => strip_cr(text.with_cr(i)),
+        _ => trim_end_ws(text.with_cr(i)),
+    }
+}
+
+/// The old side of a hunk as [`unified_key`] gives the file's lines (the last one without a
+/// line break when `\ No newline at end of file` follows it).
+fn unified_want<'h>(old: &[&'h str], no_eol: bool, level: Level) -> Vec<Cow<'h, [u8]>> {
+    old.iter()
+        .enumerate()
+        .map(|(k, want)| {
+            let want = want.as_bytes();
+            match level {
+                Level::Exact if k + 1 == old.len() && no_eol => Cow::Borrowed(want),
+                Level::Exact => {
+                    let mut w = want.to_vec();
+                    w.push(b'\n');
+                    Cow::Owned(w)
                 }
+                Level::LineEndings => Cow::Borrowed(strip_cr(want)),
+                _ => Cow::Borrowed(trim_end_ws(want)),
             }
-            Level::LineEndings => strip_cr(text.with_cr(pos + k)) == strip_cr(want),
-            _ => trim_end_ws(text.with_cr(pos + k)) == trim_end_ws(want),
+        })
+        .collect()
+}
+
+/// Every start of `needle` in `hay`, overlapping ones included, in one pass
+/// (Knuth–Morris–Pratt); only the first with `first_only`.
+pub(super) fn occurrences<T: PartialEq>(hay: &[T], needle: &[T], first_only: bool) -> Vec<usize> {
+    let m = needle.len();
+    let mut out = Vec::new();
+    if m == 0 || m > hay.len() {
+        return out;
+    }
+    // fail[i]: the length of the longest proper prefix of needle[..=i] that is also its suffix.
+    let mut fail = vec![0usize; m];
+    let mut j = 0;
+    for i in 1..m {
+        while j > 0 && needle[i] != needle[j] {
+            j = fail[j - 1];
         }
-    })
+        if needle[i] == needle[j] {
+            j += 1;
+        }
+        fail[i] = j;
+    }
+    let mut j = 0;
+    for (i, x) in hay.iter().enumerate() {
+        while j > 0 && *x != needle[j] {
+            j = fail[j - 1];
+        }
+        if *x == needle[j] {
+            j += 1;
+        }
+        if j == m {
+            out.push(i + 1 - m);
+            if first_only {
+                break;
+            }
+            j = fail[j - 1];
+        }
+    }
+    out
 }
 
 /// Positions to try for a hunk, best first: the anchored ones, then nearest to `expected`
@@ -416,9 +476,33 @@ fn place_unified(
     [Level::Exact, Level::LineEndings, Level::Trailing]
         .into_iter()
         .find_map(|level| {
-            order()
-                .find(|&p| unified_matches(text, old, h.old_no_eol, p, level))
-                .map(|p| (p, level))
+            let want = unified_want(old, h.old_no_eol, level);
+            // Position by position in `git apply`'s order while that is cheap (a mismatch
+            // usually shows on the first line); then every match at once, in linear time.
+            let budget = DIRECT_WORK * (text.len() + n);
+            let mut work = 0usize;
+            for p in order() {
+                let same = want
+                    .iter()
+                    .enumerate()
+                    .take_while(|(k, w)| unified_key(text, p + k, level) == w.as_ref())
+                    .count();
+                if same == n {
+                    return Some((p, level));
+                }
+                work += same + 1;
+                if work > budget {
+                    let hay: Vec<&[u8]> = (0..text.len())
+                        .map(|i| unified_key(text, i, level))
+                        .collect();
+                    let want: Vec<&[u8]> = want.iter().map(|w| w.as_ref()).collect();
+                    let found = occurrences(&hay, &want, false);
+                    return order()
+                        .find(|p| found.binary_search(p).is_ok())
+                        .map(|p| (p, level));
+                }
+            }
+            None
         })
 }
 
@@ -450,53 +534,121 @@ fn normalise(s: &str) -> String {
         .collect()
 }
 
-fn seek_matches(lines: &[&str], pattern: &[&str], i: usize, level: Level) -> bool {
-    pattern.iter().enumerate().all(|(k, p)| {
-        let l = lines[i + k];
-        match level {
-            Level::Exact | Level::LineEndings => l == *p,
-            Level::Trailing => l.trim_end() == p.trim_end(),
-            Level::Surrounding => l.trim() == p.trim(),
-            Level::Punctuation => normalise(l) == normalise(p),
-        }
-    })
+/// A line as apply_patch compares it at `level`.
+fn key(l: &str, level: Level) -> Cow<'_, str> {
+    match level {
+        Level::Exact | Level::LineEndings => Cow::Borrowed(l),
+        Level::Trailing => Cow::Borrowed(l.trim_end()),
+        Level::Surrounding => Cow::Borrowed(l.trim()),
+        Level::Punctuation => Cow::Owned(normalise(l)),
+    }
 }
 
-/// apply_patch's `seek_sequence`: the first place at or after `start` where `pattern` occurs,
-/// trying each level in turn over the whole range; with `eof`, only at the end of the file.
-fn seek(lines: &[&str], pattern: &[&str], start: usize, eof: bool) -> Option<(usize, Level)> {
-    if pattern.is_empty() {
-        return Some((start, Level::Exact));
+const LEVELS: [Level; 4] = [
+    Level::Exact,
+    Level::Trailing,
+    Level::Surrounding,
+    Level::Punctuation,
+];
+
+/// Line comparisons a search makes position by position, per line of the file and the
+/// chunk, before it turns to a linear-time search.
+const DIRECT_WORK: usize = 8;
+
+/// The file's lines as apply_patch compares them. A chunk is looked for position by position
+/// (a mismatch usually shows on its first line or two); when that costs more than a few
+/// comparisons per line (a long chunk that nearly matches at many places), the search goes on
+/// in linear time (Knuth–Morris–Pratt over the lines), so a long chunk that is nowhere in a
+/// long file is refused in time proportional to their sizes, not to their product.
+struct Seeker<'t> {
+    lines: &'t [&'t str],
+}
+
+impl<'t> Seeker<'t> {
+    fn new(lines: &'t [&'t str]) -> Seeker<'t> {
+        Seeker { lines }
     }
-    if pattern.len() > lines.len() {
-        return None;
+
+    /// The first position in `from ..= last` where `pattern` matches at `level`.
+    fn first(&self, pattern: &[&str], from: usize, last: usize, level: Level) -> Option<usize> {
+        let lines = self.lines;
+        let want: Vec<Cow<'_, str>> = pattern.iter().map(|p| key(p, level)).collect();
+        let budget = DIRECT_WORK * (lines.len() + pattern.len());
+        let mut work = 0usize;
+        let mut i = from;
+        while i <= last {
+            let same = want
+                .iter()
+                .enumerate()
+                .take_while(|(k, w)| key(lines[i + k], level) == **w)
+                .count();
+            if same == want.len() {
+                return Some(i);
+            }
+            work += same + 1;
+            i += 1;
+            if work > budget {
+                return self.linear(&want, i, last, level);
+            }
+        }
+        None
     }
-    let last = lines.len() - pattern.len();
-    // With `eof`, only at the end, and never before the previous chunk's end.
-    let from = if eof { last.max(start) } else { start };
-    [
-        Level::Exact,
-        Level::Trailing,
-        Level::Surrounding,
-        Level::Punctuation,
-    ]
-    .into_iter()
-    .find_map(|level| {
-        (from..=last)
-            .find(|&i| seek_matches(lines, pattern, i, level))
-            .map(|i| (i, level))
-    })
+
+    /// [`Seeker::first`] in linear time: the lines become numbers (the pattern's distinct
+    /// keys; a file line that is none of them can never match), then [`occurrences`].
+    fn linear(
+        &self,
+        want: &[Cow<'_, str>],
+        from: usize,
+        last: usize,
+        level: Level,
+    ) -> Option<usize> {
+        if from > last {
+            return None;
+        }
+        let mut ids: HashMap<&str, u32> = HashMap::new();
+        let pattern: Vec<u32> = want
+            .iter()
+            .map(|w| {
+                let next = ids.len() as u32;
+                *ids.entry(w.as_ref()).or_insert(next)
+            })
+            .collect();
+        let hay: Vec<u32> = self.lines[from..last + want.len()]
+            .iter()
+            .map(|l| ids.get(key(l, level).as_ref()).copied().unwrap_or(u32::MAX))
+            .collect();
+        occurrences(&hay, &pattern, true).first().map(|i| from + i)
+    }
+
+    /// apply_patch's `seek_sequence`: the first place at or after `start` where `pattern`
+    /// occurs, trying each level in turn over the whole range; with `eof`, only at the end of
+    /// the file.
+    fn seek(&self, pattern: &[&str], start: usize, eof: bool) -> Option<(usize, Level)> {
+        if pattern.is_empty() {
+            return Some((start, Level::Exact));
+        }
+        if pattern.len() > self.lines.len() {
+            return None;
+        }
+        let last = self.lines.len() - pattern.len();
+        // With `eof`, only at the end, and never before the previous chunk's end.
+        let from = if eof { last.max(start) } else { start };
+        LEVELS
+            .into_iter()
+            .find_map(|level| self.first(pattern, from, last, level).map(|i| (i, level)))
+    }
 }
 
 /// The line after a chunk's `@@ anchor` line, found from `cursor` on.
 fn find_anchor(
-    lines: &[&str],
+    seeker: &Seeker<'_>,
     anchor: &str,
     cursor: usize,
     name: &str,
     warnings: &mut Vec<String>,
 ) -> Result<usize, NotFound> {
-    let Some((at, level)) = seek(lines, &[anchor], cursor, false) else {
+    let Some((at, level)) = seeker.seek(&[anchor], cursor, false) else {
         let after = if cursor > 0 {
             format!(" after line {cursor}, where the chunk before it ended")
         } else {
@@ -531,6 +683,7 @@ fn patch_lines<'t>(text: &Text<'t>) -> Result<Vec<&'t str>, usize> {
 /// that is not UTF-8 at that line.
 pub fn apply_patch(text: &Text<'_>, hunks: &[Hunk]) -> Result<Located, Result<NotFound, usize>> {
     let lines = patch_lines(text).map_err(Err)?;
+    let seeker = Seeker::new(&lines);
     let mut out = Located {
         keep_last_break: true,
         ..Located::default()
@@ -539,7 +692,7 @@ pub fn apply_patch(text: &Text<'_>, hunks: &[Hunk]) -> Result<Located, Result<No
     for (i, h) in hunks.iter().enumerate() {
         if let Some(anchor) = &h.anchor {
             cursor =
-                find_anchor(&lines, anchor, cursor, &h.name(i), &mut out.warnings).map_err(Ok)?;
+                find_anchor(&seeker, anchor, cursor, &h.name(i), &mut out.warnings).map_err(Ok)?;
         }
         let mut old: Vec<&str> = h.old_lines().collect();
         let new: Vec<&str> = h.new_lines().collect();
@@ -563,16 +716,14 @@ pub fn apply_patch(text: &Text<'_>, hunks: &[Hunk]) -> Result<Located, Result<No
             });
             continue;
         }
-        let mut found = seek(&lines, &old, cursor, h.eof);
+        let mut found = seeker.seek(&old, cursor, h.eof);
         let mut chunk: Vec<(Kind, &str)> = h.lines.iter().map(|(k, l)| (*k, l.as_str())).collect();
         if found.is_none() && old.last() == Some(&"") {
             // apply_patch's retry without a last empty old line (the file's final line break
-            // written as a line).
+            // written as a line), and without a last empty new line if there is one.
             old.pop();
-            if let Some(j) = chunk.iter().rposition(|(k, _)| *k != Kind::Added) {
-                chunk.remove(j);
-            }
-            found = seek(&lines, &old, cursor, h.eof);
+            drop_last_empty(&mut chunk);
+            found = seeker.seek(&old, cursor, h.eof);
         }
         let Some((at, level)) = found else {
             let place = if h.eof {
@@ -601,9 +752,7 @@ pub fn apply_patch(text: &Text<'_>, hunks: &[Hunk]) -> Result<Located, Result<No
             ));
         } else if !h.eof {
             let last = lines.len() - old.len();
-            if let Some(again) =
-                (at + 1..=last).find(|&j| seek_matches(&lines, &old, j, Level::Exact))
-            {
+            if let Some(again) = seeker.first(&old, at + 1, last, Level::Exact) {
                 out.warnings.push(format!(
                     "{}'s lines also occur at {}; the first occurrence ({}) was changed, as \
                      apply_patch changes the first after the chunk before it (an `@@` line \
@@ -623,6 +772,39 @@ pub fn apply_patch(text: &Text<'_>, hunks: &[Hunk]) -> Result<Located, Result<No
     }
     out.edits.sort_by_key(|e| e.first);
     Ok(out)
+}
+
+/// apply_patch's retry of a chunk whose old lines end with an empty one: that line leaves the
+/// old side, and the new side's last line leaves it too if it is empty (each side on its own,
+/// as Codex cuts its two lists: a context line kept on one side becomes a removed or added
+/// line).
+fn drop_last_empty(chunk: &mut Vec<(Kind, &str)>) {
+    let last_old = chunk.iter().rposition(|(k, _)| *k != Kind::Added);
+    let last_new = chunk.iter().rposition(|(k, _)| *k != Kind::Removed);
+    let new_goes = last_new.is_some_and(|j| chunk[j].1.is_empty());
+    match (last_old, last_new) {
+        (Some(o), Some(n)) if o == n && new_goes => {
+            chunk.remove(o);
+        }
+        (Some(o), n) => {
+            let removed = chunk[o].0 != Kind::Context;
+            if removed {
+                chunk.remove(o);
+            } else {
+                chunk[o].0 = Kind::Added;
+            }
+            // The new side's last line, where it is now.
+            let n = n.map(|n| if removed && n > o { n - 1 } else { n });
+            if let Some(n) = n.filter(|_| new_goes) {
+                if chunk[n].0 == Kind::Context {
+                    chunk[n].0 = Kind::Removed;
+                } else {
+                    chunk.remove(n);
+                }
+            }
+        }
+        (None, _) => {}
+    }
 }
 
 /// The new lines of a chunk placed at `at`, as apply_patch writes them: context lines as the
@@ -770,6 +952,41 @@ mod tests {
         let (out, _) = codex_apply("a\r\nb\r\n", "@@\n a\n-b\n+c\n+d\n").unwrap();
         assert_eq!(out, "a\r\nc\r\nd\r\n");
         assert!(codex_apply("a\n", "@@ nope\n-a\n+b\n").is_err());
+    }
+
+    #[test]
+    fn occurrences_finds_every_match_in_one_pass() {
+        assert_eq!(occurrences(&[1, 1, 1, 2], &[1, 1], false), [0, 1]);
+        assert_eq!(occurrences(&[1, 2, 1, 2, 1], &[1, 2, 1], false), [0, 2]);
+        assert_eq!(occurrences(&[1, 2, 1, 2, 1], &[1, 2, 1], true), [0]);
+        assert!(occurrences(&[1, 2], &[1, 2, 3], false).is_empty());
+        assert!(occurrences::<u8>(&[1], &[], false).is_empty());
+    }
+
+    #[test]
+    fn long_near_misses_are_placed_as_before() {
+        // Runs of 99 equal lines: a chunk of 100 of them is nowhere, one of 99 at each run;
+        // the search turns linear well before the end and must agree with the direct one.
+        let mut file = String::new();
+        for r in 0..60 {
+            file.push_str(&"    pass\n".repeat(99));
+            file.push_str(&format!("# end {r}\n"));
+        }
+        let chunk = |n: usize, tail: &str| format!("@@\n{}{tail}", "-    pass\n".repeat(n));
+        assert!(codex_apply(&file, &chunk(100, "+x\n")).is_err());
+        let (out, _) = codex_apply(&file, &chunk(99, " # end 30\n+x\n")).unwrap();
+        assert!(out.contains("# end 29\n# end 30\nx\n    pass\n"));
+        assert_eq!(out.lines().count(), 6000 - 98);
+        let diff = format!("@@ -1,100 +1,1 @@\n{}+x\n", "-    pass\n".repeat(100));
+        assert!(unified_apply(&file, &diff).is_err());
+        // Its header says line 1: git's order goes through thirty runs before the place.
+        let diff = format!(
+            "@@ -1,100 +1,2 @@\n{}-# end 30\n+# end 30\n+x\n",
+            "-    pass\n".repeat(99)
+        );
+        let (out, w) = unified_apply(&file, &diff).unwrap();
+        assert!(out.contains("# end 29\n# end 30\nx\n    pass\n"));
+        assert!(w[0].contains("offset +3000"), "{w:?}");
     }
 
     #[test]

@@ -432,8 +432,9 @@ pub struct EngineOptions {
     /// `workspace`, no network).
     pub confine: crate::exec::confine::Confine,
     /// How whole-file writes (file_write, file_create) are shaped: final newline,
-    /// `.editorconfig` (off by default here: the engine writes content exactly; the CLI turns
-    /// it on from the configuration).
+    /// `.editorconfig`; the final-newline rule also applies to appends and to the aider and
+    /// apply_patch edits (off by default here: the engine writes content exactly; the CLI
+    /// turns it on from the configuration).
     pub whole_file: crate::config::editorconfig::WholeFile,
     /// Follows and stops the exec blocks from another thread (see [`crate::exec::ExecWatch`]).
     pub exec_watch: Option<Arc<crate::exec::ExecWatch>>,

@@ -6,7 +6,12 @@
 //! Placement follows the tool that defined the style ([`super::locate`]); every tolerance used
 //! is a warning on the result. A hunk that cannot be placed fails the block with the closest
 //! region of the file (or "already applied" when the hunk's new lines are there instead) and
-//! changes nothing.
+//! changes nothing. apply_patch style ends the file with a line break, as Codex writes every
+//! file, where the final-newline rule of whole-file writes wants one.
+//!
+//! A binary hunk (`git diff --binary`, decoded by `crate::read::binary`) is applied as
+//! `git apply` applies it: the file must hash to the `index` line's first id (a git blob id,
+//! SHA-1 or SHA-256 by its length, computed here without git) and the result to its second.
 
 use serde_json::json;
 
@@ -51,6 +56,11 @@ pub struct Patch {
     pub change: Change,
     pub new_path: Option<ResolvedPath>,
     pub executable: Option<bool>,
+    /// A binary hunk (`literal N` / `delta N` and its base85 lines, `git diff --binary`);
+    /// empty for text hunks.
+    pub binary: String,
+    /// `OLD..NEW`, the blob ids of the diff's `index` line (a binary hunk needs them in full).
+    pub index: Option<String>,
 }
 
 impl Patch {
@@ -70,7 +80,14 @@ pub(super) fn run(ctx: &mut Ctx<'_>, p: &Patch, tag: &Tag) -> Outcome {
         Ok(h) => h,
         Err(e) => return Outcome::fail(format!("{NAME}: hunks {e}")),
     };
+    if !p.binary.is_empty() && !hunks.is_empty() {
+        return Outcome::fail(format!(
+            "{NAME}: '{}' has both text hunks and a binary hunk; a file's patch is one or the other",
+            p.path.given
+        ));
+    }
     match p.change {
+        Change::Create if !p.binary.is_empty() => create_binary(ctx, p),
         Change::Create => create(ctx, p, &hunks),
         Change::Update | Change::Delete => update(ctx, p, &hunks, tag),
     }
@@ -113,11 +130,14 @@ fn create(ctx: &mut Ctx<'_>, p: &Patch, hunks: &[Hunk]) -> Outcome {
     Outcome::ok(json!({"path": p.path.given, "created": true, "bytesWritten": bytes.len()}))
 }
 
-/// The patched content of `content` (BOM kept), or the failed result.
+/// The patched content of `content` (BOM kept), or the failed result. `final_newline` is the
+/// rule that gives a file a final newline (apply_patch style: Codex ends every file it writes
+/// with one); a unified diff's `\ No newline at end of file` is followed exactly.
 fn patched(
     content: &[u8],
     p: &Patch,
     hunks: &[Hunk],
+    final_newline: Option<&str>,
 ) -> Result<(Vec<u8>, Vec<String>), Box<Outcome>> {
     let (bom, body) = match content.strip_prefix(BOM) {
         Some(rest) => (BOM, rest),
@@ -145,55 +165,112 @@ fn patched(
             ))
         }
     };
-    let mut out = bom.to_vec();
-    out.extend(locate::assemble(
+    let add_break = final_newline.filter(|_| p.style == Style::ApplyPatch && text.unterminated());
+    let mut body = locate::assemble(
         &text,
         &located.edits,
-        located.keep_last_break,
-    ));
-    Ok((out, located.warnings))
+        located.keep_last_break && add_break.is_none(),
+    );
+    let mut warnings = located.warnings;
+    if let Some(why) = add_break.filter(|_| !body.is_empty()) {
+        if !body.ends_with(b"\n") {
+            body.extend_from_slice(text.eol());
+        }
+        warnings.push(format!(
+            "the file did not end with a line break; one was added, as apply_patch ends every \
+             file it writes with one ({why}; set it to false to keep a missing one)"
+        ));
+    }
+    let mut out = bom.to_vec();
+    out.extend(body);
+    Ok((out, warnings))
+}
+
+/// Whether the file to patch is one (a symbolic link is patched through, not moved).
+fn check_kind(ctx: &Ctx<'_>, p: &Patch) -> Result<(), String> {
+    match ctx.vfs.kind(&p.path.abs) {
+        Ok(EntryKind::File { .. }) => Ok(()),
+        Ok(EntryKind::Symlink) if p.moves_entry() => Err(format!(
+            "{NAME}: '{}' is a symbolic link; a patch that deletes or moves it is not applied \
+             (use file_delete or file_move)",
+            p.path.given
+        )),
+        Ok(EntryKind::Symlink) => Ok(()),
+        Ok(EntryKind::Dir) => Err(format!(
+            "EISDIR: illegal operation on a directory, open '{}'",
+            p.path.given
+        )),
+        Err(e) => Err(node_error(&e, &p.path.given, "open", None)),
+    }
 }
 
 /// Hunks applied to an existing file, which then stays, moves or (`delete`) goes.
 fn update(ctx: &mut Ctx<'_>, p: &Patch, hunks: &[Hunk], tag: &Tag) -> Outcome {
-    match ctx.vfs.kind(&p.path.abs) {
-        Ok(EntryKind::File { .. }) => {}
-        Ok(EntryKind::Symlink) if p.moves_entry() => {
-            return Outcome::fail(format!(
-                "{NAME}: '{}' is a symbolic link; a patch that deletes or moves it is not \
-                 applied (use file_delete or file_move)",
-                p.path.given
-            ))
-        }
-        Ok(EntryKind::Symlink) => {}
-        Ok(EntryKind::Dir) => {
-            return Outcome::fail(format!(
-                "EISDIR: illegal operation on a directory, open '{}'",
-                p.path.given
-            ))
-        }
-        Err(e) => return Outcome::fail(node_error(&e, &p.path.given, "open", None)),
+    if let Err(e) = check_kind(ctx, p) {
+        return Outcome::fail(e);
     }
-    let content = match read_text(ctx, NAME, &p.path) {
+    let binary = !p.binary.is_empty();
+    // Text hunks need text; a binary hunk, a move or a mode change takes any file.
+    let content = match binary || hunks.is_empty() {
+        true => ctx
+            .vfs
+            .read(&p.path.abs)
+            .map_err(|e| node_error(&e, &p.path.given, "open", None)),
+        false => read_text(ctx, NAME, &p.path),
+    };
+    let content = match content {
         Ok(c) => c,
         Err(e) => return Outcome::fail(e),
     };
-    let (out, mut warnings) = if hunks.is_empty() {
-        (content.clone(), Vec::new())
+    // Looked up (an .editorconfig walk) only where it can matter.
+    let target = p.new_path.as_ref().unwrap_or(&p.path);
+    let final_newline = (p.style == Style::ApplyPatch && !content.ends_with(b"\n"))
+        .then(|| crate::config::editorconfig::final_newline(&target.abs, ctx.opts.whole_file))
+        .flatten();
+    let result = if binary {
+        binary_result(p, &content)
+            .map(|out| (out, Vec::new()))
+            .map_err(Outcome::fail)
+    } else if hunks.is_empty() {
+        Ok((content.clone(), Vec::new()))
     } else {
-        match patched(&content, p, hunks) {
-            Ok(x) => x,
-            Err(fail) => return *fail,
-        }
+        patched(&content, p, hunks, final_newline).map_err(|fail| *fail)
+    };
+    let (out, warnings) = match result {
+        Ok(x) => x,
+        Err(fail) => return fail,
     };
     if p.change == Change::Delete {
-        return delete(ctx, p, &content, &out, hunks.is_empty(), warnings);
+        return delete(
+            ctx,
+            p,
+            &content,
+            &out,
+            hunks.is_empty() && !binary,
+            warnings,
+        );
     }
+    let mut data = json!({"path": p.path.given, "hunks": hunks.len()});
+    if binary {
+        data["binary"] = json!(true);
+    }
+    finish(ctx, p, (&content, &out), data, warnings, tag)
+}
+
+/// Writes the patched content `out` (of `content`) where the patch puts it, moving the file and
+/// setting its executable bit as asked.
+fn finish(
+    ctx: &mut Ctx<'_>,
+    p: &Patch,
+    (content, out): (&[u8], &[u8]),
+    mut data: serde_json::Value,
+    mut warnings: Vec<String>,
+    tag: &Tag,
+) -> Outcome {
     let target = p.new_path.as_ref().unwrap_or(&p.path);
     let moved = target.abs != p.path.abs;
-    let mut data = json!({"path": p.path.given, "hunks": hunks.len()});
     if moved {
-        match move_to(ctx, p, target, &out) {
+        match move_to(ctx, p, target, out) {
             Ok(Some(w)) => {
                 warnings.push(w);
                 data["overwrote"] = json!(true);
@@ -203,10 +280,14 @@ fn update(ctx: &mut Ctx<'_>, p: &Patch, hunks: &[Hunk], tag: &Tag) -> Outcome {
         }
         data["new_path"] = json!(target.given);
     } else if out != content {
-        if let Err(e) = ctx.vfs.write_file(&p.path.abs, &out, false) {
+        if let Err(e) = ctx.vfs.write_file(&p.path.abs, out, false) {
             return Outcome::fail(node_error(&e, &p.path.given, "open", None));
         }
-        ctx.lines.record_change(&p.path.abs, &content, &out, tag);
+        if p.binary.is_empty() {
+            ctx.lines.record_change(&p.path.abs, content, out, tag);
+        } else {
+            ctx.lines.reset(&p.path.abs);
+        }
     }
     if let Some(on) = p.executable {
         if let Err(e) = ctx.vfs.set_executable(&target.abs, on) {
@@ -294,6 +375,123 @@ fn delete(
     let mut out = Outcome::ok(json!({"path": p.path.given, "deleted": true}));
     out.warnings = warnings;
     out
+}
+
+// ---------------------------------------------------------------------------------------------
+// binary hunks (`git diff --binary`), checked as `git apply` checks them
+
+/// git's id of a blob holding `data`, in the hash the id `like` is written in (40 hex digits:
+/// SHA-1; 64: SHA-256).
+fn blob_id(data: &[u8], like: &str) -> String {
+    let header = format!("blob {}\0", data.len());
+    let hex = |bytes: &[u8]| bytes.iter().map(|b| format!("{b:02x}")).collect::<String>();
+    if like.len() == 64 {
+        use sha2::Digest;
+        let mut h = sha2::Sha256::new();
+        h.update(header.as_bytes());
+        h.update(data);
+        hex(&h.finalize())
+    } else {
+        use sha1::Digest;
+        let mut h = sha1::Sha1::new();
+        h.update(header.as_bytes());
+        h.update(data);
+        hex(&h.finalize())
+    }
+}
+
+/// The two ids of the `index` parameter, which a binary hunk needs in full.
+fn full_index(p: &Patch) -> Result<(String, String), String> {
+    let full = |id: &str| matches!(id.len(), 40 | 64) && id.bytes().all(|b| b.is_ascii_hexdigit());
+    match p.index.as_deref().and_then(|i| i.split_once("..")) {
+        Some((a, b)) if full(a) && full(b) && a.len() == b.len() => {
+            Ok((a.to_ascii_lowercase(), b.to_ascii_lowercase()))
+        }
+        _ => Err(format!(
+            "{NAME}: cannot apply binary patch to '{}' without full index line (`index OLD..NEW` \
+             with whole blob ids, as `git diff --binary` writes it)",
+            p.path.given
+        )),
+    }
+}
+
+fn zero(id: &str) -> bool {
+    id.bytes().all(|b| b == b'0')
+}
+
+/// The new content of a file from its binary hunk: the file (`content`) must be the blob the
+/// index line names first, the result the one it names second.
+fn binary_result(p: &Patch, content: &[u8]) -> Result<Vec<u8>, String> {
+    let (old, new) = full_index(p)?;
+    let have = blob_id(content, &old);
+    if zero(&old) && !content.is_empty() {
+        return Err(format!(
+            "{NAME}: the patch applies to an empty '{}' but it is not empty",
+            p.path.given
+        ));
+    }
+    if !zero(&old) && have != old {
+        return Err(format!(
+            "{NAME}: the patch applies to '{}' ({old}), which does not match the current \
+             contents ({have}); the binary patch was made for another version of the file",
+            p.path.given
+        ));
+    }
+    if zero(&new) {
+        return Ok(Vec::new());
+    }
+    let fail = |why: String| {
+        format!(
+            "{NAME}: binary patch does not apply to '{}': {why}",
+            p.path.given
+        )
+    };
+    let hunk = crate::read::binary::decode_parameter(&p.binary).map_err(fail)?;
+    let out = match hunk.method {
+        crate::read::binary::Method::Literal => hunk.data,
+        crate::read::binary::Method::Delta => {
+            crate::read::binary::apply_delta(content, &hunk.data).map_err(fail)?
+        }
+    };
+    let got = blob_id(&out, &new);
+    if got != new {
+        return Err(format!(
+            "{NAME}: binary patch to '{}' creates incorrect result (expecting {new}, got {got})",
+            p.path.given
+        ));
+    }
+    Ok(out)
+}
+
+/// A new file from a binary hunk.
+fn create_binary(ctx: &mut Ctx<'_>, p: &Patch) -> Outcome {
+    if ctx.vfs.exists(&p.path.abs) {
+        return Outcome::fail(format!(
+            "{NAME}: '{}' already exists, but the patch creates it (as `git apply` does, an \
+             existing file is not overwritten): delete it first",
+            p.path.given
+        ));
+    }
+    let bytes = match binary_result(p, b"") {
+        Ok(b) => b,
+        Err(e) => return Outcome::fail(e),
+    };
+    if let Err(e) = make_parents(ctx, &p.path) {
+        return Outcome::fail(node_error(&e, &p.path.given, "open", None));
+    }
+    if let Err(e) = ctx
+        .vfs
+        .write_file(&p.path.abs, &bytes, p.executable.unwrap_or(false))
+    {
+        return Outcome::fail(node_error(&e, &p.path.given, "open", None));
+    }
+    ctx.lines.reset(&p.path.abs);
+    Outcome::ok(json!({
+        "path": p.path.given,
+        "created": true,
+        "binary": true,
+        "bytesWritten": bytes.len()
+    }))
 }
 
 /// The first line a deletion patch left in place, for its failure message.

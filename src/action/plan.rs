@@ -555,6 +555,8 @@ fn file_patch(v: &Validated<'_>, sandbox: &Sandbox) -> Result<Action, PathError>
         change,
         new_path,
         executable: v.bool("executable"),
+        binary: v.str("binary").unwrap_or_default(),
+        index: v.str("index"),
     }))
 }
 

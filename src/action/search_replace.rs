@@ -9,14 +9,18 @@
 //! whitespace-only) search appends the replacement to the file, or creates the file.
 //!
 //! Matching runs on the text with CRLF read as LF (aider reads files in text mode); lines
-//! outside the match keep their bytes, new lines get the file's dominant line break, and a
-//! file without a last line break keeps it that way (aider adds one).
+//! outside the match keep their bytes and new lines get the file's dominant line break. A file
+//! without a last line break gets one, as aider writes every file it edits (a warning says
+//! so), unless the final-newline rule of whole-file writes says otherwise for the path
+//! (`files.final_newline: false`, `.editorconfig` `insert_final_newline = false`): then the
+//! missing one is kept. An empty SEARCH appends REPLACE as aider does, continuing an
+//! unterminated last line.
 
 use serde_json::json;
 
 use super::fsx::node_error;
 use super::lines::Tag;
-use super::locate::Text;
+use super::locate::{occurrences, Text};
 use super::textmatch::{self, Hint};
 use super::write::read_text;
 use super::{Ctx, Outcome};
@@ -81,14 +85,10 @@ pub enum Miss {
     Ambiguous(Vec<usize>),
 }
 
-/// Every window of `whole` equal to `part`.
+/// Every window of `whole` equal to `part`, in linear time (a long SEARCH against a long file
+/// that nearly matches at many places stays fast).
 fn perfect(whole: &[&str], part: &[&str]) -> Vec<usize> {
-    if part.len() > whole.len() {
-        return Vec::new();
-    }
-    (0..=whole.len() - part.len())
-        .filter(|&i| whole[i..i + part.len()] == *part)
-        .collect()
+    occurrences(whole, part, false)
 }
 
 /// aider's `match_but_for_leading_whitespace`: the prefix the window's lines have beyond the
@@ -145,7 +145,12 @@ fn whitespace(whole: &[&str], part: &[&str], replace: &[&str]) -> Result<Option<
     if part.len() > whole.len() {
         return Ok(None);
     }
-    let hits: Vec<(usize, &str)> = (0..=whole.len() - part.len())
+    // Only where the lines match without their indentation (found in linear time) can the
+    // indentation be the one difference.
+    let stripped: Vec<&str> = whole.iter().map(|l| lstrip(l)).collect();
+    let part_stripped: Vec<&str> = part.iter().map(|l| lstrip(l)).collect();
+    let hits: Vec<(usize, &str)> = occurrences(&stripped, &part_stripped, false)
+        .into_iter()
         .filter_map(|i| offset_prefix(&whole[i..i + part.len()], &part).map(|a| (i, a)))
         .collect();
     match hits.as_slice() {
@@ -268,8 +273,20 @@ pub fn cascade(whole: &str, part: &str, replace: &str) -> Result<Found, Miss> {
     };
     let (whole, part, replace) = (with_nl(whole), with_nl(part), with_nl(replace));
     let (w, p, r) = (prep(&whole), prep(&part), prep(&replace));
+    // aider goes on to its next tolerance when a step leaves the file empty (an empty result
+    // is false to it); the first such result is kept for when none leaves anything.
+    let empties = |f: &Found| match f {
+        Found::Lines {
+            first, count, new, ..
+        } => *first == 0 && *count == w.len() && new.is_empty(),
+        Found::Whole { text, .. } => text.is_empty(),
+    };
+    let mut emptied = None;
     if let Some(found) = perfect_or_whitespace(&w, &p, &r)? {
-        return Ok(found);
+        if !empties(&found) {
+            return Ok(found);
+        }
+        emptied = Some(found);
     }
     if p.len() > 2 && blank(p[0]) {
         if let Some(mut found) = perfect_or_whitespace(&w, &p[1..], &r)? {
@@ -281,12 +298,17 @@ pub fn cascade(whole: &str, part: &str, replace: &str) -> Result<Found, Miss> {
                         .to_string(),
                 );
             }
-            return Ok(found);
+            if !empties(&found) {
+                return Ok(found);
+            }
+            emptied.get_or_insert(found);
         }
     }
-    match dotdotdots(&whole, &part, &replace) {
-        Some(found) => found,
-        None => Err(Miss::NotFound),
+    match (dotdotdots(&whole, &part, &replace), emptied) {
+        (Some(Ok(found)), emptied) if !empties(&found) || emptied.is_none() => Ok(found),
+        (_, Some(found)) => Ok(found),
+        (Some(found), None) => found,
+        (None, None) => Err(Miss::NotFound),
     }
 }
 
@@ -351,6 +373,19 @@ pub(super) fn run(
         Err(miss) => return missed(miss, &content, search, replace, path),
     };
     let (mut out, replacements, mut warnings) = spliced(body, found, crlf);
+    let unterminated = !body.is_empty() && !body.ends_with(b"\n");
+    let rule = (unterminated && !out.is_empty())
+        .then(|| crate::config::editorconfig::final_newline(&path.abs, ctx.opts.whole_file))
+        .flatten();
+    if let Some(why) = rule {
+        if !out.ends_with(b"\n") {
+            out.extend_from_slice(if crlf { b"\r\n" } else { b"\n" });
+        }
+        warnings.push(format!(
+            "the file did not end with a line break; one was added, as aider ends every file it \
+             edits with one ({why}; set it to false to keep a missing one)"
+        ));
+    }
     if out.is_empty() {
         warnings.push(
             "the edit removed every line: the file is now empty (aider counts an empty result as \
@@ -564,6 +599,21 @@ mod tests {
             cascade(file, "a\n...\nd\n", "A\nd\n"),
             Err(Miss::NotFound),
             "unpaired dots"
+        );
+    }
+
+    #[test]
+    fn a_step_that_would_empty_the_file_gives_way_to_the_next_as_in_aider() {
+        // The whole file matched with its blank first line would leave nothing: aider takes
+        // that for a miss and matches without the blank line, keeping it.
+        assert_eq!(
+            lines(cascade("\nx\ny\n", "\nx\ny\n", "")),
+            (1, 2, String::new(), 1)
+        );
+        // Nothing else matches: the emptying match stands.
+        assert_eq!(
+            lines(cascade("x\ny\n", "x\ny\n", "")),
+            (0, 2, String::new(), 0)
         );
     }
 

@@ -115,15 +115,20 @@ pub(super) fn file_append(
         if let Err(e) = make_parents(ctx, path) {
             return Outcome::fail(node_error(&e, &path.given, "open", None));
         }
-        if let Err(e) = ctx.vfs.write_file(&path.abs, content.as_bytes(), false) {
+        // A new file, shaped as file_write shapes one (final newline, .editorconfig).
+        let (bytes, notes) =
+            crate::config::editorconfig::shape(content, &path.abs, true, ctx.opts.whole_file);
+        if let Err(e) = ctx.vfs.write_file(&path.abs, &bytes, false) {
             return Outcome::fail(node_error(&e, &path.given, "open", None));
         }
         ctx.lines.reset(&path.abs);
-        return Outcome::ok(json!({
+        let mut out = Outcome::ok(json!({
             "path": path.given,
-            "bytesAppended": content.len(),
+            "bytesAppended": bytes.len(),
             "created": true,
         }));
+        out.warnings = notes;
+        return out;
     };
     if let Some(why) = info.refusal {
         return Outcome::fail(text_refusal_message(NAME, path, info.len, why))
@@ -150,6 +155,15 @@ pub(super) fn file_append(
              line"
                 .to_string(),
         );
+    }
+    // The rule of whole-file writes: the file ends with a line break unless configured not to.
+    let ends_open = !add.is_empty() && !add.ends_with(b"\n") && !add.ends_with(b"\r");
+    let rule = (ends_open && !add.contains(&0))
+        .then(|| crate::config::editorconfig::final_newline(&path.abs, ctx.opts.whole_file))
+        .flatten();
+    if let Some(why) = rule {
+        add.extend_from_slice(if info.crlf { b"\r\n" } else { b"\n" });
+        warnings.push(format!("added a final newline ({why})"));
     }
     // The line map needs the content before the append (only its length, once it knows the
     // file).

@@ -1,7 +1,8 @@
 //! The `.editorconfig` properties git-clada honours when it writes a whole file
 //! (`insert_final_newline`, `end_of_line`, `charset`), and the shaping of such a write: a
 //! final newline for non-empty text without one, and the line endings and encoding a new file
-//! should have. Edits of existing files keep the file's own style and never come here.
+//! should have. Edits of existing files keep the file's own style, but for the final-newline
+//! rule ([`final_newline`]), which appends and the aider and apply_patch edits follow too.
 //!
 //! Lookup follows the EditorConfig spec: `.editorconfig` files from the file's directory up to
 //! one that says `root = true` (or the filesystem root); nearer files win, and within a file
@@ -186,6 +187,36 @@ pub struct WholeFile {
     pub final_newline_configured: bool,
 }
 
+/// What decides that a file gets a final newline, given what `.editorconfig` says about it:
+/// `insert_final_newline` where set (unless `files.final_newline` is configured), else
+/// `files.final_newline`; `None` when a missing one is kept.
+fn newline_rule(props: &Properties, how: WholeFile) -> Option<&'static str> {
+    match props
+        .insert_final_newline
+        .filter(|_| !how.final_newline_configured)
+    {
+        Some(true) => Some(".editorconfig insert_final_newline"),
+        Some(false) => None,
+        None => how.final_newline.then_some("files.final_newline"),
+    }
+}
+
+/// Whether the file at `path` (absolute) should end with a line break once written, and what
+/// says so (`files.final_newline`, or `.editorconfig insert_final_newline`, for the warning);
+/// `None` when a missing one is kept. The rule of whole-file writes, which appends and the
+/// aider and apply_patch edits (whose tools end every file they write with one) follow too.
+pub fn final_newline(path: &Path, how: WholeFile) -> Option<&'static str> {
+    if !how.final_newline && !how.editorconfig {
+        return None;
+    }
+    let props = if how.editorconfig {
+        properties(path)
+    } else {
+        Properties::default()
+    };
+    newline_rule(&props, how)
+}
+
 /// The bytes to write for `content` at `path` (absolute; `is_new` when nothing is there yet),
 /// and a note for the report about each change made to the content.
 pub fn shape(content: &str, path: &Path, is_new: bool, how: WholeFile) -> (Vec<u8>, Vec<String>) {
@@ -229,12 +260,11 @@ pub fn shape(content: &str, path: &Path, is_new: bool, how: WholeFile) -> (Vec<u
             _ => {}
         }
     }
-    let from_editorconfig = props
-        .insert_final_newline
-        .filter(|_| !how.final_newline_configured);
-    let wants_newline = from_editorconfig.unwrap_or(how.final_newline);
     let ends_with_newline = text.ends_with('\n') || text.ends_with('\r');
-    if wants_newline && !text.is_empty() && !ends_with_newline && !text.contains('\0') {
+    let rule = newline_rule(&props, how);
+    if let Some(why) =
+        rule.filter(|_| !text.is_empty() && !ends_with_newline && !text.contains('\0'))
+    {
         // A new file takes .editorconfig's line ending (the text was converted above);
         // otherwise the content's own.
         let newline = match props.end_of_line.filter(|_| is_new) {
@@ -244,11 +274,6 @@ pub fn shape(content: &str, path: &Path, is_new: bool, how: WholeFile) -> (Vec<u
             _ => "\n",
         };
         text.push_str(newline);
-        let why = if from_editorconfig == Some(true) {
-            ".editorconfig insert_final_newline"
-        } else {
-            "files.final_newline"
-        };
         notes.push(format!("added a final newline ({why})"));
     }
     let bytes = match (is_new, props.charset) {

@@ -93,18 +93,63 @@ impl<'a> FrontEnd<'a> for ApplyPatch<'a> {
         };
         // Up to `*** End Patch` (and the heredoc's closing line), not further: a reply of
         // many envelopes stays linear.
+        let mut end = None;
         for l in it.by_ref() {
-            let end = l.text.trim() == END;
+            let is_end = l.text.trim() == END;
             lines.push(l);
-            if end {
+            if is_end {
+                end = Some(lines.len() - 1);
                 break;
+            }
+        }
+        // A chunk's context line may read `*** End Patch` (a file that shows the format): as
+        // Codex takes the last one for the end, the envelope goes on over the lines that can
+        // belong to it, to the last `*** End Patch` among them.
+        if end.is_some() {
+            let mut more = Vec::new();
+            for l in it.by_ref() {
+                if !envelope_line(l.text) {
+                    more.push(l);
+                    break;
+                }
+                let is_end = l.text.trim() == END;
+                more.push(l);
+                if is_end {
+                    lines.append(&mut more);
+                    end = Some(lines.len() - 1);
+                }
+            }
+            // The lines read past the end go back: they are not the envelope's.
+            it = Lines::new(text);
+            for _ in 0..lines.len() {
+                it.next();
             }
         }
         if heredoc.is_some() {
             lines.extend(it.next());
         }
-        Some(read(text, &lines, n, heredoc.as_deref(), ids.counter()))
+        Some(read(
+            text,
+            &lines,
+            n,
+            heredoc.as_deref(),
+            end,
+            ids.counter(),
+        ))
     }
+}
+
+/// Whether a line after an `*** End Patch` can still be part of the envelope: a chunk line
+/// (` `, `-`, `+`, `@@`, empty) or a file operation's `*** ` line, but not the start of
+/// another envelope.
+fn envelope_line(l: &str) -> bool {
+    if l.starts_with(BEGIN) || l.starts_with("apply_patch") {
+        return false;
+    }
+    l.is_empty()
+        || matches!(l.as_bytes()[0], b' ' | b'-' | b'+')
+        || l.starts_with("@@")
+        || l.starts_with("*** ")
 }
 
 /// The delimiter of `apply_patch <<'EOF'` (also `<<EOF`, `<<"EOF"`, `<<-EOF`).
@@ -137,13 +182,11 @@ fn read(
     lines: &[Line<'_>],
     n: usize,
     heredoc: Option<&str>,
+    end: Option<usize>,
     counter: &mut usize,
 ) -> Taken {
     let begin = usize::from(heredoc.is_some());
-    let end = lines
-        .iter()
-        .skip(begin + 1)
-        .position(|l| l.text.trim() == END);
+    let end = end.map(|e| e - (begin + 1));
     let result = match end {
         None => Err((
             lines.len().saturating_sub(1),
@@ -422,6 +465,34 @@ mod tests {
         );
         assert_eq!(r.blocks.len(), 1);
         assert!(r.errors.is_empty());
+    }
+
+    #[test]
+    fn the_last_end_patch_ends_the_envelope() {
+        // A context line that reads `*** End Patch`, then the chunk's changes.
+        let r = parse(
+            "*** Begin Patch\n*** Update File: README.md\n@@\n *** End Patch\n-old\n+new\n*** End Patch\n\n- a list item after it\n",
+            Dialect::Auto,
+        );
+        assert!(r.errors.is_empty(), "{:?}", r.errors);
+        assert_eq!(
+            r.blocks[0].properties["hunks"],
+            "@@\n *** End Patch\n-old\n+new\n"
+        );
+        assert_eq!(r.blocks[0].end_line, Some(6));
+        // Prose that looks like chunk lines after the end does not move it.
+        let r = parse(
+            "*** Begin Patch\n*** Add File: a\n+x\n*** End Patch\n- done\n- tested\n",
+            Dialect::Auto,
+        );
+        assert_eq!(r.blocks.len(), 1);
+        assert_eq!(r.blocks[0].properties["content"], "x\n");
+        // Nor does the next envelope.
+        let r = parse(
+            "*** Begin Patch\n*** Add File: a\n+x\n*** End Patch\n*** Begin Patch\n*** Add File: b\n+y\n*** End Patch\n",
+            Dialect::Auto,
+        );
+        assert_eq!(r.blocks.len(), 2, "{:?}", r.errors);
     }
 
     #[test]

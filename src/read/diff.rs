@@ -18,16 +18,26 @@
 //! `diff --git`), C-quoted names, a tab and timestamp after a name (`diff -u`), hunks with
 //! `\ No newline at end of file`, and CRs kept as content (a CRLF file's diff).
 //!
-//! Tolerated, each a warning: hunk headers whose line counts are wrong (the hunk is counted
-//! from its lines, as `git apply --recount` does); `@@` headers without numbers. Wrong line
-//! numbers are the executor's business (it places hunks by their context and reports the
-//! offset). Binary patches and copies are refused (the block is invalid), and a diff that
-//! cannot be read is an error for all of it: as with `git apply`, nothing of it runs.
+//! A hunk is read by its header's line counts, as `git apply` reads it: within them a
+//! `--- x` / `+++ y` pair is a removed `-- x` and an added `++ y`, not a file header.
+//! Tolerated, each a warning: hunk headers whose line counts are wrong (a hunk followed by
+//! another hunk or file, or ending in context, is counted from its lines, as `git apply
+//! --recount` does); `@@` headers without numbers. Wrong line numbers are the executor's
+//! business (it places hunks by their context and reports the offset). Refused with the rest
+//! of the diff, as `git apply` refuses them: a last hunk with fewer old lines than its header
+//! promises and no context after its last change (the reply was cut off), and a corrupt
+//! binary patch. Invalid blocks (and with them the diff): `Binary files … differ` (no content),
+//! modes git does not write (anything but 100644, 100755, 120000, 160000), symbolic links,
+//! submodules, copies.
+//!
+//! Binary patches (`GIT binary patch`, [`super::binary`]) are decoded here and handed on as the
+//! forward hunk's text with the `index` line's ids; the engine checks the file against them.
 //!
 //! Mapping: one `file_patch` block per file (`change = "create"` / `"delete"`, `new_path` for
-//! a rename, `executable` for a mode change), the diff's blocks one all-or-nothing group, as
-//! `git apply` applies a patch.
+//! a rename, `executable` for a mode change, `binary` and `index` for a binary patch), the
+//! diff's blocks one all-or-nothing group, as `git apply` applies a patch.
 
+use super::binary;
 use super::lines::{Line, Lines};
 use super::scan::{error, group, next_id, FrontEnd, Taken, TaskIds};
 use super::{Block, ErrorCode, Format, GroupKind, Registration};
@@ -129,8 +139,14 @@ impl<'a> Peek<'a> {
 }
 
 impl<'a> Reader<'a> {
+    /// The text of the line `k` lines ahead. The empty "line" after a last line break is no
+    /// line (it would read as an empty context line, or as context after a cut-off hunk).
     fn peek_text(&mut self, k: usize) -> Option<&'a str> {
-        self.lines.peek(k).map(|l| l.text)
+        let end = self.text.len();
+        self.lines
+            .peek(k)
+            .filter(|l| !(l.text.is_empty() && l.start >= end))
+            .map(|l| l.text)
     }
 
     /// The line with a CR before its LF kept (content of a CRLF file's hunk).
@@ -174,13 +190,55 @@ struct FileDiff {
     deleted: bool,
     old_mode: Option<String>,
     new_mode: Option<String>,
+    /// Every mode given, with the header line that gave it (`new mode`, …), to check them.
+    modes: Vec<(&'static str, String)>,
     rename_from: Option<String>,
     rename_to: Option<String>,
     copy: bool,
-    binary: bool,
+    /// The two ids of the `index OLD..NEW` line.
+    index: Option<(String, String)>,
+    /// `Binary files … differ`: a binary change without its content.
+    binary_without_data: bool,
+    /// `GIT binary patch`: the forward hunk (`literal N` / `delta N` and its data lines).
+    binary: Option<String>,
     hunks: String,
     hunk_count: usize,
+    /// The last hunk read, for the cut-off check.
+    last_hunk: Option<HunkEnd>,
     warnings: Vec<String>,
+}
+
+/// How the last hunk of a file section ended.
+#[derive(Debug, Default, Clone, Copy)]
+struct HunkEnd {
+    /// Index of its header line in the diff.
+    at: usize,
+    /// Old lines its header promises (`None` for a bare `@@`).
+    promised_old: Option<usize>,
+    old: usize,
+    /// Its lines after the header.
+    lines: usize,
+    /// Context lines after its last change.
+    trailing_context: usize,
+}
+
+impl HunkEnd {
+    /// How the hunk whose header is line `at` ended, with `old` old lines read into `body`.
+    fn of(at: usize, promised_old: Option<usize>, old: usize, body: &[String]) -> HunkEnd {
+        let change = |l: &&String| matches!(l.chars().next(), Some('-' | '+'));
+        HunkEnd {
+            at,
+            promised_old,
+            old,
+            lines: body.len(),
+            trailing_context: body
+                .iter()
+                .rev()
+                .filter(|l| !l.starts_with('\\'))
+                .take_while(|l| !change(l))
+                .count(),
+        }
+    }
 }
 
 /// A syntax error: the index of its line in the diff and the message.
@@ -197,6 +255,7 @@ fn read_diff(r: &mut Reader<'_>, n: usize, counter: &mut usize) -> Taken {
             Err(e) => break Err(e),
         }
     };
+    let result = result.and_then(|()| cut_off(files.last(), n));
     let taken = r.lines.taken.max(1);
     match result {
         Err((at, message)) => Taken {
@@ -230,6 +289,30 @@ fn read_diff(r: &mut Reader<'_>, n: usize, counter: &mut usize) -> Taken {
                 errors: Vec::new(),
             }
         }
+    }
+}
+
+/// A diff whose last hunk has fewer old lines than its header promises and no context after
+/// its last change was cut off (a reply that ended mid-hunk): refused, as `git apply` and GNU
+/// `patch` refuse it. A hunk followed by another hunk or file, or ending in context, is a
+/// miscounted one and is recounted instead.
+fn cut_off(last: Option<&FileDiff>, n: usize) -> Result<(), Bad> {
+    let Some(h) = last.and_then(|f| f.last_hunk) else {
+        return Ok(());
+    };
+    match h.promised_old {
+        Some(promised) if h.old < promised && h.trailing_context == 0 => Err((
+            h.at + h.lines,
+            format!(
+                "the reply was cut off after line {} of this hunk: its header (line {}) promises \
+                 {promised} old lines, the hunk has {} and no context after its last change; \
+                 send the rest of the diff",
+                h.lines,
+                n + h.at,
+                h.old
+            ),
+        )),
+        _ => Ok(()),
     }
 }
 
@@ -278,43 +361,38 @@ fn file(r: &mut Reader<'_>) -> Result<FileDiff, Bad> {
 fn extended_headers(r: &mut Reader<'_>, f: &mut FileDiff) -> Result<(), Bad> {
     while let Some(t) = r.peek_text(0) {
         let value = |p: &str| t.strip_prefix(p).map(|v| v.trim().to_string());
+        let mode = |f: &mut FileDiff, label: &'static str, v: &str| {
+            f.modes.push((label, v.to_string()));
+            Some(v.to_string())
+        };
         if let Some(v) = value("new file mode ") {
             f.new_file = true;
-            f.new_mode = Some(v);
+            f.new_mode = mode(f, "new file mode", &v);
         } else if let Some(v) = value("deleted file mode ") {
             f.deleted = true;
-            f.old_mode = Some(v);
+            f.old_mode = mode(f, "deleted file mode", &v);
         } else if let Some(v) = value("old mode ") {
-            f.old_mode = Some(v);
+            f.old_mode = mode(f, "old mode", &v);
         } else if let Some(v) = value("new mode ") {
-            f.new_mode = Some(v);
+            f.new_mode = mode(f, "new mode", &v);
         } else if let Some(v) = value("rename from ") {
             f.rename_from = Some(unquote(&v).unwrap_or(v));
         } else if let Some(v) = value("rename to ") {
             f.rename_to = Some(unquote(&v).unwrap_or(v));
         } else if t.starts_with("copy from ") || t.starts_with("copy to ") {
             f.copy = true;
-        } else if t.starts_with("similarity index ")
-            || t.starts_with("dissimilarity index ")
-            || t.starts_with("index ")
-        {
+        } else if let Some(v) = value("index ") {
+            // `index OLD..NEW` or `index OLD..NEW MODE`.
+            let ids = v.split_whitespace().next().unwrap_or("");
+            f.index = ids
+                .split_once("..")
+                .map(|(a, b)| (a.to_string(), b.to_string()));
+        } else if t.starts_with("similarity index ") || t.starts_with("dissimilarity index ") {
         } else if t.starts_with("Binary files ") {
-            f.binary = true;
-        } else if t == "GIT binary patch" {
-            f.binary = true;
+            f.binary_without_data = true;
+        } else if t.trim_end() == "GIT binary patch" {
             r.lines.next();
-            // literal/delta blocks, each ended by an empty line (two of them: forward, reverse).
-            let mut blanks = 0;
-            while blanks < 2 {
-                match r.peek_text(0) {
-                    None => break,
-                    Some(t) if t.starts_with("diff --git ") => break,
-                    Some(t) => {
-                        blanks += usize::from(t.is_empty());
-                        r.lines.next();
-                    }
-                }
-            }
+            f.binary = Some(binary_patch(r)?);
             continue;
         } else {
             break;
@@ -322,6 +400,52 @@ fn extended_headers(r: &mut Reader<'_>, f: &mut FileDiff) -> Result<(), Bad> {
         r.lines.next();
     }
     Ok(())
+}
+
+/// The hunks after `GIT binary patch` (already taken): the forward hunk, which is required, and
+/// the reverse one, which is optional; both must decode (as `git apply` checks them). Returns
+/// the forward hunk's text (its `literal N` / `delta N` line and data lines).
+fn binary_patch(r: &mut Reader<'_>) -> Result<String, Bad> {
+    let mut forward = None;
+    for _ in 0..2 {
+        let at = r.lines.taken;
+        let Some(header) = r.peek_text(0).filter(|t| binary::hunk_header(t).is_some()) else {
+            break;
+        };
+        r.lines.next();
+        let mut data: Vec<&str> = Vec::new();
+        // Data lines up to the empty line that ends the hunk (or, when a reply dropped it, up
+        // to a closing fence, the next file or the end).
+        while let Some(t) = r.peek_text(0) {
+            if t.trim_end().is_empty() {
+                r.lines.next();
+                break;
+            }
+            if t.starts_with("```") || t.starts_with("diff --git ") {
+                break;
+            }
+            data.push(t);
+            r.lines.next();
+        }
+        let hunk = binary::decode_hunk(header, &data).map_err(|(k, e)| (at + k, e))?;
+        if forward.is_none() {
+            let mut text = format!("{}\n", header.trim_end());
+            for l in &data {
+                text.push_str(l.trim_end());
+                text.push('\n');
+            }
+            forward = Some((text, hunk));
+        }
+    }
+    match forward {
+        Some((text, _)) => Ok(text),
+        None => Err((
+            r.lines.taken.saturating_sub(1),
+            "`GIT binary patch` is not followed by a `literal N` or `delta N` hunk (git: \
+             unrecognized binary patch)"
+                .to_string(),
+        )),
+    }
 }
 
 /// `@@ -a,b +c,d @@`: the numbers (count 1 when left out), or `None` for a bare `@@`.
@@ -360,6 +484,31 @@ fn next_section(r: &mut Reader<'_>) -> bool {
     }
 }
 
+/// Whether the lines from the next one on, read as hunk lines, make up exactly the `old` and
+/// `new` lines the header still promises and end there (at the end, a line that cannot be part
+/// of a hunk, or the next hunk or file): then a `--- ` / `+++ ` pair among them is content.
+fn content_by_counts(r: &mut Reader<'_>, old: usize, new: usize) -> bool {
+    let (mut o, mut n) = (0usize, 0usize);
+    let mut k = 0;
+    while o < old || n < new {
+        match r.peek_text(k) {
+            Some(t) if (body_line(t) || t.is_empty()) && !t.starts_with("@@") => {
+                count(t, &mut o, &mut n);
+                k += 1;
+            }
+            _ => return false,
+        }
+    }
+    while r.peek_text(k).is_some_and(|t| t.starts_with('\\')) {
+        k += 1;
+    }
+    let ends = match r.peek_text(k) {
+        None => true,
+        Some(t) => !body_line(t) || t == "-- " || t.starts_with("--- ") || t.starts_with("@@"),
+    };
+    (o, n) == (old, new) && ends
+}
+
 /// Reads one hunk into `f.hunks`, counting its lines by its header when they agree with it,
 /// else counting them as `git apply --recount` does.
 fn hunk(r: &mut Reader<'_>, f: &mut FileDiff) -> Result<(), Bad> {
@@ -377,10 +526,12 @@ fn hunk(r: &mut Reader<'_>, f: &mut FileDiff) -> Result<(), Bad> {
     let mut body: Vec<String> = Vec::new();
     let (mut old, mut new) = (0usize, 0usize);
     let want = numbers.map(|(_, b, _, d)| (b, d));
-    // By the header's counts while they last.
+    // By the header's counts while they last. A `--- x` / `+++ y` pair among them is a removed
+    // `-- x` and an added `++ y` when the counts say so (as `git apply` reads it), a file header
+    // when they do not (a hunk whose counts are too high, followed by the next file).
     if let Some((b, d)) = want {
         while old < b || new < d {
-            if next_section(r) {
+            if next_section(r) && !content_by_counts(r, b - old, d - new) {
                 break;
             }
             let Some(t) = r.peek_text(0) else { break };
@@ -439,6 +590,7 @@ fn hunk(r: &mut Reader<'_>, f: &mut FileDiff) -> Result<(), Bad> {
     if body.iter().all(|l| l.starts_with('\\')) {
         return Err((at, format!("the hunk `{header_line}` has no lines")));
     }
+    f.last_hunk = Some(HunkEnd::of(at, want.map(|(b, _)| b), old, &body));
     let header = match numbers {
         Some((a, b, c, d)) => {
             if (b, d) != (old, new) {
@@ -573,6 +725,52 @@ fn strip(name: &str, prefix: &str) -> String {
     name.strip_prefix(prefix).unwrap_or(name).to_string()
 }
 
+/// Why a file section cannot be applied, if it cannot: a binary change without its content,
+/// an invalid mode, a symbolic link or submodule, a copy.
+fn refusals(f: &FileDiff, path: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    if f.binary_without_data {
+        out.push(format!(
+            "`Binary files … differ`: the diff was made without `--binary`, so it does not hold \
+             the new content of '{path}'; make it with `git diff --binary`, or leave this file out"
+        ));
+    }
+    // The modes git writes; anything else is refused (`git apply` reads 104755 as 100755 and
+    // 10075 as a submodule: neither is what a reply means).
+    if let Some((label, m)) = f
+        .modes
+        .iter()
+        .find(|(_, m)| !matches!(m.as_str(), "100644" | "100755" | "120000" | "160000"))
+    {
+        out.push(format!(
+            "invalid mode on the line `{label} {m}`: git records a file as 100644 (regular) or \
+             100755 (executable); write one of those"
+        ));
+    }
+    let special = [f.old_mode.as_deref(), f.new_mode.as_deref()]
+        .into_iter()
+        .flatten()
+        .find(|m| *m == "120000" || *m == "160000");
+    if let Some(m) = special {
+        out.push(format!(
+            "a {} (mode {m}): git-clada patches regular files only",
+            if m == "120000" {
+                "symbolic link"
+            } else {
+                "submodule"
+            }
+        ));
+    }
+    if f.copy {
+        out.push(
+            "a copy (`copy from`/`copy to`): git-clada does not apply copies; write the new file \
+             as a new-file diff"
+                .to_string(),
+        );
+    }
+    out
+}
+
 /// The block for one file section.
 fn block(text: &str, f: FileDiff, n: usize, git: bool, counter: &mut usize) -> Block {
     let id = next_id(counter);
@@ -639,40 +837,20 @@ fn block(text: &str, f: FileDiff, n: usize, git: bool, counter: &mut usize) -> B
     if path.is_none() {
         invalid.push("the diff names no file for this section".to_string());
     }
-    if f.binary {
-        invalid.push(
-            "a binary patch: git-clada applies text hunks only; write the file another way \
-             (file_write for text, or change it outside git-clada)"
-                .to_string(),
-        );
-    }
-    let special = [f.old_mode.as_deref(), f.new_mode.as_deref()]
-        .into_iter()
-        .flatten()
-        .find(|m| *m == "120000" || *m == "160000");
-    if let Some(m) = special {
-        invalid.push(format!(
-            "a {} (mode {m}): git-clada patches regular files only",
-            if m == "120000" {
-                "symbolic link"
-            } else {
-                "submodule"
-            }
-        ));
-    }
-    if f.copy {
-        invalid.push(
-            "a copy (`copy from`/`copy to`): git-clada does not apply copies; write the new file \
-             as a new-file diff"
-                .to_string(),
-        );
+    invalid.extend(refusals(&f, path.as_deref().unwrap_or_default()));
+    if let Some(data) = &f.binary {
+        props.insert("binary".into(), data.clone());
+        if let Some((a, b)) = &f.index {
+            props.insert("index".into(), format!("{a}..{b}"));
+        }
     }
     let changes = f.hunk_count > 0
         || create
         || delete
+        || f.binary.is_some()
         || props.contains_key("new_path")
         || props.contains_key("executable");
-    if !changes && !f.binary {
+    if !changes && !f.binary_without_data {
         invalid.push("the section has no hunks: it changes nothing".to_string());
     }
     let mut b = Block::foreign(Format::DIFF, id, props, n + f.first, n + f.last);
@@ -760,6 +938,104 @@ mod tests {
     }
 
     #[test]
+    fn header_like_lines_inside_a_hunk_go_by_its_counts() {
+        // A removed `-- x` and an added `++ y`, then the next file.
+        let p = props(
+            "--- a/n.txt\n+++ b/n.txt\n@@ -1,3 +1,3 @@\n a\n--- x\n+++ y\n b\n--- a/m.txt\n+++ b/m.txt\n@@ -1 +1 @@\n-c\n+d\n",
+        );
+        assert_eq!(p.len(), 2);
+        assert_eq!(p[0]["hunks"], "@@ -1,3 +1,3 @@\n a\n--- x\n+++ y\n b\n");
+        assert_eq!(p[1]["path"], "m.txt");
+        // Counts too high: the pair is the next file's header (the hunk is recounted).
+        let r = parse(
+            "--- a/n.txt\n+++ b/n.txt\n@@ -1,9 +1,9 @@\n a\n-b\n+c\n--- a/m.txt\n+++ b/m.txt\n@@ -1 +1 @@\n-c\n+d\n",
+            Dialect::Auto,
+        );
+        assert_eq!(r.blocks.len(), 2, "{:?}", r.errors);
+        assert!(r.blocks[0].warnings[0].contains("--recount"));
+    }
+
+    #[test]
+    fn a_last_hunk_cut_short_is_refused_a_miscounted_one_recounted() {
+        let r = parse(
+            "```diff\n--- a/m.py\n+++ b/m.py\n@@ -27,8 +27,10 @@\n line 27\n-line 28\n```\n",
+            Dialect::Auto,
+        );
+        assert!(r.blocks.is_empty());
+        assert!(
+            r.errors[0]
+                .message
+                .contains("the reply was cut off after line 2 of this hunk: its header (line 4)"),
+            "{:?}",
+            r.errors
+        );
+        assert_eq!(r.errors[0].line, 6);
+        // Context after the last change: a miscounted hunk, recounted.
+        let p = props(
+            "--- a/m.py\n+++ b/m.py\n@@ -27,8 +27,8 @@\n line 27\n-line 28\n+LINE 28\n line 29\n",
+        );
+        assert_eq!(
+            p[0]["hunks"],
+            "@@ -27,3 +27,3 @@\n line 27\n-line 28\n+LINE 28\n line 29\n"
+        );
+        // Followed by another hunk.
+        let p = props("--- a/m.py\n+++ b/m.py\n@@ -1,8 +1,8 @@\n-a\n+b\n@@ -20 +20 @@\n-c\n+d\n");
+        assert_eq!(
+            p[0]["hunks"],
+            "@@ -1,1 +1,1 @@\n-a\n+b\n@@ -20,1 +20,1 @@\n-c\n+d\n"
+        );
+    }
+
+    #[test]
+    fn modes_git_does_not_write_make_the_section_invalid() {
+        for (mode, ok) in [
+            ("100755", true),
+            ("104755", false),
+            ("10075", false),
+            ("755", false),
+        ] {
+            let r = parse(
+                &format!("diff --git a/s b/s\nold mode 100644\nnew mode {mode}\n"),
+                Dialect::Auto,
+            );
+            let invalid = r.blocks[0].invalid.as_deref().unwrap_or("");
+            assert_eq!(invalid.is_empty(), ok, "{mode}: {invalid}");
+            if !ok {
+                assert!(invalid.contains(&format!("`new mode {mode}`")), "{invalid}");
+            }
+        }
+    }
+
+    #[test]
+    fn binary_patches_are_decoded_and_handed_on_with_their_index() {
+        // `git diff --binary` of an empty file becoming the 3 bytes "ab\0", then back.
+        let diff = "diff --git a/x.bin b/x.bin\nindex e69de29bb2d1d6434b8b29ae775ad8c2e48c5391..d1f0a9a143eb4536e4549e5f23d00be264b1e9b8 100644\nGIT binary patch\nliteral 3\nKcmYdHVgLXE>Hx$5\n\nliteral 0\nHcmV?d00001\n\n";
+        let r = parse(diff, Dialect::Auto);
+        assert!(r.errors.is_empty(), "{:?}", r.errors);
+        let b = &r.blocks[0];
+        assert!(b.invalid.is_none(), "{:?}", b.invalid);
+        assert_eq!(b.properties["binary"], "literal 3\nKcmYdHVgLXE>Hx$5\n");
+        assert_eq!(
+            b.properties["index"],
+            "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391..d1f0a9a143eb4536e4549e5f23d00be264b1e9b8"
+        );
+        let hunk = binary::decode_parameter(&b.properties["binary"]).unwrap();
+        assert_eq!(hunk.data, b"ab\0");
+        // A damaged data line refuses the whole diff, naming the line.
+        let r = parse(
+            &diff.replace("KcmYdHVgLXE>Hx$5", "KcmYeHVgLXE>Hx$5"),
+            Dialect::Auto,
+        );
+        assert!(r.blocks.is_empty());
+        assert_eq!(r.errors[0].line, 4, "{:?}", r.errors);
+        assert!(
+            r.errors[0].message.contains("binary hunk"),
+            "{:?}",
+            r.errors
+        );
+    }
+
+    #[test]
     fn binary_and_broken_diffs() {
         let r = parse(
             "diff --git a/i.png b/i.png\nindex 1..2 100644\nBinary files a/i.png and b/i.png differ\n",
@@ -769,7 +1045,7 @@ mod tests {
             .invalid
             .as_deref()
             .unwrap_or("")
-            .contains("binary"));
+            .contains("made without `--binary`"));
         let r = parse("--- a/x\n+++ b/x\n@@ -a +b @@\n-x\n", Dialect::Auto);
         assert!(r.blocks.is_empty());
         assert!(r.errors[0].message.contains("not a hunk header"));

@@ -12,6 +12,7 @@ use std::process::Command;
 
 use git_clada::action::textmatch::Hint;
 use git_clada::action::{self, EngineOptions, ExecPolicy};
+use git_clada::config::editorconfig::WholeFile;
 use git_clada::read::{self, Dialect};
 use git_clada::sandbox::Sandbox;
 
@@ -86,6 +87,16 @@ pub fn random_line(rng: &mut Rng, indent: &str) -> String {
         5 => format!("print(\u{201C}{w} {k}\u{201D})"),
         6 => format!("if {w} > {k}:"),
         7 => format!("{w}_{k} = {w}({k}, \"{w}\")"),
+        // Lines that look like the formats' own markup once in a hunk or chunk: a removed
+        // `-- x` is `--- x` and an added `++ y` is `+++ y` in a diff; a context line can read
+        // `*** End Patch` in an envelope.
+        8 if rng.chance(30) => match rng.below(5) {
+            0 => format!("-- {w} {k}"),
+            1 => format!("++ {w} {k}"),
+            2 => format!("--- {w}"),
+            3 => format!("+++ {w}"),
+            _ => "*** End Patch".to_string(),
+        },
         _ => format!("{w}_{k} = {}", rng.below(100_000)),
     };
     let trailing = if rng.chance(5) { "  " } else { "" };
@@ -264,7 +275,9 @@ pub struct Ours {
     pub blocks: usize,
 }
 
-/// Parses and runs `reply` in `root` (no git), in `dialect`.
+/// Parses and runs `reply` in `root` (no git), in `dialect`, with the options `git clada
+/// apply` has by default (the final-newline rule of `files.final_newline: true`,
+/// `.editorconfig` honoured).
 pub fn run_ours(root: &Path, reply: &str, dialect: Dialect) -> Ours {
     let root = std::fs::canonicalize(root).expect("canonical");
     let sandbox = Sandbox::new(&root, false).expect("sandbox");
@@ -275,6 +288,11 @@ pub fn run_ours(root: &Path, reply: &str, dialect: Dialect) -> Ours {
         &sandbox,
         &EngineOptions {
             exec: ExecPolicy::Deny,
+            whole_file: WholeFile {
+                final_newline: true,
+                editorconfig: true,
+                final_newline_configured: false,
+            },
             ..EngineOptions::default()
         },
     );
@@ -390,6 +408,8 @@ pub fn clean(cmd: &mut Command, home: &Path) {
 /// that broke the rules (the test fails on any).
 #[derive(Default)]
 pub struct Tally {
+    /// The oracle writes LF lines into CRLF files (Codex): a listed divergence for its format.
+    pub crlf_divergence: bool,
     pub counts: BTreeMap<String, usize>,
     pub examples: BTreeMap<String, String>,
     pub violations: Vec<String>,
@@ -450,30 +470,22 @@ pub fn show_tree(t: &Tree) -> String {
         .join("\n")
 }
 
-/// Whether `ours` equals `theirs` except that files which had no last line break before
-/// (`before`) still have none in `ours` while the oracle added one.
-pub fn equal_but_last_break(before: &Tree, ours: &Tree, theirs: &Tree) -> bool {
+/// Whether `ours` equals `theirs` but for line endings, in the one way the README lists: a
+/// file that used CRLF has CRLF on every line in `ours`, where the oracle (Codex) wrote the
+/// lines it added or replaced with LF.
+pub fn equal_but_line_endings(before: &Tree, ours: &Tree, theirs: &Tree) -> bool {
     if ours.keys().ne(theirs.keys()) {
         return false;
     }
-    ours.iter().all(|(p, (x, b))| {
-        let (tx, tb) = &theirs[p];
-        if x != tx {
-            return false;
-        }
-        if b == tb {
-            return true;
-        }
-        let unterminated = |o: &Vec<u8>| !o.is_empty() && !o.ends_with(b"\n");
-        // A moved file is judged by the files before (one per case where it matters).
-        let unterminated_before = match before.get(p) {
-            Some((_, o)) => unterminated(o),
-            None => before.values().any(|(_, o)| unterminated(o)),
-        };
-        unterminated_before
-            && !b.ends_with(b"\n")
-            && (tb.strip_suffix(b"\r\n") == Some(&b[..]) || tb.strip_suffix(b"\n") == Some(&b[..]))
-    })
+    let lf = |b: &[u8]| String::from_utf8_lossy(b).replace("\r\n", "\n");
+    let crlf_before = before
+        .values()
+        .any(|(_, b)| b.windows(2).any(|w| w == b"\r\n"));
+    crlf_before
+        && ours.iter().all(|(p, (x, b))| {
+            let (tx, tb) = &theirs[p];
+            x == tx && (b == tb || lf(b) == lf(tb))
+        })
 }
 
 /// The tolerance a warning names, in a word or two (for the figures).
@@ -511,7 +523,8 @@ pub fn tolerance_kind(warnings: &[String]) -> String {
 }
 
 /// Classifies one case by the oracle's and git-clada's outcomes (the rules of the issue):
-/// - both succeed: the same bytes, or the documented kept-last-line-break divergence;
+/// - both succeed: the same bytes, or the documented line-ending divergence (a CRLF file
+///   keeps CRLF where Codex writes LF lines);
 /// - the oracle succeeds, git-clada fails: only the documented ambiguity refusal, which
 ///   changes nothing;
 /// - the oracle fails, git-clada succeeds: only with a warning naming the tolerance;
@@ -539,8 +552,11 @@ pub fn judge(
     };
     match (t_ok, o.ok) {
         (true, true) if o_tree == t_tree => tally.add("agree: same bytes", context),
-        (true, true) if equal_but_last_break(before, o_tree, t_tree) => {
-            tally.add("divergence: a missing last line break is kept", context)
+        (true, true) if tally.crlf_divergence && equal_but_line_endings(before, o_tree, t_tree) => {
+            tally.add(
+                "divergence: CRLF kept on every line (the oracle wrote LF lines)",
+                context,
+            )
         }
         (true, true) => tally.violation(format!("DIFFERENT BYTES\n{}", context())),
         (true, false) if o.ambiguous && o_tree == before && o.blocks == 1 => tally.add(
