@@ -76,8 +76,13 @@ pub(super) fn file_write(
     if let Err(e) = make_parents(ctx, path) {
         return Outcome::fail(node_error(&e, &path.given, "open", None));
     }
-    let (bytes, notes) =
-        crate::config::editorconfig::shape(content, &path.abs, !exists, ctx.opts.whole_file);
+    let (bytes, notes) = crate::config::editorconfig::shape(
+        content,
+        &path.abs,
+        ctx.sandbox.root(),
+        !exists,
+        ctx.opts.whole_file,
+    );
     if let Err(e) = ctx.vfs.write_file(&path.abs, &bytes, false) {
         return Outcome::fail(node_error(&e, &path.given, "open", None));
     }

@@ -1,6 +1,8 @@
 //! Small filesystem helpers shared by the executor and the repository layer: atomic file
 //! replacement (never a half-written file, even if the process dies mid-write), removal of the
-//! temporary files a killed process left, and pruning of emptied directories.
+//! temporary files a killed process left, pruning of emptied directories, and the bounded
+//! read of a small configuration file that may be anything a file system can hold
+//! ([`read_small`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
@@ -202,6 +204,114 @@ pub fn prune_empty_dirs(mut dir: &Path, root: &Path) {
             None => break,
         }
     }
+}
+
+/// Whether [`read_small`] follows a symbolic link at the path itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Links {
+    /// The user's own files: a link into a dotfiles repository is theirs to make.
+    Follow,
+    /// Files in a worktree, which a clone or a process there can make anything: a link is
+    /// refused (as git does not follow an in-tree `.gitattributes` link).
+    Refuse,
+}
+
+/// Why [`read_small`] would not read a file.
+#[derive(Debug, thiserror::Error)]
+pub enum SmallFileError {
+    #[error("it is a symbolic link, and a configuration file in the worktree is read only as a regular file (replace the link with the file)")]
+    Symlink,
+    #[error("it is {0}, not a regular file (replace it with a regular file)")]
+    NotRegular(&'static str),
+    #[error("it is larger than {limit} bytes, the most a configuration file may hold")]
+    TooLarge { limit: u64 },
+    #[error("cannot read it: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// What a file type is, in words ("a named pipe (FIFO)").
+pub fn kind_name(t: std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if t.is_dir() {
+        "a directory"
+    } else if t.is_symlink() {
+        "a symbolic link"
+    } else if t.is_fifo() {
+        "a named pipe (FIFO)"
+    } else if t.is_char_device() {
+        "a character device"
+    } else if t.is_block_device() {
+        "a block device"
+    } else if t.is_socket() {
+        "a socket"
+    } else if t.is_file() {
+        "a regular file"
+    } else {
+        "not a file"
+    }
+}
+
+/// Reads the configuration file `path` when it is a regular file of at most `limit` bytes;
+/// `Ok(None)` when nothing is there. Whatever else is there (a FIFO, which would block the
+/// open; `/dev/zero`, which never ends; a directory) is refused without reading, and the
+/// file is opened non-blocking, so a swap between the check and the open cannot make the
+/// read hang either: what was opened is checked again.
+pub fn read_small(
+    path: &Path,
+    limit: u64,
+    links: Links,
+) -> Result<Option<Vec<u8>>, SmallFileError> {
+    use std::io::Read;
+    let md = match links {
+        Links::Follow => std::fs::metadata(path),
+        Links::Refuse => std::fs::symlink_metadata(path),
+    };
+    let md = match md {
+        Ok(md) => md,
+        Err(e)
+            if e.kind() == std::io::ErrorKind::NotFound
+                || e.raw_os_error() == Some(libc::ENOTDIR) =>
+        {
+            return Ok(None)
+        }
+        Err(e) => return Err(e.into()),
+    };
+    check_small(&md, limit, links)?;
+    let mut flags = libc::O_NONBLOCK | libc::O_NOCTTY;
+    if links == Links::Refuse {
+        flags |= libc::O_NOFOLLOW;
+    }
+    let file = match std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(flags)
+        .open(path)
+    {
+        Ok(f) => f,
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => return Err(SmallFileError::Symlink),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e.into()),
+    };
+    check_small(&file.metadata()?, limit, links)?;
+    let mut bytes = Vec::new();
+    file.take(limit + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Err(SmallFileError::TooLarge { limit });
+    }
+    Ok(Some(bytes))
+}
+
+fn check_small(md: &std::fs::Metadata, limit: u64, links: Links) -> Result<(), SmallFileError> {
+    let t = md.file_type();
+    if t.is_symlink() && links == Links::Refuse {
+        return Err(SmallFileError::Symlink);
+    }
+    if !t.is_file() {
+        return Err(SmallFileError::NotRegular(kind_name(t)));
+    }
+    if md.len() > limit {
+        return Err(SmallFileError::TooLarge { limit });
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -378,7 +378,11 @@ impl Repo {
                 .repo
                 .filter_pipeline(None)
                 .ctx("cannot set up git's content filters")?;
-            Some(Filters { pipeline, index })
+            Some(Filters {
+                pipeline,
+                index,
+                checked: Default::default(),
+            })
         } else {
             None
         };
@@ -450,6 +454,56 @@ pub struct Hasher<'r> {
 struct Filters<'r> {
     pipeline: gix::filter::Pipeline<'r>,
     index: gix::worktree::IndexPersistedOrInMemory,
+    /// The directories whose `.gitattributes` [`Filters::check_attributes`] found readable.
+    checked: std::collections::HashSet<BString>,
+}
+
+/// The largest `.gitattributes` read, as git's `ATTR_MAX_FILE_SIZE`.
+const ATTRIBUTES_LIMIT: u64 = 100 * 1024 * 1024;
+
+impl Filters<'_> {
+    /// Refuses to let gix read the `.gitattributes` of `rel`'s directories (it opens each
+    /// without `O_NONBLOCK` and reads it whole) when one is a FIFO, a device or a socket, which
+    /// would block the command for ever, or larger than git reads. A link or a directory there
+    /// is fine: gix does not follow the one and skips the other.
+    fn check_attributes(&mut self, repo: &Repo, rel: &BStr) -> Result<()> {
+        let mut dir = BString::default();
+        let parts: Vec<&[u8]> = rel.split_str("/").collect();
+        for (i, part) in parts.iter().enumerate() {
+            if !self.checked.contains(&dir) {
+                let name: BString = if dir.is_empty() {
+                    ".gitattributes".into()
+                } else {
+                    format!("{dir}/.gitattributes").into()
+                };
+                let path = repo.abs_path(name.as_ref());
+                if let Ok(md) = std::fs::symlink_metadata(&path) {
+                    let t = md.file_type();
+                    let bad = if t.is_file() {
+                        (md.len() > ATTRIBUTES_LIMIT).then_some("larger than 100 MiB")
+                    } else if t.is_symlink() || t.is_dir() {
+                        None
+                    } else {
+                        Some(crate::base::fsutil::kind_name(t))
+                    };
+                    if let Some(what) = bad {
+                        return Err(RepoError::Invalid(format!(
+                            "'{name}' is {what}: git-clada reads .gitattributes only as a regular \
+                             file of at most 100 MiB, as git does (remove or replace it)"
+                        )));
+                    }
+                }
+                self.checked.insert(dir.clone());
+            }
+            if i + 1 < parts.len() {
+                if !dir.is_empty() {
+                    dir.push(b'/');
+                }
+                dir.extend_from_slice(part);
+            }
+        }
+        Ok(())
+    }
 }
 
 impl Hasher<'_> {
@@ -510,6 +564,7 @@ impl Hasher<'_> {
             }
             Some(f) => {
                 use gix::filter::plumbing::pipeline::convert::ToGitOutcome;
+                f.check_attributes(self.repo, rel)?;
                 let rel_path = gix::path::from_bstr(rel).ctx(format!("invalid path '{rel}'"))?;
                 match f
                     .pipeline
@@ -547,6 +602,7 @@ impl Hasher<'_> {
         let Some(f) = &mut self.filters else {
             return Ok(data.to_vec());
         };
+        f.check_attributes(self.repo, rel)?;
         let options = to_worktree::Options {
             can_delay: Delay::Forbid,
             ..Default::default()
