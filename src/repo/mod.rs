@@ -42,6 +42,7 @@ pub use index::{EntryFlags, Index, IndexLock, IndexPrefetch, IndexUpdate};
 pub use lock::CladaLock;
 pub use lockfile::StaleLocks;
 pub use notes::NOTES_REF;
+pub use refs::ReflogEntry;
 pub use rewrite::NoteBook;
 pub use scan::StatusPrefetch;
 pub use status::{Dirt, Status};

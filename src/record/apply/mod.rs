@@ -47,7 +47,9 @@ use crate::sandbox::{Sandbox, SandboxError};
 use super::journal::JournalError;
 use super::restore::RestoreError;
 
-pub use records::{kept_ref, pending_ref, read_record, record_journal, record_ref, RECORDS_REF};
+pub use records::{
+    is_recorded, kept_ref, pending_ref, read_record, record_journal, record_ref, RECORDS_REF,
+};
 pub use state::refuse_if_busy;
 
 use begin::Transaction;
