@@ -1,6 +1,7 @@
 //! Small filesystem helpers shared by the executor and the repository layer: atomic file
-//! replacement (never a half-written file, even if the process dies mid-write), removal of the
-//! temporary files a killed process left, pruning of emptied directories, and the bounded
+//! replacement (never a half-written file, even if the process dies mid-write; by path for
+//! git-clada's own files, through a directory handle for worktree files — see
+//! `beneath::Dir::write_atomic`), removal of the temporary files a killed process left, and the bounded
 //! read of a small configuration file that may be anything a file system can hold
 //! ([`read_small`]).
 
@@ -66,28 +67,16 @@ pub fn write_atomic_at(
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let tmp = temp_path(dir, &name);
-    let (executable, keep) = match perm {
-        Perm::Executable(x) => (x, None),
-        Perm::KeepExisting { executable_if_new } => (
-            executable_if_new,
-            std::fs::metadata(path)
-                .ok()
-                .map(|m| m.permissions().mode() & 0o7777),
-        ),
-        Perm::Restore(x) => (
-            x,
-            std::fs::symlink_metadata(path)
-                .ok()
-                .filter(std::fs::Metadata::is_file)
-                .map(|m| {
-                    let mode = m.permissions().mode() & 0o7777;
-                    match x {
-                        true => mode | ((mode & 0o444) >> 2),
-                        false => mode & !0o111,
-                    }
-                }),
-        ),
+    let existing = match perm {
+        Perm::Executable(_) => None,
+        Perm::KeepExisting { .. } => std::fs::metadata(path)
+            .ok()
+            .map(|m| (m.is_file(), m.permissions().mode() & 0o7777)),
+        Perm::Restore(_) => std::fs::symlink_metadata(path)
+            .ok()
+            .map(|m| (m.is_file(), m.permissions().mode() & 0o7777)),
     };
+    let (executable, keep) = perm_bits(perm, existing);
     let result = (|| {
         let mut f = std::fs::OpenOptions::new()
             .write(true)
@@ -108,6 +97,39 @@ pub fn write_atomic_at(
     result
 }
 
+/// The mode a new file is created with (`true`: 0777, else 0666, less the umask) and the
+/// permission bits to set on it afterwards, for `perm` and what is at the path now (whether
+/// it is a regular file, and its permission bits).
+pub fn perm_bits(perm: Perm, existing: Option<(bool, u32)>) -> (bool, Option<u32>) {
+    match perm {
+        Perm::Executable(x) => (x, None),
+        Perm::KeepExisting { executable_if_new } => (
+            executable_if_new,
+            existing.filter(|(file, _)| *file).map(|(_, mode)| mode),
+        ),
+        Perm::Restore(x) => (
+            x,
+            existing.filter(|(file, _)| *file).map(|(_, mode)| match x {
+                true => mode | ((mode & 0o444) >> 2),
+                false => mode & !0o111,
+            }),
+        ),
+    }
+}
+
+/// The name of the temporary file that stands in for `name` until it is renamed over it:
+/// `.<name>.clada-tmp-<pid>-<n>`, which [`remove_temp_files`] recognises.
+pub fn temp_name(name: &std::ffi::OsStr) -> std::ffi::OsString {
+    let mut s = std::ffi::OsString::from(".");
+    s.push(name);
+    s.push(format!(
+        ".clada-tmp-{}-{}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    ));
+    s
+}
+
 /// Replaces whatever is at `path` with a symlink to `target`, atomically (via rename).
 pub fn symlink_atomic(path: &Path, target: &Path) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
@@ -124,14 +146,9 @@ pub fn symlink_atomic(path: &Path, target: &Path) -> std::io::Result<()> {
     result
 }
 
-/// The temporary file that stands in for `dir/name` until it is renamed over it:
-/// `.<name>.clada-tmp-<pid>-<n>`, which [`remove_temp_files`] recognises.
+/// The temporary file that stands in for `dir/name` until it is renamed over it.
 fn temp_path(dir: &Path, name: &str) -> PathBuf {
-    dir.join(format!(
-        ".{name}.clada-tmp-{}-{}",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed)
-    ))
+    dir.join(temp_name(std::ffi::OsStr::new(name)))
 }
 
 /// Whether `entry` is a temporary file of [`write_atomic`] or [`symlink_atomic`] for the file
@@ -152,10 +169,13 @@ fn is_temp_for(entry: &str, name: &str) -> bool {
 
 /// Removes the temporary files a killed git-clada left next to the worktree files `rels`
 /// (`/`-separated, relative to `root`): only entries named as [`write_atomic`] names its
-/// temporary for one of those files, in the directories that hold them, never a directory.
-/// Returns the paths removed (relative to `root`). Call it only while holding git-clada's
-/// lock, so no live process can be writing them.
-pub fn remove_temp_files<'a>(root: &Path, rels: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+/// temporary for one of those files, in the directories that hold them, never a directory —
+/// each through the directory's handle. Returns the paths removed (relative to `root`). Call
+/// it only while holding git-clada's lock, so no live process can be writing them.
+pub fn remove_temp_files<'a>(
+    root: &super::beneath::Root,
+    rels: impl IntoIterator<Item = &'a str>,
+) -> Vec<String> {
     let mut by_dir: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
     for rel in rels {
         let (dir, name) = rel.rsplit_once('/').unwrap_or(("", rel));
@@ -165,22 +185,18 @@ pub fn remove_temp_files<'a>(root: &Path, rels: impl IntoIterator<Item = &'a str
     }
     let mut removed = Vec::new();
     for (dir, names) in by_dir {
-        let abs = dir
-            .split('/')
-            .filter(|c| !c.is_empty())
-            .fold(root.to_path_buf(), |p, c| p.join(c));
-        let Ok(entries) = std::fs::read_dir(&abs) else {
+        let Ok(handle) = root.dir(Path::new(dir)) else {
             continue;
         };
-        for e in entries.flatten() {
-            let entry = e.file_name().to_string_lossy().into_owned();
-            if !names.iter().any(|n| is_temp_for(&entry, n)) {
+        let Ok(entries) = handle.list() else {
+            continue;
+        };
+        for (entry, meta) in entries {
+            let entry = entry.to_string_lossy().into_owned();
+            if meta.is_dir() || !names.iter().any(|n| is_temp_for(&entry, n)) {
                 continue;
             }
-            if e.file_type().is_ok_and(|t| t.is_dir()) {
-                continue;
-            }
-            if std::fs::remove_file(e.path()).is_ok() {
+            if handle.unlink(std::ffi::OsStr::new(&entry)).is_ok() {
                 removed.push(if dir.is_empty() {
                     entry
                 } else {
@@ -190,20 +206,6 @@ pub fn remove_temp_files<'a>(root: &Path, rels: impl IntoIterator<Item = &'a str
         }
     }
     removed
-}
-
-/// Removes the empty directories from `dir` upwards, stopping at `root` (never removed) or at
-/// the first directory that is not empty.
-pub fn prune_empty_dirs(mut dir: &Path, root: &Path) {
-    while dir != root && dir.starts_with(root) {
-        if std::fs::remove_dir(dir).is_err() {
-            break;
-        }
-        match dir.parent() {
-            Some(p) => dir = p,
-            None => break,
-        }
-    }
 }
 
 /// Whether [`read_small`] follows a symbolic link at the path itself.
@@ -342,7 +344,8 @@ mod tests {
             std::fs::write(root.join(name), "x").expect("write");
         }
         std::fs::create_dir(root.join("d/.f.rs.clada-tmp-2-2")).expect("mkdir");
-        let removed = remove_temp_files(root, ["d/f.rs", "top", "missing/x"]);
+        let handle = super::super::beneath::Root::open(root).expect("root");
+        let removed = remove_temp_files(&handle, ["d/f.rs", "top", "missing/x"]);
         assert_eq!(removed.len(), 2, "{removed:?}");
         assert!(!root.join("d/.f.rs.clada-tmp-1-0").exists());
         assert!(!root.join(".top.clada-tmp-9-9").exists());

@@ -871,20 +871,16 @@ fn saved_by_record(
 /// Whether the worktree holds `state` at `path` right now (content and kind; for a file the
 /// bytes, for a symlink its target).
 fn holds(repo: &Repo, path: &crate::repo::BStr, state: &Before) -> Result<bool, HistoryError> {
-    use std::os::unix::ffi::OsStrExt;
-    let abs = repo.abs_path(path);
-    let md = std::fs::symlink_metadata(&abs).ok();
+    use crate::repo::Content;
+    let md = repo.worktree_metadata(path)?;
     Ok(match (state, md) {
         (Before::Absent, md) => md.is_none(),
         (Before::Dir, Some(md)) => md.is_dir(),
         (Before::Blob { id, .. }, Some(md)) if md.is_file() => {
-            std::fs::read(&abs).ok() == Some(repo.read_blob(parse_id(id)?)?)
+            matches!(repo.worktree_content(path)?, Some((Content::File(b), _)) if b == repo.read_blob(parse_id(id)?)?)
         }
-        (Before::Link { id }, Some(md)) if md.file_type().is_symlink() => {
-            std::fs::read_link(&abs)
-                .ok()
-                .map(|t| t.as_os_str().as_bytes().to_vec())
-                == Some(repo.read_blob(parse_id(id)?)?)
+        (Before::Link { id }, Some(md)) if md.is_symlink() => {
+            matches!(repo.worktree_content(path)?, Some((Content::Link(t), _)) if t == repo.read_blob(parse_id(id)?)?)
         }
         _ => false,
     })
@@ -1045,10 +1041,12 @@ fn recover_apply(
         &format!("clada: roll back interrupted apply of {}", journal.source),
     );
     // A kill in the middle of an atomic write leaves its temporary file next to the target.
-    crate::base::fsutil::remove_temp_files(
-        repo.workdir(),
-        journal.paths.iter().map(|p| p.path.as_str()),
-    );
+    if let Ok(root) = repo.worktree() {
+        crate::base::fsutil::remove_temp_files(
+            &root,
+            journal.paths.iter().map(|p| p.path.as_str()),
+        );
+    }
     if let Err(RestoreError::HeadMoved { .. }) = &result {
         // Everything but the branch and the index is rolled back: the apply is over.
         Journal::remove(repo)?;

@@ -8,6 +8,7 @@ use gix::objs::tree::EntryKind as GixKind;
 use gix::ObjectId;
 
 use super::{GixContext, Repo, RepoError, Result};
+use crate::base::beneath::Meta;
 
 /// Edits with at most this many changes are remembered (see `odb::Known::edits`)...
 const MEMO_CHANGES: usize = 256;
@@ -419,21 +420,6 @@ impl Repo {
             p == ".gitattributes" || p.ends_with(b"/.gitattributes")
         })
     }
-
-    /// Reads the symlink-free metadata of a worktree path; `None` if nothing is there.
-    pub fn worktree_metadata(&self, rel: &BStr) -> Result<Option<std::fs::Metadata>> {
-        let path = self.abs_path(rel);
-        match std::fs::symlink_metadata(&path) {
-            Ok(md) => Ok(Some(md)),
-            Err(e)
-                if e.kind() == std::io::ErrorKind::NotFound
-                    || e.raw_os_error() == Some(libc::ENOTDIR) =>
-            {
-                Ok(None)
-            }
-            Err(e) => Err(super::io_err("cannot inspect", &path)(e)),
-        }
-    }
 }
 
 fn entry(mode: gix::objs::tree::EntryMode, id: ObjectId) -> Entry {
@@ -476,15 +462,13 @@ impl Filters<'_> {
                 } else {
                     format!("{dir}/.gitattributes").into()
                 };
-                let path = repo.abs_path(name.as_ref());
-                if let Ok(md) = std::fs::symlink_metadata(&path) {
-                    let t = md.file_type();
-                    let bad = if t.is_file() {
-                        (md.len() > ATTRIBUTES_LIMIT).then_some("larger than 100 MiB")
-                    } else if t.is_symlink() || t.is_dir() {
+                if let Ok(Some(md)) = repo.worktree_metadata(name.as_ref()) {
+                    let bad = if md.is_file() {
+                        (md.len > ATTRIBUTES_LIMIT).then_some("larger than 100 MiB")
+                    } else if md.is_symlink() || md.is_dir() {
                         None
                     } else {
-                        Some(crate::base::fsutil::kind_name(t))
+                        Some(md.kind_name())
                     };
                     if let Some(what) = bad {
                         return Err(RepoError::Invalid(format!(
@@ -509,7 +493,7 @@ impl Filters<'_> {
 impl Hasher<'_> {
     /// Writes the worktree file at `rel` as a blob and returns its entry and metadata; `None`
     /// when nothing trackable is there (missing, a directory, a socket…).
-    pub fn hash(&mut self, rel: &BStr) -> Result<Option<(Entry, std::fs::Metadata)>> {
+    pub fn hash(&mut self, rel: &BStr) -> Result<Option<(Entry, Meta)>> {
         let Some((bytes, kind, md)) = self.git_bytes(rel)? else {
             return Ok(None);
         };
@@ -530,37 +514,36 @@ impl Hasher<'_> {
     }
 
     /// The content git would store for the worktree path `rel` (a symlink's target for links,
-    /// the filtered file otherwise), its kind and metadata.
-    fn git_bytes(&mut self, rel: &BStr) -> Result<Option<(Vec<u8>, EntryKind, std::fs::Metadata)>> {
+    /// the filtered file otherwise), its kind and metadata. Read from handles opened from the
+    /// worktree root (`repo::worktree`): whatever a directory of the path was swapped for, the
+    /// bytes that go into a commit are never read through it.
+    fn git_bytes(&mut self, rel: &BStr) -> Result<Option<(Vec<u8>, EntryKind, Meta)>> {
+        use crate::base::beneath::Entry as Found;
         use std::io::Read;
-        let path = self.repo.abs_path(rel);
-        let md = match std::fs::symlink_metadata(&path) {
-            Ok(md) => md,
-            Err(_) => return Ok(None),
+        let path = || self.repo.abs_path(rel);
+        let (file, md) = match self.repo.worktree_entry(rel)? {
+            None | Some(Found::Other(_)) => return Ok(None),
+            Some(Found::Link(t, md)) => {
+                use std::os::unix::ffi::OsStrExt;
+                return Ok(Some((
+                    t.as_os_str().as_bytes().to_vec(),
+                    EntryKind::Link,
+                    md,
+                )));
+            }
+            Some(Found::File(file, md)) => (file, md),
         };
-        if md.file_type().is_symlink() {
-            use std::os::unix::ffi::OsStrExt;
-            let t = std::fs::read_link(&path).map_err(super::io_err("cannot read link", &path))?;
-            return Ok(Some((
-                t.as_os_str().as_bytes().to_vec(),
-                EntryKind::Link,
-                md,
-            )));
-        }
-        if !md.is_file() {
-            return Ok(None);
-        }
-        let kind = if gix::fs::is_executable(&md) {
+        let kind = if md.is_executable() {
             EntryKind::Executable
         } else {
             EntryKind::Blob
         };
-        let mut file = std::fs::File::open(&path).map_err(super::io_err("cannot read", &path))?;
-        let mut bytes = Vec::with_capacity(md.len() as usize);
+        let mut file = file;
+        let mut bytes = Vec::with_capacity(md.len as usize);
         match &mut self.filters {
             None => {
                 file.read_to_end(&mut bytes)
-                    .map_err(super::io_err("cannot read", &path))?;
+                    .map_err(|e| super::io_err("cannot read", &path())(e))?;
             }
             Some(f) => {
                 use gix::filter::plumbing::pipeline::convert::ToGitOutcome;
@@ -573,12 +556,12 @@ impl Hasher<'_> {
                 {
                     ToGitOutcome::Unchanged(mut r) => {
                         r.read_to_end(&mut bytes)
-                            .map_err(super::io_err("cannot read", &path))?;
+                            .map_err(|e| super::io_err("cannot read", &path())(e))?;
                     }
                     ToGitOutcome::Buffer(b) => bytes.extend_from_slice(b),
                     ToGitOutcome::Process(mut r) => {
                         r.read_to_end(&mut bytes)
-                            .map_err(super::io_err("cannot read", &path))?;
+                            .map_err(|e| super::io_err("cannot read", &path())(e))?;
                     }
                 }
             }

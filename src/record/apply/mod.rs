@@ -180,6 +180,7 @@ pub fn apply_in(
     let prefetch = repo.prefetch_status();
     let parsed = read::parse(&reply.text, opts.dialect);
     let sandbox = Sandbox::new(repo.workdir(), opts.allow_outside)?
+        .guard_git_dirs(&[repo.git_dir(), repo.common_dir()])
         .refuse_nested_repositories(&repo.declared_submodules())
         .deny_paths(&opts.paths_deny)
         .allow_config_writes(opts.config_writable);
