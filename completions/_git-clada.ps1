@@ -144,7 +144,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-clada' -ScriptBlock {
             [CompletionResult]::new('--mode', '--mode', [CompletionResultType]::ParameterName, 'Which commits to select')
             [CompletionResult]::new('--hours', '--hours', [CompletionResultType]::ParameterName, 'With --mode hours: AI commits made in the last N hours')
             [CompletionResult]::new('--days', '--days', [CompletionResultType]::ParameterName, 'With --mode days: AI commits made in the last N days')
-            [CompletionResult]::new('--msg-target', '--msg-target', [CompletionResultType]::ParameterName, 'With --mode msg_contains: commits whose message contains S')
+            [CompletionResult]::new('--msg-target', '--msg-target', [CompletionResultType]::ParameterName, 'With --mode msg_contains: AI commits whose message contains S')
             [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'With --mode session: the MCP session whose commits to squash (the `Clada-Session` trailer, shown by `git clada log`). Default: the session of the newest such commit')
             [CompletionResult]::new('--message', '--message', [CompletionResultType]::ParameterName, 'Subject of the squashed commit (default: the subjects combined)')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)')

@@ -134,7 +134,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand --mode 'Which commits to select'
             cand --hours 'With --mode hours: AI commits made in the last N hours'
             cand --days 'With --mode days: AI commits made in the last N days'
-            cand --msg-target 'With --mode msg_contains: commits whose message contains S'
+            cand --msg-target 'With --mode msg_contains: AI commits whose message contains S'
             cand --session 'With --mode session: the MCP session whose commits to squash (the `Clada-Session` trailer, shown by `git clada log`). Default: the session of the newest such commit'
             cand --message 'Subject of the squashed commit (default: the subjects combined)'
             cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'

@@ -169,14 +169,14 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand redo" -l dry-run -d 
 complete -c git-clada -n "__fish_git_clada_using_subcommand redo" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand redo" -s V -l version -d 'Print version'
 complete -c git-clada -n "__fish_git_clada_using_subcommand squash" -l mode -d 'Which commits to select' -r -f -a "auto_ai\t'The run of git-clada commits at the tip'
-ai_messages\t'Commits whose subject starts with `AI:`'
+ai_messages\t'AI commits whose subject starts with `AI:`'
 hours\t'AI commits made in the last --hours N hours'
 days\t'AI commits made in the last --days N days'
-msg_contains\t'Commits whose message contains --msg-target S'
+msg_contains\t'AI commits whose message contains --msg-target S'
 session\t'AI commits made through one `git clada mcp` session (--session ID, else the newest)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand squash" -l hours -d 'With --mode hours: AI commits made in the last N hours' -r
 complete -c git-clada -n "__fish_git_clada_using_subcommand squash" -l days -d 'With --mode days: AI commits made in the last N days' -r
-complete -c git-clada -n "__fish_git_clada_using_subcommand squash" -l msg-target -d 'With --mode msg_contains: commits whose message contains S' -r
+complete -c git-clada -n "__fish_git_clada_using_subcommand squash" -l msg-target -d 'With --mode msg_contains: AI commits whose message contains S' -r
 complete -c git-clada -n "__fish_git_clada_using_subcommand squash" -l session -d 'With --mode session: the MCP session whose commits to squash (the `Clada-Session` trailer, shown by `git clada log`). Default: the session of the newest such commit' -r
 complete -c git-clada -n "__fish_git_clada_using_subcommand squash" -l message -d 'Subject of the squashed commit (default: the subjects combined)' -r
 complete -c git-clada -n "__fish_git_clada_using_subcommand squash" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F

@@ -257,7 +257,8 @@ fn restore_puts_every_before_back() {
     let out = run(&t.root, &busy_reply(), false);
     assert!(out.result.success);
     assert_ne!(before, snapshot(&t.root));
-    action::restore(&out.changes).expect("restore");
+    let disk = action::disk::Disk::new(Sandbox::new(&t.root, false).expect("sandbox").handle());
+    action::restore(&disk, &out.changes).expect("restore");
     assert_eq!(before, snapshot(&t.root));
 }
 

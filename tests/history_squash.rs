@@ -437,9 +437,18 @@ fn hours_and_days_select_recent_ai_commits_only() {
 #[test]
 fn msg_contains_and_message_option() {
     let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
-    human(&repo, "x.txt", "1\n", "wip: parser");
-    human(&repo, "x.txt", "2\n", "wip: parser again");
+    ai_write_with(&repo, "mc1", "x.txt", "1\n", &["-m", "AI: wip: parser"]);
+    ai_write_with(
+        &repo,
+        "mc2",
+        "x.txt",
+        "2\n",
+        &["-m", "AI: wip: parser again"],
+    );
     human(&repo, "y.txt", "3\n", "unrelated");
+    // A commit of the user's that the text matches is never squashed.
+    human(&repo, "z.txt", "4\n", "wip: mine");
+    human(&repo, "z.txt", "5\n", "wip: mine again");
     let tip_tree = tree(&repo, "HEAD");
     let out = squash(
         &repo,
@@ -453,10 +462,13 @@ fn msg_contains_and_message_option() {
         ],
     );
     assert_eq!(code(&out), 0, "{}", stderr(&out));
-    assert_eq!(log(&repo), "unrelated\nParser rewrite\ninitial\n");
+    assert_eq!(
+        log(&repo),
+        "wip: mine again\nwip: mine\nunrelated\nParser rewrite\ninitial\n"
+    );
     assert_eq!(tree(&repo, "HEAD"), tip_tree);
     assert!(repo
-        .git(&["log", "-1", "--format=%B", "HEAD~1"])
+        .git(&["log", "-1", "--format=%B", "HEAD~3"])
         .contains("Clada-Squashed: "));
 }
 
@@ -512,18 +524,21 @@ fn dry_run_changes_nothing_not_even_objects() {
     assert_eq!(common::files_of(&repo.path().join(".git")), git_before);
 }
 
+/// The window reaches the root commit. (A root commit is never squashed itself: no apply
+/// makes one, and squash takes only the commits git-clada's records hold.)
 #[test]
-fn a_root_commit_can_be_squashed() {
+fn a_run_just_above_the_root_commit_can_be_squashed() {
     let repo = TestRepo::new();
-    repo.write("a.txt", "a\n");
-    repo.git(&["add", "a.txt"]);
-    repo.git(&["commit", "-q", "-m", "AI: first"]);
-    repo.write("a.txt", "b\n");
-    repo.git(&["commit", "-q", "-am", "AI: second"]);
+    repo.git(&["commit", "-q", "--allow-empty", "-m", "AI: a human root"]);
+    ai_write(&repo, "rt1", "a.txt", "a\n");
+    ai_write(&repo, "rt2", "a.txt", "b\n");
     let out = squash(&repo, &["--mode", "ai_messages"]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
-    assert_eq!(log(&repo), "AI: first; second\n");
-    assert_eq!(repo.git(&["rev-list", "--count", "HEAD"]).trim(), "1");
+    assert_eq!(
+        log(&repo),
+        "AI: create a.txt; edit a.txt\nAI: a human root\n"
+    );
+    assert_eq!(repo.git(&["rev-list", "--count", "HEAD"]).trim(), "2");
     repo.assert_fsck();
 }
 

@@ -90,6 +90,10 @@ pub const CODES: &[(&str, &str)] = &[
         "git_dir",
         "a path inside git's own data, or a name git refuses",
     ),
+    (
+        "path_changed",
+        "a directory of the path was replaced (by a symlink, say) while git-clada was writing; nothing was written",
+    ),
     ("invalid_path", "an empty, overlong or malformed path"),
     (
         "root_dir",
@@ -151,6 +155,9 @@ pub fn infer(error: &str, hint: Option<&Hint>, data: Option<&Value>) -> &'static
     let first = error.lines().next().unwrap_or_default();
     if first.starts_with("git_dir:") {
         return "git_dir";
+    }
+    if first.starts_with("path_changed:") {
+        return "path_changed";
     }
     if first.contains("is out of bounds") {
         return "line_out_of_range";

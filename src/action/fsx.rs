@@ -1,17 +1,19 @@
 //! The engine's only door to the filesystem: atomic writes that keep permissions, Node-style
 //! error texts, the dry-run overlay, and the record of every path an action touched (its state
-//! before the first touch), from which [`FileChange`]s are built and [`restore`] works.
+//! before the first touch), from which [`FileChange`]s are built and [`restore`] works. The
+//! disk itself is [`Disk`]: directory handles from the worktree root, never a path the kernel
+//! resolves again.
 //!
 //! In dry-run mode nothing is written: changes go to an in-memory overlay that later reads of
 //! the same reply see, so a dry run reports exactly what a real run would (DESIGN §6, `--dry-run`).
 
 use std::collections::HashMap;
 use std::io;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use indexmap::IndexMap;
 
+pub use super::disk::Disk;
 use super::{FileChange, FileState};
 use crate::sandbox::{has_git_component, Sandbox};
 
@@ -102,6 +104,20 @@ pub fn format_node_error(
 /// Every errno we can name gets the full `CODE: description, op 'path'` form (Node's own message
 /// for such codes), so no code is printed twice as the original did.
 pub fn node_error(err: &io::Error, path: &str, op: &str, dest: Option<&str>) -> String {
+    use crate::base::beneath::{refusal, Refused};
+    match refusal(err) {
+        Some(Refused::PathChanged) => {
+            return format!(
+                "path_changed: a directory of '{path}' was replaced while git-clada was writing ({op}); nothing was written — check what replaced it (a symlink?) and run the block again"
+            )
+        }
+        Some(Refused::GitDir) => {
+            return format!(
+                "git_dir: '{path}' leads into a git directory, which git-clada never changes ({op}); nothing was written"
+            )
+        }
+        None => {}
+    }
     match errno_name(err) {
         Some((code, text)) => match dest {
             Some(dest) => format!("{code}: {text}, {op} '{path}' -> '{dest}'"),
@@ -140,37 +156,6 @@ pub enum EntryKind {
     Symlink,
 }
 
-fn disk_kind(p: &Path) -> io::Result<EntryKind> {
-    let md = std::fs::symlink_metadata(p)?;
-    let ft = md.file_type();
-    Ok(if ft.is_symlink() {
-        EntryKind::Symlink
-    } else if ft.is_dir() {
-        EntryKind::Dir
-    } else {
-        EntryKind::File {
-            len: md.len(),
-            executable: md.permissions().mode() & 0o111 != 0,
-        }
-    })
-}
-
-fn disk_state(p: &Path) -> io::Result<FileState> {
-    match disk_kind(p) {
-        Ok(EntryKind::File { executable, .. }) => Ok(FileState::File {
-            bytes: std::fs::read(p)?,
-            executable,
-        }),
-        Ok(EntryKind::Dir) => Ok(FileState::Dir),
-        Ok(EntryKind::Symlink) => Ok(FileState::Symlink {
-            target: std::fs::read_link(p)?,
-        }),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(FileState::Absent),
-        Err(e) if e.raw_os_error() == Some(libc::ENOTDIR) => Ok(FileState::Absent),
-        Err(e) => Err(e),
-    }
-}
-
 /// One overlay entry (dry run). A `Dir` that replaced something absent on disk is `fresh`:
 /// whatever the disk has below it is not visible.
 #[derive(Debug, Clone)]
@@ -182,9 +167,10 @@ enum Node {
 }
 
 /// The filesystem as the actions of one reply see it.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Vfs {
     dry_run: bool,
+    disk: Disk,
     overlay: HashMap<PathBuf, Node>,
     /// Every path touched, in order of first touch, with its state before that touch.
     touched: IndexMap<PathBuf, FileState>,
@@ -234,11 +220,22 @@ pub struct TextInfo {
 }
 
 impl Vfs {
-    pub fn new(dry_run: bool) -> Vfs {
+    pub fn new(dry_run: bool, disk: Disk) -> Vfs {
         Vfs {
             dry_run,
-            ..Vfs::default()
+            disk,
+            overlay: HashMap::new(),
+            touched: IndexMap::new(),
+            holding: false,
+            held: None,
+            writer: 0,
+            group: None,
         }
+    }
+
+    /// The disk under the overlay.
+    pub fn disk(&self) -> &Disk {
+        &self.disk
     }
 
     pub fn dry_run(&self) -> bool {
@@ -274,11 +271,14 @@ impl Vfs {
         if h.writers.is_empty() {
             return Ok(());
         }
-        atomic_write(&h.path, &h.bytes, h.new && h.executable).map_err(|error| FlushError {
-            error,
-            path: h.path,
-            writers: h.writers,
-        })
+        let new_executable = h.new && h.executable;
+        self.disk
+            .write(&h.path, &h.bytes, new_executable)
+            .map_err(|error| FlushError {
+                error,
+                path: h.path,
+                writers: h.writers,
+            })
     }
 
     /// Holds the file at `p` in memory (a real run with holding on) so that the next edits
@@ -292,8 +292,8 @@ impl Vfs {
             // Another file's changes are pending; this one is not held then.
             return Ok(());
         }
-        if let Ok(EntryKind::File { executable, .. }) = disk_kind(p) {
-            let bytes = std::fs::read(p)?;
+        if let Ok(EntryKind::File { executable, .. }) = self.disk.kind(p) {
+            let bytes = self.disk.read(p)?;
             self.held = Some(Held {
                 path: p.to_path_buf(),
                 bytes,
@@ -401,7 +401,7 @@ impl Vfs {
             Some(Ok(Node::Symlink(_))) => Ok(EntryKind::Symlink),
             Some(Ok(Node::Absent)) => Err(errno(libc::ENOENT)),
             Some(Err(e)) => Err(e),
-            None => disk_kind(p),
+            None => self.disk.kind(p),
         }
     }
 
@@ -422,7 +422,7 @@ impl Vfs {
             Some(Ok(Node::Dir { .. })) => Ok(FileState::Dir),
             Some(Ok(Node::Symlink(t))) => Ok(FileState::Symlink { target: t }),
             Some(Ok(Node::Absent)) | Some(Err(_)) => Ok(FileState::Absent),
-            None => disk_state(p),
+            None => self.disk.state(p),
         }
     }
 
@@ -437,12 +437,7 @@ impl Vfs {
             Some(Ok(Node::Symlink(t))) => self.read(&t),
             Some(Ok(Node::Absent)) => Err(errno(libc::ENOENT)),
             Some(Err(e)) => Err(e),
-            None => {
-                if std::fs::metadata(p)?.is_dir() {
-                    return Err(errno(libc::EISDIR));
-                }
-                std::fs::read(p)
-            }
+            None => self.disk.read(p),
         }
     }
 
@@ -464,13 +459,7 @@ impl Vfs {
             None => true,
         };
         if from_disk {
-            for e in std::fs::read_dir(p)? {
-                let e = e?;
-                let name = e.file_name().to_string_lossy().into_owned();
-                if let Ok(k) = disk_kind(&e.path()) {
-                    entries.insert(name, k);
-                }
-            }
+            entries.extend(self.disk.list(p)?);
         }
         if self.dry_run {
             for (path, _) in self.overlay.iter() {
@@ -500,8 +489,10 @@ impl Vfs {
         let mut stack = vec![dir.to_path_buf()];
         while let Some(d) = stack.pop() {
             for (name, kind) in self.list_dir(&d)? {
+                // A git directory is listed, never entered (whoever walks refuses it).
+                let git = name.eq_ignore_ascii_case(".git");
                 let p = d.join(name);
-                if kind == EntryKind::Dir {
+                if kind == EntryKind::Dir && !git {
                     stack.push(p.clone());
                 }
                 out.push((p, kind));
@@ -569,7 +560,7 @@ impl Vfs {
                 };
                 self.overlay.insert(p.clone(), node);
             } else {
-                restore_one(p, before)?;
+                restore_one(&self.disk, p, before)?;
             }
         }
         Ok(())
@@ -592,18 +583,14 @@ impl Vfs {
             if self.dry_run {
                 self.overlay.insert(d, Node::Dir { fresh: true });
             } else {
-                match std::fs::create_dir(&d) {
-                    Ok(()) => {}
-                    Err(e) if e.kind() == io::ErrorKind::AlreadyExists && d.is_dir() => {}
-                    Err(e) => return Err(e),
-                }
+                self.disk.mkdir(&d)?;
             }
         }
         Ok(())
     }
 
     fn dir_through_link(&self, p: &Path) -> bool {
-        std::fs::metadata(p).map(|m| m.is_dir()).unwrap_or(false)
+        self.disk.is_dir_following(p)
     }
 
     /// Writes a whole file atomically (temp file in the same directory, then rename), keeping
@@ -635,13 +622,13 @@ impl Vfs {
             return Ok(());
         }
         if !self.holding || self.held.as_ref().is_some_and(|h| !h.writers.is_empty()) {
-            return atomic_write(p, bytes, new_executable);
+            return self.disk.write(p, bytes, new_executable);
         }
-        let (new, executable) = match disk_kind(p) {
+        let (new, executable) = match self.disk.kind(p) {
             Ok(EntryKind::File { executable, .. }) => (false, executable),
             Ok(EntryKind::Symlink) => {
-                // The content goes through the link: write it now, as a file write would.
-                return atomic_write(p, bytes, new_executable);
+                // The link is replaced by the file, as a file write does: write it now.
+                return self.disk.write(p, bytes, new_executable);
             }
             _ => (true, new_executable),
         };
@@ -680,14 +667,7 @@ impl Vfs {
             );
             return Ok(());
         }
-        let mut perm = std::fs::metadata(p)?.permissions();
-        let mode = perm.mode();
-        perm.set_mode(if on {
-            mode | ((mode & 0o444) >> 2)
-        } else {
-            mode & !0o111
-        });
-        std::fs::set_permissions(p, perm)
+        self.disk.set_executable(p, on)
     }
 
     /// Removes the directories a delete or move emptied, from `dir` upwards, stopping below
@@ -703,7 +683,7 @@ impl Vfs {
             self.touch(&dir)?;
             if self.dry_run {
                 self.overlay.insert(dir.clone(), Node::Absent);
-            } else if std::fs::remove_dir(&dir).is_err() {
+            } else if self.disk.rmdir(&dir).is_err() {
                 break;
             }
             if !dir.pop() {
@@ -724,7 +704,7 @@ impl Vfs {
             self.overlay.insert(p.to_path_buf(), Node::Absent);
             Ok(())
         } else {
-            std::fs::remove_file(p)
+            self.disk.unlink(p)
         }
     }
 
@@ -759,9 +739,9 @@ impl Vfs {
                 self.overlay.insert(q.clone(), Node::Absent);
             }
         } else if recursive {
-            std::fs::remove_dir_all(p)?;
+            self.disk.remove_any(p)?;
         } else {
-            std::fs::remove_dir(p)?;
+            self.disk.rmdir(p)?;
         }
         Ok(inside.into_iter().map(|(q, _)| q).collect())
     }
@@ -817,16 +797,25 @@ impl Vfs {
             }
             Ok(())
         } else {
-            std::fs::rename(from, to)
+            self.disk.rename(from, to)
         }
     }
 
     /// The recorded changes: every touched path whose state differs now, in first-touch order.
+    /// A path whose directory was replaced since (a symlink now stands on the way) cannot be
+    /// read: it counts as changed and gone, so a roll-back tries it and stops there
+    /// (`path_changed`) instead of passing over it.
     pub fn changes(&self, sandbox: &Sandbox) -> Vec<FileChange> {
         let mut out = Vec::new();
         for (p, before) in &self.touched {
-            let after = self.state(p).unwrap_or(FileState::Absent);
-            if &after == before {
+            let (after, unreadable) = match self.state(p) {
+                Ok(s) => (s, false),
+                Err(e) => (
+                    FileState::Absent,
+                    crate::base::beneath::refusal(&e).is_some(),
+                ),
+            };
+            if &after == before && !unreadable {
                 continue;
             }
             out.push(FileChange {
@@ -840,74 +829,46 @@ impl Vfs {
     }
 }
 
-/// Writes `bytes` to `p` atomically (temp file + rename, see [`crate::base::fsutil::write_atomic`]).
-/// An existing file's permission bits are carried over; a new file gets 0o666 minus the umask
-/// (0o777 when `new_executable`).
-pub fn atomic_write(p: &Path, bytes: &[u8], new_executable: bool) -> io::Result<()> {
-    crate::base::fsutil::write_atomic_at(
-        p,
-        bytes,
-        crate::base::fsutil::Perm::KeepExisting {
-            executable_if_new: new_executable,
-        },
-        "engine:before-rename",
-    )
-}
-
 /// Puts every `before` state back, newest change first; used by `--atomic` (DESIGN §6.4).
-/// Each file is restored atomically; missing parents are recreated.
-pub fn restore(changes: &[FileChange]) -> io::Result<()> {
+/// Each file is restored atomically through directory handles; missing parents are
+/// recreated. A directory found replaced on the way (`path_changed`) stops it: nothing is
+/// deleted by name.
+pub fn restore(disk: &Disk, changes: &[FileChange]) -> io::Result<()> {
     for c in changes.iter().rev() {
-        restore_one(&c.path, &c.before)?;
+        restore_one(disk, &c.path, &c.before)?;
     }
     Ok(())
 }
 
-fn remove_any(p: &Path) -> io::Result<()> {
-    match disk_kind(p) {
-        Ok(EntryKind::Dir) => std::fs::remove_dir_all(p),
-        Ok(_) => std::fs::remove_file(p),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(e),
-    }
-}
-
-fn restore_one(p: &Path, before: &FileState) -> io::Result<()> {
-    let now = disk_kind(p).ok();
+fn restore_one(disk: &Disk, p: &Path, before: &FileState) -> io::Result<()> {
+    let now = disk.kind(p).ok();
+    let parent = || match p.parent() {
+        Some(parent) => disk.create_dirs(parent),
+        None => Ok(()),
+    };
     match before {
-        FileState::Absent => remove_any(p),
+        FileState::Absent => disk.remove_any(p),
         FileState::Dir => {
             if now != Some(EntryKind::Dir) {
-                remove_any(p)?;
-                std::fs::create_dir_all(p)?;
+                disk.remove_any(p)?;
+                disk.create_dirs(p)?;
             }
             Ok(())
         }
         FileState::Symlink { target } => {
-            remove_any(p)?;
-            if let Some(parent) = p.parent() {
-                std::fs::create_dir_all(parent)?;
+            if now == Some(EntryKind::Dir) {
+                disk.remove_any(p)?;
             }
-            std::os::unix::fs::symlink(target, p)
+            parent()?;
+            disk.symlink(p, target)
         }
         FileState::File { bytes, executable } => {
             if now == Some(EntryKind::Dir) || now == Some(EntryKind::Symlink) {
-                remove_any(p)?;
+                disk.remove_any(p)?;
             }
-            if let Some(parent) = p.parent() {
-                std::fs::create_dir_all(parent)?;
-            }
-            atomic_write(p, bytes, *executable)?;
-            let mode = std::fs::metadata(p)?.permissions().mode();
-            let want = if *executable {
-                mode | ((mode & 0o444) >> 2)
-            } else {
-                mode & !0o111
-            };
-            if want != mode {
-                std::fs::set_permissions(p, std::fs::Permissions::from_mode(want))?;
-            }
-            Ok(())
+            parent()?;
+            disk.write(p, bytes, *executable)?;
+            disk.set_executable(p, *executable)
         }
     }
 }
@@ -935,6 +896,15 @@ pub fn text_refusal(bytes: &[u8]) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    /// A canonical temporary root and the disk below it.
+    fn disk() -> (tempfile::TempDir, PathBuf, Disk) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let handle = crate::base::beneath::Root::open(&root).unwrap();
+        (dir, root, Disk::new(std::sync::Arc::new(handle)))
+    }
 
     #[test]
     fn node_error_texts() {
@@ -956,23 +926,23 @@ mod tests {
 
     #[test]
     fn atomic_write_keeps_mode_and_sets_new_exec() {
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("x.sh");
+        let (_dir, root, disk) = disk();
+        let p = root.join("x.sh");
         std::fs::write(&p, "a").unwrap();
         std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o750)).unwrap();
-        atomic_write(&p, b"b", false).unwrap();
+        disk.write(&p, b"b", false).unwrap();
         assert_eq!(std::fs::read(&p).unwrap(), b"b");
         assert_eq!(
             std::fs::metadata(&p).unwrap().permissions().mode() & 0o777,
             0o750
         );
-        let q = dir.path().join("new.sh");
-        atomic_write(&q, b"c", true).unwrap();
+        let q = root.join("new.sh");
+        disk.write(&q, b"c", true).unwrap();
         assert_ne!(
             std::fs::metadata(&q).unwrap().permissions().mode() & 0o100,
             0
         );
-        let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+        let leftovers: Vec<_> = std::fs::read_dir(&root)
             .unwrap()
             .filter_map(|e| e.ok())
             .filter(|e| e.file_name().to_string_lossy().contains(".clada-tmp-"))
@@ -982,10 +952,10 @@ mod tests {
 
     #[test]
     fn held_content_is_seen_by_reads_and_written_once_at_flush() {
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("f.txt");
+        let (_dir, root, disk) = disk();
+        let p = root.join("f.txt");
         std::fs::write(&p, "a\r\n").unwrap();
-        let mut v = Vfs::new(false);
+        let mut v = Vfs::new(false, disk);
         v.set_holding(true);
         v.set_writer(0);
         v.append(&p, b"b\r\n").unwrap();
@@ -998,7 +968,7 @@ mod tests {
         v.flush().unwrap();
         assert_eq!(std::fs::read(&p).unwrap(), b"a\r\nb\r\nc");
         assert_eq!(v.held_path(), None);
-        let changes = v.changes(&Sandbox::new(dir.path(), false).unwrap());
+        let changes = v.changes(&Sandbox::new(&root, false).unwrap());
         assert_eq!(changes.len(), 1);
         assert_eq!(
             changes[0].before,
@@ -1011,11 +981,11 @@ mod tests {
 
     #[test]
     fn a_failed_flush_names_every_writer() {
-        let dir = tempfile::tempdir().unwrap();
-        let sub = dir.path().join("sub");
+        let (_dir, root, disk) = disk();
+        let sub = root.join("sub");
         std::fs::create_dir(&sub).unwrap();
         let p = sub.join("new.txt");
-        let mut v = Vfs::new(false);
+        let mut v = Vfs::new(false, disk);
         v.set_holding(true);
         v.set_writer(3);
         v.write_file(&p, b"x", false).unwrap();
@@ -1031,10 +1001,10 @@ mod tests {
 
     #[test]
     fn overlay_sees_its_own_writes_and_leaves_disk_alone() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path();
+        let (_dir, root, disk) = disk();
+        let root = root.as_path();
         std::fs::write(root.join("a.txt"), "old").unwrap();
-        let mut v = Vfs::new(true);
+        let mut v = Vfs::new(true, disk);
         v.write_file(&root.join("a.txt"), b"new", false).unwrap();
         v.create_dir_all(&root.join("d/e")).unwrap();
         v.write_file(&root.join("d/e/f.txt"), b"f", false).unwrap();

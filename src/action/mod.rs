@@ -8,6 +8,7 @@
 
 mod codes;
 pub mod comment;
+pub mod disk;
 mod exec;
 pub mod fsx;
 mod groups;
@@ -675,7 +676,7 @@ impl<'a> Ctx<'a> {
         Ctx {
             sandbox,
             opts,
-            vfs: fsx::Vfs::new(opts.dry_run),
+            vfs: fsx::Vfs::new(opts.dry_run, fsx::Disk::new(sandbox.handle())),
             lines: lines::LineTracker::default(),
             exec: crate::exec::Runner::new(crate::exec::Settings {
                 policy: opts.exec,

@@ -1,6 +1,9 @@
 //! Small filesystem helpers shared by the executor and the repository layer: atomic file
-//! replacement (never a half-written file, even if the process dies mid-write), removal of the
-//! temporary files a killed process left, and pruning of emptied directories.
+//! replacement (never a half-written file, even if the process dies mid-write; by path for
+//! git-clada's own files, through a directory handle for worktree files — see
+//! `beneath::Dir::write_atomic`), removal of the temporary files a killed process left, and the bounded
+//! read of a small configuration file that may be anything a file system can hold
+//! ([`read_small`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
@@ -64,28 +67,16 @@ pub fn write_atomic_at(
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let tmp = temp_path(dir, &name);
-    let (executable, keep) = match perm {
-        Perm::Executable(x) => (x, None),
-        Perm::KeepExisting { executable_if_new } => (
-            executable_if_new,
-            std::fs::metadata(path)
-                .ok()
-                .map(|m| m.permissions().mode() & 0o7777),
-        ),
-        Perm::Restore(x) => (
-            x,
-            std::fs::symlink_metadata(path)
-                .ok()
-                .filter(std::fs::Metadata::is_file)
-                .map(|m| {
-                    let mode = m.permissions().mode() & 0o7777;
-                    match x {
-                        true => mode | ((mode & 0o444) >> 2),
-                        false => mode & !0o111,
-                    }
-                }),
-        ),
+    let existing = match perm {
+        Perm::Executable(_) => None,
+        Perm::KeepExisting { .. } => std::fs::metadata(path)
+            .ok()
+            .map(|m| (m.is_file(), m.permissions().mode() & 0o7777)),
+        Perm::Restore(_) => std::fs::symlink_metadata(path)
+            .ok()
+            .map(|m| (m.is_file(), m.permissions().mode() & 0o7777)),
     };
+    let (executable, keep) = perm_bits(perm, existing);
     let result = (|| {
         let mut f = std::fs::OpenOptions::new()
             .write(true)
@@ -106,6 +97,39 @@ pub fn write_atomic_at(
     result
 }
 
+/// The mode a new file is created with (`true`: 0777, else 0666, less the umask) and the
+/// permission bits to set on it afterwards, for `perm` and what is at the path now (whether
+/// it is a regular file, and its permission bits).
+pub fn perm_bits(perm: Perm, existing: Option<(bool, u32)>) -> (bool, Option<u32>) {
+    match perm {
+        Perm::Executable(x) => (x, None),
+        Perm::KeepExisting { executable_if_new } => (
+            executable_if_new,
+            existing.filter(|(file, _)| *file).map(|(_, mode)| mode),
+        ),
+        Perm::Restore(x) => (
+            x,
+            existing.filter(|(file, _)| *file).map(|(_, mode)| match x {
+                true => mode | ((mode & 0o444) >> 2),
+                false => mode & !0o111,
+            }),
+        ),
+    }
+}
+
+/// The name of the temporary file that stands in for `name` until it is renamed over it:
+/// `.<name>.clada-tmp-<pid>-<n>`, which [`remove_temp_files`] recognises.
+pub fn temp_name(name: &std::ffi::OsStr) -> std::ffi::OsString {
+    let mut s = std::ffi::OsString::from(".");
+    s.push(name);
+    s.push(format!(
+        ".clada-tmp-{}-{}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    ));
+    s
+}
+
 /// Replaces whatever is at `path` with a symlink to `target`, atomically (via rename).
 pub fn symlink_atomic(path: &Path, target: &Path) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
@@ -122,14 +146,9 @@ pub fn symlink_atomic(path: &Path, target: &Path) -> std::io::Result<()> {
     result
 }
 
-/// The temporary file that stands in for `dir/name` until it is renamed over it:
-/// `.<name>.clada-tmp-<pid>-<n>`, which [`remove_temp_files`] recognises.
+/// The temporary file that stands in for `dir/name` until it is renamed over it.
 fn temp_path(dir: &Path, name: &str) -> PathBuf {
-    dir.join(format!(
-        ".{name}.clada-tmp-{}-{}",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed)
-    ))
+    dir.join(temp_name(std::ffi::OsStr::new(name)))
 }
 
 /// Whether `entry` is a temporary file of [`write_atomic`] or [`symlink_atomic`] for the file
@@ -150,10 +169,13 @@ fn is_temp_for(entry: &str, name: &str) -> bool {
 
 /// Removes the temporary files a killed git-clada left next to the worktree files `rels`
 /// (`/`-separated, relative to `root`): only entries named as [`write_atomic`] names its
-/// temporary for one of those files, in the directories that hold them, never a directory.
-/// Returns the paths removed (relative to `root`). Call it only while holding git-clada's
-/// lock, so no live process can be writing them.
-pub fn remove_temp_files<'a>(root: &Path, rels: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+/// temporary for one of those files, in the directories that hold them, never a directory —
+/// each through the directory's handle. Returns the paths removed (relative to `root`). Call
+/// it only while holding git-clada's lock, so no live process can be writing them.
+pub fn remove_temp_files<'a>(
+    root: &super::beneath::Root,
+    rels: impl IntoIterator<Item = &'a str>,
+) -> Vec<String> {
     let mut by_dir: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
     for rel in rels {
         let (dir, name) = rel.rsplit_once('/').unwrap_or(("", rel));
@@ -163,22 +185,18 @@ pub fn remove_temp_files<'a>(root: &Path, rels: impl IntoIterator<Item = &'a str
     }
     let mut removed = Vec::new();
     for (dir, names) in by_dir {
-        let abs = dir
-            .split('/')
-            .filter(|c| !c.is_empty())
-            .fold(root.to_path_buf(), |p, c| p.join(c));
-        let Ok(entries) = std::fs::read_dir(&abs) else {
+        let Ok(handle) = root.dir(Path::new(dir)) else {
             continue;
         };
-        for e in entries.flatten() {
-            let entry = e.file_name().to_string_lossy().into_owned();
-            if !names.iter().any(|n| is_temp_for(&entry, n)) {
+        let Ok(entries) = handle.list() else {
+            continue;
+        };
+        for (entry, meta) in entries {
+            let entry = entry.to_string_lossy().into_owned();
+            if meta.is_dir() || !names.iter().any(|n| is_temp_for(&entry, n)) {
                 continue;
             }
-            if e.file_type().is_ok_and(|t| t.is_dir()) {
-                continue;
-            }
-            if std::fs::remove_file(e.path()).is_ok() {
+            if handle.unlink(std::ffi::OsStr::new(&entry)).is_ok() {
                 removed.push(if dir.is_empty() {
                     entry
                 } else {
@@ -190,18 +208,112 @@ pub fn remove_temp_files<'a>(root: &Path, rels: impl IntoIterator<Item = &'a str
     removed
 }
 
-/// Removes the empty directories from `dir` upwards, stopping at `root` (never removed) or at
-/// the first directory that is not empty.
-pub fn prune_empty_dirs(mut dir: &Path, root: &Path) {
-    while dir != root && dir.starts_with(root) {
-        if std::fs::remove_dir(dir).is_err() {
-            break;
-        }
-        match dir.parent() {
-            Some(p) => dir = p,
-            None => break,
-        }
+/// Whether [`read_small`] follows a symbolic link at the path itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Links {
+    /// The user's own files: a link into a dotfiles repository is theirs to make.
+    Follow,
+    /// Files in a worktree, which a clone or a process there can make anything: a link is
+    /// refused (as git does not follow an in-tree `.gitattributes` link).
+    Refuse,
+}
+
+/// Why [`read_small`] would not read a file.
+#[derive(Debug, thiserror::Error)]
+pub enum SmallFileError {
+    #[error("it is a symbolic link, and a configuration file in the worktree is read only as a regular file (replace the link with the file)")]
+    Symlink,
+    #[error("it is {0}, not a regular file (replace it with a regular file)")]
+    NotRegular(&'static str),
+    #[error("it is larger than {limit} bytes, the most a configuration file may hold")]
+    TooLarge { limit: u64 },
+    #[error("cannot read it: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// What a file type is, in words ("a named pipe (FIFO)").
+pub fn kind_name(t: std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if t.is_dir() {
+        "a directory"
+    } else if t.is_symlink() {
+        "a symbolic link"
+    } else if t.is_fifo() {
+        "a named pipe (FIFO)"
+    } else if t.is_char_device() {
+        "a character device"
+    } else if t.is_block_device() {
+        "a block device"
+    } else if t.is_socket() {
+        "a socket"
+    } else if t.is_file() {
+        "a regular file"
+    } else {
+        "not a file"
     }
+}
+
+/// Reads the configuration file `path` when it is a regular file of at most `limit` bytes;
+/// `Ok(None)` when nothing is there. Whatever else is there (a FIFO, which would block the
+/// open; `/dev/zero`, which never ends; a directory) is refused without reading, and the
+/// file is opened non-blocking, so a swap between the check and the open cannot make the
+/// read hang either: what was opened is checked again.
+pub fn read_small(
+    path: &Path,
+    limit: u64,
+    links: Links,
+) -> Result<Option<Vec<u8>>, SmallFileError> {
+    use std::io::Read;
+    let md = match links {
+        Links::Follow => std::fs::metadata(path),
+        Links::Refuse => std::fs::symlink_metadata(path),
+    };
+    let md = match md {
+        Ok(md) => md,
+        Err(e)
+            if e.kind() == std::io::ErrorKind::NotFound
+                || e.raw_os_error() == Some(libc::ENOTDIR) =>
+        {
+            return Ok(None)
+        }
+        Err(e) => return Err(e.into()),
+    };
+    check_small(&md, limit, links)?;
+    let mut flags = libc::O_NONBLOCK | libc::O_NOCTTY;
+    if links == Links::Refuse {
+        flags |= libc::O_NOFOLLOW;
+    }
+    let file = match std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(flags)
+        .open(path)
+    {
+        Ok(f) => f,
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => return Err(SmallFileError::Symlink),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e.into()),
+    };
+    check_small(&file.metadata()?, limit, links)?;
+    let mut bytes = Vec::new();
+    file.take(limit + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Err(SmallFileError::TooLarge { limit });
+    }
+    Ok(Some(bytes))
+}
+
+fn check_small(md: &std::fs::Metadata, limit: u64, links: Links) -> Result<(), SmallFileError> {
+    let t = md.file_type();
+    if t.is_symlink() && links == Links::Refuse {
+        return Err(SmallFileError::Symlink);
+    }
+    if !t.is_file() {
+        return Err(SmallFileError::NotRegular(kind_name(t)));
+    }
+    if md.len() > limit {
+        return Err(SmallFileError::TooLarge { limit });
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -232,7 +344,8 @@ mod tests {
             std::fs::write(root.join(name), "x").expect("write");
         }
         std::fs::create_dir(root.join("d/.f.rs.clada-tmp-2-2")).expect("mkdir");
-        let removed = remove_temp_files(root, ["d/f.rs", "top", "missing/x"]);
+        let handle = super::super::beneath::Root::open(root).expect("root");
+        let removed = remove_temp_files(&handle, ["d/f.rs", "top", "missing/x"]);
         assert_eq!(removed.len(), 2, "{removed:?}");
         assert!(!root.join("d/.f.rs.clada-tmp-1-0").exists());
         assert!(!root.join(".top.clada-tmp-9-9").exists());

@@ -105,14 +105,12 @@ fn trust(cwd: &std::path::Path) -> anyhow::Result<Outcome> {
     let repo = crate::repo::Repo::discover(cwd)?;
     let imported = import_legacy_approvals(repo.workdir(), repo.git_dir())?;
     let file = repo.workdir().join(crate::config::REPO_FILE);
-    let text = match std::fs::read(&file) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound && imported => {
-            return Ok(Outcome::Success)
-        }
-        Err(e) => {
+    let text = match crate::config::read_repo_file(&file)? {
+        Some(t) => t.into_bytes(),
+        None if imported => return Ok(Outcome::Success),
+        None => {
             return Err(crate::base::error::UsageError(format!(
-                "cannot read '{}' to trust it: {e}",
+                "cannot read '{}' to trust it: there is no such file",
                 file.display()
             ))
             .into())
@@ -142,13 +140,13 @@ fn import_legacy_approvals(
 ) -> anyhow::Result<bool> {
     use crate::exec::approvals::{store_path, Approvals, LEGACY_FILE};
     let legacy = root.join(LEGACY_FILE);
-    if !legacy.exists() {
+    if legacy.symlink_metadata().is_err() {
         return Ok(false);
     }
     let Some(store) = store_path(Some(git_dir), root) else {
         return Ok(true);
     };
-    let commands = Approvals::load(&legacy)?.commands;
+    let commands = Approvals::load_legacy(&legacy)?.commands;
     let added = Approvals::store(&store, &commands)?;
     eprintln!(
         "imported {} approved command(s) from {LEGACY_FILE} into {} (the old file is no longer read; remove it when you like)",

@@ -36,7 +36,7 @@ pub struct Args {
     #[arg(long, value_name = "N")]
     pub days: Option<u64>,
 
-    /// With --mode msg_contains: commits whose message contains S.
+    /// With --mode msg_contains: AI commits whose message contains S.
     #[arg(long, value_name = "S")]
     pub msg_target: Option<String>,
 
@@ -64,13 +64,13 @@ pub struct Args {
 pub enum SquashMode {
     /// The run of git-clada commits at the tip.
     AutoAi,
-    /// Commits whose subject starts with `AI:`.
+    /// AI commits whose subject starts with `AI:`.
     AiMessages,
     /// AI commits made in the last --hours N hours.
     Hours,
     /// AI commits made in the last --days N days.
     Days,
-    /// Commits whose message contains --msg-target S.
+    /// AI commits whose message contains --msg-target S.
     MsgContains,
     /// AI commits made through one `git clada mcp` session (--session ID, else the newest).
     Session,
@@ -127,14 +127,12 @@ fn selection(args: &Args) -> Result<Selection, UsageError> {
             UsageError("--mode days needs --days N (AI commits of the last N days)".into())
         })?),
         SquashMode::Session => Selection::Session(args.session.clone()),
-        SquashMode::MsgContains => {
-            match &args.msg_target {
-                Some(s) if !s.is_empty() => Selection::MsgContains(s.clone()),
-                _ => return Err(UsageError(
-                    "--mode msg_contains needs --msg-target S (commits whose message contains S)"
-                        .into(),
-                )),
-            }
-        }
+        SquashMode::MsgContains => match &args.msg_target {
+            Some(s) if !s.is_empty() => Selection::MsgContains(s.clone()),
+            _ => return Err(UsageError(
+                "--mode msg_contains needs --msg-target S (AI commits whose message contains S)"
+                    .into(),
+            )),
+        },
     })
 }

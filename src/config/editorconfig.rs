@@ -8,7 +8,11 @@
 //! one that says `root = true` (or the filesystem root); nearer files win, and within a file
 //! later sections win. Section globs: `*` (not `/`), `**`, `?`, `[…]`, `{a,b}`; a glob without
 //! `/` matches the file name at any depth, one with `/` is relative to its file's directory.
-//! Unreadable files and malformed lines are skipped, as editors do.
+//! Unreadable files and malformed lines are skipped, as editors do. A file inside the worktree
+//! is read only when it is a regular file of at most [`super::FILE_LIMIT`] bytes (a clone can
+//! ship a link to `/dev/zero`, a process there can leave a FIFO): anything else is skipped
+//! like an unreadable file. Above the worktree the files are the user's, and links are
+//! followed (still only to a regular file of that size).
 
 use std::path::Path;
 
@@ -98,10 +102,23 @@ fn matches(glob: &str, dir: &Path, path: &Path) -> bool {
         .unwrap_or(false)
 }
 
+/// The text of the `.editorconfig` in `dir`, if it is one git-clada reads (see the module
+/// doc): in the worktree `root` or below only a regular file, above it a link is followed.
+fn read_in(dir: &Path, root: &Path) -> Option<String> {
+    use crate::base::fsutil::{read_small, Links};
+    let links = if dir.starts_with(root) {
+        Links::Refuse
+    } else {
+        Links::Follow
+    };
+    let bytes = read_small(&dir.join(".editorconfig"), super::FILE_LIMIT, links).ok()??;
+    String::from_utf8(bytes).ok()
+}
+
 /// The sections of `root/.editorconfig` that set `insert_final_newline`, as `[glob] = value`:
 /// where they apply they decide, unless `files.final_newline` is configured.
 pub fn final_newline_sections(root: &Path) -> Vec<String> {
-    let Ok(text) = std::fs::read_to_string(root.join(".editorconfig")) else {
+    let Some(text) = read_in(root, root) else {
         return Vec::new();
     };
     let mut out = Vec::new();
@@ -117,12 +134,12 @@ pub fn final_newline_sections(root: &Path) -> Vec<String> {
     out
 }
 
-/// The properties for `path` (absolute).
-pub fn properties(path: &Path) -> Properties {
+/// The properties for `path` (absolute) in the worktree `root`.
+pub fn properties(path: &Path, root: &Path) -> Properties {
     let mut files = Vec::new();
     let mut dir = path.parent();
     while let Some(d) = dir {
-        if let Ok(text) = std::fs::read_to_string(d.join(".editorconfig")) {
+        if let Some(text) = read_in(d, root) {
             let (root, sections) = parse(&text);
             files.push((d.to_path_buf(), sections));
             if root {
@@ -201,31 +218,37 @@ fn newline_rule(props: &Properties, how: WholeFile) -> Option<&'static str> {
     }
 }
 
-/// Whether the file at `path` (absolute) should end with a line break once written, and what
+/// Whether the file at `path` (absolute, in the worktree `root`) should end with a line break once written, and what
 /// says so (`files.final_newline`, or `.editorconfig insert_final_newline`, for the warning);
 /// `None` when a missing one is kept. The rule of whole-file writes, which appends and the
 /// aider and apply_patch edits (whose tools end every file they write with one) follow too.
-pub fn final_newline(path: &Path, how: WholeFile) -> Option<&'static str> {
+pub fn final_newline(path: &Path, root: &Path, how: WholeFile) -> Option<&'static str> {
     if !how.final_newline && !how.editorconfig {
         return None;
     }
     let props = if how.editorconfig {
-        properties(path)
+        properties(path, root)
     } else {
         Properties::default()
     };
     newline_rule(&props, how)
 }
 
-/// The bytes to write for `content` at `path` (absolute; `is_new` when nothing is there yet),
-/// and a note for the report about each change made to the content.
-pub fn shape(content: &str, path: &Path, is_new: bool, how: WholeFile) -> (Vec<u8>, Vec<String>) {
+/// The bytes to write for `content` at `path` (absolute, in the worktree `root`; `is_new` when
+/// nothing is there yet), and a note for the report about each change made to the content.
+pub fn shape(
+    content: &str,
+    path: &Path,
+    root: &Path,
+    is_new: bool,
+    how: WholeFile,
+) -> (Vec<u8>, Vec<String>) {
     let mut notes = Vec::new();
     if !how.final_newline && !how.editorconfig {
         return (content.as_bytes().to_vec(), notes);
     }
     let props = if how.editorconfig {
-        properties(path)
+        properties(path, root)
     } else {
         Properties::default()
     };
@@ -339,14 +362,14 @@ mod tests {
             "[*.txt]\ncharset = utf-8-bom\nend_of_line = unset\n",
         )
         .unwrap();
-        let p = properties(&root.join("a/b/run.bat"));
+        let p = properties(&root.join("a/b/run.bat"), root);
         assert_eq!(p.end_of_line, Some(Eol::Crlf));
         assert_eq!(p.insert_final_newline, Some(true));
-        let p = properties(&root.join("docs/x/readme.md"));
+        let p = properties(&root.join("docs/x/readme.md"), root);
         assert_eq!(p.insert_final_newline, Some(false));
-        let p = properties(&root.join("readme.md"));
+        let p = properties(&root.join("readme.md"), root);
         assert_eq!(p.insert_final_newline, Some(true));
-        let p = properties(&root.join("sub/t.txt"));
+        let p = properties(&root.join("sub/t.txt"), root);
         assert_eq!(p.charset, Some(Charset::Utf8Bom));
         assert_eq!(p.end_of_line, None);
     }
@@ -355,32 +378,35 @@ mod tests {
     fn shaping() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
-        let (b, notes) = shape("a\nb", &root.join("x.txt"), true, ON);
+        let (b, notes) = shape("a\nb", &root.join("x.txt"), root, true, ON);
         assert_eq!(b, b"a\nb\n");
         assert!(notes[0].starts_with("added a final newline"), "{notes:?}");
-        let (b, notes) = shape("a\n", &root.join("x.txt"), true, ON);
+        let (b, notes) = shape("a\n", &root.join("x.txt"), root, true, ON);
         assert_eq!(b, b"a\n");
         assert!(notes.is_empty());
-        let (b, _) = shape("", &root.join("x.txt"), true, ON);
+        let (b, _) = shape("", &root.join("x.txt"), root, true, ON);
         assert_eq!(b, b"");
-        let (b, _) = shape("a\r\nb", &root.join("x.txt"), false, ON);
+        let (b, _) = shape("a\r\nb", &root.join("x.txt"), root, false, ON);
         assert_eq!(b, b"a\r\nb\r\n");
         let off = WholeFile::default();
-        assert_eq!(shape("a", &root.join("x.txt"), true, off).0, b"a");
+        assert_eq!(shape("a", &root.join("x.txt"), root, true, off).0, b"a");
         std::fs::write(
             root.join(".editorconfig"),
             "root = true\n[*.bat]\nend_of_line = crlf\n[*.raw]\ninsert_final_newline = false\n[*.l1]\ncharset = latin1\n[*.u16]\ncharset = utf-16le\n",
         )
         .unwrap();
-        let (b, notes) = shape("a\nb", &root.join("r.bat"), true, ON);
+        let (b, notes) = shape("a\nb", &root.join("r.bat"), root, true, ON);
         assert_eq!(b, b"a\r\nb\r\n");
         assert_eq!(notes.len(), 2);
         // an existing file keeps its own endings
-        assert_eq!(shape("a\nb", &root.join("r.bat"), false, ON).0, b"a\nb\n");
-        assert_eq!(shape("a", &root.join("f.raw"), true, ON).0, b"a");
-        assert_eq!(shape("é", &root.join("f.l1"), true, ON).0, b"\xE9\n");
         assert_eq!(
-            shape("a", &root.join("f.u16"), true, ON).0,
+            shape("a\nb", &root.join("r.bat"), root, false, ON).0,
+            b"a\nb\n"
+        );
+        assert_eq!(shape("a", &root.join("f.raw"), root, true, ON).0, b"a");
+        assert_eq!(shape("é", &root.join("f.l1"), root, true, ON).0, b"\xE9\n");
+        assert_eq!(
+            shape("a", &root.join("f.u16"), root, true, ON).0,
             b"\xFF\xFEa\x00\n\x00"
         );
     }

@@ -17,7 +17,11 @@
 //!   [`Config::untrusted`]. Deny lists are united, never replaced. `exec` is the stricter of
 //!   the two files even when trusted; `--exec` overrides both.
 //!
-//! Unknown keys, wrong types and bad YAML are errors naming the file, line and column.
+//! Unknown keys, wrong types, bad YAML and numbers out of range (durations over
+//! [`MAX_DURATION`], sizes over [`MAX_SIZE`]: no deadline or buffer computed from a setting
+//! can overflow) are errors naming the file, line and column. The repository's file is read
+//! only as a regular file of at most [`FILE_LIMIT`] bytes ([`read_repo_file`]); the user's may
+//! be a link.
 
 pub mod editorconfig;
 mod trust;
@@ -172,7 +176,16 @@ impl<'de> Deserialize<'de> for HookCommand {
     }
 }
 
-/// A duration: a number of seconds, or a string `500ms`, `30s`, `2m`.
+/// The longest duration any setting takes (`timeout`, `total_timeout`, a hook's `timeout`,
+/// `--timeout`): one day. Longer values are refused where they are read, so no deadline
+/// computed from them can overflow (`Instant + Duration` panics past the clock's range).
+pub const MAX_DURATION: Duration = Duration::from_secs(24 * 3600);
+
+/// The largest `max_output` (and `--max-output`): 1 GiB per stream, kept in memory.
+pub const MAX_SIZE: usize = 1024 * 1024 * 1024;
+
+/// A duration: a number of seconds, or a string `500ms`, `30s`, `2m`, `1h`; positive and at
+/// most [`MAX_DURATION`].
 fn parse_duration(s: &str) -> Option<Duration> {
     let s = s.trim();
     let (num, unit) = s
@@ -187,7 +200,15 @@ fn parse_duration(s: &str) -> Option<Duration> {
         "h" => n * 3600.0,
         _ => return None,
     };
-    (secs.is_finite() && secs > 0.0).then(|| Duration::from_secs_f64(secs))
+    duration_from_secs(secs)
+}
+
+/// `secs` as a duration when it is positive and at most [`MAX_DURATION`] (checked before
+/// `Duration::from_secs_f64`, which panics on values past `u64` seconds).
+fn duration_from_secs(secs: f64) -> Option<Duration> {
+    (secs.is_finite() && secs > 0.0 && secs <= MAX_DURATION.as_secs_f64())
+        .then(|| Duration::from_secs_f64(secs))
+        .filter(|d| !d.is_zero())
 }
 
 struct DurationVisitor;
@@ -196,11 +217,11 @@ impl Visitor<'_> for DurationVisitor {
     type Value = Duration;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str(
-            "a positive duration: seconds as a number, or a string like `500ms`, `30s`, `2m`",
+            "a positive duration of at most a day: seconds as a number (at most 86400), or a string like `500ms`, `30s`, `2m`, `1h`",
         )
     }
     fn visit_u64<E: de::Error>(self, v: u64) -> Result<Duration, E> {
-        if v == 0 {
+        if v == 0 || v > MAX_DURATION.as_secs() {
             return Err(E::invalid_value(de::Unexpected::Unsigned(v), &self));
         }
         Ok(Duration::from_secs(v))
@@ -212,11 +233,8 @@ impl Visitor<'_> for DurationVisitor {
         }
     }
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<Duration, E> {
-        if v.is_finite() && v > 0.0 {
-            Ok(Duration::from_secs_f64(v))
-        } else {
-            Err(E::invalid_value(de::Unexpected::Float(v), &self))
-        }
+        let shown = format!("{v:e}");
+        duration_from_secs(v).ok_or_else(|| E::invalid_value(de::Unexpected::Other(&shown), &self))
     }
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Duration, E> {
         parse_duration(v).ok_or_else(|| E::invalid_value(de::Unexpected::Str(v), &self))
@@ -227,7 +245,8 @@ fn opt_duration<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::
     d.deserialize_any(DurationVisitor).map(Some)
 }
 
-/// A size in bytes: a number, or a string `512k`, `10MiB`, `10MB` (powers of 1024).
+/// A size in bytes: a number, or a string `512k`, `10MiB`, `10MB` (powers of 1024); positive
+/// and at most [`MAX_SIZE`].
 pub fn parse_size(s: &str) -> Option<usize> {
     let s = s.trim();
     let i = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
@@ -239,20 +258,21 @@ pub fn parse_size(s: &str) -> Option<usize> {
         "g" | "gb" | "gib" => 1024 * 1024 * 1024,
         _ => return None,
     };
-    n.checked_mul(mult).filter(|&b| b > 0)
+    n.checked_mul(mult).filter(|&b| b > 0 && b <= MAX_SIZE)
 }
 
 /// Parses a `--timeout`-style value (for clap).
 pub fn duration_arg(s: &str) -> Result<Duration, String> {
     parse_duration(s).ok_or_else(|| {
-        format!("'{s}' is not a duration; give seconds (30) or a unit (500ms, 30s, 2m)")
+        format!("'{s}' is not a duration of at most a day; give seconds (30) or a unit (500ms, 30s, 2m, 1h)")
     })
 }
 
 /// Parses a `--max-output`-style value (for clap).
 pub fn size_arg(s: &str) -> Result<usize, String> {
-    parse_size(s)
-        .ok_or_else(|| format!("'{s}' is not a size; give bytes (1048576) or a unit (512k, 10MiB)"))
+    parse_size(s).ok_or_else(|| {
+        format!("'{s}' is not a size of at most 1GiB; give bytes (1048576) or a unit (512k, 10MiB)")
+    })
 }
 
 fn opt_size<'de, D: Deserializer<'de>>(d: D) -> Result<Option<usize>, D::Error> {
@@ -260,18 +280,18 @@ fn opt_size<'de, D: Deserializer<'de>>(d: D) -> Result<Option<usize>, D::Error> 
     impl Visitor<'_> for V {
         type Value = usize;
         fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-            f.write_str("a positive size: bytes as a number, or a string like `512k`, `10MiB`")
+            f.write_str("a positive size of at most 1GiB: bytes as a number, or a string like `512k`, `10MiB`")
         }
         fn visit_u64<E: de::Error>(self, v: u64) -> Result<usize, E> {
             usize::try_from(v)
                 .ok()
-                .filter(|&v| v > 0)
+                .filter(|&v| v > 0 && v <= MAX_SIZE)
                 .ok_or_else(|| E::invalid_value(de::Unexpected::Unsigned(v), &self))
         }
         fn visit_i64<E: de::Error>(self, v: i64) -> Result<usize, E> {
             usize::try_from(v)
                 .ok()
-                .filter(|&v| v > 0)
+                .filter(|&v| v > 0 && v <= MAX_SIZE)
                 .ok_or_else(|| E::invalid_value(de::Unexpected::Signed(v), &self))
         }
         fn visit_str<E: de::Error>(self, v: &str) -> Result<usize, E> {
@@ -487,25 +507,53 @@ pub fn user_file() -> Option<PathBuf> {
     directories::BaseDirs::new().map(|d| d.config_dir().join("clada").join("config.yml"))
 }
 
-/// Reads and parses one file; a missing file is `None`.
+/// The most a configuration file (`.clada.yml`, the user's, `.editorconfig`) may hold.
+pub const FILE_LIMIT: u64 = 1024 * 1024;
+
+/// Reads and parses the user's file (a link is followed: it may live in a dotfiles
+/// repository); a missing file is `None`.
 fn read_layer(path: &Path) -> Result<Option<Layer>, ConfigError> {
-    Ok(read_file(path)?.map(|(_, l)| l))
+    Ok(read_file(path, crate::base::fsutil::Links::Follow)?.map(|(_, l)| l))
+}
+
+/// The text of the worktree's `.clada.yml` at `path`, read only as a regular file of at most
+/// [`FILE_LIMIT`] bytes (a clone or a process in the worktree can put a link to `/dev/zero`
+/// or a FIFO there); `None` when there is none.
+pub fn read_repo_file(path: &Path) -> Result<Option<String>, ConfigError> {
+    read_text(path, crate::base::fsutil::Links::Refuse)
+}
+
+fn read_text(
+    path: &Path,
+    links: crate::base::fsutil::Links,
+) -> Result<Option<String>, ConfigError> {
+    let error = |message: String| ConfigError {
+        file: path.to_path_buf(),
+        line: None,
+        column: None,
+        message,
+    };
+    let Some(bytes) = crate::base::fsutil::read_small(path, FILE_LIMIT, links)
+        .map_err(|e| error(e.to_string()))?
+    else {
+        return Ok(None);
+    };
+    String::from_utf8(bytes).map(Some).map_err(|e| {
+        error(format!(
+            "it is not UTF-8 text (byte {})",
+            e.utf8_error().valid_up_to()
+        ))
+    })
 }
 
 /// Reads and parses one file, keeping its text (what trust compares); a missing file is
 /// `None`.
-fn read_file(path: &Path) -> Result<Option<(String, Layer)>, ConfigError> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => {
-            return Err(ConfigError {
-                file: path.to_path_buf(),
-                line: None,
-                column: None,
-                message: format!("cannot read it: {e}"),
-            })
-        }
+fn read_file(
+    path: &Path,
+    links: crate::base::fsutil::Links,
+) -> Result<Option<(String, Layer)>, ConfigError> {
+    let Some(text) = read_text(path, links)? else {
+        return Ok(None);
     };
     let layer = parse_layer(path, &text)?;
     Ok(Some((text, layer)))
@@ -566,8 +614,11 @@ impl Config {
         git_config: &dyn Fn(&str) -> Option<String>,
         trusted: Option<&[u8]>,
     ) -> Result<Config, ConfigError> {
-        let mut cfg = Config::default();
-        let (repo, repo_trusted) = match repo_file.map(read_file).transpose()?.flatten() {
+        let repo_text = repo_file
+            .map(|p| read_file(p, crate::base::fsutil::Links::Refuse))
+            .transpose()?
+            .flatten();
+        let (repo, repo_trusted) = match repo_text {
             Some((text, layer)) => {
                 let src = Source::File(repo_file.unwrap_or(Path::new(REPO_FILE)).to_path_buf());
                 (Some((layer, src)), trusted == Some(text.as_bytes()))
@@ -578,6 +629,37 @@ impl Config {
             Some(p) => read_layer(p)?.map(|l| (l, Source::File(p.to_path_buf()))),
             None => None,
         };
+        Self::merge(repo, repo_trusted, user, git_config)
+    }
+
+    /// The configuration from the texts of a repository's file (`trusted`: as if the user had
+    /// trusted it) and the user's, merged as [`Config::load`] merges the files, with no git
+    /// config: what the fuzz target `config` drives (nothing here reads a file).
+    pub fn from_texts(
+        repo: Option<&str>,
+        trusted: bool,
+        user: Option<&str>,
+    ) -> Result<Config, ConfigError> {
+        let layer = |text: Option<&str>, name: &str| {
+            text.map(|t| {
+                let path = PathBuf::from(name);
+                parse_layer(&path, t).map(|l| (l, Source::File(path)))
+            })
+            .transpose()
+        };
+        let repo = layer(repo, REPO_FILE)?;
+        let user = layer(user, "config.yml")?;
+        Self::merge(repo, trusted, user, &|_| None)
+    }
+
+    /// Merges the layers that were read (see the module doc for the rules).
+    fn merge(
+        repo: Option<(Layer, Source)>,
+        repo_trusted: bool,
+        user: Option<(Layer, Source)>,
+        git_config: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Config, ConfigError> {
+        let mut cfg = Config::default();
         for (_, src) in repo.iter().chain(user.iter()) {
             if let Source::File(p) = src {
                 cfg.files.push(p.clone());
@@ -800,7 +882,13 @@ pub fn load_with_root(dir: &Path) -> Result<(Config, Option<PathBuf>), ConfigErr
 pub fn load_for_repo(repo: Option<&crate::repo::Repo>) -> Result<Config, ConfigError> {
     match repo {
         Some(repo) => {
-            let trusted = std::fs::read(trusted_copy(repo.git_dir())).ok();
+            let trusted = crate::base::fsutil::read_small(
+                &trusted_copy(repo.git_dir()),
+                FILE_LIMIT,
+                crate::base::fsutil::Links::Follow,
+            )
+            .ok()
+            .flatten();
             Config::load(
                 Some(repo.workdir()),
                 &|k| repo.config_string(k),

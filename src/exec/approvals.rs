@@ -47,11 +47,22 @@ impl Approvals {
     /// Reads the approval file `path`; a missing file is an empty list, a malformed one an
     /// error with its line and column.
     pub fn load(path: &Path) -> anyhow::Result<Approvals> {
-        let text = match std::fs::read_to_string(path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Approvals::default()),
-            Err(e) => anyhow::bail!("cannot read {}: {e}", path.display()),
+        Self::load_with(path, crate::base::fsutil::Links::Follow)
+    }
+
+    /// [`Approvals::load`] for the worktree's [`LEGACY_FILE`]: read only as a regular file
+    /// (a clone or a process in the worktree can put a FIFO or a link to `/dev/zero` there).
+    pub fn load_legacy(path: &Path) -> anyhow::Result<Approvals> {
+        Self::load_with(path, crate::base::fsutil::Links::Refuse)
+    }
+
+    fn load_with(path: &Path, links: crate::base::fsutil::Links) -> anyhow::Result<Approvals> {
+        let bytes = match crate::base::fsutil::read_small(path, 16 * 1024 * 1024, links) {
+            Ok(Some(b)) => b,
+            Ok(None) => return Ok(Approvals::default()),
+            Err(e) => anyhow::bail!("{}: {e}", path.display()),
         };
+        let text = String::from_utf8_lossy(&bytes);
         serde_json::from_str(&text).map_err(|e| {
             anyhow::anyhow!(
                 "{}:{}:{}: {e} (expected {{\"commands\": [\"npm test\", …], \"added\": {{…}}}}; fix or delete the file)",
@@ -70,7 +81,7 @@ impl Approvals {
     /// The commands of the worktree's [`LEGACY_FILE`] that `store` (the user's approval file)
     /// does not hold: they are not run without asking until the user imports them.
     pub fn legacy_pending(root: &Path, store: &Path) -> Vec<String> {
-        let Ok(legacy) = Approvals::load(&root.join(LEGACY_FILE)) else {
+        let Ok(legacy) = Approvals::load_legacy(&root.join(LEGACY_FILE)) else {
             return Vec::new();
         };
         let have = Approvals::load(store).map(|a| a.set()).unwrap_or_default();

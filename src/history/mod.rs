@@ -6,11 +6,13 @@
 //!
 //! What they share lives in `common.rs`, beneath all of them (the error type, the refusal
 //! checks of DESIGN §7.1, the current branch, `ORIG_HEAD`, operation refs, the phase timer);
+//! `recorded.rs` says which commits git-clada made (by its records, never by trailers alone);
 //! `log.rs` reads what the others record and `render.rs` prints every report; `repair.rs`
 //! puts right a cache-tree an earlier version wrote wrong.
 
 mod common;
 pub mod log;
+mod recorded;
 pub mod render;
 pub mod repair;
 pub mod squash;

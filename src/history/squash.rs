@@ -5,7 +5,9 @@
 //! history (reachable from a remote-tracking branch or a tag) begins. Nothing outside the
 //! window is ever rewritten.
 //!
-//! In the window, commits are selected by the mode. A snapshot commit (the user's work
+//! In the window, commits are selected by the mode, every mode only among the commits
+//! git-clada's records hold (`recorded.rs`: a human commit that copies an AI subject or its
+//! trailers is never squashed). A snapshot commit (the user's work
 //! recorded before an apply) belongs to the apply above it: it is selected exactly when that
 //! commit is, so it is folded in with it — and the squashed message says so, because that
 //! part of the commit is the user's work, not the AI's.
@@ -32,7 +34,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::record::{classify, snapshot, trailer, CladaCommit, REPLY_NOTES_REF};
+use crate::record::{snapshot, trailer, CladaCommit, REPLY_NOTES_REF};
 use crate::repo::{
     BString, ByteSlice, CommitInfo, Expected, ObjectId, RefUpdate, Repo, TreeChange, NOTES_REF,
 };
@@ -41,19 +43,20 @@ use super::common::{
     current_branch, refuse_busy, refuse_stepped_back, squash_ref, write_orig_head, HistoryError,
 };
 use super::log::sessions_of;
+use super::recorded::Recorded;
 
 /// Which commits to select (the seeds' `git_squash` modes, with their parameter).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Selection {
     /// The run of git-clada commits (applies, snapshots, squashes) at the tip.
     AutoAi,
-    /// Commits whose subject starts with `AI:`.
+    /// git-clada commits whose subject starts with `AI:`.
     AiMessages,
     /// git-clada commits whose committer time is within the last N hours.
     Hours(u64),
     /// git-clada commits whose committer time is within the last N days.
     Days(u64),
-    /// Commits whose message contains the text.
+    /// git-clada commits whose message contains the text.
     MsgContains(String),
     /// git-clada commits made through one MCP session (`Clada-Session` trailer); `None`: the
     /// session of the newest such commit.
@@ -361,14 +364,24 @@ fn read_window(
     tip: ObjectId,
     selection: &Selection,
 ) -> Result<(Vec<Candidate>, WindowEnd), HistoryError> {
-    let mut out = Vec::new();
+    let mut out: Vec<Candidate> = Vec::new();
+    let recorded = Recorded::read(repo)?;
     let mut next = Some(tip);
     while let Some(id) = next {
         let info = repo.walk_commit_info(id)?;
         if info.parents.len() > 1 {
             return Ok((out, WindowEnd::Merge(Box::new(info))));
         }
-        let kind = classify(&info);
+        // Only what git-clada's records hold: a snapshot only as the parent of a recorded AI
+        // commit, whose transaction made it.
+        let kind = match recorded.kind(&info)? {
+            Some(CladaCommit::Snapshot)
+                if out.last().and_then(|c| c.kind) != Some(CladaCommit::Apply) =>
+            {
+                None
+            }
+            kind => kind,
+        };
         if *selection == Selection::AutoAi && kind.is_none() {
             return Ok((out, WindowEnd::NotClada));
         }
@@ -392,7 +405,7 @@ fn select(window: &mut [Candidate], selection: &Selection, now: i64) {
         } else {
             match selection {
                 Selection::AutoAi => c.kind.is_some(),
-                Selection::AiMessages => c.info.subject().starts_with("AI:"),
+                Selection::AiMessages => c.kind.is_some() && c.info.subject().starts_with("AI:"),
                 Selection::Hours(h) => {
                     c.kind.is_some()
                         && c.info.committer.seconds
@@ -403,7 +416,9 @@ fn select(window: &mut [Candidate], selection: &Selection, now: i64) {
                         && c.info.committer.seconds
                             >= now.saturating_sub((*d as i64).saturating_mul(86_400))
                 }
-                Selection::MsgContains(s) => c.info.message.contains(s.as_str()),
+                Selection::MsgContains(s) => {
+                    c.kind.is_some() && c.info.message.contains(s.as_str())
+                }
                 Selection::Session(s) => {
                     c.kind.is_some() && s.as_ref().is_some_and(|s| sessions_of(&c.info).contains(s))
                 }

@@ -28,7 +28,6 @@
 
 use std::collections::BTreeSet;
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::PermissionsExt;
 
 use serde::Serialize;
 
@@ -36,8 +35,8 @@ use crate::record::journal::{Before, JournalPath};
 use crate::record::restore::{self, PathFlags, RefChange, RestorePlan};
 use crate::record::snapshot;
 use crate::repo::{
-    BStr, BString, ByteSlice, CheckoutPlan, CommitInfo, Entry, EntryKind, Head, Index, ObjectId,
-    PathConflict, Repo, RepoError, Status, TreeChange,
+    BStr, BString, ByteSlice, CheckoutPlan, CommitInfo, Content, Entry, EntryKind, Head, Index,
+    ObjectId, PathConflict, Repo, RepoError, Status, TreeChange,
 };
 
 use super::common::{refuse_busy, write_orig_head, HistoryError};
@@ -972,29 +971,22 @@ fn untracked_tree(
     let mut changes = Vec::new();
     let mut parked = Vec::new();
     for rel in untracked {
-        let abs = repo.abs_path(rel.as_bstr());
-        let Some(md) = repo.worktree_metadata(rel.as_bstr())? else {
-            continue;
-        };
-        let entry = if md.file_type().is_symlink() {
-            let target = std::fs::read_link(&abs)
-                .map_err(crate::repo::io_err_pub("cannot read link", &abs))?;
-            Entry {
+        // Read through directory handles from the root: what goes into the stash commit is
+        // never read through a directory swapped for a link.
+        let entry = match repo.worktree_content(rel.as_bstr())? {
+            Some((Content::Link(target), _)) => Entry {
                 kind: EntryKind::Link,
-                id: repo.write_blob(target.as_os_str().as_bytes())?,
-            }
-        } else if md.is_file() {
-            let data = std::fs::read(&abs).map_err(crate::repo::io_err_pub("cannot read", &abs))?;
-            Entry {
-                kind: if md.permissions().mode() & 0o111 != 0 {
+                id: repo.write_blob(&target)?,
+            },
+            Some((Content::File(data), md)) => Entry {
+                kind: if md.is_executable() {
                     EntryKind::Executable
                 } else {
                     EntryKind::Blob
                 },
                 id: repo.write_blob(&data)?,
-            }
-        } else {
-            continue;
+            },
+            None => continue,
         };
         changes.push(TreeChange {
             path: rel.clone(),
@@ -1015,30 +1007,25 @@ fn goes_away(repo: &Repo, path: &BStr, parked: &BTreeSet<&BStr>, plan: &Checkout
     if parked.contains(path) {
         return true;
     }
-    let abs = repo.abs_path(path);
-    if !abs.is_dir() {
+    let Ok(root) = repo.worktree() else {
         return false;
-    }
+    };
     let deleted: BTreeSet<&BStr> = plan.deletes.iter().map(|p| p.as_bstr()).collect();
-    let mut stack = vec![abs];
+    let mut stack: Vec<BString> = vec![path.to_owned()];
     while let Some(dir) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&dir) else {
+        let listed = root
+            .dir(std::path::Path::new(std::ffi::OsStr::from_bytes(&dir)))
+            .and_then(|d| d.list());
+        let Ok(entries) = listed else {
             return false;
         };
-        for ent in rd.flatten() {
-            let p = ent.path();
-            if ent.file_type().is_ok_and(|t| t.is_dir()) {
-                stack.push(p);
-                continue;
-            }
-            let Some(rel) = p
-                .strip_prefix(repo.workdir())
-                .ok()
-                .map(|r| BString::from(r.as_os_str().as_bytes()))
-            else {
-                return false;
-            };
-            if !parked.contains(rel.as_bstr()) && !deleted.contains(rel.as_bstr()) {
+        for (name, meta) in entries {
+            let mut rel = dir.clone();
+            rel.push(b'/');
+            rel.extend_from_slice(name.as_bytes());
+            if meta.is_dir() {
+                stack.push(rel);
+            } else if !parked.contains(rel.as_bstr()) && !deleted.contains(rel.as_bstr()) {
                 return false;
             }
         }
@@ -1083,15 +1070,14 @@ fn untracked_conflict(
             reason: "a directory stands where your parked untracked file goes".into(),
         }));
     }
-    let abs = repo.abs_path(path);
-    let same = if md.file_type().is_symlink() {
-        entry.kind == EntryKind::Link
-            && std::fs::read_link(&abs)
-                .ok()
-                .map(|t| t.as_os_str().as_bytes().to_vec())
-                == Some(repo.read_blob(entry.id)?)
-    } else {
-        entry.kind != EntryKind::Link && std::fs::read(&abs).ok() == Some(repo.read_blob(entry.id)?)
+    let same = match repo.worktree_content(path).ok().flatten() {
+        Some((Content::Link(t), _)) => {
+            entry.kind == EntryKind::Link && t == repo.read_blob(entry.id)?
+        }
+        Some((Content::File(b), _)) => {
+            entry.kind != EntryKind::Link && b == repo.read_blob(entry.id)?
+        }
+        None => false,
     };
     if same {
         return Ok(None);

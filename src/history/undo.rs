@@ -16,6 +16,7 @@
 use serde::Serialize;
 
 use super::common::{current_branch, squash_ref, write_orig_head, HistoryError};
+use super::recorded::{oldest_not_in, Recorded};
 use super::stack::{self, Op};
 use crate::record::apply::{pending_ref, read_record};
 use crate::record::journal::{parse_id, Before, Journal, JournalPath};
@@ -190,18 +191,42 @@ pub fn undo(repo: &Repo, dry_run: bool) -> Result<UndoReport, HistoryError> {
         return undo_squash(repo, &branch, tip, before, dry_run);
     }
     let info = repo.commit_info(tip)?;
-    match classify(&info) {
-        Some(CladaCommit::Apply) => undo_apply(repo, &branch, &info, dry_run, prefetch),
-        _ => Err(HistoryError::Refused(format!(
-            "HEAD ({} \"{}\") is not a git-clada commit and no uncommitted apply, squash or step of git-clada is on top of it, so there is nothing to undo{}; `git clada undo --list` shows what undo and redo can reach",
-            Repo::short(tip),
-            info.subject(),
-            match stack::top(repo, &branch)? {
-                Some(_) => " (`git clada redo` puts back what undo took back)",
-                None => "",
-            }
-        ))),
+    // Only a commit git-clada's records hold is taken back: trailers alone are copied by an
+    // amend or `git commit -C` into commits holding the user's work.
+    if let Some(journal) = read_record(repo, tip)? {
+        return undo_apply(repo, &branch, &info, journal, dry_run, prefetch);
     }
+    Err(nothing_to_undo(repo, &branch, &info)?)
+}
+
+/// Why HEAD, which no record of git-clada holds, is not undone: an AI commit the user
+/// amended (with how to take back the AI's part by hand), a commit that only carries
+/// git-clada's trailers, or a commit of the user's.
+fn nothing_to_undo(
+    repo: &Repo,
+    branch: &str,
+    info: &CommitInfo,
+) -> Result<HistoryError, HistoryError> {
+    let head = format!("HEAD ({} \"{}\")", Repo::short(info.id), info.subject());
+    let recorded = Recorded::read(repo)?;
+    if classify(info).is_some() {
+        if let Some(ai) = recorded.amended_from(branch, info.id)? {
+            let ai = Repo::short(ai);
+            return Ok(HistoryError::Refused(format!(
+                "{head} is the AI commit {ai} amended by `git commit --amend`: undo takes back only what git-clada made, and taking this commit back would take your changes with it, so it is refused (nothing was changed). To take back only the AI's part by hand: `git revert --no-edit {ai}` reverses the AI's change of {ai} as a new commit and keeps yours (`git diff {ai}^ {ai}` shows that change; `git clada show {ai}` its reply)"
+            )));
+        }
+        return Ok(HistoryError::Refused(format!(
+            "{head} carries git-clada's trailers, but no record of git-clada holds it: it is a copy (`git commit -C`, an amend, a cherry-pick or a rebase copies the trailers, not the record) or was made elsewhere. undo takes back only what git-clada made, so nothing was changed; `git revert` or `git reset` take back a commit of your own"
+        )));
+    }
+    Ok(HistoryError::Refused(format!(
+        "{head} is not a git-clada commit and no uncommitted apply, squash or step of git-clada is on top of it, so there is nothing to undo{}; `git clada undo --list` shows what undo and redo can reach",
+        match stack::top(repo, branch)? {
+            Some(_) => " (`git clada redo` puts back what undo took back)",
+            None => "",
+        }
+    )))
 }
 
 /// One side of an apply: HEAD, the index's tree and the tracked worktree's tree.
@@ -212,13 +237,15 @@ struct Side {
     worktree: ObjectId,
 }
 
-/// The state before and after an AI commit's apply, from its record (or, without one, from
-/// the commit and its snapshot parent).
+/// The state before and after an AI commit's apply, from its record `journal` (or, without
+/// one, from the commit and its snapshot parent: only for redo of an entry an earlier version
+/// put on the redo stack, itself a record of git-clada's).
 fn apply_sides(
     repo: &Repo,
     info: &CommitInfo,
+    journal: Option<Journal>,
 ) -> Result<(Side, Side, Option<Journal>), HistoryError> {
-    if let Some(j) = read_record(repo, info.id)? {
+    if let Some(j) = journal {
         let before = Side {
             head: j.head_id()?,
             index: parse_id(&j.index_tree)?,
@@ -369,10 +396,11 @@ fn undo_apply(
     repo: &Repo,
     branch: &str,
     info: &CommitInfo,
+    journal: Journal,
     dry_run: bool,
     prefetch: crate::repo::IndexPrefetch,
 ) -> Result<UndoReport, HistoryError> {
-    let (before, after, journal) = apply_sides(repo, info)?;
+    let (before, after, journal) = apply_sides(repo, info, Some(journal))?;
     // The index is first needed below; its read went on beside the record's.
     prefetch.adopt(repo);
     let first_rewritten = info
@@ -608,33 +636,6 @@ fn undo_squash(
     Ok(report)
 }
 
-/// The oldest commit on `tip`'s first-parent chain that is not on `before`'s: the first
-/// commit an undo back to `before` would drop. Both chains are walked in step, so the cost
-/// is the distance to where they meet.
-fn oldest_not_in(repo: &Repo, tip: ObjectId, before: ObjectId) -> Result<ObjectId, HistoryError> {
-    let mut on_tip: Vec<ObjectId> = Vec::new();
-    let mut on_before = std::collections::HashSet::new();
-    let (mut a, mut b) = (Some(tip), Some(before));
-    while a.is_some() || b.is_some() {
-        if let Some(x) = a {
-            if on_before.contains(&x) {
-                break;
-            }
-            on_tip.push(x);
-            a = repo.commit_info(x)?.parents.first().copied();
-        }
-        if let Some(y) = b {
-            if let Some(pos) = on_tip.iter().position(|&t| t == y) {
-                on_tip.truncate(pos);
-                break;
-            }
-            on_before.insert(y);
-            b = repo.commit_info(y)?.parents.first().copied();
-        }
-    }
-    Ok(on_tip.last().copied().unwrap_or(tip))
-}
-
 /// `git clada redo`: re-applies what the last undo took back, if nothing moved since.
 pub fn redo(repo: &Repo, dry_run: bool) -> Result<UndoReport, HistoryError> {
     let _lock = if dry_run { None } else { Some(repo.lock()?) };
@@ -698,7 +699,10 @@ fn redo_commit(
             };
             (side(before, t), side(undone, info.tree), None)
         }
-        None => apply_sides(repo, &info)?,
+        None => {
+            let journal = read_record(repo, undone)?;
+            apply_sides(repo, &info, journal)?
+        }
     };
     let mut plan = redo_plan(repo, &branch, tip, before, after, journal.as_ref())?;
     plan.reason = format!("redo of {undone}");
@@ -867,20 +871,16 @@ fn saved_by_record(
 /// Whether the worktree holds `state` at `path` right now (content and kind; for a file the
 /// bytes, for a symlink its target).
 fn holds(repo: &Repo, path: &crate::repo::BStr, state: &Before) -> Result<bool, HistoryError> {
-    use std::os::unix::ffi::OsStrExt;
-    let abs = repo.abs_path(path);
-    let md = std::fs::symlink_metadata(&abs).ok();
+    use crate::repo::Content;
+    let md = repo.worktree_metadata(path)?;
     Ok(match (state, md) {
         (Before::Absent, md) => md.is_none(),
         (Before::Dir, Some(md)) => md.is_dir(),
         (Before::Blob { id, .. }, Some(md)) if md.is_file() => {
-            std::fs::read(&abs).ok() == Some(repo.read_blob(parse_id(id)?)?)
+            matches!(repo.worktree_content(path)?, Some((Content::File(b), _)) if b == repo.read_blob(parse_id(id)?)?)
         }
-        (Before::Link { id }, Some(md)) if md.file_type().is_symlink() => {
-            std::fs::read_link(&abs)
-                .ok()
-                .map(|t| t.as_os_str().as_bytes().to_vec())
-                == Some(repo.read_blob(parse_id(id)?)?)
+        (Before::Link { id }, Some(md)) if md.is_symlink() => {
+            matches!(repo.worktree_content(path)?, Some((Content::Link(t), _)) if t == repo.read_blob(parse_id(id)?)?)
         }
         _ => false,
     })
@@ -1041,10 +1041,12 @@ fn recover_apply(
         &format!("clada: roll back interrupted apply of {}", journal.source),
     );
     // A kill in the middle of an atomic write leaves its temporary file next to the target.
-    crate::base::fsutil::remove_temp_files(
-        repo.workdir(),
-        journal.paths.iter().map(|p| p.path.as_str()),
-    );
+    if let Ok(root) = repo.worktree() {
+        crate::base::fsutil::remove_temp_files(
+            &root,
+            journal.paths.iter().map(|p| p.path.as_str()),
+        );
+    }
     if let Err(RestoreError::HeadMoved { .. }) = &result {
         // Everything but the branch and the index is rolled back: the apply is over.
         Journal::remove(repo)?;
@@ -1150,13 +1152,13 @@ pub fn list(repo: &Repo, max: usize) -> Result<StackList, HistoryError> {
                 subject: info.subject().to_string(),
             });
             at = Some(before);
-        } else if classify(&info) == Some(CladaCommit::Apply) {
+        } else if let Some(journal) = read_record(repo, c)? {
             undo.push(ListedOp {
                 kind: "apply".into(),
                 commit: Some(c.to_string()),
                 subject: info.subject().to_string(),
             });
-            at = Some(apply_sides(repo, &info)?.0.head);
+            at = Some(apply_sides(repo, &info, Some(journal))?.0.head);
         }
     }
     let undo_truncated = undo.len() > max || (undo.len() == max && at.is_some());

@@ -14,8 +14,9 @@ pub mod snapshot;
 /// trailer); `refs/notes/clada` holds the JSON result report.
 pub const REPLY_NOTES_REF: &str = "refs/notes/clada-reply";
 
-/// Trailer names on git-clada's commits. Commits are recognised as git-clada's by these,
-/// never by their subject alone.
+/// Trailer names on git-clada's commits. They say what kind of commit git-clada made, never
+/// whether it made it: a human's amend or `git commit -C` copies them, so undo and squash
+/// trust only git-clada's records (`history/recorded.rs`, [`apply::is_recorded`]).
 pub mod trailer {
     pub const VERSION: &str = "Clada-Version";
     pub const REPLY: &str = "Clada-Reply";
@@ -62,7 +63,8 @@ pub enum CladaCommit {
     Squash,
 }
 
-/// Classifies `commit`; `None` for commits git-clada did not make.
+/// Classifies `commit` by its trailers; `None` when it carries none of git-clada's. (Only
+/// git-clada's records say whether git-clada made it.)
 pub fn classify(commit: &CommitInfo) -> Option<CladaCommit> {
     let tokens = crate::repo::trailer_tokens(&commit.message);
     let has = |name: &str| tokens.iter().any(|k| k.eq_ignore_ascii_case(name));

@@ -217,6 +217,14 @@ pub enum RestoreError {
         current: String,
         target: String,
     },
+    /// A directory of a path the restore writes was replaced (by a symlink, say) while it
+    /// ran: it stopped there, and its journal stays.
+    #[error("{what} stopped at '{}': {why}. Nothing was deleted or written through it, and the restore's journal stays: put that directory back as it was (or move what stands there away), then run `git clada undo` again to finish", path.display())]
+    Stopped {
+        what: String,
+        path: std::path::PathBuf,
+        why: String,
+    },
     /// The branch moved since the plan was made; nothing was changed.
     #[error("{name} moved to {current} since {what} was planned (a commit made meanwhile?), so nothing was changed: git-clada never moves a branch back over commits it did not make; run the command again to act on where {name} is now")]
     Moved {
@@ -260,7 +268,26 @@ pub fn pending(repo: &Repo) -> Result<Option<RestorePlan>, RestoreError> {
 ///
 /// Before the journal is written, every file to write is read and converted for the worktree
 /// (git's smudge/eol filters): a filter that fails stops the restore with nothing changed.
+///
+/// Every worktree change goes through directory handles opened from the root: a directory
+/// found swapped for a symlink (`path_changed`) stops the restore where it is, with nothing
+/// deleted or written through it and the journal kept ([`RestoreError::Stopped`]).
 pub fn run(repo: &Repo, plan: &RestorePlan, reflog: &str) -> Result<(), RestoreError> {
+    run_journaled(repo, plan, reflog).map_err(|e| match e {
+        RestoreError::Repo(RepoError::Io { path, source, .. })
+            if crate::base::beneath::refusal(&source).is_some() =>
+        {
+            RestoreError::Stopped {
+                what: plan.reason.clone(),
+                path,
+                why: source.to_string(),
+            }
+        }
+        e => e,
+    })
+}
+
+fn run_journaled(repo: &Repo, plan: &RestorePlan, reflog: &str) -> Result<(), RestoreError> {
     let rerun = journal_path(repo).exists();
     let index_lock = repo.lock_index()?;
     crate::base::failpoint::hit("restore:index-locked");
@@ -361,8 +388,9 @@ pub fn run(repo: &Repo, plan: &RestorePlan, reflog: &str) -> Result<(), RestoreE
 /// Removes the temporary files of atomic writes (an interrupted operation's, or an
 /// interrupted run of this restore's) beside the plan's paths.
 fn remove_temp_files(repo: &Repo, plan: &RestorePlan) {
+    let Ok(root) = repo.worktree() else { return };
     crate::base::fsutil::remove_temp_files(
-        repo.workdir(),
+        &root,
         plan.paths
             .iter()
             .map(String::as_str)
@@ -588,26 +616,13 @@ fn move_head(
 /// directories they leave empty. Missing ones are already gone (a re-run).
 fn remove_untracked(repo: &Repo, paths: &[String]) -> Result<(), RestoreError> {
     for p in paths {
-        let rel = BString::from(p.as_str());
-        let abs = repo.abs_path(rel.as_bstr());
-        match std::fs::symlink_metadata(&abs) {
-            Ok(md) if !md.is_dir() => std::fs::remove_file(&abs).map_err(|source| {
-                RestoreError::Repo(RepoError::Io {
-                    context: "cannot remove",
-                    path: abs.clone(),
-                    source,
-                })
-            })?,
-            _ => {}
-        }
-        if let Some(parent) = abs.parent() {
-            crate::base::fsutil::prune_empty_dirs(parent, repo.workdir());
-        }
+        repo.worktree_remove_file(BString::from(p.as_str()).as_bstr())?;
     }
     Ok(())
 }
 
-/// Puts one untracked path back to its recorded state.
+/// Puts one untracked path back to its recorded state, through directory handles opened from
+/// the worktree root (`repo::worktree`).
 fn restore_untracked(
     repo: &Repo,
     jp: &JournalPath,
@@ -633,43 +648,46 @@ fn restore_untracked(
             if repo.tree_entry(worktree_tree, rel.as_bstr())?.is_some() {
                 return Ok(());
             }
-            match std::fs::symlink_metadata(&abs) {
-                Ok(md) if md.is_dir() => {
-                    let _ = std::fs::remove_dir(&abs);
+            if let Some((dir, name)) = repo.wt_at(rel.as_bstr())? {
+                match dir.stat(name).map_err(io("cannot inspect"))? {
+                    Some(md) if md.is_dir() => {
+                        let _ = dir.rmdir(name);
+                    }
+                    Some(_) => dir.unlink(name).map_err(io("cannot remove"))?,
+                    None => {}
                 }
-                Ok(_) => std::fs::remove_file(&abs).map_err(io("cannot remove"))?,
-                Err(_) => {}
             }
-            if let Some(parent) = abs.parent() {
-                crate::base::fsutil::prune_empty_dirs(parent, repo.workdir());
-            }
+            repo.worktree_prune(rel.as_bstr())?;
         }
         Before::Dir => {
-            std::fs::create_dir_all(&abs).map_err(io("cannot create directory"))?;
+            repo.worktree_dirs(rel.as_bstr())?;
         }
         Before::Blob { id, executable } => {
             let data = repo.read_blob(parse_id(id)?)?;
-            if let Some(parent) = abs.parent() {
-                std::fs::create_dir_all(parent).map_err(io("cannot create directory"))?;
+            let (dir, name) = repo.worktree_parent(rel.as_bstr())?;
+            if dir
+                .stat(name)
+                .map_err(io("cannot inspect"))?
+                .is_some_and(|m| m.is_dir())
+            {
+                let root = repo.worktree()?;
+                dir.remove_tree(name, &root)
+                    .map_err(io("cannot replace directory"))?;
             }
-            if std::fs::symlink_metadata(&abs).is_ok_and(|m| m.is_dir()) {
-                std::fs::remove_dir_all(&abs).map_err(io("cannot replace directory"))?;
-            }
-            crate::base::fsutil::write_atomic(
-                &abs,
+            dir.write_atomic(
+                name,
                 &data,
                 crate::base::fsutil::Perm::Restore(*executable),
+                "write:before-rename",
             )
             .map_err(io("cannot write"))?;
         }
         Before::Link { id } => {
             use std::os::unix::ffi::OsStrExt;
             let data = repo.read_blob(parse_id(id)?)?;
-            if let Some(parent) = abs.parent() {
-                std::fs::create_dir_all(parent).map_err(io("cannot create directory"))?;
-            }
+            let (dir, name) = repo.worktree_parent(rel.as_bstr())?;
             let target = std::path::Path::new(std::ffi::OsStr::from_bytes(&data));
-            crate::base::fsutil::symlink_atomic(&abs, target)
+            dir.symlink_atomic(name, target)
                 .map_err(io("cannot create symlink"))?;
         }
     }

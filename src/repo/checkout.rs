@@ -125,26 +125,22 @@ impl Repo {
 
     /// True when every file below directory `rel` is in `deleted` (so it empties out).
     fn dir_holds_only(&self, rel: &BStr, deleted: &BTreeSet<&BStr>) -> Result<bool> {
-        let root = self.abs_path(rel);
-        let mut stack = vec![root];
+        let root = self.worktree()?;
+        let mut stack: Vec<BString> = vec![rel.to_owned()];
         while let Some(dir) = stack.pop() {
-            let rd = std::fs::read_dir(&dir).map_err(io_err("cannot read directory", &dir))?;
-            for ent in rd {
-                let ent = ent.map_err(io_err("cannot read directory", &dir))?;
-                let p = ent.path();
-                let ft = ent.file_type().map_err(io_err("cannot inspect", &p))?;
-                if ft.is_dir() {
-                    stack.push(p);
-                    continue;
-                }
-                let rel_path = p
-                    .strip_prefix(self.workdir())
-                    .ok()
-                    .and_then(|r| r.to_str())
-                    .map(|s| BString::from(s.replace('\\', "/")));
-                match rel_path {
-                    Some(r) if deleted.contains(r.as_bstr()) => {}
-                    _ => return Ok(false),
+            let abs = self.abs_path(dir.as_bstr());
+            let entries = root
+                .dir(Path::new(std::ffi::OsStr::from_bytes(&dir)))
+                .and_then(|d| d.list())
+                .map_err(io_err("cannot read directory", &abs))?;
+            for (name, meta) in entries {
+                let mut child = dir.clone();
+                child.push(b'/');
+                child.extend_from_slice(name.as_bytes());
+                if meta.is_dir() {
+                    stack.push(child);
+                } else if !deleted.contains(child.as_bstr()) {
+                    return Ok(false);
                 }
             }
         }
@@ -194,20 +190,11 @@ impl Repo {
         prepared: PreparedCheckout,
         hasher: &mut Hasher<'_>,
     ) -> Result<Vec<BString>> {
-        let root = self.workdir().to_path_buf();
         let mut deletes = prepared.deletes;
         // Deepest first, so directories empty out before their parents are pruned.
         deletes.sort_by(|a, b| b.len().cmp(&a.len()).then(b.cmp(a)));
         for path in &deletes {
-            let abs = self.abs_path(path.as_bstr());
-            match std::fs::symlink_metadata(&abs) {
-                Ok(md) if md.is_dir() => {}
-                Ok(_) => std::fs::remove_file(&abs).map_err(io_err("cannot delete", &abs))?,
-                Err(_) => {}
-            }
-            if let Some(parent) = abs.parent() {
-                crate::base::fsutil::prune_empty_dirs(parent, &root);
-            }
+            self.worktree_remove_file(path.as_bstr())?;
         }
         let mut written = Vec::with_capacity(prepared.writes.len());
         for (path, entry, data) in prepared.writes {
@@ -232,19 +219,20 @@ impl Repo {
         hasher: &mut Hasher<'_>,
     ) -> Result<()> {
         let abs = self.abs_path(rel);
-        if let Some(parent) = abs.parent() {
-            make_dirs(parent, self.workdir())?;
-        }
-        if let Ok(md) = std::fs::symlink_metadata(&abs) {
+        // Through the parent's handle, opened from the root: a directory of the path swapped
+        // for a symlink (to `.git`, say) stops the write instead of redirecting it.
+        let (dir, name) = self.worktree_parent(rel)?;
+        if let Ok(Some(md)) = dir.stat(name) {
             if md.is_dir() {
-                std::fs::remove_dir(&abs).map_err(io_err("cannot replace directory", &abs))?;
+                dir.rmdir(name)
+                    .map_err(io_err("cannot replace directory", &abs))?;
             }
         }
         match entry.kind {
             EntryKind::Link => {
                 let data = self.read_blob(entry.id)?;
                 let target = std::path::Path::new(std::ffi::OsStr::from_bytes(&data));
-                crate::base::fsutil::symlink_atomic(&abs, target)
+                dir.symlink_atomic(name, target)
                     .map_err(io_err("cannot create symlink", &abs))?;
             }
             EntryKind::Blob | EntryKind::Executable => {
@@ -252,16 +240,16 @@ impl Repo {
                     Some(d) => d,
                     None => hasher.to_worktree(rel, &self.read_blob(entry.id)?)?,
                 };
-                crate::base::fsutil::write_atomic_at(
-                    &abs,
+                // An existing file keeps its permission bits (only git's executable bit is
+                // the entry's): undo must give back a read-only file read-only. A new file
+                // is created with the umask applied, as git does.
+                dir.write_atomic(
+                    name,
                     &data,
                     crate::base::fsutil::Perm::Restore(entry.kind == EntryKind::Executable),
                     "checkout:before-rename",
                 )
                 .map_err(io_err("cannot write", &abs))?;
-                // An existing file keeps its permission bits (only git's executable bit is
-                // the entry's): undo must give back a read-only file read-only. A new file
-                // is created with the umask applied, as git does.
             }
             EntryKind::Commit | EntryKind::Tree => {}
         }
@@ -269,30 +257,13 @@ impl Repo {
     }
 }
 
-/// Creates `dir` and its parents, replacing nothing: a file in the way is an error.
-fn make_dirs(dir: &Path, root: &Path) -> Result<()> {
-    if dir.is_dir() {
-        return Ok(());
-    }
-    if !dir.starts_with(root) {
-        return Ok(());
-    }
-    std::fs::create_dir_all(dir).map_err(io_err("cannot create directory", dir))
-}
-
 impl Repo {
     /// The blob id of the worktree file at `rel` as raw bytes (no filters, nothing written),
     /// or `None` when it is missing or not a file or symlink.
     pub fn raw_blob_id(&self, rel: &BStr) -> Result<Option<ObjectId>> {
-        let abs = self.abs_path(rel);
-        let bytes = match std::fs::symlink_metadata(&abs) {
-            Ok(md) if md.file_type().is_symlink() => std::fs::read_link(&abs)
-                .map_err(io_err("cannot read link", &abs))?
-                .as_os_str()
-                .as_bytes()
-                .to_vec(),
-            Ok(md) if md.is_file() => std::fs::read(&abs).map_err(io_err("cannot read", &abs))?,
-            _ => return Ok(None),
+        let bytes = match self.worktree_content(rel)? {
+            Some((super::Content::File(b) | super::Content::Link(b), _)) => b,
+            None => return Ok(None),
         };
         let id = gix::objs::compute_hash(self.repo.object_hash(), gix::objs::Kind::Blob, &bytes)
             .map_err(|e| super::RepoError::Invalid(format!("cannot hash '{rel}': {e}")))?;
@@ -303,19 +274,10 @@ impl Repo {
 /// True when the worktree file at `rel` already holds `entry` (an identical untracked file is
 /// not a conflict).
 fn same_content(repo: &Repo, rel: &BStr, entry: &Entry) -> Result<bool> {
-    let abs = repo.abs_path(rel);
-    let md = match std::fs::symlink_metadata(&abs) {
-        Ok(md) => md,
-        Err(_) => return Ok(false),
-    };
-    let bytes = if md.file_type().is_symlink() {
-        if entry.kind != EntryKind::Link {
-            return Ok(false);
-        }
-        let t = std::fs::read_link(&abs).map_err(io_err("cannot read link", &abs))?;
-        t.as_os_str().as_bytes().to_vec()
-    } else {
-        std::fs::read(&abs).map_err(io_err("cannot read", &abs))?
+    let bytes = match repo.worktree_content(rel)? {
+        Some((super::Content::Link(_), _)) if entry.kind != EntryKind::Link => return Ok(false),
+        Some((super::Content::File(b) | super::Content::Link(b), _)) => b,
+        None => return Ok(false),
     };
     let id = gix::objs::compute_hash(repo.repo.object_hash(), gix::objs::Kind::Blob, &bytes)
         .map_err(|e| super::RepoError::Invalid(format!("cannot hash '{rel}': {e}")))?;

@@ -929,11 +929,11 @@ impl Index {
                     let Some(md) = repo.worktree_metadata(path.as_bstr())? else {
                         continue;
                     };
-                    let mode = if md.file_type().is_symlink() {
+                    let mode = if md.is_symlink() {
                         Mode::SYMLINK
                     } else if !md.is_file() {
                         continue;
-                    } else if gix::fs::is_executable(&md) {
+                    } else if md.is_executable() {
                         Mode::FILE_EXECUTABLE
                     } else {
                         Mode::FILE

@@ -34,6 +34,7 @@ mod tree;
 mod untracked;
 mod walk;
 mod watch;
+mod worktree;
 
 pub use checkout::{CheckoutPlan, PathConflict, PreparedCheckout};
 pub use commit::{parse_trailers, trailer_tokens, CommitInfo, Expected, RefUpdate, Signature};
@@ -44,11 +45,13 @@ pub use index_stream::fuzz_round_trip as fuzz_index_round_trip;
 pub use lock::CladaLock;
 pub use lockfile::StaleLocks;
 pub use notes::NOTES_REF;
+pub use refs::ReflogEntry;
 pub use rewrite::NoteBook;
 pub use scan::StatusPrefetch;
 pub use status::{Dirt, Status};
 pub use tree::{Entry, EntryKind, Hasher, TreeChange, TreeDiff};
 pub use watch::{WatchLock, WatchState};
+pub use worktree::Content;
 
 /// Errors of the repository layer. Every message names what failed and, where the user can
 /// act, what to do.
@@ -188,6 +191,8 @@ pub struct Repo {
     commit_cache: std::cell::OnceCell<commit_cache::CommitCache>,
     /// Objects this command found or wrote, and the trees among them (see `odb::Known`).
     known: std::cell::RefCell<odb::Known>,
+    /// The worktree root as a directory handle, opened on first use (see [`Repo::worktree`]).
+    worktree: std::cell::OnceCell<std::sync::Arc<crate::base::beneath::Root>>,
 }
 
 impl std::fmt::Debug for Repo {
@@ -299,7 +304,23 @@ impl Repo {
             objects_fd: Default::default(),
             commit_cache: Default::default(),
             known: Default::default(),
+            worktree: Default::default(),
         })
+    }
+
+    /// The worktree root as a directory handle with this repository's git directories
+    /// guarded: what every read of a worktree file whose bytes go into a commit, and every
+    /// write of a restore, goes through (`base::beneath`).
+    pub fn worktree(&self) -> Result<std::sync::Arc<crate::base::beneath::Root>> {
+        if let Some(r) = self.worktree.get() {
+            return Ok(std::sync::Arc::clone(r));
+        }
+        let root = crate::base::beneath::Root::open(&self.workdir)
+            .map_err(io_err("cannot open the worktree", &self.workdir))?;
+        root.guard_git_dirs(&[&self.git_dir, &self.common_dir]);
+        Ok(std::sync::Arc::clone(
+            self.worktree.get_or_init(|| std::sync::Arc::new(root)),
+        ))
     }
 
     /// The worktree root, absolute and canonical.

@@ -31,7 +31,43 @@ struct Leaf {
     via_head: bool,
 }
 
+/// One line of a reflog: the ref moved from `old` to `new`, for the reason `message`
+/// (`commit (amend): …`, `clada: apply …`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReflogEntry {
+    pub old: ObjectId,
+    pub new: ObjectId,
+    pub message: String,
+}
+
 impl Repo {
+    /// The reflog of `name` (`HEAD`, `refs/heads/main`), oldest first; empty when it has none.
+    /// Lines that do not read as reflog lines are skipped.
+    pub fn reflog(&self, name: &str) -> Result<Vec<ReflogEntry>> {
+        let path = self.reflog_path(name);
+        let data = match std::fs::read(&path) {
+            Ok(d) => d,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(io_err("cannot read the reflog", &path)(e)),
+        };
+        let hex = self.repo.object_hash().len_in_hex();
+        let mut out = Vec::new();
+        for line in data.split(|&b| b == b'\n') {
+            let (Some(old), Some(new)) = (line.get(..hex), line.get(hex + 1..2 * hex + 1)) else {
+                continue;
+            };
+            let (Ok(old), Ok(new)) = (ObjectId::from_hex(old), ObjectId::from_hex(new)) else {
+                continue;
+            };
+            let message = match line.iter().position(|&b| b == b'\t') {
+                Some(i) => String::from_utf8_lossy(&line[i + 1..]).into_owned(),
+                None => String::new(),
+            };
+            out.push(ReflogEntry { old, new, message });
+        }
+        Ok(out)
+    }
+
     /// Moves every ref of `updates` (an object each; `HEAD` is followed to its branch) in one
     /// transaction: all are locked, then each is compared with its expected value, then all
     /// are written. `Ok(false)` when this path does not apply (a namespace is configured), so

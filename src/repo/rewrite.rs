@@ -48,6 +48,7 @@ impl Repo {
             index_cache: Default::default(),
             object_memory: true,
             objects_fd: Default::default(),
+            worktree: Default::default(),
             commit_cache: Default::default(),
             known: Default::default(),
         }

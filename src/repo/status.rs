@@ -215,7 +215,7 @@ impl Repo {
             let path = file.entries()[i].path(&file).to_owned();
             if self
                 .worktree_metadata(path.as_bstr())?
-                .is_some_and(|m| m.file_type().is_symlink())
+                .is_some_and(|m| m.is_symlink())
             {
                 file.entries_mut()[i].mode = Mode::FILE;
             }

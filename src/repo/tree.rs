@@ -8,6 +8,7 @@ use gix::objs::tree::EntryKind as GixKind;
 use gix::ObjectId;
 
 use super::{GixContext, Repo, RepoError, Result};
+use crate::base::beneath::Meta;
 
 /// Edits with at most this many changes are remembered (see `odb::Known::edits`)...
 const MEMO_CHANGES: usize = 256;
@@ -388,7 +389,11 @@ impl Repo {
                 .repo
                 .filter_pipeline(None)
                 .ctx("cannot set up git's content filters")?;
-            Some(Filters { pipeline, index })
+            Some(Filters {
+                pipeline,
+                index,
+                checked: Default::default(),
+            })
         } else {
             None
         };
@@ -425,21 +430,6 @@ impl Repo {
             p == ".gitattributes" || p.ends_with(b"/.gitattributes")
         })
     }
-
-    /// Reads the symlink-free metadata of a worktree path; `None` if nothing is there.
-    pub fn worktree_metadata(&self, rel: &BStr) -> Result<Option<std::fs::Metadata>> {
-        let path = self.abs_path(rel);
-        match std::fs::symlink_metadata(&path) {
-            Ok(md) => Ok(Some(md)),
-            Err(e)
-                if e.kind() == std::io::ErrorKind::NotFound
-                    || e.raw_os_error() == Some(libc::ENOTDIR) =>
-            {
-                Ok(None)
-            }
-            Err(e) => Err(super::io_err("cannot inspect", &path)(e)),
-        }
-    }
 }
 
 fn entry(mode: gix::objs::tree::EntryMode, id: ObjectId) -> Entry {
@@ -460,12 +450,60 @@ pub struct Hasher<'r> {
 struct Filters<'r> {
     pipeline: gix::filter::Pipeline<'r>,
     index: gix::worktree::IndexPersistedOrInMemory,
+    /// The directories whose `.gitattributes` [`Filters::check_attributes`] found readable.
+    checked: std::collections::HashSet<BString>,
+}
+
+/// The largest `.gitattributes` read, as git's `ATTR_MAX_FILE_SIZE`.
+const ATTRIBUTES_LIMIT: u64 = 100 * 1024 * 1024;
+
+impl Filters<'_> {
+    /// Refuses to let gix read the `.gitattributes` of `rel`'s directories (it opens each
+    /// without `O_NONBLOCK` and reads it whole) when one is a FIFO, a device or a socket, which
+    /// would block the command for ever, or larger than git reads. A link or a directory there
+    /// is fine: gix does not follow the one and skips the other.
+    fn check_attributes(&mut self, repo: &Repo, rel: &BStr) -> Result<()> {
+        let mut dir = BString::default();
+        let parts: Vec<&[u8]> = rel.split_str("/").collect();
+        for (i, part) in parts.iter().enumerate() {
+            if !self.checked.contains(&dir) {
+                let name: BString = if dir.is_empty() {
+                    ".gitattributes".into()
+                } else {
+                    format!("{dir}/.gitattributes").into()
+                };
+                if let Ok(Some(md)) = repo.worktree_metadata(name.as_ref()) {
+                    let bad = if md.is_file() {
+                        (md.len > ATTRIBUTES_LIMIT).then_some("larger than 100 MiB")
+                    } else if md.is_symlink() || md.is_dir() {
+                        None
+                    } else {
+                        Some(md.kind_name())
+                    };
+                    if let Some(what) = bad {
+                        return Err(RepoError::Invalid(format!(
+                            "'{name}' is {what}: git-clada reads .gitattributes only as a regular \
+                             file of at most 100 MiB, as git does (remove or replace it)"
+                        )));
+                    }
+                }
+                self.checked.insert(dir.clone());
+            }
+            if i + 1 < parts.len() {
+                if !dir.is_empty() {
+                    dir.push(b'/');
+                }
+                dir.extend_from_slice(part);
+            }
+        }
+        Ok(())
+    }
 }
 
 impl Hasher<'_> {
     /// Writes the worktree file at `rel` as a blob and returns its entry and metadata; `None`
     /// when nothing trackable is there (missing, a directory, a socket…).
-    pub fn hash(&mut self, rel: &BStr) -> Result<Option<(Entry, std::fs::Metadata)>> {
+    pub fn hash(&mut self, rel: &BStr) -> Result<Option<(Entry, Meta)>> {
         let Some((bytes, kind, md)) = self.git_bytes(rel)? else {
             return Ok(None);
         };
@@ -486,40 +524,40 @@ impl Hasher<'_> {
     }
 
     /// The content git would store for the worktree path `rel` (a symlink's target for links,
-    /// the filtered file otherwise), its kind and metadata.
-    fn git_bytes(&mut self, rel: &BStr) -> Result<Option<(Vec<u8>, EntryKind, std::fs::Metadata)>> {
+    /// the filtered file otherwise), its kind and metadata. Read from handles opened from the
+    /// worktree root (`repo::worktree`): whatever a directory of the path was swapped for, the
+    /// bytes that go into a commit are never read through it.
+    fn git_bytes(&mut self, rel: &BStr) -> Result<Option<(Vec<u8>, EntryKind, Meta)>> {
+        use crate::base::beneath::Entry as Found;
         use std::io::Read;
-        let path = self.repo.abs_path(rel);
-        let md = match std::fs::symlink_metadata(&path) {
-            Ok(md) => md,
-            Err(_) => return Ok(None),
+        let path = || self.repo.abs_path(rel);
+        let (file, md) = match self.repo.worktree_entry(rel)? {
+            None | Some(Found::Other(_)) => return Ok(None),
+            Some(Found::Link(t, md)) => {
+                use std::os::unix::ffi::OsStrExt;
+                return Ok(Some((
+                    t.as_os_str().as_bytes().to_vec(),
+                    EntryKind::Link,
+                    md,
+                )));
+            }
+            Some(Found::File(file, md)) => (file, md),
         };
-        if md.file_type().is_symlink() {
-            use std::os::unix::ffi::OsStrExt;
-            let t = std::fs::read_link(&path).map_err(super::io_err("cannot read link", &path))?;
-            return Ok(Some((
-                t.as_os_str().as_bytes().to_vec(),
-                EntryKind::Link,
-                md,
-            )));
-        }
-        if !md.is_file() {
-            return Ok(None);
-        }
-        let kind = if gix::fs::is_executable(&md) {
+        let kind = if md.is_executable() {
             EntryKind::Executable
         } else {
             EntryKind::Blob
         };
-        let mut file = std::fs::File::open(&path).map_err(super::io_err("cannot read", &path))?;
-        let mut bytes = Vec::with_capacity(md.len() as usize);
+        let mut file = file;
+        let mut bytes = Vec::with_capacity(md.len as usize);
         match &mut self.filters {
             None => {
                 file.read_to_end(&mut bytes)
-                    .map_err(super::io_err("cannot read", &path))?;
+                    .map_err(|e| super::io_err("cannot read", &path())(e))?;
             }
             Some(f) => {
                 use gix::filter::plumbing::pipeline::convert::ToGitOutcome;
+                f.check_attributes(self.repo, rel)?;
                 let rel_path = gix::path::from_bstr(rel).ctx(format!("invalid path '{rel}'"))?;
                 match f
                     .pipeline
@@ -528,12 +566,12 @@ impl Hasher<'_> {
                 {
                     ToGitOutcome::Unchanged(mut r) => {
                         r.read_to_end(&mut bytes)
-                            .map_err(super::io_err("cannot read", &path))?;
+                            .map_err(|e| super::io_err("cannot read", &path())(e))?;
                     }
                     ToGitOutcome::Buffer(b) => bytes.extend_from_slice(b),
                     ToGitOutcome::Process(mut r) => {
                         r.read_to_end(&mut bytes)
-                            .map_err(super::io_err("cannot read", &path))?;
+                            .map_err(|e| super::io_err("cannot read", &path())(e))?;
                     }
                 }
             }
@@ -557,6 +595,7 @@ impl Hasher<'_> {
         let Some(f) = &mut self.filters else {
             return Ok(data.to_vec());
         };
+        f.check_attributes(self.repo, rel)?;
         let options = to_worktree::Options {
             can_delay: Delay::Forbid,
             ..Default::default()

@@ -133,6 +133,9 @@ pub struct Sandbox {
     /// While a reply is planned (see [`Sandbox::planning`]): what the filesystem said about
     /// each directory, so a reply of many paths looks each directory up once.
     lookups: Option<std::sync::Arc<std::sync::Mutex<Lookups>>>,
+    /// The root as a directory handle: what checked paths are used through (the engine's
+    /// disk, `base::beneath`), so a directory swapped after the check cannot redirect them.
+    handle: std::sync::Arc<crate::base::beneath::Root>,
 }
 
 /// Directory lookups remembered while one reply is planned.
@@ -152,7 +155,13 @@ impl Sandbox {
             root: root.to_path_buf(),
             source,
         })?;
+        let handle =
+            crate::base::beneath::Root::open(&canonical).map_err(|source| SandboxError {
+                root: root.to_path_buf(),
+                source,
+            })?;
         Ok(Sandbox {
+            handle: std::sync::Arc::new(handle),
             root: canonical,
             allow_outside,
             nested: None,
@@ -401,6 +410,18 @@ impl Sandbox {
             });
         }
         Ok(())
+    }
+
+    /// The root's directory handle, which the engine's disk operations go through.
+    pub fn handle(&self) -> std::sync::Arc<crate::base::beneath::Root> {
+        std::sync::Arc::clone(&self.handle)
+    }
+
+    /// Makes the repository's git directories (the git dir, the common dir) known to the
+    /// handle by device and inode: no directory reached through it may be one of them.
+    pub fn guard_git_dirs(self, dirs: &[&Path]) -> Sandbox {
+        self.handle.guard_git_dirs(dirs);
+        self
     }
 
     /// The canonical root.

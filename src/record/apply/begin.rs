@@ -11,7 +11,7 @@ use std::path::Path;
 
 use crate::action;
 use crate::read::input::Reply;
-use crate::repo::{BString, ByteSlice, EntryKind, ObjectId, Repo};
+use crate::repo::{BStr, BString, ByteSlice, EntryKind, ObjectId, Repo};
 
 use super::super::journal::{Before, Journal, JournalPath};
 use super::super::restore;
@@ -156,16 +156,18 @@ fn journal_paths(
         }
         let b = BString::from(rel.as_str());
         let tracked = repo.tree_entry(base_tree, b.as_bstr())?;
-        let abs = repo.abs_path(b.as_bstr());
-        let md = std::fs::symlink_metadata(&abs).ok();
+        let md = repo.worktree_metadata(b.as_bstr())?;
         let before = match (&tracked, &md) {
             (Some(e), _) if e.kind != EntryKind::Tree => Before::Tracked,
             (_, None) => Before::Absent,
             (_, Some(md)) if md.is_dir() => {
                 // A directory an action may delete: every file below it is saved too.
-                if let Ok(rd) = std::fs::read_dir(&abs) {
-                    for ent in rd.flatten() {
-                        let name = ent.file_name();
+                let listed = repo
+                    .worktree()?
+                    .dir(Path::new(rel.as_str()))
+                    .and_then(|d| d.list());
+                if let Ok(entries) = listed {
+                    for (name, _) in entries {
                         queue.push(format!("{rel}/{}", name.to_string_lossy()));
                     }
                 }
@@ -175,7 +177,7 @@ fn journal_paths(
                     Before::Dir
                 }
             }
-            (_, Some(md)) => prior_state(repo, &abs, md)?,
+            (_, Some(_)) => prior_state(repo, b.as_bstr())?,
         };
         out.push(JournalPath { path: rel, before });
     }
@@ -205,8 +207,9 @@ fn untracked_parent_dirs(
     let mut out = Vec::new();
     for dir in dirs {
         let b = BString::from(dir.as_str());
-        let is_dir =
-            std::fs::symlink_metadata(repo.abs_path(b.as_bstr())).is_ok_and(|m| m.is_dir());
+        let is_dir = repo
+            .worktree_metadata(b.as_bstr())?
+            .is_some_and(|m| m.is_dir());
         if is_dir && repo.tree_entry(base_tree, b.as_bstr())?.is_none() {
             out.push(JournalPath {
                 path: dir,
@@ -238,19 +241,19 @@ fn save_untracked(
         if known.contains(rel.as_str()) {
             continue;
         }
-        let abs = repo.abs_path(p.as_bstr());
-        let Ok(md) = std::fs::symlink_metadata(&abs) else {
+        let Some(md) = repo.worktree_metadata(p.as_bstr())? else {
             continue;
         };
-        if md.is_file() && total + md.len() > TOTAL_CAP {
+        if md.is_file() && total + md.len > TOTAL_CAP {
             skipped.push(rel);
             continue;
         }
-        total += md.len();
-        out.push(JournalPath {
-            before: prior_state(repo, &abs, &md)?,
-            path: rel,
-        });
+        // A FIFO, a socket or a device cannot be saved (nor changed by an action).
+        let Some(before) = saved_state(repo, p.as_bstr())? else {
+            continue;
+        };
+        total += md.len;
+        out.push(JournalPath { before, path: rel });
     }
     if !skipped.is_empty() {
         warnings.push(format!(
@@ -265,27 +268,39 @@ fn save_untracked(
     Ok(out)
 }
 
-/// What a path on disk holds, saved as a blob.
-pub(super) fn prior_state(
-    repo: &Repo,
-    abs: &Path,
-    md: &std::fs::Metadata,
-) -> Result<Before, ApplyError> {
+/// What the worktree path `rel` holds, saved as a blob (read through directory handles
+/// opened from the root); an error for what cannot be saved (a FIFO, a socket, a device).
+pub(super) fn prior_state(repo: &Repo, rel: &BStr) -> Result<Before, ApplyError> {
+    match saved_state(repo, rel)? {
+        Some(b) => Ok(b),
+        None => Err(ApplyError::Repo(crate::repo::RepoError::Invalid(format!(
+            "'{rel}' is {}: git-clada saves only files, symlinks and directories before a reply changes them; move it away and apply again",
+            repo.worktree_metadata(rel)?
+                .map(|m| m.kind_name())
+                .unwrap_or("gone")
+        )))),
+    }
+}
+
+/// [`prior_state`], `None` for what cannot be saved; nothing there is `Before::Absent`.
+pub(super) fn saved_state(repo: &Repo, rel: &BStr) -> Result<Option<Before>, ApplyError> {
+    use crate::base::beneath::Entry;
+    use std::io::Read;
     use std::os::unix::ffi::OsStrExt;
-    use std::os::unix::fs::PermissionsExt;
-    Ok(if md.is_dir() {
-        Before::Dir
-    } else if md.file_type().is_symlink() {
-        let target =
-            std::fs::read_link(abs).map_err(crate::repo::io_err_pub("cannot read link", abs))?;
-        Before::Link {
+    Ok(match repo.worktree_entry(rel)? {
+        None => Some(Before::Absent),
+        Some(Entry::Other(m)) => m.is_dir().then_some(Before::Dir),
+        Some(Entry::Link(target, _)) => Some(Before::Link {
             id: repo.write_blob(target.as_os_str().as_bytes())?.to_string(),
-        }
-    } else {
-        let data = std::fs::read(abs).map_err(crate::repo::io_err_pub("cannot read", abs))?;
-        Before::Blob {
-            id: repo.write_blob(&data)?.to_string(),
-            executable: md.permissions().mode() & 0o111 != 0,
+        }),
+        Some(Entry::File(mut f, m)) => {
+            let mut data = Vec::with_capacity(m.len as usize);
+            f.read_to_end(&mut data)
+                .map_err(crate::repo::io_err_pub("cannot read", &repo.abs_path(rel)))?;
+            Some(Before::Blob {
+                id: repo.write_blob(&data)?.to_string(),
+                executable: m.is_executable(),
+            })
         }
     })
 }

@@ -10,7 +10,7 @@ use crate::action::{Execution, FileState};
 use crate::repo::{BString, ByteSlice, EntryKind, ObjectId, Repo};
 
 use super::super::journal::{Before, Journal, JournalPath};
-use super::begin::{prior_state, Transaction};
+use super::begin::{saved_state, Transaction};
 use super::build::file_entry;
 use super::state::Start;
 use super::ApplyError;
@@ -140,11 +140,8 @@ fn untracked_touched(
         {
             continue;
         }
-        let abs = repo.abs_path(BString::from(jp.path.as_str()).as_bstr());
-        let now = match std::fs::symlink_metadata(&abs) {
-            Ok(md) => Some(prior_state(repo, &abs, &md)?),
-            Err(_) => None,
-        };
+        let rel = BString::from(jp.path.as_str());
+        let now = saved_state(repo, rel.as_bstr())?;
         if now.as_ref() != Some(&jp.before) {
             out.push(jp.path.clone());
         }
@@ -157,8 +154,9 @@ fn untracked_touched(
 /// stay on disk; a warning says why they were not committed.
 fn drop_refused_names(repo: &Repo, order: &mut Vec<BString>, warnings: &mut Vec<String>) {
     order.retain(|p| {
-        let is_link = std::fs::symlink_metadata(repo.abs_path(p.as_bstr()))
-            .is_ok_and(|m| m.file_type().is_symlink());
+        let is_link = repo
+            .worktree_metadata(p.as_bstr())
+            .is_ok_and(|m| m.is_some_and(|m| m.is_symlink()));
         match crate::sandbox::gitname::refused_path(&p.to_str_lossy(), is_link) {
             Some(why) => {
                 warnings.push(why);
@@ -185,11 +183,8 @@ pub(super) fn untracked_after(
         {
             continue;
         }
-        let abs = repo.abs_path(rel.as_bstr());
-        let before = match std::fs::symlink_metadata(&abs) {
-            Err(_) => Before::Absent,
-            Ok(md) => prior_state(repo, &abs, &md)?,
-        };
+        // What cannot be saved (a FIFO left there) is as good as gone for undo.
+        let before = saved_state(repo, rel.as_bstr())?.unwrap_or(Before::Absent);
         out.push(JournalPath {
             path: jp.path.clone(),
             before,

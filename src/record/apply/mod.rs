@@ -47,7 +47,9 @@ use crate::sandbox::{Sandbox, SandboxError};
 use super::journal::JournalError;
 use super::restore::RestoreError;
 
-pub use records::{kept_ref, pending_ref, read_record, record_journal, record_ref, RECORDS_REF};
+pub use records::{
+    is_recorded, kept_ref, pending_ref, read_record, record_journal, record_ref, RECORDS_REF,
+};
 pub use state::refuse_if_busy;
 
 use begin::Transaction;
@@ -180,6 +182,7 @@ pub fn apply_in(
     let prefetch = repo.prefetch_status();
     let parsed = read::parse(&reply.text, opts.dialect);
     let sandbox = Sandbox::new(repo.workdir(), opts.allow_outside)?
+        .guard_git_dirs(&[repo.git_dir(), repo.common_dir()])
         .refuse_nested_repositories(&repo.declared_submodules())
         .deny_paths(&opts.paths_deny)
         .allow_config_writes(opts.config_writable);

@@ -156,6 +156,19 @@ pub fn read_record(repo: &Repo, commit: ObjectId) -> Result<Option<Journal>, App
     }
 }
 
+/// Whether an apply made `commit`: its record is in `records` (the tree [`RECORDS_REF`] points
+/// to, read once by the caller for a walk) or under the ref of earlier versions. Every AI
+/// commit any version of git-clada made has one, written in the same ref transaction that put
+/// the commit on its branch; a commit that only carries the trailers (a `git commit -C`, an
+/// amend, a cherry-pick or a rebase copies them) has none.
+pub fn is_recorded(
+    repo: &Repo,
+    records: Option<ObjectId>,
+    commit: ObjectId,
+) -> Result<bool, ApplyError> {
+    Ok(record_tree_of(repo, records, commit)?.is_some())
+}
+
 /// The record tree of `commit`: in `records` (the tree [`RECORDS_REF`] points to), else under
 /// the ref of earlier versions.
 fn record_tree_of(

@@ -20,10 +20,17 @@ pub(super) fn roll_back(
     execution: &Execution,
     changed: &[BString],
 ) -> Result<(), ApplyError> {
-    // File actions restore themselves precisely (also outside the worktree) …
-    action::restore(&execution.changes).map_err(|e| {
+    // File actions restore themselves precisely (also outside the worktree), through
+    // directory handles: a directory found swapped for a link stops the roll-back (nothing is
+    // deleted or written through it) and the journal stays for `git clada undo` …
+    let disk = action::fsx::Disk::new(repo.worktree()?);
+    action::restore(&disk, &execution.changes).map_err(|e| {
+        let stopped = match crate::base::beneath::refusal(&e) {
+            Some(_) => " — the roll-back stopped there and deleted nothing by name; the apply's journal stays",
+            None => "",
+        };
         ApplyError::Repo(RepoError::Invalid(format!(
-            "--atomic: cannot restore the files changed by the reply: {e}; `git clada undo` can finish the job"
+            "cannot restore the files changed by the reply: {e}{stopped}; `git clada undo` can finish the job"
         )))
     })?;
     // … and what exec changed goes back to the recorded state.

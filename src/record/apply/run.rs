@@ -48,7 +48,10 @@ impl Transaction<'_> {
             let reply_paths = self.reply_paths(start, execution)?;
             let existing: Vec<String> = reply_paths
                 .iter()
-                .filter(|p| std::fs::symlink_metadata(repo.abs_path(p.as_bstr())).is_ok())
+                .filter(|p| {
+                    repo.worktree_metadata(p.as_bstr())
+                        .is_ok_and(|m| m.is_some())
+                })
                 .map(|p| p.to_string())
                 .collect();
             let (after, _) = crate::exec::hooks::run(
@@ -114,10 +117,13 @@ impl Transaction<'_> {
             match file_entry(repo, self.base_tree, &p)? {
                 Some(e) => repo.write_entry(p.as_bstr(), &e, &mut hasher)?,
                 None => {
-                    let abs = repo.abs_path(p.as_bstr());
-                    if std::fs::symlink_metadata(&abs).is_ok_and(|m| !m.is_dir()) {
-                        std::fs::remove_file(&abs)
-                            .map_err(crate::repo::io_err_pub("cannot remove", &abs))?;
+                    if let Some((dir, name)) = repo.wt_at(p.as_bstr())? {
+                        if dir.stat(name).is_ok_and(|m| m.is_some_and(|m| !m.is_dir())) {
+                            dir.unlink(name).map_err(crate::repo::io_err_pub(
+                                "cannot remove",
+                                &repo.abs_path(p.as_bstr()),
+                            ))?;
+                        }
                     }
                 }
             }
