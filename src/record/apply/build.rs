@@ -133,15 +133,13 @@ impl Transaction<'_> {
                         .iter()
                         .all(|k| matches!(k, EntryKind::Blob | EntryKind::Executable)) =>
                 {
-                    let (w, h, a) = (
-                        repo.read_blob(w.id)?,
-                        repo.read_blob(h.id)?,
-                        repo.read_blob(a.id)?,
-                    );
-                    // The AI's change alone (on HEAD), then the user's change on top of it.
-                    merge::merge3(&w, &h, &a)
-                        .and_then(|ai| merge::merge3(&h, &w, &ai))
-                        .is_some_and(|both| both == a)
+                    // The AI worked on W: the user's lines are kept when its change left
+                    // them in place, whether or not the two changes could be told apart.
+                    merge::user_change_kept(
+                        &repo.read_blob(h.id)?,
+                        &repo.read_blob(w.id)?,
+                        &repo.read_blob(a.id)?,
+                    )
                 }
                 (false, w, _, a) => w == a,
             };
