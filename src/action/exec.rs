@@ -185,7 +185,7 @@ fn sandbox_denial(
             Some(&".local") | Some(&".config") => 2,
             _ => 1,
         };
-        if parts.len() <= depth - 1 || parts.iter().take(depth).any(|p| SECRET.contains(p)) {
+        if parts.len() < depth || parts.iter().take(depth).any(|p| SECRET.contains(p)) {
             continue;
         }
         let dir = format!("~/{}", parts[..depth].join("/"));
