@@ -109,6 +109,9 @@ pub struct Call<'a> {
 
 /// Runs one call of a tool of kind `kind` with `args`.
 pub fn run(call: &Call<'_>, kind: ToolKind, args: Map<String, Value>) -> Outcome {
+    // GIT_CLADA_TRACE: the time since the last call's last phase is the server's wait for
+    // this one, not part of its first phase.
+    crate::base::trace::phase("mcp: between calls");
     let result = match kind {
         ToolKind::Apply => apply_call(call, args, false),
         ToolKind::Edit => edit_call(call, args, false),
@@ -119,7 +122,9 @@ pub fn run(call: &Call<'_>, kind: ToolKind, args: Map<String, Value>) -> Outcome
             return history_call(call, kind, &args)
         }
     };
-    result.unwrap_or_else(|message| Outcome::fatal(&message))
+    let outcome = result.unwrap_or_else(|message| Outcome::fatal(&message));
+    crate::base::trace::phase("mcp: report");
+    outcome
 }
 
 /// The options a call may set, taken out of its arguments.
