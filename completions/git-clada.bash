@@ -34,9 +34,6 @@ _git__clada() {
             git__clada,demo)
                 cmd="git__clada__subcmd__demo"
                 ;;
-            git__clada,generate)
-                cmd="git__clada__subcmd__generate"
-                ;;
             git__clada,help)
                 cmd="git__clada__subcmd__help"
                 ;;
@@ -102,9 +99,6 @@ _git__clada() {
                 ;;
             git__clada__subcmd__help,demo)
                 cmd="git__clada__subcmd__help__subcmd__demo"
-                ;;
-            git__clada__subcmd__help,generate)
-                cmd="git__clada__subcmd__help__subcmd__generate"
                 ;;
             git__clada__subcmd__help,help)
                 cmd="git__clada__subcmd__help__subcmd__help"
@@ -185,7 +179,7 @@ _git__clada() {
 
     case "${cmd}" in
         git__clada)
-            opts="-C -h -V --format --dry-run --help --version apply commit check parse undo redo squash step-back step-forward status repair-index log show watch mcp prompt config context hooks install-man demo generate help"
+            opts="-C -h -V --format --dry-run --help --version apply commit check parse undo redo squash step-back step-forward status repair-index log show watch mcp prompt config context hooks install-man demo help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -398,34 +392,8 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__clada__subcmd__generate)
-            opts="-C -h -V --out --format --dry-run --help --version"
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                --out)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                -C)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
-                    return 0
-                    ;;
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
         git__clada__subcmd__help)
-            opts="apply commit check parse undo redo squash step-back step-forward status repair-index log show watch mcp prompt config context hooks install-man demo generate help"
+            opts="apply commit check parse undo redo squash step-back step-forward status repair-index log show watch mcp prompt config context hooks install-man demo help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -509,20 +477,6 @@ _git__clada() {
             return 0
             ;;
         git__clada__subcmd__help__subcmd__demo)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        git__clada__subcmd__help__subcmd__generate)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

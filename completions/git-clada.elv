@@ -46,11 +46,10 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand hooks 'Install or remove git-clada''s git hooks (a pre-commit hook that refuses stray block markers). Existing hook content is preserved; core.hooksPath is respected'
             cand install-man 'Install the man pages, so `git clada --help` and `man git-clada` work'
             cand demo 'Create a scratch repository in a temporary directory, apply the bundled example reply, print the report and the commit, then undo it'
-            cand generate 'Regenerate the man pages and shell completions'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'git-clada;apply'= {
-            cand --dialect 'Block spelling: auto picks SHAM, NESL or nesl per block from its header'
+            cand --dialect 'Which format to read: auto reads each block in the format its opening line shows (SHAM, NESL, nesl, CSL, CML, the replacer format, aider''s SEARCH/REPLACE, apply_patch, unified diffs); a format name reads only that one'
             cand --wip 'What happens to uncommitted work: `keep` leaves it uncommitted (staged stays staged) and the AI commit holds only the AI''s changes; `commit` first records it in a `clada: snapshot before AI edit` commit on the branch. Default: config `wip`, else keep'
             cand --git-author 'Author of the AI commit, as `NAME <EMAIL>` (like `git commit --author`). The committer, and any snapshot of your own work, keep your identity'
             cand -m 'Use MESSAGE as the commit subject instead of the generated `AI: …` summary'
@@ -89,7 +88,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand --version 'Print version'
         }
         &'git-clada;check'= {
-            cand --dialect 'Block spelling: auto picks SHAM, NESL or nesl per block from its header'
+            cand --dialect 'Which format to read: auto reads each block in the format its opening line shows (SHAM, NESL, nesl, CSL, CML, the replacer format, aider''s SEARCH/REPLACE, apply_patch, unified diffs); a format name reads only that one'
             cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
             cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
             cand --staged 'Check the staged content for leftover block markers (the pre-commit hook''s check)'
@@ -102,7 +101,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand --version 'Print version'
         }
         &'git-clada;parse'= {
-            cand --dialect 'Block spelling: auto picks SHAM, NESL or nesl per block from its header'
+            cand --dialect 'Which format to read: auto reads each block in the format its opening line shows (SHAM, NESL, nesl, CSL, CML, the replacer format, aider''s SEARCH/REPLACE, apply_patch, unified diffs); a format name reads only that one'
             cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
             cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
             cand --dry-run 'Show what would happen without changing any file, ref or the index'
@@ -206,7 +205,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
         }
         &'git-clada;watch'= {
             cand --output 'Also write each batch''s llm report to this file'
-            cand --dialect 'Block spelling: auto picks SHAM, NESL or nesl per block from its header'
+            cand --dialect 'Which format to read: auto reads each block in the format its opening line shows (SHAM, NESL, nesl, CSL, CML, the replacer format, aider''s SEARCH/REPLACE, apply_patch, unified diffs); a format name reads only that one'
             cand --exec 'Policy for `exec` blocks: ask on a terminal, allow, or deny. Default: ask on a terminal, deny otherwise'
             cand --debounce 'Milliseconds the file must stay unchanged before it is read'
             cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
@@ -336,16 +335,6 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
-        &'git-clada;generate'= {
-            cand --out 'Directory that receives `man/` and `completions/`'
-            cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
-            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
-            cand --dry-run 'Show what would happen without changing any file, ref or the index'
-            cand -h 'Print help (see more with ''--help'')'
-            cand --help 'Print help (see more with ''--help'')'
-            cand -V 'Print version'
-            cand --version 'Print version'
-        }
         &'git-clada;help'= {
             cand apply 'Apply the action blocks of an LLM reply and commit the result as one AI commit'
             cand commit 'Commit the AI''s changes that an apply left pending, as their AI commit'
@@ -368,7 +357,6 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand hooks 'Install or remove git-clada''s git hooks (a pre-commit hook that refuses stray block markers). Existing hook content is preserved; core.hooksPath is respected'
             cand install-man 'Install the man pages, so `git clada --help` and `man git-clada` work'
             cand demo 'Create a scratch repository in a temporary directory, apply the bundled example reply, print the report and the commit, then undo it'
-            cand generate 'Regenerate the man pages and shell completions'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'git-clada;help;apply'= {
@@ -418,8 +406,6 @@ set edit:completion:arg-completer[git-clada] = {|@words|
         &'git-clada;help;install-man'= {
         }
         &'git-clada;help;demo'= {
-        }
-        &'git-clada;help;generate'= {
         }
         &'git-clada;help;help'= {
         }

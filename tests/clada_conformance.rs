@@ -535,6 +535,7 @@ fn action_def(v: &Value) -> ActionDef {
                         .unwrap_or_default(),
                     min: None,
                     path: None,
+                    description: None,
                 },
             );
         }

@@ -109,6 +109,52 @@ fn copy_puts_the_llm_report_on_the_clipboard_and_never_fails_the_apply() {
 }
 
 #[test]
+fn copy_of_an_apply_that_stopped_copies_its_report_or_says_why_not() {
+    // Refused (uncommitted work with --no-snapshot): the FATAL report is what there is to
+    // paste back, so it is copied, and the copy is reported as for any other report.
+    let repo = TestRepo::with_files(&[("README.md", "x\n")]);
+    repo.write("README.md", "mine\n");
+    let d = tempfile::tempdir().unwrap();
+    let (clip, env) = clip_env(d.path());
+    let mut cmd = repo.clada_cmd();
+    cmd.env("GIT_CLADA_CLIPBOARD", &env).args([
+        "--format",
+        "llm",
+        "apply",
+        "--copy",
+        "--no-snapshot",
+        "-",
+    ]);
+    let out = spawn_fed(cmd, REPLY).wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let copied = std::fs::read_to_string(&clip).unwrap();
+    assert!(
+        copied.starts_with("=== CLADA RESULTS ===\nFATAL: ")
+            && copied.contains("uncommitted changes in README.md"),
+        "{copied}"
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("📋 Copied to clipboard (file "), "{err}");
+    // Without a terminal or a display: said, not silent.
+    let mut cmd = repo.clada_cmd();
+    cmd.env("GIT_CLADA_CLIPBOARD", "none").args([
+        "--format",
+        "llm",
+        "apply",
+        "--copy",
+        "--no-snapshot",
+        "-",
+    ]);
+    let out = spawn_fed(cmd, REPLY).wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("❌ Clipboard copy failed: no clipboard available"),
+        "{err}"
+    );
+}
+
+#[test]
 fn paste_and_a_file_are_exclusive() {
     let repo = TestRepo::with_files(&[("README.md", "x\n")]);
     let out = repo.clada(&["apply", "--paste", "reply.md"]);

@@ -183,7 +183,7 @@ fn the_python_sdk_applies_edits_gets_hints_and_undoes_them_exactly() {
             t["name"],
             t["outputProblem"]
         );
-        let reports = ["apply", "edit", "check", "read", "grep", "ls", "glob"];
+        let reports = ["apply", "edit", "check"];
         assert_eq!(
             t["hasOutputSchema"],
             reports.contains(&t["name"].as_str().unwrap_or_default()),
@@ -192,12 +192,11 @@ fn the_python_sdk_applies_edits_gets_hints_and_undoes_them_exactly() {
         );
     }
     let edit = &tools[1];
-    let actions = edit["inputSchema"]["properties"]["actions"]["items"]["anyOf"]
+    let actions = edit["inputSchema"]["properties"]["actions"]["items"]["properties"]["action"]
+        ["enum"]
         .as_array()
         .expect("edit lists the actions");
-    assert!(actions
-        .iter()
-        .any(|a| a["properties"]["action"]["const"] == "file_replace_text"));
+    assert!(actions.contains(&json!("file_replace_text")));
     assert!(edit["inputSchema"]["properties"]["old_string"].is_object());
     // Options come from the clap definitions, the agent's own and no more.
     let apply_props = &tools[0]["inputSchema"]["properties"];
@@ -316,7 +315,8 @@ fn exec_approval_is_an_elicitation_where_the_client_can_show_one() {
     let unasked = run(Value::Null, "never.txt");
     assert_eq!(unasked["isError"], true);
     assert_eq!(unasked["elicited"], json!([]));
-    // The how-to is the user's (issue 26): in the structured result, not in the model's text.
+    // The how-to is the user's (issue 26), and the agent talks to the user: it is in the
+    // structured result and in the text, under the ⏸ line (issue 40).
     let how = unasked["structured"]["results"][0]["needsUser"]["how"]
         .as_str()
         .unwrap_or_default();
@@ -325,6 +325,11 @@ fn exec_approval_is_an_elicitation_where_the_client_can_show_one() {
         "{unasked:#}"
     );
     assert!(text(&unasked).contains("⏸"), "{}", text(&unasked));
+    assert!(
+        text(&unasked).contains(&format!("    for the user — to allow it: {how}")),
+        "{}",
+        text(&unasked)
+    );
     assert!(!repo.exists("never.txt"));
     repo.assert_fsck();
 }
@@ -606,12 +611,24 @@ fn malformed_requests_get_errors_and_the_server_keeps_serving() {
         "{init:#}"
     );
     raw.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
-    // Not JSON at all: ignored (there is no id to answer), and the server goes on.
+    // Not JSON at all: a parse error with `id: null` (there is no id to answer), and the
+    // server goes on.
     raw.send("this is not json {");
-    // JSON that is no request: an Invalid Request error.
+    let parse = raw.recv();
+    assert_eq!(parse["error"]["code"], -32700, "{parse:#}");
+    assert_eq!(parse.get("id"), Some(&Value::Null), "{parse:#}");
+    // A batch (MCP has none): an Invalid Request error with `id: null`, nothing run.
+    raw.send(r#"[{"jsonrpc":"2.0","id":20,"method":"tools/list"},{"jsonrpc":"2.0","id":21,"method":"ping"}]"#);
+    let batch = raw.recv();
+    assert_eq!(batch["error"]["code"], -32600, "{batch:#}");
+    assert_eq!(batch.get("id"), Some(&Value::Null), "{batch:#}");
+    // JSON that is no request: an Invalid Request error, with its id.
     raw.send(r#"{"jsonrpc":"2.0","id":2,"params":7}"#);
     let invalid = raw.recv();
     assert_eq!(invalid["error"]["code"], -32600, "{invalid:#}");
+    assert_eq!(invalid["id"], 2, "{invalid:#}");
+    // A notification that is no message gets no answer: the next answer is the next request's.
+    raw.send(r#"{"jsonrpc":"2.0","method":7}"#);
     let unknown = raw.request(3, "tools/frobnicate", json!({}));
     assert_eq!(unknown["error"]["code"], -32601, "{unknown:#}");
     let no_tool = raw.request(4, "tools/call", json!({"name": "rm_rf"}));
@@ -690,4 +707,286 @@ fn the_server_refuses_to_start_outside_a_repository() {
         .output()
         .expect("run");
     assert_eq!(exit_code(&out), 2, "{}", output_text(&out));
+}
+
+/// Every schema object under `v` (the schema itself, its properties, items, …) that has
+/// `properties`: each property without a `description` is listed as `path.name`.
+fn undescribed(v: &Value, path: &str, out: &mut Vec<String>) {
+    if let Some(props) = v.get("properties").and_then(Value::as_object) {
+        for (name, p) in props {
+            if p.get("description").is_none() {
+                out.push(format!("{path}.{name}"));
+            }
+            undescribed(p, &format!("{path}.{name}"), out);
+        }
+    }
+    if let Some(items) = v.get("items") {
+        undescribed(items, &format!("{path}[]"), out);
+    }
+}
+
+#[test]
+fn the_tool_list_is_small_and_every_argument_is_described() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    let mut raw = Raw::start(&repo);
+    raw.request(
+        1,
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}),
+    );
+    raw.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    let listed = raw.request(2, "tools/list", json!({}));
+    let tools = listed["result"]["tools"].as_array().expect("tools").clone();
+    // Clients load the list into every conversation; the reference filesystem server's is
+    // 14 KB.
+    let size = serde_json::to_string(&listed["result"])
+        .expect("json")
+        .len();
+    assert!(size < 20_000, "the tool list is {size} bytes");
+    let mut missing = Vec::new();
+    for t in &tools {
+        undescribed(
+            &t["inputSchema"],
+            t["name"].as_str().unwrap_or("?"),
+            &mut missing,
+        );
+    }
+    assert_eq!(
+        missing,
+        Vec::<String>::new(),
+        "properties without a description"
+    );
+    // No `anyOf` for `actions` (some clients flatten it into one object of every parameter).
+    let edit = tools.iter().find(|t| t["name"] == "edit").expect("edit");
+    assert!(
+        !edit["inputSchema"].to_string().contains("anyOf"),
+        "{}",
+        edit["inputSchema"]
+    );
+    drop(raw.child.stdin.take());
+    let _ = raw.child.wait();
+}
+
+/// The MCP Inspector's CLI (npm `@modelcontextprotocol/inspector`), which `scripts/test`
+/// installs into target/ci-tools/inspector.
+fn inspector_or_skip() -> Option<PathBuf> {
+    let bin = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("target/ci-tools/inspector/node_modules/.bin/mcp-inspector");
+    if bin.exists() {
+        return Some(bin);
+    }
+    if std::env::var_os("CLADA_REQUIRE_TOOLS").is_some() {
+        panic!(
+            "CLADA_REQUIRE_TOOLS is set but the MCP Inspector is not in target/ci-tools/inspector \
+             (scripts/test installs it from npm)"
+        );
+    }
+    eprintln!(
+        "SKIPPED: the MCP Inspector is not installed (run bash scripts/test, which installs it)"
+    );
+    None
+}
+
+#[test]
+fn the_inspector_in_strict_mode_finds_no_portability_problem_in_the_tools() {
+    let Some(inspector) = inspector_or_skip() else {
+        return;
+    };
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    let out = repo
+        .command(&inspector)
+        .args(["--cli", "--method", "tools/list", "--strict"])
+        .arg(env!("CARGO_BIN_EXE_git-clada"))
+        .arg("mcp")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run the inspector");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
+    let listed: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", output_text(&out)));
+    assert_eq!(
+        listed["tools"].as_array().map(Vec::len),
+        Some(12),
+        "{listed}"
+    );
+    // Only the server's own line on stderr: no warning, no error, no count of them.
+    let problems: Vec<&str> = err
+        .lines()
+        .filter(|l| !l.starts_with("git-clada: serving MCP"))
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    assert_eq!(problems, Vec::<&str>::new(), "{err}");
+}
+
+#[test]
+fn editor_semantics_paging_and_the_undo_list_are_what_an_agent_expects() {
+    let Some(python) = python_or_skip() else {
+        return;
+    };
+    let long: String = (1..=5000).map(|i| format!("line {i}\n")).collect();
+    let wide = format!("{}\n", "x".repeat(10_000));
+    let repo = TestRepo::with_files(&[
+        ("a.py", "one = 1\ntwo = 2\n"),
+        ("long.txt", &long),
+        ("wide.txt", &wide),
+        ("empty.py", ""),
+    ]);
+    let steps = steps(&run_client(
+        &python,
+        &repo,
+        &spec(
+            &repo,
+            server(&[]),
+            json!([
+                // One file's edits: all or nothing (the second does not match).
+                {"do": "call", "tool": "edit", "args": {"path": "a.py", "edits": [
+                    {"old_string": "one = 1", "new_string": "one = 11"},
+                    {"old_string": "three = 3", "new_string": "three = 33"}]}},
+                {"do": "git", "args": ["status", "--porcelain"]},
+                // Unless the call says otherwise.
+                {"do": "call", "tool": "edit", "args": {"path": "a.py", "atomic": false, "edits": [
+                    {"old_string": "one = 1", "new_string": "one = 11"},
+                    {"old_string": "three = 3", "new_string": "three = 33"}]}},
+                // Nothing to change is refused; an empty old_string fills an empty file.
+                {"do": "call", "tool": "edit", "args": {"path": "a.py", "old_string": "two = 2", "new_string": "two = 2"}},
+                {"do": "call", "tool": "edit", "args": {"path": "empty.py", "old_string": "", "new_string": "print(1)\n"}},
+                // An empty old_string on a file with content is still refused.
+                {"do": "call", "tool": "edit", "args": {"path": "a.py", "old_string": "", "new_string": "x\n"}},
+                // Paging.
+                {"do": "call", "tool": "read", "args": {"path": "long.txt"}},
+                {"do": "call", "tool": "read", "args": {"path": "long.txt", "offset": 2001, "limit": 3}},
+                {"do": "call", "tool": "read", "args": {"path": "long.txt", "lines": "4999-"}},
+                {"do": "call", "tool": "read", "args": {"path": "wide.txt"}},
+                {"do": "call", "tool": "read", "args": {"path": "long.txt", "lines": "1-2", "offset": 3}},
+                // The undo list, as advertised.
+                {"do": "call", "tool": "undo", "args": {"list": true}},
+            ]),
+        ),
+    ));
+    let all_or_nothing = &steps[0];
+    assert_eq!(all_or_nothing["isError"], true, "{all_or_nothing:#}");
+    assert_eq!(steps[1]["stdout"], "", "the first edit was not kept either");
+    let partial = &steps[2];
+    assert_eq!(partial["isError"], true, "{partial:#}");
+    assert_eq!(partial["structured"]["results"][0]["success"], true);
+    assert_eq!(repo.read("a.py"), "one = 11\ntwo = 2\n");
+
+    let same = &steps[3];
+    assert_eq!(same["isError"], true, "{same:#}");
+    assert!(text(same).contains("nothing to change"), "{}", text(same));
+    let filled = &steps[4];
+    assert_eq!(filled["isError"], false, "{filled:#}");
+    assert_eq!(repo.read("empty.py"), "print(1)\n");
+    let refused = &steps[5];
+    assert_eq!(refused["structured"]["results"][0]["code"], "file_exists");
+
+    // One page of at most 2,000 lines, and how to read on.
+    let first = &steps[6];
+    assert_eq!(first["isError"], false, "{first:#}");
+    let content = first["structured"]["results"][0]["data"]["content"]
+        .as_str()
+        .unwrap_or_default();
+    assert_eq!(content.lines().count(), 2000);
+    assert!(
+        content.ends_with("2000: line 2000"),
+        "{}",
+        &content[content.len() - 40..]
+    );
+    assert!(
+        text(first).contains(r#"read on with {"path": "long.txt", "offset": 2001}"#),
+        "{}",
+        &text(first)[text(first).len().saturating_sub(600)..]
+    );
+    assert!(text(first).len() < 60_000, "{}", text(first).len());
+    let next = first_content(&steps[7]);
+    assert_eq!(next, "2001: line 2001\n2002: line 2002\n2003: line 2003");
+    assert_eq!(first_content(&steps[8]), "4999: line 4999\n5000: line 5000");
+    let wide = &steps[9];
+    let line = first_content(wide);
+    assert!(
+        line.chars().count() < 2_100 && line.ends_with(" …"),
+        "{}",
+        line.len()
+    );
+    assert!(
+        text(wide).contains("line 1 longer than 2000 characters was cut"),
+        "{}",
+        text(wide)
+    );
+    assert_eq!(steps[10]["isError"], true);
+    assert!(
+        text(&steps[10]).contains("either `lines` or `offset`/`limit`"),
+        "{}",
+        text(&steps[10])
+    );
+
+    let list = &steps[11];
+    assert_eq!(list["isError"], false, "{list:#}");
+    assert!(text(list).contains("AI: edit a.py"), "{}", text(list));
+    repo.assert_fsck();
+}
+
+/// The content the first result of a read call returned.
+fn first_content(step: &Value) -> String {
+    step["structured"]["results"][0]["data"]["content"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+#[test]
+fn one_servers_calls_queue_with_progress_and_a_cancelled_queued_call_never_runs() {
+    let Some(python) = python_or_skip() else {
+        return;
+    };
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    let exec = |code: &str| json!({"actions": [{"action": "exec", "lang": "bash", "code": code}]});
+    let steps = steps(&run_client(
+        &python,
+        &repo,
+        &spec(
+            &repo,
+            server(&["--exec", "allow"]),
+            json!([{"do": "together", "calls": [
+                {"tool": "edit", "args": exec("touch started.txt; sleep 4; echo done > slow.txt")},
+                {"tool": "edit", "args": {"path": "a.txt", "old_string": "a", "new_string": "b"},
+                 "progress": true, "when_file": "started.txt"},
+                {"tool": "edit", "args": {"actions": [{"action": "file_write", "path": "never.txt", "content": "x"}]},
+                 "when_file": "started.txt", "cancel_when_file": "started.txt"},
+            ]}]),
+        ),
+    ));
+    let calls = steps[0]["calls"].as_array().expect("calls").clone();
+    assert_eq!(calls[0]["isError"], false, "{:#}", calls[0]);
+    // The second waited its turn instead of failing on the lock its own server held.
+    let queued = &calls[1];
+    assert_eq!(queued["isError"], false, "{queued:#}");
+    assert!(
+        !text(queued).contains("another git-clada"),
+        "{}",
+        text(queued)
+    );
+    let messages: Vec<&str> = queued["progress"]
+        .as_array()
+        .expect("progress")
+        .iter()
+        .filter_map(|p| p["message"].as_str())
+        .collect();
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.starts_with("queued behind edit (request ")
+                && m.contains("block task-1 (bash) running for")),
+        "{messages:?}"
+    );
+    // The cancelled one never ran.
+    assert_eq!(calls[2]["cancelled"], true, "{:#}", calls[2]);
+    assert_eq!(calls[2]["finished"], false, "{:#}", calls[2]);
+    assert!(!repo.exists("never.txt"));
+    assert_eq!(repo.read("slow.txt"), "done\n");
+    assert_eq!(repo.read("a.txt"), "b\n");
+    assert_eq!(subjects(&repo).len(), 3, "{:?}", subjects(&repo));
+    assert_eq!(repo.status(), "");
+    repo.assert_fsck();
 }

@@ -175,6 +175,45 @@ fn replies_appended_to_the_watched_file_apply_each_new_block_once() {
 }
 
 #[test]
+fn a_block_pasted_again_is_said_to_be_skipped() {
+    let (repo, _d, chat) = setup();
+    let w = Watch::start(&repo, &chat, &[], &[]);
+    append(&chat, &append_block("rp1", "log.txt", "one"));
+    w.wait_stderr("commit ", 1);
+    // The user pastes the same reply again, with a new block after it.
+    append(&chat, "\nUser: pasting that again\n");
+    append(
+        &chat,
+        &format!(
+            "{}{}",
+            append_block("rp1", "log.txt", "one"),
+            append_block("rp2", "log.txt", "two")
+        ),
+    );
+    w.wait_stderr("commit ", 2);
+    let text = std::fs::read_to_string(&chat).unwrap();
+    let line = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.starts_with("#!nesl [@three-char-SHA-256: rp1]"))
+        .nth(1)
+        .map(|(i, _)| i + 1)
+        .unwrap();
+    w.wait_stderr(
+        &format!("block rp1 (line {line}) repeats a block that is applied; skipped, not run again"),
+        1,
+    );
+    assert_eq!(repo.read("log.txt"), "one\ntwo\n", "rp1 ran once");
+    // Said once, not on every later look at the file.
+    append(&chat, "\nmore prose\n");
+    append(&chat, &append_block("rp3", "log.txt", "three"));
+    w.wait_stderr("commit ", 3);
+    let (code, stderr) = w.interrupt();
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(stderr.matches("repeats a block").count(), 1, "{stderr}");
+}
+
+#[test]
 fn a_block_written_in_two_halves_applies_once_after_the_second_half() {
     let (repo, _d, chat) = setup();
     let w = Watch::start(&repo, &chat, &[], &[]);

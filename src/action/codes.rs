@@ -75,6 +75,10 @@ pub const CODES: &[(&str, &str)] = &[
         "exec is not allowed or the command not approved (needs the user)",
     ),
     (
+        "sandbox_denied",
+        "the OS sandbox kept an approved command from reading a folder of the user's, such as a toolchain under ~ (needs the user: sandbox.read)",
+    ),
+    (
         "path_escape",
         "a path outside the worktree (needs the user: --allow-outside)",
     ),

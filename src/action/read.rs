@@ -71,6 +71,15 @@ pub fn extract_numbered(
     }
     let (start, end, requested) = match spec.filter(|s| !s.is_empty()) {
         None => (1, n, None),
+        // `23-`: from line 23 to the end (a line past the end is still out of range).
+        Some(s) if s.trim_end().ends_with('-') => {
+            let from = s.trim_end().strip_suffix('-').unwrap_or_default();
+            if from.contains('-') {
+                return Err(SpecError::Invalid);
+            }
+            let (a, _) = parse_line_spec(from)?;
+            (a, n.max(a), Some(s.to_string()))
+        }
         Some(s) => {
             let (a, b) = parse_line_spec(s)?;
             (a, b, Some(s.to_string()))

@@ -89,6 +89,10 @@ pub struct ParamDef {
     pub min: Option<i64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<PathRole>,
+    /// What the parameter is, for the JSON tool schemas (an agent's tool arguments); the
+    /// action's description says it in prose for the prompts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
 }
 
 /// One action.

@@ -66,7 +66,12 @@ pub(super) fn file_write(
     create_only: bool,
 ) -> Outcome {
     let exists = ctx.vfs.exists(&path.abs);
-    if create_only && exists {
+    // An empty file holds nothing to lose: file_create fills it, as editor tools do when an
+    // edit's old text is empty and the file is.
+    let filled = create_only
+        && exists
+        && matches!(ctx.vfs.state(&path.abs), Ok(FileState::File { ref bytes, .. }) if bytes.is_empty());
+    if create_only && exists && !filled {
         return Outcome::fail(format!(
             "EEXIST: file already exists, open '{}' (file_create never overwrites; use \
              file_write to replace the file, or file_replace_text to change part of it)",
@@ -80,7 +85,7 @@ pub(super) fn file_write(
         content,
         &path.abs,
         ctx.sandbox.root(),
-        !exists,
+        !exists || filled,
         ctx.opts.whole_file,
     );
     if let Err(e) = ctx.vfs.write_file(&path.abs, &bytes, false) {
@@ -89,6 +94,12 @@ pub(super) fn file_write(
     ctx.lines.reset(&path.abs);
     let mut out = Outcome::ok(json!({"path": path.given, "bytesWritten": bytes.len()}));
     out.warnings = notes;
+    if filled {
+        out.warnings.push(format!(
+            "{} existed and was empty: it was filled",
+            path.given
+        ));
+    }
     out
 }
 

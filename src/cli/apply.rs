@@ -35,7 +35,9 @@ pub struct Args {
     #[arg(value_name = "FILE")]
     pub file: Option<PathBuf>,
 
-    /// Block spelling: auto picks SHAM, NESL or nesl per block from its header.
+    /// Which format to read: auto reads each block in the format its opening line shows (SHAM,
+    /// NESL, nesl, CSL, CML, the replacer format, aider's SEARCH/REPLACE, apply_patch, unified
+    /// diffs); a format name reads only that one.
     #[arg(long, value_enum, default_value_t = DialectArg::AUTO)]
     pub dialect: DialectArg,
 
@@ -202,6 +204,13 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
         .map_err(ApplyError::from)
         .and_then(|repo| record::apply::apply_in(&repo, &reply, &opts));
     approvals.store(&root)?;
+    let copy = args.copy || cfg.clipboard_copy.value;
+    // A reply that could not be applied still has a report to paste back: it is copied too.
+    match &result {
+        Ok(_) => {}
+        Err(ApplyError::NotRecorded(ran)) => copy_report(copy, ran),
+        Err(e) => copy_fatal(copy, &e.to_string()),
+    }
     let outcome = match result {
         Ok(o) => o,
         Err(ApplyError::Refused(msg)) => return Err(Refusal(msg).into()),
@@ -222,8 +231,16 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
             let _ = writeln!(stdout, "{}", global.shown().content(diff));
         }
     }
-    copy_report(args.copy || cfg.clipboard_copy.value, &outcome.execution);
+    copy_report(copy, &outcome.execution);
     finish_report(&outcome.execution, &global)
+}
+
+/// `--copy` of an apply that stopped as a whole: its llm report (the `FATAL` line) goes to
+/// the clipboard, and what happened to stderr, as for any other report.
+fn copy_fatal(copy: bool, message: &str) {
+    if let (true, Some(llm)) = (copy, report::fatal(message, ReportFormat::Llm)) {
+        eprintln!("git-clada: {}", crate::loops::clipboard::copy(&llm).line());
+    }
 }
 
 /// `--copy` (or config `clipboard.copy`): the llm report to the clipboard; what happened goes

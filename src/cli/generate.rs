@@ -43,7 +43,7 @@ pub fn write_all(out: &Path) -> anyhow::Result<()> {
         Shell::Elvish,
         Shell::PowerShell,
     ] {
-        let mut cmd = super::command();
+        let mut cmd = completed(super::command());
         let path = clap_complete::generate_to(shell, &mut cmd, "git-clada", &comp_dir)
             .with_context(|| format!("cannot write {shell} completions"))?;
         if shell == Shell::Bash {
@@ -59,6 +59,27 @@ pub fn write_all(out: &Path) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// The command line as completions offer it: the same, minus the hidden subcommands
+/// (`generate`), which clap_complete would list like the others.
+fn completed(cmd: clap::Command) -> clap::Command {
+    let mut out = clap::Command::new(cmd.get_name().to_string())
+        .bin_name(cmd.get_bin_name().unwrap_or(cmd.get_name()).to_string())
+        .propagate_version(cmd.is_propagate_version_set())
+        .subcommand_required(cmd.is_subcommand_required_set())
+        .arg_required_else_help(cmd.is_arg_required_else_help_set());
+    if let Some(v) = cmd.get_version() {
+        out = out.version(v.to_string());
+    }
+    if let Some(a) = cmd.get_about() {
+        out = out.about(a.clone());
+    }
+    if let Some(a) = cmd.get_long_about() {
+        out = out.long_about(a.clone());
+    }
+    out = out.args(cmd.get_arguments().cloned());
+    out.subcommands(cmd.get_subcommands().filter(|s| !s.is_hide_set()).cloned())
 }
 
 /// `git clada <TAB>` in bash: git's completion calls `_git_clada` for the `clada` subcommand

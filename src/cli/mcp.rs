@@ -119,7 +119,7 @@ fn command_texts() -> CommandTexts {
         texts.insert(
             name.to_string(),
             CommandText {
-                about: help_text(cmd.get_long_about().or(cmd.get_about())),
+                about: help_text(cmd.get_about().or(cmd.get_long_about())),
                 params,
             },
         );

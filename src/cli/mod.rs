@@ -34,9 +34,11 @@ pub mod watch;
 /// Apply LLM action blocks to a git repository as exact, reviewable, reversible commits.
 ///
 /// git-clada reads an LLM reply containing action blocks (SHAM/NESL, CSL, CML or the replacer
-/// format, in any mix), validates every block, writes the files, runs what it is allowed to
-/// run, commits the result as one `AI: <summary>` commit with machine-readable trailers, and
-/// prints a report precise enough that the LLM can fix only what failed. `git clada context`
+/// format) or the edits models already write (aider's SEARCH/REPLACE blocks, Codex's
+/// apply_patch envelopes, unified diffs), in any mix, validates every block, writes the
+/// files, runs what it is allowed to run, commits the result as one `AI: <summary>` commit
+/// with machine-readable trailers, and prints a report precise enough that the LLM can fix
+/// only what failed. `git clada context`
 /// prepares the model's first turn; every AI change can be taken back (`git clada undo`, as
 /// far back as you like, and `git clada redo`), collapsed (`git clada squash`) or walked
 /// through (`git clada step-back`), and uncommitted work is never lost.

@@ -23,7 +23,9 @@ pub struct Args {
     #[arg(value_name = "FILE")]
     pub file: Option<PathBuf>,
 
-    /// Block spelling: auto picks SHAM, NESL or nesl per block from its header.
+    /// Which format to read: auto reads each block in the format its opening line shows (SHAM,
+    /// NESL, nesl, CSL, CML, the replacer format, aider's SEARCH/REPLACE, apply_patch, unified
+    /// diffs); a format name reads only that one.
     #[arg(long, value_enum, default_value_t = DialectArg::AUTO)]
     pub dialect: DialectArg,
 }
@@ -50,8 +52,9 @@ impl clap::ValueEnum for DialectArg {
         use clap::builder::PossibleValue;
         Some(match self.0 {
             Dialect::Auto => PossibleValue::new("auto").help(
-                "Per block, from its opening marker: `#!SHAM`, `#!NESL`, `#!nesl`, CSL, CML or \
-                 replacer",
+                "Per block, from its opening line: `#!SHAM`, `#!NESL`, `#!nesl`, CSL, CML, \
+                 replacer, aider's SEARCH/REPLACE, apply_patch's `*** Begin Patch`, or a unified \
+                 diff",
             ),
             Dialect::Only(f) => {
                 let help = read::formats().find(|(g, _)| *g == f).map(|(_, h)| h);

@@ -46,7 +46,9 @@ pub struct Args {
     #[arg(long)]
     pub prepend: bool,
 
-    /// Block spelling: auto picks SHAM, NESL or nesl per block from its header.
+    /// Which format to read: auto reads each block in the format its opening line shows (SHAM,
+    /// NESL, nesl, CSL, CML, the replacer format, aider's SEARCH/REPLACE, apply_patch, unified
+    /// diffs); a format name reads only that one.
     #[arg(long, value_enum, default_value_t = DialectArg::AUTO)]
     pub dialect: DialectArg,
 

@@ -735,6 +735,11 @@ pub fn parameters_schema(name: &str, def: &ActionDef) -> Value {
             Some(_) => "A path relative to the repository root.",
             None => "",
         };
+        let note = match &d.description {
+            Some(what) if note.is_empty() => what.clone(),
+            Some(what) => format!("{what} {note}"),
+            None => note.to_string(),
+        };
         if !note.is_empty() {
             prop.insert("description".into(), json!(note));
         }

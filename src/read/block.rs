@@ -42,11 +42,13 @@ impl Serialize for Format {
 }
 
 /// How the members of a group of blocks (a CSL `<---TASKS--->`, a CML `<tasks>`, the files of
-/// one apply_patch envelope or of one unified diff) depend on each other.
+/// one apply_patch envelope or of one unified diff, a tool call's `edits` of one file) depend
+/// on each other.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum GroupKind {
-    /// CSL TASKS, a unified diff (as `git apply`): all or nothing. A member that fails
+    /// CSL TASKS, a unified diff (as `git apply`), a tool call's `edits` (as editor tools'
+    /// multi-edit): all or nothing. A member that fails
     /// validation skips the whole group; a member that fails at run time rolls back the changes
     /// of the members before it.
     Atomic,
@@ -62,7 +64,7 @@ pub struct Group {
     /// first member's id for a CML `<tasks>` block, an apply_patch envelope or a diff).
     pub id: String,
     pub kind: GroupKind,
-    /// What reports call the group: `TASKS group`, `<tasks> block`, `patch`, `diff`.
+    /// What reports call the group: `TASKS group`, `<tasks> block`, `patch`, `diff`, `list of edits`.
     #[serde(skip)]
     pub noun: &'static str,
 }

@@ -7,7 +7,9 @@
 //! - the shape editor tools use, one edit `{"path", "old_string", "new_string",
 //!   "replace_all"?}` (→ `file_replace_text`, or `file_replace_all_text` with `replace_all`;
 //!   an empty `old_string` creates the file, as those tools do: `file_create`), or several
-//!   edits of one file `{"path", "edits": [{"old_string", "new_string", "replace_all"?}, …]}`.
+//!   edits of one file `{"path", "edits": [{"old_string", "new_string", "replace_all"?}, …]}`,
+//!   all or nothing (one atomic group, as editor tools' multi-edit) unless `"atomic": false`.
+//!   An edit whose `old_string` equals its `new_string` is refused: it changes nothing.
 //!
 //! Each action becomes one [`Block`]: `id` (when given) is its id, else `task-N` like the
 //! other formats without ids; every other key is a property. Values may be JSON strings,
@@ -22,9 +24,9 @@ use indexmap::IndexMap;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::block::{Block, ErrorCode, Format, ParseError};
+use super::block::{Block, ErrorCode, Format, GroupKind, ParseError};
 use super::lines::{Line, Lines};
-use super::scan::{error, next_id, FrontEnd, Registration, Taken, TaskIds};
+use super::scan::{error, group, next_id, FrontEnd, Registration, Taken, TaskIds};
 
 impl Format {
     pub const TOOL_CALL: Format = Format {
@@ -121,8 +123,8 @@ fn read(text: &str, counter: &mut usize) -> (Vec<Block>, Vec<ParseError>) {
                         )
                     }
                 },
-                Ok(Shape::Edits(path, edits)) => {
-                    return (file_edits(text, path, edits, counter), Vec::new())
+                Ok(Shape::Edits(path, edits, atomic)) => {
+                    return (file_edits(text, path, edits, atomic, counter), Vec::new())
                 }
                 Ok(Shape::One) => vec![top],
                 Err(why) => return fail(at(top), 1, why),
@@ -147,8 +149,9 @@ fn read(text: &str, counter: &mut usize) -> (Vec<Block>, Vec<ParseError>) {
 enum Shape<'a> {
     /// `{"actions": [...]}`.
     Actions(&'a RawValue),
-    /// `{"path": …, "edits": [...]}`: several editor-style edits of one file.
-    Edits(&'a RawValue, &'a RawValue),
+    /// `{"path": …, "edits": [...], "atomic"?}`: several editor-style edits of one file, all
+    /// or nothing unless `atomic` is false.
+    Edits(&'a RawValue, &'a RawValue, bool),
     /// One action or one edit.
     One,
 }
@@ -169,21 +172,34 @@ fn shape_of<'a>(object: &IndexMap<&str, &'a RawValue>) -> Result<Shape<'a>, Stri
         return Ok(Shape::Actions(list));
     }
     if let Some(edits) = object.get("edits") {
-        if let Some(k) = extra(&["path", "edits"]) {
+        if let Some(k) = extra(&["path", "edits", "atomic"]) {
             return Err(format!(
-                "unknown key `{k}` next to `edits`: an edit list is {{\"path\", \"edits\": [{{\"old_string\", \"new_string\", \"replace_all\"}}, …]}}"
+                "unknown key `{k}` next to `edits`: an edit list is {{\"path\", \"edits\": [{{\"old_string\", \"new_string\", \"replace_all\"}}, …], \"atomic\"}}"
             ));
         }
         let Some(path) = object.get("path") else {
             return Err("`edits` needs the file's `path` next to it".into());
         };
-        return Ok(Shape::Edits(path, edits));
+        let atomic = match object.get("atomic").map(|v| v.get().trim()) {
+            None | Some("true") => true,
+            Some("false") => false,
+            Some(other) => return Err(format!("`atomic` must be true or false, got {other}")),
+        };
+        return Ok(Shape::Edits(path, edits, atomic));
     }
     Ok(Shape::One)
 }
 
-/// `{"path", "edits": [...]}` → one block per edit, each with the shared path.
-fn file_edits(text: &str, path: &RawValue, edits: &RawValue, counter: &mut usize) -> Vec<Block> {
+/// `{"path", "edits": [...]}` → one block per edit, each with the shared path; with `atomic`
+/// (the default, as editor tools' multi-edit) one all-or-nothing group: an edit that fails
+/// leaves the file as it was.
+fn file_edits(
+    text: &str,
+    path: &RawValue,
+    edits: &RawValue,
+    atomic: bool,
+    counter: &mut usize,
+) -> Vec<Block> {
     let list: Vec<&RawValue> = match serde_json::from_str(edits.get()) {
         Ok(l) => l,
         Err(_) => {
@@ -193,9 +209,15 @@ fn file_edits(text: &str, path: &RawValue, edits: &RawValue, counter: &mut usize
             return vec![b];
         }
     };
-    list.into_iter()
+    let mut blocks: Vec<Block> = list
+        .into_iter()
         .map(|item| block(text, item, counter, Some(path)))
-        .collect()
+        .collect();
+    if atomic && blocks.len() > 1 {
+        let id = blocks[0].id.clone();
+        group(&mut blocks, &id, GroupKind::Atomic, "list of edits");
+    }
+    blocks
 }
 
 /// A block for one JSON item: an action object or an editor-style edit (one of an `edits`
@@ -312,6 +334,11 @@ fn edit_properties(fields: &[(&str, &RawValue)]) -> Result<IndexMap<String, Stri
         Some("true") => true,
         Some(other) => return Err(format!("`replace_all` must be true or false, got {other}")),
     };
+    if !old.is_empty() && old == new {
+        return Err(
+            "old_string and new_string are the same: nothing to change; give the text as it should be in new_string".into(),
+        );
+    }
     let pairs: Vec<(&str, String)> = match (old.is_empty(), all) {
         (true, _) => vec![
             ("action", "file_create".into()),

@@ -62,37 +62,45 @@ fn hunks<'a>(base: &[&'a [u8]], side: &[&'a [u8]]) -> Vec<Hunk<'a>> {
     out
 }
 
-/// Whether `a` (made from `w`) still holds every line `w` changed from `h`: the edits
-/// from `w` to `a` touch none of the lines the user's change (`h` to `w`) added or replaced
-/// (edits next to them are fine). A three-way merge refuses such neighbours as conflicts,
-/// yet the user's change is all there.
-pub fn lines_intact(h: &[u8], w: &[u8], a: &[u8]) -> bool {
-    use similar::{DiffOp, TextDiff};
-    let (h, w, a) = (
-        String::from_utf8_lossy(h),
-        String::from_utf8_lossy(w),
-        String::from_utf8_lossy(a),
-    );
-    // The user's change, as ranges of `w`'s lines (an empty range: a deletion there).
-    let users: Vec<std::ops::Range<usize>> = TextDiff::from_lines(h.as_ref(), w.as_ref())
-        .ops()
-        .iter()
-        .filter(|op| !matches!(op, DiffOp::Equal { .. }))
-        .map(|op| op.new_range())
-        .collect();
-    // The AI's edits, as ranges of `w`'s lines they replace.
-    TextDiff::from_lines(w.as_ref(), a.as_ref())
-        .ops()
-        .iter()
-        .filter(|op| !matches!(op, DiffOp::Equal { .. }))
-        .map(|op| op.old_range())
-        .all(|ai| {
-            users.iter().all(|u| {
-                let overlap = ai.start < u.end && u.start < ai.end;
-                // Removing the line a deletion sat between still loses nothing of the user's.
-                let inside = u.is_empty() && ai.start < u.start && u.start < ai.end;
-                !overlap && !inside
-            })
+/// Whether the user's change (`head` → `user`) is still in `after`, a version made from
+/// `user` by the AI: no line the user added or changed was removed or replaced on the way to
+/// `after`. Lines the user only deleted count as kept. Binary content is judged whole.
+pub fn user_change_kept(head: &[u8], user: &[u8], after: &[u8]) -> bool {
+    if [head, user, after].iter().any(|d| d.contains(&0)) {
+        return user == after || head == user;
+    }
+    let (h, u, a) = (split_lines(head), split_lines(user), split_lines(after));
+    // The user's lines: the positions in `user` that its change added or replaced.
+    // and the places where it deleted lines.
+    let mut mine = vec![false; u.len()];
+    let mut cuts = Vec::new();
+    for op in capture_diff_slices(Algorithm::Myers, &h, &u) {
+        match op {
+            DiffOp::Insert {
+                new_index, new_len, ..
+            }
+            | DiffOp::Replace {
+                new_index, new_len, ..
+            } => mine[new_index..new_index + new_len].fill(true),
+            DiffOp::Delete { new_index, .. } => cuts.push(new_index),
+            DiffOp::Equal { .. } => {}
+        }
+    }
+    // The AI's change must leave every one of them in place: no added line removed or
+    // replaced, no deletion point inside a span the AI rewrote.
+    capture_diff_slices(Algorithm::Myers, &u, &a)
+        .into_iter()
+        .all(|op| match op {
+            DiffOp::Delete {
+                old_index, old_len, ..
+            }
+            | DiffOp::Replace {
+                old_index, old_len, ..
+            } => {
+                let (start, end) = (old_index, old_index + old_len);
+                !mine[start..end].contains(&true) && !cuts.iter().any(|&p| start < p && p < end)
+            }
+            _ => true,
         })
 }
 
@@ -166,7 +174,24 @@ pub fn merge3(base: &[u8], ours: &[u8], theirs: &[u8]) -> Option<Vec<u8>> {
 
 #[cfg(test)]
 mod tests {
-    use super::merge3;
+    use super::{merge3, user_change_kept};
+
+    #[test]
+    fn the_users_change_is_kept_when_the_ai_left_its_lines_in_place() {
+        let kept =
+            |h: &str, u: &str, a: &str| user_change_kept(h.as_bytes(), u.as_bytes(), a.as_bytes());
+        // Neighbouring lines: no merge, but the user's line is still there.
+        assert!(kept("l1\nl2\nl3\n", "l1\nUSER\nl3\n", "l1\nUSER\nAI\n"));
+        // The AI rewrote the user's line, or the whole file: gone.
+        assert!(!kept("l1\nl2\nl3\n", "l1\nUSER\nl3\n", "l1\nAI\nl3\n"));
+        assert!(!kept("l1\nl2\n", "l1\nUSER\n", "new\n"));
+        // A line the user deleted stays deleted unless the AI rewrote across the spot.
+        assert!(kept("a\nb\nc\nd\n", "a\nc\nd\n", "a\nc\nD\n"));
+        assert!(!kept("a\nb\nc\nd\n", "a\nc\nd\n", "x\ny\nz\n"));
+        // Binary content is judged whole.
+        assert!(kept("a\0", "b\0", "b\0"));
+        assert!(!kept("a\0", "b\0", "c\0"));
+    }
 
     fn m(base: &str, ours: &str, theirs: &str) -> Option<String> {
         merge3(base.as_bytes(), ours.as_bytes(), theirs.as_bytes())

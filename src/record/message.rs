@@ -47,8 +47,8 @@ impl Item {
     }
 }
 
-/// Collapses a deletion and a creation that a successful `file_move` block explains into one
-/// `move` item, and the deletions under a folder a successful `dir_delete` removed into one
+/// Collapses a deletion and a creation that a successful `file_move` block (or a `file_patch`
+/// with `new_path`: apply_patch's `*** Move to:`, a diff's rename) explains into one `move` item, and the deletions under a folder a successful `dir_delete` removed into one
 /// item naming the folder.
 pub fn fold_moves(items: Vec<Item>, result: &ExecutionResult) -> Vec<Item> {
     let items = fold_file_moves(items, result);
@@ -88,11 +88,16 @@ fn fold_file_moves(items: Vec<Item>, result: &ExecutionResult) -> Vec<Item> {
     let moves: Vec<(String, String)> = result
         .results
         .iter()
-        .filter(|r| r.success && r.action == "file_move")
+        .filter(|r| r.success && matches!(r.action.as_str(), "file_move" | "file_patch"))
         .filter_map(|r| {
+            let from = if r.action == "file_move" {
+                "old_path"
+            } else {
+                "path"
+            };
             let old = r
                 .params
-                .get("old_path")?
+                .get(from)?
                 .as_str()?
                 .trim_start_matches("./")
                 .to_string();

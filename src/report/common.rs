@@ -8,11 +8,17 @@ use crate::action::textmatch::Hint;
 use crate::action::{ActionResult, ParseErrorReport};
 
 /// The value shown after the action name: the schema's primary parameter; `paths` lists show
-/// as `(N files)`, a move as `old -> new`.
+/// as `(N files)`, a move (`file_move`, a `file_patch` with `new_path`) as `old -> new`.
 pub fn primary(r: &ActionResult) -> String {
     let str_param = |k: &str| r.params.get(k).and_then(Value::as_str).map(String::from);
     if r.action == "file_move" {
         if let (Some(a), Some(b)) = (str_param("old_path"), str_param("new_path")) {
+            return format!("{a} -> {b}");
+        }
+    }
+    // A patch that moves its file (apply_patch's `*** Move to:`, a diff's rename).
+    if r.action == "file_patch" {
+        if let (Some(a), Some(b)) = (str_param("path"), str_param("new_path")) {
             return format!("{a} -> {b}");
         }
     }

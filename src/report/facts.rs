@@ -58,6 +58,26 @@ pub(crate) fn failed_blocks(result: &ExecutionResult) -> Vec<String> {
     out
 }
 
+/// What a commit holds when no block succeeded: the changes failed exec blocks made before
+/// they failed (or, with none, those made while the reply ran, e.g. by `hooks.after`), as a
+/// phrase: `what exec block e1x changed before it failed`.
+pub(crate) fn committed_by_failures(result: &ExecutionResult) -> String {
+    let ran: Vec<&str> = result
+        .results
+        .iter()
+        .filter(|r| !r.success && r.action == "exec" && r.data.is_some() && !r.skipped)
+        .map(|r| r.block_id.as_str())
+        .collect();
+    match ran.as_slice() {
+        [] => "what changed while the reply ran (see the warnings)".to_string(),
+        [one] => format!("what exec block {one} changed before it failed"),
+        many => format!(
+            "what exec blocks {} changed before they failed",
+            many.join(", ")
+        ),
+    }
+}
+
 /// The failed hook step that kept the changes from being committed, if any.
 pub(crate) fn failed_hook(result: &ExecutionResult) -> Option<&Step> {
     if result.git_commit.is_some() {

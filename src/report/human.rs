@@ -9,7 +9,7 @@ use super::common::{
     distinct_messages, error_head, hint_lines, in_document_order, is_validation, output_body,
     output_header, primary, shows_output, validation_line, Item,
 };
-use super::facts::{capped_output, failed_hook, hook_name, rollback_cause};
+use super::facts::{capped_output, committed_by_failures, failed_hook, hook_name, rollback_cause};
 use crate::action::ExecutionResult;
 use crate::base::term::{escape, Rule};
 
@@ -254,7 +254,13 @@ fn summary(r: &ExecutionResult) -> String {
     let failed = r.results.iter().filter(|x| !x.success).count() - waiting;
     let invalid = r.parse_errors.len();
     if r.results.is_empty() && invalid == 0 {
-        return "no action blocks found\n".to_string();
+        return match &r.git_commit {
+            Some(c) => format!(
+                "committed {}: the AI changes an earlier apply left uncommitted\n",
+                &c[..c.len().min(12)]
+            ),
+            None => "no action blocks found\n".to_string(),
+        };
     }
     if r.rolled_back {
         return format!(
@@ -281,6 +287,9 @@ fn summary(r: &ExecutionResult) -> String {
     }
     if let Some(c) = &r.git_commit {
         s.push_str(&format!("; committed {}", &c[..c.len().min(12)]));
+        if ok == 0 && !r.results.is_empty() {
+            s.push_str(&format!(" ({})", committed_by_failures(r)));
+        }
     }
     if let Some(hook) = failed_hook(r) {
         s.push_str(&format!(

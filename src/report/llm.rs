@@ -6,7 +6,9 @@ use super::common::{
     distinct_messages, error_head, group_parse_errors, hint_lines, in_document_order,
     is_validation, output_body, output_header, primary, shows_output, validation_line, Item,
 };
-use super::facts::{capped_output, failed_blocks, failed_hook, hook_name, rollback_cause};
+use super::facts::{
+    capped_output, committed_by_failures, failed_blocks, failed_hook, hook_name, rollback_cause,
+};
 use crate::action::textmatch::Hint;
 use crate::action::ExecutionResult;
 
@@ -16,6 +18,13 @@ const DETAIL: &str = "    ";
 const GROUP: &str = "                    ";
 
 pub fn render(r: &ExecutionResult) -> String {
+    render_with(r, false)
+}
+
+/// The llm report; with `user_steps`, each ⏸ line is followed by what the user can do to lift
+/// it (`needsUser.how`), for an agent that talks to the user (the MCP server). A pasted-back
+/// report leaves it out: the model is only told that the block waits for the user.
+pub fn render_with(r: &ExecutionResult, user_steps: bool) -> String {
     if let (Some(f), true) = (
         &r.fatal_error,
         r.results.is_empty() && r.parse_errors.is_empty(),
@@ -25,8 +34,18 @@ pub fn render(r: &ExecutionResult) -> String {
     let mut out = String::from("=== CLADA RESULTS ===\n");
     for item in in_document_order(r) {
         match item {
-            Item::Result(res) => result_lines(&mut out, res),
-            Item::Errors(id, errs) => parse_error_lines(&mut out, &id, &errs),
+            Item::Result(res) => {
+                result_lines(&mut out, res);
+                if let Some(n) = res.needs_user.as_ref().filter(|_| user_steps) {
+                    out.push_str(&format!("{DETAIL}for the user — to allow it: {}\n", n.how));
+                }
+            }
+            Item::Errors(id, errs) => {
+                parse_error_lines(&mut out, &id, &errs);
+                if let Some(n) = errs[0].needs_user.as_ref().filter(|_| user_steps) {
+                    out.push_str(&format!("{DETAIL}for the user — to allow it: {}\n", n.how));
+                }
+            }
         }
     }
     for s in &r.steps {
@@ -206,7 +225,20 @@ fn closing_without_waiting(r: &ExecutionResult, ok: usize, failed: usize) -> Str
             .to_string();
     }
     if r.results.is_empty() && r.parse_errors.is_empty() {
-        return "No action blocks were found.".to_string();
+        // `git clada commit`: no blocks, the AI changes an earlier apply left pending.
+        return match &r.git_commit {
+            Some(c) => format!(
+                "The AI changes an earlier apply left uncommitted are now committed ({}); there were no blocks to apply, so nothing needs sending.",
+                &c[..c.len().min(12)]
+            ),
+            None => match failed_hook(r) {
+                Some(hook) => format!(
+                    "Nothing was committed: {} failed (its output is above); the AI changes an earlier apply left uncommitted stay in the files.",
+                    hook_name(hook)
+                ),
+                None => "No action blocks were found.".to_string(),
+            },
+        };
     }
     let blocks = |n: usize| {
         if n == 1 {
@@ -344,10 +376,20 @@ fn progress(
             format!("All {ok} blocks are {applied}; do not send them again.")
         }
     } else if ok == 0 {
-        format!(
-            "No block was applied. Send corrected versions of the {} marked ❌.",
-            to_fix(failed)
-        )
+        match &r.git_commit {
+            // Nothing succeeded, yet something was committed: what failed exec blocks (or
+            // `hooks.after`) changed before they failed, as the README says exec changes are.
+            Some(c) => format!(
+                "No block succeeded, but {} is committed ({}; `git clada undo` takes it back). Send corrected versions of the {} marked ❌; they will run on top of that.",
+                committed_by_failures(r),
+                &c[..c.len().min(12)],
+                to_fix(failed)
+            ),
+            None => format!(
+                "No block was applied. Send corrected versions of the {} marked ❌.",
+                to_fix(failed)
+            ),
+        }
     } else {
         let done = format!(
             "The {} marked ✅ {} {applied}; do not send {} again.",

@@ -9,7 +9,7 @@
 mod common;
 mod facts;
 
-pub use common::primary;
+pub use common::{at_lines, primary};
 pub use facts::{capped_output, ignored_path_warning, mark_rolled_back};
 mod human;
 mod llm;
@@ -33,6 +33,12 @@ pub fn render(result: &ExecutionResult, format: ReportFormat, color: bool) -> St
         ReportFormat::Llm => llm::render(result),
         ReportFormat::Json => json(result),
     }
+}
+
+/// The llm report for an agent that relays to the user (the MCP server): each ⏸ line is
+/// followed by what the user can do to lift it, which the pasted-back report leaves out.
+pub fn llm_for_agent(result: &ExecutionResult) -> String {
+    llm::render_with(result, true)
 }
 
 /// A rendered report as it is written where `shown` says: the human report is escaped

@@ -10,6 +10,9 @@ Spec: {"server": [argv...], "cwd": DIR, "elicit": null|"yes"|"no"|"always"|"decl
 Steps: {"do": "info"} | {"do": "tools"} | {"do": "prompts"} | {"do": "prompt", "name", "args"}
        | {"do": "call", "tool", "args", "progress": bool}
        | {"do": "cancel", "tool", "args", "when_file": PATH}  (cancel once PATH exists)
+       | {"do": "together", "calls": [{"tool", "args", "progress": bool, "when_file": PATH,
+          "cancel_when_file": PATH}, ...]}  (calls in flight at once in one session: each
+          starts once its when_file exists, and is cancelled once its cancel_when_file does)
        | {"do": "git", "args": [...]}
        | {"do": "lock", "path": P} / {"do": "unlock"}  (hold an flock on P, as another
          git-clada holding the repository's lock would)
@@ -146,6 +149,8 @@ async def _step(client, spec, s, elicited):
                     break
                 await anyio.sleep(0.05)
         return {"cancelled": scope.cancel_called, "finished": "result" in finished, "pid": pid, "pidGone": gone}
+    if kind == "together":
+        return {"calls": await together(client, cwd, s["calls"])}
     if kind == "lock":
         held = open(os.path.join(cwd, s["path"]), "a+")
         fcntl.flock(held, fcntl.LOCK_EX)
@@ -158,6 +163,59 @@ async def _step(client, spec, s, elicited):
         out = subprocess.run(["git", *s["args"]], cwd=cwd, capture_output=True, text=True)
         return {"stdout": out.stdout, "code": out.returncode}
     raise ValueError(f"unknown step {kind!r}")
+
+
+async def wait_for_file(cwd, rel, seconds=60):
+    path = os.path.join(cwd, rel)
+    deadline = time.monotonic() + seconds
+    while not os.path.exists(path):
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{rel} never appeared")
+        await anyio.sleep(0.05)
+
+
+async def together(client, cwd, calls):
+    """Calls in flight at once; each record says how it ended and what progress it saw."""
+    out = [None] * len(calls)
+
+    async def one(i, c):
+        progress = []
+
+        async def on_progress(value, total, message):
+            progress.append({"progress": value, "message": message})
+
+        if c.get("when_file"):
+            await wait_for_file(cwd, c["when_file"])
+        scope = anyio.CancelScope()
+        record = {"cancelled": False, "finished": False}
+        async with anyio.create_task_group() as tg:
+            async def cancel_later():
+                await wait_for_file(cwd, c["cancel_when_file"])
+                await anyio.sleep(0.2)
+                scope.cancel()
+
+            if c.get("cancel_when_file"):
+                tg.start_soon(cancel_later)
+            with scope:
+                try:
+                    result = await client.call_tool(
+                        c["tool"],
+                        c.get("args", {}),
+                        progress_callback=on_progress if c.get("progress") else None,
+                    )
+                    record.update(result_record(result))
+                    record["finished"] = True
+                except MCPError as e:
+                    record["error"] = {"code": e.code, "message": e.message}
+            record["cancelled"] = scope.cancel_called
+            tg.cancel_scope.cancel()
+        record["progress"] = progress
+        out[i] = record
+
+    async with anyio.create_task_group() as tg:
+        for i, c in enumerate(calls):
+            tg.start_soon(one, i, c)
+    return out
 
 
 async def run_client(spec):

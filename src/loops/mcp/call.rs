@@ -61,7 +61,8 @@ impl Outcome {
     fn report(result: &ExecutionResult, diff: Option<&str>) -> Outcome {
         let mut structured: Value =
             serde_json::from_str(&report::json(result)).unwrap_or_else(|_| json!({}));
-        let mut text = report::render(result, ReportFormat::Llm, false);
+        // The agent relays what only the user can do (an exec approval, a sandbox line).
+        let mut text = report::llm_for_agent(result);
         if let Some(diff) = diff {
             structured["diff"] = json!(diff);
             if !diff.is_empty() {
@@ -108,6 +109,9 @@ pub struct Call<'a> {
 
 /// Runs one call of a tool of kind `kind` with `args`.
 pub fn run(call: &Call<'_>, kind: ToolKind, args: Map<String, Value>) -> Outcome {
+    // GIT_CLADA_TRACE: the time since the last call's last phase is the server's wait for
+    // this one, not part of its first phase.
+    crate::base::trace::phase("mcp: between calls");
     let result = match kind {
         ToolKind::Apply => apply_call(call, args, false),
         ToolKind::Edit => edit_call(call, args, false),
@@ -118,7 +122,9 @@ pub fn run(call: &Call<'_>, kind: ToolKind, args: Map<String, Value>) -> Outcome
             return history_call(call, kind, &args)
         }
     };
-    result.unwrap_or_else(|message| Outcome::fatal(&message))
+    let outcome = result.unwrap_or_else(|message| Outcome::fatal(&message));
+    crate::base::trace::phase("mcp: report");
+    outcome
 }
 
 /// The options a call may set, taken out of its arguments.
@@ -198,11 +204,18 @@ fn edit_call(
     mut args: Map<String, Value>,
     dry_run: bool,
 ) -> Result<Outcome, String> {
+    // One file's `edits` are all or nothing unless the call says `atomic: false`; that is
+    // the edit list's own key in the tool-call format.
+    let partial_edits =
+        args.contains_key("edits") && args.get("atomic") == Some(&Value::Bool(false));
     let mut options = take_options(&mut args)?;
+    if partial_edits {
+        args.insert("atomic".into(), Value::Bool(false));
+    }
     if options.dialect != Dialect::Auto {
         return Err("`dialect` is for a `reply`; edits are JSON".into());
     }
-    if args.is_empty() {
+    if args.is_empty() || (partial_edits && args.len() == 1) {
         return Err("nothing to do: give `actions` (a list of actions), or an edit `path`, `old_string`, `new_string`".into());
     }
     options.dialect = Dialect::Only(Format::TOOL_CALL);
@@ -272,12 +285,20 @@ fn transact(call: &Call<'_>, reply: &Reply, options: CallOptions, dry_run: bool)
 
 /// A read tool: its one action run on its own, with no lock and no commit (it changes
 /// nothing), in the sandbox an apply would use.
-fn read_call(call: &Call<'_>, action: &str, args: Map<String, Value>) -> Result<Outcome, String> {
+fn read_call(
+    call: &Call<'_>,
+    action: &str,
+    mut args: Map<String, Value>,
+) -> Result<Outcome, String> {
     if let Some(k) = args
         .keys()
         .find(|k| *k == "action" || *k == "id" || is_apply_option(k))
     {
         return Err(format!("unknown argument `{k}`"));
+    }
+    let paged = action == "file_read_numbered";
+    if paged {
+        page_to_lines(&mut args)?;
     }
     let mut one = Map::new();
     one.insert("action".into(), json!(action));
@@ -291,8 +312,127 @@ fn read_call(call: &Call<'_>, action: &str, args: Map<String, Value>) -> Result<
     if plan.actions.iter().any(|a| a.action != action) {
         return Err(format!("`{action}` is the only action this tool runs"));
     }
-    let execution = action::execute(&plan, &sandbox, &server.apply.engine);
+    let mut execution = action::execute(&plan, &sandbox, &server.apply.engine);
+    if paged {
+        cap_read(&mut execution.result);
+    }
     Ok(Outcome::report(&execution.result, None))
+}
+
+/// The most of a file one `read` call returns: clients cut a tool result near 25,000 tokens
+/// (and many count the text and the structured copy), so a page stays well under that.
+pub const READ_MAX_LINES: usize = 2_000;
+/// See [`READ_MAX_LINES`].
+pub const READ_MAX_BYTES: usize = 40_000;
+/// A longer line is cut (minified code, data on one line).
+pub const READ_MAX_LINE_CHARS: usize = 2_000;
+
+/// `offset` (the first line, from 1) and `limit` (how many lines) as the action's `lines`.
+fn page_to_lines(args: &mut Map<String, Value>) -> Result<(), String> {
+    let number = |name: &str, v: Value| -> Result<usize, String> {
+        v.as_u64()
+            .filter(|n| *n >= 1)
+            .and_then(|n| usize::try_from(n).ok())
+            .ok_or_else(|| format!("`{name}` must be a whole number from 1"))
+    };
+    let offset = args.remove("offset").filter(|v| !v.is_null());
+    let limit = args.remove("limit").filter(|v| !v.is_null());
+    if offset.is_none() && limit.is_none() {
+        return Ok(());
+    }
+    if args.get("lines").is_some_and(|v| !v.is_null()) {
+        return Err("give either `lines` or `offset`/`limit`, not both".into());
+    }
+    let first = offset
+        .map(|v| number("offset", v))
+        .transpose()?
+        .unwrap_or(1);
+    let lines = match limit.map(|v| number("limit", v)).transpose()? {
+        Some(n) => format!("{first}-{}", first.saturating_add(n - 1)),
+        None => format!("{first}-"),
+    };
+    args.insert("lines".into(), json!(lines));
+    Ok(())
+}
+
+/// Cuts a `read` result to one page ([`READ_MAX_LINES`] lines, [`READ_MAX_BYTES`], lines of at
+/// most [`READ_MAX_LINE_CHARS`]) and says, in a warning, how to read on.
+fn cap_read(result: &mut ExecutionResult) {
+    let Some(r) = result.results.first_mut().filter(|r| r.success) else {
+        return;
+    };
+    let path = r
+        .params
+        .get("path")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    let Some(content) = r
+        .data
+        .as_ref()
+        .and_then(|d| d.get("content"))
+        .and_then(Value::as_str)
+    else {
+        return;
+    };
+    let (page, next, long) = one_page(content);
+    if next.is_none() && long.is_empty() {
+        return;
+    }
+    let mut said = Vec::new();
+    if !long.is_empty() {
+        said.push(format!(
+            "{} longer than {READ_MAX_LINE_CHARS} characters {} cut (marked …)",
+            crate::report::at_lines(&long),
+            if long.len() == 1 { "was" } else { "were" }
+        ));
+    }
+    if let Some(next) = next {
+        let args = format!(
+            r#"{{"path": {}, "offset": {next}}}"#,
+            serde_json::to_string(&path).unwrap_or_default()
+        );
+        said.push(format!(
+            "the file goes on after line {}: one read returns at most {READ_MAX_LINES} lines \
+             or {READ_MAX_BYTES} bytes; read on with {args}",
+            next - 1
+        ));
+    }
+    if let Some(d) = r.data.as_mut() {
+        d["content"] = json!(page);
+    }
+    r.warnings.extend(said);
+}
+
+/// The first page of numbered `content`: its text, the number of the first line left out
+/// (`None`: all shown) and the lines cut for their length.
+fn one_page(content: &str) -> (String, Option<usize>, Vec<usize>) {
+    let number = |line: &str| -> Option<usize> {
+        let t = line.trim_start();
+        let end = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+        t[..end].parse().ok()
+    };
+    let mut page = String::new();
+    let mut long = Vec::new();
+    for (i, line) in content.split('\n').enumerate() {
+        let cut = line
+            .char_indices()
+            .nth(READ_MAX_LINE_CHARS)
+            .map(|(at, _)| &line[..at]);
+        let shown = cut.unwrap_or(line);
+        if i == READ_MAX_LINES || page.len() + shown.len() + 4 > READ_MAX_BYTES {
+            return (page, number(line), long);
+        }
+        if i > 0 {
+            page.push('\n');
+        }
+        page.push_str(shown);
+        if cut.is_some() {
+            page.push_str(" …");
+            long.extend(number(line));
+        }
+    }
+    (page, None, long)
 }
 
 /// The sandbox of an apply in `cwd`: the worktree with its submodules guarded and the
@@ -319,7 +459,8 @@ fn history_call(call: &Call<'_>, kind: ToolKind, args: &Map<String, Value>) -> O
         );
     }
     let allowed: &[&str] = match kind {
-        ToolKind::Undo | ToolKind::Redo => &["dry_run"],
+        ToolKind::Undo => &["dry_run", "list"],
+        ToolKind::Redo => &["dry_run"],
         ToolKind::Log => &["max_count"],
         ToolKind::Show => &["rev"],
         _ => &[],
@@ -331,6 +472,14 @@ fn history_call(call: &Call<'_>, kind: ToolKind, args: &Map<String, Value>) -> O
         Ok(r) => r,
         Err(e) => return Outcome::error(format!("git-clada: {e}")),
     };
+    for name in ["dry_run", "list"] {
+        if args
+            .get(name)
+            .is_some_and(|v| !v.is_boolean() && !v.is_null())
+        {
+            return Outcome::error(format!("`{name}` must be true or false"));
+        }
+    }
     let dry_run = args
         .get("dry_run")
         .and_then(Value::as_bool)
@@ -338,7 +487,12 @@ fn history_call(call: &Call<'_>, kind: ToolKind, args: &Map<String, Value>) -> O
     use history::render;
     // A tool's result goes to the client as it is: the model must see exactly what is there.
     let exact = crate::base::term::Shown::Exact;
+    let flag = |name: &str| args.get(name).and_then(Value::as_bool).unwrap_or(false);
     match kind {
+        // `list`: what undo and redo would take back and put back, nothing changed.
+        ToolKind::Undo if flag("list") => Outcome::history(history::undo::list(&repo, 50), |r| {
+            render::stack_list(r, exact)
+        }),
         ToolKind::Undo => Outcome::history(history::undo::undo(&repo, dry_run), |r| {
             render::undo_report(r, exact)
         }),

@@ -6,6 +6,10 @@
 //! - [`call`]: one tool call, on a blocking thread, through the same reading layer, sandbox,
 //!   transaction, history and reports as the command line;
 //! - [`prompts`]: `git clada prompt`'s instructions as MCP prompts, one per dialect;
+//! - [`queue`]: one server's calls that take the repository lock run one at a time, in order,
+//!   with progress while they wait; a cancelled queued call never runs;
+//! - [`transport`]: stdio, one message per line, with JSON-RPC's answers to what is no
+//!   message (`-32700`/`-32600` with `id: null`);
 //! - this file: the protocol side — the session, listing, dispatching, and what a call needs
 //!   from its request: an exec approval asked as an elicitation (when the client can show
 //!   one), progress notifications while an exec block runs, and a cancelled request stopping
@@ -17,7 +21,9 @@
 
 pub mod call;
 pub mod prompts;
+pub mod queue;
 pub mod tools;
+pub mod transport;
 
 use std::borrow::Cow;
 use std::path::PathBuf;
@@ -27,15 +33,9 @@ use std::time::{Duration, Instant};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ElicitationAction,
     GetPromptRequestParams, GetPromptResponse, GetPromptResult, ListPromptsResult, ListToolsResult,
-    PaginatedRequestParams, ProgressNotificationParam, ProgressToken, ProtocolVersion,
-    ServerConfig,
+    PaginatedRequestParams, ProtocolVersion, ServerConfig,
 };
-use rmcp::model::{ClientRequest, JsonRpcMessage};
-use rmcp::service::{
-    ElicitationMode, RequestContext, RoleServer, RxJsonRpcMessage, TxJsonRpcMessage,
-};
-use rmcp::transport::async_rw::AsyncRwTransport;
-use rmcp::transport::Transport;
+use rmcp::service::{ElicitationMode, RequestContext, RoleServer};
 use rmcp::{ErrorData, Peer, ServerHandler, ServiceExt};
 use serde_json::{json, Value};
 
@@ -114,13 +114,10 @@ pub fn serve(opts: ServeOptions) -> Result<(), McpError> {
         .map_err(|e| McpError::Start(format!("cannot start the async runtime: {e}")))?;
     let server = Server::new(opts);
     runtime.block_on(async move {
-        let stdio = AsyncRwTransport::new_server(tokio::io::stdin(), tokio::io::stdout())
-            .with_max_line_length(MAX_MESSAGE_BYTES);
+        let stdio =
+            transport::Lines::new(tokio::io::stdin(), tokio::io::stdout(), MAX_MESSAGE_BYTES);
         let running = server
-            .serve(Handshake {
-                inner: stdio,
-                started: false,
-            })
+            .serve(stdio)
             .await
             .map_err(|e| McpError::Session(e.to_string()))?;
         running
@@ -132,44 +129,9 @@ pub fn serve(opts: ServeOptions) -> Result<(), McpError> {
 }
 
 /// The longest message read (one line of JSON): room for a reply at the 50 MiB limit with its
-/// escapes. A longer line is dropped unread (and logged), the connection stays open.
+/// escapes. A longer line is dropped unread and answered with an error; the connection stays
+/// open.
 const MAX_MESSAGE_BYTES: usize = 128 * 1024 * 1024;
-
-/// The stdio transport, minus what would end the `initialize` handshake: before the client's
-/// `initialize` request, a notification or a response (which rmcp takes as a failed
-/// handshake) is dropped. Requests before it are answered with errors by rmcp itself.
-struct Handshake<T> {
-    inner: T,
-    started: bool,
-}
-
-impl<T: Transport<RoleServer>> Transport<RoleServer> for Handshake<T> {
-    type Error = T::Error;
-
-    fn send(
-        &mut self,
-        item: TxJsonRpcMessage<RoleServer>,
-    ) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send + 'static {
-        self.inner.send(item)
-    }
-
-    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
-        loop {
-            let msg = self.inner.receive().await?;
-            if self.started {
-                return Some(msg);
-            }
-            if let JsonRpcMessage::Request(r) = &msg {
-                self.started = matches!(r.request, ClientRequest::InitializeRequest(_));
-                return Some(msg);
-            }
-        }
-    }
-
-    fn close(&mut self) -> impl std::future::Future<Output = Result<(), Self::Error>> + Send {
-        self.inner.close()
-    }
-}
 
 /// The handler: the options and the tools, shared by every request.
 #[derive(Clone)]
@@ -177,6 +139,7 @@ struct Server {
     opts: Arc<ServeOptions>,
     tools: Arc<Vec<ToolSpec>>,
     listed: Arc<Value>,
+    queue: Arc<queue::Queue>,
 }
 
 /// The JSON Schema of the report, the `outputSchema` of the tools that return it.
@@ -200,7 +163,7 @@ impl Server {
                         "openWorldHint": false,
                     },
                 });
-                if t.kind.reports() {
+                if t.kind.declares_report() {
                     v["outputSchema"] = output.clone();
                 }
                 v
@@ -210,6 +173,7 @@ impl Server {
             opts: Arc::new(opts),
             tools: Arc::new(tools),
             listed: Arc::new(json!({ "tools": listed })),
+            queue: Arc::default(),
         }
     }
 
@@ -293,9 +257,31 @@ impl ServerHandler for Server {
         let kind = tool.kind;
         let args = request.arguments.unwrap_or_default();
         let watch = Arc::new(ExecWatch::default());
+        let progress = queue::Progress::of(&context, Instant::now());
+        // Calls that take the repository lock wait for the one before them.
+        let _turn = match kind.queued() {
+            true => {
+                let what = format!("{} (request {})", request.name, context.id);
+                let turn = self
+                    .queue
+                    .wait(&context, what, &watch, progress.as_ref())
+                    .await;
+                match turn {
+                    Some(t) => Some(t),
+                    // Its response is dropped (the request was cancelled); it never ran.
+                    None => {
+                        return Err(ErrorData::internal_error(
+                            "cancelled while queued; not run",
+                            None,
+                        ))
+                    }
+                }
+            }
+            false => None,
+        };
         let handle = tokio::runtime::Handle::current();
         let prompt = elicitation_prompt(&context.peer, &handle);
-        let _follow = Follow::start(&context, &watch);
+        let _follow = Follow::start(&context, &watch, progress);
         let opts = Arc::clone(&self.opts);
         let job_watch = Arc::clone(&watch);
         let job = tokio::task::spawn_blocking(move || {
@@ -345,11 +331,12 @@ struct Follow {
     tasks: Vec<tokio::task::JoinHandle<()>>,
 }
 
-/// How often a running exec block is reported.
-const PROGRESS_EVERY: Duration = Duration::from_secs(2);
-
 impl Follow {
-    fn start(context: &RequestContext<RoleServer>, watch: &Arc<ExecWatch>) -> Follow {
+    fn start(
+        context: &RequestContext<RoleServer>,
+        watch: &Arc<ExecWatch>,
+        progress: Option<queue::Progress>,
+    ) -> Follow {
         let mut tasks = Vec::new();
         let ct = context.ct.clone();
         let w = Arc::clone(watch);
@@ -357,9 +344,8 @@ impl Follow {
             ct.cancelled().await;
             w.cancel();
         }));
-        if let Some(token) = context.meta.get_progress_token() {
-            let peer = context.peer.clone();
-            tasks.push(tokio::spawn(progress(peer, token, Arc::clone(watch))));
+        if let Some(p) = progress {
+            tasks.push(tokio::spawn(exec_progress(p, Arc::clone(watch))));
         }
         Follow { tasks }
     }
@@ -374,9 +360,8 @@ impl Drop for Follow {
 }
 
 /// Sends `notifications/progress` for the exec blocks of one call: when one starts, then
-/// every [`PROGRESS_EVERY`] while it runs.
-async fn progress(peer: Peer<RoleServer>, token: ProgressToken, watch: Arc<ExecWatch>) {
-    let start = Instant::now();
+/// every [`queue::PROGRESS_EVERY`] while it runs.
+async fn exec_progress(progress: queue::Progress, watch: Arc<ExecWatch>) {
     // The block last reported (its id and start) and when.
     let mut reported: Option<(String, Instant, Instant)> = None;
     loop {
@@ -386,7 +371,7 @@ async fn progress(peer: Peer<RoleServer>, token: ProgressToken, watch: Arc<ExecW
         };
         let send = match &reported {
             Some((id, since, sent)) if *id == running.block_id && *since == running.since => {
-                sent.elapsed() >= PROGRESS_EVERY
+                sent.elapsed() >= queue::PROGRESS_EVERY
             }
             _ => true,
         };
@@ -398,14 +383,7 @@ async fn progress(peer: Peer<RoleServer>, token: ProgressToken, watch: Arc<ExecW
             0 => format!("block {}: {lang} code started", running.block_id),
             s => format!("block {}: {lang} code running for {s} s", running.block_id),
         };
-        let param = json!({
-            "progressToken": token,
-            "progress": start.elapsed().as_secs_f64(),
-            "message": message,
-        });
-        if let Ok(p) = serde_json::from_value::<ProgressNotificationParam>(param) {
-            let _ = peer.notify_progress(p).await;
-        }
+        progress.say(message).await;
         reported = Some((running.block_id, running.since, Instant::now()));
     }
 }

@@ -12,6 +12,8 @@ use serde_json::{json, Map, Value};
 use crate::action::schema::{self, Kind};
 use crate::loops::prompt::parameters_schema;
 
+use super::call::{READ_MAX_BYTES, READ_MAX_LINES, READ_MAX_LINE_CHARS};
+
 /// A command's help as its clap definition gives it: the description and the options a tool
 /// exposes.
 #[derive(Debug, Clone, Default)]
@@ -67,12 +69,21 @@ impl ToolKind {
         )
     }
 
-    /// Whether its result is the JSON report (the `ExecutionResult`, the output schema).
-    pub fn reports(self) -> bool {
+    /// Whether its calls wait for each other (they take the repository's lock): one server
+    /// runs them one at a time, in order.
+    pub fn queued(self) -> bool {
         matches!(
             self,
-            ToolKind::Apply | ToolKind::Edit | ToolKind::Check | ToolKind::Read(_)
+            ToolKind::Apply | ToolKind::Edit | ToolKind::Check | ToolKind::Undo | ToolKind::Redo
         )
+    }
+
+    /// Whether the tool declares its result, the JSON report (`ExecutionResult`), as its
+    /// `outputSchema`: the tools that change (or would change) files, where an agent branches
+    /// on it. The read tools return the same report in `structuredContent` without declaring
+    /// it: their output is in the text, and the list stays small without four more copies.
+    pub fn declares_report(self) -> bool {
+        matches!(self, ToolKind::Apply | ToolKind::Edit | ToolKind::Check)
     }
 }
 
@@ -97,7 +108,9 @@ pub const READ_TOOLS: [(&str, &str); 4] = [
 /// `--allow-outside`, the author, …) are the user's, given when the server starts.
 pub const APPLY_OPTIONS: [&str; 3] = ["dialect", "message", "atomic"];
 
-/// Every tool, in the order they are listed.
+/// Every tool, in the order they are listed. The whole list stays small (clients load it into
+/// every conversation): the `edit` actions are one compact item schema whose parameters the
+/// description lists, `check` takes `edit`'s properties, and the commands' one-line help.
 pub fn tools(texts: &CommandTexts) -> Vec<ToolSpec> {
     let text = |name: &str| texts.get(name).cloned().unwrap_or_default();
     let apply = text("apply");
@@ -107,12 +120,10 @@ pub fn tools(texts: &CommandTexts) -> Vec<ToolSpec> {
             name: "apply",
             kind: ToolKind::Apply,
             description: format!(
-                "{}\n\nThe reply is text with action blocks in any format git-clada reads (the \
-                 prompts of this server teach the nesl spelling). One call is one AI commit and \
-                 one undo step. The result is the report: one line per block, and for a block \
-                 that failed the reason and how to fix it (the closest lines of the file); \
-                 resend only the blocks that failed.",
-                apply.about
+                "{} The reply is text with action blocks in any format git-clada reads (the \
+                 prompts teach nesl). One call is one AI commit and one undo step; the result \
+                 says, for each block that failed, why and how to fix it: resend only those.",
+                sentence(&apply.about)
             ),
             input_schema: object(
                 [(
@@ -135,27 +146,14 @@ pub fn tools(texts: &CommandTexts) -> Vec<ToolSpec> {
             kind: ToolKind::Check,
             description: format!(
                 "What `apply` (give `reply`) or `edit` (give its arguments) would do, with \
-                 nothing changed: {} The result is the report and, in `diff`, the diff that \
+                 nothing changed ({}). The result is the report and, in `diff`, the diff that \
                  would be committed.",
-                dry_run.about
+                dry_run.about.trim_end_matches('.').to_lowercase()
             ),
             input_schema: check_schema(&apply.params),
         },
     ];
-    let s = schema::schema();
-    for (tool, action) in READ_TOOLS {
-        let Some(def) = s.get(action) else { continue };
-        out.push(ToolSpec {
-            name: tool,
-            kind: ToolKind::Read(action),
-            description: format!(
-                "{} (the `{action}` action: paths are relative to the repository root; nothing \
-                 outside it is read)",
-                def.description.trim()
-            ),
-            input_schema: parameters_schema(action, def),
-        });
-    }
+    out.extend(read_tools());
     let history = [
         ("undo", ToolKind::Undo),
         ("redo", ToolKind::Redo),
@@ -172,11 +170,60 @@ pub fn tools(texts: &CommandTexts) -> Vec<ToolSpec> {
         out.push(ToolSpec {
             name,
             kind,
-            description: t.about.clone(),
+            description: sentence(&t.about),
             input_schema: object(params.into_iter(), &[]),
         });
     }
     out
+}
+
+/// `read`, `grep`, `ls`, `glob`: the schema's read actions, run on their own. `read` pages:
+/// `offset`/`limit` besides `lines`, and at most one page per call.
+fn read_tools() -> Vec<ToolSpec> {
+    let s = schema::schema();
+    let mut out = Vec::new();
+    for (tool, action) in READ_TOOLS {
+        let Some(def) = s.get(action) else { continue };
+        let mut input_schema = parameters_schema(action, def);
+        let mut description = format!(
+            "{} (the `{action}` action; paths are relative to the repository root, nothing \
+             outside it is read)",
+            def.description.trim()
+        );
+        if action == "file_read_numbered" {
+            description.push_str(&format!(
+                ". One call returns at most {READ_MAX_LINES} lines or {READ_MAX_BYTES} bytes \
+                 (longer lines are cut at {READ_MAX_LINE_CHARS} characters); the result says \
+                 where the file goes on and how to read the rest."
+            ));
+            if let Some(Value::Object(props)) = input_schema.get_mut("properties") {
+                props.insert(
+                    "offset".into(),
+                    json!({"type": "integer", "minimum": 1, "description": "The first line to read (from 1); instead of `lines`."}),
+                );
+                props.insert(
+                    "limit".into(),
+                    json!({"type": "integer", "minimum": 1, "description": "How many lines to read from `offset`."}),
+                );
+            }
+        }
+        out.push(ToolSpec {
+            name: tool,
+            kind: ToolKind::Read(action),
+            description,
+            input_schema,
+        });
+    }
+    out
+}
+
+/// A command's one-line help as a sentence (clap's help has no final full stop).
+fn sentence(s: &str) -> String {
+    let s = s.trim();
+    match s.ends_with(['.', '!', '?']) || s.is_empty() {
+        true => s.to_string(),
+        false => format!("{s}."),
+    }
 }
 
 /// `{"type": "object", "properties": …}` with `required`, closed to other keys.
@@ -190,7 +237,8 @@ fn object<'a>(props: impl Iterator<Item = (&'a str, Value)>, required: &[&str]) 
     })
 }
 
-/// Command options as JSON Schema properties.
+/// Command options as JSON Schema properties (an enum's values listed, their help left to
+/// the command's documentation: the list stays small).
 fn options(params: &[ParamText]) -> impl Iterator<Item = (&str, Value)> {
     params.iter().map(|p| {
         let mut prop = match &p.kind {
@@ -202,37 +250,47 @@ fn options(params: &[ParamText]) -> impl Iterator<Item = (&str, Value)> {
                 json!({"type": "string", "enum": names})
             }
         };
-        let mut help = p.help.clone();
-        if let ParamKind::OneOf(values) = &p.kind {
-            for (v, h) in values.iter().filter(|(_, h)| !h.is_empty()) {
-                help.push_str(&format!("\n- {v}: {h}"));
-            }
-        }
-        prop["description"] = json!(help);
+        prop["description"] = json!(p.help);
         (p.name.as_str(), prop)
     })
 }
 
-/// The `edit` tool's description: the shapes it takes, and the actions by kind.
+/// `file_write(path, content)`, `exec(lang, code, cwd?, timeout?)`: an action and its
+/// parameters, `?` after the optional ones.
+fn signature(name: &str, def: &schema::ActionDef) -> String {
+    let params: Vec<String> = def
+        .params
+        .iter()
+        .map(|(p, d)| match d.required {
+            true => p.clone(),
+            false => format!("{p}?"),
+        })
+        .collect();
+    format!("{name}({})", params.join(", "))
+}
+
+/// The `edit` tool's description: the shapes it takes, and every action with its parameters
+/// by kind (the `actions` item schema stays one compact object).
 fn edit_description() -> String {
     let s = schema::schema();
     let names = |kind: Kind| -> String {
         s.actions
             .iter()
             .filter(|(_, d)| d.kind == kind)
-            .map(|(n, _)| n.as_str())
+            .map(|(n, d)| signature(n, d))
             .collect::<Vec<_>>()
             .join(", ")
     };
     format!(
         "Edit files in the repository: one call is one transaction, one AI commit and one undo \
-         step. Give either `actions`, a list of actions in git-clada's terms (change files: {}; \
-         read: {}; run code: {}), or one edit the way editor tools take it: `path`, \
-         `old_string` (copied exactly from the file; it must occur once, or give \
-         `replace_all`), `new_string` — an empty `old_string` creates the file — or several \
-         edits of one file as `path` and `edits`. Paths are relative to the repository root. \
-         A failed action does not stop the others (`atomic` makes the call all or nothing); \
-         the result says, for each one that failed, why and how to fix it.",
+         step. Give one edit the way editor tools take it: `path`, `old_string` (copied exactly \
+         from the file; it must occur once, or give `replace_all`), `new_string` (an empty \
+         `old_string` creates the file, or fills an empty one); or several edits of one file \
+         as `path` and `edits`, all or nothing; or `actions`, a list of actions in git-clada's \
+         terms, each {{\"action\": NAME, parameters…}} (`?`: optional) — change files: {}; \
+         read: {}; run code: {}. Paths are relative to the repository root. A failed action \
+         does not stop the others (`atomic` makes the call all or nothing); the result says, \
+         for each one that failed, why and how to fix it.",
         names(Kind::Write),
         names(Kind::Read),
         names(Kind::Run)
@@ -244,11 +302,11 @@ fn edit_keys() -> [(&'static str, Value); 3] {
     [
         (
             "old_string",
-            json!({"type": "string", "description": "The text to replace, exactly as it is in the file (every space and line break). Empty: create the file with new_string."}),
+            json!({"type": "string", "description": "The text to replace, exactly as it is in the file (every space and line break). Empty: create the file (or fill an empty one) with new_string."}),
         ),
         (
             "new_string",
-            json!({"type": "string", "description": "The text to put in its place."}),
+            json!({"type": "string", "description": "The text to put in its place (not the same as old_string)."}),
         ),
         (
             "replace_all",
@@ -260,28 +318,19 @@ fn edit_keys() -> [(&'static str, Value); 3] {
 /// The `edit` tool's arguments: `actions`, or the editor shape, and the apply options.
 fn edit_schema(apply_params: &[ParamText]) -> Value {
     let s = schema::schema();
-    let items: Vec<Value> = s
-        .actions
-        .iter()
-        .map(|(name, def)| {
-            let mut one = parameters_schema(name, def);
-            let mut props = Map::new();
-            props.insert("action".into(), json!({"const": name}));
-            props.insert(
-                "id".into(),
-                json!({"type": "string", "description": "An id for this action in the report (default task-N)."}),
-            );
-            if let Some(Value::Object(p)) = one.get("properties") {
-                props.extend(p.clone());
-            }
-            one["properties"] = Value::Object(props);
-            if let Some(Value::Array(req)) = one.get_mut("required") {
-                req.insert(0, json!("action"));
-            }
-            one["description"] = json!(def.description.trim());
-            one
-        })
-        .collect();
+    let names: Vec<&str> = s.actions.keys().map(String::as_str).collect();
+    // One object for every action (clients that flatten `anyOf` would merge 27 of them):
+    // `action` names it, its parameters are the other keys, as the description lists them.
+    let action_item = json!({
+        "type": "object",
+        "description": "One action: `action` names it; its parameters (as the tool's description lists them) are the other keys.",
+        "properties": {
+            "action": {"type": "string", "enum": names, "description": "The action to run."},
+            "id": {"type": "string", "description": "An id for this action in the report (default task-N)."},
+        },
+        "required": ["action"],
+        "additionalProperties": true,
+    });
     let edit_item = object(edit_keys().into_iter(), &["old_string", "new_string"]);
     let mut props: Vec<(&str, Value)> = vec![
         (
@@ -290,7 +339,7 @@ fn edit_schema(apply_params: &[ParamText]) -> Value {
                 "type": "array",
                 "minItems": 1,
                 "description": "The actions, run in order.",
-                "items": {"anyOf": items},
+                "items": action_item,
             }),
         ),
         (
@@ -304,7 +353,7 @@ fn edit_schema(apply_params: &[ParamText]) -> Value {
         json!({
             "type": "array",
             "minItems": 1,
-            "description": "Several edits of the file at `path`, made in order.",
+            "description": "Several edits of the file at `path`, made in order; all or nothing unless `atomic` is false.",
             "items": edit_item,
         }),
     ));
@@ -386,19 +435,27 @@ mod tests {
             assert_eq!(t.input_schema["additionalProperties"], false, "{}", t.name);
         }
         let edit = &tools[1].input_schema["properties"];
-        let items = edit["actions"]["items"]["anyOf"].as_array().unwrap();
-        assert_eq!(items.len(), schema::schema().actions.len());
-        assert!(items.iter().all(|i| i["required"][0] == "action"));
+        // One compact item for every action (no `anyOf`, which some clients flatten): the
+        // action names as an enum, each action's parameters in the description.
+        let item = &edit["actions"]["items"];
+        assert!(item.get("anyOf").is_none());
+        assert_eq!(item["required"], json!(["action"]));
+        let names = item["properties"]["action"]["enum"].as_array().unwrap();
+        assert_eq!(names.len(), schema::schema().actions.len());
+        assert!(tools[1]
+            .description
+            .contains("file_replace_text(path, old_text, new_text)"));
+        assert!(tools[1].description.contains("exec(code, lang, cwd?"));
         // `dialect` is for replies: on apply and check, not on edit.
         assert!(edit.get("dialect").is_none());
-        assert!(
-            tools[0].input_schema["properties"]["dialect"]["description"]
-                .as_str()
-                .unwrap()
-                .contains("- auto: per block")
+        assert_eq!(
+            tools[0].input_schema["properties"]["dialect"]["description"],
+            "Block spelling."
         );
+        assert!(tools[0]
+            .description
+            .starts_with("Apply the action blocks. The reply"));
         assert!(tools[2].input_schema["properties"]["dialect"].is_object());
-        assert!(tools[0].description.starts_with("Apply the action blocks."));
         assert_eq!(
             tools[10].input_schema["properties"]["max_count"]["type"],
             "integer"

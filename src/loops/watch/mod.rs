@@ -17,7 +17,7 @@
 
 pub mod units;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
@@ -102,6 +102,9 @@ pub struct Watcher {
     waiting_for: Option<(usize, String)>,
     /// The last busy message, so a retry loop does not repeat it.
     last_busy: Option<String>,
+    /// How many copies of each unit the file held when last read, so a block pasted again
+    /// (a copy of one already applied, which is skipped) is said once.
+    copies: HashMap<String, usize>,
     /// With `--copy`: the clipboards, kept for the whole session, so a backend that serves the
     /// clipboard from this process (arboard on X11) keeps serving it while the watcher runs.
     clipboards: Vec<Box<dyn clipboard::Clipboard>>,
@@ -112,6 +115,15 @@ pub fn state_ref(file: &Path) -> String {
     let digest = Sha1::digest(file.as_os_str().as_encoded_bytes());
     let hex: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
     format!("refs/clada/watch/{hex}")
+}
+
+/// How many times each unit's text occurs in the file.
+fn copy_counts(units: &Units) -> HashMap<String, usize> {
+    let mut out = HashMap::new();
+    for u in &units.units {
+        *out.entry(u.key.clone()).or_insert(0) += 1;
+    }
+    out
 }
 
 /// A line of progress on stderr, with the time; for people, so escaped for a terminal (it
@@ -155,7 +167,12 @@ impl Watcher {
             },
             waiting_for: None,
             last_busy: None,
+            copies: HashMap::new(),
         };
+        // What the file holds at start was seen: only copies pasted from now on are said.
+        if let Ok(units) = w.read_units() {
+            w.copies = copy_counts(&units);
+        }
         if w.opts.skip_existing {
             let units = w.read_units()?;
             let new: Vec<Unit> = w.new_units(&units).into_iter().cloned().collect();
@@ -261,9 +278,37 @@ impl Watcher {
         Ok(opts)
     }
 
+    /// Says which blocks in the file are copies of blocks already applied (or of another
+    /// block of the file), pasted since the file was last read: they are skipped, not run
+    /// again.
+    fn say_skipped_copies(&mut self, units: &Units) {
+        let counts = copy_counts(units);
+        let applied: HashSet<&str> = self.state.applied.iter().map(String::as_str).collect();
+        for (key, &n) in &counts {
+            let before = self.copies.get(key).copied().unwrap_or(0);
+            let known = applied.contains(key.as_str()) || self.session.contains(key);
+            // A unit not applied yet runs once: only its further copies are skipped.
+            let runs = usize::from(!known && before == 0);
+            if n <= before.max(runs) {
+                continue;
+            }
+            let copies: Vec<&Unit> = units.units.iter().filter(|u| &u.key == key).collect();
+            let skipped = &copies[copies.len() - (n - before.max(runs))..];
+            for u in skipped {
+                progress(&format!(
+                    "block {} (line {}) repeats a block that is applied; skipped, not run again \
+                     (to run it again, change it, or apply it with `git clada apply --force`)",
+                    u.label, u.start
+                ));
+            }
+        }
+        self.copies = counts;
+    }
+
     /// Reads the file and applies what is new.
     pub fn run_once(&mut self) -> Result<Batch, WatchError> {
         let units = self.read_units()?;
+        self.say_skipped_copies(&units);
         let new: Vec<&Unit> = self.new_units(&units);
         if units.pending != self.waiting_for {
             if let Some((line, id)) = &units.pending {

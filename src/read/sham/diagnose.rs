@@ -185,6 +185,8 @@ impl Unclosed<'_> {
     pub(crate) fn explain(&self) -> (String, Vec<Swallowed>) {
         let mut swallowed = Vec::new();
         let mut suspect: Option<(usize, &str)> = None;
+        // Any end marker after the opener: the reply went on past this block.
+        let mut went_on = false;
         let lines: Vec<Line<'_>> = Lines::new(self.body).collect();
         for (k, l) in lines.iter().enumerate() {
             let n = self.opener_line + 1 + k;
@@ -195,6 +197,10 @@ impl Unclosed<'_> {
             if !t.starts_with("#!") {
                 continue;
             }
+            went_on |= self
+                .spellings
+                .iter()
+                .any(|m| super::markers::match_end(m, t).is_some());
             let header = self
                 .spellings
                 .iter()
@@ -213,6 +219,15 @@ impl Unclosed<'_> {
         } else {
             format!("a line that is exactly `{}`", self.delimiter)
         };
+        if suspect.is_none() && swallowed.is_empty() && !went_on {
+            // Nothing after the opener looks like an end: the text stops inside the heredoc.
+            let detail = format!(
+                "the reply ends inside the heredoc of `{}` opened at line {} (no `{}` and no \
+                 end marker follow): the reply was cut off — send this block again, whole",
+                self.key, self.opener_line, self.delimiter
+            );
+            return (detail, swallowed);
+        }
         let mut detail = format!(
             "the heredoc of `{}` opened at line {} was never closed (it needs {close})",
             self.key, self.opener_line

@@ -165,11 +165,11 @@ impl Transaction<'_> {
                         repo.read_blob(a.id)?,
                     );
                     // The AI's change alone (on HEAD), then the user's change on top of it;
-                    // or, where a merge sees a conflict, the AI's edits beside the user's.
+                    // or, where a merge sees a conflict, the user's lines left in place.
                     merge::merge3(&w, &h, &a)
                         .and_then(|ai| merge::merge3(&h, &w, &ai))
                         .is_some_and(|both| both == a)
-                        || merge::lines_intact(&h, &w, &a)
+                        || merge::user_change_kept(&h, &w, &a)
                 }
                 (false, w, _, a) => w == a,
             };

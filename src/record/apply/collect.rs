@@ -89,9 +89,42 @@ impl Transaction<'_> {
             execution.result.warnings.push(warning);
         }
         order.retain(|p| !ignored.contains(p));
+        let overwritten = overwritten_untracked(start, execution, &ignored);
+        execution.result.warnings.extend(overwritten);
         drop_refused_names(repo, &mut order, &mut execution.result.warnings);
         Ok(order)
     }
+}
+
+/// The warnings for the user's untracked files a file action replaced or deleted: git had no
+/// copy of them, so the report names each one and says that undo brings it back (the journal
+/// saved it before the reply ran). Ignored files have their own warning.
+fn overwritten_untracked(
+    start: &Start,
+    execution: &Execution,
+    ignored: &BTreeSet<BString>,
+) -> Vec<String> {
+    let is_file = |s: &FileState| matches!(s, FileState::File { .. } | FileState::Symlink { .. });
+    execution
+        .changes
+        .iter()
+        .filter(|c| is_file(&c.before) && c.before != c.after)
+        .filter_map(|c| {
+            let rel = c.rel.as_deref()?;
+            let path = BString::from(rel);
+            let untracked = start.index.entry(path.as_bstr()).is_none() && !ignored.contains(&path);
+            untracked.then(|| match is_file(&c.after) {
+                true => format!(
+                    "{rel} was your untracked file (git had no copy of it): the reply replaced \
+                     it; `git clada undo` restores your version"
+                ),
+                false => format!(
+                    "{rel} was your untracked file (git had no copy of it): the reply removed \
+                     it; `git clada undo` restores it"
+                ),
+            })
+        })
+        .collect()
 }
 
 /// Tracked paths exec changed (compared with the user's worktree tree W, so a dirty file exec

@@ -67,6 +67,11 @@ impl Start {
         prefetch: StatusPrefetch,
     ) -> Result<Start, ApplyError> {
         refuse_if_busy(repo)?;
+        // Stepped back, HEAD is detached on purpose: what to do is to step forward, not to
+        // make a branch, so this is said before the detached HEAD is.
+        if let Some(msg) = stepped_back(repo)? {
+            return Err(ApplyError::Refused(msg));
+        }
         let head = repo.head()?;
         let head_commit = match &head {
             Head::Unborn { name } => {
@@ -87,9 +92,6 @@ impl Start {
             }
             Head::Branch { commit, .. } => *commit,
         };
-        if let Some(msg) = stepped_back(repo)? {
-            return Err(ApplyError::Refused(msg));
-        }
         let identity = repo.identity()?;
         let head_tree = repo.tree_of(head_commit)?;
         crate::base::trace::phase("checks");
