@@ -4,6 +4,7 @@
 //! itself never sees git.
 
 pub mod apply;
+pub mod githooks;
 pub mod journal;
 pub mod merge;
 pub mod message;
@@ -29,6 +30,8 @@ pub mod trailer {
     pub const SQUASHED: &str = "Clada-Squashed";
     /// The MCP session (`git clada mcp`) whose tool call made the commit.
     pub const SESSION: &str = "Clada-Session";
+    /// `skipped`: the repository's hooks did not run on this commit (`--exec deny`).
+    pub const HOOKS: &str = "Clada-Hooks";
 }
 
 use crate::repo::{CommitInfo, Repo, RepoError};
