@@ -523,3 +523,296 @@ fn files_the_git_configuration_includes_or_runs_are_protected_like_hooks() {
         include_as(u);
     }
 }
+
+/// Where `scripts/test` installs husky and lint-staged; `None` (SKIPPED) when it has not,
+/// unless `CLADA_REQUIRE_TOOLS` is set.
+fn node_modules() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/ci-tools/node/node_modules");
+    let found = dir.join("husky/bin.js").is_file()
+        && dir.join(".bin/lint-staged").exists()
+        && Command::new("node")
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success());
+    if found {
+        return Some(dir);
+    }
+    assert!(
+        std::env::var_os("CLADA_REQUIRE_TOOLS").is_none(),
+        "CLADA_REQUIRE_TOOLS is set but husky and lint-staged are not in {} (scripts/test \
+         installs them with npm) or node is missing",
+        dir.display()
+    );
+    eprintln!("SKIPPED: husky and lint-staged are not installed (run bash scripts/test)");
+    None
+}
+
+/// The pre-commit framework's folder (`target/ci-tools/venv/bin`), as for
+/// `tests/pre_commit_framework.rs`.
+fn pre_commit_bin() -> Option<PathBuf> {
+    let bin = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/ci-tools/venv/bin");
+    if [
+        "pre-commit",
+        "end-of-file-fixer",
+        "trailing-whitespace-fixer",
+    ]
+    .iter()
+    .all(|t| bin.join(t).is_file())
+    {
+        return Some(bin);
+    }
+    assert!(
+        std::env::var_os("CLADA_REQUIRE_TOOLS").is_none()
+            && std::env::var_os("CLADA_REQUIRE_PRE_COMMIT").is_none(),
+        "the pre-commit framework is required but not in {} (scripts/test installs it)",
+        bin.display()
+    );
+    eprintln!("SKIPPED: the pre-commit framework is not installed (run bash scripts/test)");
+    None
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    let out = Command::new("cp")
+        .arg("-R")
+        .arg(from)
+        .arg(to)
+        .output()
+        .expect("cp");
+    assert!(out.status.success(), "cp: {}", output_text(&out));
+}
+
+const TEN: &str = "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n";
+
+fn husky_as(modules: &Path, user: Option<User>) {
+    let mut r = TestRepo::with_files(&[
+        (
+            "package.json",
+            "{\"name\": \"t\", \"private\": true, \"lint-staged\": {\"*.txt\": \"node tools/done.js\"}}\n",
+        ),
+        (
+            "tools/done.js",
+            "const fs = require('fs');\nfor (const f of process.argv.slice(2)) fs.writeFileSync(f, fs.readFileSync(f, 'utf8').replace(/TODO/g, 'DONE'));\n",
+        ),
+        (".gitignore", "node_modules/\n"),
+        ("a.txt", TEN),
+    ]);
+    r.env
+        .push(("PATH".into(), std::env::var("PATH").unwrap_or_default()));
+    copy_dir(modules, &r.path().join("node_modules"));
+    let out = r
+        .command("node")
+        .arg("node_modules/husky/bin.js")
+        .output()
+        .expect("husky");
+    assert!(out.status.success(), "husky: {}", output_text(&out));
+    assert_eq!(r.git(&["config", "core.hooksPath"]).trim(), ".husky/_");
+    r.write(
+        ".husky/pre-commit",
+        "lint-staged\necho \"init: $HUSKY_INIT\"\n",
+    );
+    r.git(&["add", "-A"]);
+    r.git(&["commit", "-q", "--no-verify", "-m", "husky"]);
+    // husky 9 sources the user's init.sh before every hook (nvm users set PATH there).
+    let init = r.home.path().join(".config/husky/init.sh");
+    fs::create_dir_all(init.parent().expect("dir")).expect("mkdir");
+    fs::write(&init, "export HUSKY_INIT=sourced\n").expect("init.sh");
+    let c = Case::new(r, user);
+    // The user's unstaged work in the file the AI edits: lint-staged hides it in a patch in
+    // the git directory, stashes a backup (refs/stash), and puts it back afterwards.
+    c.r.write("a.txt", &TEN.replace("9\n", "9 mine\n"));
+    c.own();
+    let out = c.apply(&replace_block("h01", "a.txt", "2\n", "2 ai TODO\n"), &[]);
+    assert_eq!(exit_code(&out), 0, "{} {}", c.who(), output_text(&out));
+    let v = report(&out);
+    let s = step(&v, "hook pre-commit");
+    assert!(
+        s["output"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("init: sourced"),
+        "{v}"
+    );
+    assert_eq!(
+        c.r.git(&["show", "HEAD:a.txt"]),
+        TEN.replace("2\n", "2 ai DONE\n"),
+        "lint-staged's fix is in the AI commit ({})",
+        c.who()
+    );
+    assert_eq!(
+        c.r.read("a.txt"),
+        TEN.replace("2\n", "2 ai DONE\n").replace("9\n", "9 mine\n")
+    );
+    assert_eq!(c.r.status(), " M a.txt\n", "{}", c.who());
+    assert_eq!(
+        c.r.git(&["stash", "list"]),
+        "",
+        "lint-staged's backup stash stayed in the overlay"
+    );
+    assert!(!c.r.exists(".git/lint-staged_unstaged.patch"));
+    c.r.assert_fsck();
+    // The issue's attack: a plain file_write of .husky/pre-commit (no executable bit needed).
+    let before = c.r.read(".husky/pre-commit");
+    for (id, path) in [("h02", ".husky/pre-commit"), ("h03", ".husky/_/h")] {
+        let out = c.apply(
+            &write_block(id, path, &format!("#!/bin/sh\n{}", c.attempts())),
+            &[],
+        );
+        let v = report(&out);
+        assert_eq!(v["results"][0]["code"], "protected_hook", "{} {v}", c.who());
+        c.assert_contained(&out);
+    }
+    assert_eq!(c.r.read(".husky/pre-commit"), before);
+}
+
+#[test]
+fn husky_9_with_lint_staged_works_contained_and_its_hooks_cannot_be_written() {
+    let Some(modules) = node_modules() else {
+        return;
+    };
+    for u in users() {
+        husky_as(&modules, u);
+    }
+}
+
+fn pre_commit_as(bin: &Path, user: Option<User>) {
+    let config = "repos:
+  - repo: local
+    hooks:
+      - id: trailing-whitespace
+        name: trim trailing whitespace
+        entry: trailing-whitespace-fixer
+        language: system
+        types: [text]
+      - id: end-of-file-fixer
+        name: fix end of files
+        entry: end-of-file-fixer
+        language: system
+        types: [text]
+";
+    let mut r = TestRepo::with_files(&[
+        ("README.md", "hello\n"),
+        (".pre-commit-config.yaml", config),
+    ]);
+    r.env.push((
+        "PATH".into(),
+        format!(
+            "{}:{}",
+            bin.display(),
+            std::env::var("PATH").unwrap_or_default()
+        ),
+    ));
+    let setup_cache = r.home.path().join("setup-cache");
+    let out = r
+        .command(bin.join("pre-commit"))
+        .arg("install")
+        .env("PRE_COMMIT_HOME", &setup_cache)
+        .output()
+        .expect("pre-commit install");
+    assert!(
+        out.status.success(),
+        "pre-commit install: {}",
+        output_text(&out)
+    );
+    let c = Case::new(r, user);
+    // A dirty worktree: an unstaged change (the framework stashes it as a patch and runs
+    // `git checkout -- .`), an intent-to-add file (`git rm --cached` and `git add -N` around
+    // the run), an untracked file.
+    c.r.write("README.md", "hello, my unstaged work\n");
+    c.r.write("wip.txt", "work in progress\n");
+    c.r.git(&["add", "-N", "wip.txt"]);
+    c.r.write("scratch.txt", "untracked\n");
+    c.own();
+    let out = c.apply(&write_block("f01", "b.txt", "x  \n"), &[]);
+    assert_eq!(exit_code(&out), 0, "{} {}", c.who(), output_text(&out));
+    assert_eq!(c.r.git(&["show", "HEAD:b.txt"]), "x\n", "{}", c.who());
+    assert_eq!(c.r.read("README.md"), "hello, my unstaged work\n");
+    assert_eq!(c.r.read("wip.txt"), "work in progress\n");
+    assert_eq!(
+        c.r.status(),
+        " M README.md\n A wip.txt\n?? scratch.txt\n",
+        "{}",
+        c.who()
+    );
+    c.r.assert_fsck();
+    // The issue's attack: a reply's .pre-commit-config.yaml with a `repo: local`,
+    // `language: system` hook.
+    let evil = format!(
+        "repos:\n  - repo: local\n    hooks:\n      - id: x\n        name: x\n        entry: sh -c \"echo x > {}/WROTE-OUTSIDE || true\"\n        language: system\n        always_run: true\n",
+        c.outside.path().display()
+    );
+    let out = c.apply(&write_block("f02", ".pre-commit-config.yaml", &evil), &[]);
+    assert_eq!(
+        report(&out)["results"][0]["code"],
+        "protected_hook",
+        "{}",
+        c.who()
+    );
+    // Allowed by the user, it runs — contained, since the reply changed it.
+    c.r.user_config("paths:\n  protect_hooks: false\nhooks:\n  sandbox: off\n");
+    c.own();
+    let out = c.apply(&write_block("f03", ".pre-commit-config.yaml", &evil), &[]);
+    assert_eq!(exit_code(&out), 0, "{} {}", c.who(), output_text(&out));
+    assert!(
+        !c.marker("WROTE-OUTSIDE").exists(),
+        "{} {}",
+        c.who(),
+        output_text(&out)
+    );
+}
+
+#[test]
+fn the_pre_commit_framework_works_contained_on_a_dirty_worktree_and_its_config_cannot_be_written() {
+    let Some(bin) = pre_commit_bin() else {
+        return;
+    };
+    for u in users() {
+        pre_commit_as(&bin, u);
+    }
+}
+
+fn check_as(user: Option<User>) {
+    let r = TestRepo::with_files(&[("a.txt", "a\n")]);
+    let tool = r.home.path().join(".tool");
+    fs::create_dir_all(&tool).expect("mkdir");
+    fs::write(tool.join("config"), "setting\n").expect("tool config");
+    r.write(
+        ".git/hooks/pre-commit",
+        &format!(
+            "#!/bin/sh\ncat '{}/config' >/dev/null || exit 1\n",
+            tool.display()
+        ),
+    );
+    r.set_executable(".git/hooks/pre-commit");
+    r.write(
+        ".git/hooks/commit-msg",
+        "#!/bin/sh\ngrep -q sample \"$1\"\n",
+    );
+    r.set_executable(".git/hooks/commit-msg");
+    let c = Case::new(r, user);
+    c.own();
+    let out = c.clada(&["hooks", "check"]);
+    let text = output_text(&out);
+    assert_eq!(exit_code(&out), 1, "{} {text}", c.who());
+    assert!(text.contains("⏸ hook pre-commit"), "{text}");
+    assert!(text.contains("read: [\"~/.tool\"]"), "{text}");
+    assert!(text.contains("✅ hook commit-msg"), "{text}");
+    assert!(text.contains("1 of 2 pass"), "{text}");
+    // The line it proposes, in the user's own file, makes the check pass.
+    c.r.user_config("sandbox:\n  read: [\"~/.tool\"]\n");
+    c.own();
+    let out = c.clada(&["--format", "json", "hooks", "check"]);
+    assert_eq!(exit_code(&out), 0, "{} {}", c.who(), output_text(&out));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["success"], true, "{v}");
+    assert_eq!(v["hooks"].as_array().map(Vec::len), Some(2), "{v}");
+    // Nothing was committed or staged.
+    assert_eq!(c.r.status(), "");
+    assert_eq!(c.r.git(&["rev-list", "--count", "HEAD"]).trim(), "1");
+}
+
+#[test]
+fn hooks_check_says_what_the_sandbox_refused_and_the_line_that_allows_it() {
+    for u in users() {
+        check_as(u);
+    }
+}

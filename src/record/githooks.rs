@@ -306,6 +306,109 @@ impl<'r> GitHooks<'r> {
     }
 }
 
+/// `git clada hooks check`: `pre-commit` and `commit-msg` (on a sample message), then the
+/// configured `hooks.after` (given the staged paths), each in the sandbox an AI commit runs it
+/// in, on the current index and worktree. Nothing is committed and what they stage is
+/// dropped; like `git commit`, a fixer may rewrite files of the worktree.
+pub fn check(repo: &Repo, hooks: &crate::exec::hooks::Hooks) -> Result<Vec<Step>, RepoError> {
+    let githooks = GitHooks::new(repo, &hooks.policy, false);
+    let index = repo.read_index()?;
+    let msg = "hooks check: a sample commit message\n";
+    let mut steps = Vec::new();
+    for name in ["pre-commit", "commit-msg"] {
+        if repo.hook_path(name).is_some() {
+            let input = Input {
+                name,
+                index: Some(&index),
+                message: (name == "commit-msg").then_some(msg),
+            };
+            steps.push(githooks.run(&input)?.step);
+        }
+    }
+    if !hooks.after.is_empty() {
+        let paths = staged_paths(repo, &index)?;
+        let (after, _) = crate::exec::hooks::run(
+            "after",
+            &hooks.after,
+            repo.workdir(),
+            &configured(repo, hooks),
+            &paths,
+            false,
+        );
+        steps.extend(after);
+    }
+    Ok(steps)
+}
+
+/// The paths `index` stages (differs from HEAD in).
+fn staged_paths(repo: &Repo, index: &Index) -> Result<Vec<String>, RepoError> {
+    let head = match repo.head()? {
+        crate::repo::Head::Branch { commit, .. } | crate::repo::Head::Detached { commit } => {
+            repo.tree_of(commit)?
+        }
+        crate::repo::Head::Unborn { .. } => repo.empty_tree(),
+    };
+    let staged = repo.tree_of_index(head, index)?;
+    Ok(repo
+        .diff_trees(head, staged)?
+        .into_iter()
+        .map(|d| d.path.to_string())
+        .collect())
+}
+
+/// `git clada hooks prepare`: fills git-clada's hook caches once, with network, in the
+/// sandbox: `pre-commit install-hooks` where the repository has a `.pre-commit-config.yaml`
+/// and `pre-commit` is on PATH. `None`: nothing to prepare.
+pub fn prepare(repo: &Repo, policy: &HookPolicy) -> Result<Option<Step>, RepoError> {
+    if !repo.workdir().join(".pre-commit-config.yaml").is_file() {
+        return Ok(None);
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let Some(program) = std::env::split_paths(&path)
+        .map(|d| d.join("pre-commit"))
+        .find(|p| p.is_file())
+    else {
+        return Ok(Some(Step::new(
+            "pre-commit install-hooks",
+            false,
+            "the repository has a .pre-commit-config.yaml, but `pre-commit` is not on PATH: \
+             install the pre-commit framework first",
+        )));
+    };
+    let policy = HookPolicy {
+        config_files: repo.config_files(),
+        ..policy.clone()
+    };
+    let spec = Spec {
+        program: Some(&program),
+        network: true,
+        contain: true,
+        ..Spec::new(repo.workdir())
+    };
+    let name = "pre-commit install-hooks";
+    let jail = match policy.jail(&spec) {
+        Ok(j) => j,
+        Err(e) => return Ok(Some(Step::for_user(name, e.0.clone(), e.0))),
+    };
+    let limits = Limits {
+        timeout: GIT_HOOK_TIMEOUT,
+        max_output: policy.max_output.max(1),
+        cancel: None,
+    };
+    let out = jail.run(
+        &program,
+        &[OsString::from("install-hooks")],
+        repo.workdir(),
+        &[],
+        limits,
+    );
+    let output = hook_output(name, &out);
+    Ok(Some(match jail.needs_user(&out) {
+        Some(how) => Step::for_user(name, output, how),
+        None => Step::new(name, out.success(), output),
+    }))
+}
+
 /// `hooks` with the configuration files git reads in `repo` (a hook's git needs them).
 pub fn configured(repo: &Repo, hooks: &crate::exec::hooks::Hooks) -> crate::exec::hooks::Hooks {
     crate::exec::hooks::Hooks {

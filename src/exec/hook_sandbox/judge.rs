@@ -18,6 +18,23 @@ const REFUSALS: &[&str] = &[
     "eperm",
 ];
 
+/// Words that say a refused access was a write (a path outside the writable folders is
+/// proposed for `sandbox.write`, not `sandbox.read`).
+const WRITES: &[&str] = &[
+    "cannot create",
+    "can't create",
+    "could not create",
+    "unable to create",
+    "failed to create",
+    "cannot touch",
+    "cannot write",
+    "cannot remove",
+    "cannot move",
+    "read-only file system",
+    "erofs",
+    "mkdir",
+];
+
 /// What one contained run could reach, to judge its failure.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct View {
@@ -38,8 +55,9 @@ pub(crate) fn needs_user(output: &str, view: &View) -> Option<String> {
         if !REFUSALS.iter().any(|r| lower.contains(r)) {
             continue;
         }
+        let write = WRITES.iter().any(|w| lower.contains(w));
         for p in paths_in(line, view.home.as_deref()) {
-            if let Some(how) = judge_path(&p, view) {
+            if let Some(how) = judge_path(&p, view, write) {
                 return Some(how);
             }
         }
@@ -67,8 +85,9 @@ fn paths_in(line: &str, home: Option<&Path>) -> Vec<PathBuf> {
         .collect()
 }
 
-/// The ⏸ for one named path, if it is one the sandbox kept from the hook.
-fn judge_path(p: &Path, view: &View) -> Option<String> {
+/// The ⏸ for one named path, if it is one the sandbox kept from the hook (`write`: the line
+/// says it was a write).
+fn judge_path(p: &Path, view: &View, write: bool) -> Option<String> {
     let home = view.home.as_deref();
     if grants::is_secret(p, home) || is_etc_secret(p) {
         return None;
@@ -89,11 +108,11 @@ fn judge_path(p: &Path, view: &View) -> Option<String> {
             ));
         }
     }
-    if !inside(&view.readable) {
+    if !inside(&view.readable) && !write {
         let dir = proposal(p, home)?;
         return Some(line(view, "read", &dir, p, "read"));
     }
-    if !inside(&view.writable) {
+    if !inside(&view.writable) && (write || inside(&view.readable)) {
         // Write proposals only in the home folder, never over programs.
         let dir = proposal(p, home).filter(|d| home.is_some_and(|h| d.starts_with(h)))?;
         if grants::holds_programs(&dir) {
