@@ -196,6 +196,8 @@ impl HookPolicy {
         }
         let mut read = self.config_files.clone();
         read.extend(grants::husky_dir(home));
+        // git-clada's own hook (`git-clada check --staged`) reads the user's settings.
+        read.extend(self.user_file.clone());
         let overlay = match (&spec.overlay, &spec.overlay_off) {
             (Some(hide), None) => overlays(&self.git_dirs, hide),
             _ => Vec::new(),
