@@ -8,11 +8,12 @@
 //!   `/etc` files programs need to start, and a few devices; writes only to `/dev/null` and a
 //!   private temporary directory (`TMPDIR`); nothing is executed from the worktree; no network.
 //!   Never `$HOME` (unless the worktree is there, and then only the worktree).
-//! - `workspace` — approved exec blocks and hooks by default: reads as above plus all of
-//!   `/etc`, `/proc`, `/sys`, the user's git configuration files ([`git_config_files`]) and
-//!   the configuration's `sandbox.read`; writes in the worktree
+//! - `workspace` — approved exec blocks by default, and every hook (`hook_sandbox`): reads as
+//!   above plus `/etc` but [`ETC_SECRETS`], `/proc`, `/sys`, the user's git configuration
+//!   files ([`git_config_files`]) and the configuration's `sandbox.read`; writes in the worktree
 //!   except `.git`, the private temporary directory, `/dev/shm` and `sandbox.write`; no network.
-//! - `off` — no confinement (the user's own choice, `sandbox.level: off`).
+//! - `off` — no confinement (the user's own choice, `sandbox.level: off`; for hooks
+//!   `hooks.sandbox: off`).
 //!
 //! Network: without `sandbox.network`, Landlock refuses every TCP bind and connect, and a
 //! seccomp filter makes `socket(2)` fail for every family (IPv4, IPv6, UDP, raw, netlink, Unix
