@@ -816,3 +816,43 @@ fn hooks_check_says_what_the_sandbox_refused_and_the_line_that_allows_it() {
         check_as(u);
     }
 }
+
+fn unavailable_as(user: Option<User>) {
+    let r = TestRepo::with_files(&[("a.txt", "a\n"), (".gitignore", "ran\n")]);
+    r.write(".git/hooks/pre-commit", "#!/bin/sh\necho yes > ran\n");
+    r.set_executable(".git/hooks/pre-commit");
+    let c = Case::new(r, user);
+    // No OS sandbox (as on a kernel without Landlock): hooks do not run unconfined instead.
+    c.r.user_config("sandbox:\n  landlock: false\n");
+    c.own();
+    let head = c.r.head();
+    let out = c.apply(&replace_block("u01", "a.txt", "a", "b"), &[]);
+    assert_eq!(exit_code(&out), 1, "{} {}", c.who(), output_text(&out));
+    let v = report(&out);
+    let how = step(&v, "hook pre-commit")["needsUser"]["how"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(how.contains("hooks.sandbox: off"), "{v}");
+    assert!(!c.r.exists("ran"), "{}", c.who());
+    assert_eq!(c.r.head(), head);
+    // The user's own hooks.sandbox: off runs them, and the report says so.
+    c.r.user_config("sandbox:\n  landlock: false\nhooks:\n  sandbox: off\n");
+    c.own();
+    let out = c.clada(&["--format", "json", "commit"]);
+    assert_eq!(exit_code(&out), 0, "{} {}", c.who(), output_text(&out));
+    assert!(c.r.exists("ran"), "{}", c.who());
+    assert!(
+        output_text(&out).contains("code the reply wrote ran as you"),
+        "{}",
+        output_text(&out)
+    );
+    assert_eq!(c.r.git(&["show", "HEAD:a.txt"]), "b\n");
+}
+
+#[test]
+fn without_the_os_sandbox_hooks_wait_for_the_user_instead_of_running_unconfined() {
+    for u in users() {
+        unavailable_as(u);
+    }
+}

@@ -421,8 +421,16 @@ pub fn configured(repo: &Repo, hooks: &crate::exec::hooks::Hooks) -> crate::exec
 }
 
 /// Whether one of `paths` (root-relative) is a hook file (docs/hooks-sandbox.md, "protected
-/// hook files"): then the hooks run contained even with `hooks.sandbox: off`.
-pub fn touches_hook_files<'a>(repo: &Repo, mut paths: impl Iterator<Item = &'a str>) -> bool {
+/// hook files") while the user's `hooks.sandbox: off` would run hooks unconfined: then they
+/// run contained all the same. (Without that setting hooks are contained anyway.)
+pub fn touches_hook_files<'a>(
+    repo: &Repo,
+    policy: &HookPolicy,
+    mut paths: impl Iterator<Item = &'a str>,
+) -> bool {
+    if policy.unconfined.is_none() {
+        return false;
+    }
     let Ok(sandbox) = crate::sandbox::Sandbox::new(repo.workdir(), false) else {
         return true;
     };

@@ -245,6 +245,31 @@ mod tests {
     }
 
     #[test]
+    fn a_refused_write_proposes_a_write_line_only_in_the_home_folder() {
+        let t = tempfile::tempdir().unwrap();
+        let home = t.path().join("home");
+        let root = home.join("project");
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::create_dir_all(home.join(".cache/tool")).unwrap();
+        let v = view(&home, &root);
+        let how = needs_user(
+            &format!(
+                "sh: 1: cannot create {}/.cache/tool/x: Permission denied",
+                home.display()
+            ),
+            &v,
+        )
+        .unwrap();
+        assert!(how.contains("write: [\"~/.cache/tool\"]"), "{how}");
+        // Outside the home folder no write line is proposed (`/tmp/x` would be one).
+        let out = format!(
+            "sh: 1: cannot create {}/x: Permission denied",
+            t.path().display()
+        );
+        assert_eq!(needs_user(&out, &v), None);
+    }
+
+    #[test]
     fn a_read_only_git_directory_is_the_users_only_where_no_overlay_was_possible() {
         let t = tempfile::tempdir().unwrap();
         let root = t.path().join("p");

@@ -112,7 +112,7 @@ impl Transaction<'_> {
         // An uncommitted apply recorded earlier is part of the user's work now (its changes
         // are in this apply's "before"): undo reaches it again once this commit is undone.
 
-        let contain = super::stage::changed_hook_files(repo, built);
+        let contain = super::stage::changed_hook_files(repo, opts, built);
         post_commit(repo, opts, contain, &mut execution)?;
         Journal::remove(repo)?;
         Ok(ApplyOutcome {

@@ -53,6 +53,7 @@ impl Transaction<'_> {
                 .collect();
             let contain = crate::record::githooks::touches_hook_files(
                 repo,
+                &opts.hooks.policy,
                 reply_paths.iter().map(|p| p.to_str().unwrap_or_default()),
             );
             let (after, _) = crate::exec::hooks::run(

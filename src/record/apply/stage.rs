@@ -64,7 +64,7 @@ impl Transaction<'_> {
         }
         // The index to commit from, and the one to leave behind: with the user's work kept
         // uncommitted they differ (the user's staged work stays staged, not committed).
-        let contain = changed_hook_files(repo, &built);
+        let contain = changed_hook_files(repo, opts, &built);
         let githooks = super::super::githooks::GitHooks::new(repo, &opts.hooks.policy, contain);
         let has_hooks = !opts.no_verify && githooks.any_before_commit();
         let runs_hooks = has_hooks && !opts.hooks.exec_denied;
@@ -426,7 +426,11 @@ impl Transaction<'_> {
 
 /// Whether the AI's changes (the reply's, exec's, `hooks.after`'s) touch a hook file: then
 /// this commit's hooks run contained even with `hooks.sandbox: off`.
-pub(super) fn changed_hook_files(repo: &Repo, built: &Built) -> bool {
+pub(super) fn changed_hook_files(repo: &Repo, opts: &ApplyOptions, built: &Built) -> bool {
     let paths: Vec<String> = built.changes.iter().map(|c| c.path.to_string()).collect();
-    super::super::githooks::touches_hook_files(repo, paths.iter().map(String::as_str))
+    super::super::githooks::touches_hook_files(
+        repo,
+        &opts.hooks.policy,
+        paths.iter().map(String::as_str),
+    )
 }
