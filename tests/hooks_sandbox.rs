@@ -856,3 +856,48 @@ fn without_the_os_sandbox_hooks_wait_for_the_user_instead_of_running_unconfined(
         unavailable_as(u);
     }
 }
+
+fn exec_writes_hook_as(user: Option<User>) {
+    let c = githooks_repo(user);
+    c.r.user_config("hooks:\n  sandbox: off\n");
+    let hook = format!("#!/bin/sh\n{}", c.attempts());
+    c.r.write("gen/pre-commit", &hook);
+    c.r.git(&["add", "gen"]);
+    c.r.git(&["commit", "-q", "-m", "generator"]);
+    c.own();
+    // An approved exec block (the user ran `--exec allow`) copies a hook into place.
+    let code = "cp gen/pre-commit .githooks/pre-commit && chmod +x .githooks/pre-commit";
+    let reply = block(
+        "x01",
+        &[("action", "exec"), ("lang", "bash"), ("code", code)],
+    );
+    let out = c.apply(&reply, &["--exec", "allow"]);
+    assert_eq!(exit_code(&out), 0, "{} {}", c.who(), output_text(&out));
+    let text = output_text(&out);
+    assert!(
+        text.contains("this commit changes .githooks/pre-commit")
+            && text.contains("runs outside any sandbox"),
+        "{text}"
+    );
+    // Its hook ran on this very commit — contained, although hooks.sandbox is off.
+    let v = report(&out);
+    assert!(
+        step(&v, "hook pre-commit")["output"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("hook ran"),
+        "{v}"
+    );
+    c.assert_contained(&out);
+    assert!(
+        text.contains("ran in the OS sandbox although hooks.sandbox is off"),
+        "{text}"
+    );
+}
+
+#[test]
+fn an_exec_block_that_writes_a_hook_is_said_and_its_hook_runs_contained() {
+    for u in users() {
+        exec_writes_hook_as(u);
+    }
+}

@@ -438,6 +438,20 @@ pub fn touches_hook_files<'a>(
     paths.any(|p| sandbox.hook_file(p).is_some())
 }
 
+/// The hook files among `paths` (root-relative), each with what it is.
+pub fn hook_files_among<'a>(
+    repo: &Repo,
+    paths: impl Iterator<Item = &'a str>,
+) -> Vec<(String, String)> {
+    let Ok(sandbox) = crate::sandbox::Sandbox::new(repo.workdir(), false) else {
+        return Vec::new();
+    };
+    let sandbox = sandbox.protect_hooks(&repo.hook_files());
+    paths
+        .filter_map(|p| sandbox.hook_file(p).map(|what| (p.to_string(), what)))
+        .collect()
+}
+
 /// What an apply says about the user's `hooks.sandbox: off`: that the hooks ran unconfined,
 /// or — when this reply changed a hook file — that they ran contained all the same.
 pub fn unconfined_warning(policy: &HookPolicy, contain: bool) -> Option<String> {

@@ -64,7 +64,21 @@ impl Transaction<'_> {
         }
         // The index to commit from, and the one to leave behind: with the user's work kept
         // uncommitted they differ (the user's staged work stays staged, not committed).
-        let contain = changed_hook_files(repo, opts, &built);
+        let paths: Vec<String> = built.changes.iter().map(|c| c.path.to_string()).collect();
+        let hook_files =
+            super::super::githooks::hook_files_among(repo, paths.iter().map(String::as_str));
+        if let Some((path, what)) = hook_files.first() {
+            execution.result.warnings.push(format!(
+                "this commit changes {path} ({what}), which your own next git commit runs outside \
+                 any sandbox: read it before you commit yourself (git clada show){}",
+                if hook_files.len() > 1 {
+                    format!(", and {} more such files", hook_files.len() - 1)
+                } else {
+                    String::new()
+                }
+            ));
+        }
+        let contain = opts.hooks.policy.unconfined.is_some() && !hook_files.is_empty();
         let githooks = super::super::githooks::GitHooks::new(repo, &opts.hooks.policy, contain);
         let has_hooks = !opts.no_verify && githooks.any_before_commit();
         let runs_hooks = has_hooks && !opts.hooks.exec_denied;
