@@ -3,7 +3,12 @@
 //! what confinement adds — the Landlock ruleset (opening the granted folders, the rules), the
 //! private temporary directory, the seccomp filter, and at `workspace` the user and mount
 //! namespace that keeps `.git` read-only; plus a read-only-list command (`pwd`), which runs
-//! directly in the `read-only` sandbox. Run with
+//! directly in the `read-only` sandbox. And the cost per hook (issue 35): a `pre-commit` hook
+//! that exits at once, run on an AI commit's index through `record::githooks` (its private
+//! folder, the index written there and read back, the quarantine) unconfined
+//! (`hooks.sandbox: off`) and contained (the default: `.git` behind the discarded overlay);
+//! and what the hook jail costs before the fork (the `$PATH` grants, the interpreter, and with
+//! the overlay its layers and whiteout, against `.git` read-only). Run with
 //! `cargo bench --bench exec_sandbox --profile profiling` (spawning dominates; no need for the
 //! full release build).
 
@@ -79,6 +84,81 @@ fn bench(c: &mut Criterion) {
     ] {
         g.bench_function(name, |b| {
             b.iter(|| black_box(Jail::new(level, &confine, &root).expect("jail").level))
+        });
+    }
+    g.finish();
+    hooks(c);
+}
+
+/// A repository with one commit and a `pre-commit` hook that exits at once.
+fn hook_repo() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let git = |args: &[&str]| {
+        let ok = Command::new("git")
+            .args(["-c", "user.name=B", "-c", "user.email=b@example.com"])
+            .args(args)
+            .current_dir(dir.path())
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(ok, "git {args:?}");
+    };
+    git(&["init", "-q"]);
+    std::fs::write(dir.path().join("a.txt"), "a\n").expect("write");
+    git(&["add", "a.txt"]);
+    git(&["commit", "-q", "-m", "init"]);
+    let hook = dir.path().join(".git/hooks/pre-commit");
+    std::fs::create_dir_all(hook.parent().expect("dir")).expect("mkdir");
+    std::fs::write(&hook, "#!/bin/sh\nexit 0\n").expect("hook");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    dir
+}
+
+fn hooks(c: &mut Criterion) {
+    use git_clada::exec::hook_sandbox::{HookPolicy, Spec};
+    let dir = hook_repo();
+    let repo = git_clada::repo::Repo::open(dir.path()).expect("repo");
+    let index = repo.read_index().expect("index");
+    let policy = HookPolicy {
+        git_dirs: vec![repo.git_dir().to_path_buf()],
+        max_output: 1 << 20,
+        ..HookPolicy::default()
+    };
+    let mut g = c.benchmark_group("git_hook");
+    g.sample_size(30);
+    let unconfined = HookPolicy {
+        unconfined: Some("bench".into()),
+        ..policy.clone()
+    };
+    let cases = [("unconfined", &unconfined), ("contained", &policy)];
+    for (name, p) in cases {
+        let hooks = git_clada::record::githooks::GitHooks::new(&repo, p, false);
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                let mut msg = "AI: x\n".to_string();
+                let v = hooks.pre_commit(&index, &mut msg).expect("hook");
+                assert!(v.passed, "{:?}", v.steps);
+                black_box(v.steps.len())
+            })
+        });
+    }
+    g.finish();
+    let mut g = c.benchmark_group("hook_jail_prepare");
+    let root = repo.workdir().to_path_buf();
+    let hook = root.join(".git/hooks/pre-commit");
+    for (name, overlay) in [
+        ("git-read-only", None),
+        ("git-overlay", Some(vec![repo.index_lock_path()])),
+    ] {
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                let spec = Spec {
+                    program: Some(&hook),
+                    overlay: overlay.clone(),
+                    ..Spec::new(&root)
+                };
+                black_box(policy.jail(&spec).expect("jail").confined())
+            })
         });
     }
     g.finish();

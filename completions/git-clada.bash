@@ -148,11 +148,20 @@ _git__clada() {
             git__clada__subcmd__help,watch)
                 cmd="git__clada__subcmd__help__subcmd__watch"
                 ;;
+            git__clada__subcmd__help__subcmd__hooks,check)
+                cmd="git__clada__subcmd__help__subcmd__hooks__subcmd__check"
+                ;;
             git__clada__subcmd__help__subcmd__hooks,install)
                 cmd="git__clada__subcmd__help__subcmd__hooks__subcmd__install"
                 ;;
+            git__clada__subcmd__help__subcmd__hooks,prepare)
+                cmd="git__clada__subcmd__help__subcmd__hooks__subcmd__prepare"
+                ;;
             git__clada__subcmd__help__subcmd__hooks,uninstall)
                 cmd="git__clada__subcmd__help__subcmd__hooks__subcmd__uninstall"
+                ;;
+            git__clada__subcmd__hooks,check)
+                cmd="git__clada__subcmd__hooks__subcmd__check"
                 ;;
             git__clada__subcmd__hooks,help)
                 cmd="git__clada__subcmd__hooks__subcmd__help"
@@ -160,14 +169,23 @@ _git__clada() {
             git__clada__subcmd__hooks,install)
                 cmd="git__clada__subcmd__hooks__subcmd__install"
                 ;;
+            git__clada__subcmd__hooks,prepare)
+                cmd="git__clada__subcmd__hooks__subcmd__prepare"
+                ;;
             git__clada__subcmd__hooks,uninstall)
                 cmd="git__clada__subcmd__hooks__subcmd__uninstall"
+                ;;
+            git__clada__subcmd__hooks__subcmd__help,check)
+                cmd="git__clada__subcmd__hooks__subcmd__help__subcmd__check"
                 ;;
             git__clada__subcmd__hooks__subcmd__help,help)
                 cmd="git__clada__subcmd__hooks__subcmd__help__subcmd__help"
                 ;;
             git__clada__subcmd__hooks__subcmd__help,install)
                 cmd="git__clada__subcmd__hooks__subcmd__help__subcmd__install"
+                ;;
+            git__clada__subcmd__hooks__subcmd__help,prepare)
+                cmd="git__clada__subcmd__hooks__subcmd__help__subcmd__prepare"
                 ;;
             git__clada__subcmd__hooks__subcmd__help,uninstall)
                 cmd="git__clada__subcmd__hooks__subcmd__help__subcmd__uninstall"
@@ -505,7 +523,7 @@ _git__clada() {
             return 0
             ;;
         git__clada__subcmd__help__subcmd__hooks)
-            opts="install uninstall"
+            opts="install uninstall check prepare"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -518,7 +536,35 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        git__clada__subcmd__help__subcmd__hooks__subcmd__check)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         git__clada__subcmd__help__subcmd__hooks__subcmd__install)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__clada__subcmd__help__subcmd__hooks__subcmd__prepare)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -743,7 +789,7 @@ _git__clada() {
             return 0
             ;;
         git__clada__subcmd__hooks)
-            opts="-C -h -V --format --dry-run --help --version install uninstall help"
+            opts="-C -h -V --format --dry-run --help --version install uninstall check prepare help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -764,9 +810,45 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        git__clada__subcmd__hooks__subcmd__help)
-            opts="install uninstall help"
+        git__clada__subcmd__hooks__subcmd__check)
+            opts="-C -h -V --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__clada__subcmd__hooks__subcmd__help)
+            opts="install uninstall check prepare help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__clada__subcmd__hooks__subcmd__help__subcmd__check)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -806,6 +888,20 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        git__clada__subcmd__hooks__subcmd__help__subcmd__prepare)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         git__clada__subcmd__hooks__subcmd__help__subcmd__uninstall)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
@@ -821,6 +917,28 @@ _git__clada() {
             return 0
             ;;
         git__clada__subcmd__hooks__subcmd__install)
+            opts="-C -h -V --format --dry-run --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__clada__subcmd__hooks__subcmd__prepare)
             opts="-C -h -V --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -43,7 +43,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand prompt 'Print the instructions to give a model (system prompt or custom instructions)'
             cand config 'Show the effective configuration: every key, its value and where it came from (default, the repository''s `.clada.yml`, the user''s `<config dir>/clada/config.yml`, or git config)'
             cand context 'Print what a model needs for its first turn: the instructions, a map of the repository, and the chosen files with line numbers'
-            cand hooks 'Install or remove git-clada''s git hooks (a pre-commit hook that refuses stray block markers). Existing hook content is preserved; core.hooksPath is respected'
+            cand hooks 'Install or remove git-clada''s git hooks (a pre-commit hook that refuses stray block markers), or try the repository''s hooks in the sandbox AI commits run them in. Existing hook content is preserved; core.hooksPath is respected'
             cand install-man 'Install the man pages, so `git clada --help` and `man git-clada` work'
             cand demo 'Create a scratch repository in a temporary directory, apply the bundled example reply, print the report and the commit, then undo it'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -284,6 +284,8 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand --version 'Print version'
             cand install 'Install the hooks'
             cand uninstall 'Remove the hooks, keeping any other content of the hook files'
+            cand check 'Run the repository''s pre-commit and commit-msg hooks and hooks.after in the sandbox an AI commit runs them in, on the current index (nothing is committed; a fixer may rewrite files, as with git commit), and print what failed and the configuration line that would allow it'
+            cand prepare 'Fill git-clada''s own hook caches once, with network, in the sandbox (pre-commit install-hooks for a .pre-commit-config.yaml)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'git-clada;hooks;install'= {
@@ -304,14 +306,38 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'git-clada;hooks;check'= {
+            cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
+            cand --dry-run 'Show what would happen without changing any file, ref or the index'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'git-clada;hooks;prepare'= {
+            cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
+            cand --dry-run 'Show what would happen without changing any file, ref or the index'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'git-clada;hooks;help'= {
             cand install 'Install the hooks'
             cand uninstall 'Remove the hooks, keeping any other content of the hook files'
+            cand check 'Run the repository''s pre-commit and commit-msg hooks and hooks.after in the sandbox an AI commit runs them in, on the current index (nothing is committed; a fixer may rewrite files, as with git commit), and print what failed and the configuration line that would allow it'
+            cand prepare 'Fill git-clada''s own hook caches once, with network, in the sandbox (pre-commit install-hooks for a .pre-commit-config.yaml)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'git-clada;hooks;help;install'= {
         }
         &'git-clada;hooks;help;uninstall'= {
+        }
+        &'git-clada;hooks;help;check'= {
+        }
+        &'git-clada;hooks;help;prepare'= {
         }
         &'git-clada;hooks;help;help'= {
         }
@@ -354,7 +380,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand prompt 'Print the instructions to give a model (system prompt or custom instructions)'
             cand config 'Show the effective configuration: every key, its value and where it came from (default, the repository''s `.clada.yml`, the user''s `<config dir>/clada/config.yml`, or git config)'
             cand context 'Print what a model needs for its first turn: the instructions, a map of the repository, and the chosen files with line numbers'
-            cand hooks 'Install or remove git-clada''s git hooks (a pre-commit hook that refuses stray block markers). Existing hook content is preserved; core.hooksPath is respected'
+            cand hooks 'Install or remove git-clada''s git hooks (a pre-commit hook that refuses stray block markers), or try the repository''s hooks in the sandbox AI commits run them in. Existing hook content is preserved; core.hooksPath is respected'
             cand install-man 'Install the man pages, so `git clada --help` and `man git-clada` work'
             cand demo 'Create a scratch repository in a temporary directory, apply the bundled example reply, print the report and the commit, then undo it'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -398,10 +424,16 @@ set edit:completion:arg-completer[git-clada] = {|@words|
         &'git-clada;help;hooks'= {
             cand install 'Install the hooks'
             cand uninstall 'Remove the hooks, keeping any other content of the hook files'
+            cand check 'Run the repository''s pre-commit and commit-msg hooks and hooks.after in the sandbox an AI commit runs them in, on the current index (nothing is committed; a fixer may rewrite files, as with git commit), and print what failed and the configuration line that would allow it'
+            cand prepare 'Fill git-clada''s own hook caches once, with network, in the sandbox (pre-commit install-hooks for a .pre-commit-config.yaml)'
         }
         &'git-clada;help;hooks;install'= {
         }
         &'git-clada;help;hooks;uninstall'= {
+        }
+        &'git-clada;help;hooks;check'= {
+        }
+        &'git-clada;help;hooks;prepare'= {
         }
         &'git-clada;help;install-man'= {
         }

@@ -51,7 +51,7 @@ complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "mcp" -d 'Serve 
 complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "prompt" -d 'Print the instructions to give a model (system prompt or custom instructions)'
 complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "config" -d 'Show the effective configuration: every key, its value and where it came from (default, the repository\'s `.clada.yml`, the user\'s `<config dir>/clada/config.yml`, or git config)'
 complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "context" -d 'Print what a model needs for its first turn: the instructions, a map of the repository, and the chosen files with line numbers'
-complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "hooks" -d 'Install or remove git-clada\'s git hooks (a pre-commit hook that refuses stray block markers). Existing hook content is preserved; core.hooksPath is respected'
+complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "hooks" -d 'Install or remove git-clada\'s git hooks (a pre-commit hook that refuses stray block markers), or try the repository\'s hooks in the sandbox AI commits run them in. Existing hook content is preserved; core.hooksPath is respected'
 complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "install-man" -d 'Install the man pages, so `git clada --help` and `man git-clada` work'
 complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "demo" -d 'Create a scratch repository in a temporary directory, apply the bundled example reply, print the report and the commit, then undo it'
 complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -340,18 +340,20 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand context" -l no-map -
 complete -c git-clada -n "__fish_git_clada_using_subcommand context" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand context" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand context" -s V -l version -d 'Print version'
-complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall help" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
-complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall help" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
+complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall check prepare help" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
+complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall check prepare help" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
 markdown\t'Markdown (`prompt` only)'
 text\t'Plain text (`prompt` only)'"
-complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall help" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
-complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall help" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall help" -s V -l version -d 'Print version'
-complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall help" -f -a "install" -d 'Install the hooks'
-complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall help" -f -a "uninstall" -d 'Remove the hooks, keeping any other content of the hook files'
-complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall check prepare help" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
+complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall check prepare help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall check prepare help" -s V -l version -d 'Print version'
+complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall check prepare help" -f -a "install" -d 'Install the hooks'
+complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall check prepare help" -f -a "uninstall" -d 'Remove the hooks, keeping any other content of the hook files'
+complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall check prepare help" -f -a "check" -d 'Run the repository\'s pre-commit and commit-msg hooks and hooks.after in the sandbox an AI commit runs them in, on the current index (nothing is committed; a fixer may rewrite files, as with git commit), and print what failed and the configuration line that would allow it'
+complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall check prepare help" -f -a "prepare" -d 'Fill git-clada\'s own hook caches once, with network, in the sandbox (pre-commit install-hooks for a .pre-commit-config.yaml)'
+complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall check prepare help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from install" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from install" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
@@ -370,8 +372,28 @@ text\t'Plain text (`prompt` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -s V -l version -d 'Print version'
+complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from check" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
+complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from check" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
+json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
+llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
+markdown\t'Markdown (`prompt` only)'
+text\t'Plain text (`prompt` only)'"
+complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from check" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
+complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from check" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from check" -s V -l version -d 'Print version'
+complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from prepare" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
+complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from prepare" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
+json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
+llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
+markdown\t'Markdown (`prompt` only)'
+text\t'Plain text (`prompt` only)'"
+complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from prepare" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
+complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from prepare" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from prepare" -s V -l version -d 'Print version'
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from help" -f -a "install" -d 'Install the hooks'
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from help" -f -a "uninstall" -d 'Remove the hooks, keeping any other content of the hook files'
+complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from help" -f -a "check" -d 'Run the repository\'s pre-commit and commit-msg hooks and hooks.after in the sandbox an AI commit runs them in, on the current index (nothing is committed; a fixer may rewrite files, as with git commit), and print what failed and the configuration line that would allow it'
+complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from help" -f -a "prepare" -d 'Fill git-clada\'s own hook caches once, with network, in the sandbox (pre-commit install-hooks for a .pre-commit-config.yaml)'
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c git-clada -n "__fish_git_clada_using_subcommand install-man" -l dir -d 'Directory that receives git-clada.1 and git-clada-<command>.1 (a `man1` directory)' -r -F
 complete -c git-clada -n "__fish_git_clada_using_subcommand install-man" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
@@ -417,3 +439,5 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish
 complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status repair-index log show watch mcp prompt config context hooks install-man demo help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c git-clada -n "__fish_git_clada_using_subcommand help; and __fish_seen_subcommand_from hooks" -f -a "install" -d 'Install the hooks'
 complete -c git-clada -n "__fish_git_clada_using_subcommand help; and __fish_seen_subcommand_from hooks" -f -a "uninstall" -d 'Remove the hooks, keeping any other content of the hook files'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and __fish_seen_subcommand_from hooks" -f -a "check" -d 'Run the repository\'s pre-commit and commit-msg hooks and hooks.after in the sandbox an AI commit runs them in, on the current index (nothing is committed; a fixer may rewrite files, as with git commit), and print what failed and the configuration line that would allow it'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and __fish_seen_subcommand_from hooks" -f -a "prepare" -d 'Fill git-clada\'s own hook caches once, with network, in the sandbox (pre-commit install-hooks for a .pre-commit-config.yaml)'

@@ -331,11 +331,12 @@ fn file_delete_or_file_write_over_uncommitted_work_names_where_it_is_kept() {
     assert_eq!(repo.read("over.txt"), "o1 mine\n");
 }
 
-/// The user's own configuration turns the OS sandbox off: what these tests reproduce (exec
-/// rewriting `.git/index`, a hook writing outside the worktree) is only possible without it
-/// (issue 21), and the AI commit must still hold only the AI's change.
+/// The user's own configuration turns the OS sandbox off, for exec blocks and for hooks: what
+/// these tests reproduce (exec rewriting `.git/index`, a hook writing outside the worktree)
+/// is only possible without it (issues 21 and 35), and the AI commit must still hold only the
+/// AI's change.
 fn sandbox_off(repo: &TestRepo) {
-    repo.user_config("sandbox:\n  level: off\n");
+    repo.user_config("sandbox:\n  level: off\nhooks:\n  sandbox: off\n");
 }
 
 fn exec(id: &str, code: &str) -> String {
@@ -880,8 +881,9 @@ fn a_hooks_after_formatter_gets_the_changed_paths_and_its_changes_elsewhere_are_
     );
     repo.write("mine.py", "y=2  # my edit\n");
     let report = ok(&repo.apply(&replace("h1", "ai.py", "x=1", "x=2"), &[]));
-    // The formatter saw the reply's path, as {paths} and in the environment.
-    assert_eq!(std::fs::read_to_string(&seen).unwrap(), "ai.py\nai.py");
+    // The formatter saw the reply's path, as {paths} (`./`-prefixed, so a name is never an
+    // option) and in the environment.
+    assert_eq!(std::fs::read_to_string(&seen).unwrap(), "./ai.py\nai.py");
     // Its change to the reply's file is in the AI commit; nothing else is.
     assert_eq!(repo.git(&["show", "HEAD:ai.py"]), "x=2\n# fmt\n");
     assert_eq!(changed_in_head(&repo), "M\tai.py\n");

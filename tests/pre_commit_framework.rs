@@ -3,7 +3,8 @@
 //! the framework uses it (cloned from a repository at a `rev`, file names as arguments).
 //!
 //! No network at test time: `scripts/test` installs both packages into `target/ci-tools/venv`
-//! beforehand; the fixers are declared as `repo: local` hooks (`language: system`, the
+//! beforehand, and `git clada hooks prepare` clones our hook repository into git-clada's hook
+//! cache before the first AI commit (hooks run in the sandbox, issue 35); the fixers are declared as `repo: local` hooks (`language: system`, the
 //! packages' console scripts), and our hook repository is a local git repository holding
 //! this checkout's `.pre-commit-hooks.yaml`, which the framework clones by path.
 //!
@@ -150,6 +151,18 @@ fn the_framework_accepts_an_ai_commit_of_a_new_file_and_runs_clada_check_on_file
     let (hooks, rev) = hook_repo(tmp.path());
     let cache = tmp.path().join("pre-commit-home");
     let r = project(&tools, &hooks, &rev, &cache);
+    // Hooks run contained, without network (issue 35): the framework's hook repositories are
+    // fetched once, by `git clada hooks prepare`, into git-clada's own cache. Here the
+    // repository is a local clone outside the worktree, so the user's own config lets hooks
+    // read it (a real one is a URL, which prepare fetches with network).
+    r.user_config(&format!("sandbox:\n  read: [\"{}\"]\n", hooks.display()));
+    let out = r.clada(&["hooks", "prepare"]);
+    assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
+    assert!(
+        output_text(&out).contains("✅ pre-commit install-hooks"),
+        "{}",
+        output_text(&out)
+    );
 
     // An AI commit of a new file written without a final newline: git-clada adds one, and the
     // framework's hooks (run by git-clada as the repository's pre-commit hook) accept it.

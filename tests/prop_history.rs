@@ -828,8 +828,8 @@ proptest! {
             );
             for u in &uncommitted {
                 prop_assert_eq!(
-                    dirty.git_output(&["rev-parse", &format!("HEAD:{u}")]).stdout,
-                    dirty.git_output(&["rev-parse", &format!("HEAD^:{u}")]).stdout,
+                    dirty.git(&["ls-tree", "-r", "HEAD", "--", u]),
+                    dirty.git(&["ls-tree", "-r", "HEAD^", "--", u]),
                     "{} is listed uncommitted but the commit changed it", u
                 );
             }

@@ -108,6 +108,14 @@ pub const CODES: &[(&str, &str)] = &[
         "a path inside a submodule or nested repository",
     ),
     (
+        "protected_config",
+        "a write to git-clada's own configuration, which only the user changes (needs the user)",
+    ),
+    (
+        "protected_hook",
+        "a write to a file git or a hook manager runs on the user's next commit (needs the user)",
+    ),
+    (
         "not_run",
         "not run because another block of its group failed",
     ),

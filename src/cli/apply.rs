@@ -262,10 +262,19 @@ pub fn configured(cfg: &crate::config::Config, engine: EngineOptions) -> ApplyOp
         hooks: crate::exec::hooks::Hooks {
             timeout: engine.exec_timeout,
             max_output: engine.exec_max_output,
-            confine: engine.confine.clone(),
+            policy: crate::exec::hook_sandbox::HookPolicy {
+                timeout: engine.exec_timeout,
+                max_output: engine.exec_max_output,
+                ..crate::exec::hook_sandbox::HookPolicy::from_config(
+                    cfg,
+                    engine.confine.git_dirs.clone(),
+                    Vec::new(),
+                )
+            },
             exec_denied: engine.exec == ExecPolicy::Deny,
             ..crate::exec::hooks::Hooks::from_config(cfg)
         },
+        hooks_writable: !cfg.paths_protect_hooks.value,
         engine,
         ..ApplyOptions::default()
     }
@@ -554,7 +563,8 @@ fn run_no_git(args: Args, global: Global) -> anyhow::Result<Outcome> {
     let _ = COLOR.set(cfg.color.value);
     let sandbox = Sandbox::new(&cwd, args.allow_outside)?
         .deny_paths(&cfg.paths_deny.value)
-        .allow_config_writes(!cfg.paths_protect_config.value);
+        .allow_config_writes(!cfg.paths_protect_config.value)
+        .allow_hook_writes(!cfg.paths_protect_hooks.value);
     let plan = action::plan(&parsed, &sandbox);
     let (opts, approvals) = engine_options(&args, &global, &cfg, &cwd, None)?;
     let execution = action::execute(&plan, &sandbox, &opts);

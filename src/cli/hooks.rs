@@ -1,4 +1,5 @@
-//! `git clada hooks install|uninstall`: git-clada's own git hooks (DESIGN §7.6).
+//! `git clada hooks install|uninstall`: git-clada's own git hooks (DESIGN §7.6); `check` and
+//! `prepare` (the hook sandbox, docs/hooks-sandbox.md) are in `hooks_check.rs`.
 //!
 //! The shipped `hooks/pre-commit` is put into the hooks directory git really uses
 //! (`core.hooksPath` respected) between marker lines, right after an existing hook's `#!`
@@ -16,9 +17,12 @@ use crate::cli::Global;
 use crate::repo::Repo;
 
 /// Install or remove git-clada's git hooks (a pre-commit hook that refuses stray block
-/// markers). Existing hook content is preserved; core.hooksPath is respected.
+/// markers), or try the repository's hooks in the sandbox AI commits run them in. Existing
+/// hook content is preserved; core.hooksPath is respected.
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Example:\n  git clada hooks install")]
+#[command(
+    after_help = "Examples:\n  git clada hooks install\n  git clada hooks check\n  git clada hooks prepare"
+)]
 pub struct Args {
     #[command(subcommand)]
     pub action: HooksAction,
@@ -30,6 +34,14 @@ pub enum HooksAction {
     Install,
     /// Remove the hooks, keeping any other content of the hook files.
     Uninstall,
+    /// Run the repository's pre-commit and commit-msg hooks and hooks.after in the sandbox an
+    /// AI commit runs them in, on the current index (nothing is committed; a fixer may rewrite
+    /// files, as with git commit), and print what failed and the configuration line that
+    /// would allow it.
+    Check,
+    /// Fill git-clada's own hook caches once, with network, in the sandbox (pre-commit
+    /// install-hooks for a .pre-commit-config.yaml).
+    Prepare,
 }
 
 /// The shipped hook.
@@ -128,6 +140,11 @@ fn write_keeping_mode(path: &Path, text: &str) -> anyhow::Result<()> {
 }
 
 pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
+    match &args.action {
+        HooksAction::Check => return super::hooks_check::check(&global),
+        HooksAction::Prepare => return super::hooks_check::prepare(&global),
+        HooksAction::Install | HooksAction::Uninstall => {}
+    }
     let cwd = std::env::current_dir().context("cannot determine the current directory")?;
     let repo = Repo::discover(&cwd)?;
     let dir = repo.hooks_dir();
@@ -229,6 +246,7 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
                 ));
             }
         }
+        HooksAction::Check | HooksAction::Prepare => {}
     }
     Ok(Outcome::Success)
 }

@@ -17,6 +17,7 @@ pub mod context;
 pub mod demo;
 pub mod generate;
 pub mod hooks;
+mod hooks_check;
 pub mod install_man;
 pub mod log;
 pub mod mcp;

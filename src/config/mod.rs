@@ -104,6 +104,25 @@ impl SandboxLevel {
     }
 }
 
+/// `hooks.sandbox`: how hooks run (docs/hooks-sandbox.md). Only the user's own file sets it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HookSandbox {
+    /// In the `workspace` sandbox, whatever `sandbox.level` says.
+    Workspace,
+    /// Unconfined: code the reply wrote runs as the user.
+    Off,
+}
+
+impl HookSandbox {
+    pub fn name(self) -> &'static str {
+        match self {
+            HookSandbox::Workspace => "workspace",
+            HookSandbox::Off => "off",
+        }
+    }
+}
+
 /// `wip` modes (the `--wip` values).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -314,6 +333,8 @@ struct HooksLayer {
     before: Option<Vec<HookCommand>>,
     after: Option<Vec<HookCommand>>,
     rollback_on_failure: Option<bool>,
+    sandbox: Option<HookSandbox>,
+    network: Option<bool>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -321,6 +342,7 @@ struct HooksLayer {
 struct PathsLayer {
     deny: Option<Vec<String>>,
     protect_config: Option<bool>,
+    protect_hooks: Option<bool>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -438,9 +460,19 @@ pub struct Config {
     pub hooks_before: Setting<Vec<HookCommand>>,
     pub hooks_after: Setting<Vec<HookCommand>>,
     pub hooks_rollback_on_failure: Setting<bool>,
+    /// How hooks run (yours only: a repository's file cannot set it).
+    pub hooks_sandbox: Setting<HookSandbox>,
+    /// Hooks may use the network (yours only).
+    pub hooks_network: Setting<bool>,
+    /// `sandbox.read` / `sandbox.write` as the user's own file sets them: the only extra
+    /// folders hooks get (a repository's entries, trusted or not, widen exec blocks only).
+    pub hooks_read: Vec<PathBuf>,
+    pub hooks_write: Vec<PathBuf>,
     pub paths_deny: Setting<Vec<String>>,
     /// Refuse a reply's writes to `.clada.yml`, `.clada/` (default true).
     pub paths_protect_config: Setting<bool>,
+    /// Refuse a reply's writes to hook files (`protected_hook`; yours only, default true).
+    pub paths_protect_hooks: Setting<bool>,
     pub sandbox_level: Setting<SandboxLevel>,
     pub sandbox_network: Setting<bool>,
     /// Absolute, `~` expanded.
@@ -458,6 +490,8 @@ pub struct Config {
     /// user's settings or run commands, and the file is not trusted; see [`trust`]), as
     /// `key` or `key: value`.
     pub untrusted: Vec<String>,
+    /// Keys only the user's own file may set that the repository's file set (ignored).
+    pub yours_only: Vec<String>,
     /// The root `.editorconfig`'s sections that set `insert_final_newline` (they decide
     /// where `files.final_newline` is left at its default).
     pub editorconfig_final_newline: Vec<String>,
@@ -476,8 +510,13 @@ impl Default for Config {
             hooks_before: Setting::default(Vec::new()),
             hooks_after: Setting::default(Vec::new()),
             hooks_rollback_on_failure: Setting::default(false),
+            hooks_sandbox: Setting::default(HookSandbox::Workspace),
+            hooks_network: Setting::default(false),
+            hooks_read: Vec::new(),
+            hooks_write: Vec::new(),
             paths_deny: Setting::default(Vec::new()),
             paths_protect_config: Setting::default(true),
+            paths_protect_hooks: Setting::default(true),
             sandbox_level: Setting::default(SandboxLevel::Workspace),
             sandbox_network: Setting::default(false),
             sandbox_read: Setting::default(Vec::new()),
@@ -490,6 +529,7 @@ impl Default for Config {
             files: Vec::new(),
             editorconfig_final_newline: Vec::new(),
             untrusted: Vec::new(),
+            yours_only: Vec::new(),
         }
     }
 }
@@ -817,11 +857,26 @@ impl Config {
                 &self.hooks_rollback_on_failure,
                 json!(self.hooks_rollback_on_failure.value),
             ),
+            e(
+                "hooks.sandbox",
+                &self.hooks_sandbox,
+                json!(self.hooks_sandbox.value.name()),
+            ),
+            e(
+                "hooks.network",
+                &self.hooks_network,
+                json!(self.hooks_network.value),
+            ),
             e("paths.deny", &self.paths_deny, json!(self.paths_deny.value)),
             e(
                 "paths.protect_config",
                 &self.paths_protect_config,
                 json!(self.paths_protect_config.value),
+            ),
+            e(
+                "paths.protect_hooks",
+                &self.paths_protect_hooks,
+                json!(self.paths_protect_hooks.value),
             ),
             e(
                 "sandbox.level",
@@ -1004,7 +1059,7 @@ mod tests {
         let c = Config::load_from(None, None, &none, None).unwrap();
         assert!(c.files_final_newline.value);
         assert_eq!(c.max_output.value, 10 * 1024 * 1024);
-        assert_eq!(c.entries().len(), 21);
+        assert_eq!(c.entries().len(), 24);
     }
 
     #[test]
@@ -1061,5 +1116,37 @@ mod tests {
         std::fs::write(&repo, "exec: allow\n").unwrap();
         let c = Config::load_from(Some(&repo), Some(&user), &none, Some(b"exec: allow\n")).unwrap();
         assert_eq!(c.exec.value, Some(ExecSetting::Ask));
+    }
+
+    #[test]
+    fn hook_keys_are_the_users_alone_even_from_a_trusted_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = dir.path().join("repo.yml");
+        let user = dir.path().join("user.yml");
+        let none = |_: &str| None;
+        let loose = "hooks:\n  sandbox: off\n  network: true\npaths:\n  protect_hooks: false\nsandbox:\n  level: off\n  read: [/opt/x]\n  write: [/opt/y]\n";
+        std::fs::write(&repo, loose).unwrap();
+        let c = Config::load_from(Some(&repo), None, &none, Some(loose.as_bytes())).unwrap();
+        assert_eq!(c.hooks_sandbox.value, HookSandbox::Workspace);
+        assert!(!c.hooks_network.value && c.paths_protect_hooks.value);
+        // The trusted file widens exec blocks, never hooks.
+        assert_eq!(c.sandbox_read.value, [PathBuf::from("/opt/x")]);
+        assert!(c.hooks_read.is_empty() && c.hooks_write.is_empty());
+        assert_eq!(
+            c.yours_only,
+            ["hooks.sandbox", "hooks.network", "paths.protect_hooks"]
+        );
+        let w = c.untrusted_warning().unwrap();
+        assert!(w.contains("only your own configuration file sets"), "{w}");
+        std::fs::write(
+            &user,
+            "hooks:\n  sandbox: off\n  network: true\npaths:\n  protect_hooks: false\nsandbox:\n  read: [/opt/u]\n",
+        )
+        .unwrap();
+        let c = Config::load_from(None, Some(&user), &none, None).unwrap();
+        assert_eq!(c.hooks_sandbox.value, HookSandbox::Off);
+        assert!(c.hooks_network.value && !c.paths_protect_hooks.value);
+        assert_eq!(c.hooks_read, [PathBuf::from("/opt/u")]);
+        assert!(c.yours_only.is_empty());
     }
 }

@@ -15,7 +15,11 @@
 //! | `paths.protect_config` | `true` | `false` |
 //! | `sandbox.level` | stricter (`read-only` > `workspace` > `off`) | lower |
 //! | `sandbox.network`, `sandbox.landlock` | `false` / `true` | `true` / `false` |
-//! | `sandbox.read`, `sandbox.write` | — | any folder |
+//! | `sandbox.read`, `sandbox.write` | — | any folder (never for hooks) |
+//!
+//! `hooks.sandbox`, `hooks.network` and `paths.protect_hooks` are the user's alone: a
+//! repository's file, trusted or not, cannot set them (named in [`Config::yours_only`]), and
+//! hooks get only the user's own `sandbox.read` / `sandbox.write` (docs/hooks-sandbox.md).
 //!
 //! A trusted file applies as a project file (its values win), except `exec`, which stays the
 //! stricter of the two files; deny lists and folder lists are united either way.
@@ -139,6 +143,15 @@ impl Config {
         if let Some(p) = l.paths.protect_config {
             set(&mut self.paths_protect_config, p, src);
         }
+        if let Some(p) = l.paths.protect_hooks {
+            set(&mut self.paths_protect_hooks, p, src);
+        }
+        if let Some(v) = l.hooks.sandbox {
+            set(&mut self.hooks_sandbox, v, src);
+        }
+        if let Some(v) = l.hooks.network {
+            set(&mut self.hooks_network, v, src);
+        }
         let sb = &l.sandbox;
         if let Some(v) = sb.level {
             set(&mut self.sandbox_level, v, src);
@@ -150,18 +163,14 @@ impl Config {
             set(&mut self.sandbox_landlock, v, src);
         }
         if let Some(r) = &sb.read {
-            set(
-                &mut self.sandbox_read,
-                folders("sandbox.read", r, src)?,
-                src,
-            );
+            let r = folders("sandbox.read", r, src)?;
+            self.hooks_read = r.clone();
+            set(&mut self.sandbox_read, r, src);
         }
         if let Some(w) = &sb.write {
-            set(
-                &mut self.sandbox_write,
-                folders("sandbox.write", w, src)?,
-                src,
-            );
+            let w = folders("sandbox.write", w, src)?;
+            self.hooks_write = w.clone();
+            set(&mut self.sandbox_write, w, src);
         }
         Ok(())
     }
@@ -236,6 +245,15 @@ impl Config {
         if let Some(d) = &l.paths.deny {
             unite(&mut self.paths_deny, d, src);
         }
+        for (key, set) in [
+            ("hooks.sandbox", l.hooks.sandbox.is_some()),
+            ("hooks.network", l.hooks.network.is_some()),
+            ("paths.protect_hooks", l.paths.protect_hooks.is_some()),
+        ] {
+            if set {
+                self.yours_only.push(key.to_string());
+            }
+        }
         self.sandbox_keys(l, src, trusted, &mut ignored)?;
         self.untrusted.extend(ignored);
         Ok(())
@@ -305,6 +323,19 @@ impl Config {
 
     /// The warning for what the repository's file set but may not, if anything.
     pub fn untrusted_warning(&self) -> Option<String> {
+        let yours = (!self.yours_only.is_empty()).then(|| {
+            format!(
+                "{REPO_FILE} sets {}, which only your own configuration file sets (they decide how code a reply wrote runs on your machine); ignored",
+                self.yours_only.join(" and ")
+            )
+        });
+        match (self.untrusted_only_warning(), yours) {
+            (Some(a), Some(b)) => Some(format!("{a}; {b}")),
+            (a, b) => a.or(b),
+        }
+    }
+
+    fn untrusted_only_warning(&self) -> Option<String> {
         if self.untrusted.is_empty() {
             return None;
         }

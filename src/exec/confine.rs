@@ -8,11 +8,12 @@
 //!   `/etc` files programs need to start, and a few devices; writes only to `/dev/null` and a
 //!   private temporary directory (`TMPDIR`); nothing is executed from the worktree; no network.
 //!   Never `$HOME` (unless the worktree is there, and then only the worktree).
-//! - `workspace` — approved exec blocks and hooks by default: reads as above plus all of
-//!   `/etc`, `/proc`, `/sys`, the user's git configuration files ([`git_config_files`]) and
-//!   the configuration's `sandbox.read`; writes in the worktree
+//! - `workspace` — approved exec blocks by default, and every hook (`hook_sandbox`): reads as
+//!   above plus `/etc` but [`ETC_SECRETS`], `/proc`, `/sys`, the user's git configuration
+//!   files ([`git_config_files`]) and the configuration's `sandbox.read`; writes in the worktree
 //!   except `.git`, the private temporary directory, `/dev/shm` and `sandbox.write`; no network.
-//! - `off` — no confinement (the user's own choice, `sandbox.level: off`).
+//! - `off` — no confinement (the user's own choice, `sandbox.level: off`; for hooks
+//!   `hooks.sandbox: off`).
 //!
 //! Network: without `sandbox.network`, Landlock refuses every TCP bind and connect, and a
 //! seccomp filter makes `socket(2)` fail for every family (IPv4, IPv6, UDP, raw, netlink, Unix
@@ -142,6 +143,30 @@ impl Confine {
     }
 }
 
+/// What one spawn adds to its level's grants: a hook's (docs/hooks-sandbox.md). Only at
+/// `workspace`.
+#[derive(Debug, Clone, Default)]
+pub struct Extra {
+    /// Readable and executable.
+    pub run: Vec<PathBuf>,
+    /// Readable.
+    pub read: Vec<PathBuf>,
+    /// Writable.
+    pub write: Vec<PathBuf>,
+    /// Folders (git directories) mounted as overlays: the process writes them freely, its
+    /// writes go to an upper layer git-clada deletes with the jail. Where overlays cannot be
+    /// mounted they stay read-only ([`Jail::overlay`] says why).
+    pub overlay: Vec<OverlayDir>,
+}
+
+/// A folder behind a discarded overlay, and the entries in it the process must not see
+/// (relative: git-clada's own `index.lock`, which it keeps holding).
+#[derive(Debug, Clone)]
+pub struct OverlayDir {
+    pub dir: PathBuf,
+    pub hide: Vec<PathBuf>,
+}
+
 /// What the kernel offers (asked once per process).
 pub fn kernel_availability() -> &'static Availability {
     static CACHE: std::sync::OnceLock<Availability> = std::sync::OnceLock::new();
@@ -156,7 +181,12 @@ pub struct Jail {
     child: sys::ChildPlan,
     /// A note for the result (how `.git` is protected where that limits the command).
     pub note: Option<String>,
+    /// When [`Extra::overlay`] asked for overlays: `Ok` when they are mounted, else why they
+    /// are not (the folders are read-only instead).
+    pub overlay: Option<Result<(), String>>,
     _tmp: Option<tempfile::TempDir>,
+    /// The overlays' upper layers, apart from `TMPDIR` (the process cannot reach them).
+    _layers: Option<tempfile::TempDir>,
 }
 
 impl Jail {
@@ -167,24 +197,50 @@ impl Jail {
             env: Vec::new(),
             child: sys::ChildPlan::unconfined(),
             note: None,
+            overlay: None,
             _tmp: None,
+            _layers: None,
         }
     }
 
     /// The sandbox at `level` for a process working in the worktree `root`. `Err` says why it
     /// cannot be set up (the caller refuses to run, it never runs unconfined instead).
     pub fn new(level: Level, confine: &Confine, root: &Path) -> Result<Jail, String> {
+        Jail::with_extra(level, confine, root, &Extra::default())
+    }
+
+    /// [`Jail::new`] with `extra` grants (at `workspace` only; ignored at `read-only`).
+    pub fn with_extra(
+        level: Level,
+        confine: &Confine,
+        root: &Path,
+        extra: &Extra,
+    ) -> Result<Jail, String> {
         if level == Level::Off {
             return Ok(Jail::off());
         }
         if let Availability::Unavailable(why) = confine.availability() {
             return Err(format!("the OS sandbox is unavailable: {why}"));
         }
-        let tmp = tempfile::Builder::new()
-            .prefix("git-clada-sandbox-")
-            .tempdir()
-            .map_err(|e| format!("cannot create the sandbox's temporary directory: {e}"))?;
-        let plan = sys::plan(level, confine, root, tmp.path())?;
+        let temp = |prefix: &str| {
+            tempfile::Builder::new()
+                .prefix(prefix)
+                .tempdir()
+                .map_err(|e| format!("cannot create the sandbox's temporary directory: {e}"))
+        };
+        let tmp = temp("git-clada-sandbox-")?;
+        let layers = match extra.overlay.is_empty() || level != Level::Workspace {
+            true => None,
+            false => Some(temp("git-clada-overlay-")?),
+        };
+        let plan = sys::plan(
+            level,
+            confine,
+            root,
+            tmp.path(),
+            extra,
+            layers.as_ref().map(tempfile::TempDir::path),
+        )?;
         let tmp_path = tmp.path().to_path_buf();
         Ok(Jail {
             level,
@@ -193,8 +249,10 @@ impl Jail {
                 .map(|k| (k.to_string(), tmp_path.clone()))
                 .collect(),
             note: plan.note.clone(),
+            overlay: plan.overlay.clone(),
             child: plan,
             _tmp: Some(tmp),
+            _layers: layers,
         })
     }
 
@@ -240,7 +298,7 @@ pub fn failure_note(level: Level, confine: &Confine) -> String {
 
 /// The folders programs are started from and load libraries from: readable and executable at
 /// both levels.
-const SYSTEM_DIRS: &[&str] = &[
+pub(crate) const SYSTEM_DIRS: &[&str] = &[
     "/usr",
     "/bin",
     "/sbin",
@@ -270,6 +328,23 @@ const ETC_FILES: &[&str] = &[
     "/etc/terminfo",
 ];
 
+/// The files of `/etc` no sandboxed process reads (workspace reads the rest of `/etc`).
+pub(crate) const ETC_SECRETS: &[&str] = &[
+    "shadow",
+    "shadow-",
+    "gshadow",
+    "gshadow-",
+    "sudoers",
+    "sudoers.d",
+    "ssh",
+    "ssl/private",
+    "krb5.keytab",
+    "security",
+    "libaudit.conf",
+    "credstore",
+    "credstore.encrypted",
+];
+
 /// The user's own git configuration, readable at `workspace` (git refuses to run when its
 /// global configuration exists but cannot be read, so approved commands that run git — a
 /// test suite, a build script — need it; it names the user, not secrets: credentials live
@@ -297,7 +372,7 @@ fn xdg_ignore(files: &[PathBuf]) -> Vec<PathBuf> {
 }
 
 /// Devices readable at both levels (`/dev/null` is writable too).
-const DEVICES: &[&str] = &["/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"];
+pub(crate) const DEVICES: &[&str] = &["/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"];
 
 #[cfg(target_os = "linux")]
 #[path = "confine_linux.rs"]
@@ -314,16 +389,27 @@ mod sys {
 
     pub(super) struct ChildPlan {
         pub note: Option<String>,
+        pub overlay: Option<Result<(), String>>,
     }
 
     impl ChildPlan {
         pub fn unconfined() -> ChildPlan {
-            ChildPlan { note: None }
+            ChildPlan {
+                note: None,
+                overlay: None,
+            }
         }
         pub fn install(&self, _cmd: &mut std::process::Command) {}
     }
 
-    pub(super) fn plan(_: Level, _: &Confine, _: &Path, _: &Path) -> Result<ChildPlan, String> {
+    pub(super) fn plan(
+        _: Level,
+        _: &Confine,
+        _: &Path,
+        _: &Path,
+        _: &Extra,
+        _: Option<&Path>,
+    ) -> Result<ChildPlan, String> {
         Err("the OS sandbox is unavailable on this system".into())
     }
 }

@@ -13,7 +13,10 @@ use landlock::{
     RulesetCreatedAttr, Scope, ABI,
 };
 
-use super::{Availability, Confine, Level, DEVICES, ETC_FILES, SYSTEM_DIRS};
+use super::{Availability, Confine, Extra, Level, DEVICES, ETC_FILES, ETC_SECRETS, SYSTEM_DIRS};
+
+#[path = "overlay_linux.rs"]
+mod overlay;
 
 /// The Landlock version the rules are written for: what it lacks on an older kernel is left
 /// out (best effort), which only ever loosens the filesystem and TCP parts; the seccomp
@@ -50,17 +53,42 @@ struct GitMount {
     /// `mount` flags the filesystem's own mount has locked (nosuid, nodev, noexec): a remount
     /// inside a user namespace must keep them.
     locked: libc::c_ulong,
+    maps: IdMaps,
+}
+
+/// The child's user namespace maps this process's ids to themselves.
+#[derive(Clone)]
+struct IdMaps {
     uid_map: CString,
     gid_map: CString,
+}
+
+impl IdMaps {
+    fn own() -> Option<IdMaps> {
+        // SAFETY: geteuid/getegid cannot fail.
+        let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
+        Some(IdMaps {
+            uid_map: CString::new(format!("{uid} {uid} 1\n")).ok()?,
+            gid_map: CString::new(format!("{gid} {gid} 1\n")).ok()?,
+        })
+    }
+}
+
+/// The discarded overlays of a hook's git directories, with the namespace they need.
+struct Overlays {
+    maps: IdMaps,
+    mounts: Vec<overlay::OverlayMount>,
 }
 
 /// What the child does between fork and exec, all prepared beforehand.
 pub(super) struct ChildPlan {
     parent: libc::pid_t,
     git_mount: Option<GitMount>,
+    overlays: Option<Arc<Overlays>>,
     landlock: Option<Arc<OwnedFd>>,
     seccomp: Option<Arc<Vec<libc::sock_filter>>>,
     pub note: Option<String>,
+    pub overlay: Option<Result<(), String>>,
 }
 
 impl ChildPlan {
@@ -69,15 +97,18 @@ impl ChildPlan {
             // SAFETY: getpid cannot fail.
             parent: unsafe { libc::getpid() },
             git_mount: None,
+            overlays: None,
             landlock: None,
             seccomp: None,
             note: None,
+            overlay: None,
         }
     }
 
     pub fn install(&self, cmd: &mut std::process::Command) {
         let parent = self.parent;
         let git_mount = self.git_mount.clone();
+        let overlays = self.overlays.clone();
         let landlock = self.landlock.clone();
         let seccomp = self.seccomp.clone();
         // SAFETY: the closure only makes system calls on data prepared before the fork (no
@@ -86,13 +117,22 @@ impl ChildPlan {
             cmd.pre_exec(move || {
                 in_child(
                     parent,
-                    git_mount.as_ref(),
+                    Mounts {
+                        git: git_mount.as_ref(),
+                        overlays: overlays.as_deref(),
+                    },
                     landlock.as_deref().map(AsRawFd::as_raw_fd),
                     seccomp.as_deref().map(Vec::as_slice),
                 )
             });
         }
     }
+}
+
+/// The mounts the child makes in its own namespace.
+struct Mounts<'a> {
+    git: Option<&'a GitMount>,
+    overlays: Option<&'a Overlays>,
 }
 
 fn check(r: libc::c_long) -> std::io::Result<()> {
@@ -103,11 +143,11 @@ fn check(r: libc::c_long) -> std::io::Result<()> {
     }
 }
 
-/// The child's steps: die with the parent; `.git` read-only; Landlock; the socket filter.
-/// Only async-signal-safe calls.
+/// The child's steps: die with the parent; the overlays, `.git` read-only; Landlock; the
+/// socket filter. Only async-signal-safe calls.
 fn in_child(
     parent: libc::pid_t,
-    git_mount: Option<&GitMount>,
+    mounts: Mounts<'_>,
     landlock: Option<libc::c_int>,
     seccomp: Option<&[libc::sock_filter]>,
 ) -> std::io::Result<()> {
@@ -118,8 +158,17 @@ fn in_child(
         if libc::getppid() != parent {
             return Err(std::io::Error::from_raw_os_error(libc::ESRCH));
         }
-        if let Some(m) = git_mount {
-            mount_git_read_only(m)?;
+        if let Some(o) = mounts.overlays {
+            enter_namespace(&o.maps)?;
+            for m in &o.mounts {
+                overlay::mount(m)?;
+            }
+        }
+        if let Some(m) = mounts.git {
+            if mounts.overlays.is_none() {
+                enter_namespace(&m.maps)?;
+            }
+            bind_read_only(m)?;
         }
         if landlock.is_some() || seccomp.is_some() {
             check(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) as libc::c_long)?;
@@ -162,10 +211,17 @@ unsafe fn write_file(path: &CStr, text: &CStr) -> std::io::Result<()> {
 
 /// A user and mount namespace of the child's own, with `.git` bind-mounted read-only.
 unsafe fn mount_git_read_only(m: &GitMount) -> std::io::Result<()> {
+    enter_namespace(&m.maps)?;
+    bind_read_only(m)
+}
+
+/// A user and mount namespace of the child's own, mapping its ids to themselves, its mounts
+/// private.
+unsafe fn enter_namespace(maps: &IdMaps) -> std::io::Result<()> {
     check(libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNS) as libc::c_long)?;
     write_file(c"/proc/self/setgroups", c"deny")?;
-    write_file(c"/proc/self/uid_map", &m.uid_map)?;
-    write_file(c"/proc/self/gid_map", &m.gid_map)?;
+    write_file(c"/proc/self/uid_map", &maps.uid_map)?;
+    write_file(c"/proc/self/gid_map", &maps.gid_map)?;
     let none = std::ptr::null::<libc::c_char>();
     check(libc::mount(
         none,
@@ -173,7 +229,12 @@ unsafe fn mount_git_read_only(m: &GitMount) -> std::io::Result<()> {
         none,
         libc::MS_REC | libc::MS_PRIVATE,
         std::ptr::null(),
-    ) as libc::c_long)?;
+    ) as libc::c_long)
+}
+
+/// `.git` bind-mounted read-only over itself (inside the child's namespace).
+unsafe fn bind_read_only(m: &GitMount) -> std::io::Result<()> {
+    let none = std::ptr::null::<libc::c_char>();
     check(libc::mount(
         m.target.as_ptr(),
         m.target.as_ptr(),
@@ -192,22 +253,42 @@ unsafe fn mount_git_read_only(m: &GitMount) -> std::io::Result<()> {
 }
 
 /// Prepares the child's steps for `level` (not `off`) in the worktree `root`, with the private
-/// temporary directory `tmp`.
+/// temporary directory `tmp`, `extra`'s grants, and its overlays' layers in `layers`.
 pub(super) fn plan(
     level: Level,
     confine: &Confine,
     root: &Path,
     tmp: &Path,
+    extra: &Extra,
+    layers: Option<&Path>,
 ) -> Result<ChildPlan, String> {
     let git = root.join(".git");
     let has_git = level == Level::Workspace && std::fs::symlink_metadata(&git).is_ok();
-    let git_mount = has_git
+    let (overlays, overlay) = match (level, layers) {
+        (Level::Workspace, Some(layers)) if !extra.overlay.is_empty() => {
+            match overlays(extra, layers) {
+                Ok(o) => (Some(Arc::new(o)), Some(Ok(()))),
+                Err(why) => (None, Some(Err(why))),
+            }
+        }
+        _ => (None, None),
+    };
+    // `.git` itself behind an overlay needs no read-only mount.
+    let overlaid = |p: &Path| {
+        overlays.is_some()
+            && std::fs::canonicalize(p).is_ok_and(|c| extra.overlay.iter().any(|o| o.dir == c))
+    };
+    let git_mount = (has_git && !overlaid(&git))
         .then(|| git_mount(&git))
         .flatten()
         .filter(namespaces_work);
     // Without the read-only mount, `.git` is kept out by granting the root's entries one by one.
-    let per_entry = has_git && git_mount.is_none();
-    let fd = ruleset(level, confine, root, tmp, per_entry)
+    let per_entry = has_git && git_mount.is_none() && !overlaid(&git);
+    let grants = Grants {
+        extra,
+        overlaid: overlays.is_some(),
+    };
+    let fd = ruleset(level, confine, root, tmp, per_entry, &grants)
         .map_err(|e| format!("cannot set up the OS sandbox (Landlock): {e}"))?;
     let network = level == Level::Workspace && confine.network;
     let filter = socket_filter();
@@ -220,6 +301,8 @@ pub(super) fn plan(
     }
     Ok(ChildPlan {
         git_mount,
+        overlays,
+        overlay,
         landlock: Some(Arc::new(fd)),
         seccomp: (!network).then(|| Arc::new(filter)),
         note: per_entry.then(|| {
@@ -250,14 +333,25 @@ fn git_mount(git: &Path) -> Option<GitMount> {
             locked |= ms_flag;
         }
     }
-    // SAFETY: geteuid/getegid cannot fail.
-    let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
     Some(GitMount {
         target,
         locked,
-        uid_map: CString::new(format!("{uid} {uid} 1\n")).ok()?,
-        gid_map: CString::new(format!("{gid} {gid} 1\n")).ok()?,
+        maps: IdMaps::own()?,
     })
+}
+
+/// The overlays `extra` asks for, prepared with their layers in `layers`; `Err` says why they
+/// cannot be mounted here (the folders then stay read-only).
+fn overlays(extra: &Extra, layers: &Path) -> Result<Overlays, String> {
+    let maps = IdMaps::own().ok_or("cannot describe this process's user ids")?;
+    let probe_maps = maps.clone();
+    // SAFETY: `enter` runs in a forked child and only makes system calls on prepared data.
+    overlay::works(&move || unsafe { enter_namespace(&probe_maps) })?;
+    let mut mounts = Vec::new();
+    for (n, o) in extra.overlay.iter().enumerate() {
+        mounts.push(overlay::prepare(o, layers, n)?);
+    }
+    Ok(Overlays { maps, mounts })
 }
 
 /// Whether this system lets a process make the namespaces for [`mount_git_read_only`] (asked
@@ -307,6 +401,48 @@ fn grant(
     rs.add_rule(PathBeneath::new(fd, access))
 }
 
+/// What a spawn's [`Extra`] adds to the ruleset, and whether its overlays are mounted (only
+/// then are the overlaid folders writable).
+struct Grants<'a> {
+    extra: &'a Extra,
+    overlaid: bool,
+}
+
+/// Every entry of `/etc` but [`ETC_SECRETS`] (a folder holding one, like `ssl`, entry by
+/// entry).
+fn grant_etc(
+    rs: landlock::RulesetCreated,
+    read: BitFlags<AccessFs>,
+) -> Result<landlock::RulesetCreated, landlock::RulesetError> {
+    fn below(
+        mut rs: landlock::RulesetCreated,
+        dir: &Path,
+        rel: &str,
+        read: BitFlags<AccessFs>,
+    ) -> Result<landlock::RulesetCreated, landlock::RulesetError> {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return grant(rs, dir, read);
+        };
+        rs = grant(rs, dir, AccessFs::ReadDir.into())?;
+        for e in entries.flatten() {
+            let name = e.file_name();
+            let here = format!("{rel}{}", name.to_string_lossy());
+            if ETC_SECRETS.contains(&here.as_str()) {
+                continue;
+            }
+            let holds = ETC_SECRETS
+                .iter()
+                .any(|s| s.starts_with(&format!("{here}/")));
+            rs = match holds {
+                true => below(rs, &e.path(), &format!("{here}/"), read)?,
+                false => grant(rs, &e.path(), read)?,
+            };
+        }
+        Ok(rs)
+    }
+    below(rs, Path::new("/etc"), "", read)
+}
+
 /// The Landlock ruleset for `level`, as the file descriptor the child restricts itself with.
 fn ruleset(
     level: Level,
@@ -314,6 +450,7 @@ fn ruleset(
     root: &Path,
     tmp: &Path,
     per_entry: bool,
+    grants: &Grants<'_>,
 ) -> Result<OwnedFd, landlock::RulesetError> {
     let all = AccessFs::from_all(TARGET);
     let read = AccessFs::ReadFile | AccessFs::ReadDir;
@@ -347,11 +484,28 @@ fn ruleset(
             rs = grant(rs, tmp, all & !AccessFs::Execute)?;
         }
         _ => {
-            for d in ["/etc", "/proc", "/sys"] {
+            rs = grant_etc(rs, read)?;
+            for d in ["/proc", "/sys"] {
                 rs = grant(rs, Path::new(d), read)?;
             }
             for f in super::git_config_files() {
                 rs = grant(rs, &f, read)?;
+            }
+            let extra = grants.extra;
+            for p in &extra.run {
+                rs = grant(rs, p, run)?;
+            }
+            for p in &extra.read {
+                rs = grant(rs, p, read)?;
+            }
+            for p in &extra.write {
+                rs = grant(rs, p, all)?;
+            }
+            if grants.overlaid {
+                // Written through the overlay only: the real folder never changes.
+                for o in &extra.overlay {
+                    rs = grant(rs, &o.dir, all & !AccessFs::Execute)?;
+                }
             }
             rs = grant(rs, Path::new("/dev/shm"), all & !AccessFs::Execute)?;
             rs = grant(rs, tmp, all)?;
@@ -487,12 +641,18 @@ mod tests {
         std::fs::create_dir_all(root.path().join(".git")).unwrap();
         std::fs::create_dir_all(root.path().join("src")).unwrap();
         std::fs::write(root.path().join("a.txt"), "a").unwrap();
+        let extra = Extra::default();
+        let grants = Grants {
+            extra: &extra,
+            overlaid: false,
+        };
         let fd = ruleset(
             Level::Workspace,
             &Confine::default(),
             root.path(),
             tmp.path(),
             true,
+            &grants,
         )
         .unwrap();
         let plan = ChildPlan {
@@ -564,8 +724,66 @@ mod namespace_tests {
             &Confine::default(),
             root.path(),
             tmp.path(),
+            &Extra::default(),
+            None,
         )
         .unwrap();
         assert_eq!(plan.note.is_none(), errno == 0, "{:?}", plan.note);
+    }
+
+    /// A hook's view: `.git` behind a discarded overlay hiding `index.lock`; `/etc/shadow`
+    /// never readable.
+    #[test]
+    fn an_overlaid_git_directory_takes_writes_and_keeps_none() {
+        if !super::super::kernel_availability().available() {
+            return;
+        }
+        let root = tempfile::tempdir().unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        let layers = tempfile::tempdir().unwrap();
+        let git = root.path().join(".git");
+        std::fs::create_dir_all(git.join("refs")).unwrap();
+        std::fs::write(git.join("index.lock"), "held").unwrap();
+        std::fs::write(git.join("HEAD"), "ref: refs/heads/main\n").unwrap();
+        let git = std::fs::canonicalize(git).unwrap();
+        let extra = Extra {
+            overlay: vec![super::super::OverlayDir {
+                dir: git.clone(),
+                hide: vec!["index.lock".into()],
+            }],
+            ..Extra::default()
+        };
+        let plan = plan(
+            Level::Workspace,
+            &Confine::default(),
+            root.path(),
+            tmp.path(),
+            &extra,
+            Some(layers.path()),
+        )
+        .unwrap();
+        if let Some(Err(why)) = &plan.overlay {
+            eprintln!("no overlay here: {why}");
+            assert!(plan.git_mount.is_some() || plan.note.is_some());
+            return;
+        }
+        let code = "echo x > .git/refs/stash && echo mine > .git/index.lock && cat .git/HEAD \
+                    && cat .git/index.lock && (cat /etc/shadow >/dev/null 2>&1 || echo NO-SHADOW)";
+        let mut cmd = std::process::Command::new("sh");
+        cmd.args(["-c", code]).current_dir(root.path());
+        plan.install(&mut cmd);
+        let out = cmd.output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(text, "ref: refs/heads/main\nmine\nNO-SHADOW\n");
+        assert!(!git.join("refs/stash").exists());
+        assert_eq!(
+            std::fs::read_to_string(git.join("index.lock")).unwrap(),
+            "held"
+        );
     }
 }

@@ -8,6 +8,7 @@
 //! - [`spawn`]: starting a process with its limits (closed stdin, own process group, timeout,
 //!   capped output) and collecting what it did;
 //! - [`hooks`]: the configured `hooks.before` / `hooks.after` commands;
+//! - [`hook_sandbox`]: the sandbox of every hook (those and git's own on an AI commit);
 //! - [`confine`]: the OS sandbox every one of those processes runs in.
 //!
 //! The exec *action* (`crate::action`'s executor) decides the working directory and turns a
@@ -15,6 +16,7 @@
 
 pub mod approvals;
 pub mod confine;
+pub mod hook_sandbox;
 pub mod hooks;
 pub mod policy;
 pub(crate) mod session;

@@ -277,7 +277,7 @@ pub fn run_command(
 
 /// How long a process may run and how much of its output is kept.
 #[derive(Clone, Copy)]
-pub(super) struct Limits<'a> {
+pub struct Limits<'a> {
     pub timeout: Duration,
     /// Per output stream.
     pub max_output: usize,

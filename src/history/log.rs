@@ -77,6 +77,9 @@ pub struct LogEntry {
     /// through `git clada mcp`, those of its commits for a squash; left out when none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub sessions: Vec<String>,
+    /// The repository's hooks did not run on it (`Clada-Hooks: skipped`: `--exec deny`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub hooks_skipped: bool,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -139,6 +142,9 @@ fn entry(info: &CommitInfo, kind: CladaCommit, now: i64, head: Option<ObjectId>)
         squashed,
         current: head == Some(info.id),
         sessions: sessions_of(info),
+        hooks_skipped: info
+            .trailer(trailer::HOOKS)
+            .is_some_and(|v| v.trim() == "skipped"),
     }
 }
 

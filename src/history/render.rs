@@ -300,6 +300,9 @@ pub fn log_report(r: &super::log::LogReport, shown: Shown) -> String {
                 if e.blocks_waiting > 0 {
                     parts.push(format!("{} ⏸ waiting for you", e.blocks_waiting));
                 }
+                if e.hooks_skipped {
+                    parts.push("hooks skipped".to_string());
+                }
                 if !e.sessions.is_empty() {
                     parts.push(format!("session {}", shown.name(&e.sessions.join(" "))));
                 }

@@ -426,10 +426,16 @@ pub fn build(
 /// `msg` with a `Clada-Session` trailer naming `session` (the MCP session whose tool call
 /// made the commit), placed after git-clada's other trailers and before `Co-authored-by`.
 pub fn with_session(msg: String, session: Option<&str>) -> String {
-    let Some(session) = session else {
-        return msg;
-    };
-    let line = format!("{}: {session}\n", trailer::SESSION);
+    match session {
+        Some(session) => with_trailer(msg, trailer::SESSION, session),
+        None => msg,
+    }
+}
+
+/// `msg` with the trailer `key: value` after git-clada's other trailers and before
+/// `Co-authored-by`.
+pub fn with_trailer(msg: String, key: &str, value: &str) -> String {
+    let line = format!("{key}: {value}\n");
     match msg.find("\nCo-authored-by: ") {
         Some(at) => format!("{}{line}{}", &msg[..=at], &msg[at + 1..]),
         None => msg + &line,

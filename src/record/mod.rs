@@ -4,6 +4,7 @@
 //! itself never sees git.
 
 pub mod apply;
+pub mod githooks;
 pub mod journal;
 pub mod merge;
 pub mod message;
@@ -33,6 +34,8 @@ pub mod trailer {
     /// A path the reply changed whose change stayed out of the commit because it overlapped
     /// the user's uncommitted change there (one trailer per path).
     pub const UNCOMMITTED: &str = "Clada-Uncommitted";
+    /// `skipped`: the repository's hooks did not run on this commit (`--exec deny`).
+    pub const HOOKS: &str = "Clada-Hooks";
 }
 
 use crate::repo::{CommitInfo, Repo, RepoError};

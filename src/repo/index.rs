@@ -1074,19 +1074,23 @@ pub(crate) fn read_index_file(
         ),
         Err(e) => return Err(io_err("cannot read the index", &path)(e)),
     };
-    Ok((
+    Ok((Index::from_decoded(decoded, path), stamp))
+}
+
+impl Index {
+    /// The index `decoded` holds, as the file at `path`.
+    pub(super) fn from_decoded(decoded: Decoded, path: PathBuf) -> Index {
         Index {
             file: std::sync::Arc::new(gix::index::File::from_state(decoded.state, path)),
             cache_tree: decoded.tree,
             resolve_undo: decoded.resolve_undo.map(Into::into),
             v4: decoded.v4,
-        },
-        stamp,
-    ))
+        }
+    }
 }
 
 /// The entries and kept extensions of the index file open as `f`, and its identity.
-fn read_open_index(
+pub(super) fn read_open_index(
     mut f: std::fs::File,
     hash: gix::hash::Kind,
     path: &std::path::Path,

@@ -38,7 +38,7 @@ mod worktree;
 
 pub use checkout::{CheckoutPlan, PathConflict, PreparedCheckout};
 pub use commit::{parse_trailers, trailer_tokens, CommitInfo, Expected, RefUpdate, Signature};
-pub use hooks::HookRun;
+pub use hooks::open_plain;
 pub use index::{EntryFlags, Index, IndexLock, IndexPrefetch, IndexUpdate};
 #[doc(hidden)]
 pub use index_stream::fuzz_round_trip as fuzz_index_round_trip;

@@ -100,10 +100,16 @@ pub(crate) fn hook_name(step: &Step) -> String {
 /// The statement a failed hook adds to the JSON warnings (the other formats say it in their
 /// summary and closing lines).
 fn hook_warning(step: &Step) -> String {
-    format!(
-        "{} failed, so the changes were NOT committed (they are in the files); fix what the hook reports (its output is in `steps`)",
-        hook_name(step)
-    )
+    match &step.needs_user {
+        Some(_) => format!(
+            "{} could not do its work in the sandbox, so the changes were NOT committed (they are in the files); only the user can allow what it needed (`needsUser.how` of the step)",
+            hook_name(step)
+        ),
+        None => format!(
+            "{} failed, so the changes were NOT committed (they are in the files); fix what the hook reports (its output is in `steps`)",
+            hook_name(step)
+        ),
+    }
 }
 
 /// Most lines of a failed step's output shown.

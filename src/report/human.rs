@@ -94,11 +94,25 @@ pub fn render(r: &ExecutionResult, color: bool) -> String {
     if !r.steps.is_empty() {
         out.push('\n');
         for s in &r.steps {
-            let mark = if s.success { p.ok("✅") } else { p.bad("❌") };
+            let mark = match (s.success, &s.needs_user) {
+                (true, _) => p.ok("✅"),
+                (false, Some(_)) => p.note("⏸"),
+                (false, None) => p.bad("❌"),
+            };
             out.push_str(&format!("{mark} {}\n", name(&s.name)));
             if !s.success {
                 for l in content(&capped_output(&s.output)).lines() {
                     out.push_str(&format!("{DETAIL}{l}\n"));
+                }
+            }
+            if let Some(n) = &s.needs_user {
+                for (i, l) in content(&n.how).lines().enumerate() {
+                    let head = if i == 0 {
+                        p.note("to allow it:")
+                    } else {
+                        String::new()
+                    };
+                    out.push_str(&format!("{DETAIL}{head} {l}\n"));
                 }
             }
         }
@@ -292,10 +306,11 @@ fn summary(r: &ExecutionResult) -> String {
         }
     }
     if let Some(hook) = failed_hook(r) {
-        s.push_str(&format!(
-            "; NOT committed: {} failed (its output is above)",
-            hook_name(hook)
-        ));
+        let why = match hook.needs_user {
+            Some(_) => "needs your approval (⏸ above)",
+            None => "failed (its output is above)",
+        };
+        s.push_str(&format!("; NOT committed: {} {why}", hook_name(hook)));
     }
     s.push('\n');
     s

@@ -49,8 +49,18 @@ pub fn render_with(r: &ExecutionResult, user_steps: bool) -> String {
         }
     }
     for s in &r.steps {
-        let mark = if s.success { "✅" } else { "❌" };
-        out.push_str(&format!("step {mark} {}\n", s.name));
+        let mark = match (s.success, &s.needs_user) {
+            (true, _) => "✅",
+            (false, Some(_)) => "⏸",
+            (false, None) => "❌",
+        };
+        let user = match &s.needs_user {
+            Some(_) if !s.success => {
+                " - needs the user: the hook sandbox kept it from something only the user can allow"
+            }
+            _ => "",
+        };
+        out.push_str(&format!("step {mark} {}{user}\n", s.name));
         if !s.success {
             for l in capped_output(&s.output).lines() {
                 out.push_str(&format!("{DETAIL}{l}\n"));
@@ -272,6 +282,15 @@ fn closing_without_waiting(r: &ExecutionResult, ok: usize, failed: usize) -> Str
             },
             blocks(sent),
             if culprits.len() == 1 { "that one" } else { "those" }
+        );
+    }
+    if let Some(step) = failed_hook(r).filter(|s| ok > 0 && s.needs_user.is_some()) {
+        return format!(
+            "The {} marked ✅ {} applied to the files but NOT committed: {} could not do its work in the sandbox (⏸), which only the user can change. Do not send {} again; nothing needs correcting.",
+            blocks(ok),
+            if ok == 1 { "is" } else { "are" },
+            hook_name(step),
+            if ok == 1 { "it" } else { "them" },
         );
     }
     if let Some(hook) = failed_hook(r).filter(|_| ok > 0) {

@@ -371,11 +371,11 @@ fn hostile_result() -> ExecutionResult {
         parse_errors: vec![syntax.clone(), syntax, validation],
         fatal_error: Some(two.clone()),
         warnings: vec![two.clone()],
-        steps: vec![crate::action::Step {
-            name: format!("hook {h}"),
-            success: false,
-            output: two.clone(),
-        }],
+        steps: vec![crate::action::Step::new(
+            format!("hook {h}"),
+            false,
+            two.clone(),
+        )],
         ..ExecutionResult::default()
     };
     r.update_success();

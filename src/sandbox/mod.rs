@@ -54,6 +54,10 @@ pub enum PathErrorCode {
     /// A write to git-clada's own configuration (`.clada.yml`, `.clada/`), which decides what
     /// runs: only the user changes it.
     ProtectedConfig,
+    /// A write to a file git or a hook manager runs on the user's own next commit or status
+    /// (`.githooks/`, `.husky/`, `.pre-commit-config.yaml`, `core.hooksPath`, a worktree file
+    /// the git configuration includes): only the user changes it.
+    ProtectedHook,
 }
 
 impl PathErrorCode {
@@ -67,6 +71,7 @@ impl PathErrorCode {
             PathErrorCode::Submodule => "submodule",
             PathErrorCode::PathDenied => "path_denied",
             PathErrorCode::ProtectedConfig => "protected_config",
+            PathErrorCode::ProtectedHook => "protected_hook",
         }
     }
 }
@@ -130,6 +135,10 @@ pub struct Sandbox {
     denied: Option<(globset::GlobSet, Vec<String>)>,
     /// Writes to `.clada.yml` and `.clada/` are permitted (`paths.protect_config: false`).
     config_writable: bool,
+    /// Root-relative paths of hook files and folders a write may not change (see
+    /// [`Sandbox::protect_hooks`]); `None`: writes to them are permitted (`paths.protect_hooks:
+    /// false`).
+    hook_files: Option<std::sync::Arc<Vec<(String, String)>>>,
     /// While a reply is planned (see [`Sandbox::planning`]): what the filesystem said about
     /// each directory, so a reply of many paths looks each directory up once.
     lookups: Option<std::sync::Arc<std::sync::Mutex<Lookups>>>,
@@ -168,8 +177,10 @@ impl Sandbox {
             tracked: None,
             denied: None,
             config_writable: false,
+            hook_files: None,
             lookups: None,
-        })
+        }
+        .protect_hooks(&[]))
     }
 
     /// The same sandbox for planning one reply: every directory is looked up once and
@@ -340,10 +351,89 @@ impl Sandbox {
         self
     }
 
+    /// Refuses writes to the hook files: [`HOOK_FILES`] and `more` (root-relative: what the
+    /// repository's git configuration names — `core.hooksPath`, included files, programs),
+    /// each also where it really is when a symlink leads there. On by default with
+    /// [`HOOK_FILES`]; each call replaces the list.
+    pub fn protect_hooks(mut self, more: &[(String, String)]) -> Sandbox {
+        let mut list: Vec<(String, String)> = HOOK_FILES
+            .iter()
+            .map(|(p, why)| (p.to_string(), why.to_string()))
+            .collect();
+        list.extend(more.iter().cloned());
+        // A protected folder that is a symlink is protected where it leads too.
+        let resolved: Vec<(String, String)> = list
+            .iter()
+            .filter_map(|(p, why)| {
+                let at = self.root.join(p);
+                let md = std::fs::symlink_metadata(&at).ok()?;
+                if !md.file_type().is_symlink() {
+                    return None;
+                }
+                let real = std::fs::canonicalize(at).ok()?;
+                let rel = self.rel(&real).filter(|r| !r.is_empty() && r != p)?;
+                Some((rel, why.clone()))
+            })
+            .collect();
+        list.extend(resolved);
+        self.hook_files = Some(std::sync::Arc::new(list));
+        self
+    }
+
+    /// Lets writes change hook files (the user's own `paths.protect_hooks: false`).
+    pub fn allow_hook_writes(mut self, yes: bool) -> Sandbox {
+        if yes {
+            self.hook_files = None;
+        }
+        self
+    }
+
+    /// Whether the root-relative `rel` is (in, or holds) a protected hook file: what it is.
+    pub fn hook_file(&self, rel: &str) -> Option<String> {
+        let list = self.hook_files.as_ref()?;
+        let lower = rel.to_ascii_lowercase();
+        list.iter().find_map(|(p, why)| {
+            let p = p.to_ascii_lowercase();
+            let hit = lower == p
+                || lower.starts_with(&format!("{p}/"))
+                || (!lower.is_empty() && p.starts_with(&format!("{lower}/")));
+            hit.then(|| why.clone())
+        })
+    }
+
+    /// The refusal of a write to a hook file, checked on the path as written and as resolved.
+    fn check_hook_file(&self, p: &ResolvedPath) -> Result<(), PathError> {
+        let lexical = self.rel(&normalize(&self.root.join(&p.given)));
+        let Some(what) = [lexical.as_deref(), p.rel.as_deref()]
+            .into_iter()
+            .flatten()
+            .find_map(|r| self.hook_file(r))
+        else {
+            return Ok(());
+        };
+        Err(PathError {
+            code: PathErrorCode::ProtectedHook,
+            path: p.given.clone(),
+            message: format!(
+                "'{}' is {what}: git or a hook manager runs it on the user's own next commit, \
+                 outside any sandbox, so a reply never changes it — say what should change and \
+                 let the user edit it",
+                p.given
+            ),
+            user_action: Some(
+                "edit it yourself if the change is wanted (a reply never changes the files your \
+                 git hooks run), or set paths.protect_hooks: false in your own configuration"
+                    .to_string(),
+            ),
+        })
+    }
+
     /// What a write adds to [`Sandbox::resolve`]'s checks: git-clada's own configuration is
     /// the user's (a reply that could write it could approve its own commands or loosen the
-    /// policy), and files of nested repositories belong to those.
+    /// policy), so are the hook files (the user's next commit runs them), and files of nested
+    /// repositories belong to those.
     pub fn check_write(&self, p: &ResolvedPath) -> Result<(), PathError> {
+        self.check_hook_file(p)?;
         if let Some(what) = p
             .rel
             .as_deref()
@@ -675,6 +765,16 @@ impl Sandbox {
         })
     }
 }
+
+/// The hook files every worktree protects (root-relative), and what each is.
+pub const HOOK_FILES: &[(&str, &str)] = &[
+    (".githooks", "in .githooks/, the usual core.hooksPath"),
+    (".husky", "in .husky/, husky's hooks"),
+    (
+        ".pre-commit-config.yaml",
+        "the pre-commit framework's configuration",
+    ),
+];
 
 /// What `rel` (root-relative) is when it is git-clada's own configuration: `.clada.yml` or
 /// anything under `.clada/`, in any letter case (a case-insensitive filesystem opens the same

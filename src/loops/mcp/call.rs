@@ -260,7 +260,8 @@ fn transact(call: &Call<'_>, reply: &Reply, options: CallOptions, dry_run: bool)
         let sandbox = match Sandbox::new(&server.cwd, false) {
             Ok(s) => s
                 .deny_paths(&opts.paths_deny)
-                .allow_config_writes(opts.config_writable),
+                .allow_config_writes(opts.config_writable)
+                .allow_hook_writes(opts.hooks_writable),
             Err(e) => return Outcome::fatal(&e.to_string()),
         };
         let plan = action::plan(&parsed, &sandbox);

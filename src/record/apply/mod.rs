@@ -83,6 +83,8 @@ pub struct ApplyOptions {
     pub paths_deny: Vec<String>,
     /// Replies may write `.clada.yml` and `.clada/` (config `paths.protect_config: false`).
     pub config_writable: bool,
+    /// Replies may write hook files (the user's own `paths.protect_hooks: false`).
+    pub hooks_writable: bool,
     /// `Co-authored-by` value (config `commit.coauthor`); else git config `clada.coauthor`.
     pub coauthor: Option<String>,
     /// `hooks.before` / `hooks.after` from the configuration (see `crate::exec::hooks`).
@@ -172,8 +174,9 @@ pub fn apply_in(
             "before",
             &opts.hooks.before,
             repo.workdir(),
-            &opts.hooks,
+            &super::githooks::configured(repo, &opts.hooks),
             &[],
+            false,
         ),
     };
     // The repository-sized work (reading the index, comparing it with the worktree) runs in
@@ -185,7 +188,9 @@ pub fn apply_in(
         .guard_git_dirs(&[repo.git_dir(), repo.common_dir()])
         .refuse_nested_repositories(&repo.declared_submodules())
         .deny_paths(&opts.paths_deny)
-        .allow_config_writes(opts.config_writable);
+        .allow_config_writes(opts.config_writable)
+        .protect_hooks(&repo.hook_files())
+        .allow_hook_writes(opts.hooks_writable);
     // The replacer format's suffix rule searches the tracked files.
     let sandbox = match crate::action::needs_tracked(&parsed) {
         true => sandbox.with_tracked(repo.tracked_paths()),

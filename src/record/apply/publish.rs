@@ -66,11 +66,11 @@ impl Transaction<'_> {
         let subject = msg.lines().next().unwrap_or_default().to_string();
         execution.result.git_commit = Some(commit.to_string());
         execution.result.snapshot_commit = snap.map(|s| s.commit.to_string());
-        execution.result.steps.push(Step {
-            name: "commit".into(),
-            success: true,
-            output: format!("{} {subject}", Repo::short(commit)),
-        });
+        execution.result.steps.push(Step::new(
+            "commit",
+            true,
+            format!("{} {subject}", Repo::short(commit)),
+        ));
         execution.result.update_success();
         // The branch, the apply record and both notes move in one transaction: all or none.
         let mut updates = branch_updates(reply, head_commit, commit, kept, &subject);
@@ -112,9 +112,8 @@ impl Transaction<'_> {
         // An uncommitted apply recorded earlier is part of the user's work now (its changes
         // are in this apply's "before"): undo reaches it again once this commit is undone.
 
-        if !opts.no_verify {
-            post_commit(repo, &mut execution)?;
-        }
+        let contain = super::stage::changed_hook_files(repo, opts, built);
+        post_commit(repo, opts, contain, &mut execution)?;
         Journal::remove(repo)?;
         Ok(ApplyOutcome {
             execution,
@@ -380,13 +379,29 @@ fn notes_updates(
     Ok(updates)
 }
 
-/// The `post-commit` hook; it cannot undo the commit, so a failure is a warning.
-fn post_commit(repo: &Repo, execution: &mut Execution) -> Result<(), ApplyError> {
-    if let Some(run) = repo.run_hook("post-commit", &[])? {
-        if !run.success {
+/// The `post-commit` hook, contained like the others (nothing it writes into the git
+/// directory is kept); it cannot undo the commit, so a failure is a warning. Not run under
+/// `--exec deny` or `--no-verify`.
+fn post_commit(
+    repo: &Repo,
+    opts: &ApplyOptions,
+    contain: bool,
+    execution: &mut Execution,
+) -> Result<(), ApplyError> {
+    if opts.no_verify || opts.hooks.exec_denied {
+        return Ok(());
+    }
+    let hooks = crate::record::githooks::GitHooks::new(repo, &opts.hooks.policy, contain);
+    if let Some(step) = hooks.post_commit()? {
+        if !step.success {
+            let how = step
+                .needs_user
+                .as_ref()
+                .map(|n| format!(" ({})", n.how))
+                .unwrap_or_default();
             execution.result.warnings.push(format!(
-                "the post-commit hook failed (exit {}); the commit stands",
-                run.exit_code.map_or("signal".into(), |c| c.to_string())
+                "the post-commit hook failed; the commit stands{how}: {}",
+                step.output
             ));
         }
     }

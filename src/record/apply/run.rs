@@ -54,12 +54,18 @@ impl Transaction<'_> {
                 })
                 .map(|p| p.to_string())
                 .collect();
+            let contain = crate::record::githooks::touches_hook_files(
+                repo,
+                &opts.hooks.policy,
+                reply_paths.iter().map(|p| p.to_str().unwrap_or_default()),
+            );
             let (after, _) = crate::exec::hooks::run(
                 "after",
                 &opts.hooks.after,
                 repo.workdir(),
-                &opts.hooks,
+                &crate::record::githooks::configured(repo, &opts.hooks),
                 &existing,
+                contain,
             );
             execution.result.steps.extend(after);
             let outside = self.put_back_outside(start, &reply_paths)?;
@@ -240,14 +246,14 @@ impl Transaction<'_> {
             let updates = index_updates(&built.changes, &built.changes);
             lock.commit(&with_updates(repo, &start.index, &updates)?)?;
             let after_index = repo.edit_tree(self.index_tree, &built.changes)?;
-            execution.result.steps.push(Step {
-                name: "stage".into(),
-                success: true,
-                output: format!(
+            execution.result.steps.push(Step::new(
+                "stage",
+                true,
+                format!(
                     "--no-commit: {} staged, nothing committed; review with `git diff --cached`, take back with `git clada undo`",
                     crate::base::text::count(built.changes.len(), "path", "paths")
                 ),
-            });
+            ));
             return self.close_uncommitted(
                 start,
                 opts,

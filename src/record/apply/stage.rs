@@ -1,8 +1,10 @@
-//! Phases 6–7: the index and the hooks. The index to commit from is written into git's lock
-//! first, because `pre-commit` and `commit-msg` read it from disk (and may re-stage files, as
-//! formatters do, or fail); only after they passed is the index left behind written, on
-//! another thread while the objects are made. A failing hook puts the user's own index back
-//! and commits nothing; the AI's changes stay in the worktree.
+//! Phases 6–7: the index and the hooks. `pre-commit` and `commit-msg` run contained
+//! ([`crate::record::githooks`]) on the index to commit, written into their private folder
+//! (they may re-stage files, as formatters do, or fail); the real index stays the user's and
+//! git-clada keeps holding its lock. Only after they passed is the index left behind written,
+//! on another thread while the objects are made. A failing hook commits nothing; the AI's
+//! changes stay in the worktree. Under `--exec deny` no hook runs and the commit says so
+//! (`Clada-Hooks: skipped`).
 
 use crate::action::{Execution, Step};
 use crate::read::input::Reply;
@@ -58,8 +60,42 @@ impl Transaction<'_> {
         }
         // The index to commit from, and the one to leave behind: with the user's work kept
         // uncommitted they differ (the user's staged work stays staged, not committed).
-        let runs_hooks = !opts.no_verify
-            && (repo.hook_path("pre-commit").is_some() || repo.hook_path("commit-msg").is_some());
+        let paths: Vec<String> = built.changes.iter().map(|c| c.path.to_string()).collect();
+        let hook_files =
+            super::super::githooks::hook_files_among(repo, paths.iter().map(String::as_str));
+        if let Some((path, what)) = hook_files.first() {
+            execution.result.warnings.push(format!(
+                "this commit changes {path} ({what}), which your own next git commit runs outside \
+                 any sandbox: read it before you commit yourself (git clada show){}",
+                if hook_files.len() > 1 {
+                    format!(", and {} more such files", hook_files.len() - 1)
+                } else {
+                    String::new()
+                }
+            ));
+        }
+        let contain = opts.hooks.policy.unconfined.is_some() && !hook_files.is_empty();
+        let githooks = super::super::githooks::GitHooks::new(repo, &opts.hooks.policy, contain);
+        let has_hooks = !opts.no_verify && githooks.any_before_commit();
+        let runs_hooks = has_hooks && !opts.hooks.exec_denied;
+        if runs_hooks {
+            execution
+                .result
+                .warnings
+                .extend(super::super::githooks::unconfined_warning(
+                    &opts.hooks.policy,
+                    contain,
+                ));
+        }
+        let skipped = has_hooks && opts.hooks.exec_denied;
+        if skipped {
+            execution.result.warnings.push(
+                "the repository's pre-commit/commit-msg hooks did not run: the exec policy is \
+                 deny, and hooks may run code the reply changed; the commit says so \
+                 (Clada-Hooks: skipped)"
+                    .into(),
+            );
+        }
         let staged = self.stage(start, &built, runs_hooks)?;
         crate::base::trace::phase("index: apply");
 
@@ -80,10 +116,16 @@ impl Transaction<'_> {
         );
         let msg = message::with_session(msg, opts.session.as_deref());
         let msg = message::with_uncommitted(msg, &self.journal.uncommitted);
+        let skipped_configured = opts.hooks.exec_denied
+            && !(opts.hooks.before.is_empty() && opts.hooks.after.is_empty());
+        let msg = match skipped || skipped_configured {
+            true => message::with_trailer(msg, super::super::trailer::HOOKS, "skipped"),
+            false => msg,
+        };
 
         let Some(written) = self.write_index(
             start,
-            runs_hooks,
+            runs_hooks.then_some(&githooks),
             &built,
             staged,
             lock,
@@ -181,7 +223,7 @@ impl Transaction<'_> {
     fn write_index(
         &self,
         start: &Start,
-        runs_hooks: bool,
+        hooks: Option<&super::super::githooks::GitHooks<'_>>,
         built: &Built,
         staged: Staged,
         lock: crate::repo::IndexLock,
@@ -204,25 +246,17 @@ impl Transaction<'_> {
             _ => commit_tree,
         };
         let index_writer;
-        if runs_hooks {
+        if let Some(hooks) = hooks {
             let mut hook_index = commit_index.unwrap_or_else(|| final_index.clone());
-            let mut lock = Some(lock);
             let mut retried = false;
-            loop {
+            let after_hooks = loop {
                 hook_index.set_cache_tree(repo, commit_tree, None)?;
-                match lock.take() {
-                    Some(lock) => lock.commit(&hook_index)?,
-                    None => repo.lock_index()?.commit(&hook_index)?,
-                }
                 crate::base::failpoint::hit("apply:after-index");
-                let run = match run_pre_commit_hooks(repo, &mut msg)? {
-                    HookVerdict::Pass(run) => {
-                        steps.extend(run);
-                        break;
-                    }
-                    HookVerdict::Fail(run) => run,
-                };
-                steps.extend(run);
+                let verdict = hooks.pre_commit(&hook_index, &mut msg)?;
+                steps.extend(verdict.steps);
+                if verdict.passed {
+                    break verdict.index.unwrap_or_else(|| hook_index.clone());
+                }
                 // A hook that fixed the reply's files and failed (end-of-file-fixer, a
                 // formatter: the pre-commit framework's way) gets one more try with its
                 // fixes staged, as its users do by hand.
@@ -230,9 +264,9 @@ impl Transaction<'_> {
                     true => Vec::new(),
                     false => self.hook_fixes(built, after_tree, commit_tree)?,
                 };
-                if fixes.is_empty() {
-                    // The user's own index back; the AI's changes stay in the worktree.
-                    repo.lock_index()?.commit(&start.index)?;
+                if fixes.is_empty() || steps.iter().any(|s| s.needs_user.is_some()) {
+                    // The user's own index stays; the AI's changes stay in the worktree.
+                    lock.commit(&start.index)?;
                     return Ok(None);
                 }
                 retried = true;
@@ -241,8 +275,7 @@ impl Transaction<'_> {
                 let indexes = [&mut hook_index, &mut final_index];
                 (commit_tree, after_tree) =
                     take_fixes(repo, fixes, indexes, commit_tree, after_tree)?;
-            }
-            let after_hooks = repo.read_index()?;
+            };
             let hooked = repo.tree_of_index(commit_tree, &after_hooks)?;
             if hooked != commit_tree {
                 // What the hooks re-staged is committed and stays staged in the user's index.
@@ -266,7 +299,7 @@ impl Transaction<'_> {
             }
             final_tree = repo.tree_of_index(commit_tree, &final_index)?;
             final_index.set_cache_tree(repo, final_tree, None)?;
-            let mut lock = repo.lock_index()?;
+            let mut lock = lock;
             lock.write(&final_index)?;
             index_writer = std::thread::spawn(move || Ok(lock));
         } else {
@@ -307,14 +340,14 @@ fn note_retry(steps: &mut [Step], fixes: &[HookFix]) -> Vec<Step> {
         failed.name.push_str(" (rewrote files, retried)");
     }
     let names: Vec<String> = fixes.iter().map(|f| f.path.to_string()).collect();
-    vec![Step {
-        name: "hook pre-commit: retry".into(),
-        success: true,
-        output: format!(
+    vec![Step::new(
+        "hook pre-commit: retry",
+        true,
+        format!(
             "the pre-commit hook rewrote {} and failed; its changes were staged and the commit tried once more (the AI commit holds the files as the hook left them: nothing needs resending)",
             names.join(", ")
         ),
-    }]
+    )]
 }
 
 /// Stages a pre-commit hook's fixes in both indexes; returns the commit's and the worktree's
@@ -414,58 +447,13 @@ impl Transaction<'_> {
     }
 }
 
-enum HookVerdict {
-    Pass(Vec<Step>),
-    Fail(Vec<Step>),
-}
-
-/// `pre-commit`, then `commit-msg` on the message (which it may rewrite).
-fn run_pre_commit_hooks(repo: &Repo, msg: &mut String) -> Result<HookVerdict, ApplyError> {
-    let mut steps = Vec::new();
-    if let Some(run) = repo.run_hook("pre-commit", &[])? {
-        let ok = run.success;
-        steps.push(hook_step(run));
-        if !ok {
-            return Ok(HookVerdict::Fail(steps));
-        }
-    }
-    if repo.hook_path("commit-msg").is_some() {
-        let path = repo.git_dir().join("COMMIT_EDITMSG");
-        std::fs::write(&path, msg.as_bytes())
-            .map_err(crate::repo::io_err_pub("cannot write", &path))?;
-        let arg = path.to_string_lossy().into_owned();
-        if let Some(run) = repo.run_hook("commit-msg", &[&arg])? {
-            let ok = run.success;
-            steps.push(hook_step(run));
-            if !ok {
-                return Ok(HookVerdict::Fail(steps));
-            }
-        }
-        let edited = std::fs::read_to_string(&path)
-            .map_err(crate::repo::io_err_pub("cannot read", &path))?;
-        let edited = edited.trim_end();
-        if !edited.is_empty() {
-            *msg = format!("{edited}\n");
-        }
-    }
-    Ok(HookVerdict::Pass(steps))
-}
-
-fn hook_step(run: crate::repo::HookRun) -> Step {
-    let mut output = run.output.trim_end().to_string();
-    if !run.success {
-        let status = run
-            .exit_code
-            .map_or("killed by a signal".to_string(), |c| format!("exit {c}"));
-        if output.is_empty() {
-            output = format!("hook {} failed ({status})", run.name);
-        } else {
-            output = format!("hook {} failed ({status}):\n{output}", run.name);
-        }
-    }
-    Step {
-        name: format!("hook {}", run.name),
-        success: run.success,
-        output,
-    }
+/// Whether the AI's changes (the reply's, exec's, `hooks.after`'s) touch a hook file: then
+/// this commit's hooks run contained even with `hooks.sandbox: off`.
+pub(super) fn changed_hook_files(repo: &Repo, opts: &ApplyOptions, built: &Built) -> bool {
+    let paths: Vec<String> = built.changes.iter().map(|c| c.path.to_string()).collect();
+    super::super::githooks::touches_hook_files(
+        repo,
+        &opts.hooks.policy,
+        paths.iter().map(String::as_str),
+    )
 }

@@ -1,0 +1,97 @@
+//! `git clada hooks check` and `git clada hooks prepare`: argument handling and printing; the
+//! runs are `record::githooks`'s (docs/hooks-sandbox.md).
+
+use anyhow::Context;
+use serde_json::json;
+
+use crate::action::Step;
+use crate::base::error::Outcome;
+use crate::cli::{Format, Global};
+use crate::repo::Repo;
+
+/// The repository, its configuration and the hooks as an apply would run them.
+fn hooks_here() -> anyhow::Result<(Repo, crate::exec::hooks::Hooks)> {
+    let cwd = std::env::current_dir().context("cannot determine the current directory")?;
+    let repo = Repo::discover(&cwd)?;
+    let cfg = crate::config::load_for_repo(Some(&repo))?;
+    if let Some(w) = cfg.untrusted_warning() {
+        eprintln!("git-clada: warning: {w}");
+    }
+    let mut dirs = vec![repo.git_dir().to_path_buf()];
+    if repo.common_dir() != repo.git_dir() {
+        dirs.push(repo.common_dir().to_path_buf());
+    }
+    let hooks = crate::exec::hooks::Hooks {
+        policy: crate::exec::hook_sandbox::HookPolicy::from_config(&cfg, dirs, Vec::new()),
+        ..crate::exec::hooks::Hooks::from_config(&cfg)
+    };
+    Ok((repo, hooks))
+}
+
+/// Prints `steps` (JSON: `{success, hooks}`) and says whether all passed.
+fn print(steps: &[Step], global: &Global, none: &str) -> anyhow::Result<Outcome> {
+    let ok = steps.iter().all(|s| s.success);
+    if global.format_or_default() == Format::Json {
+        crate::cli::print_json(&json!({ "success": ok, "hooks": steps }))?;
+    } else {
+        let shown = global.shown();
+        if steps.is_empty() {
+            println!("{none}");
+        }
+        for s in steps {
+            let mark = match (s.success, &s.needs_user) {
+                (true, _) => "✅",
+                (false, Some(_)) => "⏸",
+                (false, None) => "❌",
+            };
+            println!("{mark} {}", shown.name(&s.name));
+            if !s.success {
+                let out = crate::report::capped_output(&s.output);
+                for l in shown.content(&out).lines() {
+                    println!("    {l}");
+                }
+            }
+            if let Some(n) = &s.needs_user {
+                println!("    to allow it: {}", shown.content(&n.how));
+            }
+        }
+        if !steps.is_empty() {
+            let passed = steps.iter().filter(|s| s.success).count();
+            println!(
+                "{passed} of {} pass in the sandbox AI commits run them in",
+                steps.len()
+            );
+        }
+    }
+    Ok(if ok {
+        Outcome::Success
+    } else {
+        Outcome::Partial
+    })
+}
+
+/// `git clada hooks check`.
+pub fn check(global: &Global) -> anyhow::Result<Outcome> {
+    let (repo, hooks) = hooks_here()?;
+    let steps = crate::record::githooks::check(&repo, &hooks)?;
+    print(
+        &steps,
+        global,
+        "no hooks to check: no pre-commit or commit-msg hook is installed and hooks.after is empty",
+    )
+}
+
+/// `git clada hooks prepare`.
+pub fn prepare(global: &Global) -> anyhow::Result<Outcome> {
+    let (repo, hooks) = hooks_here()?;
+    let steps: Vec<Step> = crate::record::githooks::prepare(&repo, &hooks.policy)?
+        .into_iter()
+        .collect();
+    print(
+        &steps,
+        global,
+        "nothing to prepare: the repository has no .pre-commit-config.yaml (hooks that need a \
+         download can fill git-clada's caches with hooks.network: true in your own \
+         configuration)",
+    )
+}
