@@ -225,7 +225,13 @@ fn update(ctx: &mut Ctx<'_>, p: &Patch, hunks: &[Hunk], tag: &Tag) -> Outcome {
     // Looked up (an .editorconfig walk) only where it can matter.
     let target = p.new_path.as_ref().unwrap_or(&p.path);
     let final_newline = (p.style == Style::ApplyPatch && !content.ends_with(b"\n"))
-        .then(|| crate::config::editorconfig::final_newline(&target.abs, ctx.sandbox.root(), ctx.opts.whole_file))
+        .then(|| {
+            crate::config::editorconfig::final_newline(
+                &target.abs,
+                ctx.sandbox.root(),
+                ctx.opts.whole_file,
+            )
+        })
         .flatten();
     let result = if binary {
         binary_result(p, &content)

@@ -375,7 +375,13 @@ pub(super) fn run(
     let (mut out, replacements, mut warnings) = spliced(body, found, crlf);
     let unterminated = !body.is_empty() && !body.ends_with(b"\n");
     let rule = (unterminated && !out.is_empty())
-        .then(|| crate::config::editorconfig::final_newline(&path.abs, ctx.sandbox.root(), ctx.opts.whole_file))
+        .then(|| {
+            crate::config::editorconfig::final_newline(
+                &path.abs,
+                ctx.sandbox.root(),
+                ctx.opts.whole_file,
+            )
+        })
         .flatten();
     if let Some(why) = rule {
         if !out.ends_with(b"\n") {

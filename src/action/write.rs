@@ -132,8 +132,7 @@ pub(super) fn file_append(
             return Outcome::fail(node_error(&e, &path.given, "open", None));
         }
         // A new file, shaped as file_write shapes one (final newline, .editorconfig).
-        let (bytes, notes) =
-            crate::config::editorconfig::shape(
+        let (bytes, notes) = crate::config::editorconfig::shape(
             content,
             &path.abs,
             ctx.sandbox.root(),
@@ -181,7 +180,13 @@ pub(super) fn file_append(
     // The rule of whole-file writes: the file ends with a line break unless configured not to.
     let ends_open = !add.is_empty() && !add.ends_with(b"\n") && !add.ends_with(b"\r");
     let rule = (ends_open && !add.contains(&0))
-        .then(|| crate::config::editorconfig::final_newline(&path.abs, ctx.sandbox.root(), ctx.opts.whole_file))
+        .then(|| {
+            crate::config::editorconfig::final_newline(
+                &path.abs,
+                ctx.sandbox.root(),
+                ctx.opts.whole_file,
+            )
+        })
         .flatten();
     if let Some(why) = rule {
         add.extend_from_slice(if info.crlf { b"\r\n" } else { b"\n" });
