@@ -213,3 +213,48 @@ fn ai_commits_recorded_by_earlier_versions_are_still_undone() {
     common::assert_same_user_state(&repo.state(), &before, "undo of an earlier version's apply");
     repo.assert_fsck();
 }
+
+#[test]
+fn the_ai_commits_a_squash_rewrote_stay_git_cladas() {
+    // x1, x2 (AI), a commit of the user's, y1, y2 (AI): squashing x1+x2 rewrites the three
+    // commits above, and the copies of y1 and y2 are still AI commits a later squash folds —
+    // the user's commit (which copies nothing) still is not.
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    ai_write(&repo, "x01", "x1.txt", "x");
+    ai_write(&repo, "x02", "x2.txt", "x");
+    repo.write("mine.txt", "my work\n");
+    repo.git(&["add", "mine.txt"]);
+    repo.git(&["commit", "-q", "-m", "my work"]);
+    ai_write(&repo, "y01", "y1.txt", "y");
+    ai_write(&repo, "y02", "y2.txt", "y");
+    let tree = repo.git(&["rev-parse", "HEAD^{tree}"]);
+    let first = repo.clada(&[
+        "--format",
+        "json",
+        "squash",
+        "--mode",
+        "msg_contains",
+        "--msg-target",
+        "create x",
+    ]);
+    assert_eq!(exit_code(&first), 0, "{}", output_text(&first));
+    let second = repo.clada(&["--format", "json", "squash", "--mode", "auto_ai"]);
+    assert_eq!(exit_code(&second), 0, "{}", output_text(&second));
+    let report: serde_json::Value = serde_json::from_slice(&second.stdout).expect("json");
+    assert_eq!(
+        report["groups"][0]["squashed"].as_array().map(Vec::len),
+        Some(2),
+        "{report:#}"
+    );
+    assert_eq!(repo.git(&["rev-parse", "HEAD^{tree}"]), tree);
+    let subjects = repo.git(&["log", "--format=%s", "main"]);
+    assert_eq!(subjects.lines().count(), 4, "{subjects}");
+    assert!(subjects.lines().any(|s| s == "my work"), "{subjects}");
+    // Each squash is undone in turn, back to the five commits.
+    for _ in 0..2 {
+        let out = repo.clada(&["--format", "json", "undo"]);
+        assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
+    }
+    assert_eq!(repo.git(&["rev-list", "--count", "main"]).trim(), "6");
+    repo.assert_fsck();
+}

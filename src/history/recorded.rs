@@ -55,11 +55,65 @@ impl<'r> Recorded<'r> {
     /// snapshot is answered by its trailers: it counts only below a recorded AI commit, which
     /// the caller checks.
     pub fn kind(&self, info: &CommitInfo) -> Result<Option<CladaCommit>, HistoryError> {
-        Ok(match classify(info) {
-            Some(CladaCommit::Apply) => self.is_apply(info.id)?.then_some(CladaCommit::Apply),
-            Some(CladaCommit::Squash) => self.is_squash(info)?.then_some(CladaCommit::Squash),
-            other => other,
+        let kind = classify(info);
+        let recorded = match kind {
+            Some(CladaCommit::Apply) => self.is_apply(info.id)?,
+            Some(CladaCommit::Squash) => self.is_squash(info)?,
+            other => return Ok(other),
+        };
+        Ok(match recorded || self.is_squash_copy(info, kind, 0)? {
+            true => kind,
+            false => None,
         })
+    }
+
+    /// Whether a squash wrote `info` as the copy of a commit git-clada made: a squash
+    /// rewrites the commits above the ones it folds, so the AI commits among them get new ids
+    /// that no apply record names. The copy is on a squash record's new chain above where it
+    /// meets the old one, and the old chain there holds a commit of the same kind with the
+    /// same author and message that git-clada made (itself maybe such a copy).
+    fn is_squash_copy(
+        &self,
+        info: &CommitInfo,
+        kind: Option<CladaCommit>,
+        depth: usize,
+    ) -> Result<bool, HistoryError> {
+        if depth > AMEND_DEPTH {
+            return Ok(false);
+        }
+        let records = self.repo.refs_with_prefix("refs/clada/squash/")?;
+        for (name, before) in records {
+            let Some(tip) = name
+                .strip_prefix("refs/clada/squash/")
+                .and_then(|t| ObjectId::from_hex(t.as_bytes()).ok())
+            else {
+                continue;
+            };
+            let oldest = oldest_not_in(self.repo, tip, before)?;
+            if !chain_holds(self.repo, tip, oldest, info.id)? {
+                continue;
+            }
+            let meet = self.repo.commit_info(oldest)?.parents.first().copied();
+            let mut next = Some(before);
+            while let Some(id) = next.filter(|&id| Some(id) != meet) {
+                let old = self.repo.commit_info(id)?;
+                if old.message == info.message
+                    && old.author == info.author
+                    && classify(&old) == kind
+                {
+                    let made = match kind {
+                        Some(CladaCommit::Apply) => self.is_apply(old.id)?,
+                        Some(CladaCommit::Squash) => self.is_squash(&old)?,
+                        _ => false,
+                    };
+                    if made || self.is_squash_copy(&old, kind, depth + 1)? {
+                        return Ok(true);
+                    }
+                }
+                next = old.parents.first().copied();
+            }
+        }
+        Ok(false)
     }
 
     /// Whether a squash wrote `info`: a squash record's tip before is its `Clada-Squashed`
@@ -128,6 +182,26 @@ impl<'r> Recorded<'r> {
         }
         Ok(None)
     }
+}
+
+/// Whether `id` is on `tip`'s first-parent chain down to `oldest` (both included).
+fn chain_holds(
+    repo: &Repo,
+    tip: ObjectId,
+    oldest: ObjectId,
+    id: ObjectId,
+) -> Result<bool, HistoryError> {
+    let mut next = Some(tip);
+    while let Some(at) = next {
+        if at == id {
+            return Ok(true);
+        }
+        if at == oldest {
+            break;
+        }
+        next = repo.commit_info(at)?.parents.first().copied();
+    }
+    Ok(false)
 }
 
 /// The oldest commit on `tip`'s first-parent chain that is not on `before`'s: the first
