@@ -116,7 +116,8 @@ fn a_failed_exec_blocks_committed_changes_are_said_in_the_closing_line() {
 fn the_snapshot_fallback_does_not_say_a_change_left_the_worktree_while_it_is_there() {
     let repo = TestRepo::with_files(&[("a.txt", "l1\nl2\nl3\nl4\n")]);
     // The user's change and the AI's touch neighbouring lines: they cannot be kept apart, so
-    // the user's work goes into a snapshot commit; it is still in the worktree.
+    // the AI's change stays uncommitted in the worktree (⏸, DESIGN §6.3); the user's is still
+    // there.
     repo.write("a.txt", "l1\nUSER\nl3\nl4\n");
     let report = TestRepo::report(&repo.apply(
         &block(
@@ -133,7 +134,7 @@ fn the_snapshot_fallback_does_not_say_a_change_left_the_worktree_while_it_is_the
     assert_eq!(report["success"], true, "{report}");
     assert_eq!(repo.read("a.txt"), "l1\nUSER\nAI\nl4\n");
     let w = warnings(&report);
-    assert!(w.contains("snapshot commit"), "{report}");
+    assert!(w.contains("⏸ not committed"), "{report}");
     assert!(!w.contains("no longer in the worktree"), "{report}");
 
     // A whole-file write over the user's change does take it out: that is still said.
