@@ -501,6 +501,60 @@ fn undo_takes_a_squash_back_and_redo_squashes_again() {
     repo.assert_fsck();
 }
 
+/// What was staged before a squash stays staged through its undo and redo (a squash keeps
+/// every tree, so neither touches the index); only a change staged after the squash is in the
+/// way of its undo (issue 38 §3).
+#[test]
+fn undo_of_a_squash_keeps_what_was_staged_before_it_and_refuses_what_was_staged_after() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n"), ("b.txt", "b\n")]);
+    ai_write(&repo, "s1", "a.txt", "1\n");
+    ai_write(&repo, "s2", "a.txt", "2\n");
+    repo.write("b.txt", "b staged\n");
+    repo.git(&["add", "b.txt"]);
+    repo.write("b.txt", "b staged\nand unstaged\n");
+    let before = repo.state();
+    let out = squash(&repo, &["--mode", "auto_ai"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let squashed = repo.state();
+    assert_eq!(squashed.index, before.index);
+
+    let out = repo.clada(&["--format", "json", "undo"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(json(&out)["kind"], "squash");
+    let undone = repo.state();
+    assert_eq!(undone.head, before.head);
+    assert_eq!(undone.index, before.index);
+    assert_eq!(undone.files, before.files);
+    assert_eq!(repo.git(&["diff", "--cached", "--name-only"]), "b.txt\n");
+    assert_eq!(repo.git(&["show", ":b.txt"]), "b staged\n");
+
+    let out = repo.clada(&["--format", "json", "redo"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let redone = repo.state();
+    assert_eq!(redone.head, squashed.head);
+    assert_eq!(redone.index, before.index);
+    assert_eq!(redone.files, before.files);
+
+    // A change staged after the squash: the undo is refused and changes nothing.
+    repo.write("c.txt", "c\n");
+    repo.git(&["add", "c.txt"]);
+    let staged_after = repo.state();
+    let out = repo.clada(&["undo"]);
+    assert_eq!(code(&out), 3, "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("the index has changed since the squash (staged: c.txt"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(repo.state(), staged_after);
+    // Unstaged again, the undo goes through.
+    repo.git(&["rm", "-q", "--cached", "c.txt"]);
+    let out = repo.clada(&["undo"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(repo.state().index, before.index);
+    repo.assert_fsck();
+}
+
 #[test]
 fn dry_run_changes_nothing_not_even_objects() {
     let repo = TestRepo::with_files(&[("a.txt", "a\n")]);

@@ -40,7 +40,8 @@ use crate::repo::{
 };
 
 use super::common::{
-    current_branch, refuse_busy, refuse_stepped_back, squash_ref, write_orig_head, HistoryError,
+    current_branch, refuse_busy, refuse_stepped_back, squash_index_ref, squash_ref,
+    write_orig_head, HistoryError,
 };
 use super::log::sessions_of;
 use super::recorded::Recorded;
@@ -269,6 +270,16 @@ pub fn squash(repo: &Repo, opts: &SquashOptions) -> Result<SquashReport, History
         expected: Expected::Any,
         reflog: format!("clada: squash record (tip before: {tip})"),
     });
+    // What was staged stays staged: undo tells it from what is staged after the squash.
+    let index_tree = repo.tree_of_index(tip_tree, &repo.read_index()?)?;
+    if index_tree != tip_tree {
+        updates.push(RefUpdate {
+            name: squash_index_ref(built.tip),
+            new: index_tree,
+            expected: Expected::Any,
+            reflog: "clada: the index at the squash".into(),
+        });
+    }
     updates.push(RefUpdate {
         name: "HEAD".into(),
         new: built.tip,
