@@ -259,27 +259,81 @@ fn squash_notes_holding_the_reports_inline_still_show_and_flatten() {
     repo.assert_fsck();
 }
 
+/// A snapshot commit (`--wip commit`) holds the user's work, never the AI's: no squash mode
+/// folds it into an AI commit (issue 38 §1). Runs stop at it; a gathering squash replays it.
 #[test]
-fn a_snapshot_of_user_work_is_folded_in_and_the_message_says_so() {
+fn no_squash_mode_folds_a_snapshot_of_user_work_into_an_ai_commit() {
+    let modes: [&[&str]; 6] = [
+        &["--mode", "auto_ai"],
+        &["--mode", "ai_messages"],
+        &["--mode", "days", "--days", "100000"],
+        &["--mode", "msg_contains", "--msg-target", "Clada-Version"],
+        &["--mode", "ai_messages", "--no-contiguous-only"],
+        &["--mode", "days", "--days", "100000", "--no-contiguous-only"],
+    ];
+    for mode in modes {
+        let repo = TestRepo::with_files(&[("a.txt", "a\n"), ("mine.txt", "m\n")]);
+        ai_write(&repo, "sn1", "a.txt", "one\n");
+        repo.write("mine.txt", "my own change\n");
+        ai_write_with(&repo, "sn2", "b.txt", "two\n", &["--wip", "commit"]);
+        assert_eq!(repo.subject("HEAD~1"), "clada: snapshot before AI edit");
+        ai_write(&repo, "sn3", "b.txt", "three\n");
+        let tree = repo.git(&["rev-parse", "HEAD^{tree}"]);
+        let out = squash(&repo, mode);
+        assert_eq!(code(&out), 0, "{mode:?}: {}", stderr(&out));
+        let report = json(&out);
+        for g in report["groups"].as_array().expect("groups") {
+            assert_eq!(
+                g["snapshots"],
+                serde_json::json!([]),
+                "{mode:?}: {report:#}"
+            );
+            for c in g["squashed"].as_array().expect("squashed") {
+                assert_ne!(c["kind"], "snapshot", "{mode:?}: {report:#}");
+            }
+        }
+        assert_eq!(repo.git(&["rev-parse", "HEAD^{tree}"]), tree, "{mode:?}");
+        // The snapshot commit is still on the branch, and no AI commit holds the user's file.
+        let history = repo.git(&["log", "--format=%H %s"]);
+        assert!(
+            history.contains(" clada: snapshot before AI edit"),
+            "{mode:?}: {history}"
+        );
+        for line in history.lines() {
+            let (id, subject) = line.split_once(' ').expect("id and subject");
+            let files = repo.git(&["show", "--format=", "--name-only", id]);
+            if subject.starts_with("AI:") {
+                assert!(!files.contains("mine.txt"), "{mode:?}: {subject}: {files}");
+            }
+            if subject.starts_with("clada: snapshot") {
+                assert_eq!(files, "mine.txt\n", "{mode:?}");
+            }
+        }
+        assert_eq!(repo.read("mine.txt"), "my own change\n");
+        assert_eq!(repo.status(), "");
+        repo.assert_fsck();
+    }
+    // auto_ai's run ends at the snapshot: the two AI commits above it become one.
     let repo = TestRepo::with_files(&[("a.txt", "a\n"), ("mine.txt", "m\n")]);
     ai_write(&repo, "sn1", "a.txt", "one\n");
     repo.write("mine.txt", "my own change\n");
     ai_write_with(&repo, "sn2", "b.txt", "two\n", &["--wip", "commit"]);
-    assert_eq!(repo.subject("HEAD~1"), "clada: snapshot before AI edit");
+    ai_write(&repo, "sn3", "b.txt", "three\n");
     let out = squash(&repo, &["--mode", "auto_ai"]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
-    let report = json(&out);
     assert_eq!(
-        report["groups"][0]["snapshots"].as_array().unwrap().len(),
-        1
+        log(&repo),
+        "AI: create b.txt; edit b.txt\nclada: snapshot before AI edit\nAI: edit a.txt\ninitial\n"
     );
-    let body = repo.git(&["log", "-1", "--format=%B"]);
-    assert!(body.contains("uncommitted work of the user"), "{body}");
-    assert!(body.contains(": mine.txt"), "{body}");
-    assert!(!body.contains("Clada-Snapshot"), "{body}");
-    assert_eq!(log(&repo), "AI: edit a.txt; create b.txt\ninitial\n");
-    assert_eq!(repo.read("mine.txt"), "my own change\n");
-    assert_eq!(repo.status(), "");
+    // With one AI commit above the snapshot, there is nothing to squash, and the refusal
+    // says why.
+    let out = squash(&repo, &["--mode", "auto_ai"]);
+    assert_eq!(code(&out), 3, "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("above the snapshot commit"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
@@ -498,6 +552,60 @@ fn undo_takes_a_squash_back_and_redo_squashes_again() {
     assert_eq!(redone.head, squashed.head);
     assert_eq!(redone.files, squashed.files);
     assert_eq!(redone.index, squashed.index);
+    repo.assert_fsck();
+}
+
+/// What was staged before a squash stays staged through its undo and redo (a squash keeps
+/// every tree, so neither touches the index); only a change staged after the squash is in the
+/// way of its undo (issue 38 §3).
+#[test]
+fn undo_of_a_squash_keeps_what_was_staged_before_it_and_refuses_what_was_staged_after() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n"), ("b.txt", "b\n")]);
+    ai_write(&repo, "s1", "a.txt", "1\n");
+    ai_write(&repo, "s2", "a.txt", "2\n");
+    repo.write("b.txt", "b staged\n");
+    repo.git(&["add", "b.txt"]);
+    repo.write("b.txt", "b staged\nand unstaged\n");
+    let before = repo.state();
+    let out = squash(&repo, &["--mode", "auto_ai"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let squashed = repo.state();
+    assert_eq!(squashed.index, before.index);
+
+    let out = repo.clada(&["--format", "json", "undo"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(json(&out)["kind"], "squash");
+    let undone = repo.state();
+    assert_eq!(undone.head, before.head);
+    assert_eq!(undone.index, before.index);
+    assert_eq!(undone.files, before.files);
+    assert_eq!(repo.git(&["diff", "--cached", "--name-only"]), "b.txt\n");
+    assert_eq!(repo.git(&["show", ":b.txt"]), "b staged\n");
+
+    let out = repo.clada(&["--format", "json", "redo"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let redone = repo.state();
+    assert_eq!(redone.head, squashed.head);
+    assert_eq!(redone.index, before.index);
+    assert_eq!(redone.files, before.files);
+
+    // A change staged after the squash: the undo is refused and changes nothing.
+    repo.write("c.txt", "c\n");
+    repo.git(&["add", "c.txt"]);
+    let staged_after = repo.state();
+    let out = repo.clada(&["undo"]);
+    assert_eq!(code(&out), 3, "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("the index has changed since the squash (staged: c.txt"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(repo.state(), staged_after);
+    // Unstaged again, the undo goes through.
+    repo.git(&["rm", "-q", "--cached", "c.txt"]);
+    let out = repo.clada(&["undo"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(repo.state().index, before.index);
     repo.assert_fsck();
 }
 

@@ -990,3 +990,140 @@ fn one_servers_calls_queue_with_progress_and_a_cancelled_queued_call_never_runs(
     assert_eq!(repo.status(), "");
     repo.assert_fsck();
 }
+
+/// A Raw client past the handshake.
+fn raw_session(repo: &TestRepo) -> Raw {
+    let mut raw = Raw::start(repo);
+    raw.request(
+        1,
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}),
+    );
+    raw.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    raw
+}
+
+fn call_text(answer: &Value) -> &str {
+    answer["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+}
+
+#[test]
+fn an_idempotency_key_makes_a_retry_return_the_first_report_without_applying_again() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    let commits = || {
+        repo.git(&["rev-list", "--count", "HEAD"])
+            .trim()
+            .to_string()
+    };
+    let append = |line: &str| json!({"actions": [{"action": "file_append", "path": "log.txt", "content": line}]});
+    let keyed = |args: &Value, key: &str| {
+        let mut args = args.clone();
+        args["idempotency_key"] = json!(key);
+        json!({"name": "edit", "arguments": args})
+    };
+    let mut raw = raw_session(&repo);
+    let first = raw.request(2, "tools/call", keyed(&append("one\n"), "k-1"));
+    assert_eq!(first["result"]["isError"], false, "{first:#}");
+    let commit = first["result"]["structuredContent"]["gitCommit"].clone();
+    assert!(commit.is_string(), "{first:#}");
+    assert_eq!(repo.read("log.txt"), "one\n");
+    assert_eq!(commits(), "2");
+    // The retry (its keys in another order): the first report, marked, nothing applied.
+    let retry = raw.request(
+        3,
+        "tools/call",
+        json!({"name": "edit", "arguments": {"idempotency_key": "k-1", "actions": [{"content": "one\n", "path": "log.txt", "action": "file_append"}]}}),
+    );
+    assert_eq!(retry["result"]["isError"], false, "{retry:#}");
+    assert_eq!(
+        retry["result"]["structuredContent"]["replay"], true,
+        "{retry:#}"
+    );
+    assert_eq!(retry["result"]["structuredContent"]["gitCommit"], commit);
+    assert!(call_text(&retry).starts_with("replay: "), "{retry:#}");
+    assert!(call_text(&retry).contains("=== CLADA RESULTS ==="));
+    assert_eq!(repo.read("log.txt"), "one\n");
+    assert_eq!(commits(), "2");
+    // The same key with other arguments is refused; nothing changes.
+    let other = raw.request(4, "tools/call", keyed(&append("two\n"), "k-1"));
+    assert_eq!(other["result"]["isError"], true, "{other:#}");
+    assert!(
+        call_text(&other).contains("idempotency_key \"k-1\" was already used")
+            && call_text(&other).contains("a new change needs a new key"),
+        "{other:#}"
+    );
+    assert_eq!(repo.read("log.txt"), "one\n");
+    // Without a key, or with a new one, the same call is a new intent and runs.
+    let again = raw.request(5, "tools/call", keyed(&append("one\n"), "k-2"));
+    assert_eq!(again["result"]["isError"], false, "{again:#}");
+    assert!(again["result"]["structuredContent"].get("replay").is_none());
+    assert_eq!(repo.read("log.txt"), "one\none\n");
+    // `apply` too.
+    let reply = write_block("i01", "b.txt", "bee\n");
+    let applied = raw.request(
+        6,
+        "tools/call",
+        json!({"name": "apply", "arguments": {"reply": reply, "idempotency_key": "k-apply"}}),
+    );
+    assert_eq!(applied["result"]["isError"], false, "{applied:#}");
+    repo.write("b.txt", "the user's own b\n");
+    let applied_again = raw.request(
+        7,
+        "tools/call",
+        json!({"name": "apply", "arguments": {"reply": reply, "idempotency_key": "k-apply"}}),
+    );
+    assert_eq!(
+        applied_again["result"]["structuredContent"]["replay"], true,
+        "{applied_again:#}"
+    );
+    assert_eq!(repo.read("b.txt"), "the user's own b\n");
+    // A key that is no string is refused.
+    let bad = raw.request(
+        8,
+        "tools/call",
+        json!({"name": "edit", "arguments": {"idempotency_key": 7, "path": "a.txt", "old_string": "a", "new_string": "b"}}),
+    );
+    assert_eq!(bad["result"]["isError"], true, "{bad:#}");
+    assert_eq!(repo.read("a.txt"), "a\n");
+    drop(raw.child.stdin.take());
+    let _ = raw.child.wait();
+    repo.write("b.txt", "bee\n");
+
+    // The key is the repository's: another server process replays it too.
+    let mut raw = raw_session(&repo);
+    let later = raw.request(2, "tools/call", keyed(&append("one\n"), "k-1"));
+    assert_eq!(
+        later["result"]["structuredContent"]["replay"], true,
+        "{later:#}"
+    );
+    assert_eq!(repo.read("log.txt"), "one\none\n");
+    // After 24 hours it is forgotten: the call runs again.
+    let store = repo.path().join(".git/clada/mcp-idempotency.json");
+    let mut kept: Value =
+        serde_json::from_slice(&std::fs::read(&store).expect("the store")).expect("json");
+    let day_ago = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("clock")
+        .as_secs()
+        - 25 * 3600;
+    for e in kept["entries"].as_array_mut().expect("entries") {
+        e["at"] = json!(day_ago);
+    }
+    std::fs::write(&store, kept.to_string()).expect("write the store");
+    let expired = raw.request(3, "tools/call", keyed(&append("one\n"), "k-1"));
+    assert_eq!(expired["result"]["isError"], false, "{expired:#}");
+    assert!(expired["result"]["structuredContent"]
+        .get("replay")
+        .is_none());
+    assert_eq!(repo.read("log.txt"), "one\none\none\n");
+    // Expired entries are pruned when the store is written.
+    let kept: Value =
+        serde_json::from_slice(&std::fs::read(&store).expect("the store")).expect("json");
+    assert_eq!(kept["entries"].as_array().map(Vec::len), Some(1), "{kept}");
+    drop(raw.child.stdin.take());
+    let _ = raw.child.wait();
+    assert_eq!(repo.status(), "");
+    repo.assert_fsck();
+}

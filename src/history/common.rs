@@ -40,6 +40,13 @@ pub fn squash_ref(new_tip: ObjectId) -> String {
     format!("refs/clada/squash/{new_tip}")
 }
 
+/// The ref a squash writes beside its record when the index held staged changes: the tree of
+/// that index, so the squash's undo and redo can tell those changes (which stay staged) from
+/// ones staged after it.
+pub fn squash_index_ref(new_tip: ObjectId) -> String {
+    format!("refs/clada/squash-index/{new_tip}")
+}
+
 /// Writes `ORIG_HEAD` as git does before rewriting commands.
 pub fn write_orig_head(repo: &Repo, id: ObjectId) -> Result<(), RepoError> {
     let path = repo.git_dir().join("ORIG_HEAD");

@@ -7,10 +7,10 @@
 //!
 //! In the window, commits are selected by the mode, every mode only among the commits
 //! git-clada's records hold (`recorded.rs`: a human commit that copies an AI subject or its
-//! trailers is never squashed). A snapshot commit (the user's work
-//! recorded before an apply) belongs to the apply above it: it is selected exactly when that
-//! commit is, so it is folded in with it — and the squashed message says so, because that
-//! part of the commit is the user's work, not the AI's.
+//! trailers is never squashed). A snapshot commit (the user's uncommitted work that `--wip
+//! commit` recorded before an apply) is the user's, never the AI's: no mode selects it, so it
+//! is never folded into an AI commit — runs stop at it (`auto_ai`'s run ends there), and a
+//! gathering squash replays it like a human commit.
 //!
 //! - contiguous (the default): each run of ≥ 2 adjacent selected commits becomes one commit
 //!   whose tree is the run's last tree; commits above are copied with new parents only (same
@@ -34,13 +34,14 @@ use std::fmt::Write as _;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::record::{snapshot, trailer, CladaCommit, REPLY_NOTES_REF};
+use crate::record::{trailer, CladaCommit, REPLY_NOTES_REF};
 use crate::repo::{
     BString, ByteSlice, CommitInfo, Expected, ObjectId, RefUpdate, Repo, TreeChange, NOTES_REF,
 };
 
 use super::common::{
-    current_branch, refuse_busy, refuse_stepped_back, squash_ref, write_orig_head, HistoryError,
+    current_branch, refuse_busy, refuse_stepped_back, squash_index_ref, squash_ref,
+    write_orig_head, HistoryError,
 };
 use super::log::sessions_of;
 use super::recorded::Recorded;
@@ -48,7 +49,8 @@ use super::recorded::Recorded;
 /// Which commits to select (the seeds' `git_squash` modes, with their parameter).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Selection {
-    /// The run of git-clada commits (applies, snapshots, squashes) at the tip.
+    /// The run of git-clada commits (applies, squashes) at the tip, down to the first commit
+    /// that is not one (or a snapshot commit).
     AutoAi,
     /// git-clada commits whose subject starts with `AI:`.
     AiMessages,
@@ -122,7 +124,8 @@ pub struct SquashedGroup {
     pub subject: String,
     /// The commits it replaces, oldest first.
     pub squashed: Vec<CommitSummary>,
-    /// Snapshot commits of the user's own work folded into it.
+    /// Snapshot commits of the user's own work folded into it: always empty (a snapshot is
+    /// never squashed), kept so the report keeps its shape.
     pub snapshots: Vec<String>,
 }
 
@@ -181,6 +184,8 @@ enum WindowEnd {
     Merge(Box<CommitInfo>),
     /// auto_ai: the first commit that is not git-clada's.
     NotClada,
+    /// auto_ai: a snapshot commit (the user's work, never squashed).
+    Snapshot(Box<CommitInfo>),
 }
 
 /// `git clada squash`.
@@ -269,6 +274,16 @@ pub fn squash(repo: &Repo, opts: &SquashOptions) -> Result<SquashReport, History
         expected: Expected::Any,
         reflog: format!("clada: squash record (tip before: {tip})"),
     });
+    // What was staged stays staged: undo tells it from what is staged after the squash.
+    let index_tree = repo.tree_of_index(tip_tree, &repo.read_index()?)?;
+    if index_tree != tip_tree {
+        updates.push(RefUpdate {
+            name: squash_index_ref(built.tip),
+            new: index_tree,
+            expected: Expected::Any,
+            reflog: "clada: the index at the squash".into(),
+        });
+    }
     updates.push(RefUpdate {
         name: "HEAD".into(),
         new: built.tip,
@@ -315,11 +330,7 @@ fn squash_report(
             commit: new.0.to_string(),
             subject: new.1.clone(),
             squashed: g.iter().map(|&i| summary(&window[i])).collect(),
-            snapshots: g
-                .iter()
-                .filter(|&&i| window[i].kind == Some(CladaCommit::Snapshot))
-                .map(|&i| window[i].info.id.to_string())
-                .collect(),
+            snapshots: Vec::new(),
         });
     }
 
@@ -373,17 +384,26 @@ fn read_window(
             return Ok((out, WindowEnd::Merge(Box::new(info))));
         }
         // Only what git-clada's records hold: a snapshot only as the parent of a recorded AI
-        // commit, whose transaction made it.
+        // commit, whose transaction made it (or of the squash that took that commit's place).
         let kind = match recorded.kind(&info)? {
             Some(CladaCommit::Snapshot)
-                if out.last().and_then(|c| c.kind) != Some(CladaCommit::Apply) =>
+                if !matches!(
+                    out.last().and_then(|c| c.kind),
+                    Some(CladaCommit::Apply | CladaCommit::Squash)
+                ) =>
             {
                 None
             }
             kind => kind,
         };
-        if *selection == Selection::AutoAi && kind.is_none() {
-            return Ok((out, WindowEnd::NotClada));
+        if *selection == Selection::AutoAi {
+            match kind {
+                None => return Ok((out, WindowEnd::NotClada)),
+                Some(CladaCommit::Snapshot) => {
+                    return Ok((out, WindowEnd::Snapshot(Box::new(info))))
+                }
+                Some(_) => {}
+            }
         }
         next = info.parents.first().copied();
         out.push(Candidate {
@@ -395,13 +415,13 @@ fn read_window(
     Ok((out, WindowEnd::Root))
 }
 
-/// Marks the selected commits of `window` (newest first). A snapshot goes with the commit
-/// above it, whose user work it recorded.
+/// Marks the selected commits of `window` (newest first). A snapshot commit never is: it
+/// holds the user's work.
 fn select(window: &mut [Candidate], selection: &Selection, now: i64) {
     for i in 0..window.len() {
         let c = &window[i];
         let selected = if c.kind == Some(CladaCommit::Snapshot) {
-            i > 0 && window[i - 1].selected
+            false
         } else {
             match selection {
                 Selection::AutoAi => c.kind.is_some(),
@@ -557,10 +577,17 @@ fn nothing_to_squash(
                 ),
             }));
         }
-        return Ok(HistoryError::Refused(format!(
-            "only one git-clada commit at the tip ({}); there is nothing to squash it with",
-            short(&window[0].info)
-        )));
+        return Ok(HistoryError::Refused(match end {
+            WindowEnd::Snapshot(s) => format!(
+                "only one git-clada commit at the tip ({}) above the snapshot commit {} of your own work, which squash never folds into an AI commit; there is nothing to squash it with",
+                short(&window[0].info),
+                short(s)
+            ),
+            _ => format!(
+                "only one git-clada commit at the tip ({}); there is nothing to squash it with",
+                short(&window[0].info)
+            ),
+        }));
     }
     let selected: Vec<&Candidate> = window.iter().filter(|c| c.selected).collect();
     let below_merge = match end {
@@ -581,7 +608,7 @@ fn nothing_to_squash(
             short(&selected[0].info)
         ),
         n => format!(
-            "{n} commits match {}, but no two of them are adjacent (human commits lie between them); they were left as they are. `--no-contiguous-only` gathers them into one commit when that needs no conflict resolution",
+            "{n} commits match {}, but no two of them are adjacent (human or snapshot commits lie between them); they were left as they are. `--no-contiguous-only` gathers them into one commit when that needs no conflict resolution",
             opts.selection.describe()
         ),
     }))
@@ -659,7 +686,7 @@ fn build(
                 }
                 t
             };
-            let (subject, message) = squash_message(repo, window, members, opts, old_tip)?;
+            let (subject, message) = squash_message(window, members, opts, old_tip)?;
             let author = &window[members[0]].info.author;
             let parents: Vec<ObjectId> = parent.into_iter().collect();
             let id = repo.write_branch_commit(tree, &parents, &message, author, &identity.1)?;
@@ -700,7 +727,6 @@ fn build(
 
 /// The subject and full message of a squashed commit.
 fn squash_message(
-    repo: &Repo,
     window: &[Candidate],
     members: &[usize],
     opts: &SquashOptions,
@@ -721,32 +747,9 @@ fn squash_message(
         members.len(),
         opts.selection.describe()
     );
-    let mut snapshot_lines = Vec::new();
     for &i in members {
         let c = &window[i];
         let _ = writeln!(body, "- {} {}", Repo::short(c.info.id), c.info.subject());
-        if c.kind == Some(CladaCommit::Snapshot) {
-            let before = orig_parent(repo, window, i)?;
-            let paths: Vec<BString> = repo
-                .diff_trees(before, c.info.tree)?
-                .into_iter()
-                .map(|d| d.path)
-                .collect();
-            snapshot_lines.push(format!(
-                "- {}: {}",
-                Repo::short(c.info.id),
-                snapshot::describe_paths(&paths, 8)
-            ));
-        }
-    }
-    if !snapshot_lines.is_empty() {
-        body.push_str(
-            "\nThis commit also holds uncommitted work of the user that git-clada recorded in\nsnapshot commits before applying AI replies; those changes are the user's, not the AI's:\n",
-        );
-        for l in &snapshot_lines {
-            body.push_str(l);
-            body.push('\n');
-        }
     }
 
     // Trailers: ours first, then every other trailer of the originals once.

@@ -15,7 +15,7 @@
 
 use serde::Serialize;
 
-use super::common::{current_branch, squash_ref, write_orig_head, HistoryError};
+use super::common::{current_branch, squash_index_ref, squash_ref, write_orig_head, HistoryError};
 use super::recorded::{oldest_not_in, Recorded};
 use super::stack::{self, Op};
 use crate::record::apply::{pending_ref, read_record};
@@ -588,7 +588,14 @@ fn undo_squash(
         .into_iter()
         .map(|d| d.path)
         .collect();
-    require_clean_paths(repo, tip_tree, &changed, "the squash")?;
+    // A squash keeps every tree, so its undo only moves the branch: the index stays, and
+    // what was staged when the squash ran may still be. Only a change staged since is in
+    // the way (the undo would not be the squash's inverse).
+    let keep_index = changed.is_empty();
+    match keep_index {
+        true => require_index_as_at_squash(repo, tip, tip_tree)?,
+        false => require_clean_paths(repo, tip_tree, &changed, "the squash")?,
+    }
     let paths: Vec<String> = changed.iter().map(|p| p.to_string()).collect();
     // Named by the squash commit, not by a human commit replayed on top of it.
     let info = super::common::squash_commit_of(repo, tip, oldest)?;
@@ -615,6 +622,7 @@ fn undo_squash(
         index_tree: before_tree.to_string(),
         paths,
         head_from: vec![tip.to_string()],
+        keep_index,
         ..Default::default()
     };
     let push = stack::push(
@@ -634,6 +642,30 @@ fn undo_squash(
         &format!("clada: undo squash {}", Repo::short(tip)),
     )?;
     Ok(report)
+}
+
+/// The index when the squash that made `tip` ran: the tree its record keeps, or `tip_tree`
+/// (nothing was staged, or an earlier version made the squash).
+fn index_at_squash(
+    repo: &Repo,
+    tip: ObjectId,
+    tip_tree: ObjectId,
+) -> Result<ObjectId, HistoryError> {
+    Ok(repo.read_ref(&squash_index_ref(tip))?.unwrap_or(tip_tree))
+}
+
+/// Refuses when the index no longer holds what it held when the squash that made `tip` ran.
+fn require_index_as_at_squash(
+    repo: &Repo,
+    tip: ObjectId,
+    tip_tree: ObjectId,
+) -> Result<(), HistoryError> {
+    let then = index_at_squash(repo, tip, tip_tree)?;
+    let staged = repo.status_of_paths(then, &repo.read_index()?, &[])?.staged;
+    match staged.is_empty() {
+        true => Ok(()),
+        false => Err(staged_since(&staged, "the squash")),
+    }
 }
 
 /// `git clada redo`: re-applies what the last undo took back, if nothing moved since.
@@ -689,12 +721,20 @@ fn redo_commit(
     let (_, tip) = current_branch(repo, "redo")?;
     let info = repo.commit_info(undone)?;
     let squash_before = repo.read_ref(&squash_ref(undone))?;
+    let mut keep_index = false;
     let (before, after, journal) = match squash_before {
         Some(before) => {
             let t = repo.tree_of(before)?;
+            // As its undo did, the redo of a squash of one tree leaves the index alone, which
+            // must hold what it held at the squash.
+            keep_index = t == info.tree;
+            let index = match keep_index {
+                true => Some(index_at_squash(repo, undone, t)?),
+                false => None,
+            };
             let side = |head, tree| Side {
                 head,
-                index: tree,
+                index: index.unwrap_or(tree),
                 worktree: tree,
             };
             (side(before, t), side(undone, info.tree), None)
@@ -706,6 +746,7 @@ fn redo_commit(
     };
     let mut plan = redo_plan(repo, &branch, tip, before, after, journal.as_ref())?;
     plan.reason = format!("redo of {undone}");
+    plan.keep_index = keep_index;
     plan.refs_after = vec![stack::pop(&branch, entry)?];
     plan.paths.sort();
     let report = UndoReport {

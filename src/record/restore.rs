@@ -69,6 +69,10 @@ pub struct RestorePlan {
     /// sets it: its files must come back whatever happened to the branch.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub finish_if_moved: bool,
+    /// Leave the index as it is (`index_tree` is not written): for a move between commits of
+    /// one tree (the undo and redo of a squash), where the user's staged changes stay staged.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub keep_index: bool,
 }
 
 impl RestorePlan {
@@ -358,15 +362,19 @@ fn run_journaled(repo: &Repo, plan: &RestorePlan, reflog: &str) -> Result<(), Re
         })?;
         return Err(moved.finished(plan));
     }
-    rebuild_index(
-        repo,
-        index_lock,
-        index_tree,
-        worktree_tree,
-        old_index,
-        &written,
-        flags,
-    )?;
+    if plan.keep_index {
+        drop(index_lock);
+    } else {
+        rebuild_index(
+            repo,
+            index_lock,
+            index_tree,
+            worktree_tree,
+            old_index,
+            &written,
+            flags,
+        )?;
+    }
     crate::base::failpoint::hit("restore:after-index");
     crate::base::trace::phase("restore: index");
 

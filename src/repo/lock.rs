@@ -71,36 +71,58 @@ fn pid_record(pid: u32) -> String {
     format!("{pid:>10}\n")
 }
 
+/// How long to wait for a lock another git-clada holds: `GIT_CLADA_LOCK_WAIT_MS`, else 3 s.
+fn lock_wait() -> Duration {
+    std::env::var("GIT_CLADA_LOCK_WAIT_MS")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+        .map(Duration::from_millis)
+        .unwrap_or(DEFAULT_WAIT)
+}
+
+/// Opens `path` and takes its `flock`, waiting up to [`lock_wait`]; past that, the error is
+/// `busy` with the holder's pid (when it wrote one) and what to do.
+fn wait_for_flock(path: &Path, busy: &str) -> Result<File> {
+    let wait = lock_wait();
+    let mut file = open_lock_file(path)?;
+    let start = Instant::now();
+    let mut pause = Duration::from_millis(5);
+    loop {
+        if try_flock(&file, path)? {
+            return Ok(file);
+        }
+        if start.elapsed() >= wait {
+            let mut holder = String::new();
+            let _ = file.read_to_string(&mut holder);
+            let holder = holder.lines().next().unwrap_or("").trim();
+            return Err(RepoError::Invalid(format!(
+                "{busy}{} and did not finish within {:.1}s; wait for it to finish and try again",
+                if holder.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (pid {holder})")
+                },
+                wait.as_secs_f64()
+            )));
+        }
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(Duration::from_millis(100));
+    }
+}
+
+/// A lock of one of git-clada's own state files, taken with [`Repo::lock_state`]; released on
+/// drop (or process death).
+#[derive(Debug)]
+pub struct StateLock {
+    _file: File,
+}
+
 impl Repo {
     /// Takes the clada lock, waiting briefly if another git-clada holds it.
     /// `GIT_CLADA_LOCK_WAIT_MS` overrides the wait (tests use it).
     pub fn lock(&self) -> Result<CladaLock> {
-        let wait = std::env::var("GIT_CLADA_LOCK_WAIT_MS")
-            .ok()
-            .and_then(|v| v.parse::<u64>().ok())
-            .map(Duration::from_millis)
-            .unwrap_or(DEFAULT_WAIT);
         let path = self.git_dir().join("clada.lock");
-        let mut file = open_lock_file(&path)?;
-        let start = Instant::now();
-        let mut pause = Duration::from_millis(5);
-        loop {
-            if try_flock(&file, &path)? {
-                break;
-            }
-            if start.elapsed() >= wait {
-                let mut holder = String::new();
-                let _ = file.read_to_string(&mut holder);
-                let holder = holder.lines().next().unwrap_or("").trim();
-                return Err(RepoError::Invalid(format!(
-                    "another git-clada is running in this repository{} and did not finish within {:.1}s; wait for it to finish and try again",
-                    if holder.is_empty() { String::new() } else { format!(" (pid {holder})") },
-                    wait.as_secs_f64()
-                )));
-            }
-            std::thread::sleep(pause);
-            pause = (pause * 2).min(Duration::from_millis(100));
-        }
+        let file = wait_for_flock(&path, "another git-clada is running in this repository")?;
         // The pid is informational only, so failing to record it is not an error. It is
         // written over the previous holder's, padded to a fixed width, never truncated first:
         // on ext4 truncating the file frees its block and journals that, 0.3-3 ms measured
@@ -116,6 +138,19 @@ impl Repo {
             path,
             stale,
         })
+    }
+
+    /// Takes the lock of git-clada's state file `<git-dir>/clada/<name>` (the lock is
+    /// `<name>.lock` beside it), for a read-modify-write of that file that spans more than one
+    /// command's clada lock. Waits like [`Repo::lock`]; `busy` starts the message when it
+    /// gives up.
+    pub fn lock_state(&self, name: &str, busy: &str) -> Result<StateLock> {
+        let dir = self.git_dir().join("clada");
+        std::fs::create_dir_all(&dir).map_err(io_err("cannot create", &dir))?;
+        let path = dir.join(format!("{name}.lock"));
+        let file = wait_for_flock(&path, busy)?;
+        let _ = file.write_all_at(pid_record(std::process::id()).as_bytes(), 0);
+        Ok(StateLock { _file: file })
     }
 
     /// Whether a git-clada died holding git's lock files (read-only: nothing is removed, and

@@ -42,7 +42,7 @@ pub use hooks::open_plain;
 pub use index::{EntryFlags, Index, IndexLock, IndexPrefetch, IndexUpdate};
 #[doc(hidden)]
 pub use index_stream::fuzz_round_trip as fuzz_index_round_trip;
-pub use lock::CladaLock;
+pub use lock::{CladaLock, StateLock};
 pub use lockfile::StaleLocks;
 pub use notes::NOTES_REF;
 pub use refs::ReflogEntry;

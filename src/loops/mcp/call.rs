@@ -22,6 +22,7 @@ use crate::repo::Repo;
 use crate::report::{self, ReportFormat};
 use crate::sandbox::Sandbox;
 
+use super::idempotency;
 use super::tools::{is_apply_option, ToolKind};
 use super::ServeOptions;
 
@@ -113,8 +114,7 @@ pub fn run(call: &Call<'_>, kind: ToolKind, args: Map<String, Value>) -> Outcome
     // this one, not part of its first phase.
     crate::base::trace::phase("mcp: between calls");
     let result = match kind {
-        ToolKind::Apply => apply_call(call, args, false),
-        ToolKind::Edit => edit_call(call, args, false),
+        ToolKind::Apply | ToolKind::Edit => Ok(changing_call(call, kind, args)),
         ToolKind::Check if args.contains_key("reply") => apply_call(call, args, true),
         ToolKind::Check => edit_call(call, args, true),
         ToolKind::Read(action) => read_call(call, action, args),
@@ -125,6 +125,34 @@ pub fn run(call: &Call<'_>, kind: ToolKind, args: Map<String, Value>) -> Outcome
     let outcome = result.unwrap_or_else(|message| Outcome::fatal(&message));
     crate::base::trace::phase("mcp: report");
     outcome
+}
+
+/// `apply` or `edit`: run once per `idempotency_key` when the call carries one.
+fn changing_call(call: &Call<'_>, kind: ToolKind, mut args: Map<String, Value>) -> Outcome {
+    let key = match idempotency::take_key(&mut args) {
+        Ok(k) => k,
+        Err(message) => return Outcome::fatal(&message),
+    };
+    let run = |args| {
+        let result = match kind {
+            ToolKind::Apply => apply_call(call, args, false),
+            _ => edit_call(call, args, false),
+        };
+        result.unwrap_or_else(|message| Outcome::fatal(&message))
+    };
+    let Some(key) = key else { return run(args) };
+    if call.server.no_git {
+        return Outcome::fatal(
+            "`idempotency_key` needs a git repository to remember calls in; this server runs \
+             with --no-git: call without it",
+        );
+    }
+    let tool = if kind == ToolKind::Apply {
+        "apply"
+    } else {
+        "edit"
+    };
+    idempotency::once(&call.server.root, tool, &key, args, run)
 }
 
 /// The options a call may set, taken out of its arguments.
@@ -184,8 +212,13 @@ fn apply_call(
     };
     if let Some(k) = args.keys().next() {
         return Err(format!(
-            "unknown argument `{k}`; {} takes reply, dialect, message and atomic",
-            if dry_run { "check of a reply" } else { "apply" }
+            "unknown argument `{k}`; {} takes reply, dialect, message{}",
+            if dry_run { "check of a reply" } else { "apply" },
+            if dry_run {
+                " and atomic"
+            } else {
+                ", atomic and idempotency_key"
+            }
         ));
     }
     if text.len() as u64 > crate::read::input::MAX_REPLY_BYTES {

@@ -5,6 +5,8 @@
 //!   clap definitions;
 //! - [`call`]: one tool call, on a blocking thread, through the same reading layer, sandbox,
 //!   transaction, history and reports as the command line;
+//! - [`idempotency`]: a call with an `idempotency_key` runs once; its retry gets the first
+//!   report back;
 //! - [`prompts`]: `git clada prompt`'s instructions as MCP prompts, one per dialect;
 //! - [`queue`]: one server's calls that take the repository lock run one at a time, in order,
 //!   with progress while they wait; a cancelled queued call never runs;
@@ -20,6 +22,7 @@
 //! server, only the end of its input does.
 
 pub mod call;
+pub mod idempotency;
 pub mod prompts;
 pub mod queue;
 pub mod tools;

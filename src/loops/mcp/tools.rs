@@ -153,6 +153,11 @@ pub fn tools(texts: &CommandTexts) -> Vec<ToolSpec> {
             input_schema: check_schema(&apply.params),
         },
     ];
+    for t in out.iter_mut().filter(|t| t.kind != ToolKind::Check) {
+        if let Some(Value::Object(props)) = t.input_schema.get_mut("properties") {
+            props.insert("idempotency_key".into(), idempotency_key());
+        }
+    }
     out.extend(read_tools());
     let history = [
         ("undo", ToolKind::Undo),
@@ -175,6 +180,12 @@ pub fn tools(texts: &CommandTexts) -> Vec<ToolSpec> {
         });
     }
     out
+}
+
+/// The `idempotency_key` argument of `apply` and `edit` (the server's own, see
+/// [`super::idempotency`]).
+fn idempotency_key() -> Value {
+    json!({"type": "string", "description": "Makes a retry safe: a call with a key used in the last 24 h and the same arguments returns that call's report (replay: true) without applying again; other arguments are refused."})
 }
 
 /// `read`, `grep`, `ls`, `glob`: the schema's read actions, run on their own. `read` pages:
@@ -446,6 +457,12 @@ mod tests {
             .description
             .contains("file_replace_text(path, old_text, new_text)"));
         assert!(tools[1].description.contains("exec(code, lang, cwd?"));
+        // `idempotency_key` on the tools that change files, not on check (a dry run).
+        assert!(tools[0].input_schema["properties"]["idempotency_key"].is_object());
+        assert!(edit["idempotency_key"]["description"].is_string());
+        assert!(tools[2].input_schema["properties"]
+            .get("idempotency_key")
+            .is_none());
         // `dialect` is for replies: on apply and check, not on edit.
         assert!(edit.get("dialect").is_none());
         assert_eq!(
