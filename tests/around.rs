@@ -129,7 +129,7 @@ fn the_man_page_synopsis_shows_values_and_the_description_every_format() {
 }
 
 #[test]
-fn the_readme_set_up_states_build_time_and_size_and_its_pre_commit_snippet_is_usable() {
+fn the_readme_set_up_states_build_time_and_size_and_the_pre_commit_snippet_is_usable() {
     let readme = read("README.md");
     let setup = readme
         .split("## Set-up")
@@ -151,7 +151,8 @@ fn the_readme_set_up_states_build_time_and_size_and_its_pre_commit_snippet_is_us
     assert!(!readme.contains("OWNER"), "no placeholder owner");
     // The snippet's local hook is the one .pre-commit-hooks.yaml declares.
     let hooks = read(".pre-commit-hooks.yaml");
-    let snippet = readme
+    let commands = read("docs/commands.md");
+    let snippet = commands
         .split("```yaml\nrepos:\n  - repo: local\n")
         .nth(1)
         .and_then(|s| s.split("```").next())
@@ -205,4 +206,99 @@ fn conformance_data_is_optional_unless_required() {
     assert!(std::panic::catch_unwind(|| common::shared_conformance("parser")).is_err());
     std::env::remove_var("CLADA_REQUIRE_SHARED");
     std::env::remove_var("CLADA_SHARED");
+}
+
+/// The GitHub anchor of a markdown heading.
+fn anchor(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | ' '))
+        .map(|c| if c == ' ' { '-' } else { c })
+        .collect()
+}
+
+/// The anchors of a markdown file's headings (outside code fences).
+fn anchors(text: &str) -> Vec<String> {
+    let mut fenced = false;
+    let mut out = Vec::new();
+    for line in text.lines() {
+        if line.starts_with("```") {
+            fenced = !fenced;
+        } else if !fenced && line.starts_with('#') {
+            let heading = line.trim_start_matches('#');
+            if heading.starts_with(' ') {
+                out.push(anchor(heading));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn the_readme_is_short_and_every_reference_page_is_linked_and_every_link_holds() {
+    let readme = read("README.md");
+    assert!(
+        readme.lines().count() < 450,
+        "the README is for a new user: move reference text to docs/"
+    );
+    let mut pages = vec!["README.md".to_string()];
+    for entry in std::fs::read_dir(root().join("docs")).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        if name.ends_with(".md") {
+            assert!(
+                readme.contains(&format!("](docs/{name})")),
+                "docs/{name} is not linked from the README"
+            );
+            pages.push(format!("docs/{name}"));
+        }
+    }
+    let link = regex::Regex::new(r"\]\(([^)\s]+)\)").unwrap();
+    for page in &pages {
+        let text = read(page);
+        let dir = Path::new(page).parent().unwrap();
+        for cap in link.captures_iter(&text) {
+            let target = &cap[1];
+            if target.starts_with("http") {
+                continue;
+            }
+            let (path, fragment) = target.split_once('#').unwrap_or((target, ""));
+            let file = if path.is_empty() {
+                Path::new(page).to_path_buf()
+            } else {
+                dir.join(path)
+            };
+            assert!(
+                root().join(&file).exists(),
+                "{page}: the link {target} leads nowhere"
+            );
+            if !fragment.is_empty() {
+                let held = anchors(&read(&file.to_string_lossy()));
+                assert!(
+                    held.iter().any(|a| a == fragment),
+                    "{page}: {target}: no such heading in {}",
+                    file.display()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn every_configuration_key_is_in_the_configuration_table() {
+    let repo = common::TestRepo::new();
+    let out = repo.clada(&["config", "--format", "json"]);
+    assert!(out.status.success(), "{}", common::output_text(&out));
+    let config: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let table = read("docs/configuration.md");
+    let settings = config["settings"].as_array().unwrap();
+    assert!(settings.len() > 10, "{config}");
+    for setting in settings {
+        let key = setting["key"].as_str().unwrap();
+        assert!(
+            table.contains(&format!("| `{key}` |")),
+            "docs/configuration.md has no row for `{key}`"
+        );
+    }
 }

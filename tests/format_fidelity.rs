@@ -117,7 +117,7 @@ fn a_unified_diff_follows_no_newline_at_end_of_file_exactly() {
 
 #[test]
 fn apply_patch_reads_a_context_line_that_says_end_patch() {
-    // A file that shows the format (this README's apply_patch section does).
+    // A file that shows the format (docs/formats.md's apply_patch section does).
     let doc = "Example:\n\n*** Begin Patch\n*** End Patch\n\nMore text.\n";
     let repo = repo_with(&[("doc.md", doc.as_bytes())]);
     let reply = "Here is the patch:\n\n*** Begin Patch\n*** Update File: doc.md\n@@\n *** Begin Patch\n *** End Patch\n \n-More text.\n+Less text.\n*** End Patch\n\nDone.\n";

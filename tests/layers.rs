@@ -111,6 +111,23 @@ fn named_top_modules(line: &str, module: &[String]) -> Vec<String> {
     out
 }
 
+/// What a line of code starts: `Some("git")` for `Command::new("git")`, `Some("a program")`
+/// for any other use of `std::process::Command` (a `use` of it, `Command::new`), else `None`.
+/// `clap::Command` is argument parsing, not a process.
+fn starts_program(line: &str) -> Option<&'static str> {
+    let compact: String = line.chars().filter(|c| !c.is_whitespace()).collect();
+    if compact.contains("Command::new(\"git\")") {
+        return Some("git");
+    }
+    let clap = compact.contains("clap::Command");
+    let process_use = compact.contains("process::Command")
+        || (compact.contains("process::{") && compact.contains("Command"));
+    if process_use || (compact.contains("Command::new(") && !clap) {
+        return Some("a program");
+    }
+    None
+}
+
 fn word_in(s: &str) -> String {
     s.chars()
         .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
@@ -122,6 +139,7 @@ fn imports_run_down_the_layers_and_git_stays_in_repo() {
     let doc = std::fs::read_to_string(root().join("docs/architecture.md")).unwrap();
     let layers = fenced(&doc, "layers");
     let git_free: BTreeSet<String> = fenced(&doc, "git-free").into_iter().collect();
+    let spawners: BTreeSet<String> = fenced(&doc, "starts-programs").into_iter().collect();
     let level = |m: &str| layers.iter().position(|l| l == m);
     for m in &git_free {
         assert!(level(m).is_some(), "git-free module `{m}` is not a layer");
@@ -169,6 +187,20 @@ fn imports_run_down_the_layers_and_git_stays_in_repo() {
                     Some(_) => {}
                 }
             }
+            match starts_program(line) {
+                Some("git") if git_free.contains(&top) => problems.push(format!(
+                    "{at}: `{top}` must not reach git, but runs the git CLI ({})",
+                    line.trim()
+                )),
+                Some(_) if git_free.contains(&top) && !spawners.contains(&top) => {
+                    problems.push(format!(
+                        "{at}: `{top}` is git-free and not among the modules that start \
+                         programs, but uses std::process::Command ({})",
+                        line.trim()
+                    ))
+                }
+                _ => {}
+            }
             let uses_gix = line.contains("gix::") || line.trim_start().starts_with("use gix");
             if uses_gix && top != "repo" {
                 problems.push(format!(
@@ -188,6 +220,32 @@ fn imports_run_down_the_layers_and_git_stays_in_repo() {
         problems.is_empty(),
         "imports that break the layers of docs/architecture.md:\n{}",
         problems.join("\n")
+    );
+}
+
+#[test]
+fn the_checker_sees_programs_started() {
+    assert_eq!(
+        starts_program(r#"    let out = Command::new("git")"#),
+        Some("git")
+    );
+    assert_eq!(
+        starts_program(r#"std::process::Command::new( "git" )"#),
+        Some("git")
+    );
+    assert_eq!(
+        starts_program("use std::process::{Command, Stdio};"),
+        Some("a program")
+    );
+    assert_eq!(
+        starts_program("let c = std::process::Command::new(prog);"),
+        Some("a program")
+    );
+    assert_eq!(starts_program("std::process::abort();"), None);
+    assert_eq!(starts_program("std::process::id(),"), None);
+    assert_eq!(
+        starts_program("let mut out = clap::Command::new(name);"),
+        None
     );
 }
 

@@ -1,8 +1,9 @@
 # Shared by the benches/*.sh comparison scripts (sourced, not run). Each script is one row of
-# the README's performance table: it builds what it needs, makes its repositories (cached under
-# $BENCH_DIR, default /tmp/clada-bench, keyed by their shape), times git-clada against plain git
-# doing the same job in one interleaved run (lib/interleave.py: alternating order, medians,
-# the result checked equal on both sides), and prints one GIT_CLADA_TRACE phase breakdown.
+# the performance table of docs/performance.md: it builds what it needs, makes its
+# repositories (cached under $BENCH_DIR, default /tmp/clada-bench, keyed by their shape),
+# times git-clada against plain git doing the same job in one interleaved run
+# (lib/interleave.py: alternating order, medians, the result checked equal on both sides),
+# and prints one GIT_CLADA_TRACE phase breakdown.
 #
 # Environment: RUNS (timed rounds, default 15), CLADA_BIN (a git-clada binary to time instead
 # of building this checkout's release binary), BENCH_DIR, TRACE=0 (no phase breakdown).

@@ -212,7 +212,13 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
 fn run_staged(args: &Args, global: &Global, cwd: &Path) -> anyhow::Result<Outcome> {
     let cfg = crate::config::load_for_dir(cwd)?;
     let allow = crate::read::leftover::allow_set(&cfg.check_allow.value)?;
-    let (checked, findings) = crate::read::leftover::check_staged(cwd, &args.files, &allow)?;
+    let staged = crate::repo::staged_files(cwd, &args.files, |p| !allow.is_match(p))?;
+    let checked = staged.len();
+    let findings = crate::read::leftover::findings(
+        staged
+            .iter()
+            .map(|f| (f.path.as_str(), f.content.as_slice())),
+    );
     match global.format_or_default() {
         Format::Json => {
             let v = serde_json::json!({"checked": checked, "findings": findings});

@@ -3,8 +3,9 @@
 use anyhow::Context;
 
 use crate::base::error::{Outcome, Refusal};
-use crate::cli::apply::{config_author, configured, engine_options_for, finish_report, ExecFlags};
 use crate::cli::Global;
+use crate::cli::{engine_options_for, finish_report, ExecFlags};
+use crate::loops::options::{config_author, configured};
 use crate::record::apply::{ApplyError, ApplyOptions};
 
 /// Commit the AI's changes that an apply left pending, as their AI commit.

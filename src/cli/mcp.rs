@@ -5,10 +5,11 @@
 use anyhow::Context;
 
 use crate::base::error::{Outcome, UsageError};
-use crate::cli::apply::{config_author, configured, engine_options_for, ExecFlags};
 use crate::cli::Global;
+use crate::cli::{engine_options_for, ExecFlags};
 use crate::loops::mcp::tools::{CommandText, CommandTexts, ParamKind, ParamText, APPLY_OPTIONS};
 use crate::loops::mcp::{self, McpError, ServeOptions};
+use crate::loops::options::{config_author, configured};
 use crate::record::apply::ApplyOptions;
 
 /// Serve git-clada as an MCP server over stdio: the edit tool an agent calls.

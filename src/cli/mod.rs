@@ -2,12 +2,19 @@
 //! page and the completions) and dispatch. One file per subcommand, each with an `Args`
 //! struct and one `run()`; no logic beyond argument handling lives here.
 
+use std::io::Write;
 use std::path::PathBuf;
+
+use anyhow::Context;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+use crate::action::{ExecPolicy, Execution};
+use crate::base::error::Refusal;
 use crate::base::error::{exit_code_for, Outcome, UsageError};
 use crate::base::term::{Rule, Shown};
+use crate::config::ColorSetting;
+use crate::report::{self, ReportFormat};
 
 pub mod apply;
 pub mod check;
@@ -180,7 +187,7 @@ pub fn main(cli: Cli) -> std::process::ExitCode {
         Err(err) => {
             let message = error_message(&err);
             if let Some(format) = fatal_report {
-                apply::print_fatal(&message, format);
+                print_fatal(&message, format);
             }
             eprintln!("git-clada: {}", Shown::Escaped.content(&message));
             std::process::ExitCode::from(exit_code_for(&err))
@@ -298,4 +305,167 @@ pub fn not_implemented(command: &str) -> anyhow::Error {
 /// The clap command tree, for man pages and completions.
 pub fn command() -> clap::Command {
     <Cli as clap::CommandFactory>::command()
+}
+
+/// Policy for running `exec` blocks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExecPolicyArg {
+    /// Show the code and ask y/n/always (approved and read-only commands run without asking;
+    /// without a terminal everything else is refused).
+    Ask,
+    /// Run every exec block.
+    Allow,
+    /// Refuse every exec block.
+    Deny,
+}
+
+impl From<ExecPolicyArg> for ExecPolicy {
+    fn from(p: ExecPolicyArg) -> Self {
+        match p {
+            ExecPolicyArg::Ask => ExecPolicy::Ask,
+            ExecPolicyArg::Allow => ExecPolicy::Allow,
+            ExecPolicyArg::Deny => ExecPolicy::Deny,
+        }
+    }
+}
+
+/// The exec flags `apply` and `mcp` share (and `watch` in part).
+#[derive(Debug, Clone, Copy, Default, clap::Args)]
+pub struct ExecFlags {
+    /// Policy for `exec` blocks: ask, allow, or deny. Default: config `exec`, else ask
+    /// (without a terminal only approved and read-only commands run).
+    #[arg(long, value_enum, value_name = "POLICY")]
+    pub exec: Option<ExecPolicyArg>,
+
+    /// Time limit per exec block without its own `timeout` (`30`, `500ms`, `2m`). Default:
+    /// config `timeout`, else 30s.
+    #[arg(long, value_name = "DURATION", value_parser = crate::config::duration_arg)]
+    pub timeout: Option<std::time::Duration>,
+
+    /// Output cap per stream of an exec block (`1048576`, `512k`, `10MiB`). Default: config
+    /// `max_output`, else 10MiB.
+    #[arg(long, value_name = "SIZE", value_parser = crate::config::size_arg)]
+    pub max_output: Option<usize>,
+
+    /// Time limit for all exec blocks of the reply together. Default: config
+    /// `total_timeout`, else none.
+    #[arg(long, value_name = "DURATION", value_parser = crate::config::duration_arg)]
+    pub total_timeout: Option<std::time::Duration>,
+
+    /// `--no-git` (set from apply's own flag): no repository to pin git to or keep
+    /// approvals in.
+    #[arg(skip)]
+    pub no_git: bool,
+}
+
+impl ExecFlags {
+    /// What the flags leave to the configuration and what they decide.
+    pub fn choice(&self) -> crate::loops::options::ExecChoice {
+        crate::loops::options::ExecChoice {
+            exec: self.exec.map(Into::into),
+            timeout: self.timeout,
+            max_output: self.max_output,
+            total_timeout: self.total_timeout,
+        }
+    }
+}
+
+/// The engine options for the shared exec flags (see `loops::options::engine_options`).
+pub fn engine_options_for(
+    args: &ExecFlags,
+    global: &Global,
+    cfg: &crate::config::Config,
+    root: &std::path::Path,
+) -> anyhow::Result<(
+    crate::action::EngineOptions,
+    crate::loops::options::NewApprovals,
+)> {
+    crate::loops::options::engine_options(
+        &args.choice(),
+        global.dry_run,
+        cfg,
+        root,
+        crate::loops::options::git_dirs(root, args.no_git),
+    )
+}
+
+/// Records the `color` preference of the configuration this process loaded, for
+/// [`finish_report`].
+pub fn set_color(color: ColorSetting) {
+    let _ = COLOR.set(color);
+}
+
+/// The `color` preference of the configuration this process loaded (reports of other
+/// commands that print through [`finish_report`] without loading it use `auto`).
+static COLOR: std::sync::OnceLock<ColorSetting> = std::sync::OnceLock::new();
+
+/// Set once a report went to stdout: an error after that (a refusal judged from the report, a
+/// failed write) must not print a second, fatal report.
+static REPORT_WRITTEN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Prints the `fatalError` report (json and llm formats) for an apply that failed as a whole,
+/// unless a report was already written. The error itself still goes to stderr, and the exit
+/// status stays that of the error.
+pub fn print_fatal(message: &str, format: Format) {
+    if REPORT_WRITTEN.swap(true, std::sync::atomic::Ordering::SeqCst) {
+        return;
+    }
+    let format = match format {
+        Format::Human => ReportFormat::Human,
+        Format::Json => ReportFormat::Json,
+        Format::Llm => ReportFormat::Llm,
+    };
+    if let Some(text) = report::fatal(message, format) {
+        let text = report::shown(&text, format, Shown::stdout(false));
+        let mut stdout = std::io::stdout().lock();
+        let _ = stdout
+            .write_all(text.as_bytes())
+            .and_then(|()| stdout.flush());
+    }
+}
+
+/// Prints the report to stdout and maps the result to the exit status: 0 all succeeded; 3 when
+/// the sandbox refused a block and nothing was changed; 1 for any other failure.
+pub fn finish_report(execution: &Execution, global: &Global) -> anyhow::Result<Outcome> {
+    let result = &execution.result;
+    let format = match global.format_or_default() {
+        Format::Human => ReportFormat::Human,
+        Format::Json => ReportFormat::Json,
+        Format::Llm => ReportFormat::Llm,
+    };
+    let color = match COLOR.get() {
+        // NO_COLOR still wins (DESIGN §2).
+        Some(ColorSetting::Always) => std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+        Some(ColorSetting::Never) => false,
+        Some(ColorSetting::Auto) | None => {
+            report::use_color(crate::base::term::stdout_is_terminal())
+        }
+    };
+    let text = report::render(result, format, color);
+    let text = report::shown(&text, format, global.shown());
+    let mut stdout = std::io::stdout().lock();
+    REPORT_WRITTEN.store(true, std::sync::atomic::Ordering::SeqCst);
+    stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+        .context("cannot write the report to standard output")?;
+    if result.success {
+        return Ok(Outcome::Success);
+    }
+    let refused: Vec<_> = result.refused().collect();
+    let ran_code = result
+        .results
+        .iter()
+        .any(|r| r.action == "exec" && r.data.is_some() && !r.skipped);
+    if !refused.is_empty() && execution.changes.is_empty() && !ran_code {
+        let first = refused[0];
+        return Err(Refusal(format!(
+            "refused for safety, nothing was changed: block {} ({}): {}",
+            first.block_id,
+            first.action,
+            first.error.as_deref().unwrap_or_default()
+        ))
+        .into());
+    }
+    Ok(Outcome::Partial)
 }

@@ -14,7 +14,7 @@ use crate::repo::Repo;
 /// This checks the cache-tree against the entries and, when they disagree, drops it (git
 /// rebuilds it at your next commit). Entries, staged changes and flags are untouched.
 /// `git clada status` says when it is needed; `git fsck` finds commits that already carry
-/// duplicate entries (see the README's recovery section).
+/// duplicate entries (see docs/recovery.md).
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Example:\n  git clada repair-index\n  git clada repair-index --dry-run")]
 pub struct Args {}

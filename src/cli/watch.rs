@@ -6,9 +6,10 @@ use std::time::Duration;
 use anyhow::Context;
 
 use crate::base::error::Outcome;
-use crate::cli::apply::{configured, engine_options_for, ExecFlags, ExecPolicyArg};
 use crate::cli::parse::DialectArg;
+use crate::cli::{engine_options_for, ExecFlags, ExecPolicyArg};
 use crate::cli::{Format, Global};
+use crate::loops::options::configured;
 use crate::loops::watch::{self, Batch, WatchError, WatchOptions, Watcher};
 use crate::record::apply::ApplyOptions;
 use crate::report::{self, ReportFormat};
@@ -112,7 +113,7 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
             // `watch` keeps its own set of the blocks it applied.
             force: true,
             wip_commit: cfg.wip.value == crate::config::WipSetting::Commit,
-            author: crate::cli::apply::config_author(&cfg)?,
+            author: crate::loops::options::config_author(&cfg)?,
             ..configured(&cfg, engine)
         },
         output: args.output.clone(),

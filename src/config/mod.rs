@@ -3,7 +3,7 @@
 //! `~/.config` on Linux), and the `clada.*` git config keys git users expect (`clada.author`,
 //! `clada.coauthor`), merged into one [`Config`] that remembers where each value came from.
 //!
-//! Merge rules, per key (README "Configuration" documents the same table):
+//! Merge rules, per key (docs/configuration.md documents the same table):
 //! - project keys (how the repository is worked on: `wip`, `hooks.rollback_on_failure`,
 //!   `files`, `check`) — the repository's file wins over the user's;
 //! - personal keys (`commit.*`, `clipboard.*`, `color`) — the user's file wins over the

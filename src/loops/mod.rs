@@ -8,6 +8,7 @@ pub mod clipboard;
 pub mod context;
 pub mod demo;
 pub mod mcp;
+pub mod options;
 pub mod prompt;
 pub mod prompt_formats;
 pub mod watch;

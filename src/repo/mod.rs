@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 pub use gix::bstr::{BStr, BString, ByteSlice};
 pub use gix::ObjectId;
+pub use staged::{staged_files, StagedFile};
 
 /// Builds an I/O error mapper naming what failed and the path (for callers outside `repo`).
 pub use io_err as io_err_pub;
@@ -29,6 +30,7 @@ mod odb;
 mod refs;
 mod rewrite;
 mod scan;
+mod staged;
 mod status;
 mod tree;
 mod untracked;

@@ -397,7 +397,7 @@ fn progress(
     } else if ok == 0 {
         match &r.git_commit {
             // Nothing succeeded, yet something was committed: what failed exec blocks (or
-            // `hooks.after`) changed before they failed, as the README says exec changes are.
+            // `hooks.after`) changed before they failed, as docs/actions.md says exec changes are.
             Some(c) => format!(
                 "No block succeeded, but {} is committed ({}; `git clada undo` takes it back). Send corrected versions of the {} marked ❌; they will run on top of that.",
                 committed_by_failures(r),

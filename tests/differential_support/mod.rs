@@ -470,7 +470,7 @@ pub fn show_tree(t: &Tree) -> String {
         .join("\n")
 }
 
-/// Whether `ours` equals `theirs` but for line endings, in the one way the README lists: a
+/// Whether `ours` equals `theirs` but for line endings, in the one way docs/formats.md lists: a
 /// file that used CRLF has CRLF on every line in `ours`, where the oracle (Codex) wrote the
 /// lines it added or replaced with LF.
 pub fn equal_but_line_endings(before: &Tree, ours: &Tree, theirs: &Tree) -> bool {
