@@ -105,7 +105,14 @@ impl ChildPlan {
         }
     }
 
-    pub fn install(&self, cmd: &mut std::process::Command) {
+    /// The Landlock ruleset's descriptor, for an init that applies it in its own child.
+    pub fn landlock_fd(&self) -> Option<libc::c_int> {
+        self.landlock.as_deref().map(AsRawFd::as_raw_fd)
+    }
+
+    /// Installs the child's steps; with `defer`, the Landlock ruleset is not applied but
+    /// handed on (its descriptor inherited through exec) to the init (`exec/init.rs`).
+    pub fn install(&self, cmd: &mut std::process::Command, defer: bool) {
         let parent = self.parent;
         let git_mount = self.git_mount.clone();
         let overlays = self.overlays.clone();
@@ -122,6 +129,7 @@ impl ChildPlan {
                         overlays: overlays.as_deref(),
                     },
                     landlock.as_deref().map(AsRawFd::as_raw_fd),
+                    defer,
                     seccomp.as_deref().map(Vec::as_slice),
                 )
             });
@@ -143,12 +151,14 @@ fn check(r: libc::c_long) -> std::io::Result<()> {
     }
 }
 
-/// The child's steps: die with the parent; the overlays, `.git` read-only; Landlock; the
-/// socket filter. Only async-signal-safe calls.
+/// The child's steps: die with the parent; the overlays, `.git` read-only; Landlock (or, with
+/// `defer`, its descriptor kept open across exec for the init); the seccomp filter. Only
+/// async-signal-safe calls.
 fn in_child(
     parent: libc::pid_t,
     mounts: Mounts<'_>,
     landlock: Option<libc::c_int>,
+    defer: bool,
     seccomp: Option<&[libc::sock_filter]>,
 ) -> std::io::Result<()> {
     // SAFETY (whole function): plain system calls with pointers to data that outlives them.
@@ -173,8 +183,10 @@ fn in_child(
         if landlock.is_some() || seccomp.is_some() {
             check(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) as libc::c_long)?;
         }
-        if let Some(fd) = landlock {
-            check(libc::syscall(libc::SYS_landlock_restrict_self, fd, 0u32))?;
+        match (landlock, defer) {
+            (Some(fd), false) => check(libc::syscall(libc::SYS_landlock_restrict_self, fd, 0u32))?,
+            (Some(fd), true) => check(libc::fcntl(fd, libc::F_SETFD, 0) as libc::c_long)?,
+            (None, _) => {}
         }
         if let Some(filter) = seccomp {
             let prog = libc::sock_fprog {
@@ -343,6 +355,9 @@ fn git_mount(git: &Path) -> Option<GitMount> {
 /// The overlays `extra` asks for, prepared with their layers in `layers`; `Err` says why they
 /// cannot be mounted here (the folders then stay read-only).
 fn overlays(extra: &Extra, layers: &Path) -> Result<Overlays, String> {
+    if crate::exec::init::namespaces_refused_for_tests() {
+        return Err("namespaces refused (CLADA_TEST_NO_NAMESPACES)".into());
+    }
     let maps = IdMaps::own().ok_or("cannot describe this process's user ids")?;
     let probe_maps = maps.clone();
     // SAFETY: `enter` runs in a forked child and only makes system calls on prepared data.
@@ -357,6 +372,9 @@ fn overlays(extra: &Extra, layers: &Path) -> Result<Overlays, String> {
 /// Whether this system lets a process make the namespaces for [`mount_git_read_only`] (asked
 /// once per process, by a forked child that tries and exits).
 fn namespaces_work(m: &GitMount) -> bool {
+    if crate::exec::init::namespaces_refused_for_tests() {
+        return false;
+    }
     static CACHE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *CACHE.get_or_init(|| {
         // SAFETY: the child only makes system calls and leaves with `_exit`.
@@ -622,7 +640,7 @@ mod tests {
     fn sh(plan: &ChildPlan, dir: &Path, code: &str) -> (bool, String) {
         let mut cmd = std::process::Command::new("sh");
         cmd.args(["-c", code]).current_dir(dir);
-        plan.install(&mut cmd);
+        plan.install(&mut cmd, false);
         let out = cmd.output().unwrap();
         (
             out.status.success(),
@@ -683,7 +701,7 @@ mod tests {
         };
         let mut cmd = std::process::Command::new("bash");
         cmd.args(["-c", "exec 3<>/dev/udp/127.0.0.1/9"]);
-        plan.install(&mut cmd);
+        plan.install(&mut cmd, false);
         let out = cmd.output().unwrap();
         let (ok, err) = (
             out.status.success(),
@@ -771,7 +789,7 @@ mod namespace_tests {
                     && cat .git/index.lock && (cat /etc/shadow >/dev/null 2>&1 || echo NO-SHADOW)";
         let mut cmd = std::process::Command::new("sh");
         cmd.args(["-c", code]).current_dir(root.path());
-        plan.install(&mut cmd);
+        plan.install(&mut cmd, false);
         let out = cmd.output().unwrap();
         let text = String::from_utf8_lossy(&out.stdout);
         assert!(

@@ -16,8 +16,10 @@
 
 pub mod approvals;
 pub mod confine;
+pub mod env;
 pub mod hook_sandbox;
 pub mod hooks;
+pub mod init;
 pub mod policy;
 pub(crate) mod session;
 pub mod spawn;
@@ -201,7 +203,7 @@ pub(crate) fn approved_jail(
     warnings: &mut Vec<String>,
 ) -> Result<confine::Jail, String> {
     if confine.level == confine::Level::Off {
-        return Ok(confine::Jail::off());
+        return Ok(confine::Jail::off().with_env_rules(&confine.env));
     }
     match confine.availability() {
         confine::Availability::Landlock { .. } => confine::Jail::new(confine.level, confine, root),
@@ -210,9 +212,34 @@ pub(crate) fn approved_jail(
                 "ran without the OS sandbox ({why}): the code could write, read and connect \
                  anywhere you can; the read-only list is off, so every exec block asks"
             ));
-            Ok(confine::Jail::off())
+            Ok(confine::Jail::off().with_env_rules(&confine.env))
         }
     }
+}
+
+/// The warning for a block that left processes running (`left`: their names, when known).
+fn left_running_warning(left: &[String]) -> String {
+    let named = match left.is_empty() {
+        true => String::new(),
+        false => {
+            let mut names: Vec<String> = Vec::new();
+            for n in left {
+                if !names.contains(n) {
+                    names.push(n.clone());
+                }
+            }
+            let names: Vec<String> = names
+                .iter()
+                .map(|n| crate::base::term::escape(n, crate::base::term::Rule::Name).into_owned())
+                .collect();
+            format!(" ({} process(es): {})", left.len(), names.join(", "))
+        }
+    };
+    format!(
+        "the code left processes running in the background when it exited{named}; they were \
+         killed, so their later output and changes are not part of this apply (an exec block \
+         must finish its work before it exits)"
+    )
 }
 
 /// Why an exec block did not run: the block's error.
@@ -291,6 +318,7 @@ impl Runner {
         let jail = match &permit {
             policy::Permit::Direct { .. } => {
                 confine::Jail::new(confine::Level::ReadOnly, &self.settings.confine, root)
+                    .map(confine::Jail::core_env_only)
             }
             policy::Permit::Interpreter => {
                 approved_jail(&self.settings.confine, root, &mut warnings)
@@ -338,8 +366,8 @@ impl Runner {
                         cancel,
                     },
                     None,
+                    &jail,
                     &|cmd| {
-                        jail.install(cmd);
                         for (k, v) in &env {
                             match v {
                                 Some(v) => cmd.env(k, v),
@@ -356,12 +384,7 @@ impl Runner {
         let end = probe.as_ref().and_then(session::Probe::result);
         self.session.ended(sandbox, block_id, dir, end);
         if run.left_running {
-            warnings.push(
-                "the code left processes running in the background when it exited; they were \
-                 killed, so their later output and changes are not part of this apply (an exec \
-                 block must finish its work before it exits)"
-                    .to_string(),
-            );
+            warnings.push(left_running_warning(&run.left));
         }
         if run.pipes_held {
             warnings.push(
