@@ -292,3 +292,84 @@ fn a_repositorys_file_cannot_pass_a_token() {
         output_text(&cfg)
     );
 }
+
+/// The attempts on a git directory at `gd` (relative) and through root symlinks.
+fn git_attacks(gd: &str, outside: &std::path::Path) -> String {
+    format!(
+        "echo x > {gd}/hooks/pre-commit 2>/dev/null && echo PLANTED-HOOK\n\
+         echo x > {gd}/pwn 2>/dev/null && echo WROTE-GIT\n\
+         echo x > self/{gd}/hooks/post-checkout 2>/dev/null && echo PLANTED-THROUGH-SELF\n\
+         echo x > docs/pwn 2>/dev/null && echo WROTE-OUTSIDE\n\
+         echo inside > a.txt && echo WROTE-INSIDE\n\
+         true\n"
+    )
+    .replace("docs/pwn", &format!("docs/pwn # {}", outside.display()))
+}
+
+/// Sets up the repository `r` (git directory `gd`) with root symlinks `self -> .` and
+/// `docs -> <outside>`, runs the attacks, and checks nothing got out.
+fn attack_git_dir(s: &Setup, r: &TestRepo, gd: &str, env: &[(&str, String)]) {
+    let outside = tempfile::tempdir().expect("outside");
+    std::os::unix::fs::symlink(".", r.path().join("self")).expect("self link");
+    std::os::unix::fs::symlink(outside.path(), r.path().join("docs")).expect("docs link");
+    s.own(r);
+    if let Some(u) = &s.user {
+        let _ = Command::new("chown")
+            .arg(format!("{}:{}", u.uid, u.gid))
+            .arg(outside.path())
+            .output();
+    }
+    let mut cmd = s.cmd(r);
+    cmd.envs(env.iter().map(|(k, v)| (k, v)))
+        .args(["--format", "json", "apply", "--exec", "allow", "-"]);
+    let out = spawn_fed(cmd, &exec("g01", &git_attacks(gd, outside.path())))
+        .wait_with_output()
+        .expect("apply");
+    let v = TestRepo::report(&out);
+    let stdout = v["results"][0]["data"]["stdout"]
+        .as_str()
+        .unwrap_or_default();
+    assert_eq!(stdout, "WROTE-INSIDE\n", "{} ({gd}): {v}", s.who());
+    assert!(!r.exists(&format!("{gd}/hooks/pre-commit")), "{}", s.who());
+    assert!(
+        !r.exists(&format!("{gd}/hooks/post-checkout")),
+        "{}",
+        s.who()
+    );
+    assert!(!r.exists(&format!("{gd}/pwn")), "{}", s.who());
+    assert!(!outside.path().join("pwn").exists(), "{}", s.who());
+}
+
+#[test]
+fn root_symlinks_grant_nothing_and_a_plain_git_dir_stays_read_only() {
+    for s in Setup::all() {
+        let r = s.repo(&[("a.txt", "a\n")]);
+        attack_git_dir(&s, &r, ".git", &[]);
+    }
+}
+
+#[test]
+fn a_separate_git_dir_inside_the_tree_stays_read_only() {
+    for s in Setup::all() {
+        let r = s.repo(&[("a.txt", "a\n")]);
+        r.git(&["init", "-q", "--separate-git-dir=.gitdata"]);
+        assert!(r.path().join(".git").is_file());
+        // As such users do: the git directory is not untracked content.
+        fs::write(r.path().join(".gitdata/info/exclude"), "/.gitdata/\n").expect("exclude");
+        attack_git_dir(&s, &r, ".gitdata", &[]);
+    }
+}
+
+#[test]
+fn the_dotfiles_git_dir_pattern_stays_read_only() {
+    for s in Setup::all() {
+        let r = s.repo(&[("a.txt", "a\n")]);
+        fs::rename(r.path().join(".git"), r.path().join(".dotfiles")).expect("rename");
+        fs::write(r.path().join(".dotfiles/info/exclude"), "/.dotfiles/\n").expect("exclude");
+        let env = [
+            ("GIT_DIR", r.path().join(".dotfiles").display().to_string()),
+            ("GIT_WORK_TREE", r.path().display().to_string()),
+        ];
+        attack_git_dir(&s, &r, ".dotfiles", &env);
+    }
+}

@@ -21,12 +21,16 @@
 //! `socketpair(2)` and pipes still work. Landlock's scopes (ABI 6) keep signals and abstract
 //! Unix sockets inside the sandbox.
 //!
-//! `.git` at `workspace`: Landlock only grants, so a write right on the worktree covers its
-//! `.git`. The child therefore enters its own user and mount namespace and bind-mounts `.git`
-//! read-only over itself before Landlock is applied (Landlock then forbids changing mounts).
-//! Where user namespaces are not allowed, the write rights go to each entry of the worktree
-//! root but `.git` instead — then entries directly in the root cannot be created, removed or
-//! renamed, and the exec result says so when it fails.
+//! Git directories at `workspace`: Landlock only grants, so a write right on the worktree
+//! covers its `.git`. The child therefore enters its own user and mount namespace and
+//! bind-mounts read-only over themselves `.git` and every git directory and common directory
+//! of the repository inside the worktree, under any name (`--separate-git-dir`, a `.git` file
+//! pointing inside, the dotfiles `GIT_DIR=$PWD/.dotfiles` pattern), before Landlock is applied
+//! (Landlock then forbids changing mounts). Where user namespaces are not allowed, the write
+//! rights go to each entry beside them instead, walking down the folders that lead to one —
+//! then entries directly in those folders cannot be created, removed or renamed, and the exec
+//! result says so when it fails. Symbolic links among those entries get no rule (opening one
+//! to grant it would grant its target: `docs -> /outside`, `self -> .`).
 //!
 //! Everything the child does between fork and exec is prepared here first (the ruleset's file
 //! descriptor, the filter, the namespace files as C strings), so the child only makes system

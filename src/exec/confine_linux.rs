@@ -5,7 +5,7 @@ use std::ffi::{CStr, CString};
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::process::CommandExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use landlock::{
@@ -83,7 +83,7 @@ struct Overlays {
 /// What the child does between fork and exec, all prepared beforehand.
 pub(super) struct ChildPlan {
     parent: libc::pid_t,
-    git_mount: Option<GitMount>,
+    git_mounts: Arc<Vec<GitMount>>,
     overlays: Option<Arc<Overlays>>,
     landlock: Option<Arc<OwnedFd>>,
     seccomp: Option<Arc<Vec<libc::sock_filter>>>,
@@ -96,7 +96,7 @@ impl ChildPlan {
         ChildPlan {
             // SAFETY: getpid cannot fail.
             parent: unsafe { libc::getpid() },
-            git_mount: None,
+            git_mounts: Arc::new(Vec::new()),
             overlays: None,
             landlock: None,
             seccomp: None,
@@ -114,7 +114,7 @@ impl ChildPlan {
     /// handed on (its descriptor inherited through exec) to the init (`exec/init.rs`).
     pub fn install(&self, cmd: &mut std::process::Command, defer: bool) {
         let parent = self.parent;
-        let git_mount = self.git_mount.clone();
+        let git_mounts = Arc::clone(&self.git_mounts);
         let overlays = self.overlays.clone();
         let landlock = self.landlock.clone();
         let seccomp = self.seccomp.clone();
@@ -125,7 +125,7 @@ impl ChildPlan {
                 in_child(
                     parent,
                     Mounts {
-                        git: git_mount.as_ref(),
+                        git: &git_mounts,
                         overlays: overlays.as_deref(),
                     },
                     landlock.as_deref().map(AsRawFd::as_raw_fd),
@@ -139,7 +139,7 @@ impl ChildPlan {
 
 /// The mounts the child makes in its own namespace.
 struct Mounts<'a> {
-    git: Option<&'a GitMount>,
+    git: &'a [GitMount],
     overlays: Option<&'a Overlays>,
 }
 
@@ -174,10 +174,10 @@ fn in_child(
                 overlay::mount(m)?;
             }
         }
-        if let Some(m) = mounts.git {
-            if mounts.overlays.is_none() {
-                enter_namespace(&m.maps)?;
-            }
+        if let (Some(m), None) = (mounts.git.first(), mounts.overlays) {
+            enter_namespace(&m.maps)?;
+        }
+        for m in mounts.git {
             bind_read_only(m)?;
         }
         if landlock.is_some() || seccomp.is_some() {
@@ -274,8 +274,10 @@ pub(super) fn plan(
     extra: &Extra,
     layers: Option<&Path>,
 ) -> Result<ChildPlan, String> {
-    let git = root.join(".git");
-    let has_git = level == Level::Workspace && std::fs::symlink_metadata(&git).is_ok();
+    let protected = match level {
+        Level::Workspace => protected_dirs(root, confine),
+        _ => Vec::new(),
+    };
     let (overlays, overlay) = match (level, layers) {
         (Level::Workspace, Some(layers)) if !extra.overlay.is_empty() => {
             match overlays(extra, layers) {
@@ -285,22 +287,25 @@ pub(super) fn plan(
         }
         _ => (None, None),
     };
-    // `.git` itself behind an overlay needs no read-only mount.
+    // A git directory behind an overlay needs no read-only mount.
     let overlaid = |p: &Path| {
         overlays.is_some()
             && std::fs::canonicalize(p).is_ok_and(|c| extra.overlay.iter().any(|o| o.dir == c))
     };
-    let git_mount = (has_git && !overlaid(&git))
-        .then(|| git_mount(&git))
-        .flatten()
-        .filter(namespaces_work);
-    // Without the read-only mount, `.git` is kept out by granting the root's entries one by one.
-    let per_entry = has_git && git_mount.is_none() && !overlaid(&git);
+    let protected: Vec<PathBuf> = protected.into_iter().filter(|p| !overlaid(p)).collect();
+    let git_mounts: Option<Vec<GitMount>> = protected.iter().map(|p| git_mount(p)).collect();
+    let git_mounts = git_mounts
+        .filter(|m| m.first().is_none_or(namespaces_work))
+        .unwrap_or_default();
+    // Without the read-only mounts, the git directories are kept out by granting the entries
+    // around them one by one.
+    let per_entry = !protected.is_empty() && git_mounts.is_empty();
     let grants = Grants {
         extra,
         overlaid: overlays.is_some(),
     };
-    let fd = ruleset(level, confine, root, tmp, per_entry, &grants)
+    let around = per_entry.then_some(protected.as_slice());
+    let fd = ruleset(level, confine, root, tmp, around, &grants)
         .map_err(|e| format!("cannot set up the OS sandbox (Landlock): {e}"))?;
     let network = level == Level::Workspace && confine.network;
     let filter = socket_filter();
@@ -312,19 +317,45 @@ pub(super) fn plan(
         ));
     }
     Ok(ChildPlan {
-        git_mount,
+        git_mounts: Arc::new(git_mounts),
         overlays,
         overlay,
         landlock: Some(Arc::new(fd)),
         seccomp: (!network).then(|| Arc::new(filter)),
         note: per_entry.then(|| {
-            "user namespaces are not available here, so the sandbox keeps .git read-only by \
-             letting the command write only inside the worktree root's existing entries: it \
-             cannot create, remove or rename entries directly in the root"
+            "user namespaces are not available here, so the sandbox keeps the git directory \
+             read-only by letting the command write only inside the existing entries beside \
+             it: it cannot create, remove or rename entries directly in the worktree root (or \
+             in a folder holding a git directory)"
                 .to_string()
         }),
         ..ChildPlan::unconfined()
     })
+}
+
+/// What a workspace process must not write in the worktree `root`: `root/.git` (a folder, or
+/// the file of a linked worktree or a separate git dir) and every git directory and common
+/// directory of the repository inside the worktree under any name (`--separate-git-dir`, a
+/// `.git` file pointing inside, the dotfiles `GIT_DIR=$PWD/.dotfiles` pattern). Canonical, so
+/// [`grant_around`] can compare them with the paths it walks.
+fn protected_dirs(root: &Path, confine: &Confine) -> Vec<PathBuf> {
+    let Ok(root) = std::fs::canonicalize(root) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let dot_git = root.join(".git");
+    if std::fs::symlink_metadata(&dot_git).is_ok() {
+        out.push(dot_git);
+    }
+    for g in &confine.git_dirs {
+        let Ok(g) = std::fs::canonicalize(g) else {
+            continue;
+        };
+        if g.starts_with(&root) && g != root && !out.contains(&g) {
+            out.push(g);
+        }
+    }
+    out
 }
 
 /// The read-only mount of `git` (`root/.git`, a directory or a linked worktree's file).
@@ -467,7 +498,7 @@ fn ruleset(
     confine: &Confine,
     root: &Path,
     tmp: &Path,
-    per_entry: bool,
+    around: Option<&[PathBuf]>,
     grants: &Grants<'_>,
 ) -> Result<OwnedFd, landlock::RulesetError> {
     let all = AccessFs::from_all(TARGET);
@@ -533,10 +564,12 @@ fn ruleset(
             for p in &confine.write {
                 rs = grant(rs, p, all)?;
             }
-            rs = if per_entry {
-                grant_entries_but_git(rs, root, all, run)?
-            } else {
-                grant(rs, root, all)?
+            rs = match around {
+                Some(protected) => {
+                    let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.into());
+                    grant_around(rs, &root, protected, all, run)?
+                }
+                None => grant(rs, root, all)?,
             };
         }
     }
@@ -546,22 +579,36 @@ fn ruleset(
     ))
 }
 
-/// `all` on every entry of `root` but `.git`, `run` on the root itself.
-fn grant_entries_but_git(
+/// `all` on every entry of `dir` but the `protected` paths (and any `.git`), `run` on `dir`
+/// itself; a folder on the way to a protected path is walked the same way instead of granted.
+/// Symbolic links among the entries get nothing: a rule is for the inode opened, and opening
+/// a link follows it (`docs -> /outside` granted `/outside`, `self -> .` the whole worktree
+/// with its `.git`); access through a link is checked on its target anyway.
+fn grant_around(
     mut rs: landlock::RulesetCreated,
-    root: &Path,
+    dir: &Path,
+    protected: &[PathBuf],
     all: BitFlags<AccessFs>,
     run: BitFlags<AccessFs>,
 ) -> Result<landlock::RulesetCreated, landlock::RulesetError> {
-    rs = grant(rs, root, run)?;
-    let Ok(entries) = std::fs::read_dir(root) else {
+    rs = grant(rs, dir, run)?;
+    let Ok(entries) = std::fs::read_dir(dir) else {
         return Ok(rs);
     };
     for e in entries.flatten() {
-        if e.file_name().as_bytes().eq_ignore_ascii_case(b".git") {
+        if e.file_type().is_ok_and(|t| t.is_symlink())
+            || e.file_name().as_bytes().eq_ignore_ascii_case(b".git")
+        {
             continue;
         }
-        rs = grant(rs, &e.path(), all)?;
+        let p = e.path();
+        if protected.contains(&p) {
+            continue;
+        }
+        rs = match protected.iter().any(|g| g.starts_with(&p)) {
+            true => grant_around(rs, &p, protected, all, run)?,
+            false => grant(rs, &p, all)?,
+        };
     }
     Ok(rs)
 }
@@ -669,7 +716,7 @@ mod tests {
             &Confine::default(),
             root.path(),
             tmp.path(),
-            true,
+            Some(&[std::fs::canonicalize(root.path()).unwrap().join(".git")]),
             &grants,
         )
         .unwrap();
@@ -782,7 +829,7 @@ mod namespace_tests {
         .unwrap();
         if let Some(Err(why)) = &plan.overlay {
             eprintln!("no overlay here: {why}");
-            assert!(plan.git_mount.is_some() || plan.note.is_some());
+            assert!(!plan.git_mounts.is_empty() || plan.note.is_some());
             return;
         }
         let code = "echo x > .git/refs/stash && echo mine > .git/index.lock && cat .git/HEAD \
