@@ -373,3 +373,54 @@ fn the_dotfiles_git_dir_pattern_stays_read_only() {
         attack_git_dir(&s, &r, ".dotfiles", &env);
     }
 }
+
+fn set_id_as(s: &Setup) {
+    use std::os::unix::fs::PermissionsExt;
+    let r = s.repo(&[("bin/README", "tools\n")]);
+    let code =
+        "cd bin && cp /bin/sh tool && chmod 4755 tool 2>/dev/null; chmod g+s tool 2>/dev/null; \
+                install -m 4755 /bin/sh tool2 2>/dev/null; \
+                ls -l tool >/dev/null && echo COPIED";
+    let out = s.apply(&r, &exec("s01", code), &["--exec", "allow"]);
+    assert_eq!(exit_code(&out), 0, "{} {}", s.who(), output_text(&out));
+    let mode = |f: &str| {
+        fs::metadata(r.path().join(f))
+            .map(|m| m.permissions().mode() & 0o7777)
+            .unwrap_or(0)
+    };
+    assert_eq!(mode("bin/tool") & 0o6000, 0, "{}", s.who());
+    assert_eq!(mode("bin/tool2") & 0o6000, 0, "{}", s.who());
+    let tree = r.git(&["ls-tree", "HEAD", "bin/tool"]);
+    assert!(tree.starts_with("100755"), "{}: {tree}", s.who());
+    // The filter refused the bits: nothing was there to clear afterwards.
+    let w = warnings(&out, 0).join("\n");
+    assert!(!w.contains("setuid"), "{}: {w}", s.who());
+}
+
+#[test]
+fn the_sandbox_refuses_setuid_and_setgid_bits() {
+    for s in Setup::all() {
+        set_id_as(&s);
+    }
+}
+
+#[test]
+fn setuid_bits_left_without_the_sandbox_are_cleared_and_named() {
+    use std::os::unix::fs::PermissionsExt;
+    let r = TestRepo::with_files(&[("a.txt", "a\n")]);
+    r.user_config("sandbox:\n  level: off\n");
+    let out = r.apply(
+        &exec("s02", "cp /bin/sh tool && chmod 4755 tool && echo SET"),
+        &["--exec", "allow"],
+    );
+    let v = TestRepo::report(&out);
+    assert_eq!(v["results"][0]["data"]["stdout"], "SET\n", "{v}");
+    let w = warnings(&out, 0).join("\n");
+    assert!(w.contains("setuid") && w.contains("tool"), "{w}");
+    let mode = fs::metadata(r.path().join("tool"))
+        .expect("tool")
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o7777, 0o755);
+    assert!(r.git(&["ls-tree", "HEAD", "tool"]).starts_with("100755"));
+}

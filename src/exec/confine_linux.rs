@@ -308,11 +308,11 @@ pub(super) fn plan(
     let fd = ruleset(level, confine, root, tmp, around, &grants)
         .map_err(|e| format!("cannot set up the OS sandbox (Landlock): {e}"))?;
     let network = level == Level::Workspace && confine.network;
-    let filter = socket_filter();
-    if !network && filter.is_empty() {
+    let filter = filter(network);
+    if filter.is_empty() {
         return Err(format!(
-            "the OS sandbox cannot deny network access on {}: set `sandbox.network: true` or \
-             `sandbox.level: off` for approved commands (the read-only list stays off)",
+            "the OS sandbox has no system call filter for {}: set `sandbox.level: off` for \
+             approved commands (the read-only list stays off)",
             std::env::consts::ARCH
         ));
     }
@@ -321,7 +321,7 @@ pub(super) fn plan(
         overlays,
         overlay,
         landlock: Some(Arc::new(fd)),
-        seccomp: (!network).then(|| Arc::new(filter)),
+        seccomp: Some(Arc::new(filter)),
         note: per_entry.then(|| {
             "user namespaces are not available here, so the sandbox keeps the git directory \
              read-only by letting the command write only inside the existing entries beside \
@@ -648,11 +648,70 @@ mod arch {
     pub const X32_BIT: Option<u32> = None;
 }
 
-/// The filter: `socket(2)` fails with EACCES, `io_uring_setup(2)` with ENOSYS, and a system
-/// call of another architecture (32-bit entry points, which have their own socket calls)
-/// with ENOSYS; everything else is allowed.
+const BPF_JSET_K: u16 = 0x05 | 0x40; // BPF_JMP | BPF_JSET | BPF_K
+
+/// `offsetof(struct seccomp_data, args[i])`, the low 32 bits (both architectures are little
+/// endian).
+fn arg(i: u32) -> u32 {
+    16 + 8 * i
+}
+
+/// The mode bits no sandboxed process may set: a setuid or setgid file left in the worktree
+/// runs as its owner (root, for a root user's apply) for whoever runs it later.
+const SET_ID: u32 = (libc::S_ISUID | libc::S_ISGID) as u32;
+/// `O_CREAT | __O_TMPFILE` (the same on x86_64 and aarch64): the flags under which an open's
+/// mode argument means something.
+const CREATES: u32 = 0o100 | 0o20000000;
+
+/// The system calls that set a mode: `(number, mode argument, flags argument)`. aarch64 has
+/// only the `*at` forms.
+fn mode_calls() -> Vec<(i64, u32, Option<u32>)> {
+    #[allow(unused_mut)]
+    let mut v = vec![
+        (libc::SYS_fchmod, 1, None),
+        (libc::SYS_fchmodat, 2, None),
+        (libc::SYS_fchmodat2, 2, None),
+        (libc::SYS_openat, 3, Some(2)),
+        (libc::SYS_mknodat, 2, None),
+    ];
+    #[cfg(target_arch = "x86_64")]
+    v.extend([
+        (libc::SYS_chmod, 1, None),
+        (libc::SYS_open, 2, Some(1)),
+        (libc::SYS_creat, 1, None),
+        (libc::SYS_mknod, 1, None),
+    ]);
+    v
+}
+
+/// For `nr` (in the accumulator): EPERM when its mode argument has [`SET_ID`] bits (and, for
+/// an open, its flags create), else allowed; any other call falls through.
+fn refuse_set_id(nr: i64, mode: u32, flags: Option<u32>) -> Vec<libc::sock_filter> {
+    let eperm = libc::SECCOMP_RET_ERRNO | libc::EPERM as u32;
+    let mut body = Vec::new();
+    if let Some(f) = flags {
+        body.push(stmt(BPF_LD_W_ABS, arg(f)));
+        body.push(jump(BPF_JSET_K, CREATES, 0, 3));
+    }
+    body.extend([
+        stmt(BPF_LD_W_ABS, arg(mode)),
+        jump(BPF_JSET_K, SET_ID, 0, 1),
+        stmt(BPF_RET_K, eperm),
+        stmt(BPF_RET_K, libc::SECCOMP_RET_ALLOW),
+    ]);
+    let mut out = vec![jump(BPF_JEQ_K, nr as u32, 0, body.len() as u8)];
+    out.extend(body);
+    out
+}
+
+/// The filter: a system call of another architecture (32-bit entry points, which have their
+/// own socket and chmod calls) fails with ENOSYS; a mode with setuid or setgid bits in the
+/// chmod family, a creating open and mknod with EPERM; `openat2(2)` with ENOSYS (its mode is
+/// in a struct the filter cannot read; libc falls back to `openat`); and without `network`,
+/// `socket(2)` with EACCES and `io_uring_setup(2)` (io_uring can open sockets past the
+/// filter) with ENOSYS. Everything else is allowed.
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-fn socket_filter() -> Vec<libc::sock_filter> {
+fn filter(network: bool) -> Vec<libc::sock_filter> {
     let errno = |e: i32| libc::SECCOMP_RET_ERRNO | (e as u32 & 0xffff);
     let mut f = vec![
         stmt(BPF_LD_W_ABS, ARCH),
@@ -664,19 +723,39 @@ fn socket_filter() -> Vec<libc::sock_filter> {
         f.push(jump(BPF_JGE_K, bit, 0, 1));
         f.push(stmt(BPF_RET_K, errno(libc::ENOSYS)));
     }
+    for (nr, mode, flags) in mode_calls() {
+        f.extend(refuse_set_id(nr, mode, flags));
+    }
     f.extend([
-        jump(BPF_JEQ_K, libc::SYS_socket as u32, 0, 1),
-        stmt(BPF_RET_K, errno(libc::EACCES)),
-        jump(BPF_JEQ_K, libc::SYS_io_uring_setup as u32, 0, 1),
+        jump(BPF_JEQ_K, libc::SYS_openat2 as u32, 0, 1),
         stmt(BPF_RET_K, errno(libc::ENOSYS)),
-        stmt(BPF_RET_K, libc::SECCOMP_RET_ALLOW),
     ]);
+    if !network {
+        f.extend([
+            jump(BPF_JEQ_K, libc::SYS_socket as u32, 0, 1),
+            stmt(BPF_RET_K, errno(libc::EACCES)),
+            jump(BPF_JEQ_K, libc::SYS_io_uring_setup as u32, 0, 1),
+            stmt(BPF_RET_K, errno(libc::ENOSYS)),
+        ]);
+    }
+    f.push(stmt(BPF_RET_K, libc::SECCOMP_RET_ALLOW));
     f
 }
 
-#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+/// The filter without network access.
+#[cfg(all(test, any(target_arch = "x86_64", target_arch = "aarch64")))]
 fn socket_filter() -> Vec<libc::sock_filter> {
+    filter(false)
+}
+
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+fn filter(_: bool) -> Vec<libc::sock_filter> {
     // No filter written for this architecture: `plan` refuses to confine without one.
+    Vec::new()
+}
+
+#[cfg(all(test, not(any(target_arch = "x86_64", target_arch = "aarch64"))))]
+fn socket_filter() -> Vec<libc::sock_filter> {
     Vec::new()
 }
 
@@ -755,6 +834,121 @@ mod tests {
             String::from_utf8_lossy(&out.stderr).into_owned(),
         );
         assert!(!ok && err.contains("Permission denied"), "{err}");
+    }
+}
+
+#[cfg(test)]
+mod filter_tests {
+    use super::*;
+
+    /// In a forked child under the filter: the errno of `call` (0 when it succeeded).
+    fn errno_under_filter(call: fn() -> libc::c_long) -> i32 {
+        let f = filter(true);
+        // SAFETY: test only: the child makes system calls and leaves with `_exit`.
+        unsafe {
+            let pid = libc::fork();
+            if pid == 0 {
+                let prog = libc::sock_fprog {
+                    len: f.len() as libc::c_ushort,
+                    filter: f.as_ptr() as *mut libc::sock_filter,
+                };
+                libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+                libc::prctl(
+                    libc::PR_SET_SECCOMP,
+                    libc::SECCOMP_MODE_FILTER as libc::c_ulong,
+                    &prog as *const libc::sock_fprog as libc::c_ulong,
+                    0,
+                    0,
+                );
+                let r = call();
+                let e = *libc::__errno_location();
+                libc::_exit(if r < 0 { e } else { 0 });
+            }
+            let mut st = 0;
+            libc::waitpid(pid, &mut st, 0);
+            libc::WEXITSTATUS(st)
+        }
+    }
+
+    #[test]
+    fn set_id_modes_are_refused_and_openat2_is_missing() {
+        if !super::super::kernel_availability().available() {
+            return;
+        }
+        // SAFETY (the calls below): system calls with static C strings.
+        assert_eq!(
+            errno_under_filter(|| unsafe {
+                libc::syscall(
+                    libc::SYS_openat2,
+                    libc::AT_FDCWD,
+                    c"/".as_ptr(),
+                    0usize,
+                    0usize,
+                )
+            }),
+            libc::ENOSYS
+        );
+        assert_eq!(
+            errno_under_filter(|| unsafe {
+                libc::syscall(
+                    libc::SYS_openat,
+                    libc::AT_FDCWD,
+                    c"/nonexistent-dir/x".as_ptr(),
+                    libc::O_CREAT | libc::O_WRONLY,
+                    0o4755,
+                )
+            }),
+            libc::EPERM
+        );
+        assert_eq!(
+            errno_under_filter(|| unsafe {
+                libc::syscall(
+                    libc::SYS_fchmodat,
+                    libc::AT_FDCWD,
+                    c"/nonexistent-dir/x".as_ptr(),
+                    0o2755,
+                )
+            }),
+            libc::EPERM
+        );
+        assert_eq!(
+            errno_under_filter(|| unsafe {
+                libc::syscall(
+                    libc::SYS_mknodat,
+                    libc::AT_FDCWD,
+                    c"/nonexistent-dir/x".as_ptr(),
+                    libc::S_IFREG | 0o4755,
+                    0,
+                )
+            }),
+            libc::EPERM
+        );
+        // Without the bits the same calls reach the kernel (which finds no such folder).
+        assert_eq!(
+            errno_under_filter(|| unsafe {
+                libc::syscall(
+                    libc::SYS_openat,
+                    libc::AT_FDCWD,
+                    c"/nonexistent-dir/x".as_ptr(),
+                    libc::O_CREAT | libc::O_WRONLY,
+                    0o755,
+                )
+            }),
+            libc::ENOENT
+        );
+        // An open that does not create: its mode argument means nothing and is not read.
+        assert_eq!(
+            errno_under_filter(|| unsafe {
+                libc::syscall(
+                    libc::SYS_openat,
+                    libc::AT_FDCWD,
+                    c"/nonexistent-dir/x".as_ptr(),
+                    libc::O_RDONLY,
+                    0o4755,
+                )
+            }),
+            libc::ENOENT
+        );
     }
 }
 

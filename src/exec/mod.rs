@@ -20,6 +20,7 @@ pub mod env;
 pub mod hook_sandbox;
 pub mod hooks;
 pub mod init;
+pub mod modes;
 pub mod policy;
 pub(crate) mod session;
 pub mod spawn;
@@ -385,6 +386,26 @@ impl Runner {
         self.session.ended(sandbox, block_id, dir, end);
         if run.left_running {
             warnings.push(left_running_warning(&run.left));
+        }
+        let (cleared, failed) = modes::clear_set_id(root, &self.settings.confine.git_dirs);
+        let esc = |v: Vec<String>| -> Vec<String> {
+            v.iter()
+                .map(|p| crate::base::term::escape(p, crate::base::term::Rule::Name).into_owned())
+                .collect()
+        };
+        let (cleared, failed) = (esc(cleared), esc(failed));
+        if !cleared.is_empty() {
+            warnings.push(format!(
+                "the code left setuid or setgid files, whose bits were cleared (a file with them \
+                 runs as its owner for whoever runs it): {}",
+                cleared.join(", ")
+            ));
+        }
+        if !failed.is_empty() {
+            warnings.push(format!(
+                "the code left setuid or setgid files whose bits could not be cleared: {}",
+                failed.join(", ")
+            ));
         }
         if run.pipes_held {
             warnings.push(
