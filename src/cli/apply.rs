@@ -456,7 +456,8 @@ fn engine_options_in(
             let answer = ask_on_tty(req, &sandbox);
             if answer == Approval::Always && matches!(req.lang, Lang::Bash | Lang::Sh) {
                 if let Ok(mut v) = store.list.lock() {
-                    v.push(crate::exec::policy::approval_key(&req.code));
+                    let key = crate::exec::policy::approval_key(&req.code);
+                    v.push(crate::exec::scripts::key(&key, &req.bound));
                 }
             }
             answer

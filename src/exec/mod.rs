@@ -22,6 +22,7 @@ pub mod hooks;
 pub mod init;
 pub mod modes;
 pub mod policy;
+pub mod scripts;
 pub(crate) mod session;
 pub mod spawn;
 
@@ -84,6 +85,11 @@ pub struct ExecRequest {
     pub lang: Lang,
     pub code: String,
     pub cwd: PathBuf,
+    /// The worktree files the code runs, with their content's hash: what an "always"
+    /// approval is bound to (`scripts.rs`).
+    pub bound: Vec<(String, String)>,
+    /// Said above the code: why an approved command asks again.
+    pub note: Option<String>,
 }
 
 impl ExecRequest {
@@ -111,6 +117,10 @@ impl ExecRequest {
                  above (as \\x1b, \\r, \\u{202e}, …): printed raw, they could make a terminal \
                  show something other than what runs. It runs with them, exactly as shown.\n",
             );
+        }
+        if let Some(n) = &self.note {
+            out.push_str(&escape(n, Rule::Command));
+            out.push('\n');
         }
         let lines = code.split('\n').count();
         if lines > 1 {
