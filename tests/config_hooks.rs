@@ -680,3 +680,124 @@ fn hooks_install_and_uninstall_find_the_block_the_pre_commit_framework_moved_to_
         "the framework's own hook is untouched"
     );
 }
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// A repository with `scripts/check.sh` committed and `approvals` as the user's store.
+fn script_repo(approvals: &str) -> TestRepo {
+    let r = TestRepo::with_files(&[
+        ("README.md", "hello\n"),
+        ("scripts/check.sh", "echo checked >> log.txt\n"),
+    ]);
+    fs::create_dir_all(r.path().join(".git/clada")).expect("mkdir");
+    r.write(".git/clada/allowed-commands.json", approvals);
+    fs::write(r.path().join(".git/info/exclude"), "log.txt\n").expect("exclude");
+    r
+}
+
+fn result_text(out: &std::process::Output, i: usize) -> String {
+    TestRepo::report(out)["results"][i].to_string()
+}
+
+#[test]
+fn an_approval_of_a_worktree_script_is_bound_to_its_content() {
+    let hash = sha256_hex(b"echo checked >> log.txt\n");
+    let store = format!(
+        "{{\"commands\": [\"bash scripts/check.sh\"], \"added\": {{}}, \
+         \"bound\": {{\"bash scripts/check.sh\": {{\"scripts/check.sh\": \"{hash}\"}}}}}}\n"
+    );
+    let r = script_repo(&store);
+    // Unchanged: runs without asking.
+    let out = r.apply(&exec_block("sc1", "bash scripts/check.sh"), &[]);
+    assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
+    assert_eq!(r.read("log.txt"), "checked\n");
+    // A reply rewrites the script, then runs the approved command: it asks (refused here, no
+    // terminal), naming the file.
+    let reply = [
+        write_block("sc2", "scripts/check.sh", "echo PWNED >> log.txt"),
+        exec_block("sc3", "bash scripts/check.sh"),
+    ]
+    .concat();
+    let out = r.apply(&reply, &[]);
+    let text = result_text(&out, 1);
+    assert!(
+        text.contains("not approved") && text.contains("scripts/check.sh changed since"),
+        "{text}"
+    );
+    assert_eq!(r.read("log.txt"), "checked\n");
+    // Commands that name no worktree file stay bound to their text only.
+    let store = "{\"commands\": [\"echo plain >> log.txt\"], \"added\": {}}\n";
+    r.write(".git/clada/allowed-commands.json", store);
+    let out = r.apply(&exec_block("sc4", "echo plain >> log.txt"), &[]);
+    assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
+    assert_eq!(r.read("log.txt"), "checked\nplain\n");
+}
+
+#[test]
+fn an_approval_stored_before_binding_asks_once_more_with_a_notice() {
+    let r = script_repo(
+        "{\"commands\": [\"bash scripts/check.sh\", \"./scripts/check.sh\"], \"added\": {}}\n",
+    );
+    for (id, code) in [
+        ("ol1", "bash scripts/check.sh"),
+        ("ol2", "./scripts/check.sh"),
+    ] {
+        let out = r.apply(&exec_block(id, code), &[]);
+        let text = result_text(&out, 0);
+        assert!(
+            text.contains("before approvals were bound") && text.contains("scripts/check.sh"),
+            "{text}"
+        );
+    }
+    assert!(!r.exists("log.txt"));
+}
+
+#[test]
+fn always_binds_the_approval_to_the_scripts_content() {
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        assert!(
+            std::env::var_os("CLADA_REQUIRE_TOOLS").is_none(),
+            "`script` (util-linux) is required for this test"
+        );
+        eprintln!("SKIPPED: `script` (util-linux) is not installed");
+        return;
+    }
+    let mut r = script_repo("{\"commands\": [], \"added\": {}}\n");
+    r.env.push(("PATH".into(), common::path_with_clada(&[])));
+    fs::write(
+        r.path().join("reply.md"),
+        exec_block("al3", "bash scripts/check.sh"),
+    )
+    .expect("reply");
+    fs::write(r.path().join(".git/info/exclude"), "reply.md\nlog.txt\n").expect("exclude");
+    let out = apply_on_terminal(&r, "reply.md", "a\n");
+    assert_eq!(r.read("log.txt"), "checked\n", "{}", output_text(&out));
+    let stored: serde_json::Value =
+        serde_json::from_str(&r.read(".git/clada/allowed-commands.json")).expect("json");
+    assert_eq!(
+        stored["bound"]["bash scripts/check.sh"]["scripts/check.sh"],
+        sha256_hex(b"echo checked >> log.txt\n"),
+        "{stored}"
+    );
+    // Runs without asking next time; once the file changed, no longer.
+    let out = r.apply(&exec_block("al4", "bash scripts/check.sh"), &[]);
+    assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
+    r.write("scripts/check.sh", "echo other >> log.txt\n");
+    let out = r.apply(&exec_block("al5", "bash scripts/check.sh"), &[]);
+    assert!(
+        result_text(&out, 0).contains("changed since"),
+        "{}",
+        output_text(&out)
+    );
+    assert_eq!(r.read("log.txt"), "checked\nchecked\n");
+}

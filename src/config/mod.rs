@@ -353,6 +353,7 @@ struct SandboxLayer {
     read: Option<Vec<String>>,
     write: Option<Vec<String>>,
     landlock: Option<bool>,
+    env: Option<Vec<String>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -480,6 +481,9 @@ pub struct Config {
     pub sandbox_write: Setting<Vec<PathBuf>>,
     /// `false`: act as if the kernel had no Landlock.
     pub sandbox_landlock: Setting<bool>,
+    /// Environment variables passed to exec blocks and hooks despite looking secret (`NAME`,
+    /// `PATTERN*`) or kept from them (`!NAME`); yours only.
+    pub sandbox_env: Setting<Vec<String>>,
     pub files_final_newline: Setting<bool>,
     pub check_allow: Setting<Vec<String>>,
     pub clipboard_copy: Setting<bool>,
@@ -522,6 +526,7 @@ impl Default for Config {
             sandbox_read: Setting::default(Vec::new()),
             sandbox_write: Setting::default(Vec::new()),
             sandbox_landlock: Setting::default(true),
+            sandbox_env: Setting::default(Vec::new()),
             files_final_newline: Setting::default(true),
             check_allow: Setting::default(Vec::new()),
             clipboard_copy: Setting::default(false),
@@ -902,6 +907,11 @@ impl Config {
                 "sandbox.landlock",
                 &self.sandbox_landlock,
                 json!(self.sandbox_landlock.value),
+            ),
+            e(
+                "sandbox.env",
+                &self.sandbox_env,
+                json!(self.sandbox_env.value),
             ),
             self.final_newline_entry(),
             e(

@@ -17,7 +17,7 @@
 //! | `sandbox.network`, `sandbox.landlock` | `false` / `true` | `true` / `false` |
 //! | `sandbox.read`, `sandbox.write` | — | any folder (never for hooks) |
 //!
-//! `hooks.sandbox`, `hooks.network` and `paths.protect_hooks` are the user's alone: a
+//! `hooks.sandbox`, `hooks.network`, `paths.protect_hooks` and `sandbox.env` are the user's alone: a
 //! repository's file, trusted or not, cannot set them (named in [`Config::yours_only`]), and
 //! hooks get only the user's own `sandbox.read` / `sandbox.write` (docs/hooks-sandbox.md).
 //!
@@ -162,6 +162,9 @@ impl Config {
         if let Some(v) = sb.landlock {
             set(&mut self.sandbox_landlock, v, src);
         }
+        if let Some(v) = &sb.env {
+            set(&mut self.sandbox_env, v.clone(), src);
+        }
         if let Some(r) = &sb.read {
             let r = folders("sandbox.read", r, src)?;
             self.hooks_read = r.clone();
@@ -249,6 +252,7 @@ impl Config {
             ("hooks.sandbox", l.hooks.sandbox.is_some()),
             ("hooks.network", l.hooks.network.is_some()),
             ("paths.protect_hooks", l.paths.protect_hooks.is_some()),
+            ("sandbox.env", l.sandbox.env.is_some()),
         ] {
             if set {
                 self.yours_only.push(key.to_string());

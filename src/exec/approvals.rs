@@ -41,6 +41,10 @@ pub struct Approvals {
     /// When each command was approved (RFC 3339, UTC).
     #[serde(default)]
     pub added: BTreeMap<String, String>,
+    /// The worktree files an approved command runs, with the SHA-256 of the content approved
+    /// (`exec/scripts.rs`): it runs without asking only while they are unchanged.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub bound: BTreeMap<String, BTreeMap<String, String>>,
 }
 
 impl Approvals {
@@ -75,7 +79,17 @@ impl Approvals {
 
     /// The commands as a set, for [`super::Settings::approved`].
     pub fn set(&self) -> BTreeSet<String> {
-        self.commands.iter().cloned().collect()
+        self.commands
+            .iter()
+            .map(|c| match self.bound.get(c) {
+                Some(b) => {
+                    let b: Vec<(String, String)> =
+                        b.iter().map(|(p, h)| (p.clone(), h.clone())).collect();
+                    super::scripts::key(c, &b)
+                }
+                None => c.clone(),
+            })
+            .collect()
     }
 
     /// The commands of the worktree's [`LEGACY_FILE`] that `store` (the user's approval file)
@@ -97,9 +111,16 @@ impl Approvals {
     pub fn store(path: &Path, commands: &[String]) -> anyhow::Result<Vec<String>> {
         let mut list = Approvals::load(path)?;
         let mut added = Vec::new();
-        for c in commands {
-            if !list.commands.contains(c) {
-                list.commands.push(c.clone());
+        for k in commands {
+            let (c, bound) = super::scripts::split_key(k);
+            let rebound = !bound.is_empty() && list.bound.get(&c) != Some(&bound_map(&bound));
+            if rebound {
+                list.bound.insert(c.clone(), bound_map(&bound));
+            }
+            if !list.commands.contains(&c) || rebound {
+                if !list.commands.contains(&c) {
+                    list.commands.push(c.clone());
+                }
                 list.added.insert(c.clone(), now_rfc3339());
                 added.push(c.clone());
             }
@@ -123,6 +144,10 @@ impl Approvals {
         .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
         Ok(added)
     }
+}
+
+fn bound_map(b: &[(String, String)]) -> BTreeMap<String, String> {
+    b.iter().cloned().collect()
 }
 
 fn now_rfc3339() -> String {

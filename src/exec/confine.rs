@@ -21,12 +21,16 @@
 //! `socketpair(2)` and pipes still work. Landlock's scopes (ABI 6) keep signals and abstract
 //! Unix sockets inside the sandbox.
 //!
-//! `.git` at `workspace`: Landlock only grants, so a write right on the worktree covers its
-//! `.git`. The child therefore enters its own user and mount namespace and bind-mounts `.git`
-//! read-only over itself before Landlock is applied (Landlock then forbids changing mounts).
-//! Where user namespaces are not allowed, the write rights go to each entry of the worktree
-//! root but `.git` instead — then entries directly in the root cannot be created, removed or
-//! renamed, and the exec result says so when it fails.
+//! Git directories at `workspace`: Landlock only grants, so a write right on the worktree
+//! covers its `.git`. The child therefore enters its own user and mount namespace and
+//! bind-mounts read-only over themselves `.git` and every git directory and common directory
+//! of the repository inside the worktree, under any name (`--separate-git-dir`, a `.git` file
+//! pointing inside, the dotfiles `GIT_DIR=$PWD/.dotfiles` pattern), before Landlock is applied
+//! (Landlock then forbids changing mounts). Where user namespaces are not allowed, the write
+//! rights go to each entry beside them instead, walking down the folders that lead to one —
+//! then entries directly in those folders cannot be created, removed or renamed, and the exec
+//! result says so when it fails. Symbolic links among those entries get no rule (opening one
+//! to grant it would grant its target: `docs -> /outside`, `self -> .`).
 //!
 //! Everything the child does between fork and exec is prepared here first (the ruleset's file
 //! descriptor, the filter, the namespace files as C strings), so the child only makes system
@@ -83,6 +87,8 @@ pub struct Confine {
     /// The repository's git directory (and common directory for a linked worktree): readable
     /// at both levels, and what read-only git commands are pinned to. `None` without git.
     pub git_dirs: Vec<PathBuf>,
+    /// The user's `sandbox.env` rules (`exec/env.rs`).
+    pub env: Vec<String>,
 }
 
 /// Whether the OS sandbox can be used.
@@ -126,6 +132,7 @@ impl Confine {
                 )
             }),
             git_dirs,
+            env: cfg.sandbox_env.value.clone(),
         }
     }
 
@@ -185,6 +192,10 @@ pub struct Jail {
     /// are not (the folders are read-only instead).
     pub overlay: Option<Result<(), String>>,
     _tmp: Option<tempfile::TempDir>,
+    /// The user's `sandbox.env` rules, and whether only the core variables pass (the
+    /// read-only list): `exec/env.rs`.
+    env_rules: Vec<String>,
+    core_env: bool,
     /// The overlays' upper layers, apart from `TMPDIR` (the process cannot reach them).
     _layers: Option<tempfile::TempDir>,
 }
@@ -199,8 +210,23 @@ impl Jail {
             note: None,
             overlay: None,
             _tmp: None,
+            env_rules: Vec::new(),
+            core_env: false,
             _layers: None,
         }
+    }
+
+    /// The user's `sandbox.env` rules for this jail's environment.
+    pub fn with_env_rules(mut self, rules: &[String]) -> Jail {
+        self.env_rules = rules.to_vec();
+        self
+    }
+
+    /// Only the core variables (`PATH`, `HOME`, `LANG`, `LC_*`, `TERM`, `TMPDIR`): for the
+    /// read-only list, whose output goes to the model unasked.
+    pub fn core_env_only(mut self) -> Jail {
+        self.core_env = true;
+        self
     }
 
     /// The sandbox at `level` for a process working in the worktree `root`. `Err` says why it
@@ -252,6 +278,8 @@ impl Jail {
             overlay: plan.overlay.clone(),
             child: plan,
             _tmp: Some(tmp),
+            env_rules: confine.env.clone(),
+            core_env: false,
             _layers: layers,
         })
     }
@@ -263,10 +291,26 @@ impl Jail {
 
     /// Sets the environment and the child's steps on `cmd`.
     pub fn install(&self, cmd: &mut std::process::Command) {
+        self.set_env(cmd);
+        self.child.install(cmd, false);
+    }
+
+    /// git-clada's environment filtered (`exec/env.rs`), then the jail's own variables.
+    fn set_env(&self, cmd: &mut std::process::Command) {
+        cmd.env_clear();
+        cmd.envs(super::env::filtered(self.core_env, &self.env_rules));
         for (k, v) in &self.env {
             cmd.env(k, v);
         }
-        self.child.install(cmd);
+    }
+
+    /// [`Jail::install`] for a `cmd` that starts the block's init (`exec/init.rs`): the
+    /// Landlock ruleset is left to the init, which applies it in the program's child; its
+    /// descriptor number is returned for the init's arguments.
+    pub(crate) fn install_for_init(&self, cmd: &mut std::process::Command) -> Option<i32> {
+        self.set_env(cmd);
+        self.child.install(cmd, true);
+        self.child.landlock_fd()
     }
 }
 
@@ -399,7 +443,10 @@ mod sys {
                 overlay: None,
             }
         }
-        pub fn install(&self, _cmd: &mut std::process::Command) {}
+        pub fn install(&self, _cmd: &mut std::process::Command, _defer: bool) {}
+        pub fn landlock_fd(&self) -> Option<i32> {
+            None
+        }
     }
 
     pub(super) fn plan(
@@ -441,5 +488,37 @@ mod tests {
             Jail::new(Level::Off, &c, dir.path()).unwrap().level,
             Level::Off
         );
+    }
+}
+
+#[cfg(test)]
+mod env_tests {
+    use super::*;
+
+    /// The read-only list's processes see only the core variables (cargo's `CARGO_*`, set for
+    /// this test process, do not reach them).
+    #[test]
+    fn the_read_only_list_gets_only_the_core_variables() {
+        if !kernel_availability().available() || std::env::var_os("CARGO_MANIFEST_DIR").is_none() {
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let c = Confine::default();
+        let jail = Jail::new(Level::ReadOnly, &c, dir.path())
+            .unwrap()
+            .core_env_only();
+        let mut cmd = std::process::Command::new("env");
+        cmd.current_dir(dir.path());
+        jail.install(&mut cmd);
+        let out = cmd.output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains("PATH=") && text.contains("TMPDIR="), "{text}");
+        assert!(!text.contains("CARGO_"), "{text}");
+        let jail = Jail::new(Level::Workspace, &c, dir.path()).unwrap();
+        let mut cmd = std::process::Command::new("env");
+        cmd.current_dir(dir.path());
+        jail.install(&mut cmd);
+        let text = String::from_utf8_lossy(&cmd.output().unwrap().stdout).into_owned();
+        assert!(text.contains("CARGO_MANIFEST_DIR="), "{text}");
     }
 }

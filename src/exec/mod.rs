@@ -16,9 +16,13 @@
 
 pub mod approvals;
 pub mod confine;
+pub mod env;
 pub mod hook_sandbox;
 pub mod hooks;
+pub mod init;
+pub mod modes;
 pub mod policy;
+pub mod scripts;
 pub(crate) mod session;
 pub mod spawn;
 
@@ -81,6 +85,11 @@ pub struct ExecRequest {
     pub lang: Lang,
     pub code: String,
     pub cwd: PathBuf,
+    /// The worktree files the code runs, with their content's hash: what an "always"
+    /// approval is bound to (`scripts.rs`).
+    pub bound: Vec<(String, String)>,
+    /// Said above the code: why an approved command asks again.
+    pub note: Option<String>,
 }
 
 impl ExecRequest {
@@ -108,6 +117,10 @@ impl ExecRequest {
                  above (as \\x1b, \\r, \\u{202e}, …): printed raw, they could make a terminal \
                  show something other than what runs. It runs with them, exactly as shown.\n",
             );
+        }
+        if let Some(n) = &self.note {
+            out.push_str(&escape(n, Rule::Command));
+            out.push('\n');
         }
         let lines = code.split('\n').count();
         if lines > 1 {
@@ -201,7 +214,7 @@ pub(crate) fn approved_jail(
     warnings: &mut Vec<String>,
 ) -> Result<confine::Jail, String> {
     if confine.level == confine::Level::Off {
-        return Ok(confine::Jail::off());
+        return Ok(confine::Jail::off().with_env_rules(&confine.env));
     }
     match confine.availability() {
         confine::Availability::Landlock { .. } => confine::Jail::new(confine.level, confine, root),
@@ -210,9 +223,34 @@ pub(crate) fn approved_jail(
                 "ran without the OS sandbox ({why}): the code could write, read and connect \
                  anywhere you can; the read-only list is off, so every exec block asks"
             ));
-            Ok(confine::Jail::off())
+            Ok(confine::Jail::off().with_env_rules(&confine.env))
         }
     }
+}
+
+/// The warning for a block that left processes running (`left`: their names, when known).
+fn left_running_warning(left: &[String]) -> String {
+    let named = match left.is_empty() {
+        true => String::new(),
+        false => {
+            let mut names: Vec<String> = Vec::new();
+            for n in left {
+                if !names.contains(n) {
+                    names.push(n.clone());
+                }
+            }
+            let names: Vec<String> = names
+                .iter()
+                .map(|n| crate::base::term::escape(n, crate::base::term::Rule::Name).into_owned())
+                .collect();
+            format!(" ({} process(es): {})", left.len(), names.join(", "))
+        }
+    };
+    format!(
+        "the code left processes running in the background when it exited{named}; they were \
+         killed, so their later output and changes are not part of this apply (an exec block \
+         must finish its work before it exits)"
+    )
 }
 
 /// Why an exec block did not run: the block's error.
@@ -291,6 +329,7 @@ impl Runner {
         let jail = match &permit {
             policy::Permit::Direct { .. } => {
                 confine::Jail::new(confine::Level::ReadOnly, &self.settings.confine, root)
+                    .map(confine::Jail::core_env_only)
             }
             policy::Permit::Interpreter => {
                 approved_jail(&self.settings.confine, root, &mut warnings)
@@ -338,8 +377,8 @@ impl Runner {
                         cancel,
                     },
                     None,
+                    &jail,
                     &|cmd| {
-                        jail.install(cmd);
                         for (k, v) in &env {
                             match v {
                                 Some(v) => cmd.env(k, v),
@@ -356,12 +395,27 @@ impl Runner {
         let end = probe.as_ref().and_then(session::Probe::result);
         self.session.ended(sandbox, block_id, dir, end);
         if run.left_running {
-            warnings.push(
-                "the code left processes running in the background when it exited; they were \
-                 killed, so their later output and changes are not part of this apply (an exec \
-                 block must finish its work before it exits)"
-                    .to_string(),
-            );
+            warnings.push(left_running_warning(&run.left));
+        }
+        let (cleared, failed) = modes::clear_set_id(root, &self.settings.confine.git_dirs);
+        let esc = |v: Vec<String>| -> Vec<String> {
+            v.iter()
+                .map(|p| crate::base::term::escape(p, crate::base::term::Rule::Name).into_owned())
+                .collect()
+        };
+        let (cleared, failed) = (esc(cleared), esc(failed));
+        if !cleared.is_empty() {
+            warnings.push(format!(
+                "the code left setuid or setgid files, whose bits were cleared (a file with them \
+                 runs as its owner for whoever runs it): {}",
+                cleared.join(", ")
+            ));
+        }
+        if !failed.is_empty() {
+            warnings.push(format!(
+                "the code left setuid or setgid files whose bits could not be cleared: {}",
+                failed.join(", ")
+            ));
         }
         if run.pipes_held {
             warnings.push(

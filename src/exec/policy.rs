@@ -314,12 +314,24 @@ pub(crate) fn permit(
         }
         ExecPolicy::Ask => {}
     }
-    if ctx.always || ctx.settings.approved.contains(&approval_key(code)) {
+    let key = approval_key(code);
+    let bound = match lang {
+        Lang::Bash | Lang::Sh => super::scripts::bindings(code, dir, root),
+        _ => Vec::new(),
+    };
+    if ctx.always
+        || ctx
+            .settings
+            .approved
+            .contains(&super::scripts::key(&key, &bound))
+    {
         return Ok(Permit::Interpreter);
     }
+    let note = asks_again(&ctx.settings.approved, &key, &bound);
     let Some(prompt) = ctx.settings.prompt.clone() else {
         let why = list_off
             .map(|w| format!(" (it would run without asking, but {w})"))
+            .or(note.map(|n| format!(" ({n})")))
             .unwrap_or_default();
         return Err(super::NotRun::for_user(
             &format!(
@@ -336,6 +348,8 @@ pub(crate) fn permit(
         lang,
         code: code.to_string(),
         cwd: dir.to_path_buf(),
+        bound,
+        note,
     };
     match prompt(&req) {
         Approval::Yes => Ok(Permit::Interpreter),
@@ -348,6 +362,45 @@ pub(crate) fn permit(
             Ok(Permit::Interpreter)
         }
     }
+}
+
+/// Why a command the user approved asks again: a worktree file it runs changed since (named),
+/// or the approval predates approvals bound to the files a command runs (said once: an
+/// "always" now stores the binding).
+fn asks_again(
+    approved: &std::collections::BTreeSet<String>,
+    key: &str,
+    bound: &[(String, String)],
+) -> Option<String> {
+    if bound.is_empty() {
+        return None;
+    }
+    if approved.contains(key) {
+        return Some(format!(
+            "you approved this command before approvals were bound to the files a command \
+             runs; it runs {}, so it asks once more: answer always to approve it with their \
+             current content",
+            names(bound.iter().map(|b| b.0.as_str()))
+        ));
+    }
+    let before = approved
+        .iter()
+        .map(|a| super::scripts::split_key(a))
+        .find(|(c, _)| c == key)?;
+    let changed: Vec<&str> = bound
+        .iter()
+        .filter(|(p, h)| !before.1.iter().any(|(bp, bh)| bp == p && bh == h))
+        .map(|(p, _)| p.as_str())
+        .collect();
+    Some(format!(
+        "you approved this command, but {} changed since, so it asks again (review the change \
+         with git diff or git clada log)",
+        names(changed.into_iter())
+    ))
+}
+
+fn names<'a>(it: impl Iterator<Item = &'a str>) -> String {
+    it.collect::<Vec<_>>().join(", ")
 }
 
 /// The time limit for the next block: its own (or the default), cut to what is left of

@@ -4,6 +4,7 @@
 //! after the exec's changes were collected. Error texts follow clada-semantics §6.
 
 use std::io::Read;
+use std::os::fd::{AsRawFd, FromRawFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -237,6 +238,8 @@ pub(super) struct Run {
     /// Processes the code started in the background were still running when it exited (they
     /// were killed).
     pub left_running: bool,
+    /// Their names, when the block's init reported them (`exec/init.rs`).
+    pub left: Vec<String>,
     /// An output pipe was still held open by a process outside the group after it ended.
     pub pipes_held: bool,
 }
@@ -247,15 +250,17 @@ impl Run {
         Run {
             output,
             left_running: false,
+            left: Vec::new(),
             pipes_held: false,
         }
     }
 }
 
 /// Runs `code` with the interpreter for `lang` in `cwd`, stdin closed, in a new process group;
-/// on timeout the whole group gets SIGTERM, then SIGKILL 100 ms later. When the main process
-/// exits, whatever it left running in its group is killed, so nothing changes the worktree
-/// after the exec and nothing holds its output pipes.
+/// on timeout the whole group gets SIGTERM, then SIGKILL. When the main process exits,
+/// whatever it left running is killed — the whole tree through the block's init
+/// (`exec/init.rs`) in the git-clada binary, the process group otherwise — so nothing changes
+/// the worktree after the exec and nothing holds its output pipes.
 ///
 /// Not confined by the OS sandbox (the child still dies with git-clada): for code the user
 /// runs on their own behalf; exec blocks and hooks go through [`Runner`](super::Runner) and
@@ -298,27 +303,113 @@ pub(super) fn run(
             "exec: Unsupported language '{lang}' (LANG_UNSUPPORTED)"
         )));
     };
-    spawn_and_wait(prog, &args, cwd, limits, probe, &|cmd| jail.install(cmd))
+    spawn_and_wait(prog, &args, cwd, limits, probe, jail, &|_| {})
 }
 
-/// Runs `prog` with `args` (no shell) as [`run_command`] describes; `setup` adds the
-/// sandbox and environment ([`Jail::install`]).
+/// The command that starts `prog`: through the block's init where the binary is git-clada,
+/// with the read end of its report pipe.
+fn command(
+    prog: &str,
+    args: &[String],
+    jail: &Jail,
+) -> std::io::Result<(Command, Option<(std::fs::File, std::fs::File)>)> {
+    if !super::init::available() {
+        let mut cmd = Command::new(prog);
+        cmd.args(args);
+        jail.install(&mut cmd);
+        return Ok((cmd, None));
+    }
+    let (read, write) = report_pipe()?;
+    let mut cmd = Command::new("/proc/self/exe");
+    cmd.arg0("git-clada-init").arg(super::init::ARG);
+    let landlock = jail.install_for_init(&mut cmd);
+    let write_fd = write.as_raw_fd();
+    cmd.arg(write_fd.to_string())
+        .arg(landlock.map_or("-".to_string(), |fd| fd.to_string()))
+        .arg(match super::init::namespaces_refused_for_tests() {
+            true => "no-ns",
+            false => "ns",
+        })
+        .arg(prog)
+        .args(args);
+    // SAFETY: fcntl is async-signal-safe; the write end stays open across exec in the child.
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::fcntl(write_fd, libc::F_SETFD, 0) < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    Ok((cmd, Some((read, write))))
+}
+
+/// A pipe, both ends close-on-exec (the child's write end is made inheritable in the child).
+fn report_pipe() -> std::io::Result<(std::fs::File, std::fs::File)> {
+    let mut fds = [0; 2];
+    // SAFETY: pipe2 fills two descriptors this function then owns.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: just created, owned by nobody else.
+    Ok(unsafe {
+        (
+            std::fs::File::from_raw_fd(fds[0]),
+            std::fs::File::from_raw_fd(fds[1]),
+        )
+    })
+}
+
+/// The init's report, read once it ended (waiting a second at most for a writer that is
+/// still dying).
+fn read_report(mut r: std::fs::File) -> super::init::Report {
+    let mut text = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(1);
+    let mut buf = [0u8; 4096];
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let mut pfd = libc::pollfd {
+            fd: r.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: poll on one descriptor this function owns.
+        let n = unsafe { libc::poll(&mut pfd, 1, left.as_millis() as libc::c_int) };
+        if n <= 0 {
+            break;
+        }
+        match r.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(k) => text.extend_from_slice(&buf[..k]),
+        }
+        if text.len() > 1 << 20 {
+            break;
+        }
+    }
+    super::init::Report::parse(&String::from_utf8_lossy(&text))
+}
+
+/// Runs `prog` with `args` (no shell) as [`run_command`] describes, confined by `jail`;
+/// `setup` adds the environment.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn spawn_and_wait(
     prog: &str,
     args: &[String],
     cwd: &Path,
     limits: Limits<'_>,
     probe: Option<&Probe>,
+    jail: &Jail,
     setup: &dyn Fn(&mut Command),
 ) -> Run {
-    let Limits {
-        timeout,
-        max_output,
-        cancel,
-    } = limits;
-    let mut cmd = Command::new(prog);
-    cmd.args(args)
-        .current_dir(cwd)
+    let (mut cmd, report) = match command(prog, args, jail) {
+        Ok(c) => c,
+        Err(e) => {
+            return Run::done(ExecOutput::failed(format!(
+                "exec: cannot start {prog}: {e}"
+            )))
+        }
+    };
+    cmd.current_dir(cwd)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -328,7 +419,10 @@ pub(super) fn spawn_and_wait(
         cmd.env(k, v);
     }
     setup(&mut cmd);
-    let mut child = match cmd.spawn() {
+    let spawned = cmd.spawn();
+    // The parent's write end: closed now, so the report ends when the init does.
+    let report = report.map(|(read, _write)| read);
+    let child = match spawned {
         Ok(c) => c,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return Run::done(ExecOutput::failed(format!(
@@ -341,14 +435,87 @@ pub(super) fn spawn_and_wait(
             )))
         }
     };
+    let grace = match report.is_some() {
+        // The init kills its tree on SIGTERM before it exits.
+        true => Duration::from_secs(2),
+        false => Duration::from_millis(100),
+    };
+    let waited = wait(child, limits, grace);
+    let report = report.map(read_report).unwrap_or_default();
+    // Everything in the group is gone, so the pipes close at once unless a process escaped
+    // the group; do not wait long for that one.
+    let until = Instant::now() + Duration::from_millis(500);
+    let (stdout, out_ended) = waited.out.map(|c| finish(c, until)).unwrap_or_default();
+    let (stderr, err_ended) = waited.err.map(|c| finish(c, until)).unwrap_or_default();
+    let status = match report.status {
+        Some(st) => Some(st),
+        None => waited.status.map(|st| (st.code(), st.signal())),
+    };
+    let output = |exit_code, error| ExecOutput {
+        stdout: stdout.clone(),
+        stderr: stderr.clone(),
+        exit_code,
+        error,
+    };
+    let output = if waited.cancelled {
+        output(None, Some(super::CANCELLED.to_string()))
+    } else if waited.timed_out {
+        output(
+            None,
+            Some(format!(
+                "exec: Process timeout after {}s (TIMEOUT)",
+                seconds(limits.timeout)
+            )),
+        )
+    } else if let Some((kind, msg)) = &report.error {
+        match kind.as_str() {
+            "notfound" => output(
+                None,
+                Some(format!("exec: {prog} not found in PATH (ENOENT)")),
+            ),
+            _ => output(None, Some(format!("exec: cannot start {prog}: {msg}"))),
+        }
+    } else {
+        match status {
+            Some((Some(code), _)) => output(Some(code), None),
+            Some((None, Some(sig))) => output(
+                None,
+                Some(format!("Process killed by signal {}", signal_name(sig))),
+            ),
+            Some((None, None)) => output(
+                None,
+                Some("exec: process ended without an exit status".into()),
+            ),
+            None => output(None, Some("exec: lost track of the process".into())),
+        }
+    };
+    Run {
+        output,
+        left_running: waited.left_running || !report.left.is_empty(),
+        left: report.left,
+        pipes_held: !(out_ended && err_ended),
+    }
+}
+
+/// What waiting for a spawned child saw.
+struct Waited {
+    status: Option<std::process::ExitStatus>,
+    out: Option<Capture>,
+    err: Option<Capture>,
+    timed_out: bool,
+    cancelled: bool,
+    left_running: bool,
+}
+
+/// Waits for `child` (its own group's leader) within `limits`; on timeout or cancel, SIGTERM
+/// to the group, SIGKILL once the leader has not ended within `grace`.
+fn wait(mut child: std::process::Child, limits: Limits<'_>, grace: Duration) -> Waited {
     let pid = child.id() as libc::pid_t;
     let pgid = pid;
-    let out_cap = child.stdout.take().map(|s| capture(s, max_output));
-    let err_cap = child.stderr.take().map(|s| capture(s, max_output));
-    let deadline = Instant::now() + timeout;
-    let mut timed_out = false;
-    let mut cancelled = false;
-    let mut left_running = false;
+    let out = child.stdout.take().map(|s| capture(s, limits.max_output));
+    let err = child.stderr.take().map(|s| capture(s, limits.max_output));
+    let deadline = Instant::now() + limits.timeout;
+    let (mut timed_out, mut cancelled, mut left_running) = (false, false, false);
     let status = loop {
         match ended_unreaped(pid) {
             Some(true) => {
@@ -366,14 +533,18 @@ pub(super) fn spawn_and_wait(
                 Err(_) => break None,
             },
         }
-        cancelled = cancel.is_some_and(|c| c.load(Ordering::SeqCst));
+        cancelled = limits.cancel.is_some_and(|c| c.load(Ordering::SeqCst));
         if cancelled || Instant::now() >= deadline {
             timed_out = !cancelled;
             // SAFETY: killpg only sends a signal to the group we created for the child.
             unsafe {
                 libc::killpg(pgid, libc::SIGTERM);
             }
-            std::thread::sleep(Duration::from_millis(100));
+            let until = Instant::now() + grace;
+            while Instant::now() < until && ended_unreaped(pid) == Some(false) {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            // SAFETY: as above; the leader is not reaped yet, so the group is still ours.
             unsafe {
                 libc::killpg(pgid, libc::SIGKILL);
             }
@@ -381,48 +552,13 @@ pub(super) fn spawn_and_wait(
         }
         std::thread::sleep(Duration::from_millis(5));
     };
-    // Everything in the group is gone, so the pipes close at once unless a process escaped
-    // the group; do not wait long for that one.
-    let grace = Instant::now() + Duration::from_millis(500);
-    let (stdout, out_ended) = out_cap.map(|c| finish(c, grace)).unwrap_or_default();
-    let (stderr, err_ended) = err_cap.map(|c| finish(c, grace)).unwrap_or_default();
-    let pipes_held = !(out_ended && err_ended);
-    let output = |exit_code, error| ExecOutput {
-        stdout: stdout.clone(),
-        stderr: stderr.clone(),
-        exit_code,
-        error,
-    };
-    let output = if cancelled {
-        output(None, Some(super::CANCELLED.to_string()))
-    } else if timed_out {
-        output(
-            None,
-            Some(format!(
-                "exec: Process timeout after {}s (TIMEOUT)",
-                seconds(timeout)
-            )),
-        )
-    } else {
-        match status {
-            Some(st) => match (st.code(), st.signal()) {
-                (Some(code), _) => output(Some(code), None),
-                (None, Some(sig)) => output(
-                    None,
-                    Some(format!("Process killed by signal {}", signal_name(sig))),
-                ),
-                (None, None) => output(
-                    None,
-                    Some("exec: process ended without an exit status".into()),
-                ),
-            },
-            None => output(None, Some("exec: lost track of the process".into())),
-        }
-    };
-    Run {
-        output,
+    Waited {
+        status,
+        out,
+        err,
+        timed_out,
+        cancelled,
         left_running,
-        pipes_held,
     }
 }
 

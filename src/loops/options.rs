@@ -167,7 +167,8 @@ pub fn engine_options(
             let answer = ask_on_tty(req, &sandbox);
             if answer == Approval::Always && matches!(req.lang, Lang::Bash | Lang::Sh) {
                 if let Ok(mut v) = store.list.lock() {
-                    v.push(crate::exec::policy::approval_key(&req.code));
+                    let key = crate::exec::policy::approval_key(&req.code);
+                    v.push(crate::exec::scripts::key(&key, &req.bound));
                 }
             }
             answer

@@ -45,6 +45,8 @@ pub struct HookPolicy {
     pub timeout: Duration,
     /// Per output stream.
     pub max_output: usize,
+    /// The user's `sandbox.env` rules (`exec/env.rs`).
+    pub env: Vec<String>,
 }
 
 /// What one hook run needs besides the policy.
@@ -117,6 +119,7 @@ impl HookPolicy {
             user_file: crate::config::user_file(),
             timeout: cfg.timeout.value,
             max_output: cfg.max_output.value,
+            env: cfg.sandbox_env.value.clone(),
         }
     }
 
@@ -129,6 +132,7 @@ impl HookPolicy {
             write: self.write.clone(),
             disabled: self.disabled.clone(),
             git_dirs: self.git_dirs.clone(),
+            env: self.env.clone(),
         }
     }
 
@@ -141,7 +145,7 @@ impl HookPolicy {
     pub fn jail(&self, spec: &Spec<'_>) -> Result<HookJail, NotContained> {
         let home = grants::home();
         if self.unconfined.is_some() && !spec.contain {
-            return HookJail::unconfined(home, self.user_file.clone());
+            return HookJail::unconfined(home, self.user_file.clone(), &self.env);
         }
         if let confine::Availability::Unavailable(why) = self.availability() {
             return Err(NotContained(format!(
@@ -293,13 +297,14 @@ impl HookJail {
     fn unconfined(
         home: Option<PathBuf>,
         user_file: Option<PathBuf>,
+        env: &[String],
     ) -> Result<HookJail, NotContained> {
         let tmp = tempfile::Builder::new()
             .prefix("git-clada-hook-")
             .tempdir()
             .map_err(|e| NotContained(format!("cannot create a temporary folder: {e}")))?;
         Ok(HookJail {
-            jail: Jail::off(),
+            jail: Jail::off().with_env_rules(env),
             env: Vec::new(),
             own_tmp: Some(tmp),
             view: judge::View {
@@ -349,8 +354,8 @@ impl HookJail {
             .iter()
             .map(|a| a.to_string_lossy().into_owned())
             .collect();
-        let run = super::spawn::spawn_and_wait(&prog, &args, cwd, limits, None, &|cmd| {
-            self.jail.install(cmd);
+        let jail = &self.jail;
+        let run = super::spawn::spawn_and_wait(&prog, &args, cwd, limits, None, jail, &|cmd| {
             for (k, v) in self.env.iter().chain(env) {
                 cmd.env(k, v);
             }
@@ -369,8 +374,8 @@ impl HookJail {
         limits: Limits<'_>,
     ) -> ExecOutput {
         let args = vec!["-c".to_string(), script.to_string()];
-        let run = super::spawn::spawn_and_wait("sh", &args, cwd, limits, None, &|cmd| {
-            self.jail.install(cmd);
+        let jail = &self.jail;
+        let run = super::spawn::spawn_and_wait("sh", &args, cwd, limits, None, jail, &|cmd| {
             for (k, v) in self.env.iter().chain(env) {
                 cmd.env(k, v);
             }

@@ -1,0 +1,426 @@
+//! Issue 37: exec containment. Every scenario runs as this process's user and, when that is
+//! root, once more as an unprivileged user (`CLADA_TEST_USER`, default `nobody`; `.ci/run`
+//! creates `clada-test`), each with namespaces and with them refused
+//! (`CLADA_TEST_NO_NAMESPACES`, honoured by debug builds only: the init then falls back to a
+//! per-block subreaper and the sandbox to its per-entry grants) — the four set-ups of §3.
+
+mod common;
+
+use std::ffi::CString;
+use std::fs;
+use std::os::unix::process::CommandExt;
+use std::process::{Command, Output};
+use std::time::Duration;
+
+use common::{block, exit_code, output_text, spawn_fed, write_block, TestRepo};
+
+/// An unprivileged user the scenarios also run as (when the tests run as root).
+#[derive(Debug, Clone)]
+pub struct User {
+    pub name: String,
+    pub uid: u32,
+    pub gid: u32,
+}
+
+/// This process's user (`None`) and, as root, the unprivileged test user.
+fn users() -> Vec<Option<User>> {
+    let mut out = vec![None];
+    // SAFETY: geteuid cannot fail.
+    if unsafe { libc::geteuid() } != 0 {
+        return out;
+    }
+    let name = std::env::var("CLADA_TEST_USER").unwrap_or_else(|_| "nobody".into());
+    let c = CString::new(name.clone()).expect("name");
+    // SAFETY: getpwnam returns a pointer into static storage or null; read at once.
+    let pw = unsafe { libc::getpwnam(c.as_ptr()) };
+    assert!(!pw.is_null(), "the test user {name} does not exist");
+    // SAFETY: checked non-null above.
+    let (uid, gid) = unsafe { ((*pw).pw_uid, (*pw).pw_gid) };
+    out.push(Some(User { name, uid, gid }));
+    out
+}
+
+/// One set-up: who runs git-clada, and whether namespaces are refused.
+struct Setup {
+    user: Option<User>,
+    no_ns: bool,
+}
+
+impl Setup {
+    fn all() -> Vec<Setup> {
+        let mut out = Vec::new();
+        for user in users() {
+            for no_ns in [false, true] {
+                out.push(Setup {
+                    user: user.clone(),
+                    no_ns,
+                });
+            }
+        }
+        out
+    }
+
+    fn who(&self) -> String {
+        format!(
+            "as {}, {}",
+            self.user.as_ref().map_or("this user", |u| u.name.as_str()),
+            if self.no_ns {
+                "namespaces refused"
+            } else {
+                "with namespaces"
+            }
+        )
+    }
+
+    /// A repository with `files`, owned by the set-up's user.
+    fn repo(&self, files: &[(&str, &str)]) -> TestRepo {
+        let r = TestRepo::with_files(files);
+        let gc = r.home.path().join(".gitconfig");
+        let mut text = fs::read_to_string(&gc).unwrap_or_default();
+        text.push_str("[safe]\n\tdirectory = *\n");
+        fs::write(&gc, text).expect("gitconfig");
+        self.own(&r);
+        r
+    }
+
+    fn own(&self, r: &TestRepo) {
+        if let Some(u) = &self.user {
+            for p in [r.path(), r.home.path()] {
+                let out = Command::new("chown")
+                    .args(["-R", &format!("{}:{}", u.uid, u.gid)])
+                    .arg(p)
+                    .output()
+                    .expect("chown");
+                assert!(out.status.success(), "chown: {}", output_text(&out));
+            }
+        }
+    }
+
+    fn cmd(&self, r: &TestRepo) -> Command {
+        let mut cmd = r.clada_cmd();
+        if self.no_ns {
+            cmd.env("CLADA_TEST_NO_NAMESPACES", "1");
+        }
+        if let Some(u) = &self.user {
+            cmd.uid(u.uid).gid(u.gid);
+        }
+        cmd
+    }
+
+    fn apply(&self, r: &TestRepo, reply: &str, extra: &[&str]) -> Output {
+        let mut cmd = self.cmd(r);
+        cmd.args(["--format", "json", "apply"]).args(extra).arg("-");
+        spawn_fed(cmd, reply).wait_with_output().expect("apply")
+    }
+}
+
+fn exec(id: &str, code: &str) -> String {
+    block(id, &[("action", "exec"), ("lang", "bash"), ("code", code)])
+}
+
+fn warnings(out: &Output, i: usize) -> Vec<String> {
+    TestRepo::report(out)["results"][i]["warnings"]
+        .as_array()
+        .map(|w| {
+            w.iter()
+                .map(|x| x.as_str().unwrap_or("").to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn setsid_survivor_as(s: &Setup) {
+    let r = s.repo(&[("a.txt", "a\n")]);
+    let code = "setsid sh -c 'sleep 2; echo late >> a.txt' >/dev/null 2>&1 &\n\
+                (setsid sh -c 'sleep 2; echo later >> a.txt' &) \n\
+                sleep 0.5; echo started";
+    let out = s.apply(&r, &exec("p01", code), &["--exec", "allow"]);
+    assert_eq!(exit_code(&out), 0, "{} {}", s.who(), output_text(&out));
+    let w = warnings(&out, 0).join("\n");
+    assert!(
+        w.contains("left processes running") && w.contains("sleep"),
+        "{}: {w}",
+        s.who()
+    );
+    std::thread::sleep(Duration::from_secs(5));
+    assert_eq!(r.read("a.txt"), "a\n", "{}", s.who());
+    assert_eq!(r.git(&["status", "--porcelain"]), "", "{}", s.who());
+}
+
+#[test]
+fn a_setsid_process_dies_with_its_block_and_the_report_names_it() {
+    for s in Setup::all() {
+        setsid_survivor_as(&s);
+    }
+}
+
+fn timeout_as(s: &Setup) {
+    let r = s.repo(&[("a.txt", "a\n")]);
+    let code = "setsid sh -c 'sleep 3; echo late >> a.txt' >/dev/null 2>&1 &\nsleep 30";
+    let reply = block(
+        "t01",
+        &[
+            ("action", "exec"),
+            ("lang", "bash"),
+            ("code", code),
+            ("timeout", "1"),
+        ],
+    );
+    let out = s.apply(&r, &reply, &["--exec", "allow"]);
+    let v = TestRepo::report(&out);
+    assert!(
+        v["results"][0]["error"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("TIMEOUT"),
+        "{}: {v}",
+        s.who()
+    );
+    std::thread::sleep(Duration::from_secs(4));
+    assert_eq!(r.read("a.txt"), "a\n", "{}", s.who());
+}
+
+#[test]
+fn a_timeout_kills_the_setsid_processes_too() {
+    for s in Setup::all() {
+        timeout_as(&s);
+    }
+}
+
+fn exit_status_as(s: &Setup) {
+    let r = s.repo(&[("a.txt", "a\n")]);
+    let out = s.apply(
+        &r,
+        &format!(
+            "{}{}",
+            exec("e01", "echo out; echo err >&2; exit 3"),
+            exec("e02", "kill -TERM $$")
+        ),
+        &["--exec", "allow"],
+    );
+    let v = TestRepo::report(&out);
+    let first = &v["results"][0];
+    assert_eq!(first["data"]["exit_code"], 3, "{}: {v}", s.who());
+    assert_eq!(first["data"]["stdout"], "out\n", "{}: {v}", s.who());
+    assert_eq!(first["data"]["stderr"], "err\n", "{}: {v}", s.who());
+    let second = v["results"][1].to_string();
+    assert!(second.contains("SIGTERM"), "{}: {second}", s.who());
+}
+
+#[test]
+fn exit_codes_output_and_signals_come_through_the_init() {
+    for s in Setup::all() {
+        exit_status_as(&s);
+    }
+}
+
+/// git-clada run with a token, a cloud key, an agent socket and an ordinary setting.
+fn env_apply(r: &TestRepo, reply: &str) -> Output {
+    let mut cmd = r.clada_cmd();
+    cmd.envs([
+        ("GITHUB_TOKEN", "ghp-SECRET"),
+        ("AWS_SECRET_ACCESS_KEY", "AWS-SECRET"),
+        ("SSH_AUTH_SOCK", "/tmp/agent.sock"),
+        ("NPM_TOKEN", "NPM-SECRET"),
+        ("MY_SETTING", "plain"),
+    ])
+    .args(["--format", "json", "apply", "--exec", "allow", "-"]);
+    spawn_fed(cmd, reply).wait_with_output().expect("apply")
+}
+
+const PRINT: &str =
+    "for v in GITHUB_TOKEN AWS_SECRET_ACCESS_KEY SSH_AUTH_SOCK NPM_TOKEN MY_SETTING; \
+                     do printenv $v || echo no-$v; done";
+
+#[test]
+fn exec_and_hooks_get_no_tokens_unless_the_users_sandbox_env_passes_them() {
+    let r = TestRepo::with_files(&[("a.txt", "a\n")]);
+    r.user_config(&format!("hooks:\n  after:\n    - \"({PRINT}) > b.txt\"\n"));
+    let out = env_apply(
+        &r,
+        &format!("{}{}", exec("v01", PRINT), write_block("w01", "b.txt", "b")),
+    );
+    assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
+    let v = TestRepo::report(&out);
+    let expected =
+        "no-GITHUB_TOKEN\nno-AWS_SECRET_ACCESS_KEY\nno-SSH_AUTH_SOCK\nno-NPM_TOKEN\nplain\n";
+    assert_eq!(v["results"][0]["data"]["stdout"], expected, "{v}");
+    assert!(r.exists("b.txt"), "{v}");
+    assert_eq!(r.read("b.txt"), expected);
+    // The user's own `sandbox.env` passes one name and takes another away.
+    r.user_config(&format!(
+        "sandbox:\n  env: [NPM_TOKEN, \"!MY_*\"]\nhooks:\n  after:\n    - \"({PRINT}) > b.txt\"\n"
+    ));
+    let out = env_apply(
+        &r,
+        &format!(
+            "{}{}",
+            exec("v02", &format!("{PRINT}; echo again")),
+            write_block("w02", "b.txt", "c")
+        ),
+    );
+    let v = TestRepo::report(&out);
+    let expected =
+        "no-GITHUB_TOKEN\nno-AWS_SECRET_ACCESS_KEY\nno-SSH_AUTH_SOCK\nNPM-SECRET\nno-MY_SETTING\n";
+    assert_eq!(
+        v["results"][0]["data"]["stdout"],
+        format!("{expected}again\n"),
+        "{v}"
+    );
+    assert_eq!(r.read("b.txt"), expected);
+}
+
+#[test]
+fn a_repositorys_file_cannot_pass_a_token() {
+    let r = TestRepo::with_files(&[("a.txt", "a\n")]);
+    r.write(".clada.yml", "sandbox:\n  env: [GITHUB_TOKEN]\n");
+    r.git(&["add", "."]);
+    r.git(&["commit", "-qm", "config"]);
+    let out = env_apply(&r, &exec("v03", PRINT));
+    let v = TestRepo::report(&out);
+    assert!(
+        v["results"][0]["data"]["stdout"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("no-GITHUB_TOKEN\n"),
+        "{v}"
+    );
+    let cfg = r.clada(&["config"]);
+    assert!(
+        output_text(&cfg).contains("sandbox.env"),
+        "{}",
+        output_text(&cfg)
+    );
+}
+
+/// The attempts on a git directory at `gd` (relative) and through root symlinks.
+fn git_attacks(gd: &str, outside: &std::path::Path) -> String {
+    format!(
+        "echo x > {gd}/hooks/pre-commit 2>/dev/null && echo PLANTED-HOOK\n\
+         echo x > {gd}/pwn 2>/dev/null && echo WROTE-GIT\n\
+         echo x > self/{gd}/hooks/post-checkout 2>/dev/null && echo PLANTED-THROUGH-SELF\n\
+         echo x > docs/pwn 2>/dev/null && echo WROTE-OUTSIDE\n\
+         echo inside > a.txt && echo WROTE-INSIDE\n\
+         true\n"
+    )
+    .replace("docs/pwn", &format!("docs/pwn # {}", outside.display()))
+}
+
+/// Sets up the repository `r` (git directory `gd`) with root symlinks `self -> .` and
+/// `docs -> <outside>`, runs the attacks, and checks nothing got out.
+fn attack_git_dir(s: &Setup, r: &TestRepo, gd: &str, env: &[(&str, String)]) {
+    let outside = tempfile::tempdir().expect("outside");
+    std::os::unix::fs::symlink(".", r.path().join("self")).expect("self link");
+    std::os::unix::fs::symlink(outside.path(), r.path().join("docs")).expect("docs link");
+    s.own(r);
+    if let Some(u) = &s.user {
+        let _ = Command::new("chown")
+            .arg(format!("{}:{}", u.uid, u.gid))
+            .arg(outside.path())
+            .output();
+    }
+    let mut cmd = s.cmd(r);
+    cmd.envs(env.iter().map(|(k, v)| (k, v)))
+        .args(["--format", "json", "apply", "--exec", "allow", "-"]);
+    let out = spawn_fed(cmd, &exec("g01", &git_attacks(gd, outside.path())))
+        .wait_with_output()
+        .expect("apply");
+    let v = TestRepo::report(&out);
+    let stdout = v["results"][0]["data"]["stdout"]
+        .as_str()
+        .unwrap_or_default();
+    assert_eq!(stdout, "WROTE-INSIDE\n", "{} ({gd}): {v}", s.who());
+    assert!(!r.exists(&format!("{gd}/hooks/pre-commit")), "{}", s.who());
+    assert!(
+        !r.exists(&format!("{gd}/hooks/post-checkout")),
+        "{}",
+        s.who()
+    );
+    assert!(!r.exists(&format!("{gd}/pwn")), "{}", s.who());
+    assert!(!outside.path().join("pwn").exists(), "{}", s.who());
+}
+
+#[test]
+fn root_symlinks_grant_nothing_and_a_plain_git_dir_stays_read_only() {
+    for s in Setup::all() {
+        let r = s.repo(&[("a.txt", "a\n")]);
+        attack_git_dir(&s, &r, ".git", &[]);
+    }
+}
+
+#[test]
+fn a_separate_git_dir_inside_the_tree_stays_read_only() {
+    for s in Setup::all() {
+        let r = s.repo(&[("a.txt", "a\n")]);
+        r.git(&["init", "-q", "--separate-git-dir=.gitdata"]);
+        assert!(r.path().join(".git").is_file());
+        // As such users do: the git directory is not untracked content.
+        fs::write(r.path().join(".gitdata/info/exclude"), "/.gitdata/\n").expect("exclude");
+        attack_git_dir(&s, &r, ".gitdata", &[]);
+    }
+}
+
+#[test]
+fn the_dotfiles_git_dir_pattern_stays_read_only() {
+    for s in Setup::all() {
+        let r = s.repo(&[("a.txt", "a\n")]);
+        fs::rename(r.path().join(".git"), r.path().join(".dotfiles")).expect("rename");
+        fs::write(r.path().join(".dotfiles/info/exclude"), "/.dotfiles/\n").expect("exclude");
+        let env = [
+            ("GIT_DIR", r.path().join(".dotfiles").display().to_string()),
+            ("GIT_WORK_TREE", r.path().display().to_string()),
+        ];
+        attack_git_dir(&s, &r, ".dotfiles", &env);
+    }
+}
+
+fn set_id_as(s: &Setup) {
+    use std::os::unix::fs::PermissionsExt;
+    let r = s.repo(&[("bin/README", "tools\n")]);
+    let code =
+        "cd bin && cp /bin/sh tool && chmod 4755 tool 2>/dev/null; chmod g+s tool 2>/dev/null; \
+                install -m 4755 /bin/sh tool2 2>/dev/null; \
+                ls -l tool >/dev/null && echo COPIED";
+    let out = s.apply(&r, &exec("s01", code), &["--exec", "allow"]);
+    assert_eq!(exit_code(&out), 0, "{} {}", s.who(), output_text(&out));
+    let mode = |f: &str| {
+        fs::metadata(r.path().join(f))
+            .map(|m| m.permissions().mode() & 0o7777)
+            .unwrap_or(0)
+    };
+    assert_eq!(mode("bin/tool") & 0o6000, 0, "{}", s.who());
+    assert_eq!(mode("bin/tool2") & 0o6000, 0, "{}", s.who());
+    let tree = r.git(&["ls-tree", "HEAD", "bin/tool"]);
+    assert!(tree.starts_with("100755"), "{}: {tree}", s.who());
+    // The filter refused the bits: nothing was there to clear afterwards.
+    let w = warnings(&out, 0).join("\n");
+    assert!(!w.contains("setuid"), "{}: {w}", s.who());
+}
+
+#[test]
+fn the_sandbox_refuses_setuid_and_setgid_bits() {
+    for s in Setup::all() {
+        set_id_as(&s);
+    }
+}
+
+#[test]
+fn setuid_bits_left_without_the_sandbox_are_cleared_and_named() {
+    use std::os::unix::fs::PermissionsExt;
+    let r = TestRepo::with_files(&[("a.txt", "a\n")]);
+    r.user_config("sandbox:\n  level: off\n");
+    let out = r.apply(
+        &exec("s02", "cp /bin/sh tool && chmod 4755 tool && echo SET"),
+        &["--exec", "allow"],
+    );
+    let v = TestRepo::report(&out);
+    assert_eq!(v["results"][0]["data"]["stdout"], "SET\n", "{v}");
+    let w = warnings(&out, 0).join("\n");
+    assert!(w.contains("setuid") && w.contains("tool"), "{w}");
+    let mode = fs::metadata(r.path().join("tool"))
+        .expect("tool")
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o7777, 0o755);
+    assert!(r.git(&["ls-tree", "HEAD", "tool"]).starts_with("100755"));
+}
