@@ -276,6 +276,10 @@ fn fs_ops_suite(rel: &str, layout: Layout) {
 }
 
 #[test]
+#[cfg_attr(
+    not(has_shared),
+    ignore = "needs the conformance data ../shared/conformance (or CLADA_SHARED)"
+)]
 fn fs_ops_file_write() {
     if common::shared_conformance("clada").is_none() {
         return;
@@ -287,6 +291,10 @@ fn fs_ops_file_write() {
 }
 
 #[test]
+#[cfg_attr(
+    not(has_shared),
+    ignore = "needs the conformance data ../shared/conformance (or CLADA_SHARED)"
+)]
 fn fs_ops_file_replace_text() {
     if common::shared_conformance("clada").is_none() {
         return;
@@ -298,6 +306,10 @@ fn fs_ops_file_replace_text() {
 }
 
 #[test]
+#[cfg_attr(
+    not(has_shared),
+    ignore = "needs the conformance data ../shared/conformance (or CLADA_SHARED)"
+)]
 fn fs_ops_file_replace_lines() {
     if common::shared_conformance("clada").is_none() {
         return;
@@ -309,6 +321,10 @@ fn fs_ops_file_replace_lines() {
 }
 
 #[test]
+#[cfg_attr(
+    not(has_shared),
+    ignore = "needs the conformance data ../shared/conformance (or CLADA_SHARED)"
+)]
 fn fs_ops_file_read() {
     if common::shared_conformance("clada").is_none() {
         return;
@@ -320,6 +336,10 @@ fn fs_ops_file_read() {
 }
 
 #[test]
+#[cfg_attr(
+    not(has_shared),
+    ignore = "needs the conformance data ../shared/conformance (or CLADA_SHARED)"
+)]
 fn fs_ops_file_read_numbered() {
     if common::shared_conformance("clada").is_none() {
         return;
@@ -331,6 +351,10 @@ fn fs_ops_file_read_numbered() {
 }
 
 #[test]
+#[cfg_attr(
+    not(has_shared),
+    ignore = "needs the conformance data ../shared/conformance (or CLADA_SHARED)"
+)]
 fn fs_ops_files_read() {
     if common::shared_conformance("clada").is_none() {
         return;
@@ -342,6 +366,10 @@ fn fs_ops_files_read() {
 }
 
 #[test]
+#[cfg_attr(
+    not(has_shared),
+    ignore = "needs the conformance data ../shared/conformance (or CLADA_SHARED)"
+)]
 fn fs_ops_file_delete() {
     if common::shared_conformance("clada").is_none() {
         return;
@@ -353,6 +381,10 @@ fn fs_ops_file_delete() {
 }
 
 #[test]
+#[cfg_attr(
+    not(has_shared),
+    ignore = "needs the conformance data ../shared/conformance (or CLADA_SHARED)"
+)]
 fn fs_ops_file_move() {
     if common::shared_conformance("clada").is_none() {
         return;
@@ -421,6 +453,10 @@ fn normalise_execution(mut v: Value) -> Value {
 }
 
 #[test]
+#[cfg_attr(
+    not(has_shared),
+    ignore = "needs the conformance data ../shared/conformance (or CLADA_SHARED)"
+)]
 fn orch_execute_basic_operations() {
     if common::shared_conformance("clada").is_none() {
         return;
@@ -451,6 +487,10 @@ fn orch_execute_basic_operations() {
 // Parser / transform / validate
 
 #[test]
+#[cfg_attr(
+    not(has_shared),
+    ignore = "needs the conformance data ../shared/conformance (or CLADA_SHARED)"
+)]
 fn parser_parse_nesl_response() {
     if common::shared_conformance("clada").is_none() {
         return;
@@ -567,6 +607,10 @@ fn json_cases(rel: &str) -> Vec<Value> {
 }
 
 #[test]
+#[cfg_attr(
+    not(has_shared),
+    ignore = "needs the conformance data ../shared/conformance (or CLADA_SHARED)"
+)]
 fn parser_transform_to_action() {
     if common::shared_conformance("clada").is_none() {
         return;
@@ -610,6 +654,10 @@ fn parser_transform_to_action() {
 }
 
 #[test]
+#[cfg_attr(
+    not(has_shared),
+    ignore = "needs the conformance data ../shared/conformance (or CLADA_SHARED)"
+)]
 fn parser_validate_nesl_block() {
     if common::shared_conformance("clada").is_none() {
         return;
@@ -646,6 +694,10 @@ fn parser_validate_nesl_block() {
 // Unit data that maps onto our functions
 
 #[test]
+#[cfg_attr(
+    not(has_shared),
+    ignore = "needs the conformance data ../shared/conformance (or CLADA_SHARED)"
+)]
 fn unit_extract_numbered_lines() {
     if common::shared_conformance("clada").is_none() {
         return;
@@ -692,6 +744,10 @@ fn unit_extract_numbered_lines() {
 }
 
 #[test]
+#[cfg_attr(
+    not(has_shared),
+    ignore = "needs the conformance data ../shared/conformance (or CLADA_SHARED)"
+)]
 fn unit_replace_text() {
     if common::shared_conformance("clada").is_none() {
         return;
@@ -722,6 +778,10 @@ fn unit_replace_text() {
 }
 
 #[test]
+#[cfg_attr(
+    not(has_shared),
+    ignore = "needs the conformance data ../shared/conformance (or CLADA_SHARED)"
+)]
 fn unit_format_node_error() {
     if common::shared_conformance("clada").is_none() {
         return;
@@ -831,6 +891,10 @@ fn exec_suite(file: &str) {
 }
 
 #[test]
+#[cfg_attr(
+    not(has_shared),
+    ignore = "needs the conformance data ../shared/conformance (or CLADA_SHARED)"
+)]
 fn exec_bash() {
     if common::shared_conformance("clada").is_none() {
         return;
@@ -839,6 +903,10 @@ fn exec_bash() {
 }
 
 #[test]
+#[cfg_attr(
+    not(has_shared),
+    ignore = "needs the conformance data ../shared/conformance (or CLADA_SHARED)"
+)]
 fn exec_errors() {
     if common::shared_conformance("clada").is_none() {
         return;
@@ -847,6 +915,10 @@ fn exec_errors() {
 }
 
 #[test]
+#[cfg_attr(
+    not(has_shared),
+    ignore = "needs the conformance data ../shared/conformance (or CLADA_SHARED)"
+)]
 fn exec_python() {
     if common::shared_conformance("clada").is_none() {
         return;
@@ -855,6 +927,10 @@ fn exec_python() {
 }
 
 #[test]
+#[cfg_attr(
+    not(has_shared),
+    ignore = "needs the conformance data ../shared/conformance (or CLADA_SHARED)"
+)]
 fn exec_javascript() {
     if common::shared_conformance("clada").is_none() {
         return;
@@ -863,6 +939,10 @@ fn exec_javascript() {
 }
 
 #[test]
+#[cfg_attr(
+    not(has_shared),
+    ignore = "needs the conformance data ../shared/conformance (or CLADA_SHARED)"
+)]
 fn exec_units() {
     if common::shared_conformance("clada").is_none() {
         return;

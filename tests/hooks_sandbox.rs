@@ -9,8 +9,8 @@
 //! `none` skips that run).
 //!
 //! husky/lint-staged come from `target/ci-tools/node` and the pre-commit framework from
-//! `target/ci-tools/venv` (`scripts/test` installs both); without them those tests print
-//! SKIPPED — unless `CLADA_REQUIRE_TOOLS` is set (as `.ci/run` does), when they fail.
+//! `target/ci-tools/venv` (`scripts/test` installs both); without them those tests are ignored
+//! (`has_husky`, `has_pre_commit`, from build.rs), and run anyway they fail.
 
 mod common;
 
@@ -529,8 +529,8 @@ fn files_the_git_configuration_includes_or_runs_are_protected_like_hooks() {
     }
 }
 
-/// Where `scripts/test` installs husky and lint-staged; `None` (SKIPPED) when it has not,
-/// unless `CLADA_REQUIRE_TOOLS` is set.
+/// Where `scripts/test` installs husky and lint-staged (the tests that need them are ignored
+/// where it has not).
 fn node_modules() -> Option<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/ci-tools/node/node_modules");
     let found = dir.join("husky/bin.js").is_file()
@@ -542,14 +542,11 @@ fn node_modules() -> Option<PathBuf> {
     if found {
         return Some(dir);
     }
-    assert!(
-        std::env::var_os("CLADA_REQUIRE_TOOLS").is_none(),
-        "CLADA_REQUIRE_TOOLS is set but husky and lint-staged are not in {} (scripts/test \
-         installs them with npm) or node is missing",
+    panic!(
+        "husky and lint-staged are not in {} (bash scripts/test installs them with npm) or node \
+         is missing",
         dir.display()
     );
-    eprintln!("SKIPPED: husky and lint-staged are not installed (run bash scripts/test)");
-    None
 }
 
 /// The pre-commit framework's folder (`target/ci-tools/venv/bin`), as for
@@ -566,14 +563,10 @@ fn pre_commit_bin() -> Option<PathBuf> {
     {
         return Some(bin);
     }
-    assert!(
-        std::env::var_os("CLADA_REQUIRE_TOOLS").is_none()
-            && std::env::var_os("CLADA_REQUIRE_PRE_COMMIT").is_none(),
-        "the pre-commit framework is required but not in {} (scripts/test installs it)",
+    panic!(
+        "the pre-commit framework is not in {} (bash scripts/test installs it)",
         bin.display()
     );
-    eprintln!("SKIPPED: the pre-commit framework is not installed (run bash scripts/test)");
-    None
 }
 
 fn copy_dir(from: &Path, to: &Path) {
@@ -670,6 +663,10 @@ fn husky_as(modules: &Path, user: Option<User>) {
 }
 
 #[test]
+#[cfg_attr(
+    not(has_husky),
+    ignore = "needs husky, lint-staged and node (bash scripts/test installs them)"
+)]
 fn husky_9_with_lint_staged_works_contained_and_its_hooks_cannot_be_written() {
     let Some(modules) = node_modules() else {
         return;
@@ -766,6 +763,10 @@ fn pre_commit_as(bin: &Path, user: Option<User>) {
 }
 
 #[test]
+#[cfg_attr(
+    not(has_pre_commit),
+    ignore = "needs the pre-commit framework (bash scripts/test installs it)"
+)]
 fn the_pre_commit_framework_works_contained_on_a_dirty_worktree_and_its_config_cannot_be_written() {
     let Some(bin) = pre_commit_bin() else {
         return;

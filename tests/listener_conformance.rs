@@ -149,6 +149,10 @@ fn same_parse_error_line(ours: &str, reference: &str) -> bool {
 }
 
 #[test]
+#[cfg_attr(
+    not(has_shared),
+    ignore = "needs the conformance data ../shared/conformance (or CLADA_SHARED)"
+)]
 fn listener_cases_describe_our_output_up_to_the_documented_divergences() {
     if common::shared_conformance("clada").is_none() {
         return;

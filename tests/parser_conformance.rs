@@ -104,6 +104,10 @@ fn assert_none(failures: Vec<String>) {
 }
 
 #[test]
+#[cfg_attr(
+    not(has_shared),
+    ignore = "needs the conformance data ../shared/conformance (or CLADA_SHARED)"
+)]
 fn required_sham_suite() {
     if common::shared_conformance("parser").is_none() {
         return;
@@ -114,6 +118,10 @@ fn required_sham_suite() {
 }
 
 #[test]
+#[cfg_attr(
+    not(has_shared),
+    ignore = "needs the conformance data ../shared/conformance (or CLADA_SHARED)"
+)]
 fn required_nesl_suite() {
     if common::shared_conformance("parser").is_none() {
         return;
@@ -124,6 +132,10 @@ fn required_nesl_suite() {
 }
 
 #[test]
+#[cfg_attr(
+    not(has_shared),
+    ignore = "needs the conformance data ../shared/conformance (or CLADA_SHARED)"
+)]
 fn required_suites_in_auto_mode() {
     if common::shared_conformance("parser").is_none() {
         return;
@@ -164,6 +176,10 @@ fn respelled(suite: &str) -> Vec<(String, String, Value)> {
 }
 
 #[test]
+#[cfg_attr(
+    not(has_shared),
+    ignore = "needs the conformance data ../shared/conformance (or CLADA_SHARED)"
+)]
 fn sham_suite_respelled_as_upper_case_nesl() {
     if common::shared_conformance("parser").is_none() {
         return;
@@ -191,6 +207,10 @@ fn divergences(suite: &str) -> BTreeSet<String> {
 }
 
 #[test]
+#[cfg_attr(
+    not(has_shared),
+    ignore = "needs the conformance data ../shared/conformance (or CLADA_SHARED)"
+)]
 fn sham_edge_cases() {
     if common::shared_conformance("parser").is_none() {
         return;
@@ -201,6 +221,10 @@ fn sham_edge_cases() {
 }
 
 #[test]
+#[cfg_attr(
+    not(has_shared),
+    ignore = "needs the conformance data ../shared/conformance (or CLADA_SHARED)"
+)]
 fn nesl_edge_cases() {
     if common::shared_conformance("parser").is_none() {
         return;
@@ -211,6 +235,10 @@ fn nesl_edge_cases() {
 }
 
 #[test]
+#[cfg_attr(
+    not(has_shared),
+    ignore = "needs the conformance data ../shared/conformance (or CLADA_SHARED)"
+)]
 fn sham_edge_cases_respelled_as_upper_case_nesl() {
     if common::shared_conformance("parser").is_none() {
         return;
@@ -240,6 +268,10 @@ const AUTO_MODE_EXCEPTIONS: &[(&str, &str)] = &[
 ];
 
 #[test]
+#[cfg_attr(
+    not(has_shared),
+    ignore = "needs the conformance data ../shared/conformance (or CLADA_SHARED)"
+)]
 fn edge_cases_in_auto_mode() {
     if common::shared_conformance("parser").is_none() {
         return;
@@ -257,6 +289,10 @@ fn edge_cases_in_auto_mode() {
 }
 
 #[test]
+#[cfg_attr(
+    not(has_shared),
+    ignore = "needs the conformance data ../shared/conformance (or CLADA_SHARED)"
+)]
 fn every_divergence_is_explained() {
     if common::shared_conformance("parser").is_none() {
         return;
