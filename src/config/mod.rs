@@ -1069,7 +1069,7 @@ mod tests {
         let c = Config::load_from(None, None, &none, None).unwrap();
         assert!(c.files_final_newline.value);
         assert_eq!(c.max_output.value, 10 * 1024 * 1024);
-        assert_eq!(c.entries().len(), 24);
+        assert_eq!(c.entries().len(), 25);
     }
 
     #[test]
