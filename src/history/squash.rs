@@ -418,8 +418,7 @@ fn read_window(
 /// Marks the selected commits of `window` (newest first). A snapshot commit never is: it
 /// holds the user's work.
 fn select(window: &mut [Candidate], selection: &Selection, now: i64) {
-    for i in 0..window.len() {
-        let c = &window[i];
+    for c in window.iter_mut() {
         let selected = if c.kind == Some(CladaCommit::Snapshot) {
             false
         } else {
@@ -444,7 +443,7 @@ fn select(window: &mut [Candidate], selection: &Selection, now: i64) {
                 }
             }
         };
-        window[i].selected = selected;
+        c.selected = selected;
     }
 }
 

@@ -13,7 +13,7 @@
 //! beyond [`MAX_ENTRIES`] or [`MAX_FILE_BYTES`], and an outcome too large to keep is kept
 //! without its actions' output.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
@@ -261,7 +261,7 @@ fn load(path: &Path) -> Store {
 }
 
 /// Writes the store, newest last, without the oldest entries beyond the bounds.
-fn save(path: &PathBuf, mut store: Store) -> std::io::Result<()> {
+fn save(path: &Path, mut store: Store) -> std::io::Result<()> {
     store.version = 1;
     let over = store.entries.len().saturating_sub(MAX_ENTRIES);
     store.entries.drain(..over);

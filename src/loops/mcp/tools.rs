@@ -185,7 +185,7 @@ pub fn tools(texts: &CommandTexts) -> Vec<ToolSpec> {
 /// The `idempotency_key` argument of `apply` and `edit` (the server's own, see
 /// [`super::idempotency`]).
 fn idempotency_key() -> Value {
-    json!({"type": "string", "description": "Makes a retry safe: a call with a key used in the last 24 h and the same arguments returns that call's report (replay: true) without applying again; other arguments are refused."})
+    json!({"type": "string", "description": "Makes a retry safe: the same key and arguments within 24 h return the first call's report (replay: true), applied once; other arguments are refused."})
 }
 
 /// `read`, `grep`, `ls`, `glob`: the schema's read actions, run on their own. `read` pages:
