@@ -112,3 +112,41 @@ fn a_malformed_config_author_is_a_usage_error_naming_where_it_was_set() {
     assert!(err.contains("expected `NAME <EMAIL>`"), "{err}");
     assert!(!repo.exists("new.txt"));
 }
+
+/// Without `GIT_AUTHOR_DATE`/`GIT_COMMITTER_DATE`, the AI commit's dates carry the offset `TZ`
+/// gives, as a commit git itself makes at the same time does (a POSIX `TZ`, so no time zone
+/// database is needed: India, +05:30 all year).
+#[test]
+fn without_a_date_the_ai_commit_has_the_local_offset_git_would_give_it() {
+    let repo = TestRepo::with_files(&[("README.md", "readme\n")]);
+    let reply = repo.path().join("../reply.md");
+    std::fs::write(&reply, write_block("t01", "new.txt", "hello\n")).unwrap();
+    let out = repo
+        .clada_cmd()
+        .env_remove("GIT_AUTHOR_DATE")
+        .env_remove("GIT_COMMITTER_DATE")
+        .env("TZ", "IST-5:30")
+        .arg("apply")
+        .arg(&reply)
+        .output()
+        .unwrap();
+    assert_eq!(
+        exit_code(&out),
+        0,
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ours = repo.git(&["log", "-1", "--format=%ad|%cd", "--date=format:%z"]);
+    assert_eq!(ours.trim(), "+0530|+0530");
+    let theirs = repo
+        .git_cmd()
+        .env_remove("GIT_AUTHOR_DATE")
+        .env_remove("GIT_COMMITTER_DATE")
+        .env("TZ", "IST-5:30")
+        .args(["commit", "--allow-empty", "-qm", "by git"])
+        .status()
+        .unwrap();
+    assert!(theirs.success());
+    let gits = repo.git(&["log", "-1", "--format=%ad|%cd", "--date=format:%z"]);
+    assert_eq!(gits, ours, "git's own commit");
+}

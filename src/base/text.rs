@@ -1,20 +1,10 @@
 //! Small text helpers the layers share: the edit distance of two short strings, the
 //! closest of a set of names ("did you mean"), and a count with its noun.
 
-/// Levenshtein distance of two short strings (by char).
+/// Levenshtein distance of two short strings (by char: `strsim`'s, which counts `char`s as
+/// the hand-written one here did).
 pub fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + usize::from(ca != *cb))
-                .min(prev[j + 1] + 1)
-                .min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
+    strsim::levenshtein(a, b)
 }
 
 /// The candidate `word` is most likely a misspelling of: the nearest by edit distance, if it
@@ -50,6 +40,10 @@ mod tests {
     #[test]
     fn distances_and_near_names() {
         assert_eq!(edit_distance("kitten", "sitting"), 3);
+        // By char, not by byte: one edit each, whatever the UTF-8 length.
+        assert_eq!(edit_distance("naïve", "naive"), 1);
+        assert_eq!(edit_distance("", "日本"), 2);
+        assert_eq!(edit_distance("flaw", "lawn"), 2);
         assert_eq!(
             closest_name("old_txt", ["path", "old_text", "new_text"]),
             Some("old_text")

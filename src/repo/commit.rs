@@ -65,24 +65,11 @@ impl CommitInfo {
     }
 }
 
-/// Now, as Unix seconds, with the local UTC offset (from the C library, which reads
-/// `TZ` / `/etc/localtime` directly).
+/// Now, as Unix seconds, with the local UTC offset (`TZ`, else `/etc/localtime`, as git
+/// reads them; UTC when neither names a zone that can be read).
 fn now_local() -> (i64, i32) {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64)
-        .unwrap_or(0);
-    let t = secs as libc::time_t;
-    // SAFETY: `tm` is a plain C struct written by localtime_r; `t` outlives the call.
-    let offset = unsafe {
-        let mut tm: libc::tm = std::mem::zeroed();
-        if libc::localtime_r(&t, &mut tm).is_null() {
-            0
-        } else {
-            tm.tm_gmtoff as i32
-        }
-    };
-    (secs, offset)
+    let t = gix::date::Time::now_local_or_utc();
+    (t.seconds, t.offset)
 }
 
 /// One line of a trailer block: `Token: value`, or a folded continuation of the one above.
