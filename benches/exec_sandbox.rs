@@ -20,7 +20,7 @@ use std::process::Command;
 use std::sync::Arc;
 use std::time::Duration;
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::{criterion_group, Criterion};
 use git_clada::exec::confine::{Confine, Jail, Level};
 use git_clada::exec::{ExecPolicy, Lang, Runner, Settings};
 use git_clada::sandbox::Sandbox;
