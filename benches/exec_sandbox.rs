@@ -8,7 +8,10 @@
 //! folder, the index written there and read back, the quarantine) unconfined
 //! (`hooks.sandbox: off`) and contained (the default: `.git` behind the discarded overlay);
 //! and what the hook jail costs before the fork (the `$PATH` grants, the interpreter, and with
-//! the overlay its layers and whiteout, against `.git` read-only). Run with
+//! the overlay its layers and whiteout, against `.git` read-only). And the block's init
+//! (issue 37): the same blocks once this bench binary acts as git-clada does (its `main`
+//! answers `__clada-init`, and `exec::init::register` routes spawns through it), with a PID
+//! namespace and, with `CLADA_TEST_NO_NAMESPACES` set, as the subreaper fallback. Run with
 //! `cargo bench --bench exec_sandbox --profile profiling` (spawning dominates; no need for the
 //! full release build).
 
@@ -17,7 +20,7 @@ use std::process::Command;
 use std::sync::Arc;
 use std::time::Duration;
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::{criterion_group, Criterion};
 use git_clada::exec::confine::{Confine, Jail, Level};
 use git_clada::exec::{ExecPolicy, Lang, Runner, Settings};
 use git_clada::sandbox::Sandbox;
@@ -88,6 +91,38 @@ fn bench(c: &mut Criterion) {
     }
     g.finish();
     hooks(c);
+    init(c, &sandbox, &git_dir);
+}
+
+/// The blocks of `exec_block` again, through the block's init (last: registering it cannot be
+/// undone in this process).
+fn init(c: &mut Criterion, sandbox: &Sandbox, git_dir: &std::path::Path) {
+    git_clada::exec::init::register();
+    let root = sandbox.root().to_path_buf();
+    let mut g = c.benchmark_group("exec_block_init");
+    g.sample_size(30);
+    let fallback = std::env::var_os("CLADA_TEST_NO_NAMESPACES").is_some();
+    for (name, level, policy, code) in [
+        ("off", Level::Off, ExecPolicy::Allow, "true"),
+        ("workspace", Level::Workspace, ExecPolicy::Allow, "true"),
+        ("read-only-list", Level::Off, ExecPolicy::Ask, "pwd"),
+    ] {
+        let mut runner = Runner::new(settings(level, policy, git_dir.to_path_buf()));
+        let name = match fallback {
+            true => format!("{name}-subreaper"),
+            false => format!("{name}-pidns"),
+        };
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                let ran = runner
+                    .run(sandbox, "b01", code, Lang::Sh, &root, None)
+                    .expect("ran");
+                assert!(ran.output.success(), "{:?}", ran.output);
+                black_box(ran.output.stdout.len())
+            })
+        });
+    }
+    g.finish();
 }
 
 /// A repository with one commit and a `pre-commit` hook that exits at once.
@@ -165,4 +200,13 @@ fn hooks(c: &mut Criterion) {
 }
 
 criterion_group!(benches, bench);
-criterion_main!(benches);
+
+fn main() {
+    // As git-clada's own `main`: this binary is the block's init when re-executed as one.
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if args.get(1).and_then(|a| a.to_str()) == Some(git_clada::exec::init::ARG) {
+        git_clada::exec::init::main(args[2..].to_vec());
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

@@ -424,3 +424,51 @@ fn setuid_bits_left_without_the_sandbox_are_cleared_and_named() {
     assert_eq!(mode & 0o7777, 0o755);
     assert!(r.git(&["ls-tree", "HEAD", "tool"]).starts_with("100755"));
 }
+
+/// The read actions (and so the MCP `grep`, `ls`, `glob` tools, which run them): a denied path
+/// named is refused (⏸ `path_denied`), one met while recursing is skipped silently.
+#[test]
+fn grep_ls_and_glob_never_show_a_denied_path() {
+    let r = TestRepo::with_files(&[
+        ("README.md", "TOKEN is documented here\n"),
+        ("secrets/key.txt", "TOKEN=ghp-SECRET\n"),
+        (".env", "API_TOKEN=ENV-SECRET\n"),
+    ]);
+    r.user_config("paths:\n  deny: [\"secrets\", \".env\"]\n");
+    let reply = [
+        block(
+            "d01",
+            &[("action", "grep"), ("pattern", "TOKEN"), ("path", ".")],
+        ),
+        block("d02", &[("action", "ls"), ("path", ".")]),
+        block(
+            "d03",
+            &[("action", "glob"), ("pattern", "**/*"), ("base_path", ".")],
+        ),
+        block(
+            "d04",
+            &[
+                ("action", "grep"),
+                ("pattern", "TOKEN"),
+                ("path", "secrets"),
+            ],
+        ),
+    ]
+    .concat();
+    let out = r.apply(&reply, &[]);
+    let v = TestRepo::report(&out);
+    let results = v["results"].to_string();
+    assert!(!results.contains("SECRET"), "{results}");
+    for i in 0..3 {
+        let data = v["results"][i]["data"].to_string();
+        assert!(
+            !data.contains("secrets") && !data.contains(".env"),
+            "{i}: {data}"
+        );
+    }
+    assert!(
+        v["results"][0]["data"].to_string().contains("README.md"),
+        "{v}"
+    );
+    assert_eq!(v["results"][3]["code"], "path_denied", "{v}");
+}

@@ -57,6 +57,9 @@ fn visible_files(ctx: &Ctx<'_>, root: &Path) -> Vec<PathBuf> {
                 .filter(|p| !has_git_component(p.strip_prefix(root).unwrap_or(p))),
         );
     }
+    // `paths.deny` (issue 37 §2): a named denied path is refused when it is resolved; one met
+    // on the way down is skipped without a word.
+    files.retain(|p| !ctx.sandbox.is_denied(p));
     files.into_iter().collect()
 }
 
@@ -107,7 +110,7 @@ pub(super) fn ls(ctx: &mut Ctx<'_>, path: &ResolvedPath) -> Outcome {
         .collect();
     let mut list = Vec::new();
     for (name, kind) in entries {
-        if name.eq_ignore_ascii_case(".git") {
+        if name.eq_ignore_ascii_case(".git") || ctx.sandbox.is_denied(&path.abs.join(&name)) {
             continue;
         }
         let disk = std::fs::symlink_metadata(path.abs.join(&name)).ok();

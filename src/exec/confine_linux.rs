@@ -658,7 +658,7 @@ fn arg(i: u32) -> u32 {
 
 /// The mode bits no sandboxed process may set: a setuid or setgid file left in the worktree
 /// runs as its owner (root, for a root user's apply) for whoever runs it later.
-const SET_ID: u32 = (libc::S_ISUID | libc::S_ISGID) as u32;
+const SET_ID: u32 = libc::S_ISUID | libc::S_ISGID;
 /// `O_CREAT | __O_TMPFILE` (the same on x86_64 and aarch64): the flags under which an open's
 /// mode argument means something.
 const CREATES: u32 = 0o100 | 0o20000000;

@@ -8,6 +8,7 @@
 //! - the first operand after an interpreter and its options (`bash x.sh`, `sh -e x`,
 //!   `python3 x.py`, `node x.js`, `ruby`, `perl`, `php`, `deno run`, `bun`, `tsx`, `npx tsx`…)
 //!   when it names a file of the worktree.
+//!
 //! Commands such as `make` or `npm test` stay bound to their text only: the project code they
 //! run may change (and then runs, in the sandbox), as the README says.
 

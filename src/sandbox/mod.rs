@@ -279,6 +279,13 @@ impl Sandbox {
         self
     }
 
+    /// Whether `paths.deny` denies the absolute path `abs` (or a directory above it): what a
+    /// recursive search or listing skips without a word.
+    pub fn is_denied(&self, abs: &Path) -> bool {
+        self.rel(abs)
+            .is_some_and(|r| !r.is_empty() && self.denied_by(&r).is_some())
+    }
+
     /// The `paths.deny` glob `rel` (or a directory above it) matches.
     fn denied_by(&self, rel: &str) -> Option<&str> {
         let (set, globs) = self.denied.as_ref()?;
