@@ -346,10 +346,16 @@ impl<R: Read> Pieces<'_, R> {
         if self.end - self.pos >= n {
             return Ok(true);
         }
+        // A size read from the file (an extension's header) may claim more than the file
+        // holds: answer before growing the buffer to it (a damaged index claiming 3 GiB made
+        // every read allocate that much; the fuzz target found it).
+        if n > self.end - self.pos + self.body_left {
+            return Ok(false);
+        }
         self.buf.copy_within(self.pos..self.end, 0);
         self.end -= self.pos;
         self.pos = 0;
-        let size = PIECE.max(n).min(self.end + self.body_left).max(n);
+        let size = PIECE.max(n).min(self.end + self.body_left);
         if self.buf.len() < size {
             self.buf.resize(size, 0);
         }
@@ -683,6 +689,25 @@ fn too_large(path: &Path) -> RepoError {
 mod tests {
     use super::*;
     use std::process::Command;
+
+    #[test]
+    fn a_size_larger_than_the_file_is_refused_before_the_buffer_grows() {
+        // An extension header claiming 3 GiB in a file of a few bytes.
+        let body = [0u8; 16];
+        let mut reader = &body[..];
+        let mut pieces = Pieces {
+            file: &mut reader,
+            buf: Vec::new(),
+            pos: 0,
+            end: 0,
+            body_left: body.len(),
+            hasher: None,
+        };
+        assert!(!pieces.ensure(3 << 30).expect("no I/O error"));
+        assert!(pieces.buf.len() < PIECE, "grew to {}", pieces.buf.len());
+        assert!(pieces.ensure(16).expect("read"));
+        assert_eq!(pieces.take(16), &body[..]);
+    }
 
     /// Runs git in `dir` with no user or system configuration.
     fn git(dir: &Path, args: &[&str]) {
