@@ -81,14 +81,7 @@ impl<'r> Recorded<'r> {
         if depth > AMEND_DEPTH {
             return Ok(false);
         }
-        let records = self.repo.refs_with_prefix("refs/clada/squash/")?;
-        for (name, before) in records {
-            let Some(tip) = name
-                .strip_prefix("refs/clada/squash/")
-                .and_then(|t| ObjectId::from_hex(t.as_bytes()).ok())
-            else {
-                continue;
-            };
+        for &(tip, before) in self.squash_records()? {
             let oldest = oldest_not_in(self.repo, tip, before)?;
             if !chain_holds(self.repo, tip, oldest, info.id)? {
                 continue;
@@ -126,6 +119,19 @@ impl<'r> Recorded<'r> {
         else {
             return Ok(false);
         };
+        for &(tip, before) in self.squash_records()? {
+            if before == old {
+                let oldest = oldest_not_in(self.repo, tip, before)?;
+                if chain_holds(self.repo, tip, oldest, info.id)? {
+                    return Ok(true);
+                }
+            }
+        }
+        Ok(false)
+    }
+
+    /// Every squash record (new tip, tip before), read once.
+    fn squash_records(&self) -> Result<&[(ObjectId, ObjectId)], HistoryError> {
         if self.squashes.get().is_none() {
             let all = self
                 .repo
@@ -138,23 +144,7 @@ impl<'r> Recorded<'r> {
                 .collect();
             let _ = self.squashes.set(all);
         }
-        for &(tip, before) in self.squashes.get().into_iter().flatten() {
-            if before != old {
-                continue;
-            }
-            let oldest = oldest_not_in(self.repo, tip, before)?;
-            let mut next = Some(tip);
-            while let Some(id) = next {
-                if id == info.id {
-                    return Ok(true);
-                }
-                if id == oldest {
-                    break;
-                }
-                next = self.repo.commit_info(id)?.parents.first().copied();
-            }
-        }
-        Ok(false)
+        Ok(self.squashes.get().map_or(&[], Vec::as_slice))
     }
 
     /// The recorded AI commit `tip` was amended from, when the reflog of `branch` (or HEAD's)
