@@ -31,7 +31,8 @@ pub mod history;
 pub mod loops;
 pub mod read;
 pub mod record;
-pub mod repo;
+/// The git layer is the `clada-git` crate, the only one that depends on gix.
+pub use clada_git as repo;
 pub mod report;
 pub mod sandbox;
 

@@ -1,7 +1,10 @@
-//! The house stays as drawn: every `crate::…` path in `src/` points to the importing module's own
-//! layer or one below it, the git-free modules never reach `repo` or gix, and gix is imported only
-//! under `src/repo/`. The layer order and the git-free list are read from `docs/architecture.md`
-//! (its `layers` and `git-free` blocks), the one place they are written.
+//! The house stays as drawn: every `crate::…` path in `src/` (and every path into one of the
+//! workspace's crates, `clada_read::…`, `clada_git::…`, `clada_base::…`) points to the importing
+//! module's own layer or one below it, the git-free modules never reach `repo` or gix, and gix
+//! is imported only by the git crate. The layer order, the git-free list and which layers are
+//! crates are read from `docs/architecture.md` (its `layers`, `git-free`, `starts-programs` and
+//! `crates` blocks), the one place they are written. The crates' own manifests are checked too:
+//! a crate may depend only on crates of lower layers, and only the git crate on gix.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -94,6 +97,19 @@ fn named_top_modules(line: &str, module: &[String]) -> Vec<String> {
             out.push(word(after));
         }
     }
+    for (krate, layer) in CRATE_LAYERS {
+        let path = format!("{krate}::");
+        for (i, _) in line.match_indices(&path) {
+            let preceded = i > 0 && (bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_');
+            if !preceded {
+                out.push(layer.to_string());
+            }
+        }
+        let bare_use = format!("use {krate}");
+        if line.trim_start().starts_with(&bare_use) && !line.contains(&path) {
+            out.push(layer.to_string());
+        }
+    }
     let mut rest = line;
     while let Some(i) = rest.find("super::") {
         let mut ups = 0;
@@ -128,6 +144,49 @@ fn starts_program(line: &str) -> Option<&'static str> {
     None
 }
 
+/// The workspace's crates as Rust names them, with the layer each one is. Kept equal to the
+/// `crates` block of docs/architecture.md by a test below.
+const CRATE_LAYERS: [(&str, &str); 3] = [
+    ("clada_base", "base"),
+    ("clada_read", "read"),
+    ("clada_git", "repo"),
+];
+
+/// Every Rust file of the engine and of the crates, each with the module path it has as a
+/// layer: `src/read/input.rs` → `[read, input]`, `crates/clada-git/src/index.rs` → `[repo,
+/// index]`. A crate's `crate::` paths stay inside its own layer.
+fn layered_files() -> Vec<(String, Vec<String>, PathBuf)> {
+    let mut out = Vec::new();
+    let src = root().join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    for file in files {
+        let rel = file.strip_prefix(&src).unwrap();
+        out.push((
+            format!("src/{}", rel.display()),
+            module_path(rel),
+            file.clone(),
+        ));
+    }
+    for (krate, layer) in CRATE_LAYERS {
+        let dir = root()
+            .join("crates")
+            .join(krate.replace('_', "-"))
+            .join("src");
+        let mut files = Vec::new();
+        rust_files(&dir, &mut files);
+        for file in files {
+            let rel = file.strip_prefix(&dir).unwrap();
+            let mut module = vec![layer.to_string()];
+            module.extend(module_path(rel).into_iter().filter(|m| m != "lib"));
+            let shown = format!("crates/{}/src/{}", krate.replace('_', "-"), rel.display());
+            out.push((shown, module, file.clone()));
+        }
+    }
+    out.sort();
+    out
+}
+
 fn word_in(s: &str) -> String {
     s.chars()
         .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
@@ -145,15 +204,10 @@ fn imports_run_down_the_layers_and_git_stays_in_repo() {
         assert!(level(m).is_some(), "git-free module `{m}` is not a layer");
     }
 
-    let src = root().join("src");
-    let mut files = Vec::new();
-    rust_files(&src, &mut files);
-    files.sort();
     let mut problems = Vec::new();
     let mut seen_tops = BTreeSet::new();
-    for file in &files {
-        let rel = file.strip_prefix(&src).unwrap();
-        let module = module_path(rel);
+    for (shown, module, file) in layered_files() {
+        let in_crate = shown.starts_with("crates/");
         let top = module[0].clone();
         if top == "lib" || top == "main" {
             continue;
@@ -161,16 +215,24 @@ fn imports_run_down_the_layers_and_git_stays_in_repo() {
         seen_tops.insert(top.clone());
         let Some(own) = level(&top) else {
             problems.push(format!(
-                "src/{}: module `{top}` is not in the layer list of docs/architecture.md",
-                rel.display()
+                "{shown}: module `{top}` is not in the layer list of docs/architecture.md"
             ));
             continue;
         };
         let text = std::fs::read_to_string(file).unwrap();
         for (n, line) in text.lines().enumerate() {
             let line = code(line);
-            let at = format!("src/{}:{}", rel.display(), n + 1);
-            for to in named_top_modules(line, &module) {
+            let at = format!("{shown}:{}", n + 1);
+            let mut named = named_top_modules(line, &module);
+            if in_crate {
+                // A crate's `crate::` paths name its own modules, not the engine's layers.
+                named = CRATE_LAYERS
+                    .iter()
+                    .filter(|(k, _)| line.contains(&format!("{k}::")))
+                    .map(|(_, l)| l.to_string())
+                    .collect();
+            }
+            for to in named {
                 if to == top {
                     continue;
                 }
@@ -204,7 +266,7 @@ fn imports_run_down_the_layers_and_git_stays_in_repo() {
             let uses_gix = line.contains("gix::") || line.trim_start().starts_with("use gix");
             if uses_gix && top != "repo" {
                 problems.push(format!(
-                    "{at}: gix is imported outside src/repo/ ({})",
+                    "{at}: gix is imported outside the git crate ({})",
                     line.trim()
                 ));
             }
@@ -213,7 +275,7 @@ fn imports_run_down_the_layers_and_git_stays_in_repo() {
     for layer in &layers {
         assert!(
             seen_tops.contains(layer),
-            "docs/architecture.md lists the layer `{layer}` but src/ has no such module"
+            "docs/architecture.md lists the layer `{layer}` but neither src/ nor crates/ has it"
         );
     }
     assert!(
@@ -276,4 +338,103 @@ fn the_checker_sees_upward_imports() {
         code("use crate::base; // not crate::repo"),
         "use crate::base;"
     );
+}
+
+/// The names in a manifest's `[dependencies]` table (the section, not dev- or build-
+/// dependencies), read line by line: `name = …` and `name.workspace = true`.
+fn dependencies(manifest: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let mut inside = false;
+    for line in manifest.lines() {
+        let t = line.trim();
+        if t.starts_with('[') {
+            inside = t == "[dependencies]"
+                || (t.starts_with("[target.") && t.ends_with(".dependencies]"));
+            continue;
+        }
+        if inside && !t.is_empty() && !t.starts_with('#') {
+            let name: String = t
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-')
+                .collect();
+            out.insert(name);
+        }
+    }
+    out
+}
+
+#[test]
+fn the_crates_depend_down_the_layers_and_only_the_git_crate_on_gix() {
+    let doc = std::fs::read_to_string(root().join("docs/architecture.md")).unwrap();
+    let layers = fenced(&doc, "layers");
+    let level = |m: &str| layers.iter().position(|l| l == m);
+    let listed: BTreeSet<String> = fenced(&doc, "crates").into_iter().collect();
+    let ours: BTreeSet<String> = CRATE_LAYERS
+        .iter()
+        .map(|(k, l)| format!("{} {l}", k.replace('_', "-")))
+        .collect();
+    assert_eq!(listed, ours, "the crates block of docs/architecture.md");
+    let mut problems = Vec::new();
+    let root_deps = dependencies(&std::fs::read_to_string(root().join("Cargo.toml")).unwrap());
+    if root_deps.contains("gix") {
+        problems.push("Cargo.toml: the engine depends on gix".to_string());
+    }
+    for (krate, layer) in CRATE_LAYERS {
+        let dir = krate.replace('_', "-");
+        let path = root().join("crates").join(&dir).join("Cargo.toml");
+        let deps = dependencies(&std::fs::read_to_string(&path).unwrap());
+        assert!(
+            !deps.is_empty() || dir == "clada-base",
+            "{dir}: no dependencies read"
+        );
+        for dep in &deps {
+            if dep == "gix" && layer != "repo" {
+                problems.push(format!("{dir}: depends on gix; only clada-git may"));
+            }
+            if let Some((_, to)) = CRATE_LAYERS
+                .iter()
+                .find(|(k, _)| k.replace('_', "-") == *dep)
+            {
+                if level(to) >= level(layer) {
+                    problems.push(format!("{dir}: depends on {dep}, not a lower layer"));
+                }
+            }
+        }
+        if layer == "read" {
+            // The reading crate is for any tool: no git, no file system, no runtime, no
+            // system calls of its own.
+            for banned in ["gix", "tokio", "rustix", "libc", "clada-base", "clada-git"] {
+                if deps.contains(banned) {
+                    problems.push(format!("{dir}: the reading crate depends on {banned}"));
+                }
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn the_reading_crate_touches_no_file_system_and_starts_nothing() {
+    let mut problems = Vec::new();
+    for (shown, module, file) in layered_files() {
+        if module[0] != "read" || !shown.starts_with("crates/") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            let line = code(line);
+            for banned in [
+                "std::fs",
+                "std::process",
+                "std::net",
+                "File::open",
+                "std::env",
+            ] {
+                if line.contains(banned) {
+                    problems.push(format!("{shown}:{}: uses {banned}", n + 1));
+                }
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

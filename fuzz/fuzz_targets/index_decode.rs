@@ -1,6 +1,6 @@
 //! Fuzz target for the index decoder (`repo::index_stream`): arbitrary bytes are read as an
 //! index file; nothing may panic, and whatever decodes is written back and must read back the
-//! same (`git_clada::repo::fuzz_index_round_trip`). Seeds: `seeds-index/`, index files git
+//! same (`clada_git::fuzz_index_round_trip`). Seeds: `seeds-index/`, index files git
 //! wrote in the states the differential test builds (`tests/index_differential.rs`).
 
 #![no_main]
@@ -8,5 +8,5 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let _ = git_clada::repo::fuzz_index_round_trip(data);
+    let _ = clada_git::fuzz_index_round_trip(data);
 });

@@ -5,7 +5,7 @@
 
 mod check;
 
-use git_clada::read::{Dialect, Format};
+use clada_read::{Dialect, Format};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -282,7 +282,7 @@ fn validation_report(block: &Block, e: &ValidationError) -> ParseErrorReport {
             .properties
             .keys()
             .filter(|k| !k.starts_with('@') && *k != "action")
-            .find(|k| crate::base::text::closest_name(k, [param.as_str()]).is_some());
+            .find(|k| crate::read::text::closest_name(k, [param.as_str()]).is_some());
         if let Some(near) = near {
             message.push_str(&format!(" (the block has '{near}': did you mean {param}?)"));
         }

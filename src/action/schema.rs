@@ -366,7 +366,7 @@ pub fn validate_with<'s>(
     let warnings = extras
         .keys()
         .map(|k| {
-            let near = crate::base::text::closest_name(k, def.params.keys().map(String::as_str))
+            let near = crate::read::text::closest_name(k, def.params.keys().map(String::as_str))
                 .map(|n| format!("did you mean {n}? "))
                 .unwrap_or_default();
             format!(

@@ -100,7 +100,7 @@ fn similar_names(root: &Path, name: &str, given: &str) -> Vec<String> {
         };
         // Another extension is another kind of file, not a misspelling.
         let ext = |n: &str| Path::new(n).extension().map(|e| e.to_os_string());
-        if ext(name) != ext(other) || crate::base::text::closest_name(name, [other]).is_none() {
+        if ext(name) != ext(other) || crate::read::text::closest_name(name, [other]).is_none() {
             continue;
         }
         let Some(rel) = entry

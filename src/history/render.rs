@@ -71,7 +71,7 @@ pub fn undo_report(r: &UndoReport, shown: Shown) -> String {
     if !r.paths.is_empty() {
         out.push_str(&format!(
             "{} {}: {}\n",
-            crate::base::text::count(r.paths.len(), "path", "paths"),
+            crate::read::text::count(r.paths.len(), "path", "paths"),
             if r.dry_run {
                 "would be rewritten"
             } else {
@@ -263,7 +263,7 @@ pub fn step_report(r: &super::step::StepReport, shown: Shown) -> String {
     if !r.paths.is_empty() {
         out.push_str(&format!(
             "{} {}: {}\n",
-            crate::base::text::count(r.paths.len(), "path", "paths"),
+            crate::read::text::count(r.paths.len(), "path", "paths"),
             would("rewritten", "would be rewritten"),
             list(&r.paths)
         ));

@@ -4,9 +4,9 @@
 
 use std::fmt::Write as _;
 
-use super::block::{ErrorCode, ParseResult};
-use super::lines::char_index_at_utf16;
 use crate::base::term::{escape, Rule};
+use clada_read::block::{ErrorCode, ParseResult};
+use clada_read::char_index_at_utf16;
 
 /// Renders `result` for people. Pure: no colour, no terminal queries. Block ids, keys and
 /// the offending lines come from the reply, so they are escaped for a terminal

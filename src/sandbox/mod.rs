@@ -866,21 +866,8 @@ fn is_git_name(s: &OsStr) -> bool {
     s.as_encoded_bytes().eq_ignore_ascii_case(b".git")
 }
 
-/// Removes `.` and resolves `..` without touching the filesystem (`..` at `/` stays at `/`).
-pub fn normalize(p: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in p.components() {
-        match c {
-            Component::Prefix(_) | Component::RootDir => out.push(c.as_os_str()),
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::Normal(s) => out.push(s),
-        }
-    }
-    out
-}
+/// Lexical normalisation (`base::path`), re-exported where the sandbox's callers look for it.
+pub use crate::base::path::normalize;
 
 /// Canonicalises the longest existing ancestor of `p` and appends the rest: symlinked
 /// directories along the way are resolved, missing tails are kept as written.

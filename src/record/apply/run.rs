@@ -251,7 +251,7 @@ impl Transaction<'_> {
                 true,
                 format!(
                     "--no-commit: {} staged, nothing committed; review with `git diff --cached`, take back with `git clada undo`",
-                    crate::base::text::count(built.changes.len(), "path", "paths")
+                    crate::read::text::count(built.changes.len(), "path", "paths")
                 ),
             ));
             return self.close_uncommitted(

@@ -97,7 +97,7 @@ impl Repo {
             staged: self.staged_paths(head_tree, index)?,
             ..Status::default()
         };
-        crate::base::trace::phase("status: staged");
+        clada_base::trace::phase("status: staged");
         let Some(cache) = untracked else {
             status.unstaged = self.unstaged_paths(index)?;
             return Ok(status);
@@ -105,7 +105,7 @@ impl Repo {
         let (unstaged, untracked) = self.unstaged_and_untracked(index, cache)?;
         status.unstaged = unstaged;
         status.untracked = untracked;
-        crate::base::trace::phase("status: worktree and untracked");
+        clada_base::trace::phase("status: worktree and untracked");
         Ok(status)
     }
 

@@ -194,7 +194,7 @@ pub struct Repo {
     /// Objects this command found or wrote, and the trees among them (see `odb::Known`).
     known: std::cell::RefCell<odb::Known>,
     /// The worktree root as a directory handle, opened on first use (see [`Repo::worktree`]).
-    worktree: std::cell::OnceCell<std::sync::Arc<crate::base::beneath::Root>>,
+    worktree: std::cell::OnceCell<std::sync::Arc<clada_base::beneath::Root>>,
 }
 
 impl std::fmt::Debug for Repo {
@@ -313,11 +313,11 @@ impl Repo {
     /// The worktree root as a directory handle with this repository's git directories
     /// guarded: what every read of a worktree file whose bytes go into a commit, and every
     /// write of a restore, goes through (`base::beneath`).
-    pub fn worktree(&self) -> Result<std::sync::Arc<crate::base::beneath::Root>> {
+    pub fn worktree(&self) -> Result<std::sync::Arc<clada_base::beneath::Root>> {
         if let Some(r) = self.worktree.get() {
             return Ok(std::sync::Arc::clone(r));
         }
-        let root = crate::base::beneath::Root::open(&self.workdir)
+        let root = clada_base::beneath::Root::open(&self.workdir)
             .map_err(io_err("cannot open the worktree", &self.workdir))?;
         root.guard_git_dirs(&[&self.git_dir, &self.common_dir]);
         Ok(std::sync::Arc::clone(

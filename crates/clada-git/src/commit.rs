@@ -350,17 +350,17 @@ impl Repo {
         };
         let intents = self.ref_lock_intents(&edits);
         let (file_fail, packed_fail) = self.ref_lock_timeouts();
-        crate::base::failpoint::hit("refs:before-lock");
+        clada_base::failpoint::hit("refs:before-lock");
         let prepared = self
             .repo
             .refs
             .transaction()
             .prepare(edits, file_fail, packed_fail)?;
-        crate::base::failpoint::hit("refs:prepared");
+        clada_base::failpoint::hit("refs:prepared");
         self.link_lock_tokens(&intents);
-        crate::base::failpoint::hit("refs:locked");
+        clada_base::failpoint::hit("refs:locked");
         let out = prepared.commit(signature);
-        crate::base::failpoint::hit("refs:committed");
+        clada_base::failpoint::hit("refs:committed");
         drop(intents);
         out
     }

@@ -88,7 +88,7 @@ pub fn write_atomic_at(
             f.set_permissions(std::fs::Permissions::from_mode(mode))?;
         }
         drop(f);
-        crate::base::failpoint::hit(fail_point);
+        crate::failpoint::hit(fail_point);
         std::fs::rename(&tmp, path)
     })();
     if result.is_err() {

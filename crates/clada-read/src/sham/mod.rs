@@ -4,7 +4,7 @@
 //! valid input, with its exact error codes, positions (UTF-16 columns and lengths) and
 //! messages, and says more than it on broken input (`test-data/parser/DIVERGENCES.md`). Its
 //! grammar is a line state machine, so it is the scanner's *line* front end (see
-//! [`crate::read::scan`]): it sees every line no block front end took.
+//! [`crate::scan`]): it sees every line no block front end took.
 //!
 //! - `parser.rs`: the state machine (SEEKING, IN_BLOCK, IN_HEREDOC);
 //! - `markers.rs`: everything that differs between the three spellings;

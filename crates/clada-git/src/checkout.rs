@@ -246,7 +246,7 @@ impl Repo {
                 dir.write_atomic(
                     name,
                     &data,
-                    crate::base::fsutil::Perm::Restore(entry.kind == EntryKind::Executable),
+                    clada_base::fsutil::Perm::Restore(entry.kind == EntryKind::Executable),
                     "checkout:before-rename",
                 )
                 .map_err(io_err("cannot write", &abs))?;

@@ -73,7 +73,7 @@ impl Repo {
         let root = self.workdir();
         let mut out: Vec<(String, String)> = Vec::new();
         let mut add = |abs: &Path, what: String| {
-            let abs = crate::sandbox::normalize(abs);
+            let abs = clada_base::path::normalize(abs);
             if let Some(rel) = below_root(root, &abs) {
                 if !rel.is_empty() && !out.iter().any(|(r, _)| r == &rel) {
                     out.push((rel, what));

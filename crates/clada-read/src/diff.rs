@@ -863,7 +863,7 @@ fn block(text: &str, f: FileDiff, n: usize, git: bool, counter: &mut usize) -> B
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::read::{parse, Dialect};
+    use crate::{parse, Dialect};
 
     fn props(reply: &str) -> Vec<IndexMap<String, String>> {
         let r = parse(reply, Dialect::Auto);

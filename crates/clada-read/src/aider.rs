@@ -389,7 +389,7 @@ fn finish(id: &str, n: usize, end: usize, parts: Parts<'_>) -> Taken {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::read::{parse, Dialect};
+    use crate::{parse, Dialect};
 
     fn blocks(reply: &str) -> Vec<(String, String, String)> {
         parse(reply, Dialect::Auto)

@@ -15,9 +15,9 @@ use super::diagnose;
 use super::markers::{
     diagnose_end, match_end, match_header, spellings, validate_block_id, Markers,
 };
-use crate::read::block::{Block, ErrorCode, ErrorNote, Format, Notice, ParseError, ParseResult};
-use crate::read::lines::{len16, starts_with_ws, trim, trim_end, Line, LineIndex, Lines};
-use crate::read::scan::{FrontEnd, Openers};
+use crate::block::{Block, ErrorCode, ErrorNote, Format, Notice, ParseError, ParseResult};
+use crate::lines::{len16, starts_with_ws, trim, trim_end, Line, LineIndex, Lines};
+use crate::scan::{FrontEnd, Openers};
 
 /// What a line is, from its trimmed text (§4). Auto mode recognises every spelling's prefixes.
 enum Class {
@@ -666,7 +666,7 @@ impl<'a> Parser<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::read::{parse, Dialect, Format};
+    use crate::{parse, Dialect, Format};
 
     fn heredoc_value(text: &str, dialect: Dialect) -> Option<String> {
         let r = parse(text, dialect);

@@ -7,8 +7,8 @@
 
 use unicode_general_category::{get_general_category, GeneralCategory as Gc};
 
-use crate::read::block::ErrorCode;
-use crate::read::lines::{len16, trim, trim_start};
+use crate::block::ErrorCode;
+use crate::lines::{len16, trim, trim_start};
 
 /// Keys longer than this many UTF-16 units are rejected.
 pub(crate) const MAX_KEY_LEN16: usize = 256;

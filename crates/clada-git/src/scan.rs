@@ -235,7 +235,7 @@ impl Repo {
                 }
             }
         }
-        crate::base::trace::phase("scan: content checks");
+        clada_base::trace::phase("scan: content checks");
         dirty.sort();
         dirty.dedup_by(|a, b| a.0 == b.0);
         Ok(dirty)
@@ -287,7 +287,7 @@ impl Repo {
         if let Some(stamp) = pre.stamp {
             self.remember_index(stamp, &pre.index);
         }
-        crate::base::trace::phase("scan: stat (prefetched)");
+        clada_base::trace::phase("scan: stat (prefetched)");
         let unstaged = self.content_check(&pre.index, pre.dirty, pre.suspects)?;
         let status = Status {
             staged: self.staged_paths(head_tree, &pre.index)?,

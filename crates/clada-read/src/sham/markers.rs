@@ -5,8 +5,8 @@
 //! Everything that differs between SHAM, upper-case NESL and lower-case nesl lives here, so
 //! the state machine is written once and parameterised by a [`Markers`] value.
 
-use crate::read::block::Format;
-use crate::read::lines::{len16, starts_with_ws, trim_end, trim_start};
+use crate::block::Format;
+use crate::lines::{len16, starts_with_ws, trim_end, trim_start};
 
 /// The per-spelling constants and lenience switches.
 #[derive(Debug)]

@@ -8,7 +8,7 @@ use gix::objs::tree::EntryKind as GixKind;
 use gix::ObjectId;
 
 use super::{GixContext, Repo, RepoError, Result};
-use crate::base::beneath::Meta;
+use clada_base::beneath::Meta;
 
 /// Edits with at most this many changes are remembered (see `odb::Known::edits`)...
 const MEMO_CHANGES: usize = 256;
@@ -528,7 +528,7 @@ impl Hasher<'_> {
     /// worktree root (`repo::worktree`): whatever a directory of the path was swapped for, the
     /// bytes that go into a commit are never read through it.
     fn git_bytes(&mut self, rel: &BStr) -> Result<Option<(Vec<u8>, EntryKind, Meta)>> {
-        use crate::base::beneath::Entry as Found;
+        use clada_base::beneath::Entry as Found;
         use std::io::Read;
         let path = || self.repo.abs_path(rel);
         let (file, md) = match self.repo.worktree_entry(rel)? {

@@ -290,7 +290,7 @@ impl Repo {
         let path = PathBuf::from(path);
         match self.create_tokened_lock(&path, Duration::from_secs(2)) {
             Ok((file, token)) => {
-                crate::base::failpoint::hit("index:locked");
+                clada_base::failpoint::hit("index:locked");
                 Ok(IndexLock {
                     file: Some(file),
                     written: None,
@@ -346,7 +346,7 @@ impl IndexLock {
     /// Writes `index` into the lock file; it replaces the index only with [`Self::rename`]
     /// (until then git sees the lock held and the old index in place).
     pub fn write(&mut self, index: &Index) -> Result<()> {
-        crate::base::trace::phase("index: locked");
+        clada_base::trace::phase("index: locked");
         let Some(file) = self.file.as_mut() else {
             return Err(RepoError::Invalid(
                 "the index lock was already released".into(),
@@ -356,8 +356,8 @@ impl IndexLock {
             .serialize_into(&*file)
             .map_err(io_err("cannot write the index", &self.path))?;
         self.written = Some(digest);
-        crate::base::trace::phase("index: serialized");
-        crate::base::failpoint::hit("index:written");
+        clada_base::trace::phase("index: serialized");
+        clada_base::failpoint::hit("index:written");
         Ok(())
     }
 
@@ -382,7 +382,7 @@ impl IndexLock {
         if let (Some(file), Some(digest)) = (file, self.written) {
             record_checked(&self.target, &file, digest);
         }
-        crate::base::failpoint::hit("index:committed");
+        clada_base::failpoint::hit("index:committed");
         Ok(())
     }
 }

@@ -1,4 +1,4 @@
-//! Worktree files through directory handles ([`crate::base::beneath`], opened from the root
+//! Worktree files through directory handles ([`clada_base::beneath`], opened from the root
 //! by [`Repo::worktree`]): what a commit is made of (the files hashed, the untracked files
 //! saved) is read from a handle this layer opened, and what a restore writes or deletes goes
 //! through the parent's handle — never a path the kernel resolves again, so a directory
@@ -11,7 +11,7 @@ use std::path::Path;
 
 use gix::bstr::{BStr, ByteSlice};
 
-use crate::base::beneath::{Dir, Entry, Meta};
+use clada_base::beneath::{Dir, Entry, Meta};
 
 use super::{io_err, Repo, Result};
 
@@ -33,7 +33,7 @@ fn missing(e: &std::io::Error) -> bool {
 /// through it).
 fn not_there(e: &std::io::Error) -> bool {
     missing(e)
-        || crate::base::beneath::refusal(e) == Some(&crate::base::beneath::Refused::PathChanged)
+        || clada_base::beneath::refusal(e) == Some(&clada_base::beneath::Refused::PathChanged)
 }
 
 impl Repo {
@@ -68,7 +68,7 @@ impl Repo {
     }
 
     /// What is at the worktree path `rel`, a regular file opened for reading, a link with its
-    /// target (see [`crate::base::beneath::Root::open_entry`]); `None` when nothing is there.
+    /// target (see [`clada_base::beneath::Root::open_entry`]); `None` when nothing is there.
     pub fn worktree_entry(&self, rel: &BStr) -> Result<Option<Entry>> {
         let root = self.worktree()?;
         match root.open_entry(Self::rel_path(rel)) {

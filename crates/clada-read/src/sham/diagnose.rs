@@ -10,9 +10,9 @@
 
 use super::assign::{parse_assignment, Assignment};
 use super::markers::{match_header, validate_block_id, Markers};
-use crate::base::text::edit_distance;
-use crate::read::block::{Notice, Swallowed};
-use crate::read::lines::{trim, trim_start, Line, Lines};
+use crate::block::{Notice, Swallowed};
+use crate::lines::{trim, trim_start, Line, Lines};
+use crate::text::edit_distance;
 
 const LABEL: &str = "three-char-SHA-256";
 

@@ -119,7 +119,7 @@ impl Repo {
         }
         let names: Vec<&str> = leaves.iter().map(|l| l.name.as_str()).collect();
         let announced = self.announce_locks(&locks);
-        crate::base::failpoint::hit("refs:before-lock");
+        clada_base::failpoint::hit("refs:before-lock");
         let wait = self.ref_lock_wait();
         let (mut files, proof) = announced.take(wait).map_err(|e| match e {
             LockBusy::Held => RepoError::Invalid(format!(
@@ -128,8 +128,8 @@ impl Repo {
             )),
             LockBusy::Other(e) => e,
         })?;
-        crate::base::failpoint::hit("refs:prepared");
-        crate::base::failpoint::hit("refs:locked");
+        clada_base::failpoint::hit("refs:prepared");
+        clada_base::failpoint::hit("refs:locked");
         let result = self.write_locked(&leaves, &locks, &mut files);
         if result.is_err() {
             for (file, lock) in files.iter().zip(&locks) {
@@ -214,7 +214,7 @@ impl Repo {
                 let _ = std::fs::remove_file(&locks[at - 1]);
             }
         }
-        crate::base::failpoint::hit("refs:committed");
+        clada_base::failpoint::hit("refs:committed");
         Ok(())
     }
 

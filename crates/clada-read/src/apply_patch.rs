@@ -425,7 +425,7 @@ fn chunk(lines: &[Line<'_>], at: usize, to: usize, first: bool) -> Result<(usize
 
 #[cfg(test)]
 mod tests {
-    use crate::read::{parse, Dialect};
+    use crate::{parse, Dialect};
 
     #[test]
     fn one_block_per_file_operation_in_a_group() {

@@ -613,7 +613,7 @@ impl Dir {
                 rustix::fs::fchmod(&f, Mode::from_bits_truncate(mode))?;
             }
             drop(f);
-            crate::base::failpoint::hit(fail_point);
+            crate::failpoint::hit(fail_point);
             self.rename(&tmp, self, name)
         })();
         if result.is_err() {
