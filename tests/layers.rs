@@ -438,3 +438,48 @@ fn the_reading_crate_touches_no_file_system_and_starts_nothing() {
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// The subcommand files of `src/cli/` (each has its `run`), by module name.
+fn subcommand_files() -> BTreeSet<String> {
+    let dir = root().join("src/cli");
+    let mut out = BTreeSet::new();
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_stem().unwrap().to_string_lossy().to_string();
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        if name != "mod" && text.contains("pub fn run(") {
+            out.insert(name);
+        }
+    }
+    out
+}
+
+#[test]
+fn no_subcommand_file_imports_another() {
+    let subcommands = subcommand_files();
+    assert!(subcommands.contains("apply") && subcommands.contains("parse"));
+    let mut problems = Vec::new();
+    for name in &subcommands {
+        let path = root().join("src/cli").join(format!("{name}.rs"));
+        let text = std::fs::read_to_string(&path).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            let line = code(line);
+            for other in subcommands.iter().filter(|o| *o != name) {
+                for form in [
+                    format!("crate::cli::{other}::"),
+                    format!("super::{other}::"),
+                ] {
+                    if line.contains(&form) {
+                        problems.push(format!("src/cli/{name}.rs:{}: {}", n + 1, line.trim()));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "a subcommand file imports another's (shared pieces go in cli/mod.rs or a file \
+         without a run, like cli/dialects.rs and cli/man.rs):\n{}",
+        problems.join("\n")
+    );
+}

@@ -157,7 +157,7 @@ fn install_man_writes_the_pages_and_says_how_man_finds_them() {
     cmd.env("MANPATH", "/nowhere").args(["install-man"]);
     let out = cmd.output().expect("run");
     assert_eq!(code(&out), 0, "{}", stderr(&out));
-    let pages = git_clada::cli::generate::man_pages().expect("pages");
+    let pages = git_clada::cli::man::man_pages().expect("pages");
     for (name, page) in &pages {
         assert_eq!(
             &std::fs::read(dir.join(name)).expect("written"),

@@ -10,7 +10,7 @@ use anyhow::Context;
 
 use crate::action::{self, EngineOptions, Execution};
 use crate::base::error::{Outcome, Refusal, UsageError};
-use crate::cli::parse::DialectArg;
+use crate::cli::dialects::DialectArg;
 use crate::cli::{finish_report, ExecFlags, Format, Global};
 use crate::loops::options;
 use crate::read;

@@ -8,7 +8,7 @@ use serde::Serialize;
 use crate::action::{self, ParseErrorReport};
 use crate::base::error::Outcome;
 use crate::base::term::{escape, Rule, Shown};
-use crate::cli::parse::DialectArg;
+use crate::cli::dialects::DialectArg;
 use crate::cli::{Format, Global};
 use crate::read;
 use crate::repo::Repo;

@@ -6,7 +6,7 @@ use std::io::Write as _;
 use anyhow::Context as _;
 
 use crate::base::error::{Outcome, UsageError};
-use crate::cli::prompt::PromptDialectArg;
+use crate::cli::dialects::PromptDialectArg;
 use crate::cli::Global;
 use crate::loops::context::{self, ContextError, ContextOptions};
 use crate::repo::Repo;
@@ -56,9 +56,9 @@ pub struct Args {
 pub fn run(args: Args, _global: Global) -> anyhow::Result<Outcome> {
     let cwd = std::env::current_dir()?;
     let repo = Repo::discover(&cwd)?;
-    let dialect = match crate::cli::prompt::dialect(args.dialect) {
+    let dialect = match crate::cli::dialects::dialect(args.dialect) {
         Err(edit) if args.actions.is_some() => {
-            return Err(crate::cli::prompt::no_actions(edit).into())
+            return Err(crate::cli::dialects::no_actions(edit).into())
         }
         d => d,
     };

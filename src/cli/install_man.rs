@@ -76,12 +76,12 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
         None => default_dir()?,
     };
     let pages: Vec<String> = if global.dry_run {
-        crate::cli::generate::man_pages()?
+        crate::cli::man::man_pages()?
             .into_iter()
             .map(|(name, _)| name)
             .collect()
     } else {
-        crate::cli::generate::write_man_pages(&dir)?
+        crate::cli::man::write_man_pages(&dir)?
             .iter()
             .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
             .collect()

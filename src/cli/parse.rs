@@ -5,8 +5,9 @@ use std::path::PathBuf;
 
 use crate::base::error::Outcome;
 use crate::base::term::Shown;
+use crate::cli::dialects::DialectArg;
 use crate::cli::{Format, Global};
-use crate::read::{self, Dialect};
+use crate::read;
 
 /// Print the raw block parse result of a reply as JSON in the reference shape.
 ///
@@ -28,46 +29,6 @@ pub struct Args {
     /// diffs); a format name reads only that one.
     #[arg(long, value_enum, default_value_t = DialectArg::AUTO)]
     pub dialect: DialectArg,
-}
-
-/// `--dialect` values: `auto`, then every format the reading layer registers, in its order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct DialectArg(pub Dialect);
-
-impl DialectArg {
-    pub const AUTO: DialectArg = DialectArg(Dialect::Auto);
-}
-
-impl clap::ValueEnum for DialectArg {
-    fn value_variants<'a>() -> &'a [Self] {
-        static ALL: std::sync::OnceLock<Vec<DialectArg>> = std::sync::OnceLock::new();
-        ALL.get_or_init(|| {
-            std::iter::once(DialectArg::AUTO)
-                .chain(read::formats().map(|(f, _)| DialectArg(Dialect::Only(f))))
-                .collect()
-        })
-    }
-
-    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
-        use clap::builder::PossibleValue;
-        Some(match self.0 {
-            Dialect::Auto => PossibleValue::new("auto").help(
-                "Per block, from its opening line: `#!SHAM`, `#!NESL`, `#!nesl`, CSL, CML, \
-                 replacer, aider's SEARCH/REPLACE, apply_patch's `*** Begin Patch`, or a unified \
-                 diff",
-            ),
-            Dialect::Only(f) => {
-                let help = read::formats().find(|(g, _)| *g == f).map(|(_, h)| h);
-                PossibleValue::new(f.id).help(help.unwrap_or_default())
-            }
-        })
-    }
-}
-
-impl From<DialectArg> for Dialect {
-    fn from(d: DialectArg) -> Self {
-        d.0
-    }
 }
 
 pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {

@@ -5,9 +5,10 @@ use std::io::Write as _;
 use anyhow::Context;
 
 use crate::base::error::{Outcome, UsageError};
+use crate::cli::dialects::{dialect, no_actions, PromptDialectArg};
 use crate::cli::Global;
-use crate::loops::prompt::{self, PromptDialect, PromptFormat};
-use crate::loops::prompt_formats::{self, EditFormat};
+use crate::loops::prompt::{self, PromptFormat};
+use crate::loops::prompt_formats;
 
 /// Print the instructions to give a model (system prompt or custom instructions).
 ///
@@ -31,44 +32,6 @@ pub struct Args {
     /// Only these actions (comma-separated), e.g. without exec.
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     pub actions: Option<Vec<String>>,
-}
-
-/// `--dialect` values of `prompt`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum PromptDialectArg {
-    /// `#!nesl [@three-char-SHA-256: ID]` … `#!end_ID`.
-    Nesl,
-    /// `#!NESL [@three-char-SHA-256: ID]` … `#!END_NESL_ID`.
-    NeslUpper,
-    /// `#!SHAM [@three-char-SHA-256: ID]` … `#!END_SHAM_ID`.
-    Sham,
-    /// aider SEARCH/REPLACE blocks (file edits only).
-    Aider,
-    /// Codex apply_patch envelopes (file edits only).
-    ApplyPatch,
-    /// Unified diffs, as `git diff` writes them (file edits only).
-    Diff,
-}
-
-/// An action-block dialect, or one of the edit formats.
-pub(crate) fn dialect(d: PromptDialectArg) -> Result<PromptDialect, EditFormat> {
-    match d {
-        PromptDialectArg::Nesl => Ok(PromptDialect::Nesl),
-        PromptDialectArg::NeslUpper => Ok(PromptDialect::NeslUpper),
-        PromptDialectArg::Sham => Ok(PromptDialect::Sham),
-        PromptDialectArg::Aider => Err(EditFormat::Aider),
-        PromptDialectArg::ApplyPatch => Err(EditFormat::ApplyPatch),
-        PromptDialectArg::Diff => Err(EditFormat::Diff),
-    }
-}
-
-/// `--actions` with an edit format, which has no actions to choose.
-pub(crate) fn no_actions(edit: EditFormat) -> UsageError {
-    UsageError(format!(
-        "--actions: --dialect {} edits files only and has no actions to choose; use it without \
-         --actions, or choose the actions of a block dialect (nesl, nesl-upper, sham)",
-        edit.name()
-    ))
 }
 
 pub fn run(args: Args, _global: Global, format: Option<PromptFormat>) -> anyhow::Result<Outcome> {

@@ -6,7 +6,7 @@ use std::time::Duration;
 use anyhow::Context;
 
 use crate::base::error::Outcome;
-use crate::cli::parse::DialectArg;
+use crate::cli::dialects::DialectArg;
 use crate::cli::{engine_options_for, ExecFlags, ExecPolicyArg};
 use crate::cli::{Format, Global};
 use crate::loops::options::configured;
