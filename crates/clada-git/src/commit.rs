@@ -72,70 +72,39 @@ fn now_local() -> (i64, i32) {
     (t.seconds, t.offset)
 }
 
-/// One line of a trailer block: `Token: value`, or a folded continuation of the one above.
-enum TrailerLine<'a> {
-    Trailer(&'a str, &'a str),
-    Folded(&'a str),
-}
-
-/// The lines of the message's trailer block (its last paragraph), or nothing when that
-/// paragraph is not all trailers: one line that is not `Token: value` (or a continuation of
-/// one) makes it prose.
-fn trailer_lines(message: &str) -> Vec<TrailerLine<'_>> {
-    let trimmed = message.trim_end();
-    let Some(pos) = trimmed.rfind("\n\n") else {
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    for line in trimmed[pos + 2..].lines() {
-        if line.starts_with([' ', '\t']) {
-            if out.is_empty() {
-                return Vec::new();
-            }
-            out.push(TrailerLine::Folded(line.trim()));
-            continue;
-        }
-        let Some((token, value)) = line.split_once(':') else {
-            return Vec::new();
-        };
-        if token.is_empty() || !token.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') {
-            return Vec::new();
-        }
-        out.push(TrailerLine::Trailer(token, value.trim()));
-    }
-    out
+/// The trailer block of `message` as git reads it (`git interpret-trailers --parse`): the last
+/// paragraph, not the subject's, when all its lines are trailers or continuations, or when it
+/// holds one of git's own (`Signed-off-by: `, a cherry-pick line) and at least a quarter of it
+/// is trailers; through gix, which follows git's rules (held to git by
+/// `tests/trailers_differential.rs`).
+fn trailer_block(message: &str) -> Option<gix::objs::commit::message::body::Trailers<'_>> {
+    let body = gix::objs::commit::MessageRef::from_bytes(message.as_bytes()).body()?;
+    Some(body.trailers())
 }
 
 /// The tokens of the trailers [`parse_trailers`] finds, without copying anything (asking
 /// whether a commit has a trailer is what walks do for every commit).
 pub fn trailer_tokens(message: &str) -> Vec<&str> {
-    trailer_lines(message)
+    trailer_block(message)
         .into_iter()
-        .filter_map(|l| match l {
-            TrailerLine::Trailer(token, _) => Some(token),
-            TrailerLine::Folded(_) => None,
-        })
+        .flatten()
+        .filter_map(|t| t.token.to_str().ok())
         .collect()
 }
 
-/// Trailers of a commit message: the `Token: value` lines of its last paragraph, which must
-/// not be the subject paragraph. Every line of that paragraph must be a trailer (or a
-/// continuation line starting with whitespace), as git requires.
+/// Trailers of a commit message, `(token, value)` in order, folded values unfolded, as git
+/// reads them (see [`trailer_block`]).
 pub fn parse_trailers(message: &str) -> Vec<(String, String)> {
-    let mut out: Vec<(String, String)> = Vec::new();
-    for line in trailer_lines(message) {
-        match (line, out.last_mut()) {
-            (TrailerLine::Folded(more), Some((_, v))) => {
-                v.push(' ');
-                v.push_str(more);
-            }
-            (TrailerLine::Folded(_), None) => return Vec::new(),
-            (TrailerLine::Trailer(token, value), _) => {
-                out.push((token.to_string(), value.to_string()))
-            }
-        }
-    }
-    out
+    trailer_block(message)
+        .into_iter()
+        .flatten()
+        .map(|t| {
+            (
+                t.token.to_str_lossy().into_owned(),
+                t.value.to_str_lossy().trim().to_string(),
+            )
+        })
+        .collect()
 }
 
 /// One reference move of [`Repo::update_refs`]. `HEAD` is followed to its branch.
