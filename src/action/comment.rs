@@ -9,7 +9,7 @@
 //! (and one space after it, and the closing marker of a wrapped syntax) from each line that
 //! has it; a range in which no line is commented is an error, since the block then did nothing.
 
-use super::lines::Tag;
+use super::line_edits::Tag;
 use super::write::edit_lines;
 use super::{Ctx, Outcome};
 use crate::sandbox::ResolvedPath;

@@ -13,7 +13,7 @@ mod exec;
 pub mod fsx;
 mod groups;
 pub mod hunks;
-pub mod lines;
+pub mod line_edits;
 pub mod locate;
 mod multi;
 pub mod patch;
@@ -34,7 +34,7 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-pub use crate::exec::hooks::Step;
+pub use crate::exec::clada_hooks::Step;
 pub use crate::exec::{Approval, ExecPolicy, ExecPrompt, ExecRequest, Lang};
 pub use codes::CODES;
 pub use fsx::restore;
@@ -106,7 +106,7 @@ pub(crate) struct Ctx<'a> {
     pub sandbox: &'a Sandbox,
     pub opts: &'a EngineOptions,
     pub vfs: fsx::Vfs,
-    pub lines: lines::LineTracker,
+    pub lines: line_edits::LineTracker,
     /// The exec blocks' policy state, session and time budget.
     pub exec: crate::exec::Runner,
 }
@@ -117,7 +117,7 @@ impl<'a> Ctx<'a> {
             sandbox,
             opts,
             vfs: fsx::Vfs::new(opts.dry_run, fsx::Disk::new(sandbox.handle())),
-            lines: lines::LineTracker::default(),
+            lines: line_edits::LineTracker::default(),
             exec: crate::exec::Runner::new(crate::exec::Settings {
                 policy: opts.exec,
                 timeout: opts.exec_timeout,
@@ -518,7 +518,7 @@ fn recheck(sandbox: &Sandbox, action: &Action) -> Result<(), PathError> {
 }
 
 fn run(ctx: &mut Ctx<'_>, pa: &PlannedAction, action: &Action) -> Outcome {
-    let tag = lines::Tag {
+    let tag = line_edits::Tag {
         block_id: pa.block_id.clone(),
         action: pa.action.clone(),
     };

@@ -10,7 +10,7 @@
 
 use serde_json::{json, Value};
 
-use super::lines::Tag;
+use super::line_edits::Tag;
 use super::textmatch;
 use super::write::{read_text, replace, Rule};
 use super::{Ctx, Outcome};

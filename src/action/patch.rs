@@ -17,7 +17,7 @@ use serde_json::json;
 
 use super::fsx::{node_error, EntryKind};
 use super::hunks::{self, Hunk, Style};
-use super::lines::Tag;
+use super::line_edits::Tag;
 use super::locate::{self, Text};
 use super::textmatch;
 use super::write::{make_parents, prune_after, read_text};
@@ -362,7 +362,7 @@ fn delete(
              file has lines the patch does not show as removed; {left}): delete it with \
              file_delete, or include every line",
             p.path.given,
-            super::lines::count_lines(rest)
+            super::line_edits::count_lines(rest)
         ));
     }
     if no_hunks && !content.is_empty() {
@@ -370,7 +370,7 @@ fn delete(
             "the patch deletes '{}' without showing its {} lines as removed; it was deleted \
              anyway",
             p.path.given,
-            super::lines::count_lines(content)
+            super::line_edits::count_lines(content)
         ));
     }
     if let Err(e) = ctx.vfs.remove_file(&p.path.abs) {

@@ -19,7 +19,7 @@
 use serde_json::json;
 
 use super::fsx::node_error;
-use super::lines::Tag;
+use super::line_edits::Tag;
 use super::locate::{occurrences, Text};
 use super::textmatch::{self, Hint};
 use super::write::read_text;

@@ -7,7 +7,7 @@ use std::path::Path;
 use serde_json::json;
 
 use super::fsx::{node_error, text_refusal, EntryKind, GitInside, MAX_TEXT_BYTES};
-use super::lines::{count_lines, Tag};
+use super::line_edits::{count_lines, Tag};
 use super::textmatch::{self, Hint};
 use super::{Ctx, FileState, Outcome};
 use crate::sandbox::ResolvedPath;
@@ -643,7 +643,7 @@ pub(super) fn edit_lines(
 }
 
 /// Why a line range cannot apply: an earlier block of the reply already changed part of it.
-fn overlap_error(name: &str, spec: &str, conflicts: &[super::lines::Conflict]) -> String {
+fn overlap_error(name: &str, spec: &str, conflicts: &[super::line_edits::Conflict]) -> String {
     let who: Vec<String> = conflicts
         .iter()
         .map(|c| match c.covered {

@@ -10,7 +10,7 @@ use crate::cli::{Format, Global};
 use crate::repo::Repo;
 
 /// The repository, its configuration and the hooks as an apply would run them.
-fn hooks_here() -> anyhow::Result<(Repo, crate::exec::hooks::Hooks)> {
+fn hooks_here() -> anyhow::Result<(Repo, crate::exec::clada_hooks::Hooks)> {
     let cwd = std::env::current_dir().context("cannot determine the current directory")?;
     let repo = Repo::discover(&cwd)?;
     let cfg = crate::config::load_for_repo(Some(&repo))?;
@@ -21,9 +21,9 @@ fn hooks_here() -> anyhow::Result<(Repo, crate::exec::hooks::Hooks)> {
     if repo.common_dir() != repo.git_dir() {
         dirs.push(repo.common_dir().to_path_buf());
     }
-    let hooks = crate::exec::hooks::Hooks {
+    let hooks = crate::exec::clada_hooks::Hooks {
         policy: crate::exec::hook_sandbox::HookPolicy::from_config(&cfg, dirs, Vec::new()),
-        ..crate::exec::hooks::Hooks::from_config(&cfg)
+        ..crate::exec::clada_hooks::Hooks::from_config(&cfg)
     };
     Ok((repo, hooks))
 }

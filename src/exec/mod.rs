@@ -15,10 +15,10 @@
 //! [`Ran`] into its result; nothing here knows actions, formats or git.
 
 pub mod approvals;
+pub mod clada_hooks;
 pub mod confine;
 pub mod env;
 pub mod hook_sandbox;
-pub mod hooks;
 pub mod init;
 pub mod modes;
 pub mod policy;

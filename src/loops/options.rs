@@ -59,7 +59,7 @@ pub fn configured(cfg: &crate::config::Config, engine: EngineOptions) -> ApplyOp
         coauthor: cfg.commit_coauthor.value.clone(),
         paths_deny: cfg.paths_deny.value.clone(),
         config_writable: !cfg.paths_protect_config.value,
-        hooks: crate::exec::hooks::Hooks {
+        hooks: crate::exec::clada_hooks::Hooks {
             timeout: engine.exec_timeout,
             max_output: engine.exec_max_output,
             policy: crate::exec::hook_sandbox::HookPolicy {
@@ -72,7 +72,7 @@ pub fn configured(cfg: &crate::config::Config, engine: EngineOptions) -> ApplyOp
                 )
             },
             exec_denied: engine.exec == ExecPolicy::Deny,
-            ..crate::exec::hooks::Hooks::from_config(cfg)
+            ..crate::exec::clada_hooks::Hooks::from_config(cfg)
         },
         hooks_writable: !cfg.paths_protect_hooks.value,
         engine,

@@ -310,7 +310,7 @@ impl<'r> GitHooks<'r> {
 /// configured `hooks.after` (given the staged paths), each in the sandbox an AI commit runs it
 /// in, on the current index and worktree. Nothing is committed and what they stage is
 /// dropped; like `git commit`, a fixer may rewrite files of the worktree.
-pub fn check(repo: &Repo, hooks: &crate::exec::hooks::Hooks) -> Result<Vec<Step>, RepoError> {
+pub fn check(repo: &Repo, hooks: &crate::exec::clada_hooks::Hooks) -> Result<Vec<Step>, RepoError> {
     let githooks = GitHooks::new(repo, &hooks.policy, false);
     let index = repo.read_index()?;
     let msg = "hooks check: a sample commit message\n";
@@ -327,7 +327,7 @@ pub fn check(repo: &Repo, hooks: &crate::exec::hooks::Hooks) -> Result<Vec<Step>
     }
     if !hooks.after.is_empty() {
         let paths = staged_paths(repo, &index)?;
-        let (after, _) = crate::exec::hooks::run(
+        let (after, _) = crate::exec::clada_hooks::run(
             "after",
             &hooks.after,
             repo.workdir(),
@@ -410,8 +410,11 @@ pub fn prepare(repo: &Repo, policy: &HookPolicy) -> Result<Option<Step>, RepoErr
 }
 
 /// `hooks` with the configuration files git reads in `repo` (a hook's git needs them).
-pub fn configured(repo: &Repo, hooks: &crate::exec::hooks::Hooks) -> crate::exec::hooks::Hooks {
-    crate::exec::hooks::Hooks {
+pub fn configured(
+    repo: &Repo,
+    hooks: &crate::exec::clada_hooks::Hooks,
+) -> crate::exec::clada_hooks::Hooks {
+    crate::exec::clada_hooks::Hooks {
         policy: HookPolicy {
             config_files: repo.config_files(),
             ..hooks.policy.clone()

@@ -20,7 +20,7 @@ use gix::prelude::ReferenceExt;
 mod checkout;
 mod commit;
 mod commit_cache;
-mod hooks;
+mod hook_files;
 mod index;
 mod index_stream;
 mod lock;
@@ -29,7 +29,6 @@ mod notes;
 mod odb;
 mod refs;
 mod rewrite;
-mod scan;
 mod staged;
 mod status;
 mod tree;
@@ -37,10 +36,11 @@ mod untracked;
 mod walk;
 mod watch;
 mod worktree;
+mod worktree_scan;
 
 pub use checkout::{CheckoutPlan, PathConflict, PreparedCheckout};
 pub use commit::{parse_trailers, trailer_tokens, CommitInfo, Expected, RefUpdate, Signature};
-pub use hooks::open_plain;
+pub use hook_files::open_plain;
 pub use index::{EntryFlags, Index, IndexLock, IndexPrefetch, IndexUpdate};
 #[doc(hidden)]
 pub use index_stream::fuzz_round_trip as fuzz_index_round_trip;
@@ -49,11 +49,11 @@ pub use lockfile::StaleLocks;
 pub use notes::NOTES_REF;
 pub use refs::ReflogEntry;
 pub use rewrite::NoteBook;
-pub use scan::StatusPrefetch;
 pub use status::{Dirt, Status};
 pub use tree::{Entry, EntryKind, Hasher, TreeChange, TreeDiff};
 pub use watch::{WatchLock, WatchState};
 pub use worktree::Content;
+pub use worktree_scan::StatusPrefetch;
 
 /// Errors of the repository layer. Every message names what failed and, where the user can
 /// act, what to do.

@@ -87,8 +87,8 @@ pub struct ApplyOptions {
     pub hooks_writable: bool,
     /// `Co-authored-by` value (config `commit.coauthor`); else git config `clada.coauthor`.
     pub coauthor: Option<String>,
-    /// `hooks.before` / `hooks.after` from the configuration (see `crate::exec::hooks`).
-    pub hooks: crate::exec::hooks::Hooks,
+    /// `hooks.before` / `hooks.after` from the configuration (see `crate::exec::clada_hooks`).
+    pub hooks: crate::exec::clada_hooks::Hooks,
     /// Run the reply even when it is the one applied last and its files are as it left them
     /// (a reply pasted again); without it its blocks are reported "already applied" and not
     /// run. MCP calls and `watch` set it: each call is a new intent, and `watch` keeps its
@@ -170,7 +170,7 @@ pub fn apply_in(
     // hooks.before changes the user's state, so it runs before any of it is read.
     let (before, before_ok) = match opts.engine.dry_run {
         true => (Vec::new(), true),
-        false => crate::exec::hooks::run(
+        false => crate::exec::clada_hooks::run(
             "before",
             &opts.hooks.before,
             repo.workdir(),

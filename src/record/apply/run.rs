@@ -59,7 +59,7 @@ impl Transaction<'_> {
                 &opts.hooks.policy,
                 reply_paths.iter().map(|p| p.to_str().unwrap_or_default()),
             );
-            let (after, _) = crate::exec::hooks::run(
+            let (after, _) = crate::exec::clada_hooks::run(
                 "after",
                 &opts.hooks.after,
                 repo.workdir(),
@@ -80,7 +80,7 @@ impl Transaction<'_> {
         execution
             .result
             .warnings
-            .extend(crate::exec::hooks::warnings(&opts.hooks));
+            .extend(crate::exec::clada_hooks::warnings(&opts.hooks));
         execution.result.update_success();
         crate::base::failpoint::hit("apply:after-execute");
         Ok(())
@@ -155,7 +155,7 @@ impl Transaction<'_> {
                 .result
                 .steps
                 .iter()
-                .any(|s| !s.success && crate::exec::hooks::is_hook_step(s));
+                .any(|s| !s.success && crate::exec::clada_hooks::is_hook_step(s));
         if (opts.atomic && !execution.result.success) || hook_failed {
             roll_back(repo, &self.journal, &execution, &changed)?;
             Journal::remove(repo)?;
