@@ -329,6 +329,39 @@ impl From<ExecPolicyArg> for ExecPolicy {
     }
 }
 
+/// Who an AI commit's authorship log (`refs/notes/ai`) names: the flags `apply`, `watch` and
+/// `mcp` share.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct ProvenanceFlags {
+    /// The agent that wrote the reply, as the Git AI Standard names it (claude, cursor,
+    /// gemini, codex, …), for the authorship log in refs/notes/ai. Default: config
+    /// provenance.agent, the MCP client's name, else git-clada.
+    #[arg(long, value_name = "TOOL")]
+    pub agent: Option<String>,
+
+    /// The model that wrote the reply. Default: config provenance.model, else unknown.
+    #[arg(long, value_name = "MODEL")]
+    pub model: Option<String>,
+
+    /// The agent's conversation id, behind the log's session id. Default: the MCP session
+    /// (Clada-Session), else the reply's blob id.
+    #[arg(long, value_name = "ID")]
+    pub conversation: Option<String>,
+}
+
+impl ProvenanceFlags {
+    /// `agent` with the flags given on the command line over the configured values.
+    pub fn over(
+        &self,
+        mut agent: crate::record::provenance::Agent,
+    ) -> crate::record::provenance::Agent {
+        agent.tool = self.agent.clone().or(agent.tool);
+        agent.model = self.model.clone().or(agent.model);
+        agent.conversation = self.conversation.clone().or(agent.conversation);
+        agent
+    }
+}
+
 /// The exec flags `apply` and `mcp` share (and `watch` in part).
 #[derive(Debug, Clone, Copy, Default, clap::Args)]
 pub struct ExecFlags {

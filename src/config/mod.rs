@@ -374,6 +374,62 @@ struct ClipboardLayer {
     copy: Option<bool>,
 }
 
+/// `provenance`: `off` (or `on`), or a map of `agent`, `model` and `log` (`on`/`off`).
+#[derive(Debug, Default)]
+struct ProvenanceLayer {
+    log: Option<bool>,
+    agent: Option<String>,
+    model: Option<String>,
+}
+
+impl<'de> Deserialize<'de> for ProvenanceLayer {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Switch {
+            Bool(bool),
+            Word(String),
+        }
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Map {
+            log: Option<Switch>,
+            agent: Option<String>,
+            model: Option<String>,
+        }
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Either {
+            Switch(Switch),
+            Map(Map),
+        }
+        fn on(s: Switch) -> Result<bool, String> {
+            match s {
+                Switch::Bool(b) => Ok(b),
+                Switch::Word(w) if w == "on" => Ok(true),
+                Switch::Word(w) if w == "off" => Ok(false),
+                Switch::Word(w) => Err(format!("provenance: `{w}` is neither on nor off")),
+            }
+        }
+        let parsed = Either::deserialize(d).map_err(|_| {
+            de::Error::custom(
+                "provenance is `off`, `on`, or a map of agent, model and log (on/off)",
+            )
+        })?;
+        match parsed {
+            Either::Switch(s) => Ok(ProvenanceLayer {
+                log: Some(on(s).map_err(de::Error::custom)?),
+                ..Default::default()
+            }),
+            Either::Map(m) => Ok(ProvenanceLayer {
+                log: m.log.map(on).transpose().map_err(de::Error::custom)?,
+                agent: m.agent,
+                model: m.model,
+            }),
+        }
+    }
+}
+
 /// One file's settings, every key optional.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -400,6 +456,8 @@ struct Layer {
     clipboard: ClipboardLayer,
     #[serde(default)]
     sandbox: SandboxLayer,
+    #[serde(default)]
+    provenance: ProvenanceLayer,
     color: Option<ColorSetting>,
 }
 
@@ -465,6 +523,11 @@ pub struct Config {
     pub hooks_sandbox: Setting<HookSandbox>,
     /// Hooks may use the network (yours only).
     pub hooks_network: Setting<bool>,
+    /// Authorship logs in `refs/notes/ai` on AI commits (`provenance: off`; yours only).
+    pub provenance_log: Setting<bool>,
+    /// The agent and model an AI commit's log names when the command does not say (yours only).
+    pub provenance_agent: Setting<Option<String>>,
+    pub provenance_model: Setting<Option<String>>,
     /// `sandbox.read` / `sandbox.write` as the user's own file sets them: the only extra
     /// folders hooks get (a repository's entries, trusted or not, widen exec blocks only).
     pub hooks_read: Vec<PathBuf>,
@@ -516,6 +579,9 @@ impl Default for Config {
             hooks_rollback_on_failure: Setting::default(false),
             hooks_sandbox: Setting::default(HookSandbox::Workspace),
             hooks_network: Setting::default(false),
+            provenance_log: Setting::default(true),
+            provenance_agent: Setting::default(None),
+            provenance_model: Setting::default(None),
             hooks_read: Vec::new(),
             hooks_write: Vec::new(),
             paths_deny: Setting::default(Vec::new()),
@@ -724,6 +790,17 @@ impl Config {
         }
         if let Some((layer, src)) = &user {
             cfg.apply_personal(layer, src);
+            set(&mut cfg.provenance_log, layer.provenance.log, src);
+            set(
+                &mut cfg.provenance_agent,
+                layer.provenance.agent.clone().map(Some),
+                src,
+            );
+            set(
+                &mut cfg.provenance_model,
+                layer.provenance.model.clone().map(Some),
+                src,
+            );
         }
         for (key, setting) in [
             ("paths.deny", &cfg.paths_deny),
@@ -924,6 +1001,25 @@ impl Config {
                 &self.clipboard_copy,
                 json!(self.clipboard_copy.value),
             ),
+            e(
+                "provenance.log",
+                &self.provenance_log,
+                json!(if self.provenance_log.value {
+                    "on"
+                } else {
+                    "off"
+                }),
+            ),
+            e(
+                "provenance.agent",
+                &self.provenance_agent,
+                json!(self.provenance_agent.value),
+            ),
+            e(
+                "provenance.model",
+                &self.provenance_model,
+                json!(self.provenance_model.value),
+            ),
             e("color", &self.color, json!(self.color.value)),
         ]
     }
@@ -1069,7 +1165,7 @@ mod tests {
         let c = Config::load_from(None, None, &none, None).unwrap();
         assert!(c.files_final_newline.value);
         assert_eq!(c.max_output.value, 10 * 1024 * 1024);
-        assert_eq!(c.entries().len(), 25);
+        assert_eq!(c.entries().len(), 28);
     }
 
     #[test]

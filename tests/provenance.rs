@@ -1,0 +1,229 @@
+//! Authorship logs in `refs/notes/ai` (issue 42): every AI commit git-clada makes carries a
+//! log of the Git AI Standard v3.0.0 for the lines it wrote, validated here by the strict
+//! parser (`git_clada::authorship::Log::parse`) and read back with `git notes --ref=ai`.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::Stdio;
+
+use common::{exit_code, output_text, replace_block, write_block, TestRepo};
+use git_clada::authorship::Log;
+use serde_json::{json, Value};
+
+/// The log on `rev`, read with git and validated; panics when there is none or it is invalid.
+fn log_of(repo: &TestRepo, rev: &str) -> Log {
+    let out = repo.git_output(&["notes", "--ref=ai", "show", rev]);
+    assert!(
+        out.status.success(),
+        "no log on {rev}: {}",
+        output_text(&out)
+    );
+    let text = String::from_utf8(out.stdout).expect("UTF-8 log");
+    let log = Log::parse(&text).unwrap_or_else(|e| panic!("invalid log on {rev}: {e}\n{text}"));
+    let sha = repo.git(&["rev-parse", rev]);
+    assert_eq!(
+        log.meta.base_commit_sha,
+        sha.trim(),
+        "base_commit_sha of {rev}"
+    );
+    log
+}
+
+fn has_log(repo: &TestRepo, rev: &str) -> bool {
+    repo.git_output(&["notes", "--ref=ai", "show", rev])
+        .status
+        .success()
+}
+
+/// `path`'s lines in `log` by agent tool: `(tool, model, conversation id, ranges)`.
+fn lines_of(log: &Log, path: &str) -> Vec<(String, String, String, String)> {
+    let Some(file) = log.files.iter().find(|f| f.path == path) else {
+        return Vec::new();
+    };
+    file.entries
+        .iter()
+        .map(|e| {
+            let s = log.session_of(&e.key).expect("session");
+            (
+                s.agent_id.tool.clone(),
+                s.agent_id.model.clone(),
+                s.agent_id.id.clone(),
+                e.lines.to_string(),
+            )
+        })
+        .collect()
+}
+
+/// `s_` + the first 14 hex of SHA-256 of `text`, by `sha256sum`.
+fn session_hash(text: &str) -> String {
+    let mut child = std::process::Command::new("sha256sum")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("sha256sum");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(text.as_bytes())
+        .expect("write");
+    let out = child.wait_with_output().expect("sha256sum");
+    format!("s_{}", &String::from_utf8_lossy(&out.stdout)[..14])
+}
+
+fn ok(out: &std::process::Output) {
+    assert_eq!(exit_code(out), 0, "{}", output_text(out));
+}
+
+#[test]
+fn an_apply_logs_the_lines_it_wrote_and_nothing_else() {
+    let repo = TestRepo::with_files(&[("src/lib.rs", "a\nb\nc\nd\ne\n")]);
+    let reply = format!(
+        "{}{}",
+        replace_block("a01", "src/lib.rs", "c\n", "C1\nC2\n"),
+        write_block("a02", "docs/my notes.md", "one\ntwo\n")
+    );
+    ok(&repo.apply(&reply, &[]));
+    let log = log_of(&repo, "HEAD");
+    assert!(log.is_claded());
+    let blob = repo.git(&[
+        "log",
+        "-1",
+        "--format=%(trailers:key=Clada-Reply,valueonly)",
+    ]);
+    let id = blob.trim().to_string();
+    assert_eq!(
+        lines_of(&log, "src/lib.rs"),
+        vec![(
+            "git-clada".into(),
+            "unknown".into(),
+            id.clone(),
+            "3-4".into()
+        )]
+    );
+    assert_eq!(lines_of(&log, "docs/my notes.md")[0].3, "1-2");
+    let key = &log.files[0].entries[0].key;
+    assert!(
+        key.starts_with(&session_hash(&format!("git-clada:{id}"))),
+        "{key}"
+    );
+    let raw = repo.git(&["notes", "--ref=ai", "show", "HEAD"]);
+    assert!(raw.starts_with("\"docs/my notes.md\"\n"), "{raw}");
+    let session = log.session_of(key).expect("session");
+    assert_eq!(
+        session.human_author.as_deref(),
+        Some("Test User <test@example.com>")
+    );
+    // No reply text in the log.
+    assert!(!raw.contains("C1") && !raw.contains("one"), "{raw}");
+    repo.assert_fsck();
+}
+
+#[test]
+fn the_agent_model_and_conversation_come_from_flags_then_config() {
+    let repo = TestRepo::with_files(&[("a.txt", "x\n")]);
+    repo.user_config("provenance:\n  agent: cursor\n  model: cfg-model\n");
+    ok(&repo.apply(&write_block("b01", "b.txt", "1\n"), &[]));
+    let got = lines_of(&log_of(&repo, "HEAD"), "b.txt");
+    assert_eq!(
+        (got[0].0.as_str(), got[0].1.as_str()),
+        ("cursor", "cfg-model")
+    );
+
+    ok(&repo.apply(
+        &write_block("c01", "c.txt", "1\n2\n"),
+        &[
+            "--agent",
+            "claude",
+            "--model",
+            "claude-opus-4",
+            "--conversation",
+            "conv-9",
+        ],
+    ));
+    let log = log_of(&repo, "HEAD");
+    let got = lines_of(&log, "c.txt");
+    assert_eq!(
+        got,
+        vec![(
+            "claude".into(),
+            "claude-opus-4".into(),
+            "conv-9".into(),
+            "1-2".into()
+        )]
+    );
+    let key = &log.files[0].entries[0].key;
+    assert_eq!(&key[..16], session_hash("claude:conv-9"));
+    // A trace id per AI commit.
+    let first = log_of(&repo, "HEAD~1").files[0].entries[0].key.clone();
+    assert_ne!(first.split("::").nth(1), key.split("::").nth(1));
+    repo.assert_fsck();
+}
+
+#[test]
+fn provenance_off_writes_no_log() {
+    let repo = TestRepo::with_files(&[("a.txt", "x\n")]);
+    repo.user_config("provenance: off\n");
+    ok(&repo.apply(&write_block("d01", "d.txt", "1\n"), &[]));
+    assert!(!has_log(&repo, "HEAD"));
+    assert_eq!(repo.git(&["for-each-ref", "refs/notes/ai"]), "");
+    repo.assert_fsck();
+}
+
+#[test]
+fn an_mcp_edit_names_the_clients_agent() {
+    let repo = TestRepo::with_files(&[("app.py", "def f():\n    return 1\n")]);
+    let mut child = repo
+        .clada_cmd()
+        .args(["mcp", "--session", "s-42", "--model", "sonnet-x"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start the server");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut out = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut request = |id: u64, method: &str, params: Value| -> Value {
+        let msg = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        writeln!(stdin, "{msg}").expect("write");
+
+        stdin.flush().expect("flush");
+        let mut line = String::new();
+        out.read_line(&mut line).expect("read");
+        let answer: Value = serde_json::from_str(&line).expect("JSON");
+        if method == "initialize" {
+            writeln!(
+                stdin,
+                r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#
+            )
+            .expect("write");
+        }
+        answer
+    };
+    request(
+        1,
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "claude-code", "version": "2"}}),
+    );
+    let answer = request(
+        2,
+        "tools/call",
+        json!({"name": "edit", "arguments": {"path": "app.py", "old_string": "    return 1", "new_string": "    return 2\n    # two"}}),
+    );
+    assert_ne!(answer["result"]["isError"], true, "{answer:#}");
+    drop(request);
+    drop(stdin);
+    let _ = child.wait();
+    let log = log_of(&repo, "HEAD");
+    assert_eq!(
+        lines_of(&log, "app.py"),
+        vec![(
+            "claude".into(),
+            "sonnet-x".into(),
+            "s-42".into(),
+            "2-3".into()
+        )]
+    );
+    repo.assert_fsck();
+}
