@@ -227,3 +227,59 @@ fn an_mcp_edit_names_the_clients_agent() {
     );
     repo.assert_fsck();
 }
+
+#[test]
+fn squash_writes_the_squashed_commits_log_with_the_last_session_winning() {
+    let repo = TestRepo::with_files(&[("f.txt", "a\nb\nc\nd\n")]);
+    ok(&repo.apply(
+        &replace_block("e01", "f.txt", "b\n", "B1\nB2\n"),
+        &["--agent", "claude", "--conversation", "one"],
+    ));
+    // a B1 B2 c d: the second session rewrites B2 and adds a last line.
+    ok(&repo.apply(
+        &replace_block("e02", "f.txt", "B2\nc\nd\n", "X\nc\nd\ne\n"),
+        &["--agent", "codex", "--conversation", "two"],
+    ));
+    let second = log_of(&repo, "HEAD");
+    assert_eq!(lines_of(&second, "f.txt")[0].3, "3,6");
+    let out = repo.clada(&["squash", "--mode", "auto_ai"]);
+    ok(&out);
+    assert_eq!(repo.git(&["rev-list", "--count", "HEAD"]).trim(), "2");
+    let log = log_of(&repo, "HEAD");
+    let mut got = lines_of(&log, "f.txt");
+    got.sort();
+    assert_eq!(
+        got,
+        vec![
+            ("claude".into(), "unknown".into(), "one".into(), "2".into()),
+            ("codex".into(), "unknown".into(), "two".into(), "3,6".into()),
+        ]
+    );
+    assert_eq!(log.meta.sessions.len(), 2);
+    // Undo brings the two commits back, each with its own log.
+    ok(&repo.clada(&["undo"]));
+    assert_eq!(lines_of(&log_of(&repo, "HEAD"), "f.txt")[0].3, "3,6");
+    assert_eq!(lines_of(&log_of(&repo, "HEAD~1"), "f.txt")[0].3, "2-3");
+    repo.assert_fsck();
+}
+
+#[test]
+fn undo_redo_and_steps_keep_each_commits_log() {
+    let repo = TestRepo::with_files(&[("f.txt", "a\n")]);
+    ok(&repo.apply(
+        &write_block("g01", "g.txt", "1\n2\n"),
+        &["--agent", "gemini"],
+    ));
+    ok(&repo.apply(&write_block("g02", "h.txt", "1\n"), &["--agent", "gemini"]));
+    let top = repo.head();
+    ok(&repo.clada(&["undo"]));
+    ok(&repo.clada(&["redo"]));
+    assert_eq!(lines_of(&log_of(&repo, "HEAD"), "h.txt")[0].0, "gemini");
+    assert_eq!(lines_of(&log_of(&repo, "HEAD~1"), "g.txt")[0].3, "1-2");
+    ok(&repo.clada(&["step-back"]));
+    assert_eq!(lines_of(&log_of(&repo, "HEAD"), "g.txt")[0].3, "1-2");
+    ok(&repo.clada(&["step-forward", "--all"]));
+    assert_eq!(repo.head(), top);
+    assert_eq!(lines_of(&log_of(&repo, "HEAD"), "h.txt")[0].3, "1");
+    repo.assert_fsck();
+}

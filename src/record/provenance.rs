@@ -190,3 +190,118 @@ pub fn log_update(
     book.stage(commit, log.serialize().as_bytes())?;
     book.write(&format!("clada: authorship of {}", Repo::short(commit)))
 }
+
+/// The file's content at `path` in `tree` (none for a link, submodule or missing path).
+fn content_at(repo: &Repo, tree: ObjectId, path: &str) -> Result<Option<Vec<u8>>, RepoError> {
+    content(repo, repo.tree_entry(tree, path.as_bytes().into())?)
+}
+
+/// The log in `book` on `commit`, if it has a valid one.
+pub fn log_in(
+    book: &mut crate::repo::NoteBook<'_>,
+    commit: ObjectId,
+) -> Result<Option<Log>, RepoError> {
+    Ok(book
+        .get(commit)?
+        .and_then(|d| String::from_utf8(d).ok())
+        .and_then(|t| Log::parse(&t).ok()))
+}
+
+/// The log of `new_commit` (tree `new_tree`, its parent's tree `base_tree`), which replaces
+/// `members` (each `(commit, tree)`, oldest first): their logs' lines carried to the new
+/// version (the last session winning), kept where the new commit writes them. `None` when no
+/// member has a log or nothing of theirs is left.
+pub fn squash_log(
+    repo: &Repo,
+    book: &mut crate::repo::NoteBook<'_>,
+    base_tree: ObjectId,
+    members: &[(ObjectId, ObjectId)],
+    (new_commit, new_tree): (ObjectId, ObjectId),
+) -> Result<Option<Log>, RepoError> {
+    use crate::authorship::squash::{merge_metadata, prune_metadata, squash_file, Step};
+    let mut logs = Vec::with_capacity(members.len());
+    for (commit, tree) in members {
+        logs.push((log_in(book, *commit)?, *tree));
+    }
+    let mut paths: Vec<String> = logs
+        .iter()
+        .filter_map(|(l, _)| l.as_ref())
+        .flat_map(|l| l.files.iter().map(|f| f.path.clone()))
+        .collect();
+    paths.sort();
+    paths.dedup();
+    if paths.is_empty() {
+        return Ok(None);
+    }
+    let mut out = Log {
+        files: Vec::new(),
+        meta: Metadata::new(&new_commit.to_string()),
+    };
+    for (log, _) in &logs {
+        if let Some(l) = log {
+            merge_metadata(&mut out.meta, &l.meta);
+        }
+    }
+    out.meta.base_commit_sha = new_commit.to_string();
+    for path in &paths {
+        let base = content_at(repo, base_tree, path)?;
+        let mut contents = Vec::with_capacity(logs.len() + 1);
+        for (_, tree) in &logs {
+            contents.push(content_at(repo, *tree, path)?);
+        }
+        contents.push(content_at(repo, new_tree, path)?);
+        let mut steps: Vec<Step<'_>> = Vec::with_capacity(contents.len());
+        for (i, c) in contents.iter().enumerate() {
+            let entries = logs
+                .get(i)
+                .and_then(|(l, _)| l.as_ref())
+                .and_then(|l| l.files.iter().find(|f| f.path == *path))
+                .map(|f| {
+                    f.entries
+                        .iter()
+                        .map(|e| (e.key.clone(), e.lines.clone()))
+                        .collect()
+                })
+                .unwrap_or_default();
+            steps.push(Step {
+                content: c.as_deref(),
+                entries,
+            });
+        }
+        for (key, lines) in squash_file(base.as_deref(), &steps) {
+            out.attest(path, &key, &lines);
+        }
+    }
+    prune_metadata(&mut out);
+    Ok((!out.is_empty()).then_some(out))
+}
+
+/// `old`'s log as the log of `new_commit`, a copy of its commit with tree `new_tree` instead
+/// of `old_tree` (a commit replayed onto a changed parent): lines carried through each file's
+/// change, lines changed on the way dropped.
+pub fn carry_log(
+    repo: &Repo,
+    old: &Log,
+    old_tree: ObjectId,
+    (new_commit, new_tree): (ObjectId, ObjectId),
+) -> Result<Log, RepoError> {
+    let mut out = Log {
+        files: Vec::new(),
+        meta: old.meta.clone(),
+    };
+    out.meta.base_commit_sha = new_commit.to_string();
+    for file in &old.files {
+        let (Some(before), Some(after)) = (
+            content_at(repo, old_tree, &file.path)?,
+            content_at(repo, new_tree, &file.path)?,
+        ) else {
+            continue;
+        };
+        let map = lines::carry(&before, &after);
+        for e in &file.entries {
+            out.attest(&file.path, &e.key, &lines::carry_set(&e.lines, &map));
+        }
+    }
+    crate::authorship::squash::prune_metadata(&mut out);
+    Ok(out)
+}
