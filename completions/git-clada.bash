@@ -55,6 +55,9 @@ _git__clada() {
             git__clada,prompt)
                 cmd="git__clada__subcmd__prompt"
                 ;;
+            git__clada,provenance)
+                cmd="git__clada__subcmd__provenance"
+                ;;
             git__clada,redo)
                 cmd="git__clada__subcmd__redo"
                 ;;
@@ -121,6 +124,9 @@ _git__clada() {
             git__clada__subcmd__help,prompt)
                 cmd="git__clada__subcmd__help__subcmd__prompt"
                 ;;
+            git__clada__subcmd__help,provenance)
+                cmd="git__clada__subcmd__help__subcmd__provenance"
+                ;;
             git__clada__subcmd__help,redo)
                 cmd="git__clada__subcmd__help__subcmd__redo"
                 ;;
@@ -160,6 +166,9 @@ _git__clada() {
             git__clada__subcmd__help__subcmd__hooks,uninstall)
                 cmd="git__clada__subcmd__help__subcmd__hooks__subcmd__uninstall"
                 ;;
+            git__clada__subcmd__help__subcmd__provenance,backfill)
+                cmd="git__clada__subcmd__help__subcmd__provenance__subcmd__backfill"
+                ;;
             git__clada__subcmd__hooks,check)
                 cmd="git__clada__subcmd__hooks__subcmd__check"
                 ;;
@@ -190,6 +199,18 @@ _git__clada() {
             git__clada__subcmd__hooks__subcmd__help,uninstall)
                 cmd="git__clada__subcmd__hooks__subcmd__help__subcmd__uninstall"
                 ;;
+            git__clada__subcmd__provenance,backfill)
+                cmd="git__clada__subcmd__provenance__subcmd__backfill"
+                ;;
+            git__clada__subcmd__provenance,help)
+                cmd="git__clada__subcmd__provenance__subcmd__help"
+                ;;
+            git__clada__subcmd__provenance__subcmd__help,backfill)
+                cmd="git__clada__subcmd__provenance__subcmd__help__subcmd__backfill"
+                ;;
+            git__clada__subcmd__provenance__subcmd__help,help)
+                cmd="git__clada__subcmd__provenance__subcmd__help__subcmd__help"
+                ;;
             *)
                 ;;
         esac
@@ -197,7 +218,7 @@ _git__clada() {
 
     case "${cmd}" in
         git__clada)
-            opts="-C -h -V --format --dry-run --help --version apply commit check parse undo redo squash step-back step-forward status repair-index log show watch mcp prompt config context hooks install-man demo help"
+            opts="-C -h -V --format --dry-run --help --version apply commit check parse undo redo squash step-back step-forward status repair-index log show provenance watch mcp prompt config context hooks install-man demo help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -219,7 +240,7 @@ _git__clada() {
             return 0
             ;;
         git__clada__subcmd__apply)
-            opts="-m -C -h -V --dialect --no-git --allow-outside --atomic --no-commit --no-verify --no-snapshot --force --wip --git-author --message --exec --timeout --max-output --total-timeout --paste --copy --format --dry-run --help --version"
+            opts="-m -C -h -V --dialect --no-git --allow-outside --atomic --no-commit --no-verify --no-snapshot --force --wip --git-author --message --exec --timeout --max-output --total-timeout --agent --model --conversation --paste --copy --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -258,6 +279,18 @@ _git__clada() {
                     return 0
                     ;;
                 --total-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --conversation)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -411,7 +444,7 @@ _git__clada() {
             return 0
             ;;
         git__clada__subcmd__help)
-            opts="apply commit check parse undo redo squash step-back step-forward status repair-index log show watch mcp prompt config context hooks install-man demo help"
+            opts="apply commit check parse undo redo squash step-back step-forward status repair-index log show provenance watch mcp prompt config context hooks install-man demo help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -651,6 +684,34 @@ _git__clada() {
         git__clada__subcmd__help__subcmd__prompt)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__clada__subcmd__help__subcmd__provenance)
+            opts="backfill"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__clada__subcmd__help__subcmd__provenance__subcmd__backfill)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1039,7 +1100,7 @@ _git__clada() {
             return 0
             ;;
         git__clada__subcmd__mcp)
-            opts="-C -h -V --no-git --exec --timeout --max-output --total-timeout --no-verify --session --format --dry-run --help --version"
+            opts="-C -h -V --no-git --exec --timeout --max-output --total-timeout --agent --model --conversation --no-verify --session --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1058,6 +1119,18 @@ _git__clada() {
                     return 0
                     ;;
                 --total-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --conversation)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1129,6 +1202,92 @@ _git__clada() {
                     COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
                     return 0
                     ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__clada__subcmd__provenance)
+            opts="-C -h -V --format --dry-run --help --version backfill help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__clada__subcmd__provenance__subcmd__backfill)
+            opts="-C -h -V --format --dry-run --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__clada__subcmd__provenance__subcmd__help)
+            opts="backfill help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__clada__subcmd__provenance__subcmd__help__subcmd__backfill)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__clada__subcmd__provenance__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 *)
                     COMPREPLY=()
                     ;;
@@ -1337,12 +1496,24 @@ _git__clada() {
             return 0
             ;;
         git__clada__subcmd__watch)
-            opts="-C -h -V --output --copy --prepend --dialect --exec --no-verify --poll --debounce --once --skip-existing --format --dry-run --help --version"
+            opts="-C -h -V --agent --model --conversation --output --copy --prepend --dialect --exec --no-verify --poll --debounce --once --skip-existing --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --agent)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --conversation)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --output)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -283,3 +283,59 @@ fn undo_redo_and_steps_keep_each_commits_log() {
     assert_eq!(lines_of(&log_of(&repo, "HEAD"), "h.txt")[0].3, "1");
     repo.assert_fsck();
 }
+
+#[test]
+fn backfill_writes_the_logs_older_ai_commits_lack_and_leaves_other_logs_alone() {
+    let repo = TestRepo::with_files(&[("f.txt", "a\n")]);
+    // Commits made as before this version: no logs.
+    repo.user_config("provenance: off\n");
+    ok(&repo.apply(&write_block("k01", "k.txt", "1\n2\n3\n"), &[]));
+    ok(&repo.apply(&replace_block("k02", "f.txt", "a\n", "a\nb\n"), &[]));
+    repo.write("human.txt", "mine\n");
+    repo.git(&["add", "human.txt"]);
+    repo.git(&["commit", "-qm", "human"]);
+    ok(&repo.apply(&write_block("k03", "m.txt", "x\n"), &[]));
+    // Another tool's log on the third AI commit stays as it is.
+    let foreign = "m.txt\n  s_0123456789abcd::t_0123456789abcd 1\n---\n{\"schema_version\":\"authorship/3.0.0\",\"base_commit_sha\":\"00\",\"prompts\":{},\"sessions\":{\"s_0123456789abcd\":{\"agent_id\":{\"tool\":\"cursor\",\"id\":\"c\",\"model\":\"m\"}}}}\n";
+    repo.git(&["notes", "--ref=ai", "add", "-m", foreign.trim_end(), "HEAD"]);
+    assert!(!has_log(&repo, "HEAD~2") && !has_log(&repo, "HEAD~3"));
+
+    let out = repo.clada(&["--format", "json", "provenance", "backfill"]);
+    ok(&out);
+    let report: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(
+        report["written"].as_array().map(Vec::len),
+        Some(2),
+        "{report:#}"
+    );
+    assert_eq!(report["hadLog"], 1, "{report:#}");
+    let first = log_of(&repo, "HEAD~3");
+    let blob = repo.git(&[
+        "log",
+        "-1",
+        "--format=%(trailers:key=Clada-Reply,valueonly)",
+        "HEAD~3",
+    ]);
+    assert_eq!(
+        lines_of(&first, "k.txt"),
+        vec![(
+            "git-clada".into(),
+            "unknown".into(),
+            blob.trim().to_string(),
+            "1-3".into()
+        )]
+    );
+    assert_eq!(lines_of(&log_of(&repo, "HEAD~2"), "f.txt")[0].3, "2");
+    assert!(!has_log(&repo, "HEAD~1"), "the human commit got a log");
+    let kept = repo.git(&["notes", "--ref=ai", "show", "HEAD"]);
+    assert!(kept.contains("\"tool\":\"cursor\""), "{kept}");
+    // Run again: nothing left to write.
+    let again = repo.clada(&["--format", "json", "provenance", "backfill"]);
+    let report: Value = serde_json::from_slice(&again.stdout).expect("JSON");
+    assert_eq!(
+        report["written"].as_array().map(Vec::len),
+        Some(0),
+        "{report:#}"
+    );
+    repo.assert_fsck();
+}

@@ -30,6 +30,7 @@ pub mod log;
 pub mod mcp;
 pub mod parse;
 pub mod prompt;
+pub mod provenance;
 pub mod redo;
 pub mod repair_index;
 pub mod show;
@@ -154,6 +155,7 @@ pub enum Command {
     RepairIndex(repair_index::Args),
     Log(log::Args),
     Show(show::Args),
+    Provenance(provenance::Args),
     Watch(watch::Args),
     Mcp(mcp::Args),
     Prompt(prompt::Args),
@@ -233,6 +235,7 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::RepairIndex(args) => repair_index::run(args, global),
         Command::Log(args) => log::run(args, global),
         Command::Show(args) => show::run(args, global),
+        Command::Provenance(args) => provenance::run(args, global),
         Command::Watch(args) => watch::run(args, global),
         Command::Mcp(args) => mcp::run(args, global),
         Command::Prompt(args) => prompt::run(args, global, prompt_format),

@@ -12,6 +12,7 @@
 
 mod common;
 pub mod log;
+pub mod provenance;
 mod recorded;
 pub mod render;
 pub mod repair;
