@@ -19,6 +19,9 @@ _git__clada() {
             git__clada,apply)
                 cmd="git__clada__subcmd__apply"
                 ;;
+            git__clada,blame)
+                cmd="git__clada__subcmd__blame"
+                ;;
             git__clada,check)
                 cmd="git__clada__subcmd__check"
                 ;;
@@ -87,6 +90,9 @@ _git__clada() {
                 ;;
             git__clada__subcmd__help,apply)
                 cmd="git__clada__subcmd__help__subcmd__apply"
+                ;;
+            git__clada__subcmd__help,blame)
+                cmd="git__clada__subcmd__help__subcmd__blame"
                 ;;
             git__clada__subcmd__help,check)
                 cmd="git__clada__subcmd__help__subcmd__check"
@@ -218,7 +224,7 @@ _git__clada() {
 
     case "${cmd}" in
         git__clada)
-            opts="-C -h -V --format --dry-run --help --version apply commit check parse undo redo squash step-back step-forward status repair-index log show provenance watch mcp prompt config context hooks install-man demo help"
+            opts="-C -h -V --format --dry-run --help --version apply commit check parse undo redo squash step-back step-forward status repair-index log show blame provenance watch mcp prompt config context hooks install-man demo help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -291,6 +297,32 @@ _git__clada() {
                     return 0
                     ;;
                 --conversation)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__clada__subcmd__blame)
+            opts="-L -C -h -V --format --dry-run --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                -L)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -444,7 +476,7 @@ _git__clada() {
             return 0
             ;;
         git__clada__subcmd__help)
-            opts="apply commit check parse undo redo squash step-back step-forward status repair-index log show provenance watch mcp prompt config context hooks install-man demo help"
+            opts="apply commit check parse undo redo squash step-back step-forward status repair-index log show blame provenance watch mcp prompt config context hooks install-man demo help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -458,6 +490,20 @@ _git__clada() {
             return 0
             ;;
         git__clada__subcmd__help__subcmd__apply)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__clada__subcmd__help__subcmd__blame)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

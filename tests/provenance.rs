@@ -339,3 +339,78 @@ fn backfill_writes_the_logs_older_ai_commits_lack_and_leaves_other_logs_alone() 
     );
     repo.assert_fsck();
 }
+
+#[test]
+fn blame_gives_every_line_its_origin() {
+    let repo = TestRepo::with_files(&[("app.py", "one\ntwo\nthree\n")]);
+    ok(&repo.apply(
+        &replace_block("n01", "app.py", "two\n", "two\nai-1\nai-2\n"),
+        &[
+            "--agent",
+            "claude",
+            "--model",
+            "opus",
+            "--conversation",
+            "c7",
+        ],
+    ));
+    let ai_commit = repo.head();
+    let reply = repo.git(&[
+        "log",
+        "-1",
+        "--format=%(trailers:key=Clada-Reply,valueonly)",
+    ]);
+    // A human changes one of the AI's lines and adds one.
+    repo.write("app.py", "one\ntwo\nai-1\nmine\nthree\nmore\n");
+    repo.git(&["commit", "-qam", "human edit"]);
+    let human_commit = repo.head();
+
+    let out = repo.clada(&["--format", "json", "blame", "app.py"]);
+    ok(&out);
+    let report: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(report["path"], "app.py");
+    assert_eq!(report["rev"], human_commit.trim());
+    let lines = report["lines"].as_array().expect("lines");
+    let origins: Vec<(&str, &str)> = lines
+        .iter()
+        .map(|l| {
+            (
+                l["origin"].as_str().unwrap_or(""),
+                l["commit"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    let (ai, human) = (ai_commit.trim(), human_commit.trim());
+    assert_eq!(origins.len(), 6);
+    assert_eq!(origins[2], ("ai", ai));
+    assert_eq!(origins[3], ("unknown", human));
+    assert_eq!(origins[5], ("unknown", human));
+    assert_eq!(origins[0].0, "unknown");
+    assert_eq!(lines[2]["agent"], "claude");
+    assert_eq!(lines[2]["model"], "opus");
+    assert_eq!(lines[2]["reply"], reply.trim());
+    assert_eq!(lines[2]["line"], 3);
+    let session = session_hash("claude:c7");
+    assert_eq!(lines[2]["session"], session.as_str());
+
+    let out = repo.clada(&["blame", "app.py", "HEAD", "-L", "2,3"]);
+    ok(&out);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let rows: Vec<&str> = text.lines().collect();
+    assert_eq!(rows.len(), 2, "{text}");
+    assert!(
+        rows[1].contains("claude/opus") && rows[1].ends_with(") ai-1"),
+        "{text}"
+    );
+    // At the AI commit itself every line it wrote is the AI's.
+    let out = repo.clada(&["--format", "json", "blame", "app.py", ai]);
+    let report: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let ai_lines: Vec<u64> = report["lines"]
+        .as_array()
+        .expect("lines")
+        .iter()
+        .filter(|l| l["origin"] == "ai")
+        .filter_map(|l| l["line"].as_u64())
+        .collect();
+    assert_eq!(ai_lines, vec![3, 4]);
+}

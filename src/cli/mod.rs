@@ -17,6 +17,7 @@ use crate::config::ColorSetting;
 use crate::report::{self, ReportFormat};
 
 pub mod apply;
+pub mod blame;
 pub mod check;
 pub mod commit;
 pub mod config;
@@ -155,6 +156,7 @@ pub enum Command {
     RepairIndex(repair_index::Args),
     Log(log::Args),
     Show(show::Args),
+    Blame(blame::Args),
     Provenance(provenance::Args),
     Watch(watch::Args),
     Mcp(mcp::Args),
@@ -235,6 +237,7 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::RepairIndex(args) => repair_index::run(args, global),
         Command::Log(args) => log::run(args, global),
         Command::Show(args) => show::run(args, global),
+        Command::Blame(args) => blame::run(args, global),
         Command::Provenance(args) => provenance::run(args, global),
         Command::Watch(args) => watch::run(args, global),
         Command::Mcp(args) => mcp::run(args, global),

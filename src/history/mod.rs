@@ -10,6 +10,7 @@
 //! `log.rs` reads what the others record and `render.rs` prints every report; `repair.rs`
 //! puts right a cache-tree an earlier version wrote wrong.
 
+pub mod blame;
 mod common;
 pub mod log;
 pub mod provenance;
