@@ -42,6 +42,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-clada' -ScriptBlock {
             [CompletionResult]::new('log', 'log', [CompletionResultType]::ParameterValue, 'List git-clada commits on the current branch: short hash, age, subject, blocks ok/failed')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show the reply an AI commit was made from and its result report')
             [CompletionResult]::new('blame', 'blame', [CompletionResultType]::ParameterValue, 'Show who wrote each line of a file: the last commit that changed it and whether an AI wrote it')
+            [CompletionResult]::new('stats', 'stats', [CompletionResultType]::ParameterValue, 'Count the lines of each commit still present, by who wrote them: AI, human or unknown')
             [CompletionResult]::new('provenance', 'provenance', [CompletionResultType]::ParameterValue, 'Line-level AI attribution: the Git AI Standard''s authorship logs in refs/notes/ai')
             [CompletionResult]::new('watch', 'watch', [CompletionResultType]::ParameterValue, 'Watch FILE and apply each new complete block once, whenever the file changes')
             [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve git-clada as an MCP server over stdio: the edit tool an agent calls')
@@ -227,6 +228,16 @@ Register-ArgumentCompleter -Native -CommandName 'git-clada' -ScriptBlock {
         }
         'git-clada;blame' {
             [CompletionResult]::new('-L', '-L ', [CompletionResultType]::ParameterName, 'Only lines A to B (1-based, inclusive), as `git blame -L A,B`')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Show what would happen without changing any file, ref or the index')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'git-clada;stats' {
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Show what would happen without changing any file, ref or the index')
@@ -466,6 +477,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-clada' -ScriptBlock {
             [CompletionResult]::new('log', 'log', [CompletionResultType]::ParameterValue, 'List git-clada commits on the current branch: short hash, age, subject, blocks ok/failed')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show the reply an AI commit was made from and its result report')
             [CompletionResult]::new('blame', 'blame', [CompletionResultType]::ParameterValue, 'Show who wrote each line of a file: the last commit that changed it and whether an AI wrote it')
+            [CompletionResult]::new('stats', 'stats', [CompletionResultType]::ParameterValue, 'Count the lines of each commit still present, by who wrote them: AI, human or unknown')
             [CompletionResult]::new('provenance', 'provenance', [CompletionResultType]::ParameterValue, 'Line-level AI attribution: the Git AI Standard''s authorship logs in refs/notes/ai')
             [CompletionResult]::new('watch', 'watch', [CompletionResultType]::ParameterValue, 'Watch FILE and apply each new complete block once, whenever the file changes')
             [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve git-clada as an MCP server over stdio: the edit tool an agent calls')
@@ -518,6 +530,9 @@ Register-ArgumentCompleter -Native -CommandName 'git-clada' -ScriptBlock {
             break
         }
         'git-clada;help;blame' {
+            break
+        }
+        'git-clada;help;stats' {
             break
         }
         'git-clada;help;provenance' {

@@ -73,6 +73,9 @@ _git__clada() {
             git__clada,squash)
                 cmd="git__clada__subcmd__squash"
                 ;;
+            git__clada,stats)
+                cmd="git__clada__subcmd__stats"
+                ;;
             git__clada,status)
                 cmd="git__clada__subcmd__status"
                 ;;
@@ -144,6 +147,9 @@ _git__clada() {
                 ;;
             git__clada__subcmd__help,squash)
                 cmd="git__clada__subcmd__help__subcmd__squash"
+                ;;
+            git__clada__subcmd__help,stats)
+                cmd="git__clada__subcmd__help__subcmd__stats"
                 ;;
             git__clada__subcmd__help,status)
                 cmd="git__clada__subcmd__help__subcmd__status"
@@ -224,7 +230,7 @@ _git__clada() {
 
     case "${cmd}" in
         git__clada)
-            opts="-C -h -V --format --dry-run --help --version apply commit check parse undo redo squash step-back step-forward status repair-index log show blame provenance watch mcp prompt config context hooks install-man demo help"
+            opts="-C -h -V --format --dry-run --help --version apply commit check parse undo redo squash step-back step-forward status repair-index log show blame stats provenance watch mcp prompt config context hooks install-man demo help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -476,7 +482,7 @@ _git__clada() {
             return 0
             ;;
         git__clada__subcmd__help)
-            opts="apply commit check parse undo redo squash step-back step-forward status repair-index log show blame provenance watch mcp prompt config context hooks install-man demo help"
+            opts="apply commit check parse undo redo squash step-back step-forward status repair-index log show blame stats provenance watch mcp prompt config context hooks install-man demo help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -812,6 +818,20 @@ _git__clada() {
             return 0
             ;;
         git__clada__subcmd__help__subcmd__squash)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__clada__subcmd__help__subcmd__stats)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1438,6 +1458,28 @@ _git__clada() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__clada__subcmd__stats)
+            opts="-C -h -V --format --dry-run --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 -C)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -39,6 +39,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand log 'List git-clada commits on the current branch: short hash, age, subject, blocks ok/failed'
             cand show 'Show the reply an AI commit was made from and its result report'
             cand blame 'Show who wrote each line of a file: the last commit that changed it and whether an AI wrote it'
+            cand stats 'Count the lines of each commit still present, by who wrote them: AI, human or unknown'
             cand provenance 'Line-level AI attribution: the Git AI Standard''s authorship logs in refs/notes/ai'
             cand watch 'Watch FILE and apply each new complete block once, whenever the file changes'
             cand mcp 'Serve git-clada as an MCP server over stdio: the edit tool an agent calls'
@@ -210,6 +211,15 @@ set edit:completion:arg-completer[git-clada] = {|@words|
         }
         &'git-clada;blame'= {
             cand -L 'Only lines A to B (1-based, inclusive), as `git blame -L A,B`'
+            cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
+            cand --dry-run 'Show what would happen without changing any file, ref or the index'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'git-clada;stats'= {
             cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
             cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
             cand --dry-run 'Show what would happen without changing any file, ref or the index'
@@ -425,6 +435,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand log 'List git-clada commits on the current branch: short hash, age, subject, blocks ok/failed'
             cand show 'Show the reply an AI commit was made from and its result report'
             cand blame 'Show who wrote each line of a file: the last commit that changed it and whether an AI wrote it'
+            cand stats 'Count the lines of each commit still present, by who wrote them: AI, human or unknown'
             cand provenance 'Line-level AI attribution: the Git AI Standard''s authorship logs in refs/notes/ai'
             cand watch 'Watch FILE and apply each new complete block once, whenever the file changes'
             cand mcp 'Serve git-clada as an MCP server over stdio: the edit tool an agent calls'
@@ -463,6 +474,8 @@ set edit:completion:arg-completer[git-clada] = {|@words|
         &'git-clada;help;show'= {
         }
         &'git-clada;help;blame'= {
+        }
+        &'git-clada;help;stats'= {
         }
         &'git-clada;help;provenance'= {
             cand backfill 'Write the logs of AI commits made before git-clada wrote them'

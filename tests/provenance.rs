@@ -414,3 +414,34 @@ fn blame_gives_every_line_its_origin() {
         .collect();
     assert_eq!(ai_lines, vec![3, 4]);
 }
+
+#[test]
+fn stats_count_the_lines_still_present_by_origin() {
+    let repo = TestRepo::with_files(&[("s.txt", "a\nb\n")]);
+    ok(&repo.apply(
+        &write_block("p01", "t.txt", "1\n2\n3\n4\n"),
+        &["--agent", "claude"],
+    ));
+    repo.write("t.txt", "1\n2\nH\n4\n");
+    repo.git(&["commit", "-qam", "human fix"]);
+    let out = repo.clada(&["--format", "json", "stats"]);
+    ok(&out);
+    let report: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(
+        report["total"],
+        json!({"ai": 3, "human": 0, "unknown": 3}),
+        "{report:#}"
+    );
+    let commits = report["commits"].as_array().expect("commits");
+    assert_eq!(commits.len(), 3, "{report:#}");
+    assert_eq!(commits[1]["ai"], 3, "{report:#}");
+    assert_eq!(commits[0]["unknown"], 1, "{report:#}");
+    let out = repo.clada(&["stats", "HEAD~1..HEAD"]);
+    ok(&out);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("total") && text.contains("you ") && text.contains(" ai "),
+        "{text}"
+    );
+    assert_eq!(text.lines().count(), 2, "{text}");
+}

@@ -36,6 +36,7 @@ pub mod redo;
 pub mod repair_index;
 pub mod show;
 pub mod squash;
+pub mod stats;
 pub mod status;
 pub mod step;
 pub mod undo;
@@ -157,6 +158,7 @@ pub enum Command {
     Log(log::Args),
     Show(show::Args),
     Blame(blame::Args),
+    Stats(stats::Args),
     Provenance(provenance::Args),
     Watch(watch::Args),
     Mcp(mcp::Args),
@@ -238,6 +240,7 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Log(args) => log::run(args, global),
         Command::Show(args) => show::run(args, global),
         Command::Blame(args) => blame::run(args, global),
+        Command::Stats(args) => stats::run(args, global),
         Command::Provenance(args) => provenance::run(args, global),
         Command::Watch(args) => watch::run(args, global),
         Command::Mcp(args) => mcp::run(args, global),

@@ -56,37 +56,69 @@ pub fn blame(
     rev: Option<&str>,
     range: Option<(u32, u32)>,
 ) -> Result<BlameReport, HistoryError> {
-    let rev = rev.unwrap_or("HEAD");
-    if rev.starts_with('-') {
-        return Err(HistoryError::Refused(format!("`{rev}` is not a revision")));
-    }
-    let commit = repo
-        .resolve_commit(rev)
-        .map_err(|e| HistoryError::Refused(format!("{rev}: {e}")))?;
+    let commit = resolve(repo, rev)?;
     let blamed = repo.blame(commit, path, range)?;
-    let mut book = repo.note_book(AI_NOTES_REF)?;
-    let mut known: HashMap<ObjectId, Known> = HashMap::new();
+    let mut origins = Origins::new(repo)?;
     let mut lines = Vec::with_capacity(blamed.len());
     for b in blamed {
-        if !known.contains_key(&b.commit) {
-            let info = repo.commit_info(b.commit)?;
-            known.insert(
-                b.commit,
-                Known {
-                    log: log_in(&mut book, b.commit)?,
-                    snapshot: classify(&info) == Some(CladaCommit::Snapshot),
-                    reply: info.trailer(trailer::REPLY).map(|r| r.trim().to_string()),
-                },
-            );
-        }
-        let k = &known[&b.commit];
-        lines.push(origin_of(b, k));
+        lines.push(origins.of(b)?);
     }
     Ok(BlameReport {
         path: path.to_string(),
         rev: commit.to_string(),
         lines,
     })
+}
+
+/// The commit `rev` names (default HEAD); a refusal when it names none.
+pub(super) fn resolve(repo: &Repo, rev: Option<&str>) -> Result<ObjectId, HistoryError> {
+    let rev = rev.unwrap_or("HEAD");
+    if rev.starts_with('-') {
+        return Err(HistoryError::Refused(format!("`{rev}` is not a revision")));
+    }
+    repo.resolve_commit(rev)
+        .map_err(|e| HistoryError::Refused(format!("{rev}: {e}")))
+}
+
+/// The origins of blamed lines, each commit's log and trailers read once.
+pub(super) struct Origins<'r> {
+    repo: &'r Repo,
+    book: crate::repo::NoteBook<'r>,
+    known: HashMap<ObjectId, Known>,
+}
+
+impl<'r> Origins<'r> {
+    pub(super) fn new(repo: &'r Repo) -> Result<Origins<'r>, HistoryError> {
+        Ok(Origins {
+            repo,
+            book: repo.note_book(AI_NOTES_REF)?,
+            known: HashMap::new(),
+        })
+    }
+
+    /// Where line `b` came from.
+    pub(super) fn of(&mut self, b: BlameLine) -> Result<BlamedLine, HistoryError> {
+        if !self.known.contains_key(&b.commit) {
+            let info = self.repo.commit_info(b.commit)?;
+            let k = Known {
+                log: log_in(&mut self.book, b.commit)?,
+                snapshot: classify(&info) == Some(CladaCommit::Snapshot),
+                reply: info.trailer(trailer::REPLY).map(|r| r.trim().to_string()),
+            };
+            self.known.insert(b.commit, k);
+        }
+        Ok(match self.known.get(&b.commit) {
+            Some(k) => origin_of(b, k),
+            None => origin_of(
+                b,
+                &Known {
+                    log: None,
+                    snapshot: false,
+                    reply: None,
+                },
+            ),
+        })
+    }
 }
 
 fn origin_of(b: BlameLine, k: &Known) -> BlamedLine {

@@ -19,6 +19,7 @@ pub mod render;
 pub mod repair;
 pub mod squash;
 pub mod stack;
+pub mod stats;
 pub mod step;
 mod step_undo;
 pub mod undo;
