@@ -445,3 +445,42 @@ fn stats_count_the_lines_still_present_by_origin() {
     );
     assert_eq!(text.lines().count(), 2, "{text}");
 }
+
+fn install_pre_commit(repo: &TestRepo, script: &str) {
+    let hook = repo.path().join(".git/hooks/pre-commit");
+    std::fs::create_dir_all(hook.parent().expect("hooks dir")).expect("mkdir");
+    std::fs::write(&hook, format!("#!/bin/sh\n{script}")).expect("write hook");
+    repo.set_executable(".git/hooks/pre-commit");
+}
+
+/// A fixer as the pre-commit framework runs them: `TODO` it fixes (and fails, so the commit
+/// is retried), `BAD` it cannot fix.
+const FIXER: &str = "rc=0\nfor f in $(git diff --cached --name-only); do\n  if grep -q TODO \"$f\"; then sed -i 's/TODO/DONE/' \"$f\"; rc=1; fi\n  if grep -q BAD \"$f\"; then echo \"$f is BAD\"; rc=1; fi\ndone\nexit $rc\n";
+
+#[test]
+fn a_fixer_hooks_changes_are_the_ais_and_the_users_own_fixes_are_not() {
+    let repo = TestRepo::with_files(&[("a.py", "a\nb\nc\n")]);
+    install_pre_commit(&repo, FIXER);
+    ok(&repo.apply(
+        &replace_block("q01", "a.py", "b\n", "x  # TODO\n"),
+        &["--agent", "codex"],
+    ));
+    assert_eq!(repo.git(&["show", "HEAD:a.py"]), "a\nx  # DONE\nc\n");
+    assert_eq!(lines_of(&log_of(&repo, "HEAD"), "a.py")[0].3, "2");
+
+    // A hook that fails leaves the AI's change pending; the user fixes one of its lines and
+    // `git clada commit` commits it: that line is the user's.
+    let out = repo.apply(
+        &replace_block("q02", "a.py", "c\n", "ai-1\nBAD\nai-3\n"),
+        &["--agent", "codex"],
+    );
+    assert_eq!(exit_code(&out), 1, "{}", output_text(&out));
+    repo.write("a.py", "a\nx  # DONE\nai-1\nfixed by me\nai-3\n");
+    let out = repo.clada(&["--format", "json", "commit"]);
+    ok(&out);
+    let log = log_of(&repo, "HEAD");
+    let got = lines_of(&log, "a.py");
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert_eq!(got[0].3, "3,5", "{got:?}");
+    repo.assert_fsck();
+}
