@@ -212,7 +212,6 @@ fn an_mcp_edit_names_the_clients_agent() {
         json!({"name": "edit", "arguments": {"path": "app.py", "old_string": "    return 1", "new_string": "    return 2\n    # two"}}),
     );
     assert_ne!(answer["result"]["isError"], true, "{answer:#}");
-    drop(request);
     drop(stdin);
     let _ = child.wait();
     let log = log_of(&repo, "HEAD");
