@@ -41,6 +41,9 @@ Register-ArgumentCompleter -Native -CommandName 'git-clada' -ScriptBlock {
             [CompletionResult]::new('repair-index', 'repair-index', [CompletionResultType]::ParameterValue, 'Repair the index''s cache-tree if an earlier git-clada wrote it wrong')
             [CompletionResult]::new('log', 'log', [CompletionResultType]::ParameterValue, 'List git-clada commits on the current branch: short hash, age, subject, blocks ok/failed')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show the reply an AI commit was made from and its result report')
+            [CompletionResult]::new('blame', 'blame', [CompletionResultType]::ParameterValue, 'Show who wrote each line of a file: the last commit that changed it and whether an AI wrote it')
+            [CompletionResult]::new('stats', 'stats', [CompletionResultType]::ParameterValue, 'Count the lines of each commit still present, by who wrote them: AI, human or unknown')
+            [CompletionResult]::new('provenance', 'provenance', [CompletionResultType]::ParameterValue, 'Line-level AI attribution: the Git AI Standard''s authorship logs in refs/notes/ai')
             [CompletionResult]::new('watch', 'watch', [CompletionResultType]::ParameterValue, 'Watch FILE and apply each new complete block once, whenever the file changes')
             [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve git-clada as an MCP server over stdio: the edit tool an agent calls')
             [CompletionResult]::new('prompt', 'prompt', [CompletionResultType]::ParameterValue, 'Print the instructions to give a model (system prompt or custom instructions)')
@@ -62,6 +65,9 @@ Register-ArgumentCompleter -Native -CommandName 'git-clada' -ScriptBlock {
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Time limit per exec block without its own `timeout` (`30`, `500ms`, `2m`). Default: config `timeout`, else 30s')
             [CompletionResult]::new('--max-output', '--max-output', [CompletionResultType]::ParameterName, 'Output cap per stream of an exec block (`1048576`, `512k`, `10MiB`). Default: config `max_output`, else 10MiB')
             [CompletionResult]::new('--total-timeout', '--total-timeout', [CompletionResultType]::ParameterName, 'Time limit for all exec blocks of the reply together. Default: config `total_timeout`, else none')
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The agent that wrote the reply, as the Git AI Standard names it (claude, cursor, gemini, codex, …), for the authorship log in refs/notes/ai. Default: config provenance.agent, the MCP client''s name, else git-clada')
+            [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'The model that wrote the reply. Default: config provenance.model, else unknown')
+            [CompletionResult]::new('--conversation', '--conversation', [CompletionResultType]::ParameterName, 'The agent''s conversation id, behind the log''s session id. Default: the MCP session (Clada-Session), else the reply''s blob id')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)')
             [CompletionResult]::new('--no-git', '--no-git', [CompletionResultType]::ParameterName, 'Run the actions without git: paths are relative to the current directory, nothing is committed')
@@ -220,7 +226,64 @@ Register-ArgumentCompleter -Native -CommandName 'git-clada' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'git-clada;blame' {
+            [CompletionResult]::new('-L', '-L ', [CompletionResultType]::ParameterName, 'Only lines A to B (1-based, inclusive), as `git blame -L A,B`')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Show what would happen without changing any file, ref or the index')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'git-clada;stats' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Show what would happen without changing any file, ref or the index')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'git-clada;provenance' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Show what would happen without changing any file, ref or the index')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('backfill', 'backfill', [CompletionResultType]::ParameterValue, 'Write the logs of AI commits made before git-clada wrote them')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'git-clada;provenance;backfill' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Show what would happen without changing any file, ref or the index')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'git-clada;provenance;help' {
+            [CompletionResult]::new('backfill', 'backfill', [CompletionResultType]::ParameterValue, 'Write the logs of AI commits made before git-clada wrote them')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'git-clada;provenance;help;backfill' {
+            break
+        }
+        'git-clada;provenance;help;help' {
+            break
+        }
         'git-clada;watch' {
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The agent that wrote the reply, as the Git AI Standard names it (claude, cursor, gemini, codex, …), for the authorship log in refs/notes/ai. Default: config provenance.agent, the MCP client''s name, else git-clada')
+            [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'The model that wrote the reply. Default: config provenance.model, else unknown')
+            [CompletionResult]::new('--conversation', '--conversation', [CompletionResultType]::ParameterName, 'The agent''s conversation id, behind the log''s session id. Default: the MCP session (Clada-Session), else the reply''s blob id')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Also write each batch''s llm report to this file')
             [CompletionResult]::new('--dialect', '--dialect', [CompletionResultType]::ParameterName, 'Which format to read: auto reads each block in the format its opening line shows (SHAM, NESL, nesl, CSL, CML, the replacer format, aider''s SEARCH/REPLACE, apply_patch, unified diffs); a format name reads only that one')
             [CompletionResult]::new('--exec', '--exec', [CompletionResultType]::ParameterName, 'Policy for `exec` blocks: ask on a terminal, allow, or deny. Default: ask on a terminal, deny otherwise')
@@ -245,6 +308,9 @@ Register-ArgumentCompleter -Native -CommandName 'git-clada' -ScriptBlock {
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Time limit per exec block without its own `timeout` (`30`, `500ms`, `2m`). Default: config `timeout`, else 30s')
             [CompletionResult]::new('--max-output', '--max-output', [CompletionResultType]::ParameterName, 'Output cap per stream of an exec block (`1048576`, `512k`, `10MiB`). Default: config `max_output`, else 10MiB')
             [CompletionResult]::new('--total-timeout', '--total-timeout', [CompletionResultType]::ParameterName, 'Time limit for all exec blocks of the reply together. Default: config `total_timeout`, else none')
+            [CompletionResult]::new('--agent', '--agent', [CompletionResultType]::ParameterName, 'The agent that wrote the reply, as the Git AI Standard names it (claude, cursor, gemini, codex, …), for the authorship log in refs/notes/ai. Default: config provenance.agent, the MCP client''s name, else git-clada')
+            [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'The model that wrote the reply. Default: config provenance.model, else unknown')
+            [CompletionResult]::new('--conversation', '--conversation', [CompletionResultType]::ParameterName, 'The agent''s conversation id, behind the log''s session id. Default: the MCP session (Clada-Session), else the reply''s blob id')
             [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'The session id in the `Clada-Session` trailer of this server''s commits (default: a new `mcp-…` id per server; `git clada log` shows it, `git clada squash --mode session` collapses a session''s commits)')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)')
@@ -410,6 +476,9 @@ Register-ArgumentCompleter -Native -CommandName 'git-clada' -ScriptBlock {
             [CompletionResult]::new('repair-index', 'repair-index', [CompletionResultType]::ParameterValue, 'Repair the index''s cache-tree if an earlier git-clada wrote it wrong')
             [CompletionResult]::new('log', 'log', [CompletionResultType]::ParameterValue, 'List git-clada commits on the current branch: short hash, age, subject, blocks ok/failed')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show the reply an AI commit was made from and its result report')
+            [CompletionResult]::new('blame', 'blame', [CompletionResultType]::ParameterValue, 'Show who wrote each line of a file: the last commit that changed it and whether an AI wrote it')
+            [CompletionResult]::new('stats', 'stats', [CompletionResultType]::ParameterValue, 'Count the lines of each commit still present, by who wrote them: AI, human or unknown')
+            [CompletionResult]::new('provenance', 'provenance', [CompletionResultType]::ParameterValue, 'Line-level AI attribution: the Git AI Standard''s authorship logs in refs/notes/ai')
             [CompletionResult]::new('watch', 'watch', [CompletionResultType]::ParameterValue, 'Watch FILE and apply each new complete block once, whenever the file changes')
             [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve git-clada as an MCP server over stdio: the edit tool an agent calls')
             [CompletionResult]::new('prompt', 'prompt', [CompletionResultType]::ParameterValue, 'Print the instructions to give a model (system prompt or custom instructions)')
@@ -458,6 +527,19 @@ Register-ArgumentCompleter -Native -CommandName 'git-clada' -ScriptBlock {
             break
         }
         'git-clada;help;show' {
+            break
+        }
+        'git-clada;help;blame' {
+            break
+        }
+        'git-clada;help;stats' {
+            break
+        }
+        'git-clada;help;provenance' {
+            [CompletionResult]::new('backfill', 'backfill', [CompletionResultType]::ParameterValue, 'Write the logs of AI commits made before git-clada wrote them')
+            break
+        }
+        'git-clada;help;provenance;backfill' {
             break
         }
         'git-clada;help;watch' {

@@ -19,6 +19,9 @@ _git__clada() {
             git__clada,apply)
                 cmd="git__clada__subcmd__apply"
                 ;;
+            git__clada,blame)
+                cmd="git__clada__subcmd__blame"
+                ;;
             git__clada,check)
                 cmd="git__clada__subcmd__check"
                 ;;
@@ -55,6 +58,9 @@ _git__clada() {
             git__clada,prompt)
                 cmd="git__clada__subcmd__prompt"
                 ;;
+            git__clada,provenance)
+                cmd="git__clada__subcmd__provenance"
+                ;;
             git__clada,redo)
                 cmd="git__clada__subcmd__redo"
                 ;;
@@ -66,6 +72,9 @@ _git__clada() {
                 ;;
             git__clada,squash)
                 cmd="git__clada__subcmd__squash"
+                ;;
+            git__clada,stats)
+                cmd="git__clada__subcmd__stats"
                 ;;
             git__clada,status)
                 cmd="git__clada__subcmd__status"
@@ -84,6 +93,9 @@ _git__clada() {
                 ;;
             git__clada__subcmd__help,apply)
                 cmd="git__clada__subcmd__help__subcmd__apply"
+                ;;
+            git__clada__subcmd__help,blame)
+                cmd="git__clada__subcmd__help__subcmd__blame"
                 ;;
             git__clada__subcmd__help,check)
                 cmd="git__clada__subcmd__help__subcmd__check"
@@ -121,6 +133,9 @@ _git__clada() {
             git__clada__subcmd__help,prompt)
                 cmd="git__clada__subcmd__help__subcmd__prompt"
                 ;;
+            git__clada__subcmd__help,provenance)
+                cmd="git__clada__subcmd__help__subcmd__provenance"
+                ;;
             git__clada__subcmd__help,redo)
                 cmd="git__clada__subcmd__help__subcmd__redo"
                 ;;
@@ -132,6 +147,9 @@ _git__clada() {
                 ;;
             git__clada__subcmd__help,squash)
                 cmd="git__clada__subcmd__help__subcmd__squash"
+                ;;
+            git__clada__subcmd__help,stats)
+                cmd="git__clada__subcmd__help__subcmd__stats"
                 ;;
             git__clada__subcmd__help,status)
                 cmd="git__clada__subcmd__help__subcmd__status"
@@ -159,6 +177,9 @@ _git__clada() {
                 ;;
             git__clada__subcmd__help__subcmd__hooks,uninstall)
                 cmd="git__clada__subcmd__help__subcmd__hooks__subcmd__uninstall"
+                ;;
+            git__clada__subcmd__help__subcmd__provenance,backfill)
+                cmd="git__clada__subcmd__help__subcmd__provenance__subcmd__backfill"
                 ;;
             git__clada__subcmd__hooks,check)
                 cmd="git__clada__subcmd__hooks__subcmd__check"
@@ -190,6 +211,18 @@ _git__clada() {
             git__clada__subcmd__hooks__subcmd__help,uninstall)
                 cmd="git__clada__subcmd__hooks__subcmd__help__subcmd__uninstall"
                 ;;
+            git__clada__subcmd__provenance,backfill)
+                cmd="git__clada__subcmd__provenance__subcmd__backfill"
+                ;;
+            git__clada__subcmd__provenance,help)
+                cmd="git__clada__subcmd__provenance__subcmd__help"
+                ;;
+            git__clada__subcmd__provenance__subcmd__help,backfill)
+                cmd="git__clada__subcmd__provenance__subcmd__help__subcmd__backfill"
+                ;;
+            git__clada__subcmd__provenance__subcmd__help,help)
+                cmd="git__clada__subcmd__provenance__subcmd__help__subcmd__help"
+                ;;
             *)
                 ;;
         esac
@@ -197,7 +230,7 @@ _git__clada() {
 
     case "${cmd}" in
         git__clada)
-            opts="-C -h -V --format --dry-run --help --version apply commit check parse undo redo squash step-back step-forward status repair-index log show watch mcp prompt config context hooks install-man demo help"
+            opts="-C -h -V --format --dry-run --help --version apply commit check parse undo redo squash step-back step-forward status repair-index log show blame stats provenance watch mcp prompt config context hooks install-man demo help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -219,7 +252,7 @@ _git__clada() {
             return 0
             ;;
         git__clada__subcmd__apply)
-            opts="-m -C -h -V --dialect --no-git --allow-outside --atomic --no-commit --no-verify --no-snapshot --force --wip --git-author --message --exec --timeout --max-output --total-timeout --paste --copy --format --dry-run --help --version"
+            opts="-m -C -h -V --dialect --no-git --allow-outside --atomic --no-commit --no-verify --no-snapshot --force --wip --git-author --message --exec --timeout --max-output --total-timeout --agent --model --conversation --paste --copy --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -258,6 +291,44 @@ _git__clada() {
                     return 0
                     ;;
                 --total-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --conversation)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__clada__subcmd__blame)
+            opts="-L -C -h -V --format --dry-run --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                -L)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -411,7 +482,7 @@ _git__clada() {
             return 0
             ;;
         git__clada__subcmd__help)
-            opts="apply commit check parse undo redo squash step-back step-forward status repair-index log show watch mcp prompt config context hooks install-man demo help"
+            opts="apply commit check parse undo redo squash step-back step-forward status repair-index log show blame stats provenance watch mcp prompt config context hooks install-man demo help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -425,6 +496,20 @@ _git__clada() {
             return 0
             ;;
         git__clada__subcmd__help__subcmd__apply)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__clada__subcmd__help__subcmd__blame)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -662,6 +747,34 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        git__clada__subcmd__help__subcmd__provenance)
+            opts="backfill"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__clada__subcmd__help__subcmd__provenance__subcmd__backfill)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         git__clada__subcmd__help__subcmd__redo)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -705,6 +818,20 @@ _git__clada() {
             return 0
             ;;
         git__clada__subcmd__help__subcmd__squash)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__clada__subcmd__help__subcmd__stats)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1039,7 +1166,7 @@ _git__clada() {
             return 0
             ;;
         git__clada__subcmd__mcp)
-            opts="-C -h -V --no-git --exec --timeout --max-output --total-timeout --no-verify --session --format --dry-run --help --version"
+            opts="-C -h -V --no-git --exec --timeout --max-output --total-timeout --agent --model --conversation --no-verify --session --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1058,6 +1185,18 @@ _git__clada() {
                     return 0
                     ;;
                 --total-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --agent)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --conversation)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1129,6 +1268,92 @@ _git__clada() {
                     COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
                     return 0
                     ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__clada__subcmd__provenance)
+            opts="-C -h -V --format --dry-run --help --version backfill help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__clada__subcmd__provenance__subcmd__backfill)
+            opts="-C -h -V --format --dry-run --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__clada__subcmd__provenance__subcmd__help)
+            opts="backfill help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__clada__subcmd__provenance__subcmd__help__subcmd__backfill)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__clada__subcmd__provenance__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 *)
                     COMPREPLY=()
                     ;;
@@ -1248,6 +1473,28 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        git__clada__subcmd__stats)
+            opts="-C -h -V --format --dry-run --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         git__clada__subcmd__status)
             opts="-C -h -V --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -1337,12 +1584,24 @@ _git__clada() {
             return 0
             ;;
         git__clada__subcmd__watch)
-            opts="-C -h -V --output --copy --prepend --dialect --exec --no-verify --poll --debounce --once --skip-existing --format --dry-run --help --version"
+            opts="-C -h -V --agent --model --conversation --output --copy --prepend --dialect --exec --no-verify --poll --debounce --once --skip-existing --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --agent)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --conversation)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --output)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

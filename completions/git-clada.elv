@@ -38,6 +38,9 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand repair-index 'Repair the index''s cache-tree if an earlier git-clada wrote it wrong'
             cand log 'List git-clada commits on the current branch: short hash, age, subject, blocks ok/failed'
             cand show 'Show the reply an AI commit was made from and its result report'
+            cand blame 'Show who wrote each line of a file: the last commit that changed it and whether an AI wrote it'
+            cand stats 'Count the lines of each commit still present, by who wrote them: AI, human or unknown'
+            cand provenance 'Line-level AI attribution: the Git AI Standard''s authorship logs in refs/notes/ai'
             cand watch 'Watch FILE and apply each new complete block once, whenever the file changes'
             cand mcp 'Serve git-clada as an MCP server over stdio: the edit tool an agent calls'
             cand prompt 'Print the instructions to give a model (system prompt or custom instructions)'
@@ -58,6 +61,9 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand --timeout 'Time limit per exec block without its own `timeout` (`30`, `500ms`, `2m`). Default: config `timeout`, else 30s'
             cand --max-output 'Output cap per stream of an exec block (`1048576`, `512k`, `10MiB`). Default: config `max_output`, else 10MiB'
             cand --total-timeout 'Time limit for all exec blocks of the reply together. Default: config `total_timeout`, else none'
+            cand --agent 'The agent that wrote the reply, as the Git AI Standard names it (claude, cursor, gemini, codex, …), for the authorship log in refs/notes/ai. Default: config provenance.agent, the MCP client''s name, else git-clada'
+            cand --model 'The model that wrote the reply. Default: config provenance.model, else unknown'
+            cand --conversation 'The agent''s conversation id, behind the log''s session id. Default: the MCP session (Clada-Session), else the reply''s blob id'
             cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
             cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
             cand --no-git 'Run the actions without git: paths are relative to the current directory, nothing is committed'
@@ -203,7 +209,57 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'git-clada;blame'= {
+            cand -L 'Only lines A to B (1-based, inclusive), as `git blame -L A,B`'
+            cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
+            cand --dry-run 'Show what would happen without changing any file, ref or the index'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'git-clada;stats'= {
+            cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
+            cand --dry-run 'Show what would happen without changing any file, ref or the index'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'git-clada;provenance'= {
+            cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
+            cand --dry-run 'Show what would happen without changing any file, ref or the index'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand backfill 'Write the logs of AI commits made before git-clada wrote them'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'git-clada;provenance;backfill'= {
+            cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
+            cand --dry-run 'Show what would happen without changing any file, ref or the index'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'git-clada;provenance;help'= {
+            cand backfill 'Write the logs of AI commits made before git-clada wrote them'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'git-clada;provenance;help;backfill'= {
+        }
+        &'git-clada;provenance;help;help'= {
+        }
         &'git-clada;watch'= {
+            cand --agent 'The agent that wrote the reply, as the Git AI Standard names it (claude, cursor, gemini, codex, …), for the authorship log in refs/notes/ai. Default: config provenance.agent, the MCP client''s name, else git-clada'
+            cand --model 'The model that wrote the reply. Default: config provenance.model, else unknown'
+            cand --conversation 'The agent''s conversation id, behind the log''s session id. Default: the MCP session (Clada-Session), else the reply''s blob id'
             cand --output 'Also write each batch''s llm report to this file'
             cand --dialect 'Which format to read: auto reads each block in the format its opening line shows (SHAM, NESL, nesl, CSL, CML, the replacer format, aider''s SEARCH/REPLACE, apply_patch, unified diffs); a format name reads only that one'
             cand --exec 'Policy for `exec` blocks: ask on a terminal, allow, or deny. Default: ask on a terminal, deny otherwise'
@@ -227,6 +283,9 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand --timeout 'Time limit per exec block without its own `timeout` (`30`, `500ms`, `2m`). Default: config `timeout`, else 30s'
             cand --max-output 'Output cap per stream of an exec block (`1048576`, `512k`, `10MiB`). Default: config `max_output`, else 10MiB'
             cand --total-timeout 'Time limit for all exec blocks of the reply together. Default: config `total_timeout`, else none'
+            cand --agent 'The agent that wrote the reply, as the Git AI Standard names it (claude, cursor, gemini, codex, …), for the authorship log in refs/notes/ai. Default: config provenance.agent, the MCP client''s name, else git-clada'
+            cand --model 'The model that wrote the reply. Default: config provenance.model, else unknown'
+            cand --conversation 'The agent''s conversation id, behind the log''s session id. Default: the MCP session (Clada-Session), else the reply''s blob id'
             cand --session 'The session id in the `Clada-Session` trailer of this server''s commits (default: a new `mcp-…` id per server; `git clada log` shows it, `git clada squash --mode session` collapses a session''s commits)'
             cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
             cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
@@ -375,6 +434,9 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand repair-index 'Repair the index''s cache-tree if an earlier git-clada wrote it wrong'
             cand log 'List git-clada commits on the current branch: short hash, age, subject, blocks ok/failed'
             cand show 'Show the reply an AI commit was made from and its result report'
+            cand blame 'Show who wrote each line of a file: the last commit that changed it and whether an AI wrote it'
+            cand stats 'Count the lines of each commit still present, by who wrote them: AI, human or unknown'
+            cand provenance 'Line-level AI attribution: the Git AI Standard''s authorship logs in refs/notes/ai'
             cand watch 'Watch FILE and apply each new complete block once, whenever the file changes'
             cand mcp 'Serve git-clada as an MCP server over stdio: the edit tool an agent calls'
             cand prompt 'Print the instructions to give a model (system prompt or custom instructions)'
@@ -410,6 +472,15 @@ set edit:completion:arg-completer[git-clada] = {|@words|
         &'git-clada;help;log'= {
         }
         &'git-clada;help;show'= {
+        }
+        &'git-clada;help;blame'= {
+        }
+        &'git-clada;help;stats'= {
+        }
+        &'git-clada;help;provenance'= {
+            cand backfill 'Write the logs of AI commits made before git-clada wrote them'
+        }
+        &'git-clada;help;provenance;backfill'= {
         }
         &'git-clada;help;watch'= {
         }

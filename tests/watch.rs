@@ -434,3 +434,29 @@ fn skip_existing_marks_what_the_file_holds_as_applied_and_once_applies_only_the_
     assert_eq!(repo.read("log.txt"), "new\n");
     assert_eq!(ai_commits(&repo), 1);
 }
+
+#[test]
+fn watched_replies_get_an_authorship_log_naming_the_agent() {
+    let (repo, _d, chat) = setup();
+    let w = Watch::start(
+        &repo,
+        &chat,
+        &["--agent", "gemini", "--model", "gemini-2.5-pro"],
+        &[],
+    );
+    append(&chat, &append_block("ab1", "log.txt", "one\ntwo"));
+    w.wait_stderr("commit ", 1);
+    let text = repo.git(&["notes", "--ref=ai", "show", "HEAD"]);
+    let log = git_clada::authorship::Log::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    assert_eq!(log.files.len(), 1, "{text}");
+    assert_eq!(log.files[0].path, "log.txt");
+    assert_eq!(log.files[0].entries[0].lines.to_string(), "1-2");
+    let session = log
+        .session_of(&log.files[0].entries[0].key)
+        .expect("session");
+    assert_eq!(session.agent_id.tool, "gemini");
+    assert_eq!(session.agent_id.model, "gemini-2.5-pro");
+    repo.assert_fsck();
+    let (code, stderr) = w.interrupt();
+    assert_eq!(code, Some(0), "{stderr}");
+}

@@ -88,6 +88,9 @@ pub struct Args {
     #[command(flatten)]
     pub exec_flags: ExecFlags,
 
+    #[command(flatten)]
+    pub provenance: crate::cli::ProvenanceFlags,
+
     /// Read the reply from the clipboard instead of a file or stdin.
     #[arg(long, conflicts_with = "file")]
     pub paste: bool,
@@ -143,6 +146,10 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
         wip_commit: wip == WipArg::Commit,
         message: args.message.clone(),
         ..options::configured(&cfg, engine)
+    };
+    let opts = ApplyOptions {
+        provenance: args.provenance.over(opts.provenance.clone()),
+        ..opts
     };
     let result = repo
         .map_err(ApplyError::from)

@@ -43,6 +43,9 @@ pub struct Args {
     #[command(flatten)]
     pub exec_flags: ExecFlags,
 
+    #[command(flatten)]
+    pub provenance: crate::cli::ProvenanceFlags,
+
     /// Do not run the pre-commit, commit-msg and post-commit hooks on the AI commits.
     #[arg(long)]
     pub no_verify: bool,
@@ -81,6 +84,10 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
         wip_commit: cfg.wip.value == crate::config::WipSetting::Commit,
         author: config_author(&cfg)?,
         ..configured(&cfg, engine)
+    };
+    let apply = ApplyOptions {
+        provenance: args.provenance.over(apply.provenance.clone()),
+        ..apply
     };
     eprintln!(
         "git-clada: serving MCP on stdio for {} (session {session})",

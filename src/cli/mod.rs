@@ -17,6 +17,7 @@ use crate::config::ColorSetting;
 use crate::report::{self, ReportFormat};
 
 pub mod apply;
+pub mod blame;
 pub mod check;
 pub mod commit;
 pub mod config;
@@ -32,10 +33,12 @@ pub mod man;
 pub mod mcp;
 pub mod parse;
 pub mod prompt;
+pub mod provenance;
 pub mod redo;
 pub mod repair_index;
 pub mod show;
 pub mod squash;
+pub mod stats;
 pub mod status;
 pub mod step;
 pub mod undo;
@@ -156,6 +159,9 @@ pub enum Command {
     RepairIndex(repair_index::Args),
     Log(log::Args),
     Show(show::Args),
+    Blame(blame::Args),
+    Stats(stats::Args),
+    Provenance(provenance::Args),
     Watch(watch::Args),
     Mcp(mcp::Args),
     Prompt(prompt::Args),
@@ -235,6 +241,9 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::RepairIndex(args) => repair_index::run(args, global),
         Command::Log(args) => log::run(args, global),
         Command::Show(args) => show::run(args, global),
+        Command::Blame(args) => blame::run(args, global),
+        Command::Stats(args) => stats::run(args, global),
+        Command::Provenance(args) => provenance::run(args, global),
         Command::Watch(args) => watch::run(args, global),
         Command::Mcp(args) => mcp::run(args, global),
         Command::Prompt(args) => prompt::run(args, global, prompt_format),
@@ -328,6 +337,39 @@ impl From<ExecPolicyArg> for ExecPolicy {
             ExecPolicyArg::Allow => ExecPolicy::Allow,
             ExecPolicyArg::Deny => ExecPolicy::Deny,
         }
+    }
+}
+
+/// Who an AI commit's authorship log (`refs/notes/ai`) names: the flags `apply`, `watch` and
+/// `mcp` share.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct ProvenanceFlags {
+    /// The agent that wrote the reply, as the Git AI Standard names it (claude, cursor,
+    /// gemini, codex, …), for the authorship log in refs/notes/ai. Default: config
+    /// provenance.agent, the MCP client's name, else git-clada.
+    #[arg(long, value_name = "TOOL")]
+    pub agent: Option<String>,
+
+    /// The model that wrote the reply. Default: config provenance.model, else unknown.
+    #[arg(long, value_name = "MODEL")]
+    pub model: Option<String>,
+
+    /// The agent's conversation id, behind the log's session id. Default: the MCP session
+    /// (Clada-Session), else the reply's blob id.
+    #[arg(long, value_name = "ID")]
+    pub conversation: Option<String>,
+}
+
+impl ProvenanceFlags {
+    /// `agent` with the flags given on the command line over the configured values.
+    pub fn over(
+        &self,
+        mut agent: crate::record::provenance::Agent,
+    ) -> crate::record::provenance::Agent {
+        agent.tool = self.agent.clone().or(agent.tool);
+        agent.model = self.model.clone().or(agent.model);
+        agent.conversation = self.conversation.clone().or(agent.conversation);
+        agent
     }
 }
 

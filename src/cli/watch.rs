@@ -34,6 +34,9 @@ pub struct Args {
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
 
+    #[command(flatten)]
+    pub provenance: crate::cli::ProvenanceFlags,
+
     /// Also write each batch's llm report to this file.
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
@@ -114,7 +117,7 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
             force: true,
             wip_commit: cfg.wip.value == crate::config::WipSetting::Commit,
             author: crate::loops::options::config_author(&cfg)?,
-            ..configured(&cfg, engine)
+            ..provenance_over(&args.provenance, configured(&cfg, engine))
         },
         output: args.output.clone(),
         copy: args.copy || cfg.clipboard_copy.value,
@@ -149,4 +152,12 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
     approvals.store(&root)?;
     ran?;
     Ok(Outcome::Success)
+}
+
+/// The configured options with `--agent`, `--model`, `--conversation` over them.
+fn provenance_over(flags: &crate::cli::ProvenanceFlags, opts: ApplyOptions) -> ApplyOptions {
+    ApplyOptions {
+        provenance: flags.over(opts.provenance.clone()),
+        ..opts
+    }
 }

@@ -35,6 +35,9 @@ use std::time::Duration;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
 
+mod values;
+pub use values::*;
+
 /// The repository's configuration file, at the worktree root.
 pub const REPO_FILE: &str = ".clada.yml";
 
@@ -203,123 +206,6 @@ pub const MAX_DURATION: Duration = Duration::from_secs(24 * 3600);
 /// The largest `max_output` (and `--max-output`): 1 GiB per stream, kept in memory.
 pub const MAX_SIZE: usize = 1024 * 1024 * 1024;
 
-/// A duration: a number of seconds, or a string `500ms`, `30s`, `2m`, `1h`; positive and at
-/// most [`MAX_DURATION`].
-fn parse_duration(s: &str) -> Option<Duration> {
-    let s = s.trim();
-    let (num, unit) = s
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .map(|i| (&s[..i], s[i..].trim()))
-        .unwrap_or((s, "s"));
-    let n: f64 = num.parse().ok()?;
-    let secs = match unit {
-        "ms" => n / 1000.0,
-        "s" | "" => n,
-        "m" | "min" => n * 60.0,
-        "h" => n * 3600.0,
-        _ => return None,
-    };
-    duration_from_secs(secs)
-}
-
-/// `secs` as a duration when it is positive and at most [`MAX_DURATION`] (checked before
-/// `Duration::from_secs_f64`, which panics on values past `u64` seconds).
-fn duration_from_secs(secs: f64) -> Option<Duration> {
-    (secs.is_finite() && secs > 0.0 && secs <= MAX_DURATION.as_secs_f64())
-        .then(|| Duration::from_secs_f64(secs))
-        .filter(|d| !d.is_zero())
-}
-
-struct DurationVisitor;
-
-impl Visitor<'_> for DurationVisitor {
-    type Value = Duration;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str(
-            "a positive duration of at most a day: seconds as a number (at most 86400), or a string like `500ms`, `30s`, `2m`, `1h`",
-        )
-    }
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Duration, E> {
-        if v == 0 || v > MAX_DURATION.as_secs() {
-            return Err(E::invalid_value(de::Unexpected::Unsigned(v), &self));
-        }
-        Ok(Duration::from_secs(v))
-    }
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Duration, E> {
-        match u64::try_from(v) {
-            Ok(v) => self.visit_u64(v),
-            Err(_) => Err(E::invalid_value(de::Unexpected::Signed(v), &self)),
-        }
-    }
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Duration, E> {
-        let shown = format!("{v:e}");
-        duration_from_secs(v).ok_or_else(|| E::invalid_value(de::Unexpected::Other(&shown), &self))
-    }
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<Duration, E> {
-        parse_duration(v).ok_or_else(|| E::invalid_value(de::Unexpected::Str(v), &self))
-    }
-}
-
-fn opt_duration<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
-    d.deserialize_any(DurationVisitor).map(Some)
-}
-
-/// A size in bytes: a number, or a string `512k`, `10MiB`, `10MB` (powers of 1024); positive
-/// and at most [`MAX_SIZE`].
-pub fn parse_size(s: &str) -> Option<usize> {
-    let s = s.trim();
-    let i = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
-    let n: usize = s[..i].parse().ok()?;
-    let mult: usize = match s[i..].trim().to_ascii_lowercase().as_str() {
-        "" | "b" => 1,
-        "k" | "kb" | "kib" => 1024,
-        "m" | "mb" | "mib" => 1024 * 1024,
-        "g" | "gb" | "gib" => 1024 * 1024 * 1024,
-        _ => return None,
-    };
-    n.checked_mul(mult).filter(|&b| b > 0 && b <= MAX_SIZE)
-}
-
-/// Parses a `--timeout`-style value (for clap).
-pub fn duration_arg(s: &str) -> Result<Duration, String> {
-    parse_duration(s).ok_or_else(|| {
-        format!("'{s}' is not a duration of at most a day; give seconds (30) or a unit (500ms, 30s, 2m, 1h)")
-    })
-}
-
-/// Parses a `--max-output`-style value (for clap).
-pub fn size_arg(s: &str) -> Result<usize, String> {
-    parse_size(s).ok_or_else(|| {
-        format!("'{s}' is not a size of at most 1GiB; give bytes (1048576) or a unit (512k, 10MiB)")
-    })
-}
-
-fn opt_size<'de, D: Deserializer<'de>>(d: D) -> Result<Option<usize>, D::Error> {
-    struct V;
-    impl Visitor<'_> for V {
-        type Value = usize;
-        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-            f.write_str("a positive size of at most 1GiB: bytes as a number, or a string like `512k`, `10MiB`")
-        }
-        fn visit_u64<E: de::Error>(self, v: u64) -> Result<usize, E> {
-            usize::try_from(v)
-                .ok()
-                .filter(|&v| v > 0 && v <= MAX_SIZE)
-                .ok_or_else(|| E::invalid_value(de::Unexpected::Unsigned(v), &self))
-        }
-        fn visit_i64<E: de::Error>(self, v: i64) -> Result<usize, E> {
-            usize::try_from(v)
-                .ok()
-                .filter(|&v| v > 0 && v <= MAX_SIZE)
-                .ok_or_else(|| E::invalid_value(de::Unexpected::Signed(v), &self))
-        }
-        fn visit_str<E: de::Error>(self, v: &str) -> Result<usize, E> {
-            parse_size(v).ok_or_else(|| E::invalid_value(de::Unexpected::Str(v), &self))
-        }
-    }
-    d.deserialize_any(V).map(Some)
-}
-
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct CommitLayer {
@@ -374,6 +260,62 @@ struct ClipboardLayer {
     copy: Option<bool>,
 }
 
+/// `provenance`: `off` (or `on`), or a map of `agent`, `model` and `log` (`on`/`off`).
+#[derive(Debug, Default)]
+struct ProvenanceLayer {
+    log: Option<bool>,
+    agent: Option<String>,
+    model: Option<String>,
+}
+
+impl<'de> Deserialize<'de> for ProvenanceLayer {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Switch {
+            Bool(bool),
+            Word(String),
+        }
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Map {
+            log: Option<Switch>,
+            agent: Option<String>,
+            model: Option<String>,
+        }
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Either {
+            Switch(Switch),
+            Map(Map),
+        }
+        fn on(s: Switch) -> Result<bool, String> {
+            match s {
+                Switch::Bool(b) => Ok(b),
+                Switch::Word(w) if w == "on" => Ok(true),
+                Switch::Word(w) if w == "off" => Ok(false),
+                Switch::Word(w) => Err(format!("provenance: `{w}` is neither on nor off")),
+            }
+        }
+        let parsed = Either::deserialize(d).map_err(|_| {
+            de::Error::custom(
+                "provenance is `off`, `on`, or a map of agent, model and log (on/off)",
+            )
+        })?;
+        match parsed {
+            Either::Switch(s) => Ok(ProvenanceLayer {
+                log: Some(on(s).map_err(de::Error::custom)?),
+                ..Default::default()
+            }),
+            Either::Map(m) => Ok(ProvenanceLayer {
+                log: m.log.map(on).transpose().map_err(de::Error::custom)?,
+                agent: m.agent,
+                model: m.model,
+            }),
+        }
+    }
+}
+
 /// One file's settings, every key optional.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -400,6 +342,8 @@ struct Layer {
     clipboard: ClipboardLayer,
     #[serde(default)]
     sandbox: SandboxLayer,
+    #[serde(default)]
+    provenance: ProvenanceLayer,
     color: Option<ColorSetting>,
 }
 
@@ -465,6 +409,11 @@ pub struct Config {
     pub hooks_sandbox: Setting<HookSandbox>,
     /// Hooks may use the network (yours only).
     pub hooks_network: Setting<bool>,
+    /// Authorship logs in `refs/notes/ai` on AI commits (`provenance: off`; yours only).
+    pub provenance_log: Setting<bool>,
+    /// The agent and model an AI commit's log names when the command does not say (yours only).
+    pub provenance_agent: Setting<Option<String>>,
+    pub provenance_model: Setting<Option<String>>,
     /// `sandbox.read` / `sandbox.write` as the user's own file sets them: the only extra
     /// folders hooks get (a repository's entries, trusted or not, widen exec blocks only).
     pub hooks_read: Vec<PathBuf>,
@@ -516,6 +465,9 @@ impl Default for Config {
             hooks_rollback_on_failure: Setting::default(false),
             hooks_sandbox: Setting::default(HookSandbox::Workspace),
             hooks_network: Setting::default(false),
+            provenance_log: Setting::default(true),
+            provenance_agent: Setting::default(None),
+            provenance_model: Setting::default(None),
             hooks_read: Vec::new(),
             hooks_write: Vec::new(),
             paths_deny: Setting::default(Vec::new()),
@@ -724,6 +676,17 @@ impl Config {
         }
         if let Some((layer, src)) = &user {
             cfg.apply_personal(layer, src);
+            set(&mut cfg.provenance_log, layer.provenance.log, src);
+            set(
+                &mut cfg.provenance_agent,
+                layer.provenance.agent.clone().map(Some),
+                src,
+            );
+            set(
+                &mut cfg.provenance_model,
+                layer.provenance.model.clone().map(Some),
+                src,
+            );
         }
         for (key, setting) in [
             ("paths.deny", &cfg.paths_deny),
@@ -923,6 +886,25 @@ impl Config {
                 "clipboard.copy",
                 &self.clipboard_copy,
                 json!(self.clipboard_copy.value),
+            ),
+            e(
+                "provenance.log",
+                &self.provenance_log,
+                json!(if self.provenance_log.value {
+                    "on"
+                } else {
+                    "off"
+                }),
+            ),
+            e(
+                "provenance.agent",
+                &self.provenance_agent,
+                json!(self.provenance_agent.value),
+            ),
+            e(
+                "provenance.model",
+                &self.provenance_model,
+                json!(self.provenance_model.value),
             ),
             e("color", &self.color, json!(self.color.value)),
         ]

@@ -10,13 +10,16 @@
 //! `log.rs` reads what the others record and `render.rs` prints every report; `repair.rs`
 //! puts right a cache-tree an earlier version wrote wrong.
 
+pub mod blame;
 mod common;
 pub mod log;
+pub mod provenance;
 mod recorded;
 pub mod render;
 pub mod repair;
 pub mod squash;
 pub mod stack;
+pub mod stats;
 pub mod step;
 mod step_undo;
 pub mod undo;

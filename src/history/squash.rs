@@ -789,10 +789,51 @@ fn merge_notes(
         return Ok(Vec::new());
     }
     let message = "Notes merged by 'git clada squash'";
-    Ok([reports.write(message)?, replies.write(message)?]
+    let ai = squash_ai_logs(repo, window, groups, built)?;
+    Ok([reports.write(message)?, replies.write(message)?, ai]
         .into_iter()
         .flatten()
         .collect())
+}
+
+/// The authorship logs (`refs/notes/ai`) of the squashed commits and the copies, written as
+/// one notes commit whose ref move is returned.
+fn squash_ai_logs(
+    repo: &Repo,
+    window: &[Candidate],
+    groups: &[Vec<usize>],
+    built: &Built,
+) -> Result<Option<RefUpdate>, HistoryError> {
+    use crate::record::provenance;
+    let mut book = repo.note_book(provenance::AI_NOTES_REF)?;
+    let mut logs = Vec::new();
+    for (members, (new_commit, _)) in groups.iter().zip(&built.group_commits) {
+        let info = repo.commit_info(*new_commit)?;
+        let base_tree = match info.parents.first() {
+            Some(p) => repo.tree_of(*p)?,
+            None => repo.empty_tree(),
+        };
+        let trees: Vec<(ObjectId, ObjectId)> = members
+            .iter()
+            .map(|&i| (window[i].info.id, window[i].info.tree))
+            .collect();
+        let log =
+            provenance::squash_log(repo, &mut book, base_tree, &trees, (*new_commit, info.tree))?;
+        logs.extend(log.map(|l| (*new_commit, l)));
+    }
+    for (&i, (old, new)) in built.replayed.iter().zip(&built.copies) {
+        if let Some(log) = provenance::log_in(&mut book, *old)? {
+            let new_tree = repo.tree_of(*new)?;
+            let log = provenance::carry_log(repo, &log, window[i].info.tree, (*new, new_tree))?;
+            logs.push((*new, log));
+        }
+    }
+    for (commit, log) in logs {
+        if !log.is_empty() && !provenance::has_foreign_log(&mut book, commit)? {
+            book.stage(commit, log.serialize().as_bytes())?;
+        }
+    }
+    Ok(book.write("Authorship logs of 'git clada squash'")?)
 }
 
 /// The merged report note of one squashed group, `{"squashed": [{commit, subject, kind}, …]}`:

@@ -75,6 +75,13 @@ pub fn configured(cfg: &crate::config::Config, engine: EngineOptions) -> ApplyOp
             ..crate::exec::clada_hooks::Hooks::from_config(cfg)
         },
         hooks_writable: !cfg.paths_protect_hooks.value,
+        provenance: crate::record::provenance::Agent {
+            off: !cfg.provenance_log.value,
+            tool: None,
+            default_tool: cfg.provenance_agent.value.clone(),
+            model: cfg.provenance_model.value.clone(),
+            conversation: None,
+        },
         engine,
         ..ApplyOptions::default()
     }

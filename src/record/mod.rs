@@ -8,6 +8,7 @@ pub mod githooks;
 pub mod journal;
 pub mod merge;
 pub mod message;
+pub mod provenance;
 pub mod restore;
 pub mod snapshot;
 

@@ -17,6 +17,7 @@ pub use io_err as io_err_pub;
 
 use gix::prelude::ReferenceExt;
 
+mod blame;
 mod checkout;
 mod commit;
 mod commit_cache;
@@ -38,6 +39,7 @@ mod watch;
 mod worktree;
 mod worktree_scan;
 
+pub use blame::BlameLine;
 pub use checkout::{CheckoutPlan, PathConflict, PreparedCheckout};
 pub use commit::{parse_trailers, trailer_tokens, CommitInfo, Expected, RefUpdate, Signature};
 pub use hook_files::open_plain;

@@ -3,7 +3,7 @@
 //!
 //! Read with the `git` CLI, not gix, so it is exactly what `git commit` is about to record:
 //! `GIT_INDEX_FILE` (set by `git commit -a`/`git commit PATH` for its hooks) and `GIT_DIR` are
-//! honoured as git itself honours them. This is the only place git-clada runs `git` for
+//! honoured as git itself honours them. This and `blame.rs` are the places git-clada runs `git` for
 //! itself; the layers below (`read/` holds the marker scan) never do.
 
 use std::io::Write;

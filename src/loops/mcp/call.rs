@@ -106,6 +106,8 @@ pub struct Call<'a> {
     pub prompt: Option<Arc<ExecPrompt>>,
     /// Follows the exec blocks (progress) and stops them (a cancelled request).
     pub watch: Arc<ExecWatch>,
+    /// The name the client gave in `clientInfo` (the agent an authorship log names).
+    pub client: Option<String>,
 }
 
 /// Runs one call of a tool of kind `kind` with `args`.
@@ -269,6 +271,12 @@ fn transact(call: &Call<'_>, reply: &Reply, options: CallOptions, dry_run: bool)
     opts.message = options.message;
     opts.atomic = options.atomic;
     opts.session = Some(server.session.clone());
+    if opts.provenance.tool.is_none() {
+        opts.provenance.tool = call
+            .client
+            .as_deref()
+            .map(crate::authorship::ids::agent_for_client);
+    }
     opts.engine.dry_run |= dry_run;
     opts.engine.prompt = call.prompt.clone();
     opts.engine.exec_watch = Some(Arc::clone(&call.watch));

@@ -287,11 +287,13 @@ impl ServerHandler for Server {
         let _follow = Follow::start(&context, &watch, progress);
         let opts = Arc::clone(&self.opts);
         let job_watch = Arc::clone(&watch);
+        let client = context.peer.peer_info().map(|i| i.client_info.name.clone());
         let job = tokio::task::spawn_blocking(move || {
             let call = call::Call {
                 server: &opts,
                 prompt,
                 watch: job_watch,
+                client,
             };
             call::run(&call, kind, args)
         });

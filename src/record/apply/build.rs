@@ -32,6 +32,9 @@ pub(super) struct Built {
     pub(super) displaced: Vec<BString>,
     /// Paths whose AI changes an earlier apply left pending (a failing hook), committed now.
     pub(super) pending: Vec<BString>,
+    /// Those paths as that apply left them and, when this reply changed them too, as they
+    /// were before it: what the authorship log may attribute to the AI there.
+    pub(super) pending_ai: crate::record::provenance::AiVersions,
 }
 
 /// The AI's changes kept apart from the user's uncommitted work (DESIGN §6.3).
@@ -114,6 +117,18 @@ impl Transaction<'_> {
             Ok(self.merge_onto_head(start, &changes, &execution.moves, &pending)?)
         };
         let displaced = self.displaced(start, &changes, &execution.moves, &pending)?;
+        let mut pending_ai = Vec::with_capacity(pending.len());
+        for (p, pend) in &pending {
+            let before = match added.contains(p) {
+                true => Some(repo.tree_entry(self.base_tree, p.as_bstr())?),
+                false => None,
+            };
+            pending_ai.push(crate::record::provenance::AiVersion {
+                path: p.clone(),
+                ai: pend.ai,
+                before_reply: before,
+            });
+        }
         Ok(Built {
             changes,
             after_tree,
@@ -121,6 +136,7 @@ impl Transaction<'_> {
             items,
             displaced,
             pending: pending.into_keys().collect(),
+            pending_ai,
         })
     }
 

@@ -103,6 +103,8 @@ pub struct ApplyOptions {
     pub finish_pending: bool,
     /// The MCP session the apply is a tool call of: a `Clada-Session` trailer on the commit.
     pub session: Option<String>,
+    /// Who the AI commit's authorship log (`refs/notes/ai`) names, or no log.
+    pub provenance: crate::record::provenance::Agent,
 }
 
 /// Makes the extra ref updates of an apply, given its commit (`None`: it committed nothing).

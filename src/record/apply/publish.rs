@@ -76,6 +76,15 @@ impl Transaction<'_> {
         let mut updates = branch_updates(reply, head_commit, commit, kept, &subject);
         updates.push(records_update(repo, commit, record)?);
         updates.extend(notes_updates(repo, &execution, reply, commit)?);
+        updates.extend(ai_log_update(
+            repo,
+            opts,
+            reply,
+            (commit, commit_tree),
+            parent,
+            built,
+            &identity.0,
+        )?);
         if let Some(also) = &opts.also_refs {
             let extra = (also.0)(repo, Some(commit))?;
             self.journal.also_refs = extra
@@ -377,6 +386,39 @@ fn notes_updates(
     updates.extend(reports.write(&format!("clada: results of {short}"))?);
     updates.extend(replies.write(&format!("clada: reply of {short}"))?);
     Ok(updates)
+}
+
+/// The authorship log of `commit` in `refs/notes/ai` (unless `provenance: off`), as an update
+/// for the same ref transaction: the lines of its files that differ from its parent's.
+fn ai_log_update(
+    repo: &Repo,
+    opts: &ApplyOptions,
+    reply: &Reply,
+    (commit, commit_tree): (ObjectId, ObjectId),
+    parent: ObjectId,
+    built: &Built,
+    user: &Signature,
+) -> Result<Option<RefUpdate>, ApplyError> {
+    use crate::record::provenance;
+    if opts.provenance.off {
+        return Ok(None);
+    }
+    let human = format!("{} <{}>", user.name, user.email);
+    let session = opts.provenance.session(
+        opts.session.as_deref(),
+        repo.blob_id(reply.text.as_bytes()),
+        &human,
+    );
+    let parent_tree = repo.tree_of(parent)?;
+    let log = provenance::commit_log(
+        repo,
+        commit,
+        parent_tree,
+        commit_tree,
+        &session,
+        &built.pending_ai,
+    )?;
+    Ok(provenance::log_update(repo, commit, &log)?)
 }
 
 /// The `post-commit` hook, contained like the others (nothing it writes into the git

@@ -344,7 +344,14 @@ pub(super) fn pending_changes(
         // the file itself says whether the AI's change is still there.
         let now = hasher.hash(d.path.as_bstr())?.map(|(e, _)| e);
         if old != new && now != old {
-            out.insert(d.path, Pending { before: old, now });
+            out.insert(
+                d.path,
+                Pending {
+                    before: old,
+                    now,
+                    ai: new,
+                },
+            );
         }
     }
     Ok(out)
@@ -356,4 +363,6 @@ pub(super) fn pending_changes(
 pub(super) struct Pending {
     pub(super) before: Option<crate::repo::Entry>,
     pub(super) now: Option<crate::repo::Entry>,
+    /// What that apply left there (the user may have fixed it since).
+    pub(super) ai: Option<crate::repo::Entry>,
 }
