@@ -21,10 +21,12 @@ pub mod env;
 pub mod hook_sandbox;
 pub mod init;
 pub mod modes;
+pub(crate) mod pathspec;
 pub mod policy;
 pub mod scripts;
 pub(crate) mod session;
 pub mod spawn;
+pub mod view;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -319,7 +321,7 @@ impl Runner {
             });
         }
         let root = sandbox.root();
-        let permit = policy::permit(self, block_id, code, lang, dir, root)?;
+        let permit = policy::permit(self, block_id, code, lang, dir, sandbox)?;
         let own = timeout
             .map(Duration::from_secs)
             .unwrap_or(self.settings.timeout);
@@ -327,9 +329,20 @@ impl Runner {
         let max = self.settings.max_output;
         let mut warnings = Vec::new();
         let jail = match &permit {
-            policy::Permit::Direct { .. } => {
+            policy::Permit::Direct { view: None, .. } => {
                 confine::Jail::new(confine::Level::ReadOnly, &self.settings.confine, root)
                     .map(confine::Jail::core_env_only)
+            }
+            policy::Permit::Direct {
+                view: Some(view), ..
+            } => {
+                // Only git reads the git directories (which may lie outside the worktree).
+                let confine = confine::Confine {
+                    git_dirs: Vec::new(),
+                    ..self.settings.confine.clone()
+                };
+                confine::Jail::new(confine::Level::ReadOnly, &confine, root)
+                    .and_then(|j| j.core_env_only().hiding(view))
             }
             policy::Permit::Interpreter => {
                 approved_jail(&self.settings.confine, root, &mut warnings)
@@ -365,8 +378,15 @@ impl Runner {
                 probe.as_ref(),
                 &jail,
             ),
-            policy::Permit::Direct { prog, args } => {
-                let (args, env) = policy::pinned(&prog, args, &self.settings.confine, root);
+            policy::Permit::Direct { prog, args, .. } => {
+                let (args, env) = policy::pinned(
+                    &prog,
+                    args,
+                    &self.settings.confine,
+                    root,
+                    sandbox.denied_globs(),
+                    dir,
+                );
                 spawn::spawn_and_wait(
                     &prog,
                     &args,
