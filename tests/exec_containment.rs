@@ -551,6 +551,8 @@ fn read_only_view_as(s: &Setup) {
             assert!(v["data"].is_object(), "{} `{c}` did not run: {v}", s.who());
         }
         assert_eq!(stdout_of(&res[0]), "", "{}", s.who());
+        let w = res[0]["warnings"].to_string();
+        assert!(w.contains(".env matches paths.deny"), "{}: {w}", s.who());
         assert_eq!(stdout_of(&res[1]), "", "{}", s.who());
         assert_eq!(
             stdout_of(&res[2]),

@@ -255,6 +255,23 @@ fn left_running_warning(left: &[String]) -> String {
     )
 }
 
+/// The warning for a read-only command that names what its view hides (`paths.deny`): it
+/// saw an empty file or folder there, which the model should not take for the content.
+fn hidden_operands(sandbox: &Sandbox, dir: &Path, args: &[String]) -> Option<String> {
+    let named: Vec<String> = args
+        .iter()
+        .filter(|a| !a.starts_with('-') && sandbox.is_denied(&dir.join(a)))
+        .map(|a| crate::base::term::escape(a, crate::base::term::Rule::Name).into_owned())
+        .collect();
+    (!named.is_empty()).then(|| {
+        format!(
+            "{} matches paths.deny: read-only commands see an empty file or folder there, not \
+             its content",
+            named.join(", ")
+        )
+    })
+}
+
 /// Why an exec block did not run: the block's error.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NotRun {
@@ -364,6 +381,14 @@ impl Runner {
                 since: Instant::now(),
             }));
         }
+        let hidden = match &permit {
+            policy::Permit::Direct {
+                args,
+                view: Some(_),
+                ..
+            } => hidden_operands(sandbox, dir, args),
+            _ => None,
+        };
         let cancel = watch.as_deref().map(|w| &w.cancelled);
         let run = match permit {
             policy::Permit::Interpreter => spawn::run(
@@ -417,6 +442,7 @@ impl Runner {
         if run.left_running {
             warnings.push(left_running_warning(&run.left));
         }
+        warnings.extend(hidden);
         let (cleared, failed) = modes::clear_set_id(root, &self.settings.confine.git_dirs);
         let esc = |v: Vec<String>| -> Vec<String> {
             v.iter()
