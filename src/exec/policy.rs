@@ -10,7 +10,11 @@
 //!    ([`pinned`]): its git directory and work tree given explicitly (a nested repository a
 //!    reply wrote is never discovered), fsmonitor, hooks, pagers, external diff and textconv
 //!    off, no lazy fetch, no global or system config. The argument rules are the first wall,
-//!    the sandbox the second: a write option the rules miss still cannot write;
+//!    the sandbox the second: a write option the rules miss still cannot write. What the
+//!    model may not see stays out (issue 37 §2): every other command runs in the read-only
+//!    view ([`super::view`]: no git directory, no `paths.deny` match) and asks where that
+//!    view cannot be made; git gets exclude pathspecs and asks for what they cannot cut
+//!    ([`super::pathspec`]);
 //! 2. `allow` runs everything, `deny` nothing;
 //! 3. `ask`: a command among the user's approvals ([`super::approvals`], exact string match)
 //!    runs without asking; otherwise the prompt is asked (y / n / always — "always" runs every

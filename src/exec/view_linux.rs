@@ -192,38 +192,75 @@ pub(super) fn works() -> bool {
         let Ok(empties) = tempfile::tempdir() else {
             return false;
         };
-        let Ok(m) = prepare(&view, empties.path()) else {
+        prepare(&view, empties.path()).is_ok_and(|m| mounts_in_child(&m))
+    })
+}
+
+/// Whether a forked child makes the mounts of `m` (and leaves).
+fn mounts_in_child(m: &ViewMounts) -> bool {
+    // SAFETY: the child only makes system calls and leaves with `_exit`.
+    unsafe {
+        let pid = libc::fork();
+        if pid == 0 {
+            let ok = mount(m).is_ok();
+            libc::_exit(if ok { 0 } else { 1 });
+        }
+        if pid < 0 {
             return false;
-        };
-        // SAFETY: the child only makes system calls and leaves with `_exit`.
-        unsafe {
-            let pid = libc::fork();
-            if pid == 0 {
-                let ok = mount(&m).is_ok();
-                libc::_exit(if ok { 0 } else { 1 });
-            }
-            if pid < 0 {
+        }
+        let mut status = 0;
+        while libc::waitpid(pid, &mut status, 0) < 0 {
+            if std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
                 return false;
             }
-            let mut status = 0;
-            while libc::waitpid(pid, &mut status, 0) < 0 {
-                if std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
-                    return false;
-                }
-            }
-            libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0
         }
-    })
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0
+    }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use crate::exec::view::Hidden;
+
+    /// A link put in the way since the walk (the entry itself, or a folder above it) makes
+    /// the mounts fail: it is never followed to mount somewhere else.
+    #[test]
+    fn a_link_in_the_way_fails_the_mounts_instead_of_being_followed() {
+        if !works() {
+            return; // no namespaces here: the view is never made (the policy test covers it)
+        }
+        let d = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(d.path()).unwrap();
+        std::fs::create_dir_all(root.join("real/secrets")).unwrap();
+        std::fs::write(root.join("real/key"), "k").unwrap();
+        std::os::unix::fs::symlink(root.join("real"), root.join("via")).unwrap();
+        std::os::unix::fs::symlink("real/key", root.join("key-link")).unwrap();
+        let try_view = |rel: &str, dir: bool| {
+            let view = View {
+                root: root.clone(),
+                hidden: vec![Hidden {
+                    rel: rel.into(),
+                    dir,
+                }],
+            };
+            let empties = tempfile::tempdir().unwrap();
+            mounts_in_child(&prepare(&view, empties.path()).unwrap())
+        };
+        assert!(try_view("real/secrets", true));
+        assert!(try_view("real/key", false));
+        assert!(!try_view("via/secrets", true));
+        assert!(!try_view("key-link", false));
+        // An entry that changed kind since the walk.
+        assert!(!try_view("real/key", true));
+    }
+
     #[test]
     fn proc_fd_paths_are_written_without_allocating() {
         let mut out = [0u8; 32];
-        super::proc_fd_path(1234, &mut out);
+        proc_fd_path(1234, &mut out);
         assert_eq!(&out[..19], b"/proc/self/fd/1234\0");
-        super::proc_fd_path(0, &mut out);
+        proc_fd_path(0, &mut out);
         assert_eq!(&out[..16], b"/proc/self/fd/0\0");
     }
 }
