@@ -11,7 +11,12 @@
 //! the overlay its layers and whiteout, against `.git` read-only). And the block's init
 //! (issue 37): the same blocks once this bench binary acts as git-clada does (its `main`
 //! answers `__clada-init`, and `exec::init::register` routes spawns through it), with a PID
-//! namespace and, with `CLADA_TEST_NO_NAMESPACES` set, as the subreaper fallback. Run with
+//! namespace and, with `CLADA_TEST_NO_NAMESPACES` set, as the subreaper fallback. And the
+//! read-only view (issue 37 §2) in a larger worktree (2,000 files in 200 folders, 3 nested
+//! repositories, `paths.deny` matching 20 folders and 20 files): `pwd` with the cached list
+//! (`read-only-list-tree`) and after a change in the worktree, which walks it again
+//! (`read-only-list-tree-changed`); on a build without the view both run `pwd` alike. With
+//! `CLADA_TEST_NO_NAMESPACES` the `pwd` cases are left out (without the view they ask). Run with
 //! `cargo bench --bench exec_sandbox --profile profiling` (spawning dominates; no need for the
 //! full release build).
 
@@ -61,6 +66,9 @@ fn bench(c: &mut Criterion) {
         ("read-only", Level::ReadOnly, ExecPolicy::Allow, "true"),
         ("read-only-list", Level::Off, ExecPolicy::Ask, "pwd"),
     ] {
+        if code == "pwd" && fallback() {
+            continue;
+        }
         let mut runner = Runner::new(settings(level, policy, git_dir.clone()));
         g.bench_function(name, |b| {
             b.iter(|| {
@@ -71,6 +79,9 @@ fn bench(c: &mut Criterion) {
                 black_box(ran.output.stdout.len())
             })
         });
+    }
+    if !fallback() {
+        view(&mut g);
     }
     g.finish();
     // What confinement costs before the fork (the ruleset, the filter, the temporary
@@ -94,6 +105,71 @@ fn bench(c: &mut Criterion) {
     init(c, &sandbox, &git_dir);
 }
 
+/// Whether namespaces are refused (`CLADA_TEST_NO_NAMESPACES`): then `pwd` asks (no read-only
+/// view can be made) and its cases are left out.
+fn fallback() -> bool {
+    std::env::var_os("CLADA_TEST_NO_NAMESPACES").is_some()
+}
+
+/// A worktree of 2,000 files in 200 folders, with 3 nested repositories, a `secrets` folder
+/// and a `.env` in every tenth folder.
+fn tree() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let ok = Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(dir.path())
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(ok, "git init");
+    for d in 0..200 {
+        let sub = dir.path().join(format!("m{}/d{d}", d % 20));
+        std::fs::create_dir_all(&sub).expect("mkdir");
+        for f in 0..10 {
+            std::fs::write(sub.join(format!("f{f}.rs")), "x\n").expect("write");
+        }
+        if d % 10 == 0 {
+            std::fs::create_dir_all(sub.join("secrets")).expect("mkdir");
+            std::fs::write(sub.join(".env"), "T=1\n").expect("write");
+        }
+        if d % 70 == 0 {
+            std::fs::create_dir_all(sub.join("nested/.git")).expect("mkdir");
+        }
+    }
+    dir
+}
+
+/// `pwd` from the read-only list in [`tree`], with the view's list cached and after a change.
+fn view(g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>) {
+    let dir = tree();
+    let deny = ["**/secrets".to_string(), "**/.env".to_string()];
+    let sandbox = Sandbox::new(dir.path(), false)
+        .expect("sandbox")
+        .deny_paths(&deny);
+    let root = sandbox.root().to_path_buf();
+    let git_dir = root.join(".git");
+    for (name, change) in [
+        ("read-only-list-tree", false),
+        ("read-only-list-tree-changed", true),
+    ] {
+        let mut runner = Runner::new(settings(Level::Off, ExecPolicy::Ask, git_dir.clone()));
+        let touched = root.join("touched");
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                if change {
+                    // A new entry in the root: its folder's ctime changes, the list is stale.
+                    std::fs::write(&touched, "x").expect("touch");
+                    std::fs::remove_file(&touched).expect("rm");
+                }
+                let ran = runner
+                    .run(&sandbox, "b01", "pwd", Lang::Sh, &root, None)
+                    .expect("ran");
+                assert!(ran.output.success(), "{:?}", ran.output);
+                black_box(ran.output.stdout.len())
+            })
+        });
+    }
+}
+
 /// The blocks of `exec_block` again, through the block's init (last: registering it cannot be
 /// undone in this process).
 fn init(c: &mut Criterion, sandbox: &Sandbox, git_dir: &std::path::Path) {
@@ -101,12 +177,15 @@ fn init(c: &mut Criterion, sandbox: &Sandbox, git_dir: &std::path::Path) {
     let root = sandbox.root().to_path_buf();
     let mut g = c.benchmark_group("exec_block_init");
     g.sample_size(30);
-    let fallback = std::env::var_os("CLADA_TEST_NO_NAMESPACES").is_some();
+    let fallback = fallback();
     for (name, level, policy, code) in [
         ("off", Level::Off, ExecPolicy::Allow, "true"),
         ("workspace", Level::Workspace, ExecPolicy::Allow, "true"),
         ("read-only-list", Level::Off, ExecPolicy::Ask, "pwd"),
     ] {
+        if code == "pwd" && fallback {
+            continue;
+        }
         let mut runner = Runner::new(settings(level, policy, git_dir.to_path_buf()));
         let name = match fallback {
             true => format!("{name}-subreaper"),

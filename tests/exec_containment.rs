@@ -472,3 +472,203 @@ fn grep_ls_and_glob_never_show_a_denied_path() {
     );
     assert_eq!(v["results"][3]["code"], "path_denied", "{v}");
 }
+
+/// A repository with secrets where read-only commands look: an untracked `.env` and a tracked
+/// `secrets/key.txt` (both in `paths.deny`), a token in the remote URL and an
+/// `http.extraHeader` of `.git/config`, and an untracked nested repository with a token in
+/// its own `.git/config`. Every secret holds `-SECRET-`; `README.md` holds a plain `SECRET`.
+fn secret_repo(s: &Setup) -> TestRepo {
+    let r = s.repo(&[
+        ("README.md", "SECRET is a word\n"),
+        ("secrets/key.txt", "KEY-SECRET-1\n"),
+    ]);
+    r.write(".env", "API_TOKEN=ENV-SECRET-2\n");
+    r.git(&[
+        "remote",
+        "add",
+        "origin",
+        "https://user:URL-SECRET-3@example.com/x.git",
+    ]);
+    r.git(&[
+        "config",
+        "http.extraHeader",
+        "Authorization: Bearer HEADER-SECRET-4",
+    ]);
+    r.git(&["init", "-q", "vendor/lib"]);
+    let nested = r.path().join("vendor/lib/.git/config");
+    let mut text = fs::read_to_string(&nested).expect("nested config");
+    text.push_str("[remote \"origin\"]\n\turl = https://u:NESTED-SECRET-5@example.com/y\n");
+    fs::write(&nested, text).expect("nested config");
+    r.user_config("paths:\n  deny: [\".env\", \"secrets\"]\n");
+    s.own(&r);
+    r
+}
+
+/// Runs `cmds` as exec blocks with the default policy (ask, no terminal): only what the
+/// read-only list runs without asking runs. Returns each block's result.
+fn read_only_results(s: &Setup, r: &TestRepo, cmds: &[&str]) -> Vec<serde_json::Value> {
+    let reply: String = cmds
+        .iter()
+        .enumerate()
+        .map(|(i, c)| exec(&format!("r{i:02}"), c))
+        .collect();
+    let out = s.apply(r, &reply, &[]);
+    let v = TestRepo::report(&out);
+    (0..cmds.len()).map(|i| v["results"][i].clone()).collect()
+}
+
+fn stdout_of(v: &serde_json::Value) -> String {
+    v["data"]["stdout"].as_str().unwrap_or_default().to_string()
+}
+
+fn read_only_view_as(s: &Setup) {
+    let r = secret_repo(s);
+    let cmds = [
+        "cat .env",
+        "cat secrets/key.txt",
+        "grep -r SECRET .",
+        "find . -name config",
+        "grep -r -l url .",
+        "ls -a secrets vendor/lib",
+    ];
+    let res = read_only_results(s, &r, &cmds);
+    for (c, v) in cmds.iter().zip(&res) {
+        let text = v.to_string();
+        assert!(!text.contains("-SECRET-"), "{} `{c}`: {text}", s.who());
+    }
+    if s.no_ns {
+        // No view can be made: nothing but git runs without asking.
+        for (c, v) in cmds.iter().zip(&res) {
+            let e = v["error"].as_str().unwrap_or_default();
+            assert!(
+                e.contains("not approved") && e.contains("no mount namespace"),
+                "{} `{c}`: {v}",
+                s.who()
+            );
+        }
+    } else {
+        for (c, v) in cmds.iter().zip(&res) {
+            assert!(v["data"].is_object(), "{} `{c}` did not run: {v}", s.who());
+        }
+        assert_eq!(stdout_of(&res[0]), "", "{}", s.who());
+        let w = res[0]["warnings"].to_string();
+        assert!(w.contains(".env matches paths.deny"), "{}: {w}", s.who());
+        assert_eq!(stdout_of(&res[1]), "", "{}", s.who());
+        assert_eq!(
+            stdout_of(&res[2]),
+            "./README.md:SECRET is a word\n",
+            "{}",
+            s.who()
+        );
+        assert_eq!(stdout_of(&res[3]), "", "{}", s.who());
+        assert_eq!(stdout_of(&res[4]), "", "{}", s.who());
+    }
+    // Hidden in the command's namespace only: the files are all there.
+    assert_eq!(r.read(".env"), "API_TOKEN=ENV-SECRET-2\n");
+    assert_eq!(r.read("secrets/key.txt"), "KEY-SECRET-1\n");
+    assert!(r
+        .git(&["config", "remote.origin.url"])
+        .contains("URL-SECRET-3"));
+    assert_eq!(
+        r.git(&["status", "--porcelain"]),
+        "?? .env\n?? vendor/\n",
+        "{}",
+        s.who()
+    );
+}
+
+#[test]
+fn read_only_commands_see_no_denied_path_and_no_git_directory() {
+    for s in Setup::all() {
+        read_only_view_as(&s);
+    }
+}
+
+fn read_only_git_as(s: &Setup) {
+    let r = secret_repo(s);
+    r.write("README.md", "SECRET is a word\nsecond line\n");
+    r.write("secrets/key.txt", "KEY-SECRET-1\nKEY-SECRET-6\n");
+    r.git(&["commit", "-qam", "both"]);
+    r.write("README.md", "SECRET is a word\nthird line\n");
+    r.write("secrets/key.txt", "KEY-SECRET-7\n");
+    s.own(&r);
+    let blob = r.git(&["rev-parse", "HEAD:secrets/key.txt"]);
+    let cmds = [
+        "git diff",
+        "git show HEAD",
+        "git log -p",
+        "git grep SECRET",
+        "git grep -n SECRET HEAD^",
+        "git diff HEAD^ secrets",
+        "git show HEAD:secrets/key.txt",
+        &format!("git show {}", blob.trim()),
+        &format!("git cat-file -p {}", blob.trim()),
+        "git log -p --full-diff README.md",
+    ];
+    let res = read_only_results(s, &r, &cmds);
+    for (c, v) in cmds.iter().zip(&res) {
+        let text = v.to_string();
+        assert!(!text.contains("-SECRET-"), "{} `{c}`: {text}", s.who());
+    }
+    // git runs (it is not hidden from) and shows everything else.
+    for (i, want) in [
+        "+third line",
+        "+second line",
+        "+second line",
+        "README.md:SECRET",
+        "HEAD^:README.md:1:SECRET",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let out = stdout_of(&res[i]);
+        assert!(out.contains(want), "{} `{}`: {}", s.who(), cmds[i], res[i]);
+        assert!(
+            !out.contains("secrets/key.txt"),
+            "{} `{}`: {out}",
+            s.who(),
+            cmds[i]
+        );
+    }
+    assert_eq!(stdout_of(&res[5]), "", "{}: {}", s.who(), res[5]);
+    for (i, why) in [(6, "<rev>:<path>"), (7, "object id"), (9, "--full-diff")] {
+        let e = res[i]["error"].as_str().unwrap_or_default();
+        assert!(
+            e.contains("not approved") && e.contains(why),
+            "{} `{}`: {}",
+            s.who(),
+            cmds[i],
+            res[i]
+        );
+    }
+    let e = res[8]["error"].as_str().unwrap_or_default();
+    assert!(e.contains("not approved"), "{}: {}", s.who(), res[8]);
+}
+
+#[test]
+fn read_only_git_excludes_denied_files_and_refuses_what_names_their_content() {
+    for s in Setup::all() {
+        read_only_git_as(&s);
+    }
+}
+
+/// An approved command (here `--exec allow`, at `workspace`) sees denied paths: the user let it
+/// run, and its output reaches the model.
+#[test]
+fn approved_commands_still_see_denied_paths() {
+    let s = Setup {
+        user: None,
+        no_ns: false,
+    };
+    let r = secret_repo(&s);
+    let out = s.apply(
+        &r,
+        &exec("a01", "cat .env && echo shown"),
+        &["--exec", "allow"],
+    );
+    let v = TestRepo::report(&out);
+    assert_eq!(
+        v["results"][0]["data"]["stdout"], "API_TOKEN=ENV-SECRET-2\nshown\n",
+        "{v}"
+    );
+}

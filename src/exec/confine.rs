@@ -174,6 +174,12 @@ pub struct OverlayDir {
     pub hide: Vec<PathBuf>,
 }
 
+/// Whether a mount namespace for the read-only view (`exec/view.rs`) can be made here: where
+/// it cannot, the read-only list runs only git without asking (`policy`).
+pub fn view_available() -> bool {
+    sys::view_works()
+}
+
 /// What the kernel offers (asked once per process).
 pub fn kernel_availability() -> &'static Availability {
     static CACHE: std::sync::OnceLock<Availability> = std::sync::OnceLock::new();
@@ -198,6 +204,8 @@ pub struct Jail {
     core_env: bool,
     /// The overlays' upper layers, apart from `TMPDIR` (the process cannot reach them).
     _layers: Option<tempfile::TempDir>,
+    /// The empty folder and file of the read-only view, apart from `TMPDIR` too.
+    _view: Option<tempfile::TempDir>,
 }
 
 impl Jail {
@@ -213,6 +221,7 @@ impl Jail {
             env_rules: Vec::new(),
             core_env: false,
             _layers: None,
+            _view: None,
         }
     }
 
@@ -281,7 +290,21 @@ impl Jail {
             env_rules: confine.env.clone(),
             core_env: false,
             _layers: layers,
+            _view: None,
         })
+    }
+
+    /// Hides the entries of `view` from the process (the read-only view, `exec/view.rs`): an
+    /// empty read-only folder or file is mounted over each in its own mount namespace. For a
+    /// `read-only` jail; `Err` says why the view cannot be made (then nothing runs).
+    pub(crate) fn hiding(mut self, view: &super::view::View) -> Result<Jail, String> {
+        let scratch = tempfile::Builder::new()
+            .prefix("git-clada-view-")
+            .tempdir()
+            .map_err(|e| format!("cannot create the read-only view's folder: {e}"))?;
+        self.child.hide(view, scratch.path())?;
+        self._view = Some(scratch);
+        Ok(self)
     }
 
     /// The private temporary directory (`TMPDIR`), when confined.
@@ -447,6 +470,13 @@ mod sys {
         pub fn landlock_fd(&self) -> Option<i32> {
             None
         }
+        pub fn hide(&mut self, _: &crate::exec::view::View, _: &Path) -> Result<(), String> {
+            Err("the read-only view exists only on Linux".into())
+        }
+    }
+
+    pub(super) fn view_works() -> bool {
+        false
     }
 
     pub(super) fn plan(

@@ -17,6 +17,8 @@ use super::{Availability, Confine, Extra, Level, DEVICES, ETC_FILES, ETC_SECRETS
 
 #[path = "overlay_linux.rs"]
 mod overlay;
+#[path = "view_linux.rs"]
+mod view;
 
 /// The Landlock version the rules are written for: what it lacks on an older kernel is left
 /// out (best effort), which only ever loosens the filesystem and TCP parts; the seccomp
@@ -85,6 +87,7 @@ pub(super) struct ChildPlan {
     parent: libc::pid_t,
     git_mounts: Arc<Vec<GitMount>>,
     overlays: Option<Arc<Overlays>>,
+    view: Option<Arc<view::ViewMounts>>,
     landlock: Option<Arc<OwnedFd>>,
     seccomp: Option<Arc<Vec<libc::sock_filter>>>,
     pub note: Option<String>,
@@ -98,6 +101,7 @@ impl ChildPlan {
             parent: unsafe { libc::getpid() },
             git_mounts: Arc::new(Vec::new()),
             overlays: None,
+            view: None,
             landlock: None,
             seccomp: None,
             note: None,
@@ -110,12 +114,20 @@ impl ChildPlan {
         self.landlock.as_deref().map(AsRawFd::as_raw_fd)
     }
 
+    /// Hides the entries of `view` (the read-only view), with the empty folder and file it
+    /// mounts over them made in `scratch`.
+    pub fn hide(&mut self, v: &crate::exec::view::View, scratch: &Path) -> Result<(), String> {
+        self.view = Some(Arc::new(view::prepare(v, scratch)?));
+        Ok(())
+    }
+
     /// Installs the child's steps; with `defer`, the Landlock ruleset is not applied but
     /// handed on (its descriptor inherited through exec) to the init (`exec/init.rs`).
     pub fn install(&self, cmd: &mut std::process::Command, defer: bool) {
         let parent = self.parent;
         let git_mounts = Arc::clone(&self.git_mounts);
         let overlays = self.overlays.clone();
+        let view = self.view.clone();
         let landlock = self.landlock.clone();
         let seccomp = self.seccomp.clone();
         // SAFETY: the closure only makes system calls on data prepared before the fork (no
@@ -127,6 +139,7 @@ impl ChildPlan {
                     Mounts {
                         git: &git_mounts,
                         overlays: overlays.as_deref(),
+                        view: view.as_deref(),
                     },
                     landlock.as_deref().map(AsRawFd::as_raw_fd),
                     defer,
@@ -141,6 +154,7 @@ impl ChildPlan {
 struct Mounts<'a> {
     git: &'a [GitMount],
     overlays: Option<&'a Overlays>,
+    view: Option<&'a view::ViewMounts>,
 }
 
 fn check(r: libc::c_long) -> std::io::Result<()> {
@@ -173,6 +187,9 @@ fn in_child(
             for m in &o.mounts {
                 overlay::mount(m)?;
             }
+        }
+        if let Some(v) = mounts.view {
+            view::mount(v)?;
         }
         if let (Some(m), None) = (mounts.git.first(), mounts.overlays) {
             enter_namespace(&m.maps)?;
@@ -361,9 +378,18 @@ fn protected_dirs(root: &Path, confine: &Confine) -> Vec<PathBuf> {
 /// The read-only mount of `git` (`root/.git`, a directory or a linked worktree's file).
 fn git_mount(git: &Path) -> Option<GitMount> {
     let target = CString::new(git.as_os_str().as_bytes()).ok()?;
+    Some(GitMount {
+        locked: locked_flags(&target)?,
+        target,
+        maps: IdMaps::own()?,
+    })
+}
+
+/// The `mount` flags of the mount holding `path` that a remount in a user namespace must keep.
+fn locked_flags(path: &CStr) -> Option<libc::c_ulong> {
     // SAFETY: statvfs only writes into the struct.
     let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
-    if unsafe { libc::statvfs(target.as_ptr(), &mut st) } != 0 {
+    if unsafe { libc::statvfs(path.as_ptr(), &mut st) } != 0 {
         return None;
     }
     let mut locked = 0;
@@ -376,11 +402,12 @@ fn git_mount(git: &Path) -> Option<GitMount> {
             locked |= ms_flag;
         }
     }
-    Some(GitMount {
-        target,
-        locked,
-        maps: IdMaps::own()?,
-    })
+    Some(locked)
+}
+
+/// Whether the read-only view can be made here (`exec/view.rs`).
+pub(super) fn view_works() -> bool {
+    view::works()
 }
 
 /// The overlays `extra` asks for, prepared with their layers in `layers`; `Err` says why they

@@ -21,10 +21,12 @@ pub mod env;
 pub mod hook_sandbox;
 pub mod init;
 pub mod modes;
+pub(crate) mod pathspec;
 pub mod policy;
 pub mod scripts;
 pub(crate) mod session;
 pub mod spawn;
+pub mod view;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -253,6 +255,23 @@ fn left_running_warning(left: &[String]) -> String {
     )
 }
 
+/// The warning for a read-only command that names what its view hides (`paths.deny`): it
+/// saw an empty file or folder there, which the model should not take for the content.
+fn hidden_operands(sandbox: &Sandbox, dir: &Path, args: &[String]) -> Option<String> {
+    let named: Vec<String> = args
+        .iter()
+        .filter(|a| !a.starts_with('-') && sandbox.is_denied(&dir.join(a)))
+        .map(|a| crate::base::term::escape(a, crate::base::term::Rule::Name).into_owned())
+        .collect();
+    (!named.is_empty()).then(|| {
+        format!(
+            "{} matches paths.deny: read-only commands see an empty file or folder there, not \
+             its content",
+            named.join(", ")
+        )
+    })
+}
+
 /// Why an exec block did not run: the block's error.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NotRun {
@@ -319,7 +338,7 @@ impl Runner {
             });
         }
         let root = sandbox.root();
-        let permit = policy::permit(self, block_id, code, lang, dir, root)?;
+        let permit = policy::permit(self, block_id, code, lang, dir, sandbox)?;
         let own = timeout
             .map(Duration::from_secs)
             .unwrap_or(self.settings.timeout);
@@ -327,9 +346,20 @@ impl Runner {
         let max = self.settings.max_output;
         let mut warnings = Vec::new();
         let jail = match &permit {
-            policy::Permit::Direct { .. } => {
+            policy::Permit::Direct { view: None, .. } => {
                 confine::Jail::new(confine::Level::ReadOnly, &self.settings.confine, root)
                     .map(confine::Jail::core_env_only)
+            }
+            policy::Permit::Direct {
+                view: Some(view), ..
+            } => {
+                // Only git reads the git directories (which may lie outside the worktree).
+                let confine = confine::Confine {
+                    git_dirs: Vec::new(),
+                    ..self.settings.confine.clone()
+                };
+                confine::Jail::new(confine::Level::ReadOnly, &confine, root)
+                    .and_then(|j| j.core_env_only().hiding(view))
             }
             policy::Permit::Interpreter => {
                 approved_jail(&self.settings.confine, root, &mut warnings)
@@ -351,6 +381,14 @@ impl Runner {
                 since: Instant::now(),
             }));
         }
+        let hidden = match &permit {
+            policy::Permit::Direct {
+                args,
+                view: Some(_),
+                ..
+            } => hidden_operands(sandbox, dir, args),
+            _ => None,
+        };
         let cancel = watch.as_deref().map(|w| &w.cancelled);
         let run = match permit {
             policy::Permit::Interpreter => spawn::run(
@@ -365,8 +403,15 @@ impl Runner {
                 probe.as_ref(),
                 &jail,
             ),
-            policy::Permit::Direct { prog, args } => {
-                let (args, env) = policy::pinned(&prog, args, &self.settings.confine, root);
+            policy::Permit::Direct { prog, args, .. } => {
+                let (args, env) = policy::pinned(
+                    &prog,
+                    args,
+                    &self.settings.confine,
+                    root,
+                    sandbox.denied_globs(),
+                    dir,
+                );
                 spawn::spawn_and_wait(
                     &prog,
                     &args,
@@ -397,6 +442,7 @@ impl Runner {
         if run.left_running {
             warnings.push(left_running_warning(&run.left));
         }
+        warnings.extend(hidden);
         let (cleared, failed) = modes::clear_set_id(root, &self.settings.confine.git_dirs);
         let esc = |v: Vec<String>| -> Vec<String> {
             v.iter()

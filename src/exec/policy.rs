@@ -10,7 +10,11 @@
 //!    ([`pinned`]): its git directory and work tree given explicitly (a nested repository a
 //!    reply wrote is never discovered), fsmonitor, hooks, pagers, external diff and textconv
 //!    off, no lazy fetch, no global or system config. The argument rules are the first wall,
-//!    the sandbox the second: a write option the rules miss still cannot write;
+//!    the sandbox the second: a write option the rules miss still cannot write. What the
+//!    model may not see stays out (issue 37 §2): every other command runs in the read-only
+//!    view ([`super::view`]: no git directory, no `paths.deny` match) and asks where that
+//!    view cannot be made; git gets exclude pathspecs and asks for what they cannot cut
+//!    ([`super::pathspec`]);
 //! 2. `allow` runs everything, `deny` nothing;
 //! 3. `ask`: a command among the user's approvals ([`super::approvals`], exact string match)
 //!    runs without asking; otherwise the prompt is asked (y / n / always — "always" runs every
@@ -43,7 +47,9 @@ const READ_ONLY: &[&str] = &[
     "cat", "head", "tail", "grep", "find", "ls", "pwd", "tree", "wc", "diff", "file", "stat",
     "realpath", "xxd",
 ];
-const GIT_READ_ONLY: &[&str] = &["status", "diff", "log", "show", "branch", "ls-files"];
+const GIT_READ_ONLY: &[&str] = &[
+    "status", "diff", "log", "show", "branch", "ls-files", "grep",
+];
 
 /// The argv of `code` when it is a read-only whitelisted command that may run without
 /// asking, or why it is not.
@@ -167,20 +173,28 @@ pub fn read_only_argv(lang: Lang, code: &str) -> Result<Vec<String>, String> {
 pub enum Permit {
     /// Through its interpreter.
     Interpreter,
-    /// This program and arguments, without a shell (a read-only whitelisted command).
-    Direct { prog: String, args: Vec<String> },
+    /// This program and arguments, without a shell (a read-only whitelisted command), with
+    /// the entries hidden from it (`exec/view.rs`; every command but git).
+    Direct {
+        prog: String,
+        args: Vec<String>,
+        view: Option<std::sync::Arc<super::view::View>>,
+    },
 }
 
 /// The read-only command `code` as a direct command, if it may run without asking here:
 /// on the list ([`read_only_argv`]), the OS sandbox available, git only with a repository to
-/// pin it to, and no operand that (through a symlink) leads outside `root` or into `.git`.
+/// pin it to and (under `paths.deny`) none of what its pathspecs cannot cut
+/// (`exec/pathspec.rs`), any other command only in the read-only view (`exec/view.rs`), and
+/// no operand that (through a symlink) leads outside `root` or into `.git`.
 fn read_only_direct(
     confine: &Confine,
     lang: Lang,
     code: &str,
     dir: &Path,
-    root: &Path,
+    sandbox: &crate::sandbox::Sandbox,
 ) -> Result<Permit, String> {
+    let root = sandbox.root();
     let argv = read_only_argv(lang, code)?;
     if let super::confine::Availability::Unavailable(why) = confine.availability() {
         return Err(format!(
@@ -193,6 +207,16 @@ fn read_only_direct(
     if prog == "git" && confine.git_dir().is_none() {
         return Err("git runs without asking only inside a repository".into());
     }
+    let deny = sandbox.denied_globs();
+    if prog == "git" && !deny.is_empty() {
+        if let Some(why) = super::pathspec::refusal(args) {
+            return Err(why);
+        }
+    }
+    let view = match prog.as_str() {
+        "git" => None,
+        _ => Some(read_only_view(confine, sandbox)?),
+    };
     for a in args.iter().filter(|a| !a.starts_with('-')) {
         let p = dir.join(a);
         if std::fs::symlink_metadata(&p).is_err() {
@@ -212,17 +236,43 @@ fn read_only_direct(
     Ok(Permit::Direct {
         prog: prog.clone(),
         args: args.to_vec(),
+        view,
     })
 }
 
+/// The read-only view of the worktree for a command other than git, or why there is none.
+fn read_only_view(
+    confine: &Confine,
+    sandbox: &crate::sandbox::Sandbox,
+) -> Result<std::sync::Arc<super::view::View>, String> {
+    if !super::confine::view_available() {
+        return Err(
+            "commands other than git run without asking only in a view of the worktree that \
+             hides its git directories and paths.deny, and no mount namespace can be made \
+             here to build one"
+                .into(),
+        );
+    }
+    super::view::of(
+        sandbox.root(),
+        &confine.git_dirs,
+        sandbox.denied_globs(),
+        &|p| sandbox.is_denied(p),
+    )
+    .map_err(|e| format!("the read-only view of the worktree cannot be made: {e}"))
+}
+
 /// The arguments and environment a read-only command runs with: for git, pinned to this
-/// repository with everything that could run other code switched off (see the module docs);
+/// repository with everything that could run other code switched off (see the module docs)
+/// and the `deny` globs excluded (`exec/pathspec.rs`; its operands are looked up in `dir`);
 /// other commands as they are. `None` in the environment removes the variable.
 pub(crate) fn pinned(
     prog: &str,
     args: Vec<String>,
     confine: &Confine,
     root: &Path,
+    deny: &[String],
+    dir: &Path,
 ) -> (Vec<String>, Vec<(&'static str, Option<std::ffi::OsString>)>) {
     let Some(git_dir) = confine.git_dir().filter(|_| prog == "git") else {
         return (args, Vec::new());
@@ -242,7 +292,7 @@ pub(crate) fn pinned(
     ]
     .map(String::from)
     .to_vec();
-    let mut rest = args.into_iter();
+    let mut rest = super::pathspec::with_excludes(args, deny, dir).into_iter();
     if let Some(sub) = rest.next() {
         let diffs = matches!(sub.as_str(), "diff" | "log" | "show");
         pinned.push(sub);
@@ -281,6 +331,10 @@ pub(crate) fn pinned(
         "GIT_ASKPASS",
         "LESSOPEN",
         "LESSCLOSE",
+        "GIT_LITERAL_PATHSPECS",
+        "GIT_GLOB_PATHSPECS",
+        "GIT_NOGLOB_PATHSPECS",
+        "GIT_ICASE_PATHSPECS",
     ] {
         env.push((k, None));
     }
@@ -294,11 +348,12 @@ pub(crate) fn permit(
     code: &str,
     lang: Lang,
     dir: &Path,
-    root: &Path,
+    sandbox: &crate::sandbox::Sandbox,
 ) -> Result<Permit, super::NotRun> {
+    let root = sandbox.root();
     let mut list_off = None;
     if ctx.settings.policy != ExecPolicy::Deny {
-        match read_only_direct(&ctx.settings.confine, lang, code, dir, root) {
+        match read_only_direct(&ctx.settings.confine, lang, code, dir, sandbox) {
             Ok(p) => return Ok(p),
             Err(why) if read_only_argv(lang, code).is_ok() => list_off = Some(why),
             Err(_) => {}
@@ -349,7 +404,7 @@ pub(crate) fn permit(
         code: code.to_string(),
         cwd: dir.to_path_buf(),
         bound,
-        note,
+        note: note.or(list_off.map(|w| format!("(it would run without asking, but {w})"))),
     };
     match prompt(&req) {
         Approval::Yes => Ok(Permit::Interpreter),

@@ -286,6 +286,11 @@ impl Sandbox {
             .is_some_and(|r| !r.is_empty() && self.denied_by(&r).is_some())
     }
 
+    /// The `paths.deny` globs (empty when none): what read-only git commands exclude.
+    pub fn denied_globs(&self) -> &[String] {
+        self.denied.as_ref().map_or(&[], |(_, g)| g.as_slice())
+    }
+
     /// The `paths.deny` glob `rel` (or a directory above it) matches.
     fn denied_by(&self, rel: &str) -> Option<&str> {
         let (set, globs) = self.denied.as_ref()?;
