@@ -397,7 +397,7 @@ fn run_journaled(repo: &Repo, plan: &RestorePlan, reflog: &str) -> Result<(), Re
 /// interrupted run of this restore's) beside the plan's paths.
 fn remove_temp_files(repo: &Repo, plan: &RestorePlan) {
     let Ok(root) = repo.worktree() else { return };
-    crate::base::fsutil::remove_temp_files(
+    crate::base::beneath::remove_temp_files(
         &root,
         plan.paths
             .iter()

@@ -644,6 +644,45 @@ impl Dir {
     }
 }
 
+/// Removes the temporary files a killed git-clada left next to the worktree files `rels`
+/// (`/`-separated, relative to `root`): only entries named as [`write_atomic`](crate::fsutil::write_atomic) names its
+/// temporary for one of those files, in the directories that hold them, never a directory —
+/// each through the directory's handle. Returns the paths removed (relative to `root`). Call
+/// it only while holding git-clada's lock, so no live process can be writing them.
+pub fn remove_temp_files<'a>(root: &Root, rels: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let mut by_dir: std::collections::BTreeMap<&str, std::collections::BTreeSet<&str>> =
+        std::collections::BTreeMap::new();
+    for rel in rels {
+        let (dir, name) = rel.rsplit_once('/').unwrap_or(("", rel));
+        if !name.is_empty() {
+            by_dir.entry(dir).or_default().insert(name);
+        }
+    }
+    let mut removed = Vec::new();
+    for (dir, names) in by_dir {
+        let Ok(handle) = root.dir(Path::new(dir)) else {
+            continue;
+        };
+        let Ok(entries) = handle.list() else {
+            continue;
+        };
+        for (entry, meta) in entries {
+            let entry = entry.to_string_lossy().into_owned();
+            if meta.is_dir() || !names.iter().any(|n| crate::fsutil::is_temp_for(&entry, n)) {
+                continue;
+            }
+            if handle.unlink(std::ffi::OsStr::new(&entry)).is_ok() {
+                removed.push(if dir.is_empty() {
+                    entry
+                } else {
+                    format!("{dir}/{entry}")
+                });
+            }
+        }
+    }
+    removed
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -770,5 +809,29 @@ mod tests {
         assert!(!names
             .iter()
             .any(|n| n.to_string_lossy().contains("clada-tmp")));
+    }
+
+    #[test]
+    fn only_temp_files_of_the_named_paths_are_removed() {
+        let dir = tempfile::tempdir().expect("temp");
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("d")).expect("mkdir");
+        for name in [
+            "d/.f.rs.clada-tmp-1-0",
+            "d/.g.rs.clada-tmp-1-0",
+            "d/.f.rs.clada-tmp-keep",
+            ".top.clada-tmp-9-9",
+        ] {
+            std::fs::write(root.join(name), "x").expect("write");
+        }
+        std::fs::create_dir(root.join("d/.f.rs.clada-tmp-2-2")).expect("mkdir");
+        let handle = super::Root::open(root).expect("root");
+        let removed = remove_temp_files(&handle, ["d/f.rs", "top", "missing/x"]);
+        assert_eq!(removed.len(), 2, "{removed:?}");
+        assert!(!root.join("d/.f.rs.clada-tmp-1-0").exists());
+        assert!(!root.join(".top.clada-tmp-9-9").exists());
+        assert!(root.join("d/.g.rs.clada-tmp-1-0").exists());
+        assert!(root.join("d/.f.rs.clada-tmp-keep").exists());
+        assert!(root.join("d/.f.rs.clada-tmp-2-2").is_dir());
     }
 }

@@ -1,11 +1,11 @@
 //! Small filesystem helpers shared by the executor and the repository layer: atomic file
 //! replacement (never a half-written file, even if the process dies mid-write; by path for
 //! git-clada's own files, through a directory handle for worktree files — see
-//! `beneath::Dir::write_atomic`), removal of the temporary files a killed process left, and the bounded
+//! `beneath::Dir::write_atomic`), which temporary names are its own (`beneath::remove_temp_files` removes those
+//! a killed process left), and the bounded
 //! read of a small configuration file that may be anything a file system can hold
 //! ([`read_small`]).
 
-use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
@@ -153,7 +153,7 @@ fn temp_path(dir: &Path, name: &str) -> PathBuf {
 
 /// Whether `entry` is a temporary file of [`write_atomic`] or [`symlink_atomic`] for the file
 /// named `name`.
-fn is_temp_for(entry: &str, name: &str) -> bool {
+pub(crate) fn is_temp_for(entry: &str, name: &str) -> bool {
     let Some(rest) = entry
         .strip_prefix('.')
         .and_then(|r| r.strip_prefix(name))
@@ -165,47 +165,6 @@ fn is_temp_for(entry: &str, name: &str) -> bool {
     let digits =
         |p: Option<&str>| p.is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
     digits(parts.next()) && digits(parts.next()) && parts.next().is_none()
-}
-
-/// Removes the temporary files a killed git-clada left next to the worktree files `rels`
-/// (`/`-separated, relative to `root`): only entries named as [`write_atomic`] names its
-/// temporary for one of those files, in the directories that hold them, never a directory —
-/// each through the directory's handle. Returns the paths removed (relative to `root`). Call
-/// it only while holding git-clada's lock, so no live process can be writing them.
-pub fn remove_temp_files<'a>(
-    root: &super::beneath::Root,
-    rels: impl IntoIterator<Item = &'a str>,
-) -> Vec<String> {
-    let mut by_dir: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
-    for rel in rels {
-        let (dir, name) = rel.rsplit_once('/').unwrap_or(("", rel));
-        if !name.is_empty() {
-            by_dir.entry(dir).or_default().insert(name);
-        }
-    }
-    let mut removed = Vec::new();
-    for (dir, names) in by_dir {
-        let Ok(handle) = root.dir(Path::new(dir)) else {
-            continue;
-        };
-        let Ok(entries) = handle.list() else {
-            continue;
-        };
-        for (entry, meta) in entries {
-            let entry = entry.to_string_lossy().into_owned();
-            if meta.is_dir() || !names.iter().any(|n| is_temp_for(&entry, n)) {
-                continue;
-            }
-            if handle.unlink(std::ffi::OsStr::new(&entry)).is_ok() {
-                removed.push(if dir.is_empty() {
-                    entry
-                } else {
-                    format!("{dir}/{entry}")
-                });
-            }
-        }
-    }
-    removed
 }
 
 /// Whether [`read_small`] follows a symbolic link at the path itself.
@@ -328,29 +287,5 @@ mod tests {
         assert!(!is_temp_for(".a.txt.clada-tmp-1-2-3", "a.txt"));
         assert!(!is_temp_for(".b.txt.clada-tmp-1-2", "a.txt"));
         assert!(!is_temp_for("a.txt.clada-tmp-1-2", "a.txt"));
-    }
-
-    #[test]
-    fn only_temp_files_of_the_named_paths_are_removed() {
-        let dir = tempfile::tempdir().expect("temp");
-        let root = dir.path();
-        std::fs::create_dir_all(root.join("d")).expect("mkdir");
-        for name in [
-            "d/.f.rs.clada-tmp-1-0",
-            "d/.g.rs.clada-tmp-1-0",
-            "d/.f.rs.clada-tmp-keep",
-            ".top.clada-tmp-9-9",
-        ] {
-            std::fs::write(root.join(name), "x").expect("write");
-        }
-        std::fs::create_dir(root.join("d/.f.rs.clada-tmp-2-2")).expect("mkdir");
-        let handle = super::super::beneath::Root::open(root).expect("root");
-        let removed = remove_temp_files(&handle, ["d/f.rs", "top", "missing/x"]);
-        assert_eq!(removed.len(), 2, "{removed:?}");
-        assert!(!root.join("d/.f.rs.clada-tmp-1-0").exists());
-        assert!(!root.join(".top.clada-tmp-9-9").exists());
-        assert!(root.join("d/.g.rs.clada-tmp-1-0").exists());
-        assert!(root.join("d/.f.rs.clada-tmp-keep").exists());
-        assert!(root.join("d/.f.rs.clada-tmp-2-2").is_dir());
     }
 }

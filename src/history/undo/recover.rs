@@ -108,7 +108,7 @@ pub(super) fn recover_apply(
     );
     // A kill in the middle of an atomic write leaves its temporary file next to the target.
     if let Ok(root) = repo.worktree() {
-        crate::base::fsutil::remove_temp_files(
+        crate::base::beneath::remove_temp_files(
             &root,
             journal.paths.iter().map(|p| p.path.as_str()),
         );

@@ -14,90 +14,20 @@ use serde_json::{json, Map, Value};
 
 use crate::action::{self, ExecutionResult};
 use crate::exec::{ExecPrompt, ExecWatch};
-use crate::history::{self, HistoryError};
+use crate::history;
 use crate::read::input::Reply;
 use crate::read::{self, Dialect, Format};
 use crate::record::apply::{self as record_apply, ApplyError};
 use crate::repo::Repo;
-use crate::report::{self, ReportFormat};
+use crate::report::ReportFormat;
 use crate::sandbox::Sandbox;
 
 use super::idempotency;
-use super::tools::{is_apply_option, ToolKind};
+pub use super::outcome::Outcome;
+use super::tools::{
+    is_apply_option, ToolKind, READ_MAX_BYTES, READ_MAX_LINES, READ_MAX_LINE_CHARS,
+};
 use super::ServeOptions;
-
-/// What a call produced: the text for the model, the structured result, and whether it is
-/// an error result (`isError`).
-#[derive(Debug, Clone)]
-pub struct Outcome {
-    pub text: String,
-    pub structured: Option<Value>,
-    pub is_error: bool,
-}
-
-impl Outcome {
-    /// A call that could not run at all: the report with `fatalError` (so a tool whose
-    /// output schema is the report still gets one) and the message.
-    pub fn fatal(message: &str) -> Outcome {
-        let structured =
-            report::fatal(message, ReportFormat::Json).and_then(|t| serde_json::from_str(&t).ok());
-        Outcome {
-            text: report::fatal(message, ReportFormat::Llm)
-                .unwrap_or_else(|| format!("git-clada: {message}\n")),
-            structured,
-            is_error: true,
-        }
-    }
-
-    /// A refusal or error of a tool that has no report: the message alone.
-    fn error(message: String) -> Outcome {
-        Outcome {
-            text: message,
-            structured: None,
-            is_error: true,
-        }
-    }
-
-    /// The result report (and, for `check`, the diff that would be committed).
-    fn report(result: &ExecutionResult, diff: Option<&str>) -> Outcome {
-        let mut structured: Value =
-            serde_json::from_str(&report::json(result)).unwrap_or_else(|_| json!({}));
-        // The agent relays what only the user can do (an exec approval, a sandbox line).
-        let mut text = report::llm_for_agent(result);
-        if let Some(diff) = diff {
-            structured["diff"] = json!(diff);
-            if !diff.is_empty() {
-                text.push_str("\n=== DIFF (what would be committed) ===\n");
-                text.push_str(diff);
-                if !diff.ends_with('\n') {
-                    text.push('\n');
-                }
-                text.push_str("=== END ===\n");
-            }
-        }
-        Outcome {
-            text,
-            structured: Some(structured),
-            is_error: !result.success,
-        }
-    }
-
-    /// A history command's report: its human rendering and its JSON.
-    fn history<R: serde::Serialize>(
-        result: Result<R, HistoryError>,
-        render: impl FnOnce(&R) -> String,
-    ) -> Outcome {
-        match result {
-            Ok(r) => Outcome {
-                text: render(&r),
-                structured: serde_json::to_value(&r).ok().filter(Value::is_object),
-                is_error: false,
-            },
-            Err(HistoryError::Refused(msg)) => Outcome::error(format!("refused: {msg}")),
-            Err(e) => Outcome::error(format!("git-clada: {e}")),
-        }
-    }
-}
 
 /// What a call gets from the request it serves.
 pub struct Call<'a> {
@@ -360,14 +290,6 @@ fn read_call(
     }
     Ok(Outcome::report(&execution.result, None))
 }
-
-/// The most of a file one `read` call returns: clients cut a tool result near 25,000 tokens
-/// (and many count the text and the structured copy), so a page stays well under that.
-pub const READ_MAX_LINES: usize = 2_000;
-/// See [`READ_MAX_LINES`].
-pub const READ_MAX_BYTES: usize = 40_000;
-/// A longer line is cut (minified code, data on one line).
-pub const READ_MAX_LINE_CHARS: usize = 2_000;
 
 /// `offset` (the first line, from 1) and `limit` (how many lines) as the action's `lines`.
 fn page_to_lines(args: &mut Map<String, Value>) -> Result<(), String> {

@@ -23,7 +23,7 @@ use sha2::{Digest, Sha256};
 use crate::base::fsutil::{self, Perm};
 use crate::repo::Repo;
 
-use super::call::Outcome;
+use super::outcome::Outcome;
 
 /// How long a key is remembered.
 pub const KEEP_SECS: u64 = 24 * 60 * 60;

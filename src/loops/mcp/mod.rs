@@ -23,6 +23,7 @@
 
 pub mod call;
 pub mod idempotency;
+pub mod outcome;
 pub mod prompts;
 pub mod queue;
 pub mod tools;

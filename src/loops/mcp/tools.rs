@@ -12,8 +12,6 @@ use serde_json::{json, Map, Value};
 use crate::action::schema::{self, Kind};
 use crate::loops::prompt::parameters_schema;
 
-use super::call::{READ_MAX_BYTES, READ_MAX_LINES, READ_MAX_LINE_CHARS};
-
 /// A command's help as its clap definition gives it: the description and the options a tool
 /// exposes.
 #[derive(Debug, Clone, Default)]
@@ -391,6 +389,14 @@ fn check_schema(apply_params: &[ParamText]) -> Value {
 pub fn is_apply_option(key: &str) -> bool {
     APPLY_OPTIONS.contains(&key)
 }
+
+/// The most of a file one `read` call returns: clients cut a tool result near 25,000 tokens
+/// (and many count the text and the structured copy), so a page stays well under that.
+pub const READ_MAX_LINES: usize = 2_000;
+/// See [`READ_MAX_LINES`].
+pub const READ_MAX_BYTES: usize = 40_000;
+/// A longer line is cut (minified code, data on one line).
+pub const READ_MAX_LINE_CHARS: usize = 2_000;
 
 #[cfg(test)]
 mod tests {
