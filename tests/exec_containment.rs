@@ -40,6 +40,17 @@ fn users() -> Vec<Option<User>> {
     out
 }
 
+/// Whether `user` (this process's user for `None`) may make a user namespace here:
+/// `unshare --user --map-root-user true` run as them.
+fn can_unshare(user: Option<&User>) -> bool {
+    let mut cmd = Command::new("unshare");
+    cmd.args(["--user", "--map-root-user", "true"]);
+    if let Some(u) = user {
+        cmd.uid(u.uid).gid(u.gid);
+    }
+    cmd.output().is_ok_and(|o| o.status.success())
+}
+
 /// One set-up: who runs git-clada, and whether namespaces are refused.
 struct Setup {
     user: Option<User>,
@@ -51,6 +62,17 @@ impl Setup {
         let mut out = Vec::new();
         for user in users() {
             for no_ns in [false, true] {
+                // Where this kernel (AppArmor on Ubuntu 23.10+, Docker's seccomp profile)
+                // refuses the user a user namespace, the set-up "with namespaces" is the
+                // fallback one already run beside it: said, not run twice or failed.
+                if !no_ns && !can_unshare(user.as_ref()) {
+                    eprintln!(
+                        "exec_containment: {} cannot make a user namespace here; only the \
+                         set-up with namespaces refused runs for them",
+                        user.as_ref().map_or("this user", |u| u.name.as_str())
+                    );
+                    continue;
+                }
                 out.push(Setup {
                     user: user.clone(),
                     no_ns,

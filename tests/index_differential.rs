@@ -264,20 +264,6 @@ fn case() -> impl Strategy<Value = Case> {
                     Edit::ReplaceA
                 }];
             }
-            // The user's own work is on files the reply leaves alone (an overlap is another
-            // rule: DESIGN §6.3), and never on a file the user hid from git's view.
-            let touched: Vec<&str> = edits.iter().map(|e| e.path()).collect();
-            let hidden = [setup.skip_worktree, setup.assume_unchanged];
-            for slot in [&mut setup.staged, &mut setup.unstaged] {
-                if let Some(i) = *slot {
-                    if touched.contains(&IN_CONE[i]) || hidden.contains(&Some(i)) {
-                        *slot = None;
-                    }
-                }
-            }
-            if setup.staged == setup.unstaged {
-                setup.unstaged = None;
-            }
             // A file skip-worktree by hand is not in the user's view: the reply leaves it.
             if let Some(i) = setup.skip_worktree {
                 edits.retain(|e| e.path() != IN_CONE[i]);
@@ -297,6 +283,21 @@ fn case() -> impl Strategy<Value = Case> {
                 if edits.is_empty() {
                     edits.push(Edit::AppendX);
                 }
+            }
+            // The user's own work is on files the reply leaves alone, decided after every
+            // rule above that adds an edit (an overlap is another
+            // rule: DESIGN §6.3), and never on a file the user hid from git's view.
+            let touched: Vec<&str> = edits.iter().map(|e| e.path()).collect();
+            let hidden = [setup.skip_worktree, setup.assume_unchanged];
+            for slot in [&mut setup.staged, &mut setup.unstaged] {
+                if let Some(i) = *slot {
+                    if touched.contains(&IN_CONE[i]) || hidden.contains(&Some(i)) {
+                        *slot = None;
+                    }
+                }
+            }
+            if setup.staged == setup.unstaged {
+                setup.unstaged = None;
             }
             // The step-back walk and long paths: issue 36 moves every worktree operation to
             // directory handles, which lifts the absolute-path limit step-back meets.
