@@ -434,26 +434,34 @@ fn namespaces_work(m: &GitMount) -> bool {
         return false;
     }
     static CACHE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *CACHE.get_or_init(|| {
-        // SAFETY: the child only makes system calls and leaves with `_exit`.
-        unsafe {
-            let pid = libc::fork();
-            if pid == 0 {
-                let ok = mount_git_read_only(m).is_ok();
-                libc::_exit(if ok { 0 } else { 1 });
-            }
-            if pid < 0 {
+    // SAFETY: mounting makes system calls only.
+    *CACHE.get_or_init(|| unsafe { succeeds_in_child(|| mount_git_read_only(m).is_ok()) })
+}
+
+/// Whether `f` succeeds in a forked child, which then leaves with `_exit`: how this module
+/// asks whether the kernel lets a process make namespaces and mounts without making them here.
+///
+/// # Safety
+/// `f` runs in the child of a possibly multi-threaded process: it may only make system calls
+/// (no allocation, no locks).
+unsafe fn succeeds_in_child(f: impl FnOnce() -> bool) -> bool {
+    // SAFETY: the caller's promise about `f`; the child leaves with `_exit`.
+    unsafe {
+        let pid = libc::fork();
+        if pid == 0 {
+            libc::_exit(if f() { 0 } else { 1 });
+        }
+        if pid < 0 {
+            return false;
+        }
+        let mut status = 0;
+        while libc::waitpid(pid, &mut status, 0) < 0 {
+            if std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
                 return false;
             }
-            let mut status = 0;
-            while libc::waitpid(pid, &mut status, 0) < 0 {
-                if std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
-                    return false;
-                }
-            }
-            libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0
         }
-    })
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0
+    }
 }
 
 /// Adds a rule for `path` with `access` (cut to what a file can have when it is not a

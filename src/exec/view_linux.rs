@@ -198,24 +198,8 @@ pub(super) fn works() -> bool {
 
 /// Whether a forked child makes the mounts of `m` (and leaves).
 fn mounts_in_child(m: &ViewMounts) -> bool {
-    // SAFETY: the child only makes system calls and leaves with `_exit`.
-    unsafe {
-        let pid = libc::fork();
-        if pid == 0 {
-            let ok = mount(m).is_ok();
-            libc::_exit(if ok { 0 } else { 1 });
-        }
-        if pid < 0 {
-            return false;
-        }
-        let mut status = 0;
-        while libc::waitpid(pid, &mut status, 0) < 0 {
-            if std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
-                return false;
-            }
-        }
-        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0
-    }
+    // SAFETY: mounting makes system calls only.
+    unsafe { super::succeeds_in_child(|| mount(m).is_ok()) }
 }
 
 #[cfg(test)]
