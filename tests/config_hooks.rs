@@ -795,4 +795,21 @@ fn always_binds_the_approval_to_the_scripts_content() {
         output_text(&out)
     );
     assert_eq!(r.read("log.txt"), "checked\nchecked\n");
+    // At the terminal, the prompt shows the change since the approval, from the copy kept
+    // when "always" was answered.
+    let kept = r.path().join(".git/clada/approved-scripts");
+    assert!(
+        kept.join(sha256_hex(b"echo checked >> log.txt\n"))
+            .is_file(),
+        "the approved content is kept"
+    );
+    let out = apply_on_terminal(&r, "reply.md", "n\n");
+    let text = output_text(&out);
+    assert!(
+        text.contains("scripts/check.sh changed since your approval")
+            && text.contains("-echo checked >> log.txt")
+            && text.contains("+echo other >> log.txt"),
+        "{text}"
+    );
+    assert_eq!(r.read("log.txt"), "checked\nchecked\n");
 }

@@ -142,6 +142,7 @@ impl Approvals {
             },
         )
         .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+        super::approved_copies::prune(path, &list.bound);
         Ok(added)
     }
 }

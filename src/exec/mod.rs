@@ -15,6 +15,7 @@
 //! [`Ran`] into its result; nothing here knows actions, formats or git.
 
 pub mod approvals;
+pub mod approved_copies;
 pub mod clada_hooks;
 pub mod confine;
 pub mod env;

@@ -170,11 +170,26 @@ pub fn engine_options(
     let prompt: Option<Arc<crate::action::ExecPrompt>> = if interactive {
         let store = approvals.clone();
         let sandbox = sandbox_line(&confine);
+        let copies = approvals_at.clone().map(|file| {
+            let bound = crate::exec::approvals::Approvals::load(&file)
+                .map(|a| a.bound)
+                .unwrap_or_default();
+            (file, bound)
+        });
+        let root = root.to_path_buf();
         Some(Arc::new(move |req: &ExecRequest| {
-            let answer = ask_on_tty(req, &sandbox);
+            let key = crate::exec::policy::approval_key(&req.code);
+            let diff = copies.as_ref().and_then(|(file, bound)| {
+                crate::exec::approved_copies::changes_since(file, bound, &root, &key, &req.bound)
+            });
+            let answer = ask_on_tty(req, &sandbox, diff.as_deref());
             if answer == Approval::Always && matches!(req.lang, Lang::Bash | Lang::Sh) {
+                if let Some((file, _)) = &copies {
+                    if let Err(e) = crate::exec::approved_copies::save(file, &root, &req.bound) {
+                        eprintln!("git-clada: warning: the approved scripts were not kept, so a later change cannot be shown as a diff: {e}");
+                    }
+                }
                 if let Ok(mut v) = store.list.lock() {
-                    let key = crate::exec::policy::approval_key(&req.code);
                     v.push(crate::exec::scripts::key(&key, &req.bound));
                 }
             }
@@ -244,7 +259,9 @@ fn sandbox_line(confine: &crate::exec::confine::Confine) -> String {
 
 /// Shows the code on the terminal and asks y/n/always. The answer is read from the terminal
 /// itself, since stdin may be the reply; no terminal means no.
-fn ask_on_tty(req: &ExecRequest, sandbox: &str) -> Approval {
+/// Asks on the terminal; `diff` (what changed in an approved script since its approval) is
+/// shown escaped right after the code, before the question.
+fn ask_on_tty(req: &ExecRequest, sandbox: &str, diff: Option<&str>) -> Approval {
     let Ok(tty) = std::fs::OpenOptions::new()
         .read(true)
         .write(true)
@@ -254,6 +271,9 @@ fn ask_on_tty(req: &ExecRequest, sandbox: &str) -> Approval {
     };
     let mut out = &tty;
     let _ = write!(out, "\n{}", req.approval_text(Some(sandbox)));
+    if let Some(d) = diff {
+        let _ = write!(out, "{}", escape(d, Rule::Command));
+    }
     let _ = write!(
         out,
         "Run it? [y]es / [N]o / [a]lways (for this reply, and a shell command is remembered with your approvals): "
