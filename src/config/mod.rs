@@ -777,6 +777,9 @@ impl Config {
                 source: s.source.to_string(),
             }
         }
+        fn v<T: serde::Serialize>(key: &'static str, s: &Setting<T>) -> Entry {
+            e(key, s, json!(s.value))
+        }
         let secs = |d: &Duration| json!(crate::config::format_duration(*d));
         let hooks = |v: &[HookCommand]| json!(v.iter().map(|h| &h.run).collect::<Vec<_>>());
         vec![
@@ -798,18 +801,10 @@ impl Config {
                     .map(secs)
                     .unwrap_or(json!(null)),
             ),
-            e("max_output", &self.max_output, json!(self.max_output.value)),
-            e("wip", &self.wip, json!(self.wip.value)),
-            e(
-                "commit.author",
-                &self.commit_author,
-                json!(self.commit_author.value),
-            ),
-            e(
-                "commit.coauthor",
-                &self.commit_coauthor,
-                json!(self.commit_coauthor.value),
-            ),
+            v("max_output", &self.max_output),
+            v("wip", &self.wip),
+            v("commit.author", &self.commit_author),
+            v("commit.coauthor", &self.commit_coauthor),
             e(
                 "hooks.before",
                 &self.hooks_before,
@@ -820,73 +815,29 @@ impl Config {
                 &self.hooks_after,
                 hooks(&self.hooks_after.value),
             ),
-            e(
-                "hooks.rollback_on_failure",
-                &self.hooks_rollback_on_failure,
-                json!(self.hooks_rollback_on_failure.value),
-            ),
+            v("hooks.rollback_on_failure", &self.hooks_rollback_on_failure),
             e(
                 "hooks.sandbox",
                 &self.hooks_sandbox,
                 json!(self.hooks_sandbox.value.name()),
             ),
-            e(
-                "hooks.network",
-                &self.hooks_network,
-                json!(self.hooks_network.value),
-            ),
-            e("paths.deny", &self.paths_deny, json!(self.paths_deny.value)),
-            e(
-                "paths.protect_config",
-                &self.paths_protect_config,
-                json!(self.paths_protect_config.value),
-            ),
-            e(
-                "paths.protect_hooks",
-                &self.paths_protect_hooks,
-                json!(self.paths_protect_hooks.value),
-            ),
+            v("hooks.network", &self.hooks_network),
+            v("paths.deny", &self.paths_deny),
+            v("paths.protect_config", &self.paths_protect_config),
+            v("paths.protect_hooks", &self.paths_protect_hooks),
             e(
                 "sandbox.level",
                 &self.sandbox_level,
                 json!(self.sandbox_level.value.name()),
             ),
-            e(
-                "sandbox.network",
-                &self.sandbox_network,
-                json!(self.sandbox_network.value),
-            ),
-            e(
-                "sandbox.read",
-                &self.sandbox_read,
-                json!(self.sandbox_read.value),
-            ),
-            e(
-                "sandbox.write",
-                &self.sandbox_write,
-                json!(self.sandbox_write.value),
-            ),
-            e(
-                "sandbox.landlock",
-                &self.sandbox_landlock,
-                json!(self.sandbox_landlock.value),
-            ),
-            e(
-                "sandbox.env",
-                &self.sandbox_env,
-                json!(self.sandbox_env.value),
-            ),
+            v("sandbox.network", &self.sandbox_network),
+            v("sandbox.read", &self.sandbox_read),
+            v("sandbox.write", &self.sandbox_write),
+            v("sandbox.landlock", &self.sandbox_landlock),
+            v("sandbox.env", &self.sandbox_env),
             self.final_newline_entry(),
-            e(
-                "check.allow",
-                &self.check_allow,
-                json!(self.check_allow.value),
-            ),
-            e(
-                "clipboard.copy",
-                &self.clipboard_copy,
-                json!(self.clipboard_copy.value),
-            ),
+            v("check.allow", &self.check_allow),
+            v("clipboard.copy", &self.clipboard_copy),
             e(
                 "provenance.log",
                 &self.provenance_log,
@@ -896,17 +847,9 @@ impl Config {
                     "off"
                 }),
             ),
-            e(
-                "provenance.agent",
-                &self.provenance_agent,
-                json!(self.provenance_agent.value),
-            ),
-            e(
-                "provenance.model",
-                &self.provenance_model,
-                json!(self.provenance_model.value),
-            ),
-            e("color", &self.color, json!(self.color.value)),
+            v("provenance.agent", &self.provenance_agent),
+            v("provenance.model", &self.provenance_model),
+            v("color", &self.color),
         ]
     }
 }
