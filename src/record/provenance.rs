@@ -148,14 +148,15 @@ fn still_as_ai_left(
     Ok(written.intersect(&carried))
 }
 
-/// The log on `commit`, if it has one git-clada can read.
+/// The log on `commit`, if it has one git-clada can read as that commit's (see
+/// [`Log::for_commit`]: a copy or a concatenation that git's `notes.rewriteRef` made is none).
 pub fn read_log(repo: &Repo, commit: ObjectId) -> Result<Option<Log>, RepoError> {
     let Some(data) = repo.note_at(AI_NOTES_REF, commit)? else {
         return Ok(None);
     };
     Ok(std::str::from_utf8(&data)
         .ok()
-        .and_then(|t| Log::parse(t).ok()))
+        .and_then(|t| Log::for_commit(t, &commit.to_string())))
 }
 
 /// Whether `commit` has a log git-clada did not write (which it then leaves alone).
@@ -196,7 +197,7 @@ fn content_at(repo: &Repo, tree: ObjectId, path: &str) -> Result<Option<Vec<u8>>
     content(repo, repo.tree_entry(tree, path.as_bytes().into())?)
 }
 
-/// The log in `book` on `commit`, if it has a valid one.
+/// The log in `book` on `commit`, if it has a valid one of its own ([`Log::for_commit`]).
 pub fn log_in(
     book: &mut crate::repo::NoteBook<'_>,
     commit: ObjectId,
@@ -204,7 +205,7 @@ pub fn log_in(
     Ok(book
         .get(commit)?
         .and_then(|d| String::from_utf8(d).ok())
-        .and_then(|t| Log::parse(&t).ok()))
+        .and_then(|t| Log::for_commit(&t, &commit.to_string())))
 }
 
 /// The log of `new_commit` (tree `new_tree`, its parent's tree `base_tree`), which replaces
