@@ -217,13 +217,23 @@ pub fn squash_log(
     book: &mut crate::repo::NoteBook<'_>,
     base_tree: ObjectId,
     members: &[(ObjectId, ObjectId)],
-    (new_commit, new_tree): (ObjectId, ObjectId),
+    new: (ObjectId, ObjectId),
 ) -> Result<Option<Log>, RepoError> {
-    use crate::authorship::squash::{merge_metadata, prune_metadata, squash_file, Step};
     let mut logs = Vec::with_capacity(members.len());
     for (commit, tree) in members {
         logs.push((log_in(book, *commit)?, *tree));
     }
+    squash_logs(repo, base_tree, &logs, new)
+}
+
+/// [`squash_log`] on logs already read: each member's log (if any) and tree, oldest first.
+pub fn squash_logs(
+    repo: &Repo,
+    base_tree: ObjectId,
+    logs: &[(Option<Log>, ObjectId)],
+    (new_commit, new_tree): (ObjectId, ObjectId),
+) -> Result<Option<Log>, RepoError> {
+    use crate::authorship::squash::{merge_metadata, prune_metadata, squash_file, Step};
     let mut paths: Vec<String> = logs
         .iter()
         .filter_map(|(l, _)| l.as_ref())
@@ -238,7 +248,7 @@ pub fn squash_log(
         files: Vec::new(),
         meta: Metadata::new(&new_commit.to_string()),
     };
-    for (log, _) in &logs {
+    for (log, _) in logs {
         if let Some(l) = log {
             merge_metadata(&mut out.meta, &l.meta);
         }
@@ -247,7 +257,7 @@ pub fn squash_log(
     for path in &paths {
         let base = content_at(repo, base_tree, path)?;
         let mut contents = Vec::with_capacity(logs.len() + 1);
-        for (_, tree) in &logs {
+        for (_, tree) in logs {
             contents.push(content_at(repo, *tree, path)?);
         }
         contents.push(content_at(repo, new_tree, path)?);
