@@ -163,9 +163,9 @@ fn notes_copied_by_rewrite_ref_are_replaced_or_never_misread() {
     fixup(&r);
     let text = r.git(&["notes", "--ref=ai", "show", "HEAD"]);
     assert_eq!(
-        Log::parse_notes(&text).map(|l| l.len()).ok(),
-        Some(2),
-        "{text}"
+        text.matches("\n---\n").count(),
+        2,
+        "two logs, concatenated: {text}"
     );
     r.write("app.py", "ai-0\ntwo\nhuman-1\nai-2\n");
     r.git(&["commit", "-qa", "--amend", "--no-edit"]);
@@ -196,6 +196,38 @@ fn notes_copied_by_rewrite_ref_are_replaced_or_never_misread() {
     for (text, origin, _) in blame(&r, "app.py", "HEAD") {
         assert_ne!(origin, "ai", "`{text}`");
     }
+}
+
+/// Without the hook, the one log git's `notes.rewriteRef` copies onto an amended commit
+/// names the old commit's lines: a line the human changed there is not read as the AI's.
+#[test]
+fn a_log_copied_onto_an_amended_commit_attributes_no_changed_line() {
+    let r = repo(&[("app.py", "one\ntwo\n")]);
+    r.git(&["config", "notes.rewriteRef", "refs/notes/ai"]);
+    apply_ai(
+        &r,
+        &replace_block("f01", "app.py", "two\n", "two\nai-1\nai-2\n"),
+    );
+    r.write("app.py", "one\ntwo\nhuman-1\nai-2\n");
+    r.git(&["commit", "-qa", "--amend", "--no-edit"]);
+    let copied = r.git(&["notes", "--ref=ai", "show", "HEAD"]);
+    assert!(
+        copied.contains(" 3-4\n"),
+        "git copied the old log: {copied}"
+    );
+    let lines = blame(&r, "app.py", "HEAD");
+    assert_eq!(lines[2].0, "human-1");
+    assert_ne!(lines[2].1, "ai", "the human's line: {lines:?}");
+    // With the hook an amend gets its own log: ai-0 is the AI's, no human line is (ai-2's
+    // attribution went with the amend made without the hook: a gap, not a wrong line).
+    ok(&r.clada(&["hooks", "install"]));
+    apply_ai(&r, &replace_block("f02", "app.py", "one\n", "ai-0\n"));
+    r.write("app.py", "ai-0\ntwo\nhuman-1\nai-2\nhuman-3\n");
+    r.git(&["commit", "-qa", "--amend", "--no-edit"]);
+    let lines = blame(&r, "app.py", "HEAD");
+    assert_eq!(lines[0].1, "ai", "{lines:?}");
+    assert!(lines[1..].iter().all(|l| l.1 != "ai"), "{lines:?}");
+    r.assert_fsck();
 }
 
 /// [`assert_origins`] where the commits rewritten before the hook was installed keep what
