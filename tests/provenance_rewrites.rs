@@ -305,3 +305,64 @@ fn under_husky_the_hook_is_husky_s_own_file() {
     ok(&r.clada(&["hooks", "uninstall"]));
     assert!(!r.path().join(".husky/post-rewrite").exists());
 }
+
+/// A cherry-pick whose conflict the user resolved (`--continue`: git no longer names the
+/// picked commit) is found by its patch; `git merge --squash` by the commits its message
+/// lists; a commit after `git reset --soft` by the chain it replaced.
+#[test]
+fn a_resolved_cherry_pick_a_squash_merge_and_a_soft_reset_keep_the_ais_lines() {
+    let r = repo(&[("app.py", "one\ntwo\nthree\n")]);
+    ok(&r.clada(&["hooks", "install"]));
+    r.git(&["checkout", "-qb", "feature"]);
+    apply_ai(&r, &replace_block("g01", "app.py", "two\n", "ai-1\n"));
+    apply_ai(&r, &write_block("g02", "b.py", "ai-2\nai-3\n"));
+
+    // The picked change conflicts with a human's change of the line above it.
+    r.git(&["checkout", "-qb", "other", "main"]);
+    r.write("app.py", "uno\ntwo\nthree\n");
+    r.git(&["commit", "-qam", "human"]);
+    let out = r.git_output(&["cherry-pick", "feature~1"]);
+    assert_ne!(exit_code(&out), 0, "a conflict: {}", output_text(&out));
+    r.write("app.py", "uno\nai-1\nthree\n");
+    r.git(&["add", "app.py"]);
+    let mut cont = r.git_cmd();
+    cont.env("GIT_EDITOR", "true")
+        .args(["cherry-pick", "--continue"]);
+    ok(&cont.output().expect("cherry-pick --continue"));
+    assert_origins(
+        &r,
+        "app.py",
+        "HEAD",
+        "claude",
+        "after the resolved cherry-pick",
+    );
+    assert_eq!(blame(&r, "app.py", "HEAD")[1].1, "ai");
+
+    // merge --squash of the feature branch, committed with git's message.
+    r.git(&["checkout", "-qb", "squashed", "main"]);
+    r.git(&["merge", "-q", "--squash", "feature"]);
+    let mut commit = r.git_cmd();
+    commit.env("GIT_EDITOR", "true").args(["commit", "-q"]);
+    ok(&commit.output().expect("commit"));
+    assert_origins(&r, "app.py", "HEAD", "claude", "after merge --squash");
+    assert_origins(&r, "b.py", "HEAD", "claude", "after merge --squash");
+    assert_eq!(blame(&r, "b.py", "HEAD")[0].1, "ai");
+
+    // reset --soft over both AI commits, one human change, one commit.
+    r.git(&["checkout", "-q", "feature"]);
+    r.git(&["reset", "-q", "--soft", "main"]);
+    r.write("b.py", "ai-2\nhuman-3\n");
+    r.git(&["add", "b.py"]);
+    r.git(&["commit", "-qm", "all in one"]);
+    assert_origins(&r, "app.py", "HEAD", "claude", "after reset --soft");
+    assert_origins(&r, "b.py", "HEAD", "claude", "after reset --soft");
+    assert_eq!(blame(&r, "app.py", "HEAD")[1].1, "ai");
+
+    // An edited squash message is no evidence: nothing is attributed, nothing wrongly.
+    r.git(&["checkout", "-qb", "edited", "main"]);
+    r.git(&["merge", "-q", "--squash", "feature"]);
+    r.git(&["commit", "-qm", "my own words"]);
+    for (text, origin, _) in blame(&r, "b.py", "HEAD") {
+        assert_ne!(origin, "ai", "`{text}`");
+    }
+}

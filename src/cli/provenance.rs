@@ -4,7 +4,7 @@
 use crate::base::error::{Outcome, Refusal};
 use crate::cli::{Format, Global};
 use crate::history::{provenance, HistoryError};
-use crate::record::{cherry_pick, rewritten};
+use crate::record::{commit_evidence, rewritten};
 use crate::repo::Repo;
 
 /// Line-level AI attribution: the Git AI Standard's authorship logs in refs/notes/ai.
@@ -43,8 +43,9 @@ pub enum Action {
         #[arg(value_name = "HOW")]
         how: String,
     },
-    /// For git's post-commit hook: after a cherry-pick, carry the picked commit's log to the
-    /// new commit. Never fails: problems are printed and the exit status is 0.
+    /// For git's post-commit hook: after a cherry-pick, a merge --squash or a reset --soft,
+    /// carry the logs of the commits the new one replaces, where git's evidence names them.
+    /// Never fails: problems are printed and the exit status is 0.
     #[command(hide = true)]
     PostCommit,
 }
@@ -87,7 +88,7 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
             return from_hook("post-commit", || {
                 let repo = Repo::discover(&std::env::current_dir()?)?;
                 if logs_on(&repo)? {
-                    cherry_pick::after_commit(&repo)?;
+                    commit_evidence::after_commit(&repo)?;
                 }
                 Ok(())
             })

@@ -1,6 +1,6 @@
 //! Authorship logs through `git cherry-pick`, which runs git's `post-commit` hook and no
-//! `post-rewrite`: when HEAD's last reflog entry says a cherry-pick made the commit, the
-//! commit picked is found — named by `CHERRY_PICK_HEAD` (git leaves it for the hook), else by
+//! `post-rewrite`: when HEAD's last reflog entry says a cherry-pick made the commit
+//! (`commit_evidence.rs` reads it), the commit picked is found — named by `CHERRY_PICK_HEAD` (git leaves it for the hook), else by
 //! the `(cherry picked from commit …)` line of `-x`, else as the one commit with a git-clada
 //! log whose change is the same patch — and its log is carried onto the new commit the way a
 //! rebase carries it (`rewritten.rs`). Two candidates that would give different logs, or none:
@@ -15,22 +15,13 @@ use super::rewritten::{carry_one, CarryReport, Rewrite};
 /// How many annotated commits the patch search looks at.
 const SEARCH_LIMIT: usize = 5_000;
 
-/// After a commit: if a cherry-pick made HEAD, carries the picked commit's log onto it.
-/// `Ok(None)` when HEAD was not made by a cherry-pick.
-pub fn after_commit(repo: &Repo) -> Result<Option<CarryReport>, RepoError> {
-    let Some(last) = repo.reflog("HEAD")?.pop() else {
-        return Ok(None);
-    };
-    let head = repo.resolve_commit("HEAD")?;
-    let by_pick =
-        last.message.starts_with("cherry-pick") || last.message.starts_with("commit (cherry-pick)");
-    if !by_pick || last.new != head {
-        return Ok(None);
-    }
+/// After a cherry-pick made `head` (HEAD's reflog says so): carries the picked commit's log
+/// onto it.
+pub fn after_pick(repo: &Repo, head: ObjectId) -> Result<CarryReport, RepoError> {
     let mut book = repo.note_book(AI_NOTES_REF)?;
     let mut report = CarryReport::default();
     let Some(source) = picked(repo, &mut book, head)? else {
-        return Ok(Some(report));
+        return Ok(report);
     };
     let rewrite = Rewrite {
         new: head,
@@ -38,7 +29,7 @@ pub fn after_commit(repo: &Repo) -> Result<Option<CarryReport>, RepoError> {
     };
     carry_one(repo, &mut book, &rewrite, &mut report)?;
     book.commit("clada: authorship carried through cherry-pick")?;
-    Ok(Some(report))
+    Ok(report)
 }
 
 /// The commit `head` was picked from, if it can be told and has a git-clada log.

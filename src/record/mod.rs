@@ -5,6 +5,7 @@
 
 pub mod apply;
 pub mod cherry_pick;
+pub mod commit_evidence;
 pub mod githooks;
 pub mod journal;
 pub mod merge;
