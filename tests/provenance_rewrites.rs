@@ -366,3 +366,36 @@ fn a_resolved_cherry_pick_a_squash_merge_and_a_soft_reset_keep_the_ais_lines() {
         assert_ne!(origin, "ai", "`{text}`");
     }
 }
+
+/// Two AI commits of different sessions with the same patch: a resolved cherry-pick of one
+/// cannot tell which it was, and attributes nothing.
+#[test]
+fn an_ambiguous_patch_attributes_nothing() {
+    let r = repo(&[("app.py", "one\ntwo\nthree\n")]);
+    ok(&r.clada(&["hooks", "install"]));
+    for (branch, conversation, id) in [("f1", "first", "h01"), ("f2", "second", "h02")] {
+        r.git(&["checkout", "-qb", branch, "main"]);
+        ok(&r.apply(
+            &replace_block(id, "app.py", "two\n", "ai-1\n"),
+            &["--agent", "claude", "--conversation", conversation],
+        ));
+    }
+    r.git(&["checkout", "-qb", "other", "main"]);
+    r.write("app.py", "uno\ntwo\nthree\n");
+    r.git(&["commit", "-qam", "human"]);
+    assert_ne!(exit_code(&r.git_output(&["cherry-pick", "f1"])), 0);
+    r.write("app.py", "uno\nai-1\nthree\n");
+    r.git(&["add", "app.py"]);
+    let mut cont = r.git_cmd();
+    cont.env("GIT_EDITOR", "true")
+        .args(["cherry-pick", "--continue"]);
+    ok(&cont.output().expect("cherry-pick --continue"));
+    assert!(
+        !r.git_output(&["notes", "--ref=ai", "show", "HEAD"])
+            .status
+            .success(),
+        "no log"
+    );
+    assert_ne!(r.git(&["rev-parse", "f1"]), r.git(&["rev-parse", "f2"]));
+    assert!(blame(&r, "app.py", "HEAD").iter().all(|l| l.1 != "ai"));
+}
