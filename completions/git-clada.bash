@@ -181,6 +181,12 @@ _git__clada() {
             git__clada__subcmd__help__subcmd__provenance,backfill)
                 cmd="git__clada__subcmd__help__subcmd__provenance__subcmd__backfill"
                 ;;
+            git__clada__subcmd__help__subcmd__provenance,post-commit)
+                cmd="git__clada__subcmd__help__subcmd__provenance__subcmd__post__subcmd__commit"
+                ;;
+            git__clada__subcmd__help__subcmd__provenance,rewritten)
+                cmd="git__clada__subcmd__help__subcmd__provenance__subcmd__rewritten"
+                ;;
             git__clada__subcmd__hooks,check)
                 cmd="git__clada__subcmd__hooks__subcmd__check"
                 ;;
@@ -217,11 +223,23 @@ _git__clada() {
             git__clada__subcmd__provenance,help)
                 cmd="git__clada__subcmd__provenance__subcmd__help"
                 ;;
+            git__clada__subcmd__provenance,post-commit)
+                cmd="git__clada__subcmd__provenance__subcmd__post__subcmd__commit"
+                ;;
+            git__clada__subcmd__provenance,rewritten)
+                cmd="git__clada__subcmd__provenance__subcmd__rewritten"
+                ;;
             git__clada__subcmd__provenance__subcmd__help,backfill)
                 cmd="git__clada__subcmd__provenance__subcmd__help__subcmd__backfill"
                 ;;
             git__clada__subcmd__provenance__subcmd__help,help)
                 cmd="git__clada__subcmd__provenance__subcmd__help__subcmd__help"
+                ;;
+            git__clada__subcmd__provenance__subcmd__help,post-commit)
+                cmd="git__clada__subcmd__provenance__subcmd__help__subcmd__post__subcmd__commit"
+                ;;
+            git__clada__subcmd__provenance__subcmd__help,rewritten)
+                cmd="git__clada__subcmd__provenance__subcmd__help__subcmd__rewritten"
                 ;;
             *)
                 ;;
@@ -748,7 +766,7 @@ _git__clada() {
             return 0
             ;;
         git__clada__subcmd__help__subcmd__provenance)
-            opts="backfill"
+            opts="backfill rewritten post-commit"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -762,6 +780,34 @@ _git__clada() {
             return 0
             ;;
         git__clada__subcmd__help__subcmd__provenance__subcmd__backfill)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__clada__subcmd__help__subcmd__provenance__subcmd__post__subcmd__commit)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__clada__subcmd__help__subcmd__provenance__subcmd__rewritten)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1276,7 +1322,7 @@ _git__clada() {
             return 0
             ;;
         git__clada__subcmd__provenance)
-            opts="-C -h -V --format --dry-run --help --version backfill help"
+            opts="-C -h -V --format --dry-run --help --version backfill rewritten post-commit help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1320,7 +1366,7 @@ _git__clada() {
             return 0
             ;;
         git__clada__subcmd__provenance__subcmd__help)
-            opts="backfill help"
+            opts="backfill rewritten post-commit help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1354,6 +1400,78 @@ _git__clada() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__clada__subcmd__provenance__subcmd__help__subcmd__post__subcmd__commit)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__clada__subcmd__provenance__subcmd__help__subcmd__rewritten)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__clada__subcmd__provenance__subcmd__post__subcmd__commit)
+            opts="-C -h -V --format --dry-run --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__clada__subcmd__provenance__subcmd__rewritten)
+            opts="-C -h -V --format --dry-run --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

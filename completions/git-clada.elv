@@ -46,7 +46,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand prompt 'Print the instructions to give a model (system prompt or custom instructions)'
             cand config 'Show the effective configuration: every key, its value and where it came from (default, the repository''s `.clada.yml`, the user''s `<config dir>/clada/config.yml`, or git config)'
             cand context 'Print what a model needs for its first turn: the instructions, a map of the repository, and the chosen files with line numbers'
-            cand hooks 'Install or remove git-clada''s git hooks (a pre-commit hook that refuses stray block markers), or try the repository''s hooks in the sandbox AI commits run them in. Existing hook content is preserved; core.hooksPath is respected'
+            cand hooks 'Install or remove git-clada''s git hooks (a pre-commit hook that refuses stray block markers; post-commit and post-rewrite hooks that keep AI line attribution through cherry-pick, amend and rebase), or try the repository''s hooks in the sandbox AI commits run them in. Existing hook content is preserved; core.hooksPath is respected'
             cand install-man 'Install the man pages, so `git clada --help` and `man git-clada` work'
             cand demo 'Create a scratch repository in a temporary directory, apply the bundled example reply, print the report and the commit, then undo it'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -237,6 +237,8 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
             cand backfill 'Write the logs of AI commits made before git-clada wrote them'
+            cand rewritten 'For git''s post-rewrite hook (installed by `git clada hooks install`): carry the logs of rewritten commits to their new ids, reading git''s `<old> <new>` lines on standard input. Never fails the rewrite: problems are printed and the exit status is 0'
+            cand post-commit 'For git''s post-commit hook: after a cherry-pick, a merge --squash or a reset --soft, carry the logs of the commits the new one replaces, where git''s evidence names them. Never fails: problems are printed and the exit status is 0'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'git-clada;provenance;backfill'= {
@@ -248,11 +250,35 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'git-clada;provenance;rewritten'= {
+            cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
+            cand --dry-run 'Show what would happen without changing any file, ref or the index'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'git-clada;provenance;post-commit'= {
+            cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
+            cand --dry-run 'Show what would happen without changing any file, ref or the index'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'git-clada;provenance;help'= {
             cand backfill 'Write the logs of AI commits made before git-clada wrote them'
+            cand rewritten 'For git''s post-rewrite hook (installed by `git clada hooks install`): carry the logs of rewritten commits to their new ids, reading git''s `<old> <new>` lines on standard input. Never fails the rewrite: problems are printed and the exit status is 0'
+            cand post-commit 'For git''s post-commit hook: after a cherry-pick, a merge --squash or a reset --soft, carry the logs of the commits the new one replaces, where git''s evidence names them. Never fails: problems are printed and the exit status is 0'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'git-clada;provenance;help;backfill'= {
+        }
+        &'git-clada;provenance;help;rewritten'= {
+        }
+        &'git-clada;provenance;help;post-commit'= {
         }
         &'git-clada;provenance;help;help'= {
         }
@@ -442,7 +468,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand prompt 'Print the instructions to give a model (system prompt or custom instructions)'
             cand config 'Show the effective configuration: every key, its value and where it came from (default, the repository''s `.clada.yml`, the user''s `<config dir>/clada/config.yml`, or git config)'
             cand context 'Print what a model needs for its first turn: the instructions, a map of the repository, and the chosen files with line numbers'
-            cand hooks 'Install or remove git-clada''s git hooks (a pre-commit hook that refuses stray block markers), or try the repository''s hooks in the sandbox AI commits run them in. Existing hook content is preserved; core.hooksPath is respected'
+            cand hooks 'Install or remove git-clada''s git hooks (a pre-commit hook that refuses stray block markers; post-commit and post-rewrite hooks that keep AI line attribution through cherry-pick, amend and rebase), or try the repository''s hooks in the sandbox AI commits run them in. Existing hook content is preserved; core.hooksPath is respected'
             cand install-man 'Install the man pages, so `git clada --help` and `man git-clada` work'
             cand demo 'Create a scratch repository in a temporary directory, apply the bundled example reply, print the report and the commit, then undo it'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -479,8 +505,14 @@ set edit:completion:arg-completer[git-clada] = {|@words|
         }
         &'git-clada;help;provenance'= {
             cand backfill 'Write the logs of AI commits made before git-clada wrote them'
+            cand rewritten 'For git''s post-rewrite hook (installed by `git clada hooks install`): carry the logs of rewritten commits to their new ids, reading git''s `<old> <new>` lines on standard input. Never fails the rewrite: problems are printed and the exit status is 0'
+            cand post-commit 'For git''s post-commit hook: after a cherry-pick, a merge --squash or a reset --soft, carry the logs of the commits the new one replaces, where git''s evidence names them. Never fails: problems are printed and the exit status is 0'
         }
         &'git-clada;help;provenance;backfill'= {
+        }
+        &'git-clada;help;provenance;rewritten'= {
+        }
+        &'git-clada;help;provenance;post-commit'= {
         }
         &'git-clada;help;watch'= {
         }

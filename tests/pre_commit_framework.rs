@@ -240,3 +240,78 @@ fn the_framework_accepts_an_ai_commit_of_a_new_file_and_runs_clada_check_on_file
     let out = run(&r, &tools, &["run", "clada-check", "--files", "README.md"]);
     assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
 }
+
+/// Issue 42 §2: the framework runs a legacy post-rewrite hook without git's standard input,
+/// so git-clada's post-rewrite part goes into the framework's own hook (found there by a
+/// second `git clada hooks install` after `pre-commit install -t post-rewrite` moved it
+/// aside); both the framework's post-rewrite hooks and git-clada's attribution run, and
+/// uninstall leaves the framework's hook as the framework wrote it.
+#[test]
+#[cfg_attr(
+    not(has_pre_commit),
+    ignore = "needs the pre-commit framework (bash scripts/test installs it)"
+)]
+fn the_post_rewrite_hook_works_beside_the_frameworks_post_rewrite_stage() {
+    let Some(tools) = tools_or_skip() else {
+        return;
+    };
+    let config = "repos:
+  - repo: local
+    hooks:
+      - id: note-rewrite
+        name: note the rewrite
+        entry: sh -c 'echo \"$PRE_COMMIT_REWRITE_COMMAND\" >> .git/framework.log'
+        language: system
+        stages: [post-rewrite]
+        always_run: true
+        pass_filenames: false
+";
+    let mut r = TestRepo::with_files(&[("app.py", "one\n"), (".pre-commit-config.yaml", config)]);
+    let cache = r.home.path().join("pre-commit-home");
+    r.env
+        .push(("PRE_COMMIT_HOME".into(), cache.display().to_string()));
+    r.env.push((
+        "PATH".into(),
+        common::path_with_clada(&[tools.to_path_buf()]),
+    ));
+    let ok = |out: std::process::Output| assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
+    ok(r.clada(&["hooks", "install"]));
+    ok(run(&r, &tools, &["install", "-t", "post-rewrite"]));
+    let hooks = r.path().join(".git/hooks");
+    let framework = fs::read_to_string(hooks.join("post-rewrite")).expect("framework hook");
+    assert!(hooks.join("post-rewrite.legacy").exists(), "moved aside");
+    ok(r.clada(&["hooks", "install"]));
+    assert!(
+        !hooks.join("post-rewrite.legacy").exists(),
+        "{:?}",
+        fs::read_dir(&hooks).map(|d| d.count())
+    );
+
+    ok(r.apply(
+        &write_block("pr1", "b.txt", "ai-1\nai-2\n"),
+        &["--agent", "claude"],
+    ));
+    r.write("b.txt", "human\nai-2\n");
+    r.git(&["commit", "-qa", "--amend", "--no-edit"]);
+    assert_eq!(
+        r.read(".git/framework.log"),
+        "amend\n",
+        "the framework's hook ran"
+    );
+    let out = r.clada(&["--format", "json", "blame", "b.txt"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let origins: Vec<&str> = v["lines"]
+        .as_array()
+        .expect("lines")
+        .iter()
+        .map(|l| l["origin"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(origins[1], "ai", "{v}");
+    assert_ne!(origins[0], "ai", "{v}");
+
+    ok(r.clada(&["hooks", "uninstall"]));
+    assert_eq!(
+        fs::read_to_string(hooks.join("post-rewrite")).expect("framework hook"),
+        framework
+    );
+}

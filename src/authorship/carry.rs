@@ -101,6 +101,34 @@ pub fn carry_set(lines: &LineSet, map: &[Option<u32>]) -> LineSet {
     )
 }
 
+/// Whether the change from `a_old` to `a_new` removes and adds the same lines, in the same
+/// order, as the change from `b_old` to `b_new` (what `git patch-id` compares, without its
+/// whitespace tolerance: a stricter match only ever means a gap, never a wrong match).
+pub fn same_change(a: (Option<&[u8]>, Option<&[u8]>), b: (Option<&[u8]>, Option<&[u8]>)) -> bool {
+    change_lines(a) == change_lines(b)
+}
+
+/// The removed (`false`) and added (`true`) lines of a change, in diff order; a binary side
+/// is its bytes whole.
+fn change_lines<'a>((old, new): (Option<&'a [u8]>, Option<&'a [u8]>)) -> Vec<(bool, &'a [u8])> {
+    let old = old.unwrap_or_default();
+    let new = new.unwrap_or_default();
+    if is_binary(old) || is_binary(new) {
+        return vec![(false, old), (true, new)];
+    }
+    let (old_lines, new_lines) = (split(old), split(new));
+    let mut out = Vec::new();
+    for op in ops(&old_lines, &new_lines) {
+        let (o, n) = (op.old_range(), op.new_range());
+        if matches!(op, DiffOp::Equal { .. }) {
+            continue;
+        }
+        out.extend(old_lines[o].iter().map(|l| (false, *l)));
+        out.extend(new_lines[n].iter().map(|l| (true, *l)));
+    }
+    out
+}
+
 /// The number of lines of `text`.
 pub fn count(text: &[u8]) -> usize {
     split(text).len()
@@ -118,6 +146,19 @@ mod tests {
         assert_eq!(written_lines(None, b"x\ny\n").to_string(), "1-2");
         assert!(written_lines(Some(old), b"a\nb\n").is_empty());
         assert!(written_lines(None, b"\0bin").is_empty());
+    }
+
+    #[test]
+    fn the_same_change_on_another_base_matches() {
+        let a = (Some(&b"x\nold\ny\n"[..]), Some(&b"x\nnew\ny\n"[..]));
+        let b = (
+            Some(&b"top\nx\nold\ny\n"[..]),
+            Some(&b"top\nx\nnew\ny\n"[..]),
+        );
+        assert!(same_change(a, b));
+        let c = (Some(&b"x\nold\ny\n"[..]), Some(&b"x\nnewer\ny\n"[..]));
+        assert!(!same_change(a, c));
+        assert!(!same_change((None, Some(b"a\n")), (None, Some(b"b\n"))));
     }
 
     #[test]

@@ -181,28 +181,52 @@ impl Log {
     }
 
     /// Parses and validates a log; every departure from the standard is an error naming
-    /// its line.
+    /// its line. A note holding more than one log (git's `notes.rewriteRef` copy or `git notes
+    /// append` concatenate them) is refused here; [`Log::parse_notes`] reads such a note.
     pub fn parse(text: &str) -> Result<Log, LogError> {
-        let (files, divider) = parse_attestations(text)?;
-        let json_start = divider.1;
-        let json = &text[json_start..];
-        let meta_line = divider.0 + 1;
-        let value: Value = serde_json::from_str(json).map_err(|e| {
-            err(
-                meta_line + e.line().saturating_sub(1),
-                format!("the metadata is not valid JSON: {e}"),
-            )
-        })?;
-        check_metadata_shape(&value, meta_line)?;
-        let meta: Metadata = serde_json::from_value(value).map_err(|e| {
-            err(
-                meta_line,
-                format!("the metadata does not have the standard's shape: {e}"),
-            )
-        })?;
-        let log = Log { files, meta };
-        log.check_keys()?;
+        let (log, used) = parse_one(text, 0)?;
+        if !text[used..].trim().is_empty() {
+            let rest = &text[used..];
+            let extra = used + rest.len() - rest.trim_start().len();
+            let line = text[..extra].matches('\n').count() + 1;
+            return Err(err(
+                line,
+                "text after the metadata JSON (a second log? git's notes copy and `git notes append` concatenate them)",
+            ));
+        }
         Ok(log)
+    }
+
+    /// Every log of a note that may hold several, one after the other with blank lines
+    /// between (git's `concatenate` rewrite mode, `git notes append`): all or nothing, the
+    /// first piece that is not a whole valid log an error. A note whose lines were sorted
+    /// and merged (`cat_sort_uniq`) is no log at all and is refused.
+    pub fn parse_notes(text: &str) -> Result<Vec<Log>, LogError> {
+        let mut logs = Vec::new();
+        let mut at = 0;
+        while !text[at..].trim().is_empty() {
+            let skip = text[at..].len() - text[at..].trim_start().len();
+            // Start the piece at a line start: only whole blank lines are skipped.
+            let start = at + text[at..at + skip].rfind('\n').map_or(0, |i| i + 1);
+            let first_line = text[..start].matches('\n').count();
+            let (log, used) = parse_one(&text[start..], first_line)?;
+            logs.push(log);
+            at = start + used;
+        }
+        if logs.is_empty() {
+            return Err(err(1, "the note is empty"));
+        }
+        Ok(logs)
+    }
+
+    /// The log a note gives commit `commit` (hex), if any: a log git-clada wrote counts only
+    /// on the commit it was written for (`base_commit_sha`), since a copy on a rewritten
+    /// commit names the old commit's lines; a note of several logs (a concatenating copy) and
+    /// a note that is no valid log give none — the lines are then unattributed, never
+    /// attributed wrongly.
+    pub fn for_commit(text: &str, commit: &str) -> Option<Log> {
+        let log = Log::parse(text).ok()?;
+        (!log.is_claded() || log.meta.base_commit_sha == commit).then_some(log)
     }
 
     /// Every key resolves in its metadata map; every session key is well formed.
@@ -242,6 +266,42 @@ impl Log {
         }
         Ok(())
     }
+}
+
+/// One log at the start of `text` (its lines numbered from `first_line` + 1 in errors) and
+/// the bytes it takes: the attestation section, the divider, one JSON value.
+fn parse_one(text: &str, first_line: usize) -> Result<(Log, usize), LogError> {
+    let shift = |mut e: LogError| {
+        if e.line > 0 {
+            e.line += first_line;
+        }
+        e
+    };
+    let (files, divider) = parse_attestations(text).map_err(shift)?;
+    let json_start = divider.1;
+    let meta_line = divider.0 + 1;
+    let mut stream = serde_json::Deserializer::from_str(&text[json_start..]).into_iter::<Value>();
+    let value = match stream.next() {
+        Some(Ok(v)) => v,
+        Some(Err(e)) => {
+            return Err(shift(err(
+                meta_line + e.line().saturating_sub(1),
+                format!("the metadata is not valid JSON: {e}"),
+            )))
+        }
+        None => return Err(shift(err(meta_line, "the metadata JSON is missing"))),
+    };
+    let used = json_start + stream.byte_offset();
+    check_metadata_shape(&value, meta_line).map_err(shift)?;
+    let meta: Metadata = serde_json::from_value(value).map_err(|e| {
+        shift(err(
+            meta_line,
+            format!("the metadata does not have the standard's shape: {e}"),
+        ))
+    })?;
+    let log = Log { files, meta };
+    log.check_keys()?;
+    Ok((log, used))
 }
 
 /// The path as the attestation section writes it: quoted when it has a space, tab or newline.
@@ -525,6 +585,93 @@ mod tests {
                 Err(e) => assert!(e.to_string().contains(why), "{why}: {e}"),
             }
         }
+    }
+
+    fn claded(commit: &str, path: &str, lines: &str, conversation: &str) -> Log {
+        let mut log = Log {
+            files: Vec::new(),
+            meta: Metadata::new(commit),
+        };
+        let session = crate::authorship::ids::session_id("claude", conversation);
+        log.meta.sessions.insert(
+            session.clone(),
+            Session {
+                agent_id: AgentId {
+                    tool: "claude".into(),
+                    id: conversation.into(),
+                    model: "m".into(),
+                    extra: Map::new(),
+                },
+                human_author: None,
+                custom_attributes: None,
+                extra: Map::new(),
+            },
+        );
+        let key = format!("{session}::t_00112233445566");
+        log.attest(path, &key, &LineSet::parse(lines).unwrap());
+        log
+    }
+
+    /// What git's `concatenate` rewrite mode and `git notes append` make of two notes: the
+    /// first without its final newline, a blank line, the second.
+    fn concatenate(a: &str, b: &str) -> String {
+        format!("{}\n\n{b}", a.trim_end_matches('\n'))
+    }
+
+    #[test]
+    fn a_note_of_two_concatenated_logs_is_read_as_two_and_attributes_nothing() {
+        let a = claded("aaaa", "src/a.rs", "1-3", "one").serialize();
+        let b = claded("bbbb", "src/a.rs", "2,9", "two").serialize();
+        let both = concatenate(&a, &b);
+        let err = Log::parse(&both).unwrap_err();
+        assert!(err.to_string().contains("concatenate"), "{err}");
+        assert_eq!(
+            err.line,
+            a.lines().count() + 2,
+            "the second log's first line: {err}"
+        );
+        let logs = Log::parse_notes(&both).unwrap();
+        assert_eq!(logs.len(), 2);
+        assert_eq!(logs[0].meta.base_commit_sha, "aaaa");
+        assert_eq!(logs[1].meta.base_commit_sha, "bbbb");
+        assert_eq!(logs[1].files[0].entries[0].lines.to_string(), "2,9");
+        // On the rewritten commit neither old log's lines are taken as its own.
+        assert_eq!(Log::for_commit(&both, "cccc"), None);
+        assert_eq!(Log::for_commit(&both, "aaaa"), None);
+        // Three, as a second concatenating copy makes; and a foreign log among them.
+        let foreign = EXAMPLE.to_string();
+        let three = concatenate(&concatenate(&a, &foreign), &b);
+        assert_eq!(Log::parse_notes(&three).unwrap().len(), 3);
+    }
+
+    #[test]
+    fn a_sorted_merge_or_a_broken_piece_is_no_log() {
+        let a = claded("aaaa", "src/a.rs", "1-3", "one").serialize();
+        let b = claded("bbbb", "src/b.rs", "4", "two").serialize();
+        // `cat_sort_uniq`: the lines of both, sorted, duplicates dropped.
+        let mut lines: Vec<&str> = a.lines().chain(b.lines()).collect();
+        lines.sort_unstable();
+        lines.dedup();
+        let sorted = lines.join("\n") + "\n";
+        assert!(Log::parse_notes(&sorted).is_err());
+        assert_eq!(Log::for_commit(&sorted, "aaaa"), None);
+        let broken = concatenate(&a, "src/x.rs\n  nonsense 1\n---\n{}\n");
+        let err = Log::parse_notes(&broken).unwrap_err();
+        assert!(err.line > a.lines().count(), "{err}");
+        assert!(Log::parse_notes("\n\n").is_err());
+    }
+
+    #[test]
+    fn a_copied_log_counts_only_on_its_own_commit() {
+        let a = claded("aaaa", "src/a.rs", "1-3", "one").serialize();
+        assert!(Log::for_commit(&a, "aaaa").is_some());
+        assert_eq!(
+            Log::for_commit(&a, "cccc"),
+            None,
+            "a copy names the old lines"
+        );
+        // Another tool's log is taken as it is: its base_commit_sha is its own business.
+        assert!(Log::for_commit(EXAMPLE, "cccc").is_some());
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! by `record::provenance` as notes under `refs/notes/ai`): the log format (`log.rs`: a strict
 //! parser and the writer), its line ranges (`ranges.rs`), the standard's ids and agent names
 //! (`ids.rs`), and the line arithmetic that turns a change into attested lines and carries
-//! them through later versions (`lines.rs`, `squash.rs`). No git here: callers hand in file
+//! them through later versions (`carry.rs`, `squash.rs`). No git here: callers hand in file
 //! contents.
 
 pub mod carry;

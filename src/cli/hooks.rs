@@ -1,14 +1,17 @@
 //! `git clada hooks install|uninstall`: git-clada's own git hooks (DESIGN §7.6); `check` and
 //! `prepare` (the hook sandbox, docs/hooks-sandbox.md) are in `hooks_check.rs`.
 //!
-//! The shipped `hooks/pre-commit` is put into the hooks directory git really uses
-//! (`core.hooksPath` respected) between marker lines, right after an existing hook's `#!`
-//! line, so whatever the hook already did is kept and still runs. Installing again replaces
-//! only the marked part (no-op when current); uninstall removes exactly what install added,
+//! The shipped hooks (`hooks/pre-commit`, and `hooks/post-commit` and `hooks/post-rewrite`,
+//! which carry AI line attribution through cherry-pick, amend and rebase) are each put into
+//! the hooks directory git really uses (`core.hooksPath` respected; under husky 9 the new
+//! ones go to `.husky/<name>`) between marker lines, right after an existing hook's `#!`
+//! line, so whatever the hook already did is kept and still runs (the post-rewrite part
+//! hands git's standard input on to the rest of the hook). Installing again replaces only
+//! the marked part (no-op when current); uninstall removes exactly what install added,
 //! leaving the original hook byte-identical (and deleting the file if install created it).
 
 use std::os::unix::fs::PermissionsExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
@@ -17,8 +20,9 @@ use crate::cli::Global;
 use crate::repo::Repo;
 
 /// Install or remove git-clada's git hooks (a pre-commit hook that refuses stray block
-/// markers), or try the repository's hooks in the sandbox AI commits run them in. Existing
-/// hook content is preserved; core.hooksPath is respected.
+/// markers; post-commit and post-rewrite hooks that keep AI line attribution through
+/// cherry-pick, amend and rebase), or try the repository's hooks in the sandbox AI commits
+/// run them in. Existing hook content is preserved; core.hooksPath is respected.
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Examples:\n  git clada hooks install\n  git clada hooks check\n  git clada hooks prepare"
@@ -44,35 +48,70 @@ pub enum HooksAction {
     Prepare,
 }
 
-/// The shipped hook.
-pub const PRE_COMMIT: &str = include_str!("../../hooks/pre-commit");
+/// A hook git-clada ships: its name and text.
+#[derive(Clone, Copy)]
+struct Shipped {
+    name: &'static str,
+    text: &'static str,
+}
 
-const BEGIN: &str = "# >>> git-clada pre-commit >>> (added by `git clada hooks install`; `git clada hooks uninstall` removes it)";
-/// The begin marker when install created the file (uninstall then deletes it).
-const BEGIN_CREATED: &str = "# >>> git-clada pre-commit (file created by git-clada) >>> (added by `git clada hooks install`; `git clada hooks uninstall` removes it)";
-const END: &str = "# <<< git-clada pre-commit <<<";
+/// The shipped hooks: the block-marker check, and the two that carry AI line attribution
+/// through the user's own rewrites (docs/provenance.md).
+const SHIPPED: [Shipped; 3] = [
+    Shipped {
+        name: "pre-commit",
+        text: include_str!("../../hooks/pre-commit"),
+    },
+    Shipped {
+        name: "post-commit",
+        text: include_str!("../../hooks/post-commit"),
+    },
+    Shipped {
+        name: "post-rewrite",
+        text: include_str!("../../hooks/post-rewrite"),
+    },
+];
+
 const SHEBANG: &str = "#!/bin/sh\n";
 
+/// The marker lines of one hook's part.
+struct Marks {
+    begin: String,
+    /// The begin marker when install created the file (uninstall then deletes it).
+    begin_created: String,
+    end: String,
+}
+
+fn marks(name: &str) -> Marks {
+    let how = "(added by `git clada hooks install`; `git clada hooks uninstall` removes it)";
+    Marks {
+        begin: format!("# >>> git-clada {name} >>> {how}"),
+        begin_created: format!("# >>> git-clada {name} (file created by git-clada) >>> {how}"),
+        end: format!("# <<< git-clada {name} <<<"),
+    }
+}
+
 /// The marked part: the shipped hook without its `#!` line.
-fn block(begin: &str) -> String {
-    let body = PRE_COMMIT
+fn block(hook: Shipped, begin: &str) -> String {
+    let body = hook
+        .text
         .split_once('\n')
         .map(|(_, rest)| rest)
         .unwrap_or("");
-    format!("{begin}\n{body}{END}\n")
+    format!("{begin}\n{body}{}\n", marks(hook.name).end)
 }
 
 /// Where the marked part is in `text`: (start, end) byte range of its lines, and whether
 /// install created the file.
-fn find_block(text: &str) -> Option<(usize, usize, bool)> {
-    let (start, created) = [(BEGIN, false), (BEGIN_CREATED, true)]
+fn find_block(m: &Marks, text: &str) -> Option<(usize, usize, bool)> {
+    let (start, created) = [(&m.begin, false), (&m.begin_created, true)]
         .iter()
-        .find_map(|(m, c)| {
-            let at = text.find(m)?;
+        .find_map(|(mark, c)| {
+            let at = text.find(mark.as_str())?;
             (at == 0 || text.as_bytes()[at - 1] == b'\n').then_some((at, *c))
         })?;
-    let end_at = start + text[start..].find(END)?;
-    let mut end = end_at + END.len();
+    let end_at = start + text[start..].find(&m.end)?;
+    let mut end = end_at + m.end.len();
     if text[end..].starts_with('\n') {
         end += 1;
     }
@@ -80,8 +119,8 @@ fn find_block(text: &str) -> Option<(usize, usize, bool)> {
 }
 
 /// `text` with the marked part added (install into an existing hook).
-fn insert(text: &str) -> String {
-    let b = block(BEGIN);
+fn insert(hook: Shipped, text: &str) -> String {
+    let b = block(hook, &marks(hook.name).begin);
     if !text.starts_with("#!") {
         return format!("{b}{text}");
     }
@@ -139,6 +178,154 @@ fn write_keeping_mode(path: &Path, text: &str) -> anyhow::Result<()> {
     .with_context(|| format!("cannot write {}", path.display()))
 }
 
+/// The file git (or the hook manager) runs for `hook` in hooks directory `dir`. Under husky
+/// 9 (`core.hooksPath` = `.husky/_`, whose `h` runs the user's `.husky/<name>`), the new
+/// hooks go to `.husky/<name>`, where husky keeps the user's hooks.
+fn hook_file(dir: &Path, hook: Shipped) -> PathBuf {
+    let husky = dir.file_name().is_some_and(|n| n == "_") && dir.join("h").is_file();
+    match dir.parent() {
+        Some(parent) if husky && hook.name != "pre-commit" => parent.join(hook.name),
+        _ => dir.join(hook.name),
+    }
+}
+
+/// Whether `text` is a hook the pre-commit framework generated.
+fn is_framework_hook(text: &str) -> bool {
+    text.contains("File generated by pre-commit: https://pre-commit.com")
+}
+
+/// The file holding (or to hold) git-clada's part of `hook`, and its text. `pre-commit
+/// install` moves a hook it finds to `<name>.legacy` and runs that from its own; for
+/// pre-commit and post-commit git-clada's part lives on there. Not for post-rewrite: the
+/// framework runs the legacy hook without git's standard input, so git-clada's part goes
+/// into the framework's own hook (which does not read it).
+fn located(path: &Path, hook: Shipped) -> anyhow::Result<(PathBuf, Option<String>)> {
+    let m = marks(hook.name);
+    let existing = read_hook(path)?;
+    if hook.name == "post-rewrite"
+        || existing
+            .as_deref()
+            .is_some_and(|t| find_block(&m, t).is_some())
+    {
+        return Ok((path.to_path_buf(), existing));
+    }
+    let legacy = path.with_file_name(format!("{}.legacy", hook.name));
+    if let Some(text) = read_hook(&legacy)?.filter(|t| find_block(&m, t).is_some()) {
+        return Ok((legacy, Some(text)));
+    }
+    Ok((path.to_path_buf(), existing))
+}
+
+/// Removes git-clada's part from the file at `path` (deleting the file if install created
+/// it and nothing else is in it); false when it has none.
+fn strip(path: &Path, hook: Shipped, dry: bool) -> anyhow::Result<Option<&'static str>> {
+    let Some(text) = read_hook(path)? else {
+        return Ok(None);
+    };
+    let Some((s, e, created)) = find_block(&marks(hook.name), &text) else {
+        return Ok(None);
+    };
+    let rest = remove(&text, s, e);
+    if created && (rest == SHEBANG || rest.trim().is_empty()) {
+        if !dry {
+            std::fs::remove_file(path)
+                .with_context(|| format!("cannot remove {}", path.display()))?;
+        }
+        return Ok(Some("removed"));
+    }
+    if !dry {
+        write_keeping_mode(path, &rest)?;
+    }
+    Ok(Some("part removed; the rest of the hook is kept"))
+}
+
+fn install_one(path: &Path, hook: Shipped, global: &Global) -> anyhow::Result<()> {
+    let (path, existing) = located(path, hook)?;
+    let m = marks(hook.name);
+    let dry = if global.dry_run { "would be " } else { "" };
+    let new = match &existing {
+        None => format!("{SHEBANG}{}", block(hook, &m.begin_created)),
+        Some(text) => match find_block(&m, text) {
+            Some((s, e, created)) => {
+                let want = block(hook, if created { &m.begin_created } else { &m.begin });
+                if text[s..e] == want || text[s..e] == *want.trim_end_matches('\n') {
+                    println!(
+                        "the git-clada {} hook is already installed in {}",
+                        hook.name,
+                        path.display()
+                    );
+                    return Ok(());
+                }
+                let want = if text[s..e].ends_with('\n') {
+                    want
+                } else {
+                    want.trim_end_matches('\n').to_string()
+                };
+                format!("{}{want}{}", &text[..s], &text[e..])
+            }
+            None => insert(hook, text),
+        },
+    };
+    if !global.dry_run {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("cannot create {}", dir.display()))?;
+        }
+        write_keeping_mode(&path, &new)?;
+        if set_executable(&path)? && existing.is_some() {
+            println!(
+                "note: {} was not executable (so git did not run it); it is now",
+                path.display()
+            );
+        }
+    }
+    if hook.name == "post-rewrite" && existing.as_deref().is_some_and(is_framework_hook) {
+        // A part the framework moved to post-rewrite.legacy gets no input there.
+        strip(
+            &path.with_file_name("post-rewrite.legacy"),
+            hook,
+            global.dry_run,
+        )?;
+    }
+    let how = if existing.is_some() {
+        "added to the existing hook"
+    } else {
+        "installed"
+    };
+    println!(
+        "git-clada {} hook {dry}{how}: {}",
+        hook.name,
+        path.display()
+    );
+    Ok(())
+}
+
+fn uninstall_one(path: &Path, hook: Shipped, global: &Global) -> anyhow::Result<()> {
+    let dry = if global.dry_run { "would be " } else { "" };
+    let legacy = path.with_file_name(format!("{}.legacy", hook.name));
+    let mut any = false;
+    for file in [path, legacy.as_path()] {
+        if let Some(what) = strip(file, hook, global.dry_run)? {
+            any = true;
+            match what {
+                "removed" => println!("{} {dry}removed", file.display()),
+                _ => println!(
+                    "git-clada's part of {} {dry}removed; the rest of the hook is kept",
+                    file.display()
+                ),
+            }
+        }
+    }
+    if !any {
+        println!(
+            "the git-clada {} hook is not installed in {}",
+            hook.name,
+            path.display()
+        );
+    }
+    Ok(())
+}
+
 pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
     match &args.action {
         HooksAction::Check => return super::hooks_check::check(&global),
@@ -148,105 +335,26 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
     let cwd = std::env::current_dir().context("cannot determine the current directory")?;
     let repo = Repo::discover(&cwd)?;
     let dir = repo.hooks_dir();
-    let path = dir.join("pre-commit");
-    if let Ok(target) = std::fs::read_link(&path) {
-        // Replacing the link with a file would cut it off from what manages it (husky, a
-        // shared hooks repository); editing its target would change other repositories.
-        return Err(crate::base::error::Refusal(format!(
-            "{} is a symlink to {}; git-clada does not edit linked hooks — add `git-clada check --staged || exit 1` to the hook yourself",
-            path.display(),
-            target.display()
-        ))
-        .into());
-    }
-    let mut path = path;
-    let mut existing = read_hook(&path)?;
-    // `pre-commit install` (the pre-commit framework) moves a hook it finds to
-    // `pre-commit.legacy` and runs it from its own: git-clada's block lives on there.
-    let legacy = dir.join("pre-commit.legacy");
-    if existing.as_deref().is_none_or(|t| find_block(t).is_none()) {
-        if let Some(text) = read_hook(&legacy)?.filter(|t| find_block(t).is_some()) {
-            path = legacy;
-            existing = Some(text);
+    let paths: Vec<(PathBuf, Shipped)> =
+        SHIPPED.iter().map(|h| (hook_file(&dir, *h), *h)).collect();
+    for (path, _) in &paths {
+        if let Ok(target) = std::fs::read_link(path) {
+            // Replacing the link with a file would cut it off from what manages it (husky, a
+            // shared hooks repository); editing its target would change other repositories.
+            return Err(crate::base::error::Refusal(format!(
+                "{} is a symlink to {}; git-clada does not edit linked hooks — add `git-clada check --staged || exit 1` to the hook yourself",
+                path.display(),
+                target.display()
+            ))
+            .into());
         }
     }
-    let dry = if global.dry_run { "would be " } else { "" };
-    let say = |msg: String| println!("{msg}");
-    match args.action {
-        HooksAction::Install => {
-            let new = match &existing {
-                None => format!("{SHEBANG}{}", block(BEGIN_CREATED)),
-                Some(text) => match find_block(text) {
-                    Some((s, e, created)) => {
-                        let want = block(if created { BEGIN_CREATED } else { BEGIN });
-                        if text[s..e] == want || text[s..e] == *want.trim_end_matches('\n') {
-                            say(format!(
-                                "the git-clada pre-commit hook is already installed in {}",
-                                path.display()
-                            ));
-                            return Ok(Outcome::Success);
-                        }
-                        let end_nl = if text[s..e].ends_with('\n') { "" } else { "\n" };
-                        let want = if end_nl.is_empty() {
-                            want
-                        } else {
-                            want.trim_end_matches('\n').to_string()
-                        };
-                        format!("{}{want}{}", &text[..s], &text[e..])
-                    }
-                    None => insert(text),
-                },
-            };
-            if !global.dry_run {
-                std::fs::create_dir_all(&dir)
-                    .with_context(|| format!("cannot create {}", dir.display()))?;
-                write_keeping_mode(&path, &new)?;
-                if set_executable(&path)? && existing.is_some() {
-                    say(format!(
-                        "note: {} was not executable (so git did not run it); it is now",
-                        path.display()
-                    ));
-                }
-            }
-            let how = if existing.is_some() {
-                "added to the existing hook"
-            } else {
-                "installed"
-            };
-            say(format!(
-                "git-clada pre-commit hook {dry}{how}: {}",
-                path.display()
-            ));
+    for (path, hook) in paths {
+        match args.action {
+            HooksAction::Install => install_one(&path, hook, &global)?,
+            HooksAction::Uninstall => uninstall_one(&path, hook, &global)?,
+            HooksAction::Check | HooksAction::Prepare => {}
         }
-        HooksAction::Uninstall => {
-            let Some((text, (s, e, created))) = existing
-                .as_ref()
-                .and_then(|t| find_block(t).map(|b| (t, b)))
-            else {
-                say(format!(
-                    "the git-clada pre-commit hook is not installed in {}",
-                    path.display()
-                ));
-                return Ok(Outcome::Success);
-            };
-            let rest = remove(text, s, e);
-            if created && (rest == SHEBANG || rest.trim().is_empty()) {
-                if !global.dry_run {
-                    std::fs::remove_file(&path)
-                        .with_context(|| format!("cannot remove {}", path.display()))?;
-                }
-                say(format!("{} {dry}removed", path.display()));
-            } else {
-                if !global.dry_run {
-                    write_keeping_mode(&path, &rest)?;
-                }
-                say(format!(
-                    "git-clada's part of {} {dry}removed; the rest of the hook is kept",
-                    path.display()
-                ));
-            }
-        }
-        HooksAction::Check | HooksAction::Prepare => {}
     }
     Ok(Outcome::Success)
 }
@@ -264,8 +372,8 @@ mod tests {
             "",
             "#!/bin/sh\n",
         ] {
-            let with = insert(original);
-            let (s, e, created) = find_block(&with).expect("block");
+            let with = insert(SHIPPED[2], original);
+            let (s, e, created) = find_block(&marks("post-rewrite"), &with).expect("block");
             assert!(!created);
             assert_eq!(remove(&with, s, e), original, "{original:?} → {with:?}");
             if original.starts_with("#!") {

@@ -4,6 +4,7 @@
 use crate::base::error::{Outcome, Refusal};
 use crate::cli::{Format, Global};
 use crate::history::{provenance, HistoryError};
+use crate::record::{commit_evidence, rewritten};
 use crate::repo::Repo;
 
 /// Line-level AI attribution: the Git AI Standard's authorship logs in refs/notes/ai.
@@ -33,11 +34,67 @@ pub enum Action {
         #[arg(value_name = "RANGE")]
         range: Option<String>,
     },
+    /// For git's post-rewrite hook (installed by `git clada hooks install`): carry the logs
+    /// of rewritten commits to their new ids, reading git's `<old> <new>` lines on standard
+    /// input. Never fails the rewrite: problems are printed and the exit status is 0.
+    #[command(hide = true)]
+    Rewritten {
+        /// What git says rewrote them: amend or rebase.
+        #[arg(value_name = "HOW")]
+        how: String,
+    },
+    /// For git's post-commit hook: after a cherry-pick, a merge --squash or a reset --soft,
+    /// carry the logs of the commits the new one replaces, where git's evidence names them.
+    /// Never fails: problems are printed and the exit status is 0.
+    #[command(hide = true)]
+    PostCommit,
+}
+
+/// Runs a hook's part, printing what went wrong and never failing git's own command.
+fn from_hook(what: &str, work: impl FnOnce() -> anyhow::Result<()>) -> anyhow::Result<Outcome> {
+    if let Err(e) = work() {
+        eprintln!("git-clada {what} hook: {e:#} (the AI line attribution of the new commits is left out; your git command is not affected)");
+    }
+    Ok(Outcome::Success)
+}
+
+/// Whether authorship logs are on in the user's configuration (`provenance: off`).
+fn logs_on(repo: &Repo) -> anyhow::Result<bool> {
+    Ok(crate::config::load_for_repo(Some(repo))?
+        .provenance_log
+        .value)
 }
 
 pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
+    let range = match args.action {
+        Action::Backfill { range } => range,
+        Action::Rewritten { how } => {
+            return from_hook("post-rewrite", || {
+                let mut input = String::new();
+                std::io::Read::read_to_string(&mut std::io::stdin(), &mut input)?;
+                let repo = Repo::discover(&std::env::current_dir()?)?;
+                if !logs_on(&repo)? {
+                    return Ok(());
+                }
+                let (rewrites, bad) = rewritten::parse_rewritten(&input);
+                for b in bad {
+                    eprintln!("git-clada post-rewrite hook: skipped {b}");
+                }
+                rewritten::carry_rewritten(&repo, &rewrites, &how)?;
+                Ok(())
+            })
+        }
+        Action::PostCommit => {
+            return from_hook("post-commit", || {
+                let repo = Repo::discover(&std::env::current_dir()?)?;
+                if logs_on(&repo)? {
+                    commit_evidence::after_commit(&repo)?;
+                }
+                Ok(())
+            })
+        }
+    };
     let repo = Repo::discover(&std::env::current_dir()?)?;
-    let Action::Backfill { range } = args.action;
     let report = match provenance::backfill(&repo, range.as_deref(), global.dry_run) {
         Ok(r) => r,
         Err(HistoryError::Refused(msg)) => return Err(Refusal(msg).into()),

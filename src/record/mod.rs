@@ -4,12 +4,15 @@
 //! itself never sees git.
 
 pub mod apply;
+pub mod cherry_pick;
+pub mod commit_evidence;
 pub mod githooks;
 pub mod journal;
 pub mod merge;
 pub mod message;
 pub mod provenance;
 pub mod restore;
+pub mod rewritten;
 pub mod snapshot;
 
 /// The notes ref holding each AI commit's reply text (its blob id is the `Clada-Reply`

@@ -148,14 +148,15 @@ fn still_as_ai_left(
     Ok(written.intersect(&carried))
 }
 
-/// The log on `commit`, if it has one git-clada can read.
+/// The log on `commit`, if it has one git-clada can read as that commit's (see
+/// [`Log::for_commit`]: a copy or a concatenation that git's `notes.rewriteRef` made is none).
 pub fn read_log(repo: &Repo, commit: ObjectId) -> Result<Option<Log>, RepoError> {
     let Some(data) = repo.note_at(AI_NOTES_REF, commit)? else {
         return Ok(None);
     };
     Ok(std::str::from_utf8(&data)
         .ok()
-        .and_then(|t| Log::parse(t).ok()))
+        .and_then(|t| Log::for_commit(t, &commit.to_string())))
 }
 
 /// Whether `commit` has a log git-clada did not write (which it then leaves alone).
@@ -196,7 +197,7 @@ fn content_at(repo: &Repo, tree: ObjectId, path: &str) -> Result<Option<Vec<u8>>
     content(repo, repo.tree_entry(tree, path.as_bytes().into())?)
 }
 
-/// The log in `book` on `commit`, if it has a valid one.
+/// The log in `book` on `commit`, if it has a valid one of its own ([`Log::for_commit`]).
 pub fn log_in(
     book: &mut crate::repo::NoteBook<'_>,
     commit: ObjectId,
@@ -204,7 +205,7 @@ pub fn log_in(
     Ok(book
         .get(commit)?
         .and_then(|d| String::from_utf8(d).ok())
-        .and_then(|t| Log::parse(&t).ok()))
+        .and_then(|t| Log::for_commit(&t, &commit.to_string())))
 }
 
 /// The log of `new_commit` (tree `new_tree`, its parent's tree `base_tree`), which replaces
@@ -216,13 +217,23 @@ pub fn squash_log(
     book: &mut crate::repo::NoteBook<'_>,
     base_tree: ObjectId,
     members: &[(ObjectId, ObjectId)],
-    (new_commit, new_tree): (ObjectId, ObjectId),
+    new: (ObjectId, ObjectId),
 ) -> Result<Option<Log>, RepoError> {
-    use crate::authorship::squash::{merge_metadata, prune_metadata, squash_file, Step};
     let mut logs = Vec::with_capacity(members.len());
     for (commit, tree) in members {
         logs.push((log_in(book, *commit)?, *tree));
     }
+    squash_logs(repo, base_tree, &logs, new)
+}
+
+/// [`squash_log`] on logs already read: each member's log (if any) and tree, oldest first.
+pub fn squash_logs(
+    repo: &Repo,
+    base_tree: ObjectId,
+    logs: &[(Option<Log>, ObjectId)],
+    (new_commit, new_tree): (ObjectId, ObjectId),
+) -> Result<Option<Log>, RepoError> {
+    use crate::authorship::squash::{merge_metadata, prune_metadata, squash_file, Step};
     let mut paths: Vec<String> = logs
         .iter()
         .filter_map(|(l, _)| l.as_ref())
@@ -237,7 +248,7 @@ pub fn squash_log(
         files: Vec::new(),
         meta: Metadata::new(&new_commit.to_string()),
     };
-    for (log, _) in &logs {
+    for (log, _) in logs {
         if let Some(l) = log {
             merge_metadata(&mut out.meta, &l.meta);
         }
@@ -246,7 +257,7 @@ pub fn squash_log(
     for path in &paths {
         let base = content_at(repo, base_tree, path)?;
         let mut contents = Vec::with_capacity(logs.len() + 1);
-        for (_, tree) in &logs {
+        for (_, tree) in logs {
             contents.push(content_at(repo, *tree, path)?);
         }
         contents.push(content_at(repo, new_tree, path)?);

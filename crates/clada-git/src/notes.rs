@@ -27,4 +27,21 @@ impl Repo {
             .ctx(format!("cannot read the note on {target}"))?;
         Ok(found.into_iter().next().map(|n| n.blob.data.clone()))
     }
+
+    /// The objects that have a note in `notes_ref` (its notes tree's paths, fan-out folders
+    /// joined), at most `limit` of them.
+    pub fn note_targets(&self, notes_ref: &str, limit: usize) -> Result<Vec<ObjectId>> {
+        let Some(commit) = self.read_ref(notes_ref)? else {
+            return Ok(Vec::new());
+        };
+        let files = self.tree_files(self.tree_of(commit)?)?;
+        Ok(files
+            .keys()
+            .filter_map(|path| {
+                let hex: Vec<u8> = path.iter().copied().filter(|&b| b != b'/').collect();
+                ObjectId::from_hex(&hex).ok()
+            })
+            .take(limit)
+            .collect())
+    }
 }

@@ -81,6 +81,19 @@ impl NoteBook<'_> {
         Ok(())
     }
 
+    /// Stages the removal of the note on `target` (nothing when it has none).
+    pub fn remove(&mut self, target: ObjectId) -> Result<()> {
+        if self.get(target)?.is_none() {
+            return Ok(());
+        }
+        self.state.edit(target, None, &self.repo.repo).ctx(format!(
+            "cannot remove the note on {target} in {}",
+            self.notes_ref
+        ))?;
+        self.staged += 1;
+        Ok(())
+    }
+
     /// Number of edits staged so far.
     pub fn staged(&self) -> usize {
         self.staged
