@@ -23,6 +23,7 @@
 //! logic beyond argument handling.
 
 pub mod action;
+pub mod agent;
 pub mod authorship;
 pub mod base;
 pub mod cli;

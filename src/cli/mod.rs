@@ -16,6 +16,7 @@ use crate::base::term::{Rule, Shown};
 use crate::config::ColorSetting;
 use crate::report::{self, ReportFormat};
 
+pub mod agent_hook;
 pub mod apply;
 pub mod blame;
 pub mod check;
@@ -168,6 +169,7 @@ pub enum Command {
     Config(config::Args),
     Context(context::Args),
     Hooks(hooks::Args),
+    AgentHook(agent_hook::Args),
     InstallMan(install_man::Args),
     Demo(demo::Args),
     #[command(hide = true)]
@@ -250,6 +252,7 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Config(args) => config::run(args, global),
         Command::Context(args) => context::run(args, global),
         Command::Hooks(args) => hooks::run(args, global),
+        Command::AgentHook(args) => agent_hook::run(args, global),
         Command::InstallMan(args) => install_man::run(args, global),
         Command::Demo(args) => demo::run(args, global),
         Command::Generate(args) => generate::run(args, global),

@@ -48,7 +48,8 @@ use super::journal::JournalError;
 use super::restore::RestoreError;
 
 pub use records::{
-    is_recorded, kept_ref, pending_ref, read_record, record_journal, record_ref, RECORDS_REF,
+    is_recorded, kept_ref, pending_ref, put_pending, read_record, record_journal, record_ref,
+    restore_pending, RECORDS_REF,
 };
 pub use state::refuse_if_busy;
 

@@ -366,3 +366,89 @@ pub(super) struct Pending {
     /// What that apply left there (the user may have fixed it since).
     pub(super) ai: Option<crate::repo::Entry>,
 }
+
+/// Hands AI changes made outside an apply (an agent's own edit tools, `crate::agent`) to the
+/// transaction as the record of an apply that committed nothing: `base_tree` → `after_tree`
+/// (trees of the tracked worktree that differ only at the AI's paths) on `head`, so the next
+/// apply or `git clada commit` commits them as AI changes — the user's own uncommitted work
+/// kept out, as for changes a failing hook left pending — and `git clada undo` can take them
+/// back. The record before it on the branch stays under `previous`. Returns the ref's value
+/// before, for [`restore_pending`].
+pub fn put_pending(
+    repo: &Repo,
+    head: ObjectId,
+    branch: Option<&str>,
+    source: &str,
+    base_tree: ObjectId,
+    after_tree: ObjectId,
+    index_tree: ObjectId,
+) -> Result<Option<ObjectId>, ApplyError> {
+    let journal = Journal {
+        op: "apply".into(),
+        started: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs() as i64),
+        pid: std::process::id(),
+        source: source.to_string(),
+        head: head.to_string(),
+        branch: branch.map(str::to_string),
+        base_tree: base_tree.to_string(),
+        index_tree: index_tree.to_string(),
+        snapshot: None,
+        paths: Vec::new(),
+        exec: false,
+        commit: None,
+        after: Vec::new(),
+        index_flags: Vec::new(),
+        kept: None,
+        after_tree: Some(after_tree.to_string()),
+        after_index: Some(index_tree.to_string()),
+        blocks: Vec::new(),
+        reply: None,
+        uncommitted: Vec::new(),
+        also_refs: Vec::new(),
+    };
+    let record = record_tree(repo, &journal)?;
+    let name = pending_ref(branch);
+    let previous = repo.read_ref(&name)?;
+    let record = match previous {
+        Some(p) => repo.edit_tree(
+            record,
+            &[TreeChange {
+                path: "previous".into(),
+                entry: Some(Entry {
+                    kind: EntryKind::Tree,
+                    id: p,
+                }),
+            }],
+        )?,
+        None => record,
+    };
+    repo.update_refs(&[RefUpdate {
+        name,
+        new: record,
+        expected: previous.map_or(Expected::MustNotExist, Expected::Value),
+        reflog: format!("clada: uncommitted AI changes of {source}"),
+    }])?;
+    Ok(previous)
+}
+
+/// Sets the pending record of `branch` back to `previous` (what [`put_pending`] returned),
+/// when the changes it handed over were not taken.
+pub fn restore_pending(
+    repo: &Repo,
+    branch: Option<&str>,
+    previous: Option<ObjectId>,
+) -> Result<(), ApplyError> {
+    let name = pending_ref(branch);
+    match previous {
+        Some(p) => repo.update_refs(&[RefUpdate {
+            name,
+            new: p,
+            expected: Expected::Any,
+            reflog: "clada: pending AI changes not taken".into(),
+        }])?,
+        None => repo.delete_ref(&name, Expected::Any)?,
+    }
+    Ok(())
+}

@@ -1,0 +1,219 @@
+//! One tool call's two halves: the state of what the tool may touch before it runs, and,
+//! after it, the checkpoint of exactly what it changed (paths whose content differs from that
+//! state). What changed between two calls is no call's: a human's edit between agent calls
+//! is in no checkpoint and stays the human's.
+
+use std::path::{Path, PathBuf};
+
+use crate::authorship::carry;
+use crate::repo::{BString, ByteSlice, Index, Repo, RepoError};
+
+use super::payload::{Call, Touches};
+use super::state::{Change, Checkpoint, FileState, Held, Open, Stored};
+
+/// Records the state before `call`.
+pub fn before(repo: &Repo, held: &mut Held, call: &Call, cwd: &Path) -> Result<(), RepoError> {
+    let index = repo.read_index()?;
+    let mut hasher = repo.hasher_with(&index)?;
+    let (worktree, paths) = match &call.touches {
+        Touches::Nothing => return Ok(()),
+        Touches::Files(files) => (false, relative_paths(repo, files, cwd)),
+        Touches::Worktree => (true, dirty_paths(repo, &index)?),
+    };
+    let mut files = Vec::with_capacity(paths.len());
+    for rel in paths {
+        let entry = Stored::of(hasher.hash(rel.as_bstr())?.map(|(e, _)| e));
+        held.keep(entry);
+        files.push(FileState {
+            path: rel.to_string(),
+            entry,
+        });
+    }
+    // A retried hook of the same call replaces its earlier state.
+    if call.tool_use_id.is_some() {
+        held.state.open.retain(|o| o.key != call.tool_use_id);
+    }
+    held.state.open.push(Open {
+        key: call.tool_use_id.clone(),
+        session: call.session.clone(),
+        tool: call.tool.clone(),
+        worktree,
+        files,
+    });
+    Ok(())
+}
+
+/// What `after` did with a call.
+#[derive(Debug, PartialEq, Eq)]
+pub enum AfterOutcome {
+    /// A checkpoint with these paths was recorded.
+    Recorded(Vec<String>),
+    /// The tool changed nothing.
+    Unchanged,
+    /// The tool touches nothing git-clada records.
+    NotAnEdit,
+    /// No before-state was recorded for this call (its PreToolUse hook did not run): what it
+    /// changed cannot be told from what others changed, so nothing is attributed.
+    NoBefore,
+}
+
+/// Records the checkpoint of `call`, paired with its before-state: by `tool_use_id`, else the
+/// session's oldest open call (agents without ids, in arrival order).
+pub fn after(
+    repo: &Repo,
+    held: &mut Held,
+    call: &Call,
+    head: &str,
+) -> Result<AfterOutcome, RepoError> {
+    if call.touches == Touches::Nothing {
+        return Ok(AfterOutcome::NotAnEdit);
+    }
+    let found = held
+        .state
+        .open
+        .iter()
+        .position(|o| match &call.tool_use_id {
+            Some(id) => o.key.as_deref() == Some(id),
+            None => o.key.is_none() && o.session == call.session,
+        });
+    let Some(i) = found else {
+        return Ok(AfterOutcome::NoBefore);
+    };
+    let open = held.state.open.remove(i);
+    let index = repo.read_index()?;
+    let mut hasher = repo.hasher_with(&index)?;
+    let mut candidates: Vec<(BString, Option<Stored>)> = open
+        .files
+        .iter()
+        .map(|f| (BString::from(f.path.as_str()), f.entry))
+        .collect();
+    if open.worktree {
+        // Files clean before the call held what the index holds.
+        for p in dirty_paths(repo, &index)? {
+            if !candidates.iter().any(|(c, _)| *c == p) {
+                let before = Stored::of(index.entry(p.as_bstr()));
+                candidates.push((p, before));
+            }
+        }
+    }
+    let mut changes = Vec::new();
+    for (rel, before) in candidates {
+        let now = Stored::of(hasher.hash(rel.as_bstr())?.map(|(e, _)| e));
+        if now == before {
+            continue;
+        }
+        held.keep(now);
+        held.keep(before);
+        changes.push(Change {
+            path: rel.to_string(),
+            before,
+            after: now,
+            lines: written(repo, before, now)?,
+        });
+    }
+    if changes.is_empty() {
+        return Ok(AfterOutcome::Unchanged);
+    }
+    changes.sort_by(|a, b| a.path.cmp(&b.path));
+    let paths = changes.iter().map(|c| c.path.clone()).collect();
+    held.state.checkpoints.push(Checkpoint {
+        key: open.key,
+        session: open.session,
+        tool: open.tool,
+        head: head.to_string(),
+        changes,
+    });
+    Ok(AfterOutcome::Recorded(paths))
+}
+
+/// The lines of `after` that differ from `before`, as ranges.
+fn written(
+    repo: &Repo,
+    before: Option<Stored>,
+    after: Option<Stored>,
+) -> Result<String, RepoError> {
+    let read = |s: Option<Stored>| -> Result<Option<Vec<u8>>, RepoError> {
+        match s {
+            Some(s) if s.kind != super::state::StoredKind::Link => Ok(Some(repo.read_blob(s.id)?)),
+            _ => Ok(None),
+        }
+    };
+    let Some(new) = read(after)? else {
+        return Ok(String::new());
+    };
+    Ok(carry::written_lines(read(before)?.as_deref(), &new).to_string())
+}
+
+/// The worktree's files that differ from the index (changed, deleted) or are untracked: what
+/// a shell tool's before-state hashes. The cost of a status of the worktree.
+fn dirty_paths(repo: &Repo, index: &Index) -> Result<Vec<BString>, RepoError> {
+    let head_tree = match repo.head()?.commit() {
+        Some(c) => repo.commit_info(c)?.tree,
+        None => repo.empty_tree(),
+    };
+    let status = repo.status(head_tree, index, true)?;
+    let mut out: Vec<BString> = status
+        .unstaged
+        .into_iter()
+        .map(|(p, _)| p)
+        .chain(status.untracked)
+        .collect();
+    out.sort();
+    out.dedup();
+    Ok(out)
+}
+
+/// The repository-relative form of each path (absolute, or relative to `cwd`); paths outside
+/// the worktree or inside a git directory are left out (git-clada records nothing there).
+pub fn relative_paths(repo: &Repo, files: &[PathBuf], cwd: &Path) -> Vec<BString> {
+    let root = canonical(repo.workdir());
+    let mut out = Vec::new();
+    for f in files {
+        let abs = match f.is_absolute() {
+            true => f.clone(),
+            false => cwd.join(f),
+        };
+        let abs = canonical(&abs);
+        let Ok(rel) = abs.strip_prefix(&root) else {
+            continue;
+        };
+        let parts: Vec<String> = rel
+            .components()
+            .filter_map(|c| match c {
+                std::path::Component::Normal(n) => Some(n.to_string_lossy().into_owned()),
+                _ => None,
+            })
+            .collect();
+        if parts.is_empty() || parts.iter().any(|p| p == ".git") {
+            continue;
+        }
+        let rel = BString::from(parts.join("/"));
+        if !out.contains(&rel) {
+            out.push(rel);
+        }
+    }
+    out
+}
+
+/// `path` with its existing part resolved (a file about to be created does not exist yet;
+/// its folder may not either): links and `..` resolved as the agent's write will.
+fn canonical(path: &Path) -> PathBuf {
+    let mut rest = Vec::new();
+    let mut cur = path.to_path_buf();
+    loop {
+        if let Ok(c) = std::fs::canonicalize(&cur) {
+            let mut out = c;
+            for r in rest.iter().rev() {
+                out.push(r);
+            }
+            return out;
+        }
+        match (cur.file_name().map(|n| n.to_os_string()), cur.parent()) {
+            (Some(name), Some(parent)) => {
+                rest.push(name);
+                cur = parent.to_path_buf();
+            }
+            _ => return path.to_path_buf(),
+        }
+    }
+}

@@ -1,0 +1,100 @@
+//! The agents' own edits (`git clada agent-hook`): Claude Code's, Cursor's, Gemini CLI's and
+//! Codex's hooks around their tool calls, turned into checkpoints per tool call and one AI
+//! commit per turn (`docs/agents.md` is the model). `payload` reads each agent's hook input,
+//! `calls` records a call's before-state and its checkpoint, `state` keeps them under
+//! `refs/clada/agent/<branch>`, `turn` commits a turn through the apply transaction,
+//! `settings` installs the hooks in an agent's settings file, `model` finds the model name.
+
+pub mod calls;
+pub mod model;
+pub mod payload;
+pub mod settings;
+pub mod state;
+pub mod turn;
+
+use std::path::Path;
+
+use crate::record::apply::{ApplyError, ApplyOptions};
+use crate::repo::{Repo, RepoError};
+
+pub use payload::{AgentKind, Phase};
+
+/// What one hook call did, for the message on stderr.
+#[derive(Debug)]
+pub enum Handled {
+    /// Nothing to do: an event or tool git-clada records nothing for, or no git repository.
+    Nothing,
+    /// The before-state of a tool call was recorded.
+    Before,
+    /// The after of a tool call.
+    After(calls::AfterOutcome),
+    /// The end of a turn.
+    Turn(turn::TurnOutcome),
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum AgentError {
+    #[error(transparent)]
+    Payload(#[from] payload::PayloadError),
+    #[error(transparent)]
+    Repo(#[from] RepoError),
+    #[error(transparent)]
+    Apply(#[from] ApplyError),
+}
+
+/// Handles one hook call: `input` is the payload on stdin, `event` the optional EVENT
+/// argument, `cwd` the hook's directory; `opts` the options of the turn's AI commit (the
+/// user's configuration), completed here with the agent's provenance.
+pub fn handle(
+    agent: AgentKind,
+    event: Option<&str>,
+    input: &[u8],
+    cwd: &Path,
+    opts: &ApplyOptions,
+) -> Result<Handled, AgentError> {
+    let call = payload::parse(agent, event, input)?;
+    if call.phase == Phase::Ignored {
+        return Ok(Handled::Nothing);
+    }
+    let dir = call.cwd.clone().unwrap_or_else(|| cwd.to_path_buf());
+    let repo = match Repo::discover(&dir) {
+        Ok(r) => r,
+        // An agent working outside any repository: nothing to record.
+        Err(RepoError::NotARepo(_)) => return Ok(Handled::Nothing),
+        Err(e) => return Err(e.into()),
+    };
+    let head = repo.head()?;
+    let mut held = state::Held::read(&repo, head.branch())?;
+    let handled = match call.phase {
+        Phase::Before => {
+            calls::before(&repo, &mut held, &call, &dir)?;
+            Handled::Before
+        }
+        Phase::After => {
+            let head_id = head.commit().map(|c| c.to_string()).unwrap_or_default();
+            Handled::After(calls::after(&repo, &mut held, &call, &head_id)?)
+        }
+        Phase::Stop => {
+            let mut opts = opts.clone();
+            opts.finish_pending = true;
+            opts.provenance.tool = Some(agent.tool().to_string());
+            opts.provenance.conversation = Some(call.session.clone());
+            opts.provenance.model = call
+                .model
+                .clone()
+                .or_else(|| call.transcript.as_deref().and_then(model::from_transcript))
+                .or(opts.provenance.model.clone());
+            let source = format!("{} turn", payload::agent_name(agent));
+            let outcome = turn::commit_turn(&repo, &mut held, &call.session, &opts, &source);
+            // The state is saved whatever the commit did: a refused commit keeps the turn's
+            // checkpoints for the next end of turn.
+            let saved = held.save();
+            let outcome = outcome?;
+            saved?;
+            return Ok(Handled::Turn(outcome));
+        }
+        Phase::Ignored => Handled::Nothing,
+    };
+    held.save()?;
+    Ok(handled)
+}

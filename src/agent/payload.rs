@@ -1,0 +1,335 @@
+//! The hook payloads of the four agents, read with serde (unknown fields ignored: every agent
+//! adds fields between versions) and reduced to one [`Call`]: the phase of the tool call, the
+//! key that pairs its before and after, and what the tool may touch. The field names follow
+//! `../shared/reference/agent-hooks.md` (§1 Claude Code, §2 Cursor, §3.1 Gemini CLI, §3.2
+//! Codex); the fixtures in `tests/fixtures/agent-hooks/` cite the documentation they copy.
+
+use std::path::PathBuf;
+
+use serde::Deserialize;
+
+/// The agents whose hooks `git clada agent-hook` reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AgentKind {
+    ClaudeCode,
+    Cursor,
+    Gemini,
+    Codex,
+}
+
+impl AgentKind {
+    /// The agent's name in the Git AI Standard's `agent_id.tool`.
+    pub fn tool(self) -> &'static str {
+        match self {
+            AgentKind::ClaudeCode => "claude",
+            AgentKind::Cursor => "cursor",
+            AgentKind::Gemini => "gemini",
+            AgentKind::Codex => "codex",
+        }
+    }
+}
+
+/// Where a hook call stands in the agent's work.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// Before a tool call: record the state of what it may touch.
+    Before,
+    /// After a tool call (succeeded or failed): record what it changed.
+    After,
+    /// The agent's turn ended: commit the turn's changes.
+    Stop,
+    /// An event git-clada has nothing to do for.
+    Ignored,
+}
+
+/// What a tool call may change.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Touches {
+    /// These files (absolute, or relative to the payload's `cwd`).
+    Files(Vec<PathBuf>),
+    /// Anything in the worktree (a shell tool).
+    Worktree,
+    /// Nothing (a read-only or unknown tool).
+    Nothing,
+}
+
+/// One hook call, reduced to what the checkpoints need.
+#[derive(Debug, Clone)]
+pub struct Call {
+    pub phase: Phase,
+    /// The event's name as the agent sent it (for messages).
+    pub event: String,
+    /// The agent's id of the tool call (`tool_use_id`); `None` for Gemini CLI, whose calls
+    /// are paired per session in arrival order.
+    pub tool_use_id: Option<String>,
+    /// The agent's session (conversation) id.
+    pub session: String,
+    pub tool: String,
+    pub touches: Touches,
+    pub cwd: Option<PathBuf>,
+    pub transcript: Option<PathBuf>,
+    /// The model, when the payload names it (Codex, Cursor).
+    pub model: Option<String>,
+}
+
+/// A payload that cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum PayloadError {
+    #[error("the {agent} hook payload on standard input is not JSON ({source}); is this command run by the agent's hook?")]
+    NotJson {
+        agent: &'static str,
+        #[source]
+        source: serde_json::Error,
+    },
+    #[error(
+        "the {agent} hook payload names no event (no `hook_event_name`); pass the EVENT argument"
+    )]
+    NoEvent { agent: &'static str },
+    #[error("the {agent} hook payload of {event} has no `{field}`")]
+    Missing {
+        agent: &'static str,
+        event: String,
+        field: &'static str,
+    },
+}
+
+/// The union of the fields the four agents send that git-clada reads.
+#[derive(Debug, Deserialize, Default)]
+struct Raw {
+    hook_event_name: Option<String>,
+    session_id: Option<String>,
+    conversation_id: Option<String>,
+    transcript_path: Option<String>,
+    cwd: Option<String>,
+    workspace_roots: Option<Vec<String>>,
+    tool_name: Option<String>,
+    tool_input: Option<serde_json::Value>,
+    tool_use_id: Option<String>,
+    model: Option<String>,
+    cursor_version: Option<String>,
+    /// Cursor's older `afterFileEdit`.
+    file_path: Option<String>,
+}
+
+/// Reads `input` as `agent`'s payload; `event` overrides `hook_event_name`.
+pub fn parse(agent: AgentKind, event: Option<&str>, input: &[u8]) -> Result<Call, PayloadError> {
+    let name = agent_name(agent);
+    let raw: Raw = serde_json::from_slice(input).map_err(|source| PayloadError::NotJson {
+        agent: name,
+        source,
+    })?;
+    let event = event
+        .map(str::to_string)
+        .or_else(|| raw.hook_event_name.clone())
+        .ok_or(PayloadError::NoEvent { agent: name })?;
+    let phase = phase_of(agent, &event);
+    // Cursor can load Claude Code's settings: the same edit then arrives twice, once as
+    // Cursor's own hook. The Claude-shaped copy carries `cursor_version` and is left out.
+    let phase = match (agent, &raw.cursor_version) {
+        (AgentKind::ClaudeCode, Some(_)) => Phase::Ignored,
+        _ => phase,
+    };
+    let session = raw
+        .session_id
+        .clone()
+        .or_else(|| raw.conversation_id.clone())
+        .unwrap_or_default();
+    if session.is_empty() && phase != Phase::Ignored {
+        return Err(PayloadError::Missing {
+            agent: name,
+            event,
+            field: "session_id",
+        });
+    }
+    let tool = raw.tool_name.clone().unwrap_or_default();
+    let touches = match phase {
+        Phase::Before | Phase::After => touches(agent, &tool, raw.tool_input.as_ref(), &raw),
+        _ => Touches::Nothing,
+    };
+    let cwd = raw
+        .cwd
+        .clone()
+        .or_else(|| {
+            raw.workspace_roots
+                .as_ref()
+                .and_then(|r| r.first().cloned())
+        })
+        .map(PathBuf::from);
+    Ok(Call {
+        phase,
+        event,
+        tool_use_id: raw
+            .tool_use_id
+            .clone()
+            .filter(|_| agent != AgentKind::Gemini),
+        session,
+        tool,
+        touches,
+        cwd,
+        transcript: raw.transcript_path.clone().map(PathBuf::from),
+        model: raw.model.clone().filter(|m| !m.is_empty()),
+    })
+}
+
+/// The agent's name as the command line spells it.
+pub fn agent_name(agent: AgentKind) -> &'static str {
+    match agent {
+        AgentKind::ClaudeCode => "claude-code",
+        AgentKind::Cursor => "cursor",
+        AgentKind::Gemini => "gemini",
+        AgentKind::Codex => "codex",
+    }
+}
+
+/// The three phases in each agent's event names.
+fn phase_of(agent: AgentKind, event: &str) -> Phase {
+    match (agent, event) {
+        (AgentKind::ClaudeCode | AgentKind::Codex, "PreToolUse") => Phase::Before,
+        (AgentKind::ClaudeCode, "PostToolUse" | "PostToolUseFailure") => Phase::After,
+        (AgentKind::Codex, "PostToolUse") => Phase::After,
+        (AgentKind::ClaudeCode | AgentKind::Codex, "Stop") => Phase::Stop,
+        (AgentKind::Cursor, "preToolUse") => Phase::Before,
+        (AgentKind::Cursor, "postToolUse" | "postToolUseFailure") => Phase::After,
+        (AgentKind::Cursor, "stop") => Phase::Stop,
+        (AgentKind::Gemini, "BeforeTool") => Phase::Before,
+        (AgentKind::Gemini, "AfterTool") => Phase::After,
+        (AgentKind::Gemini, "AfterAgent") => Phase::Stop,
+        _ => Phase::Ignored,
+    }
+}
+
+/// What `tool` may change, from its input.
+fn touches(agent: AgentKind, tool: &str, input: Option<&serde_json::Value>, raw: &Raw) -> Touches {
+    let field = |key: &str| {
+        input
+            .and_then(|i| i.get(key))
+            .and_then(|v| v.as_str())
+            .map(PathBuf::from)
+    };
+    let file = |keys: &[&str]| match keys.iter().find_map(|k| field(k)) {
+        Some(p) => Touches::Files(vec![p]),
+        // An edit tool whose path is not where the documentation puts it: the whole
+        // worktree is compared instead, so the edit is not missed.
+        None => Touches::Worktree,
+    };
+    match (agent, tool) {
+        (AgentKind::ClaudeCode, "Write" | "Edit" | "MultiEdit") => file(&["file_path"]),
+        (AgentKind::ClaudeCode, "NotebookEdit") => file(&["notebook_path"]),
+        (AgentKind::ClaudeCode, "Bash") => Touches::Worktree,
+        (AgentKind::Gemini, "write_file" | "replace") => file(&["file_path"]),
+        (AgentKind::Gemini, "run_shell_command") => Touches::Worktree,
+        (AgentKind::Codex, "apply_patch") => {
+            let text = input
+                .and_then(|i| i.get("command").or_else(|| i.get("patch")))
+                .and_then(|v| v.as_str())
+                .or_else(|| input.and_then(|i| i.as_str()));
+            match text {
+                Some(t) => Touches::Files(patch_paths(t)),
+                None => Touches::Worktree,
+            }
+        }
+        (AgentKind::Codex, "Bash" | "shell" | "exec_command" | "shell_command") => {
+            Touches::Worktree
+        }
+        (AgentKind::Cursor, "Write" | "Delete" | "StrReplace") => {
+            file(&["file_path", "path", "filePath"])
+        }
+        (AgentKind::Cursor, "ApplyPatch" | "Shell") => Touches::Worktree,
+        (AgentKind::Cursor, "") if raw.file_path.is_some() => {
+            Touches::Files(raw.file_path.iter().map(PathBuf::from).collect())
+        }
+        _ => Touches::Nothing,
+    }
+}
+
+/// The paths an apply_patch envelope names (`*** Add File:`, `*** Update File:`, `*** Move
+/// to:`, `*** Delete File:`), in order, without repeats.
+pub fn patch_paths(text: &str) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    for line in text.lines() {
+        let line = line.trim_end_matches('\r');
+        let path = [
+            "*** Add File: ",
+            "*** Update File: ",
+            "*** Delete File: ",
+            "*** Move to: ",
+        ]
+        .iter()
+        .find_map(|h| line.strip_prefix(h))
+        .map(str::trim);
+        if let Some(p) = path.filter(|p| !p.is_empty()) {
+            let p = PathBuf::from(p);
+            if !out.contains(&p) {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn claude_edit_before() {
+        let call = parse(
+            AgentKind::ClaudeCode,
+            None,
+            br#"{"session_id":"s1","hook_event_name":"PreToolUse","tool_name":"Edit","tool_input":{"file_path":"/r/a.txt","old_string":"x","new_string":"y"},"tool_use_id":"t1","new_field":1}"#,
+        )
+        .unwrap();
+        assert_eq!(call.phase, Phase::Before);
+        assert_eq!(call.tool_use_id.as_deref(), Some("t1"));
+        assert_eq!(
+            call.touches,
+            Touches::Files(vec![PathBuf::from("/r/a.txt")])
+        );
+    }
+
+    #[test]
+    fn claude_shaped_payload_from_cursor_is_ignored() {
+        let call = parse(
+            AgentKind::ClaudeCode,
+            None,
+            br#"{"session_id":"s1","hook_event_name":"PostToolUse","tool_name":"Write","tool_input":{"file_path":"/r/a"},"cursor_version":"1.7"}"#,
+        )
+        .unwrap();
+        assert_eq!(call.phase, Phase::Ignored);
+    }
+
+    #[test]
+    fn gemini_calls_have_no_id() {
+        let call = parse(
+            AgentKind::Gemini,
+            None,
+            br#"{"session_id":"g","hook_event_name":"AfterTool","tool_name":"run_shell_command","tool_input":{"command":"ls"},"tool_use_id":"x"}"#,
+        )
+        .unwrap();
+        assert_eq!(call.tool_use_id, None);
+        assert_eq!(call.touches, Touches::Worktree);
+    }
+
+    #[test]
+    fn codex_patch_paths() {
+        let text = "*** Begin Patch\n*** Update File: src/a.rs\n*** Move to: src/b.rs\n@@\n-x\n+y\n*** Add File: c.txt\n+hi\n*** Delete File: d.txt\n*** End Patch\n";
+        assert_eq!(
+            patch_paths(text),
+            ["src/a.rs", "src/b.rs", "c.txt", "d.txt"]
+                .map(PathBuf::from)
+                .to_vec()
+        );
+    }
+
+    #[test]
+    fn malformed_and_eventless_payloads_are_errors() {
+        assert!(matches!(
+            parse(AgentKind::ClaudeCode, None, b"{not json"),
+            Err(PayloadError::NotJson { .. })
+        ));
+        assert!(matches!(
+            parse(AgentKind::ClaudeCode, None, br#"{"session_id":"s"}"#),
+            Err(PayloadError::NoEvent { .. })
+        ));
+    }
+}

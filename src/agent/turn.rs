@@ -1,0 +1,169 @@
+//! The end of an agent's turn: its checkpoints become one AI commit, made by the apply
+//! transaction as it commits AI changes a failing hook left pending (`git clada commit`):
+//! the agent's changes are handed over as a pending record, so the user's uncommitted work
+//! stays uncommitted, git's commit hooks run (contained), and the commit carries its
+//! authorship log.
+
+use std::collections::BTreeMap;
+
+use crate::read::input::Reply;
+use crate::record::apply::{put_pending, restore_pending, ApplyError, ApplyOptions, ApplyOutcome};
+use crate::record::merge::merge3;
+use crate::repo::{BString, ByteSlice, Repo, RepoError, TreeChange};
+
+use super::state::{Checkpoint, Held, Stored};
+
+/// One path over the turn: the user's version (the path before the agent's first change of
+/// it, with edits made by others between the agent's calls) and the agent's last version.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sides {
+    pub user: Option<Stored>,
+    pub agent: Option<Stored>,
+}
+
+/// The turn's paths and their sides, from its checkpoints in order. When a path changed
+/// between two of the agent's calls (the user edited it), that edit is carried into the
+/// user's version by a three-way merge (base: the agent's version, ours: the path before the
+/// next call, theirs: the user's version), so it stays the user's; where the merge cannot
+/// tell (a conflict, binary content), the agent's earlier change counts as the user's: a gap
+/// in attribution, never the user's lines counted as the agent's.
+pub fn sides(
+    repo: &Repo,
+    checkpoints: &[&Checkpoint],
+) -> Result<BTreeMap<String, Sides>, RepoError> {
+    let mut out: BTreeMap<String, Sides> = BTreeMap::new();
+    for cp in checkpoints {
+        for ch in &cp.changes {
+            let Some(s) = out.get_mut(&ch.path) else {
+                out.insert(
+                    ch.path.clone(),
+                    Sides {
+                        user: ch.before,
+                        agent: ch.after,
+                    },
+                );
+                continue;
+            };
+            if ch.before != s.agent {
+                s.user = carry_edit(repo, s.agent, ch.before, s.user)?;
+            }
+            s.agent = ch.after;
+        }
+    }
+    out.retain(|_, s| s.user != s.agent);
+    Ok(out)
+}
+
+/// The user's version with the edit `agent` → `now` (made by someone else) carried in.
+fn carry_edit(
+    repo: &Repo,
+    agent: Option<Stored>,
+    now: Option<Stored>,
+    user: Option<Stored>,
+) -> Result<Option<Stored>, RepoError> {
+    let (Some(a), Some(n), Some(u)) = (agent, now, user) else {
+        return Ok(now);
+    };
+    let (a_b, n_b, u_b) = (
+        repo.read_blob(a.id)?,
+        repo.read_blob(n.id)?,
+        repo.read_blob(u.id)?,
+    );
+    Ok(match merge3(&a_b, &n_b, &u_b) {
+        Some(merged) => Some(Stored {
+            kind: n.kind,
+            id: repo.write_blob(&merged)?,
+        }),
+        None => Some(n),
+    })
+}
+
+/// What the end of a turn did.
+#[derive(Debug)]
+pub enum TurnOutcome {
+    /// The session recorded no change this turn.
+    Nothing,
+    /// The apply transaction ran: its outcome (`commit` is `None` when a hook stopped it;
+    /// the changes then stay pending, as the report says).
+    Ran(Box<ApplyOutcome>),
+}
+
+/// Commits the checkpoints of `session` as one AI commit and drops them from the state.
+pub fn commit_turn(
+    repo: &Repo,
+    held: &mut Held,
+    session: &str,
+    opts: &ApplyOptions,
+    source: &str,
+) -> Result<TurnOutcome, ApplyError> {
+    let mine: Vec<&Checkpoint> = held
+        .state
+        .checkpoints
+        .iter()
+        .filter(|c| c.session == session)
+        .collect();
+    if mine.is_empty() {
+        return Ok(TurnOutcome::Nothing);
+    }
+    let sides = sides(repo, &mine)?;
+    let head = repo.head()?;
+    let Some(head_commit) = head.commit() else {
+        return Err(ApplyError::Refused(format!(
+            "the branch {} has no commit yet, so the agent's changes stay uncommitted; make a first commit, then `git clada commit`",
+            head.short_name()
+        )));
+    };
+    let head_tree = repo.commit_info(head_commit)?.tree;
+    let mut user = Vec::with_capacity(sides.len());
+    let mut agent = Vec::with_capacity(sides.len());
+    for (path, s) in &sides {
+        let path = BString::from(path.as_str());
+        // Lines someone committed already (the agent's own `git commit`) are no longer
+        // uncommitted changes of this turn.
+        if Stored::of(repo.tree_entry(head_tree, path.as_bstr())?) == s.agent {
+            continue;
+        }
+        user.push(TreeChange {
+            path: path.clone(),
+            entry: s.user.map(Stored::entry),
+        });
+        agent.push(TreeChange {
+            path,
+            entry: s.agent.map(Stored::entry),
+        });
+    }
+    let drop_turn = |held: &mut Held| held.state.checkpoints.retain(|c| c.session != session);
+    if agent.is_empty() {
+        drop_turn(held);
+        return Ok(TurnOutcome::Nothing);
+    }
+    let base_tree = repo.edit_tree(head_tree, &user)?;
+    let after_tree = repo.edit_tree(head_tree, &agent)?;
+    let index = repo.read_index()?;
+    let index_tree = repo.tree_of_index(head_tree, &index)?;
+    let branch = head.branch();
+    let previous = put_pending(
+        repo,
+        head_commit,
+        branch,
+        source,
+        base_tree,
+        after_tree,
+        index_tree,
+    )?;
+    let reply = Reply {
+        text: String::new(),
+        source: source.to_string(),
+    };
+    match crate::record::apply::apply_in(repo, &reply, opts) {
+        Ok(outcome) => {
+            drop_turn(held);
+            Ok(TurnOutcome::Ran(Box::new(outcome)))
+        }
+        Err(e) => {
+            // Nothing was taken: the checkpoints stay for the next end of turn.
+            restore_pending(repo, branch, previous)?;
+            Err(e)
+        }
+    }
+}

@@ -1,0 +1,202 @@
+//! `git clada agent-hook`: the command an agent's hooks run around its tool calls, and
+//! `agent-hook install|uninstall`, which write it into the agent's settings (the model is
+//! `docs/agents.md`; the work is `crate::agent`'s).
+
+use std::io::Read;
+use std::path::PathBuf;
+
+use anyhow::Context;
+
+use crate::agent::{self, AgentKind, Handled};
+use crate::base::error::Outcome;
+use crate::cli::{engine_options_for, ExecFlags, Global};
+use crate::loops::options::{config_author, configured};
+
+/// Record an agent's own edits: checkpoints per tool call, one AI commit per turn.
+///
+/// Run by the hooks of an agent (Claude Code; Cursor, Gemini CLI and Codex payloads are read
+/// too) with the hook's JSON payload on standard input. Before a tool call it records the
+/// state of what the tool may touch (the file of an edit tool; for a shell tool every dirty
+/// or untracked file); after it, exactly what the tool changed; at the end of the agent's
+/// turn the turn's changes become one AI commit with its authorship log (refs/notes/ai),
+/// your own uncommitted work left uncommitted. It never blocks the agent: errors are one
+/// line on stderr and exit status 1, which the agents treat as a non-blocking error.
+/// `install` writes the hooks into the agent's settings; see docs/agents.md.
+#[derive(Debug, clap::Args)]
+#[command(
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true,
+    after_help = "Examples:\n  git clada agent-hook install claude-code\n  git clada agent-hook install claude-code --shared\n  echo '{\"hook_event_name\":\"Stop\",\"session_id\":\"s\"}' | git clada agent-hook claude-code"
+)]
+pub struct Args {
+    #[command(subcommand)]
+    pub action: Option<Action>,
+
+    /// The agent whose hook payload is on standard input.
+    #[arg(value_enum, required = true)]
+    pub agent: Option<AgentArg>,
+
+    /// The hook event, when the payload lacks `hook_event_name` (e.g. PreToolUse, Stop).
+    pub event: Option<String>,
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub enum Action {
+    /// Add git-clada's hooks to the agent's settings (again: no change; your other hooks stay).
+    Install(Scope),
+    /// Remove git-clada's hooks from the agent's settings, and only those.
+    Uninstall(Scope),
+}
+
+/// Which settings file.
+#[derive(Debug, clap::Args)]
+#[group(multiple = false)]
+pub struct Scope {
+    /// The agent (only claude-code can be installed for now).
+    #[arg(value_enum)]
+    pub agent: AgentArg,
+
+    /// Your own settings for every project (~/.claude/settings.json; the default).
+    #[arg(long)]
+    pub user: bool,
+
+    /// Your own settings for this repository only (.claude/settings.local.json).
+    #[arg(long)]
+    pub project_local: bool,
+
+    /// The repository's committed settings (.claude/settings.json), guarded so teammates
+    /// without git-clada are not broken.
+    #[arg(long)]
+    pub shared: bool,
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum AgentArg {
+    ClaudeCode,
+    Cursor,
+    Gemini,
+    Codex,
+}
+
+impl From<AgentArg> for AgentKind {
+    fn from(a: AgentArg) -> AgentKind {
+        match a {
+            AgentArg::ClaudeCode => AgentKind::ClaudeCode,
+            AgentArg::Cursor => AgentKind::Cursor,
+            AgentArg::Gemini => AgentKind::Gemini,
+            AgentArg::Codex => AgentKind::Codex,
+        }
+    }
+}
+
+pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
+    match (args.action, args.agent) {
+        (Some(Action::Install(scope)), _) => settings(scope, true),
+        (Some(Action::Uninstall(scope)), _) => settings(scope, false),
+        (None, Some(agent)) => Ok(hook(agent.into(), args.event.as_deref(), global)),
+        (None, None) => anyhow::bail!("name the agent: git clada agent-hook claude-code"),
+    }
+}
+
+/// One hook call. Every failure is reported here, on stderr, with exit status 1: a hook must
+/// never block the agent (exit 2 would).
+fn hook(agent: AgentKind, event: Option<&str>, global: Global) -> Outcome {
+    match run_hook(agent, event, global) {
+        Ok(handled) => {
+            if let Some(note) = note(&handled) {
+                eprintln!("git-clada: {note}");
+            }
+            match handled {
+                Handled::Turn(agent::turn::TurnOutcome::Ran(o)) if o.commit.is_none() => {
+                    Outcome::Partial
+                }
+                _ => Outcome::Success,
+            }
+        }
+        Err(e) => {
+            let msg = format!("{e:#}");
+            eprintln!(
+                "git-clada: agent-hook {}: {}",
+                agent::payload::agent_name(agent),
+                crate::base::term::Shown::Escaped.content(&msg)
+            );
+            Outcome::Partial
+        }
+    }
+}
+
+fn run_hook(agent: AgentKind, event: Option<&str>, global: Global) -> anyhow::Result<Handled> {
+    let mut input = Vec::new();
+    std::io::stdin()
+        .read_to_end(&mut input)
+        .context("cannot read the hook payload from standard input")?;
+    let cwd = std::env::current_dir().context("cannot determine the current directory")?;
+    let (cfg, root) = crate::config::load_with_root(&cwd)?;
+    let root = root.unwrap_or_else(|| cwd.clone());
+    let (engine, _) = engine_options_for(&ExecFlags::default(), &global, &cfg, &root)?;
+    let opts = crate::record::apply::ApplyOptions {
+        author: config_author(&cfg)?,
+        ..configured(&cfg, engine)
+    };
+    Ok(agent::handle(agent, event, &input, &cwd, &opts)?)
+}
+
+/// What the agent's user is told on stderr (Claude Code shows it in its debug log).
+fn note(handled: &Handled) -> Option<String> {
+    use agent::calls::AfterOutcome;
+    match handled {
+        Handled::After(AfterOutcome::NoBefore) => Some(
+            "no before-state was recorded for this tool call (its PreToolUse hook did not run), so its changes are not attributed to the agent".into(),
+        ),
+        Handled::Turn(agent::turn::TurnOutcome::Ran(o)) => Some(match o.commit {
+            Some(c) => format!("the agent's turn is the AI commit {}", crate::repo::Repo::short(c)),
+            None => format!(
+                "the agent's turn was not committed: {}",
+                o.execution.result.warnings.join("; ")
+            ),
+        }),
+        _ => None,
+    }
+}
+
+/// `install` / `uninstall`.
+fn settings(scope: Scope, install: bool) -> anyhow::Result<Outcome> {
+    if !matches!(scope.agent, AgentArg::ClaudeCode) {
+        anyhow::bail!(
+            "installing the hooks of {} is not built yet; only claude-code is (docs/agents.md)",
+            agent::payload::agent_name(scope.agent.into())
+        );
+    }
+    let path = settings_file(&scope)?;
+    let edited = match install {
+        true => agent::settings::install_claude(&path, scope.shared)?,
+        false => agent::settings::uninstall_claude(&path)?,
+    };
+    let shown = path.display().to_string();
+    let shown = crate::base::term::Shown::Escaped.content(&shown);
+    match (install, edited) {
+        (true, agent::settings::Edited::Written) => {
+            println!("installed git-clada's hooks in {shown}")
+        }
+        (false, agent::settings::Edited::Written) => {
+            println!("removed git-clada's hooks from {shown}")
+        }
+        (true, _) => println!("git-clada's hooks are already in {shown}"),
+        (false, _) => println!("git-clada's hooks were not in {shown}"),
+    }
+    Ok(Outcome::Success)
+}
+
+fn settings_file(scope: &Scope) -> anyhow::Result<PathBuf> {
+    if !scope.project_local && !scope.shared {
+        return agent::settings::claude_user_file()
+            .context("cannot find your home folder (HOME is not set); use --project-local");
+    }
+    let cwd = std::env::current_dir().context("cannot determine the current directory")?;
+    let repo = crate::repo::Repo::discover(&cwd)?;
+    let name = match scope.shared {
+        true => "settings.json",
+        false => "settings.local.json",
+    };
+    Ok(repo.workdir().join(".claude").join(name))
+}
