@@ -16,6 +16,9 @@ _git__clada() {
             ",$1")
                 cmd="git__clada"
                 ;;
+            git__clada,agent-hook)
+                cmd="git__clada__subcmd__agent__subcmd__hook"
+                ;;
             git__clada,apply)
                 cmd="git__clada__subcmd__apply"
                 ;;
@@ -91,6 +94,27 @@ _git__clada() {
             git__clada,watch)
                 cmd="git__clada__subcmd__watch"
                 ;;
+            git__clada__subcmd__agent__subcmd__hook,help)
+                cmd="git__clada__subcmd__agent__subcmd__hook__subcmd__help"
+                ;;
+            git__clada__subcmd__agent__subcmd__hook,install)
+                cmd="git__clada__subcmd__agent__subcmd__hook__subcmd__install"
+                ;;
+            git__clada__subcmd__agent__subcmd__hook,uninstall)
+                cmd="git__clada__subcmd__agent__subcmd__hook__subcmd__uninstall"
+                ;;
+            git__clada__subcmd__agent__subcmd__hook__subcmd__help,help)
+                cmd="git__clada__subcmd__agent__subcmd__hook__subcmd__help__subcmd__help"
+                ;;
+            git__clada__subcmd__agent__subcmd__hook__subcmd__help,install)
+                cmd="git__clada__subcmd__agent__subcmd__hook__subcmd__help__subcmd__install"
+                ;;
+            git__clada__subcmd__agent__subcmd__hook__subcmd__help,uninstall)
+                cmd="git__clada__subcmd__agent__subcmd__hook__subcmd__help__subcmd__uninstall"
+                ;;
+            git__clada__subcmd__help,agent-hook)
+                cmd="git__clada__subcmd__help__subcmd__agent__subcmd__hook"
+                ;;
             git__clada__subcmd__help,apply)
                 cmd="git__clada__subcmd__help__subcmd__apply"
                 ;;
@@ -165,6 +189,12 @@ _git__clada() {
                 ;;
             git__clada__subcmd__help,watch)
                 cmd="git__clada__subcmd__help__subcmd__watch"
+                ;;
+            git__clada__subcmd__help__subcmd__agent__subcmd__hook,install)
+                cmd="git__clada__subcmd__help__subcmd__agent__subcmd__hook__subcmd__install"
+                ;;
+            git__clada__subcmd__help__subcmd__agent__subcmd__hook,uninstall)
+                cmd="git__clada__subcmd__help__subcmd__agent__subcmd__hook__subcmd__uninstall"
                 ;;
             git__clada__subcmd__help__subcmd__hooks,check)
                 cmd="git__clada__subcmd__help__subcmd__hooks__subcmd__check"
@@ -248,8 +278,130 @@ _git__clada() {
 
     case "${cmd}" in
         git__clada)
-            opts="-C -h -V --format --dry-run --help --version apply commit check parse undo redo squash step-back step-forward status repair-index log show blame stats provenance watch mcp prompt config context hooks install-man demo help"
+            opts="-C -h -V --format --dry-run --help --version apply commit check parse undo redo squash step-back step-forward status repair-index log show blame stats provenance watch mcp prompt config context hooks agent-hook install-man demo help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__clada__subcmd__agent__subcmd__hook)
+            opts="-C -h -V --format --dry-run --help --version claude-code cursor gemini codex install uninstall help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__clada__subcmd__agent__subcmd__hook__subcmd__help)
+            opts="install uninstall help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__clada__subcmd__agent__subcmd__hook__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__clada__subcmd__agent__subcmd__hook__subcmd__help__subcmd__install)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__clada__subcmd__agent__subcmd__hook__subcmd__help__subcmd__uninstall)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__clada__subcmd__agent__subcmd__hook__subcmd__install)
+            opts="-C -h -V --user --project-local --shared --format --dry-run --help --version claude-code cursor gemini codex"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__clada__subcmd__agent__subcmd__hook__subcmd__uninstall)
+            opts="-C -h -V --user --project-local --shared --format --dry-run --help --version claude-code cursor gemini codex"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -500,8 +652,50 @@ _git__clada() {
             return 0
             ;;
         git__clada__subcmd__help)
-            opts="apply commit check parse undo redo squash step-back step-forward status repair-index log show blame stats provenance watch mcp prompt config context hooks install-man demo help"
+            opts="apply commit check parse undo redo squash step-back step-forward status repair-index log show blame stats provenance watch mcp prompt config context hooks agent-hook install-man demo help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__clada__subcmd__help__subcmd__agent__subcmd__hook)
+            opts="install uninstall"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__clada__subcmd__help__subcmd__agent__subcmd__hook__subcmd__install)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__clada__subcmd__help__subcmd__agent__subcmd__hook__subcmd__uninstall)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

@@ -50,23 +50,22 @@ pub enum Action {
 
 /// Which settings file.
 #[derive(Debug, clap::Args)]
-#[group(multiple = false)]
 pub struct Scope {
     /// The agent (only claude-code can be installed for now).
     #[arg(value_enum)]
     pub agent: AgentArg,
 
     /// Your own settings for every project (~/.claude/settings.json; the default).
-    #[arg(long)]
+    #[arg(long, group = "scope")]
     pub user: bool,
 
     /// Your own settings for this repository only (.claude/settings.local.json).
-    #[arg(long)]
+    #[arg(long, group = "scope")]
     pub project_local: bool,
 
     /// The repository's committed settings (.claude/settings.json), guarded so teammates
     /// without git-clada are not broken.
-    #[arg(long)]
+    #[arg(long, group = "scope")]
     pub shared: bool,
 }
 

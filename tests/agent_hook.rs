@@ -1,0 +1,359 @@
+//! `git clada agent-hook`: Claude Code's hook payloads (tests/fixtures/agent-hooks/, each
+//! citing the documentation it follows) piped to the real binary around real edits in real
+//! repositories, checked with git: what each tool call changed is recorded, the turn becomes
+//! one AI commit holding only the agent's change, the user's work stays uncommitted and
+//! unattributed, and a hook never blocks the agent.
+
+mod common;
+
+use std::process::Output;
+
+use common::{exit_code, spawn_fed, TestRepo};
+
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/agent-hooks");
+
+/// A fixture with its placeholders filled in (JSON-escaped values).
+fn payload(repo: &TestRepo, name: &str, vars: &[(&str, &str)]) -> String {
+    let text = std::fs::read_to_string(format!("{FIXTURES}/claude-code/{name}.json"))
+        .unwrap_or_else(|e| panic!("fixture {name}: {e}"));
+    let transcript = format!("{FIXTURES}/claude-code/transcript.jsonl");
+    let mut out = text.replace("{ROOT}", &repo.path().display().to_string());
+    out = out.replace("{TRANSCRIPT}", &transcript);
+    for (k, v) in vars {
+        let escaped = serde_json::to_string(v).unwrap();
+        out = out.replace(&format!("{{{k}}}"), &escaped[1..escaped.len() - 1]);
+    }
+    serde_json::from_str::<serde_json::Value>(&out).expect("fixture is JSON");
+    out
+}
+
+fn hook(repo: &TestRepo, input: &str) -> Output {
+    let mut cmd = repo.clada_cmd();
+    cmd.args(["agent-hook", "claude-code"]);
+    spawn_fed(cmd, input).wait_with_output().expect("run hook")
+}
+
+fn hook_ok(repo: &TestRepo, input: &str) -> Output {
+    let out = hook(repo, input);
+    assert_eq!(
+        exit_code(&out),
+        0,
+        "hook failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// One Write or Edit tool call: PreToolUse, the edit, PostToolUse.
+fn agent_edit(repo: &TestRepo, tool: &str, id: &str, file: &str, content: &str) {
+    let vars = [("FILE", file), ("ID", id), ("CONTENT", content)];
+    hook_ok(repo, &payload(repo, &format!("pre-{tool}"), &vars));
+    repo.write(file, content);
+    hook_ok(repo, &payload(repo, &format!("post-{tool}"), &vars));
+}
+
+fn stop(repo: &TestRepo) -> Output {
+    hook_ok(repo, &payload(repo, "stop", &[]))
+}
+
+/// The paths the commit at `rev` changed.
+fn changed(repo: &TestRepo, rev: &str) -> String {
+    repo.git(&["diff-tree", "--no-commit-id", "--name-only", "-r", rev])
+        .trim_end()
+        .to_string()
+}
+
+fn note(repo: &TestRepo, rev: &str) -> String {
+    repo.git(&["notes", "--ref", "ai", "show", rev])
+}
+
+#[test]
+fn a_users_edit_between_two_agent_edits_stays_uncommitted_and_unattributed() {
+    let repo = TestRepo::with_files(&[("a.txt", "one\ntwo\n"), ("user.txt", "mine\n")]);
+    let initial = repo.head();
+    agent_edit(&repo, "edit", "toolu_1", "a.txt", "one\nTWO by agent\n");
+    repo.write("user.txt", "mine\nmy own edit\n");
+    agent_edit(&repo, "write", "toolu_2", "new.txt", "created by agent\n");
+    let out = stop(&repo);
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("AI commit"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        repo.git(&["rev-parse", "HEAD~1"]).trim_end(),
+        initial.trim_end()
+    );
+    assert!(
+        repo.subject("HEAD").starts_with("AI:"),
+        "{}",
+        repo.subject("HEAD")
+    );
+    assert_eq!(changed(&repo, "HEAD"), "a.txt\nnew.txt");
+    assert_eq!(repo.status().trim_end(), " M user.txt");
+    assert_eq!(repo.read("user.txt"), "mine\nmy own edit\n");
+    let log = note(&repo, "HEAD");
+    assert!(log.contains("a.txt\n  s_") && log.contains(" 2\n"), "{log}");
+    assert!(log.contains("new.txt\n  s_"), "{log}");
+    assert!(!log.contains("user.txt"), "{log}");
+    assert!(log.contains("\"tool\": \"claude\""), "{log}");
+    assert!(log.contains("\"model\": \"claude-sonnet-4-5\""), "{log}");
+    assert!(log.contains("\"id\": \"abc123\""), "{log}");
+    // The turn's checkpoints are gone once committed.
+    assert_eq!(repo.git(&["for-each-ref", "refs/clada/agent/"]), "");
+    repo.assert_fsck();
+}
+
+#[test]
+fn a_users_edit_of_the_agents_file_between_its_edits_stays_the_users() {
+    let repo = TestRepo::with_files(&[("a.txt", "1\n2\n3\n4\n5\n6\n7\n")]);
+    agent_edit(
+        &repo,
+        "edit",
+        "toolu_1",
+        "a.txt",
+        "1 agent\n2\n3\n4\n5\n6\n7\n",
+    );
+    repo.write("a.txt", "1 agent\n2\n3\n4 user\n5\n6\n7\n");
+    agent_edit(
+        &repo,
+        "edit",
+        "toolu_2",
+        "a.txt",
+        "1 agent\n2\n3\n4 user\n5\n6\n7 agent\n",
+    );
+    stop(&repo);
+    assert_eq!(
+        repo.git(&["show", "HEAD:a.txt"]),
+        "1 agent\n2\n3\n4\n5\n6\n7 agent\n"
+    );
+    assert_eq!(repo.read("a.txt"), "1 agent\n2\n3\n4 user\n5\n6\n7 agent\n");
+    assert_eq!(repo.git(&["diff", "--numstat"]), "1\t1\ta.txt\n");
+    let log = note(&repo, "HEAD");
+    assert!(log.contains(" 1,7\n"), "{log}");
+}
+
+#[test]
+fn a_bash_tool_editing_two_files_is_one_checkpoint_of_those_two() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n"), ("b.txt", "b\n"), ("mine.txt", "m\n")]);
+    repo.write("mine.txt", "m\nuncommitted before the call\n");
+    repo.write("scratch.txt", "my untracked notes\n");
+    let cmd = "printf 'a2\\n' >> a.txt && printf 'c\\n' > c.txt";
+    let vars = [("ID", "toolu_b"), ("COMMAND", cmd)];
+    hook_ok(&repo, &payload(&repo, "pre-bash", &vars));
+    let sh = repo
+        .command("sh")
+        .args(["-c", cmd])
+        .output()
+        .expect("run sh");
+    assert!(sh.status.success());
+    hook_ok(&repo, &payload(&repo, "post-bash", &vars));
+    let state = repo.git(&["cat-file", "-p", "refs/clada/agent/main:state.json"]);
+    let state: serde_json::Value = serde_json::from_str(&state).unwrap();
+    let paths: Vec<&str> = state["checkpoints"][0]["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths, ["a.txt", "c.txt"]);
+    assert_eq!(state["checkpoints"].as_array().unwrap().len(), 1);
+    stop(&repo);
+    assert_eq!(changed(&repo, "HEAD"), "a.txt\nc.txt");
+    assert_eq!(repo.git(&["show", "HEAD:a.txt"]), "a\na2\n");
+    assert_eq!(repo.status().trim_end(), " M mine.txt\n?? scratch.txt");
+    repo.assert_fsck();
+}
+
+#[test]
+fn parallel_tool_calls_pair_by_tool_use_id() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n"), ("b.txt", "b\n")]);
+    let a = [
+        ("FILE", "a.txt"),
+        ("ID", "toolu_A"),
+        ("CONTENT", "a agent\n"),
+    ];
+    let b = [
+        ("FILE", "b.txt"),
+        ("ID", "toolu_B"),
+        ("CONTENT", "b agent\n"),
+    ];
+    hook_ok(&repo, &payload(&repo, "pre-write", &a));
+    hook_ok(&repo, &payload(&repo, "pre-write", &b));
+    repo.write("b.txt", "b agent\n");
+    hook_ok(&repo, &payload(&repo, "post-write", &b));
+    repo.write("a.txt", "a agent\n");
+    hook_ok(&repo, &payload(&repo, "post-write", &a));
+    let state = repo.git(&["cat-file", "-p", "refs/clada/agent/main:state.json"]);
+    let state: serde_json::Value = serde_json::from_str(&state).unwrap();
+    let cps = state["checkpoints"].as_array().unwrap();
+    let pairs: Vec<(String, String)> = cps
+        .iter()
+        .map(|c| {
+            let paths: Vec<&str> = c["changes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x["path"].as_str().unwrap())
+                .collect();
+            (c["key"].as_str().unwrap().to_string(), paths.join(","))
+        })
+        .collect();
+    assert_eq!(
+        pairs,
+        [
+            ("toolu_B".to_string(), "b.txt".to_string()),
+            ("toolu_A".to_string(), "a.txt".to_string())
+        ]
+    );
+    assert!(state["open"].as_array().unwrap().is_empty());
+    stop(&repo);
+    assert_eq!(changed(&repo, "HEAD"), "a.txt\nb.txt");
+    assert_eq!(repo.status().trim_end(), "");
+}
+
+#[test]
+fn undo_takes_back_the_turn_commit_then_the_agents_edits() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n"), ("user.txt", "u\n")]);
+    let initial = repo.head();
+    repo.write("user.txt", "u\nmine\n");
+    agent_edit(&repo, "edit", "toolu_1", "a.txt", "a by agent\n");
+    stop(&repo);
+    let out = repo.clada(&["undo"]);
+    assert_eq!(
+        exit_code(&out),
+        0,
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(repo.head(), initial);
+    assert_eq!(repo.read("a.txt"), "a by agent\n");
+    let out = repo.clada(&["undo"]);
+    assert_eq!(
+        exit_code(&out),
+        0,
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(repo.head(), initial);
+    assert_eq!(repo.read("a.txt"), "a\n");
+    assert_eq!(repo.read("user.txt"), "u\nmine\n");
+    assert_eq!(repo.status().trim_end(), " M user.txt");
+    repo.assert_fsck();
+}
+
+#[test]
+fn blame_after_the_turn_commit_shows_the_agents_lines_as_ai_by_claude() {
+    let repo = TestRepo::with_files(&[("a.txt", "one\ntwo\nthree\n")]);
+    agent_edit(&repo, "edit", "toolu_1", "a.txt", "one\nTWO\nthree\n");
+    stop(&repo);
+    let out = repo.clada(&["--format", "json", "blame", "a.txt"]);
+    assert_eq!(
+        exit_code(&out),
+        0,
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let blame: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let lines = blame["lines"].as_array().unwrap();
+    let origin = |i: usize| lines[i]["origin"].as_str().unwrap().to_string();
+    assert_eq!(origin(1), "ai", "{blame}");
+    assert_eq!(lines[1]["agent"], "claude", "{blame}");
+    assert_eq!(lines[1]["model"], "claude-sonnet-4-5", "{blame}");
+    assert_ne!(origin(0), "ai", "{blame}");
+    assert_ne!(origin(2), "ai", "{blame}");
+}
+
+#[test]
+fn a_malformed_payload_is_a_non_blocking_error_that_changes_nothing() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    agent_edit(&repo, "edit", "toolu_1", "a.txt", "a2\n");
+    let before = repo.state();
+    for input in ["{not json", r#"{"session_id":"abc123"}"#] {
+        let out = hook(&repo, input);
+        assert_eq!(exit_code(&out), 1, "exit 2 would block the agent");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("agent-hook claude-code") && err.contains("payload"),
+            "{err}"
+        );
+        common::assert_same_user_state(&repo.state(), &before, input);
+    }
+}
+
+#[test]
+fn a_post_without_its_pre_is_not_attributed() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    repo.write("a.txt", "changed\n");
+    let vars = [
+        ("FILE", "a.txt"),
+        ("ID", "toolu_x"),
+        ("CONTENT", "changed\n"),
+    ];
+    let out = hook_ok(&repo, &payload(&repo, "post-write", &vars));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not attributed"));
+    stop(&repo);
+    assert_eq!(repo.git(&["rev-list", "--count", "HEAD"]).trim_end(), "1");
+    assert_eq!(repo.status().trim_end(), " M a.txt");
+}
+
+#[test]
+fn install_is_idempotent_keeps_other_hooks_and_uninstall_removes_only_ours() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    let file = repo.path().join(".claude/settings.local.json");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    let theirs = r#"{"model":"opus","hooks":{"PostToolUse":[{"matcher":"Edit","hooks":[{"type":"command","command":"prettier --write"}]}]}}"#;
+    std::fs::write(&file, theirs).unwrap();
+    let install = || repo.clada(&["agent-hook", "install", "claude-code", "--project-local"]);
+    assert_eq!(exit_code(&install()), 0);
+    let once = std::fs::read_to_string(&file).unwrap();
+    assert_eq!(exit_code(&install()), 0);
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), once);
+    let v: serde_json::Value = serde_json::from_str(&once).unwrap();
+    assert_eq!(v["model"], "opus");
+    assert_eq!(
+        v["hooks"]["PostToolUse"][0]["hooks"][0]["command"],
+        "prettier --write"
+    );
+    for event in ["PreToolUse", "PostToolUse", "Stop"] {
+        let groups = v["hooks"][event].as_array().unwrap();
+        assert!(
+            groups
+                .iter()
+                .any(|g| g["hooks"][0]["command"] == "git clada agent-hook claude-code"),
+            "{event}: {once}"
+        );
+    }
+    let out = repo.clada(&["agent-hook", "uninstall", "claude-code", "--project-local"]);
+    assert_eq!(exit_code(&out), 0);
+    let after: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let original: serde_json::Value = serde_json::from_str(theirs).unwrap();
+    assert_eq!(after, original);
+
+    let out = repo.clada(&["agent-hook", "install", "claude-code", "--shared"]);
+    assert_eq!(exit_code(&out), 0);
+    let shared = std::fs::read_to_string(repo.path().join(".claude/settings.json")).unwrap();
+    assert!(
+        shared.contains(
+            "command -v git-clada >/dev/null || exit 0; git clada agent-hook claude-code"
+        ),
+        "{shared}"
+    );
+}
+
+#[test]
+fn install_defaults_to_the_users_settings() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    let out = repo.clada(&["agent-hook", "install", "claude-code"]);
+    assert_eq!(
+        exit_code(&out),
+        0,
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let user = repo.home.path().join(".claude/settings.json");
+    let text = std::fs::read_to_string(&user).expect("user settings written");
+    assert!(text.contains("git clada agent-hook claude-code"), "{text}");
+    assert!(!repo.path().join(".claude").exists());
+}
