@@ -14,7 +14,11 @@ const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/agen
 
 /// A fixture with its placeholders filled in (JSON-escaped values).
 fn payload(repo: &TestRepo, name: &str, vars: &[(&str, &str)]) -> String {
-    let text = std::fs::read_to_string(format!("{FIXTURES}/claude-code/{name}.json"))
+    payload_of(repo, "claude-code", name, vars)
+}
+
+fn payload_of(repo: &TestRepo, agent: &str, name: &str, vars: &[(&str, &str)]) -> String {
+    let text = std::fs::read_to_string(format!("{FIXTURES}/{agent}/{name}.json"))
         .unwrap_or_else(|e| panic!("fixture {name}: {e}"));
     let transcript = format!("{FIXTURES}/claude-code/transcript.jsonl");
     let mut out = text.replace("{ROOT}", &repo.path().display().to_string());
@@ -28,8 +32,12 @@ fn payload(repo: &TestRepo, name: &str, vars: &[(&str, &str)]) -> String {
 }
 
 fn hook(repo: &TestRepo, input: &str) -> Output {
+    hook_of(repo, "claude-code", input)
+}
+
+fn hook_of(repo: &TestRepo, agent: &str, input: &str) -> Output {
     let mut cmd = repo.clada_cmd();
-    cmd.args(["agent-hook", "claude-code"]);
+    cmd.args(["agent-hook", agent]);
     spawn_fed(cmd, input).wait_with_output().expect("run hook")
 }
 
@@ -356,4 +364,85 @@ fn install_defaults_to_the_users_settings() {
     let text = std::fs::read_to_string(&user).expect("user settings written");
     assert!(text.contains("git clada agent-hook claude-code"), "{text}");
     assert!(!repo.path().join(".claude").exists());
+}
+
+#[test]
+fn a_failing_pre_commit_hook_leaves_the_turn_pending_without_blocking_the_agent() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n"), ("user.txt", "u\n")]);
+    let initial = repo.head();
+    let hooks = repo.path().join(".git/hooks");
+    std::fs::create_dir_all(&hooks).unwrap();
+    repo.write(
+        ".git/hooks/pre-commit",
+        "#!/bin/sh\necho 'lint failed' >&2\nexit 1\n",
+    );
+    repo.set_executable(".git/hooks/pre-commit");
+    repo.write("user.txt", "u\nmine\n");
+    agent_edit(&repo, "edit", "toolu_1", "a.txt", "a by agent\n");
+    let out = hook(&repo, &payload(&repo, "stop", &[]));
+    assert_eq!(exit_code(&out), 1, "non-blocking, not 2");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("not committed") && err.contains("hook"),
+        "{err}"
+    );
+    assert_eq!(repo.head(), initial);
+    assert_eq!(repo.read("a.txt"), "a by agent\n");
+    // Fixed, `git clada commit` commits the agent's change alone.
+    std::fs::remove_file(hooks.join("pre-commit")).unwrap();
+    let out = repo.clada(&["commit"]);
+    assert_eq!(exit_code(&out), 0, "{}", common::output_text(&out));
+    assert_eq!(changed(&repo, "HEAD"), "a.txt");
+    assert_eq!(repo.status().trim_end(), " M user.txt");
+    assert!(note(&repo, "HEAD").contains("\"tool\": \"claude\""));
+}
+
+#[test]
+fn an_agent_that_commits_itself_finds_its_work_committed_and_no_turn_commit_follows() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    let cmd = "printf 'a2\\n' >> a.txt && git commit -qam 'by the agent'";
+    let vars = [("ID", "toolu_c"), ("COMMAND", cmd)];
+    hook_ok(&repo, &payload(&repo, "pre-bash", &vars));
+    let sh = repo.command("sh").args(["-c", cmd]).output().expect("sh");
+    assert!(
+        sh.status.success(),
+        "{}",
+        String::from_utf8_lossy(&sh.stderr)
+    );
+    hook_ok(&repo, &payload(&repo, "post-bash", &vars));
+    stop(&repo);
+    assert_eq!(repo.subject("HEAD").trim_end(), "by the agent");
+    assert_eq!(repo.git(&["rev-list", "--count", "HEAD"]).trim_end(), "2");
+    assert_eq!(repo.status().trim_end(), "");
+}
+
+#[test]
+fn gemini_calls_pair_in_arrival_order_and_after_agent_commits_the_turn() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n"), ("user.txt", "u\n")]);
+    let gem = |name: &str, file: &str, content: &str| {
+        let p = payload_of(
+            &repo,
+            "gemini",
+            name,
+            &[("FILE", file), ("CONTENT", content)],
+        );
+        let out = hook_of(&repo, "gemini", &p);
+        assert_eq!(
+            exit_code(&out),
+            0,
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    gem("before-write", "a.txt", "a by gemini\n");
+    repo.write("a.txt", "a by gemini\n");
+    gem("after-write", "a.txt", "a by gemini\n");
+    repo.write("user.txt", "u\nmine\n");
+    gem("before-write", "b.txt", "new\n");
+    repo.write("b.txt", "new\n");
+    gem("after-write", "b.txt", "new\n");
+    gem("after-agent", "", "");
+    assert_eq!(changed(&repo, "HEAD"), "a.txt\nb.txt");
+    assert_eq!(repo.status().trim_end(), " M user.txt");
+    assert!(note(&repo, "HEAD").contains("\"tool\": \"gemini\""));
 }

@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 
 use crate::read::input::Reply;
 use crate::record::apply::{put_pending, restore_pending, ApplyError, ApplyOptions, ApplyOutcome};
+use crate::record::journal::JournalAgent;
 use crate::record::merge::merge3;
 use crate::repo::{BString, ByteSlice, Repo, RepoError, TreeChange};
 
@@ -142,7 +143,7 @@ pub fn commit_turn(
     let index = repo.read_index()?;
     let index_tree = repo.tree_of_index(head_tree, &index)?;
     let branch = head.branch();
-    let previous = put_pending(
+    let (record, previous) = put_pending(
         repo,
         head_commit,
         branch,
@@ -150,6 +151,11 @@ pub fn commit_turn(
         base_tree,
         after_tree,
         index_tree,
+        JournalAgent {
+            tool: opts.provenance.tool.clone().unwrap_or_default(),
+            model: opts.provenance.model.clone(),
+            conversation: opts.provenance.conversation.clone(),
+        },
     )?;
     let reply = Reply {
         text: String::new(),
@@ -157,6 +163,12 @@ pub fn commit_turn(
     };
     match crate::record::apply::apply_in(repo, &reply, opts) {
         Ok(outcome) => {
+            if outcome.commit.is_none() {
+                // A hook stopped the commit. The apply recorded itself (it changed nothing)
+                // on top of the agent's changes; those are what stays pending, for `git
+                // clada commit` and `undo`.
+                restore_pending(repo, branch, Some(record))?;
+            }
             drop_turn(held);
             Ok(TurnOutcome::Ran(Box::new(outcome)))
         }

@@ -110,6 +110,19 @@ pub struct Journal {
     /// rolling the apply back sets them back too.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub also_refs: Vec<JournalRef>,
+    /// In the record of AI changes an agent made with its own tools (`crate::agent`): who
+    /// made them, for the authorship log of the commit that takes them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<JournalAgent>,
+}
+
+/// The agent of AI changes made outside an apply: the Git AI Standard's tool name, the model
+/// and the agent's conversation id.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JournalAgent {
+    pub tool: String,
+    pub model: Option<String>,
+    pub conversation: Option<String>,
 }
 
 /// A ref and the object it pointed to before an apply moved it.

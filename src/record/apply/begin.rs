@@ -90,6 +90,7 @@ impl<'r> Transaction<'r> {
             reply: Some(repo.blob_id(reply.text.as_bytes()).to_string()),
             uncommitted: Vec::new(),
             also_refs: Vec::new(),
+            agent: None,
         };
         journal.write(repo)?;
         crate::base::trace::phase("snapshot trees+journal");

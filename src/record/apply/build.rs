@@ -35,6 +35,8 @@ pub(super) struct Built {
     /// Those paths as that apply left them and, when this reply changed them too, as they
     /// were before it: what the authorship log may attribute to the AI there.
     pub(super) pending_ai: crate::record::provenance::AiVersions,
+    /// The agent that made the pending changes with its own tools, if the record names one.
+    pub(super) pending_agent: Option<crate::record::journal::JournalAgent>,
 }
 
 /// The AI's changes kept apart from the user's uncommitted work (DESIGN §6.3).
@@ -129,6 +131,10 @@ impl Transaction<'_> {
                 before_reply: before,
             });
         }
+        let pending_agent = match pending.is_empty() {
+            true => None,
+            false => super::records::pending_agent(repo, start.head.branch(), start.head_commit)?,
+        };
         Ok(Built {
             changes,
             after_tree,
@@ -137,6 +143,7 @@ impl Transaction<'_> {
             displaced,
             pending: pending.into_keys().collect(),
             pending_ai,
+            pending_agent,
         })
     }
 

@@ -404,7 +404,17 @@ fn ai_log_update(
         return Ok(None);
     }
     let human = format!("{} <{}>", user.name, user.email);
-    let session = opts.provenance.session(
+    // AI changes an agent made with its own tools are its, unless the command names a tool.
+    let by_agent = match (&built.pending_agent, &opts.provenance.tool) {
+        (Some(a), None) => Some(provenance::Agent {
+            tool: Some(a.tool.clone()),
+            model: a.model.clone().or_else(|| opts.provenance.model.clone()),
+            conversation: a.conversation.clone(),
+            ..opts.provenance.clone()
+        }),
+        _ => None,
+    };
+    let session = by_agent.as_ref().unwrap_or(&opts.provenance).session(
         opts.session.as_deref(),
         repo.blob_id(reply.text.as_bytes()),
         &human,

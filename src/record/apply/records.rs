@@ -14,7 +14,7 @@ use crate::repo::{
     TreeChange,
 };
 
-use super::super::journal::{parse_id, Before, Journal, JournalError};
+use super::super::journal::{parse_id, Before, Journal, JournalAgent, JournalError};
 use super::ApplyError;
 
 /// The ref whose tree holds every apply record (journal + index tree + saved files), at the
@@ -372,8 +372,8 @@ pub(super) struct Pending {
 /// (trees of the tracked worktree that differ only at the AI's paths) on `head`, so the next
 /// apply or `git clada commit` commits them as AI changes — the user's own uncommitted work
 /// kept out, as for changes a failing hook left pending — and `git clada undo` can take them
-/// back. The record before it on the branch stays under `previous`. Returns the ref's value
-/// before, for [`restore_pending`].
+/// back. The record before it on the branch stays under `previous`. Returns the record and
+/// the ref's value before, for [`restore_pending`].
 pub fn put_pending(
     repo: &Repo,
     head: ObjectId,
@@ -382,7 +382,8 @@ pub fn put_pending(
     base_tree: ObjectId,
     after_tree: ObjectId,
     index_tree: ObjectId,
-) -> Result<Option<ObjectId>, ApplyError> {
+    agent: JournalAgent,
+) -> Result<(ObjectId, Option<ObjectId>), ApplyError> {
     let journal = Journal {
         op: "apply".into(),
         started: std::time::SystemTime::now()
@@ -407,6 +408,7 @@ pub fn put_pending(
         reply: None,
         uncommitted: Vec::new(),
         also_refs: Vec::new(),
+        agent: Some(agent),
     };
     let record = record_tree(repo, &journal)?;
     let name = pending_ref(branch);
@@ -430,7 +432,7 @@ pub fn put_pending(
         expected: previous.map_or(Expected::MustNotExist, Expected::Value),
         reflog: format!("clada: uncommitted AI changes of {source}"),
     }])?;
-    Ok(previous)
+    Ok((record, previous))
 }
 
 /// Sets the pending record of `branch` back to `previous` (what [`put_pending`] returned),
@@ -451,4 +453,19 @@ pub fn restore_pending(
         None => repo.delete_ref(&name, Expected::Any)?,
     }
     Ok(())
+}
+
+/// The agent that made the AI changes pending on `branch` at `head` with its own tools, when
+/// the pending record names one (see [`put_pending`]).
+pub(super) fn pending_agent(
+    repo: &Repo,
+    branch: Option<&str>,
+    head: ObjectId,
+) -> Result<Option<JournalAgent>, ApplyError> {
+    let Some(tree) = repo.read_ref(&pending_ref(branch))? else {
+        return Ok(None);
+    };
+    Ok(record_journal(repo, tree)?
+        .filter(|j| j.head_id().ok() == Some(head))
+        .and_then(|j| j.agent))
 }
