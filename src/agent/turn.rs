@@ -7,7 +7,9 @@
 use std::collections::BTreeMap;
 
 use crate::read::input::Reply;
-use crate::record::apply::{put_pending, restore_pending, ApplyError, ApplyOptions, ApplyOutcome};
+use crate::record::apply::{
+    put_pending, restore_pending, AgentChanges, ApplyError, ApplyOptions, ApplyOutcome,
+};
 use crate::record::journal::JournalAgent;
 use crate::record::merge::merge3;
 use crate::repo::{BString, ByteSlice, Repo, RepoError, TreeChange};
@@ -145,16 +147,18 @@ pub fn commit_turn(
     let branch = head.branch();
     let (record, previous) = put_pending(
         repo,
-        head_commit,
-        branch,
-        source,
-        base_tree,
-        after_tree,
-        index_tree,
-        JournalAgent {
-            tool: opts.provenance.tool.clone().unwrap_or_default(),
-            model: opts.provenance.model.clone(),
-            conversation: opts.provenance.conversation.clone(),
+        &AgentChanges {
+            head: head_commit,
+            branch: branch.map(str::to_string),
+            source: source.to_string(),
+            base_tree,
+            after_tree,
+            index_tree,
+            agent: JournalAgent {
+                tool: opts.provenance.tool.clone().unwrap_or_default(),
+                model: opts.provenance.model.clone(),
+                conversation: opts.provenance.conversation.clone(),
+            },
         },
     )?;
     let reply = Reply {

@@ -49,7 +49,7 @@ use super::restore::RestoreError;
 
 pub use records::{
     is_recorded, kept_ref, pending_ref, put_pending, read_record, record_journal, record_ref,
-    restore_pending, RECORDS_REF,
+    restore_pending, AgentChanges, RECORDS_REF,
 };
 pub use state::refuse_if_busy;
 

@@ -367,6 +367,19 @@ pub(super) struct Pending {
     pub(super) ai: Option<crate::repo::Entry>,
 }
 
+/// AI changes an agent made with its own tools, as [`put_pending`] records them: on `head`
+/// (of `branch`, a full ref name), the tracked worktree's tree before (`base_tree`) and after
+/// (`after_tree`) — differing only at the agent's paths — and the index's tree.
+pub struct AgentChanges {
+    pub head: ObjectId,
+    pub branch: Option<String>,
+    pub source: String,
+    pub base_tree: ObjectId,
+    pub after_tree: ObjectId,
+    pub index_tree: ObjectId,
+    pub agent: JournalAgent,
+}
+
 /// Hands AI changes made outside an apply (an agent's own edit tools, `crate::agent`) to the
 /// transaction as the record of an apply that committed nothing: `base_tree` → `after_tree`
 /// (trees of the tracked worktree that differ only at the AI's paths) on `head`, so the next
@@ -376,14 +389,18 @@ pub(super) struct Pending {
 /// the ref's value before, for [`restore_pending`].
 pub fn put_pending(
     repo: &Repo,
-    head: ObjectId,
-    branch: Option<&str>,
-    source: &str,
-    base_tree: ObjectId,
-    after_tree: ObjectId,
-    index_tree: ObjectId,
-    agent: JournalAgent,
+    changes: &AgentChanges,
 ) -> Result<(ObjectId, Option<ObjectId>), ApplyError> {
+    let AgentChanges {
+        head,
+        branch,
+        source,
+        base_tree,
+        after_tree,
+        index_tree,
+        agent,
+    } = changes;
+    let branch = branch.as_deref();
     let journal = Journal {
         op: "apply".into(),
         started: std::time::SystemTime::now()
@@ -408,7 +425,7 @@ pub fn put_pending(
         reply: None,
         uncommitted: Vec::new(),
         also_refs: Vec::new(),
-        agent: Some(agent),
+        agent: Some(agent.clone()),
     };
     let record = record_tree(repo, &journal)?;
     let name = pending_ref(branch);
