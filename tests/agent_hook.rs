@@ -446,3 +446,18 @@ fn gemini_calls_pair_in_arrival_order_and_after_agent_commits_the_turn() {
     assert_eq!(repo.status().trim_end(), " M user.txt");
     assert!(note(&repo, "HEAD").contains("\"tool\": \"gemini\""));
 }
+
+#[test]
+fn a_read_only_tool_records_nothing() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    // Claude Code's Read tool (hooks reference: tool_input.file_path), before and after.
+    let read = payload(
+        &repo,
+        "pre-write",
+        &[("FILE", "a.txt"), ("ID", "toolu_r"), ("CONTENT", "")],
+    )
+    .replace("\"Write\"", "\"Read\"");
+    hook_ok(&repo, &read);
+    hook_ok(&repo, &read.replace("PreToolUse", "PostToolUse"));
+    assert_eq!(repo.git(&["for-each-ref", "refs/clada/"]), "");
+}

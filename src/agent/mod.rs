@@ -53,7 +53,10 @@ pub fn handle(
     opts: &ApplyOptions,
 ) -> Result<Handled, AgentError> {
     let call = payload::parse(agent, event, input)?;
-    if call.phase == Phase::Ignored {
+    // A read-only or unknown tool: nothing to record, so not even the lock is taken.
+    let inert = matches!(call.phase, Phase::Before | Phase::After)
+        && call.touches == payload::Touches::Nothing;
+    if call.phase == Phase::Ignored || inert {
         return Ok(Handled::Nothing);
     }
     let dir = call.cwd.clone().unwrap_or_else(|| cwd.to_path_buf());
