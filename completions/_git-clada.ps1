@@ -50,6 +50,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-clada' -ScriptBlock {
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Show the effective configuration: every key, its value and where it came from (default, the repository''s `.clada.yml`, the user''s `<config dir>/clada/config.yml`, or git config)')
             [CompletionResult]::new('context', 'context', [CompletionResultType]::ParameterValue, 'Print what a model needs for its first turn: the instructions, a map of the repository, and the chosen files with line numbers')
             [CompletionResult]::new('hooks', 'hooks', [CompletionResultType]::ParameterValue, 'Install or remove git-clada''s git hooks (a pre-commit hook that refuses stray block markers; post-commit and post-rewrite hooks that keep AI line attribution through cherry-pick, amend and rebase), or try the repository''s hooks in the sandbox AI commits run them in. Existing hook content is preserved; core.hooksPath is respected')
+            [CompletionResult]::new('agent-hook', 'agent-hook', [CompletionResultType]::ParameterValue, 'Record an agent''s own edits: checkpoints per tool call, one AI commit per turn')
             [CompletionResult]::new('install-man', 'install-man', [CompletionResultType]::ParameterValue, 'Install the man pages, so `git clada --help` and `man git-clada` work')
             [CompletionResult]::new('demo', 'demo', [CompletionResultType]::ParameterValue, 'Create a scratch repository in a temporary directory, apply the bundled example reply, print the report and the commit, then undo it')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -470,6 +471,60 @@ Register-ArgumentCompleter -Native -CommandName 'git-clada' -ScriptBlock {
         'git-clada;hooks;help;help' {
             break
         }
+        'git-clada;agent-hook' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Show what would happen without changing any file, ref or the index')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Add git-clada''s hooks to the agent''s settings (again: no change; your other hooks stay)')
+            [CompletionResult]::new('uninstall', 'uninstall', [CompletionResultType]::ParameterValue, 'Remove git-clada''s hooks from the agent''s settings, and only those')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'git-clada;agent-hook;install' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'Your own settings for every project (~/.claude/settings.json; the default)')
+            [CompletionResult]::new('--project-local', '--project-local', [CompletionResultType]::ParameterName, 'Your own settings for this repository only (.claude/settings.local.json)')
+            [CompletionResult]::new('--shared', '--shared', [CompletionResultType]::ParameterName, 'The repository''s committed settings (.claude/settings.json), guarded so teammates without git-clada are not broken')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Show what would happen without changing any file, ref or the index')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'git-clada;agent-hook;uninstall' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'Your own settings for every project (~/.claude/settings.json; the default)')
+            [CompletionResult]::new('--project-local', '--project-local', [CompletionResultType]::ParameterName, 'Your own settings for this repository only (.claude/settings.local.json)')
+            [CompletionResult]::new('--shared', '--shared', [CompletionResultType]::ParameterName, 'The repository''s committed settings (.claude/settings.json), guarded so teammates without git-clada are not broken')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Show what would happen without changing any file, ref or the index')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'git-clada;agent-hook;help' {
+            [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Add git-clada''s hooks to the agent''s settings (again: no change; your other hooks stay)')
+            [CompletionResult]::new('uninstall', 'uninstall', [CompletionResultType]::ParameterValue, 'Remove git-clada''s hooks from the agent''s settings, and only those')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'git-clada;agent-hook;help;install' {
+            break
+        }
+        'git-clada;agent-hook;help;uninstall' {
+            break
+        }
+        'git-clada;agent-hook;help;help' {
+            break
+        }
         'git-clada;install-man' {
             [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Directory that receives git-clada.1 and git-clada-<command>.1 (a `man1` directory)')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)')
@@ -515,6 +570,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-clada' -ScriptBlock {
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Show the effective configuration: every key, its value and where it came from (default, the repository''s `.clada.yml`, the user''s `<config dir>/clada/config.yml`, or git config)')
             [CompletionResult]::new('context', 'context', [CompletionResultType]::ParameterValue, 'Print what a model needs for its first turn: the instructions, a map of the repository, and the chosen files with line numbers')
             [CompletionResult]::new('hooks', 'hooks', [CompletionResultType]::ParameterValue, 'Install or remove git-clada''s git hooks (a pre-commit hook that refuses stray block markers; post-commit and post-rewrite hooks that keep AI line attribution through cherry-pick, amend and rebase), or try the repository''s hooks in the sandbox AI commits run them in. Existing hook content is preserved; core.hooksPath is respected')
+            [CompletionResult]::new('agent-hook', 'agent-hook', [CompletionResultType]::ParameterValue, 'Record an agent''s own edits: checkpoints per tool call, one AI commit per turn')
             [CompletionResult]::new('install-man', 'install-man', [CompletionResultType]::ParameterValue, 'Install the man pages, so `git clada --help` and `man git-clada` work')
             [CompletionResult]::new('demo', 'demo', [CompletionResultType]::ParameterValue, 'Create a scratch repository in a temporary directory, apply the bundled example reply, print the report and the commit, then undo it')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -612,6 +668,17 @@ Register-ArgumentCompleter -Native -CommandName 'git-clada' -ScriptBlock {
             break
         }
         'git-clada;help;hooks;prepare' {
+            break
+        }
+        'git-clada;help;agent-hook' {
+            [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Add git-clada''s hooks to the agent''s settings (again: no change; your other hooks stay)')
+            [CompletionResult]::new('uninstall', 'uninstall', [CompletionResultType]::ParameterValue, 'Remove git-clada''s hooks from the agent''s settings, and only those')
+            break
+        }
+        'git-clada;help;agent-hook;install' {
+            break
+        }
+        'git-clada;help;agent-hook;uninstall' {
             break
         }
         'git-clada;help;install-man' {

@@ -47,6 +47,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand config 'Show the effective configuration: every key, its value and where it came from (default, the repository''s `.clada.yml`, the user''s `<config dir>/clada/config.yml`, or git config)'
             cand context 'Print what a model needs for its first turn: the instructions, a map of the repository, and the chosen files with line numbers'
             cand hooks 'Install or remove git-clada''s git hooks (a pre-commit hook that refuses stray block markers; post-commit and post-rewrite hooks that keep AI line attribution through cherry-pick, amend and rebase), or try the repository''s hooks in the sandbox AI commits run them in. Existing hook content is preserved; core.hooksPath is respected'
+            cand agent-hook 'Record an agent''s own edits: checkpoints per tool call, one AI commit per turn'
             cand install-man 'Install the man pages, so `git clada --help` and `man git-clada` work'
             cand demo 'Create a scratch repository in a temporary directory, apply the bundled example reply, print the report and the commit, then undo it'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -426,6 +427,53 @@ set edit:completion:arg-completer[git-clada] = {|@words|
         }
         &'git-clada;hooks;help;help'= {
         }
+        &'git-clada;agent-hook'= {
+            cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
+            cand --dry-run 'Show what would happen without changing any file, ref or the index'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand install 'Add git-clada''s hooks to the agent''s settings (again: no change; your other hooks stay)'
+            cand uninstall 'Remove git-clada''s hooks from the agent''s settings, and only those'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'git-clada;agent-hook;install'= {
+            cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
+            cand --user 'Your own settings for every project (~/.claude/settings.json; the default)'
+            cand --project-local 'Your own settings for this repository only (.claude/settings.local.json)'
+            cand --shared 'The repository''s committed settings (.claude/settings.json), guarded so teammates without git-clada are not broken'
+            cand --dry-run 'Show what would happen without changing any file, ref or the index'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'git-clada;agent-hook;uninstall'= {
+            cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
+            cand --user 'Your own settings for every project (~/.claude/settings.json; the default)'
+            cand --project-local 'Your own settings for this repository only (.claude/settings.local.json)'
+            cand --shared 'The repository''s committed settings (.claude/settings.json), guarded so teammates without git-clada are not broken'
+            cand --dry-run 'Show what would happen without changing any file, ref or the index'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'git-clada;agent-hook;help'= {
+            cand install 'Add git-clada''s hooks to the agent''s settings (again: no change; your other hooks stay)'
+            cand uninstall 'Remove git-clada''s hooks from the agent''s settings, and only those'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'git-clada;agent-hook;help;install'= {
+        }
+        &'git-clada;agent-hook;help;uninstall'= {
+        }
+        &'git-clada;agent-hook;help;help'= {
+        }
         &'git-clada;install-man'= {
             cand --dir 'Directory that receives git-clada.1 and git-clada-<command>.1 (a `man1` directory)'
             cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
@@ -469,6 +517,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand config 'Show the effective configuration: every key, its value and where it came from (default, the repository''s `.clada.yml`, the user''s `<config dir>/clada/config.yml`, or git config)'
             cand context 'Print what a model needs for its first turn: the instructions, a map of the repository, and the chosen files with line numbers'
             cand hooks 'Install or remove git-clada''s git hooks (a pre-commit hook that refuses stray block markers; post-commit and post-rewrite hooks that keep AI line attribution through cherry-pick, amend and rebase), or try the repository''s hooks in the sandbox AI commits run them in. Existing hook content is preserved; core.hooksPath is respected'
+            cand agent-hook 'Record an agent''s own edits: checkpoints per tool call, one AI commit per turn'
             cand install-man 'Install the man pages, so `git clada --help` and `man git-clada` work'
             cand demo 'Create a scratch repository in a temporary directory, apply the bundled example reply, print the report and the commit, then undo it'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -537,6 +586,14 @@ set edit:completion:arg-completer[git-clada] = {|@words|
         &'git-clada;help;hooks;check'= {
         }
         &'git-clada;help;hooks;prepare'= {
+        }
+        &'git-clada;help;agent-hook'= {
+            cand install 'Add git-clada''s hooks to the agent''s settings (again: no change; your other hooks stay)'
+            cand uninstall 'Remove git-clada''s hooks from the agent''s settings, and only those'
+        }
+        &'git-clada;help;agent-hook;install'= {
+        }
+        &'git-clada;help;agent-hook;uninstall'= {
         }
         &'git-clada;help;install-man'= {
         }
