@@ -83,6 +83,9 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
         force: true,
         wip_commit: cfg.wip.value == crate::config::WipSetting::Commit,
         author: config_author(&cfg)?,
+        // One server, many applies in one worktree: the stat data of files nothing touched
+        // since the last call is remembered, not read again.
+        stat_cache: Some(crate::repo::StatCache::new()),
         ..configured(&cfg, engine)
     };
     let apply = ApplyOptions {

@@ -767,7 +767,7 @@ fn forward(
     let position_info = chain
         .last()
         .ok_or_else(|| RepoError::Invalid("empty history chain".into()))?;
-    let (_, status) = repo.finish_status(prefetch, position_info.tree)?;
+    let (_, status) = repo.finish_status(prefetch, position_info.tree, &[])?;
     refuse_changes(&status, "stepping forward")?;
     crate::base::trace::phase("step-forward: checks");
     let mut report = StepReport::new("step-forward", &state.branch, state.tip, position, dry_run);

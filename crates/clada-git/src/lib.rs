@@ -31,6 +31,7 @@ mod odb;
 mod refs;
 mod rewrite;
 mod staged;
+mod stat_cache;
 mod status;
 mod tree;
 mod untracked;
@@ -51,6 +52,7 @@ pub use lockfile::StaleLocks;
 pub use notes::NOTES_REF;
 pub use refs::ReflogEntry;
 pub use rewrite::NoteBook;
+pub use stat_cache::StatCache;
 pub use status::{Dirt, Status};
 pub use tree::{Entry, EntryKind, Hasher, TreeChange, TreeDiff};
 pub use watch::{WatchLock, WatchState};
@@ -197,6 +199,8 @@ pub struct Repo {
     known: std::cell::RefCell<odb::Known>,
     /// The worktree root as a directory handle, opened on first use (see [`Repo::worktree`]).
     worktree: std::cell::OnceCell<std::sync::Arc<clada_base::beneath::Root>>,
+    /// A long-lived process's memory of the worktree's stat data (see `stat_cache`).
+    stat_cache: Option<StatCache>,
 }
 
 impl std::fmt::Debug for Repo {
@@ -309,7 +313,14 @@ impl Repo {
             commit_cache: Default::default(),
             known: Default::default(),
             worktree: Default::default(),
+            stat_cache: None,
         })
+    }
+
+    /// Lets this repository's status scans use `cache` (see `stat_cache`): for a long-lived
+    /// process that opens the same repository for call after call.
+    pub fn use_stat_cache(&mut self, cache: StatCache) {
+        self.stat_cache = Some(cache);
     }
 
     /// The worktree root as a directory handle with this repository's git directories

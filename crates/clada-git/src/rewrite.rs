@@ -51,6 +51,7 @@ impl Repo {
             worktree: Default::default(),
             commit_cache: Default::default(),
             known: Default::default(),
+            stat_cache: None,
         }
     }
 }

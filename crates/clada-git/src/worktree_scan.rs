@@ -17,6 +17,7 @@ use gix::bstr::{BStr, BString, ByteSlice};
 use gix::index::entry::{Mode, Stage, Stat};
 
 use super::index::{kind_of, Index, IndexStamp};
+use super::stat_cache::{Seen, Watched};
 use super::status::Dirt;
 use super::status::Status;
 use super::{EntryKind, ObjectId, Repo, Result};
@@ -249,20 +250,40 @@ impl Repo {
         let hash = self.repo.object_hash();
         let workdir = self.workdir().to_path_buf();
         let policy = self.scan_policy();
+        let cache = self.stat_cache.clone();
         let handle = std::thread::spawn(move || -> Result<Prefetched> {
             let (index, stamp) = super::index::read_index_file(path, hash)?;
             // A sparse directory with content: the scan needs trees (see `scan_view`).
             let expand = present_sparse_dirs(&index, &workdir, policy);
-            let (dirty, suspects) = match expand {
-                true => Default::default(),
-                false => stat_pass(&index, &workdir, policy)?,
-            };
+            if expand {
+                return Ok(Prefetched {
+                    index,
+                    stamp,
+                    dirty: Vec::new(),
+                    suspects: Vec::new(),
+                    expand,
+                    cached: false,
+                });
+            }
+            let dirs = index
+                .file
+                .entries()
+                .iter()
+                .map(|e| super::stat_cache::parent(e.path(&index.file)));
+            let mut guard = cache.as_ref().and_then(|c| c.lock_for(&workdir, dirs));
+            let watched = guard.as_ref().and_then(|g| g.watched());
+            let cached = watched.is_some();
+            let ((dirty, suspects), observed) = stat_pass_with(&index, &workdir, policy, watched)?;
+            if let Some(g) = guard.as_mut() {
+                g.remember(observed);
+            }
             Ok(Prefetched {
                 index,
                 stamp,
                 dirty,
                 suspects,
                 expand,
+                cached,
             })
         });
         StatusPrefetch { handle }
@@ -270,13 +291,16 @@ impl Repo {
 
     /// The index and its status against `head_tree`, from a prefetch. If the index file
     /// changed since the prefetch read it (another process committed in between), both are
-    /// computed again here, so the result is always as of now.
+    /// computed again here, so the result is always as of now. The tracked files at or under
+    /// `fresh` (the paths about to be written) are `lstat`-ed again whatever a stat cache
+    /// remembers, so a change it could not see (a shared `mmap`) still counts there.
     pub fn finish_status(
         &self,
         prefetch: StatusPrefetch,
         head_tree: ObjectId,
+        fresh: &[&BStr],
     ) -> Result<(Index, Status)> {
-        let pre = prefetch.handle.join().map_err(|_| {
+        let mut pre = prefetch.handle.join().map_err(|_| {
             super::RepoError::Invalid("the status scan stopped unexpectedly".into())
         })??;
         if pre.expand || IndexStamp::of(&self.repo.index_path()) != pre.stamp {
@@ -287,6 +311,9 @@ impl Repo {
         if let Some(stamp) = pre.stamp {
             self.remember_index(stamp, &pre.index);
         }
+        if pre.cached && !fresh.is_empty() {
+            self.restat(&mut pre, fresh)?;
+        }
         clada_base::trace::phase("scan: stat (prefetched)");
         let unstaged = self.content_check(&pre.index, pre.dirty, pre.suspects)?;
         let status = Status {
@@ -295,6 +322,49 @@ impl Repo {
             untracked: Vec::new(),
         };
         Ok((pre.index, status))
+    }
+
+    /// Judges again, from a new `lstat`, the entries at or under `fresh`.
+    fn restat(&self, pre: &mut Prefetched, fresh: &[&BStr]) -> Result<()> {
+        let under = |path: &BStr| {
+            fresh
+                .iter()
+                .any(|f| path.starts_with(f) && (path.len() == f.len() || path[f.len()] == b'/'))
+        };
+        let entries = pre.index.file.entries();
+        let chosen: Vec<usize> = (0..entries.len())
+            .filter(|&i| under(entries[i].path(&pre.index.file)))
+            .collect();
+        if chosen.is_empty() {
+            return Ok(());
+        }
+        pre.dirty.retain(|(p, _)| !under(p.as_bstr()));
+        pre.suspects.retain(|i| !chosen.contains(i));
+        let root =
+            open_dir(libc::AT_FDCWD, self.workdir().as_os_str().as_bytes()).ok_or_else(|| {
+                super::io_err("cannot open the worktree", self.workdir())(
+                    std::io::Error::last_os_error(),
+                )
+            })?;
+        let t = pre.index.file.timestamp();
+        for i in chosen {
+            let range = Range {
+                index: &pre.index,
+                from: i,
+                to: i + 1,
+                root: root.0,
+                policy: self.scan_policy(),
+                index_time: gix::index::entry::stat::Time {
+                    secs: t.unix_seconds() as u32,
+                    nsecs: t.nanoseconds(),
+                },
+            };
+            let found = range.scan(None);
+            pre.dirty.extend(found.dirty);
+            pre.suspects.extend(found.suspects);
+        }
+        pre.dirty.sort();
+        Ok(())
     }
 }
 
@@ -310,6 +380,8 @@ struct Prefetched {
     suspects: Vec<usize>,
     /// The scan was left to [`Repo::finish_status`] (see `scan_view`).
     expand: bool,
+    /// A stat cache stood in for some `lstat`s.
+    cached: bool,
 }
 
 /// Whether `index` has a sparse-directory entry whose directory exists in the worktree, in
@@ -327,6 +399,17 @@ fn present_sparse_dirs(index: &Index, workdir: &std::path::Path, policy: Policy)
 /// entries whose content must be checked. Needs no repository handle, so it can run on any
 /// thread.
 fn stat_pass(index: &Index, workdir: &std::path::Path, policy: Policy) -> Result<ScanOutput> {
+    stat_pass_with(index, workdir, policy, None).map(|(out, _)| out)
+}
+
+/// [`stat_pass`] that takes the stat data `cache` remembers instead of asking the kernel
+/// again, and returns what it did ask the kernel, for the cache to remember.
+fn stat_pass_with(
+    index: &Index,
+    workdir: &std::path::Path,
+    policy: Policy,
+    cache: Option<&Watched>,
+) -> Result<(ScanOutput, Vec<(BString, Seen)>)> {
     let entries = index.file.entries();
     let index_time = {
         let t = index.file.timestamp();
@@ -340,9 +423,12 @@ fn stat_pass(index: &Index, workdir: &std::path::Path, policy: Policy) -> Result
     })?;
 
     // Split at directory boundaries so each thread opens its own directories.
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .clamp(1, 8);
+    // With a cache that remembers most entries the pass is lookups, not syscalls: threads
+    // would cost more than they save.
+    let threads = match cache {
+        Some(c) if c.len() * 2 >= entries.len() => 1,
+        _ => cores(),
+    };
     let mut bounds = vec![0usize];
     for t in 1..threads {
         let mut cut = entries.len() * t / threads;
@@ -359,29 +445,72 @@ fn stat_pass(index: &Index, workdir: &std::path::Path, policy: Policy) -> Result
     bounds.push(entries.len());
 
     let chunks: Vec<(usize, usize)> = bounds.windows(2).map(|w| (w[0], w[1])).collect();
-    let results: Vec<ScanOutput> = std::thread::scope(|s| {
+    let results: Vec<Ranged> = std::thread::scope(|s| {
         let handles: Vec<_> = chunks
             .iter()
             .map(|&(from, to)| {
                 let root = root.0;
-                s.spawn(move || scan_range(index, from, to, root, policy, index_time))
+                s.spawn(move || {
+                    let range = Range {
+                        index,
+                        from,
+                        to,
+                        root,
+                        policy,
+                        index_time,
+                    };
+                    range.scan(cache)
+                })
             })
             .collect();
         handles
             .into_iter()
             .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| (Vec::new(), from_all(entries.len())))
+                h.join().unwrap_or_else(|_| Ranged {
+                    suspects: from_all(entries.len()),
+                    ..Ranged::default()
+                })
             })
             .collect()
     });
     let mut dirty = Vec::new();
     let mut suspects = Vec::new();
-    for (d, s) in results {
-        dirty.extend(d);
-        suspects.extend(s);
+    let mut observed = Vec::new();
+    for r in results {
+        dirty.extend(r.dirty);
+        suspects.extend(r.suspects);
+        observed.extend(r.observed);
     }
-    Ok((dirty, suspects))
+    Ok(((dirty, suspects), observed))
+}
+
+/// What one thread's part of the stat pass found.
+#[derive(Default)]
+struct Ranged {
+    dirty: Vec<(BString, Dirt)>,
+    suspects: Vec<usize>,
+    /// The `lstat`s asked of the kernel (for the cache), when there is a cache.
+    observed: Vec<(BString, Seen)>,
+}
+
+/// One thread's part of the stat pass: entries `from..to`.
+struct Range<'a> {
+    index: &'a Index,
+    from: usize,
+    to: usize,
+    root: libc::c_int,
+    policy: Policy,
+    index_time: gix::index::entry::stat::Time,
+}
+
+/// The cores to split a full pass over (asked once: std reads the cgroup files each time).
+fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| {
+        std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .clamp(1, 8)
+    })
 }
 
 /// Every index position, for the (unreachable in practice) case of a panicked scan thread:
@@ -397,71 +526,91 @@ fn parent(path: &BStr) -> &[u8] {
     }
 }
 
-/// Scans entries `from..to`: dirty paths found by stat alone, and the positions of suspects.
-fn scan_range(
-    index: &Index,
-    from: usize,
-    to: usize,
-    root: libc::c_int,
-    policy: Policy,
-    index_time: gix::index::entry::stat::Time,
-) -> ScanOutput {
-    let entries = index.file.entries();
-    let mut dirty = Vec::new();
-    let mut suspects = Vec::new();
-    let mut current: Option<(Vec<u8>, Option<DirFd>)> = None;
-    for (i, e) in entries.iter().enumerate().take(to).skip(from) {
-        let path = e.path(&index.file);
-        if e.stage() != Stage::Unconflicted {
-            dirty.push((path.to_owned(), Dirt::Conflicted));
-            continue;
+impl Range<'_> {
+    /// Dirty paths found by stat alone, and the positions of suspects; with a cache, its
+    /// remembered `lstat`s stand in for the kernel's.
+    fn scan(&self, cache: Option<&Watched>) -> Ranged {
+        let index = self.index;
+        let entries = index.file.entries();
+        let mut out = Ranged::default();
+        let mut current: Option<(Vec<u8>, Option<DirFd>)> = None;
+        for (i, e) in entries.iter().enumerate().take(self.to).skip(self.from) {
+            let path = e.path(&index.file);
+            if e.stage() != Stage::Unconflicted {
+                out.dirty.push((path.to_owned(), Dirt::Conflicted));
+                continue;
+            }
+            // Outside the sparse checkout: absent is as expected, present is looked at (git).
+            let hidden = e.flags.contains(gix::index::entry::Flags::SKIP_WORKTREE);
+            if e.mode == Mode::COMMIT
+                || e.mode == Mode::DIR
+                || (hidden && !self.policy.present_sparse)
+            {
+                continue;
+            }
+            if e.flags.contains(gix::index::entry::Flags::INTENT_TO_ADD) {
+                out.dirty.push((path.to_owned(), Dirt::Modified));
+                continue;
+            }
+            let seen = match cache.and_then(|c| c.get(path)) {
+                Some(seen) => seen,
+                None => {
+                    let seen = self.lstat(path, &mut current);
+                    if cache.is_some() {
+                        if let Some(seen) = seen {
+                            out.observed.push((path.to_owned(), seen));
+                        }
+                    }
+                    match seen {
+                        Some(seen) => seen,
+                        None => {
+                            out.suspects.push(i);
+                            continue;
+                        }
+                    }
+                }
+            };
+            match seen {
+                Seen::Stat(st) => match judge(e, &st, self.policy, self.index_time) {
+                    Verdict::Clean => {}
+                    Verdict::Dirty(d) => out.dirty.push((path.to_owned(), d)),
+                    Verdict::Suspect => out.suspects.push(i),
+                },
+                Seen::Missing if !hidden => out.dirty.push((path.to_owned(), Dirt::Deleted)),
+                Seen::Missing => {}
+            }
         }
-        // Outside the sparse checkout: absent is as expected, present is looked at (git).
-        let hidden = e.flags.contains(gix::index::entry::Flags::SKIP_WORKTREE);
-        if e.mode == Mode::COMMIT || e.mode == Mode::DIR || (hidden && !policy.present_sparse) {
-            continue;
-        }
-        if e.flags.contains(gix::index::entry::Flags::INTENT_TO_ADD) {
-            dirty.push((path.to_owned(), Dirt::Modified));
-            continue;
-        }
+        out
+    }
+
+    /// `lstat` of `path` through its directory's handle (opened once per directory, kept in
+    /// `current`); `None` when the kernel gave an error other than absence.
+    fn lstat(&self, path: &BStr, current: &mut Option<(Vec<u8>, Option<DirFd>)>) -> Option<Seen> {
         let dir = parent(path);
         let name = match path.rfind_byte(b'/') {
             Some(pos) => &path[pos + 1..],
             None => path,
         };
-        let fresh = match &current {
+        let fresh = match current {
             Some((d, _)) => d.as_slice() != dir,
             None => true,
         };
         if fresh {
-            let fd = if dir.is_empty() {
-                open_dir(root, b".")
-            } else {
-                open_dir(root, dir)
+            let fd = match dir.is_empty() {
+                true => open_dir(self.root, b"."),
+                false => open_dir(self.root, dir),
             };
-            current = Some((dir.to_vec(), fd));
+            *current = Some((dir.to_vec(), fd));
         }
-        let Some((_, fd)) = &current else { continue };
-        let Some(fd) = fd else {
-            if !hidden {
-                dirty.push((path.to_owned(), Dirt::Deleted));
-            }
-            continue;
+        let Some((_, Some(fd))) = current else {
+            return Some(Seen::Missing);
         };
         match lstat_at(fd.0, name) {
-            Ok(st) => match judge(e, &st, policy, index_time) {
-                Verdict::Clean => {}
-                Verdict::Dirty(d) => dirty.push((path.to_owned(), d)),
-                Verdict::Suspect => suspects.push(i),
-            },
+            Ok(st) => Some(Seen::Stat(st)),
             Err(err) if matches!(err.raw_os_error(), Some(libc::ENOENT) | Some(libc::ENOTDIR)) => {
-                if !hidden {
-                    dirty.push((path.to_owned(), Dirt::Deleted))
-                }
+                Some(Seen::Missing)
             }
-            Err(_) => suspects.push(i),
+            Err(_) => None,
         }
     }
-    (dirty, suspects)
 }

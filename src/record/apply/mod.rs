@@ -99,6 +99,9 @@ pub struct ApplyOptions {
     /// of an apply that commits nothing): `watch` records its applied blocks this way, so a
     /// kill never separates the commit from that record.
     pub also_refs: Option<AlsoRefs>,
+    /// A long-lived process's memory of the worktree's stat data (`git clada mcp`), so an
+    /// apply need not `lstat` every tracked file again (see `repo::StatCache`).
+    pub stat_cache: Option<crate::repo::StatCache>,
     /// Commit the AI changes an earlier apply left pending even when the reply has nothing
     /// to do (`git clada commit`).
     pub finish_pending: bool,
@@ -160,7 +163,11 @@ pub enum ApplyError {
 
 /// Applies `reply` to the repository containing `cwd`.
 pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutcome, ApplyError> {
-    apply_in(&Repo::discover(cwd)?, reply, opts)
+    let mut repo = Repo::discover(cwd)?;
+    if let Some(cache) = &opts.stat_cache {
+        repo.use_stat_cache(cache.clone());
+    }
+    apply_in(&repo, reply, opts)
 }
 
 /// [`apply`] to a repository the caller has already opened.

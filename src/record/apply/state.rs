@@ -108,7 +108,14 @@ impl Start {
             let status = repo.status(head_tree, &index, true)?;
             (index, status)
         } else {
-            repo.finish_status(prefetch, head_tree)?
+            let writes: Vec<String> = plan
+                .actions
+                .iter()
+                .flat_map(|a| a.write_paths())
+                .filter_map(|rp| rp.rel.clone())
+                .collect();
+            let fresh: Vec<&crate::repo::BStr> = writes.iter().map(|w| w.as_str().into()).collect();
+            repo.finish_status(prefetch, head_tree, &fresh)?
         };
         let conflicted = index.conflicted_paths();
         if !conflicted.is_empty() {

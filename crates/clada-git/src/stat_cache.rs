@@ -1,0 +1,330 @@
+//! A long-lived process's memory of the worktree's stat data, kept true by inotify, so an
+//! apply's index-vs-worktree comparison does not `lstat` every tracked file again when nothing
+//! changed since the last call (`git clada mcp` makes many small applies in one repository).
+//!
+//! The rule that makes a remembered `lstat` as good as a new one: each directory holding
+//! tracked files is watched *before* any of its files' stat data is remembered, and at the
+//! start of every scan all queued events are read and every path they name is forgotten.
+//! The kernel queues an event inside the call that changes a name (a write, truncate, chmod,
+//! create, delete or rename in a watched directory), so a change finished before the scan
+//! starts is always seen; one made after is seen by the next scan. Anything the watch cannot
+//! vouch for — a queue overflow, a watched directory created, removed or renamed, a watch the
+//! kernel refuses — forgets everything, and the next scan is a full one.
+//!
+//! What inotify does not see, as for git's and watchman's file monitors: a change through a
+//! hard link in another directory, or through a shared writable `mmap`. So the paths an apply
+//! is about to write are always `lstat`-ed afresh (see [`Repo::finish_status`]): a stale
+//! memory can then only make another file look unchanged, which keeps it out of the AI
+//! commit as an unchanged file is kept out.
+//!
+//! Linux only; elsewhere every scan is a full one.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use gix::bstr::{BStr, BString, ByteSlice};
+
+/// One remembered `lstat` of a tracked path: its stat data, or that it did not exist.
+#[derive(Clone, Copy)]
+pub(crate) enum Seen {
+    Stat(libc::stat),
+    Missing,
+}
+
+/// The shared handle a long-lived process keeps and gives each [`Repo`](super::Repo) it opens
+/// (`Repo::use_stat_cache`). Cloning shares the memory.
+#[derive(Clone, Default)]
+pub struct StatCache {
+    inner: Arc<Mutex<Option<Watched>>>,
+}
+
+impl std::fmt::Debug for StatCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StatCache").finish_non_exhaustive()
+    }
+}
+
+/// The watch of one worktree and what it vouches for.
+pub(crate) struct Watched {
+    workdir: PathBuf,
+    inotify: Inotify,
+    /// Watch descriptor → the directory it watches (relative, `""` for the root).
+    dirs: HashMap<i32, BString>,
+    /// Every directory holding tracked files, and each of their ancestors, watched or not:
+    /// a directory event naming one of these forgets everything.
+    of_interest: HashSet<BString>,
+    /// The directories whose files may be remembered (watched successfully).
+    watched: HashSet<BString>,
+    pub(crate) seen: HashMap<BString, Seen>,
+}
+
+impl StatCache {
+    pub fn new() -> StatCache {
+        StatCache::default()
+    }
+
+    /// The watch of `workdir`, brought up to date: queued events read, the paths they name
+    /// forgotten, and every directory of `dirs` (the parents of the tracked paths) watched.
+    /// `None` when nothing can be vouched for (not Linux, inotify unavailable, too many
+    /// directories for the user's watch limit): the caller scans everything.
+    pub(crate) fn lock_for<'a>(
+        &self,
+        workdir: &Path,
+        dirs: impl Iterator<Item = &'a BStr>,
+    ) -> Option<CacheGuard<'_>> {
+        let mut guard = self
+            .inner
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let fresh = match &*guard {
+            Some(w) => w.workdir != workdir,
+            None => true,
+        };
+        if fresh {
+            *guard = Watched::new(workdir);
+        }
+        let keep = match guard.as_mut() {
+            Some(w) => w.drain() && w.watch_all(dirs),
+            None => false,
+        };
+        if !keep {
+            // Start over at the next scan, with a new inotify instance.
+            *guard = None;
+            return None;
+        }
+        Some(CacheGuard { guard })
+    }
+}
+
+/// The locked watch, for one scan.
+pub(crate) struct CacheGuard<'a> {
+    guard: std::sync::MutexGuard<'a, Option<Watched>>,
+}
+
+impl CacheGuard<'_> {
+    pub(crate) fn watched(&self) -> Option<&Watched> {
+        self.guard.as_ref()
+    }
+
+    /// Remembers what a scan saw, for the paths in watched directories.
+    pub(crate) fn remember(&mut self, observed: Vec<(BString, Seen)>) {
+        if let Some(w) = self.guard.as_mut() {
+            for (path, seen) in observed {
+                if w.watched.contains(parent(path.as_bstr())) {
+                    w.seen.insert(path, seen);
+                }
+            }
+        }
+    }
+}
+
+impl Watched {
+    fn new(workdir: &Path) -> Option<Watched> {
+        Some(Watched {
+            workdir: workdir.to_path_buf(),
+            inotify: Inotify::new()?,
+            dirs: HashMap::new(),
+            of_interest: HashSet::new(),
+            watched: HashSet::new(),
+            seen: HashMap::new(),
+        })
+    }
+
+    /// How many paths' stat data is remembered.
+    pub(crate) fn len(&self) -> usize {
+        self.seen.len()
+    }
+
+    pub(crate) fn get(&self, path: &BStr) -> Option<Seen> {
+        self.seen.get(path).copied()
+    }
+
+    /// Reads every queued event; false when the watch can no longer vouch for anything.
+    fn drain(&mut self) -> bool {
+        loop {
+            let events = match self.inotify.read() {
+                Some(events) => events,
+                None => return false,
+            };
+            if events.is_empty() {
+                return true;
+            }
+            for ev in events {
+                if !self.forget(&ev) {
+                    return false;
+                }
+            }
+        }
+    }
+
+    /// Forgets what `ev` may have changed; false when it touches the directory structure.
+    fn forget(&mut self, ev: &Event) -> bool {
+        const LOST: u32 = libc::IN_Q_OVERFLOW
+            | libc::IN_IGNORED
+            | libc::IN_DELETE_SELF
+            | libc::IN_MOVE_SELF
+            | libc::IN_UNMOUNT;
+        if ev.mask & LOST != 0 {
+            return false;
+        }
+        let Some(dir) = self.dirs.get(&ev.wd) else {
+            return false;
+        };
+        let path = join(dir.as_bstr(), ev.name.as_bstr());
+        self.seen.remove(&path);
+        // A directory created, removed or renamed where tracked files live (or under which
+        // they live): the watches no longer match the tree.
+        ev.mask & libc::IN_ISDIR == 0 || !self.of_interest.contains(&path)
+    }
+
+    /// Watches every directory of `dirs` not watched yet; false when the kernel refuses one
+    /// for any reason but its absence (a missing directory's files are simply not
+    /// remembered; its creation shows as an event in a watched ancestor).
+    fn watch_all<'a>(&mut self, dirs: impl Iterator<Item = &'a BStr>) -> bool {
+        let mut last: Option<&BStr> = None;
+        for dir in dirs {
+            if last == Some(dir) {
+                continue;
+            }
+            last = Some(dir);
+            if self.of_interest.contains(dir) {
+                continue;
+            }
+            let mut up = dir;
+            loop {
+                self.of_interest.insert(up.to_owned());
+                if up.is_empty() {
+                    break;
+                }
+                up = parent(up);
+            }
+            let full = match dir.is_empty() {
+                true => self.workdir.clone(),
+                false => {
+                    use std::os::unix::ffi::OsStrExt;
+                    self.workdir.join(std::ffi::OsStr::from_bytes(dir))
+                }
+            };
+            match self.inotify.add(&full) {
+                Ok(wd) => {
+                    self.dirs.insert(wd, dir.to_owned());
+                    self.watched.insert(dir.to_owned());
+                }
+                Err(e) if matches!(e.raw_os_error(), Some(libc::ENOENT | libc::ENOTDIR)) => {}
+                Err(_) => return false,
+            }
+        }
+        true
+    }
+}
+
+pub(crate) fn parent(path: &BStr) -> &BStr {
+    match path.rfind_byte(b'/') {
+        Some(pos) => path[..pos].as_bstr(),
+        None => b"".as_bstr(),
+    }
+}
+
+fn join(dir: &BStr, name: &BStr) -> BString {
+    if dir.is_empty() {
+        return name.to_owned();
+    }
+    let mut p = dir.to_owned();
+    p.push(b'/');
+    p.extend_from_slice(name);
+    p
+}
+
+struct Event {
+    wd: i32,
+    mask: u32,
+    name: BString,
+}
+
+/// A non-blocking inotify instance, closed on drop.
+struct Inotify(std::os::fd::OwnedFd);
+
+#[cfg(target_os = "linux")]
+impl Inotify {
+    fn new() -> Option<Inotify> {
+        use std::os::fd::FromRawFd;
+        // SAFETY: plain syscall; a non-negative result is a new descriptor we own.
+        let fd = unsafe { libc::inotify_init1(libc::IN_NONBLOCK | libc::IN_CLOEXEC) };
+        // SAFETY: `fd` is a fresh descriptor owned by nothing else.
+        (fd >= 0).then(|| Inotify(unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) }))
+    }
+
+    fn add(&self, dir: &Path) -> std::io::Result<i32> {
+        use std::os::fd::AsRawFd;
+        use std::os::unix::ffi::OsStrExt;
+        let c = std::ffi::CString::new(dir.as_os_str().as_bytes())
+            .map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidInput))?;
+        let mask = libc::IN_MODIFY
+            | libc::IN_ATTRIB
+            | libc::IN_CLOSE_WRITE
+            | libc::IN_CREATE
+            | libc::IN_DELETE
+            | libc::IN_MOVED_FROM
+            | libc::IN_MOVED_TO
+            | libc::IN_DELETE_SELF
+            | libc::IN_MOVE_SELF
+            | libc::IN_ONLYDIR
+            | libc::IN_DONT_FOLLOW;
+        // SAFETY: `c` is NUL-terminated and the descriptor is ours.
+        let wd = unsafe { libc::inotify_add_watch(self.0.as_raw_fd(), c.as_ptr(), mask) };
+        match wd >= 0 {
+            true => Ok(wd),
+            false => Err(std::io::Error::last_os_error()),
+        }
+    }
+
+    /// The events queued now (empty when none); `None` on a read error.
+    fn read(&self) -> Option<Vec<Event>> {
+        use std::os::fd::AsRawFd;
+        let mut buf = vec![0u8; 64 * 1024];
+        // SAFETY: `buf` is writable for its whole length.
+        let n = unsafe { libc::read(self.0.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) };
+        if n < 0 {
+            let err = std::io::Error::last_os_error();
+            return match err.raw_os_error() {
+                Some(libc::EAGAIN) => Some(Vec::new()),
+                _ => None,
+            };
+        }
+        let mut events = Vec::new();
+        let mut at = 0usize;
+        let head = std::mem::size_of::<libc::inotify_event>();
+        let n = n as usize;
+        while at + head <= n {
+            // SAFETY: the kernel wrote a whole `inotify_event` header at `at` (checked
+            // against `n`); `read_unaligned` copes with the byte buffer's alignment.
+            let ev: libc::inotify_event =
+                unsafe { std::ptr::read_unaligned(buf[at..].as_ptr().cast()) };
+            let name_len = ev.len as usize;
+            let end = (at + head + name_len).min(n);
+            let raw = &buf[at + head..end];
+            let name = raw.split(|b| *b == 0).next().unwrap_or_default();
+            events.push(Event {
+                wd: ev.wd,
+                mask: ev.mask,
+                name: name.into(),
+            });
+            at = end;
+        }
+        Some(events)
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+impl Inotify {
+    fn new() -> Option<Inotify> {
+        None
+    }
+    fn add(&self, _dir: &Path) -> std::io::Result<i32> {
+        Err(std::io::Error::from(std::io::ErrorKind::Unsupported))
+    }
+    fn read(&self) -> Option<Vec<Event>> {
+        None
+    }
+}
