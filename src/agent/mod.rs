@@ -8,6 +8,7 @@
 pub mod calls;
 pub mod model;
 pub mod payload;
+pub mod rebuilt;
 pub mod settings;
 pub mod state;
 pub mod turn;
@@ -44,15 +45,19 @@ pub enum AgentError {
 
 /// Handles one hook call: `input` is the payload on stdin, `event` the optional EVENT
 /// argument, `cwd` the hook's directory; `opts` the options of the turn's AI commit (the
-/// user's configuration), completed here with the agent's provenance.
+/// user's configuration), completed here with the agent's provenance. What the user should
+/// know beyond the outcome (edits left unattributed, git-ai's log) is added to `notes`.
 pub fn handle(
     agent: AgentKind,
     event: Option<&str>,
     input: &[u8],
     cwd: &Path,
     opts: &ApplyOptions,
+    notes: &mut Vec<String>,
 ) -> Result<Handled, AgentError> {
     let call = payload::parse(agent, event, input)?;
+    // Cursor running Claude Code's hooks: the payload says whose it is.
+    let agent = call.agent;
     // A read-only or unknown tool: nothing to record, so not even the lock is taken.
     let inert = matches!(call.phase, Phase::Before | Phase::After)
         && call.touches == payload::Touches::Nothing;
@@ -65,6 +70,17 @@ pub fn handle(
         // An agent working outside any repository: nothing to record.
         Err(RepoError::NotARepo(_)) => return Ok(Handled::Nothing),
         Err(e) => return Err(e.into()),
+    };
+    // git-ai writes the logs of this repository's commits itself: one log per commit.
+    let deferred = git_ai_present(&repo);
+    let mut own_opts;
+    let opts = match deferred && !opts.provenance.off {
+        true => {
+            own_opts = opts.clone();
+            own_opts.provenance.off = true;
+            &own_opts
+        }
+        false => opts,
     };
     let head = repo.head()?;
     let mut held = state::Held::read(&repo, head.branch())?;
@@ -94,10 +110,19 @@ pub fn handle(
             let saved = held.save();
             let outcome = outcome?;
             saved?;
+            if deferred && matches!(outcome, turn::TurnOutcome::Ran(_)) {
+                notes.push("git-ai records this repository (.git/ai): the turn's authorship log in refs/notes/ai is left to it".into());
+            }
             return Ok(Handled::Turn(outcome));
         }
         Phase::Ignored => Handled::Nothing,
     };
     held.save()?;
     Ok(handled)
+}
+
+/// Whether git-ai records this repository (its working logs in `.git/ai`,
+/// agent-hooks.md §4.1): git-clada then leaves `refs/notes/ai` to it.
+pub fn git_ai_present(repo: &Repo) -> bool {
+    repo.common_dir().join("ai").is_dir()
 }
