@@ -1,0 +1,299 @@
+//! `git clada agent-hook` for Cursor, Gemini CLI and Codex: `install`/`uninstall` in each
+//! agent's own settings file, and each agent's payloads (tests/fixtures/agent-hooks/, each
+//! citing the documentation it follows) piped to the real binary around real edits in real
+//! repositories: one AI commit per turn attributed to that agent, the user's edits left
+//! uncommitted; Cursor's older `afterFileEdit`, an edit reported twice, and git-ai installed
+//! beside git-clada.
+
+mod common;
+
+use std::process::Output;
+
+use common::{exit_code, spawn_fed, TestRepo};
+
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/agent-hooks");
+
+/// A fixture of `agent` with its placeholders filled in (JSON-escaped values).
+fn payload(repo: &TestRepo, agent: &str, name: &str, vars: &[(&str, &str)]) -> String {
+    let text = std::fs::read_to_string(format!("{FIXTURES}/{agent}/{name}.json"))
+        .unwrap_or_else(|e| panic!("fixture {agent}/{name}: {e}"));
+    let transcript = format!("{FIXTURES}/claude-code/transcript.jsonl");
+    let mut out = text.replace("{ROOT}", &repo.path().display().to_string());
+    out = out.replace("{TRANSCRIPT}", &transcript);
+    for (k, v) in vars {
+        let escaped = serde_json::to_string(v).unwrap();
+        out = out.replace(&format!("{{{k}}}"), &escaped[1..escaped.len() - 1]);
+    }
+    serde_json::from_str::<serde_json::Value>(&out).expect("fixture is JSON");
+    out
+}
+
+/// Runs `git clada agent-hook AGENT` with `input`; it must not fail.
+fn hook(repo: &TestRepo, agent: &str, input: &str) -> Output {
+    let mut cmd = repo.clada_cmd();
+    cmd.args(["agent-hook", agent]);
+    let out = spawn_fed(cmd, input).wait_with_output().expect("run hook");
+    assert_eq!(
+        exit_code(&out),
+        0,
+        "hook failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn note(repo: &TestRepo, rev: &str) -> String {
+    repo.git(&["notes", "--ref", "ai", "show", rev])
+}
+
+fn changed(repo: &TestRepo, rev: &str) -> String {
+    repo.git(&["diff-tree", "--no-commit-id", "--name-only", "-r", rev])
+        .trim_end()
+        .to_string()
+}
+
+/// `git clada agent-hook ACTION AGENT FLAGS`, with no agent's configuration folder taken
+/// from the environment (the test's HOME is the user's).
+fn settings_cmd(repo: &TestRepo, action: &str, agent: &str, flags: &[&str]) -> Output {
+    let mut cmd = repo.clada_cmd();
+    for var in ["CLAUDE_CONFIG_DIR", "GEMINI_CLI_HOME", "CODEX_HOME"] {
+        cmd.env_remove(var);
+    }
+    cmd.args(["agent-hook", action, agent]).args(flags);
+    cmd.output().expect("run git-clada")
+}
+
+/// The commands of the handlers of `event` in a settings file of either shape.
+fn commands(doc: &serde_json::Value, event: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for entry in doc["hooks"][event].as_array().into_iter().flatten() {
+        if let Some(c) = entry["command"].as_str() {
+            out.push(c.to_string());
+        }
+        for h in entry["hooks"].as_array().into_iter().flatten() {
+            if let Some(c) = h["command"].as_str() {
+                out.push(c.to_string());
+            }
+        }
+    }
+    out
+}
+
+fn read_json(path: &std::path::Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path:?}: {e}: {text}"))
+}
+
+/// Install into the user's file (the default) next to the user's own hook, twice; the
+/// committed file with the guard; `--project-local` refused; uninstall leaves the user's.
+fn check_install(agent: &str, user_file: &str, shared_file: &str, events: &[&str], flat: bool) {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    let user = repo.home.path().join(user_file);
+    std::fs::create_dir_all(user.parent().unwrap()).unwrap();
+    let theirs = match flat {
+        true => format!(
+            r#"{{"version":1,"hooks":{{"{}":[{{"command":"./audit.sh"}}]}}}}"#,
+            events[1]
+        ),
+        false => format!(
+            r#"{{"theme":"dark","hooks":{{"{}":[{{"matcher":"write_file","hooks":[{{"type":"command","command":"./audit.sh"}}]}}]}}}}"#,
+            events[1]
+        ),
+    };
+    std::fs::write(&user, &theirs).unwrap();
+    let out = settings_cmd(&repo, "install", agent, &[]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    let once = std::fs::read_to_string(&user).unwrap();
+    let out = settings_cmd(&repo, "install", agent, &["--user"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(&user).unwrap(), once, "idempotent");
+    let doc = read_json(&user);
+    let ours = format!("git clada agent-hook {agent}");
+    for event in events {
+        assert!(
+            commands(&doc, event).contains(&ours),
+            "{agent} {event}: {once}"
+        );
+    }
+    assert!(commands(&doc, events[1]).contains(&"./audit.sh".to_string()));
+    if flat {
+        assert_eq!(doc["version"], 1, "{once}");
+    } else {
+        let group = doc["hooks"][events[0]]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|g| g["hooks"][0]["command"] == ours.as_str())
+            .expect("our group");
+        assert_eq!(group["matcher"], "*", "{once}");
+    }
+
+    let out = settings_cmd(&repo, "uninstall", agent, &[]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    let original: serde_json::Value = serde_json::from_str(&theirs).unwrap();
+    assert_eq!(read_json(&user), original);
+
+    let out = settings_cmd(&repo, "install", agent, &["--shared"]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    let shared = read_json(&repo.path().join(shared_file));
+    let guarded = format!("command -v git-clada >/dev/null || exit 0; {ours}");
+    for event in events {
+        assert_eq!(
+            commands(&shared, event),
+            [guarded.clone()],
+            "{agent} {event}"
+        );
+    }
+
+    let out = settings_cmd(&repo, "install", agent, &["--project-local"]);
+    assert_eq!(exit_code(&out), 2, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("has no personal settings file for one project"),
+        "{}",
+        stderr(&out)
+    );
+    // Only the committed file was written in the repository.
+    assert_eq!(repo.status(), format!("?? {shared_file}\n"));
+}
+
+#[test]
+fn install_cursor_writes_its_hooks_json_flat_with_version_1() {
+    check_install(
+        "cursor",
+        ".cursor/hooks.json",
+        ".cursor/hooks.json",
+        &["preToolUse", "postToolUse", "afterFileEdit", "stop"],
+        true,
+    );
+}
+
+#[test]
+fn install_gemini_writes_its_settings_json() {
+    check_install(
+        "gemini",
+        ".gemini/settings.json",
+        ".gemini/settings.json",
+        &["BeforeTool", "AfterTool", "AfterAgent"],
+        false,
+    );
+}
+
+#[test]
+fn install_codex_writes_its_hooks_json() {
+    check_install(
+        "codex",
+        ".codex/hooks.json",
+        ".codex/hooks.json",
+        &["PreToolUse", "PostToolUse", "Stop"],
+        false,
+    );
+}
+
+/// One Cursor Write call: preToolUse, the edit, postToolUse.
+fn cursor_write(repo: &TestRepo, id: &str, file: &str, content: &str) {
+    let vars = [("FILE", file), ("ID", id), ("CONTENT", content)];
+    hook(
+        repo,
+        "cursor",
+        &payload(repo, "cursor", "pre-tool-use", &vars),
+    );
+    repo.write(file, content);
+    hook(
+        repo,
+        "cursor",
+        &payload(repo, "cursor", "post-tool-use", &vars),
+    );
+}
+
+/// The turn's commit holds `files` only, attributed to `tool`; `user` stays modified.
+fn assert_turn(repo: &TestRepo, initial: &str, files: &str, tool: &str, user: &str) {
+    assert_eq!(
+        repo.git(&["rev-parse", "HEAD~1"]).trim_end(),
+        initial.trim_end()
+    );
+    assert!(
+        repo.subject("HEAD").starts_with("AI:"),
+        "{}",
+        repo.subject("HEAD")
+    );
+    assert_eq!(changed(repo, "HEAD"), files);
+    assert_eq!(repo.status(), format!(" M {user}\n"));
+    let log = note(repo, "HEAD");
+    assert!(log.contains(&format!("\"tool\": \"{tool}\"")), "{log}");
+    assert!(!log.contains(user), "{log}");
+    assert_eq!(repo.git(&["for-each-ref", "refs/clada/agent/"]), "");
+    repo.assert_fsck();
+}
+
+#[test]
+fn cursor_turn_is_one_ai_commit_by_cursor_and_the_users_edit_stays_uncommitted() {
+    let repo = TestRepo::with_files(&[("a.txt", "one\n"), ("user.txt", "mine\n")]);
+    let initial = repo.head();
+    cursor_write(&repo, "cur_tool_1", "a.txt", "one\nby cursor\n");
+    repo.write("user.txt", "mine\nmy own edit\n");
+    cursor_write(&repo, "cur_tool_2", "b.txt", "new by cursor\n");
+    let out = hook(&repo, "cursor", &payload(&repo, "cursor", "stop", &[]));
+    assert!(stderr(&out).contains("AI commit"), "{}", stderr(&out));
+    assert_turn(&repo, &initial, "a.txt\nb.txt", "cursor", "user.txt");
+    let log = note(&repo, "HEAD");
+    assert!(log.contains("\"model\": \"claude-4.5-sonnet\""), "{log}");
+    assert!(log.contains("\"id\": \"cur-conv-1\""), "{log}");
+}
+
+#[test]
+fn gemini_turn_is_one_ai_commit_by_gemini_and_the_users_edit_stays_uncommitted() {
+    let repo = TestRepo::with_files(&[("a.txt", "one\n"), ("user.txt", "mine\n")]);
+    let initial = repo.head();
+    let vars = [("FILE", "a.txt"), ("CONTENT", "one\nby gemini\n")];
+    hook(
+        &repo,
+        "gemini",
+        &payload(&repo, "gemini", "before-write", &vars),
+    );
+    repo.write("a.txt", "one\nby gemini\n");
+    repo.write("user.txt", "mine\nmy own edit\n");
+    hook(
+        &repo,
+        "gemini",
+        &payload(&repo, "gemini", "after-write", &vars),
+    );
+    hook(
+        &repo,
+        "gemini",
+        &payload(&repo, "gemini", "after-agent", &[]),
+    );
+    assert_turn(&repo, &initial, "a.txt", "gemini", "user.txt");
+}
+
+const PATCH: &str = "*** Begin Patch\n*** Update File: a.txt\n@@\n one\n+by codex\n*** Add File: src/c.txt\n+created by codex\n*** End Patch\n";
+
+#[test]
+fn codex_apply_patch_editing_two_files_is_one_ai_commit_by_codex() {
+    let repo = TestRepo::with_files(&[("a.txt", "one\n"), ("user.txt", "mine\n")]);
+    let initial = repo.head();
+    let vars = [("PATCH", PATCH), ("ID", "call_1")];
+    hook(
+        &repo,
+        "codex",
+        &payload(&repo, "codex", "pre-apply-patch", &vars),
+    );
+    repo.write("a.txt", "one\nby codex\n");
+    repo.write("src/c.txt", "created by codex\n");
+    repo.write("user.txt", "mine\nmy own edit\n");
+    hook(
+        &repo,
+        "codex",
+        &payload(&repo, "codex", "post-apply-patch", &vars),
+    );
+    let out = hook(&repo, "codex", &payload(&repo, "codex", "stop", &[]));
+    assert!(stderr(&out).contains("AI commit"), "{}", stderr(&out));
+    assert_turn(&repo, &initial, "a.txt\nsrc/c.txt", "codex", "user.txt");
+    let log = note(&repo, "HEAD");
+    assert!(log.contains("a.txt\n  s_") && log.contains(" 2\n"), "{log}");
+    assert!(log.contains("src/c.txt\n  s_"), "{log}");
+    assert!(log.contains("\"model\": \"gpt-5.1-codex\""), "{log}");
+}
