@@ -297,3 +297,97 @@ fn codex_apply_patch_editing_two_files_is_one_ai_commit_by_codex() {
     assert!(log.contains("src/c.txt\n  s_"), "{log}");
     assert!(log.contains("\"model\": \"gpt-5.1-codex\""), "{log}");
 }
+
+/// Cursor's `afterFileEdit` of `file`, its one edit `old` → `new`.
+fn after_file_edit(repo: &TestRepo, file: &str, old: &str, new: &str) -> Output {
+    let vars = [("FILE", file), ("OLD", old), ("NEW", new)];
+    hook(
+        repo,
+        "cursor",
+        &payload(repo, "cursor", "after-file-edit", &vars),
+    )
+}
+
+#[test]
+fn cursor_after_file_edit_rebuilds_the_before_state_from_its_edits() {
+    let repo = TestRepo::with_files(&[("a.txt", "1\n2\n3\n"), ("user.txt", "mine\n")]);
+    let initial = repo.head();
+    // The user's own uncommitted line in a.txt, before the agent's edit of that file.
+    repo.write("a.txt", "1 user\n2\n3\n");
+    repo.write("a.txt", "1 user\n2\n3 cursor\n");
+    let out = after_file_edit(&repo, "a.txt", "3\n", "3 cursor\n");
+    assert!(!stderr(&out).contains("not attributed"), "{}", stderr(&out));
+    hook(&repo, "cursor", &payload(&repo, "cursor", "stop", &[]));
+    assert_eq!(
+        repo.git(&["rev-parse", "HEAD~1"]).trim_end(),
+        initial.trim_end()
+    );
+    // Only the agent's line is committed; the user's stays uncommitted.
+    assert_eq!(repo.git(&["show", "HEAD:a.txt"]), "1\n2\n3 cursor\n");
+    assert_eq!(repo.read("a.txt"), "1 user\n2\n3 cursor\n");
+    let log = note(&repo, "HEAD");
+    assert!(log.contains("a.txt\n  s_") && log.contains(" 3\n"), "{log}");
+    assert!(log.contains("\"tool\": \"cursor\""), "{log}");
+    repo.assert_fsck();
+}
+
+#[test]
+fn cursor_after_file_edit_that_does_not_rebuild_exactly_is_not_attributed() {
+    let repo = TestRepo::with_files(&[("a.txt", "x\nx\n")]);
+    let initial = repo.head();
+    // The edit's new text is found twice: which one the agent wrote cannot be told.
+    repo.write("a.txt", "x\nx\nx\n");
+    let out = after_file_edit(&repo, "a.txt", "", "x\n");
+    assert!(
+        stderr(&out).contains("not attributed") && stderr(&out).contains("a.txt"),
+        "{}",
+        stderr(&out)
+    );
+    let out = hook(&repo, "cursor", &payload(&repo, "cursor", "stop", &[]));
+    assert!(!stderr(&out).contains("AI commit"), "{}", stderr(&out));
+    assert_eq!(repo.head(), initial);
+    assert_eq!(repo.status(), " M a.txt\n");
+    assert_eq!(repo.read("a.txt"), "x\nx\nx\n");
+}
+
+#[test]
+fn one_cursor_edit_reported_by_cursors_and_claude_codes_hooks_is_recorded_once() {
+    let repo = TestRepo::with_files(&[("a.txt", "one\n")]);
+    let initial = repo.head();
+    let vars = [
+        ("FILE", "a.txt"),
+        ("ID", "cur_tool_1"),
+        ("CONTENT", "one\ntwo\n"),
+    ];
+    let p = |name: &str| payload(&repo, "cursor", name, &vars);
+    // Cursor runs its own hooks and Claude Code's settings' hooks (concurrently: the
+    // Claude-shaped copy of preToolUse can come after the edit).
+    hook(&repo, "cursor", &p("pre-tool-use"));
+    repo.write("a.txt", "one\ntwo\n");
+    hook(&repo, "claude-code", &p("claude-pre-tool-use"));
+    let own = hook(&repo, "cursor", &p("post-tool-use"));
+    let copy = hook(&repo, "claude-code", &p("claude-post-tool-use"));
+    let legacy = after_file_edit(&repo, "a.txt", "one\n", "one\ntwo\n");
+    for out in [&own, &copy, &legacy] {
+        assert!(!stderr(out).contains("not attributed"), "{}", stderr(out));
+    }
+    let state = repo.git(&["cat-file", "-p", "refs/clada/agent/main:state.json"]);
+    let v: serde_json::Value = serde_json::from_str(&state).unwrap();
+    assert_eq!(
+        v["checkpoints"].as_array().map(Vec::len),
+        Some(1),
+        "{state}"
+    );
+    assert_eq!(v["open"].as_array().map(Vec::len), Some(0), "{state}");
+    hook(&repo, "claude-code", &p("claude-stop"));
+    hook(&repo, "cursor", &p("stop"));
+    assert_eq!(
+        repo.git(&["rev-parse", "HEAD~1"]).trim_end(),
+        initial.trim_end()
+    );
+    assert_eq!(changed(&repo, "HEAD"), "a.txt");
+    assert_eq!(repo.status(), "");
+    let log = note(&repo, "HEAD");
+    assert!(log.contains("\"tool\": \"cursor\""), "{log}");
+    assert!(!log.contains("\"tool\": \"claude\""), "{log}");
+}
