@@ -391,3 +391,80 @@ fn one_cursor_edit_reported_by_cursors_and_claude_codes_hooks_is_recorded_once()
     assert!(log.contains("\"tool\": \"cursor\""), "{log}");
     assert!(!log.contains("\"tool\": \"claude\""), "{log}");
 }
+
+#[test]
+fn edits_no_hook_reported_are_named_at_the_end_of_the_turn_and_left_uncommitted() {
+    let repo = TestRepo::with_files(&[
+        ("a.txt", "1\n2\n3\n4\n5\n"),
+        ("b.txt", "bee\n"),
+        ("user.txt", "u\n"),
+    ]);
+    let initial = repo.head();
+    // The user's work from before the turn: left alone and not named.
+    repo.write("user.txt", "u\nmine\n");
+    let patch = "*** Begin Patch\n*** Update File: a.txt\n@@\n-1\n+1 codex\n*** End Patch\n";
+    let vars = [("PATCH", patch), ("ID", "call_1")];
+    hook(
+        &repo,
+        "codex",
+        &payload(&repo, "codex", "pre-apply-patch", &vars),
+    );
+    repo.write("a.txt", "1 codex\n2\n3\n4\n5\n");
+    hook(
+        &repo,
+        "codex",
+        &payload(&repo, "codex", "post-apply-patch", &vars),
+    );
+    // An apply_patch that fired no hook (openai/codex#26751): a tracked file, a new file,
+    // and a.txt again after its checkpoint.
+    repo.write("b.txt", "bee\nunreported\n");
+    repo.write("d.txt", "unreported new file\n");
+    repo.write("a.txt", "1 codex\n2\n3\n4\n5 unreported\n");
+    let out = hook(&repo, "codex", &payload(&repo, "codex", "stop", &[]));
+    let err = stderr(&out);
+    assert!(err.contains("not attributed"), "{err}");
+    assert!(err.contains("a.txt, b.txt, d.txt"), "{err}");
+    assert!(!err.contains("user.txt"), "{err}");
+    // Only the checkpoint's version of a.txt is committed as codex's.
+    assert_eq!(
+        repo.git(&["rev-parse", "HEAD~1"]).trim_end(),
+        initial.trim_end()
+    );
+    assert_eq!(changed(&repo, "HEAD"), "a.txt");
+    assert_eq!(repo.git(&["show", "HEAD:a.txt"]), "1 codex\n2\n3\n4\n5\n");
+    // Nothing lost: every unreported edit is still in the worktree.
+    assert_eq!(repo.read("a.txt"), "1 codex\n2\n3\n4\n5 unreported\n");
+    assert_eq!(repo.read("b.txt"), "bee\nunreported\n");
+    assert_eq!(repo.read("d.txt"), "unreported new file\n");
+    assert_eq!(repo.status(), " M a.txt\n M b.txt\n M user.txt\n?? d.txt\n");
+    let log = note(&repo, "HEAD");
+    assert!(!log.contains("b.txt") && !log.contains("d.txt"), "{log}");
+    assert_eq!(repo.git(&["for-each-ref", "refs/clada/agent/"]), "");
+}
+
+#[test]
+fn an_unreported_edit_next_to_the_agents_lines_leaves_the_file_uncommitted_and_whole() {
+    let repo = TestRepo::with_files(&[("a.txt", "one\n")]);
+    let initial = repo.head();
+    let patch = "*** Begin Patch\n*** Update File: a.txt\n@@\n one\n+by codex\n*** End Patch\n";
+    let vars = [("PATCH", patch), ("ID", "call_1")];
+    hook(
+        &repo,
+        "codex",
+        &payload(&repo, "codex", "pre-apply-patch", &vars),
+    );
+    repo.write("a.txt", "one\nby codex\n");
+    hook(
+        &repo,
+        "codex",
+        &payload(&repo, "codex", "post-apply-patch", &vars),
+    );
+    repo.write("a.txt", "one\nby codex\nunreported\n");
+    let out = hook(&repo, "codex", &payload(&repo, "codex", "stop", &[]));
+    assert!(stderr(&out).contains("not attributed"), "{}", stderr(&out));
+    // The two edits cannot be told apart: nothing is committed as codex's, nothing lost.
+    assert_eq!(repo.head(), initial);
+    assert_eq!(repo.read("a.txt"), "one\nby codex\nunreported\n");
+    assert_eq!(repo.status(), " M a.txt\n");
+    assert_eq!(repo.git(&["for-each-ref", "refs/clada/"]), "");
+}

@@ -194,7 +194,7 @@ pub(super) fn written(
 
 /// The worktree's files that differ from the index (changed, deleted) or are untracked: what
 /// a shell tool's before-state hashes. The cost of a status of the worktree.
-fn dirty_paths(repo: &Repo, index: &Index) -> Result<Vec<BString>, RepoError> {
+pub(super) fn dirty_paths(repo: &Repo, index: &Index) -> Result<Vec<BString>, RepoError> {
     let head_tree = match repo.head()?.commit() {
         Some(c) => repo.commit_info(c)?.tree,
         None => repo.empty_tree(),

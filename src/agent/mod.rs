@@ -12,6 +12,7 @@ pub mod rebuilt;
 pub mod settings;
 pub mod state;
 pub mod turn;
+pub mod unreported;
 
 use std::path::Path;
 
@@ -86,6 +87,7 @@ pub fn handle(
     let mut held = state::Held::read(&repo, head.branch())?;
     let handled = match call.phase {
         Phase::Before => {
+            unreported::remember(&repo, &mut held, &call.session)?;
             calls::before(&repo, &mut held, &call, &dir)?;
             Handled::Before
         }
@@ -104,6 +106,13 @@ pub fn handle(
                 .or_else(|| call.transcript.as_deref().and_then(model::from_transcript))
                 .or(opts.provenance.model.clone());
             let source = format!("{} turn", payload::agent_name(agent));
+            let unreported = unreported_at_end(&repo, &mut held, &call.session)?;
+            if !unreported.is_empty() {
+                notes.push(format!(
+                    "changed during the agent's turn with no hook reporting it (a tool call that fired no hook, such as Codex's apply_patch in openai/codex#26751, or your own edit), so not attributed and left uncommitted in the worktree: {}",
+                    unreported.join(", ")
+                ));
+            }
             let outcome = turn::commit_turn(&repo, &mut held, &call.session, &opts, &source);
             // The state is saved whatever the commit did: a refused commit keeps the turn's
             // checkpoints for the next end of turn.
@@ -125,4 +134,20 @@ pub fn handle(
 /// agent-hooks.md §4.1): git-clada then leaves `refs/notes/ai` to it.
 pub fn git_ai_present(repo: &Repo) -> bool {
     repo.common_dir().join("ai").is_dir()
+}
+
+/// The paths `session`'s turn changed that no checkpoint holds (`unreported`).
+fn unreported_at_end(
+    repo: &Repo,
+    held: &mut state::Held,
+    session: &str,
+) -> Result<Vec<String>, RepoError> {
+    let mine: Vec<&state::Checkpoint> = held
+        .state
+        .checkpoints
+        .iter()
+        .filter(|c| c.session == session)
+        .collect();
+    let sides = turn::sides(repo, &mine)?;
+    unreported::at_end(repo, held, session, &sides)
 }
