@@ -468,3 +468,58 @@ fn an_unreported_edit_next_to_the_agents_lines_leaves_the_file_uncommitted_and_w
     assert_eq!(repo.status(), " M a.txt\n");
     assert_eq!(repo.git(&["for-each-ref", "refs/clada/"]), "");
 }
+
+#[test]
+fn install_beside_git_ai_hooks_says_so() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    let file = repo.home.path().join(".claude/settings.json");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    // git-ai's installer's shape (agent-hooks.md §4.1, §4.2).
+    let git_ai = r#"{"hooks":{"PostToolUse":[{"matcher":"*","hooks":[{"type":"command","command":"/usr/local/bin/git-ai checkpoint claude --hook-input stdin"}]}]}}"#;
+    std::fs::write(&file, git_ai).unwrap();
+    let out = settings_cmd(&repo, "install", "claude-code", &[]);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("git-ai is installed too") && err.contains("PostToolUse"),
+        "{err}"
+    );
+    assert!(err.contains("refs/notes/ai"), "{err}");
+    // Its hooks stay; ours are added.
+    let doc = read_json(&file);
+    let post = commands(&doc, "PostToolUse");
+    assert!(
+        post.iter().any(|c| c.contains("git-ai checkpoint")),
+        "{post:?}"
+    );
+    assert!(
+        post.contains(&"git clada agent-hook claude-code".to_string()),
+        "{post:?}"
+    );
+}
+
+#[test]
+fn with_git_ai_recording_the_repository_the_turn_commit_leaves_refs_notes_ai_to_it() {
+    let repo = TestRepo::with_files(&[("a.txt", "one\n")]);
+    let initial = repo.head();
+    // git-ai's working logs (agent-hooks.md §4.1: .git/ai/working_logs/<base_commit>/).
+    std::fs::create_dir_all(repo.path().join(".git/ai/working_logs")).unwrap();
+    cursor_write(&repo, "cur_tool_1", "a.txt", "one\nby cursor\n");
+    let out = hook(&repo, "cursor", &payload(&repo, "cursor", "stop", &[]));
+    let err = stderr(&out);
+    assert!(err.contains("AI commit"), "{err}");
+    assert!(
+        err.contains("left to it") && err.contains(".git/ai"),
+        "{err}"
+    );
+    assert_eq!(
+        repo.git(&["rev-parse", "HEAD~1"]).trim_end(),
+        initial.trim_end()
+    );
+    assert_eq!(changed(&repo, "HEAD"), "a.txt");
+    assert!(repo.subject("HEAD").starts_with("AI:"));
+    let notes = repo.git_output(&["notes", "--ref", "ai", "list"]);
+    assert_eq!(String::from_utf8_lossy(&notes.stdout), "", "no log written");
+    assert_eq!(repo.git(&["for-each-ref", "refs/notes/ai"]), "");
+    repo.assert_fsck();
+}
