@@ -523,3 +523,107 @@ fn with_git_ai_recording_the_repository_the_turn_commit_leaves_refs_notes_ai_to_
     assert_eq!(repo.git(&["for-each-ref", "refs/notes/ai"]), "");
     repo.assert_fsck();
 }
+
+/// A Claude Code Edit of `file` to `content`, with a user's formatter hook rewriting the file
+/// to `formatted` before our PostToolUse hashes it (`first`) or after.
+fn edit_with_formatter(repo: &TestRepo, file: &str, content: &str, formatted: &str, first: bool) {
+    let vars = [("FILE", file), ("ID", "toolu_1"), ("CONTENT", content)];
+    hook(
+        repo,
+        "claude-code",
+        &payload(repo, "claude-code", "pre-edit", &vars),
+    );
+    repo.write(file, content);
+    if first {
+        repo.write(file, formatted);
+    }
+    hook(
+        repo,
+        "claude-code",
+        &payload(repo, "claude-code", "post-edit", &vars),
+    );
+    if !first {
+        repo.write(file, formatted);
+    }
+}
+
+#[test]
+fn a_formatter_that_ran_before_our_post_tool_use_counts_as_the_agents() {
+    let repo = TestRepo::with_files(&[("a.js", "let a = 1;\n")]);
+    let initial = repo.head();
+    edit_with_formatter(
+        &repo,
+        "a.js",
+        "let a = 1;\nlet b=2\n",
+        "let a = 1;\nlet b = 2;\n",
+        true,
+    );
+    let out = hook(
+        &repo,
+        "claude-code",
+        &payload(&repo, "claude-code", "stop", &[]),
+    );
+    assert!(!stderr(&out).contains("not attributed"), "{}", stderr(&out));
+    assert_eq!(
+        repo.git(&["rev-parse", "HEAD~1"]).trim_end(),
+        initial.trim_end()
+    );
+    assert_eq!(repo.git(&["show", "HEAD:a.js"]), "let a = 1;\nlet b = 2;\n");
+    assert_eq!(repo.status(), "");
+    let log = note(&repo, "HEAD");
+    assert!(log.contains("a.js\n  s_") && log.contains(" 2\n"), "{log}");
+}
+
+#[test]
+fn a_formatter_that_ran_after_our_post_tool_use_is_not_the_agents_and_nothing_is_lost() {
+    let repo = TestRepo::with_files(&[("a.js", "let a=1\nx\ny\nz\n")]);
+    let initial = repo.head();
+    // The formatter rewrites a line far from the agent's: that line stays uncommitted.
+    edit_with_formatter(
+        &repo,
+        "a.js",
+        "let a=1\nx\ny\nz\nlet b = 2;\n",
+        "let a = 1;\nx\ny\nz\nlet b = 2;\n",
+        false,
+    );
+    let out = hook(
+        &repo,
+        "claude-code",
+        &payload(&repo, "claude-code", "stop", &[]),
+    );
+    assert!(
+        stderr(&out).contains("not attributed") && stderr(&out).contains("a.js"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        repo.git(&["rev-parse", "HEAD~1"]).trim_end(),
+        initial.trim_end()
+    );
+    assert_eq!(
+        repo.git(&["show", "HEAD:a.js"]),
+        "let a=1\nx\ny\nz\nlet b = 2;\n"
+    );
+    assert_eq!(repo.read("a.js"), "let a = 1;\nx\ny\nz\nlet b = 2;\n");
+    assert_eq!(repo.git(&["diff", "--numstat"]), "1\t1\ta.js\n");
+
+    // Rewriting the agent's own line: the two cannot be told apart, the file stays whole.
+    let repo = TestRepo::with_files(&[("a.js", "let a = 1;\n")]);
+    let initial = repo.head();
+    edit_with_formatter(
+        &repo,
+        "a.js",
+        "let a = 1;\nlet b=2\n",
+        "let a = 1;\nlet b = 2;\n",
+        false,
+    );
+    let out = hook(
+        &repo,
+        "claude-code",
+        &payload(&repo, "claude-code", "stop", &[]),
+    );
+    assert!(stderr(&out).contains("not attributed"), "{}", stderr(&out));
+    assert_eq!(repo.head(), initial);
+    assert_eq!(repo.read("a.js"), "let a = 1;\nlet b = 2;\n");
+    assert_eq!(repo.status(), " M a.js\n");
+}
