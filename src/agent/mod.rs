@@ -87,7 +87,7 @@ pub fn handle(
     let mut held = state::Held::read(&repo, head.branch())?;
     let handled = match call.phase {
         Phase::Before => {
-            unreported::remember(&repo, &mut held, &call.session)?;
+            unreported::remember(&repo, head.branch(), &call.session)?;
             calls::before(&repo, &mut held, &call, &dir)?;
             Handled::Before
         }
@@ -106,7 +106,7 @@ pub fn handle(
                 .or_else(|| call.transcript.as_deref().and_then(model::from_transcript))
                 .or(opts.provenance.model.clone());
             let source = format!("{} turn", payload::agent_name(agent));
-            let unreported = unreported_at_end(&repo, &mut held, &call.session)?;
+            let unreported = unreported_at_end(&repo, &held, head.branch(), &call.session)?;
             if !unreported.is_empty() {
                 notes.push(format!(
                     "changed during the agent's turn with no hook reporting it (a tool call that fired no hook, such as Codex's apply_patch in openai/codex#26751, or your own edit), so not attributed and left uncommitted in the worktree: {}",
@@ -139,7 +139,8 @@ pub fn git_ai_present(repo: &Repo) -> bool {
 /// The paths `session`'s turn changed that no checkpoint holds (`unreported`).
 fn unreported_at_end(
     repo: &Repo,
-    held: &mut state::Held,
+    held: &state::Held,
+    branch: Option<&str>,
     session: &str,
 ) -> Result<Vec<String>, RepoError> {
     let mine: Vec<&state::Checkpoint> = held
@@ -149,5 +150,5 @@ fn unreported_at_end(
         .filter(|c| c.session == session)
         .collect();
     let sides = turn::sides(repo, &mine)?;
-    unreported::at_end(repo, held, session, &sides)
+    unreported::at_end(repo, branch, session, &sides)
 }

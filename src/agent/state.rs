@@ -123,9 +123,6 @@ pub struct Change {
 pub struct State {
     pub open: Vec<Open>,
     pub checkpoints: Vec<Checkpoint>,
-    /// Each session's worktree at its turn's first hook (`unreported`).
-    #[serde(default)]
-    pub baselines: Vec<super::unreported::Baseline>,
 }
 
 /// The state of one branch, read under the agent lock, to be saved by [`Held::save`].
@@ -180,10 +177,7 @@ impl<'r> Held<'r> {
     pub fn save(self) -> Result<(), RepoError> {
         let repo = self.repo;
         let expected = self.tree.map_or(Expected::MustNotExist, Expected::Value);
-        if self.state.open.is_empty()
-            && self.state.checkpoints.is_empty()
-            && self.state.baselines.is_empty()
-        {
+        if self.state.open.is_empty() && self.state.checkpoints.is_empty() {
             if self.tree.is_some() {
                 repo.delete_ref(&self.name, expected)?;
             }
