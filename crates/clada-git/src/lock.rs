@@ -153,28 +153,6 @@ impl Repo {
         Ok(StateLock { _file: file })
     }
 
-    /// [`Repo::lock_state`] waiting at most `budget`: `None` when another process still holds
-    /// the lock then (the caller does without it).
-    pub fn lock_state_within(&self, name: &str, budget: Duration) -> Result<Option<StateLock>> {
-        let dir = self.git_dir().join("clada");
-        std::fs::create_dir_all(&dir).map_err(io_err("cannot create", &dir))?;
-        let path = dir.join(format!("{name}.lock"));
-        let file = open_lock_file(&path)?;
-        let start = Instant::now();
-        let mut pause = Duration::from_millis(5);
-        loop {
-            if try_flock(&file, &path)? {
-                let _ = file.write_all_at(pid_record(std::process::id()).as_bytes(), 0);
-                return Ok(Some(StateLock { _file: file }));
-            }
-            if start.elapsed() >= budget {
-                return Ok(None);
-            }
-            std::thread::sleep(pause.min(budget.saturating_sub(start.elapsed())));
-            pause = (pause * 2).min(Duration::from_millis(100));
-        }
-    }
-
     /// Whether a git-clada died holding git's lock files (read-only: nothing is removed, and
     /// nothing is reported while another git-clada is running, whose locks are live).
     pub fn stale_locks_pending(&self) -> bool {
