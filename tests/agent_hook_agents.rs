@@ -144,7 +144,7 @@ fn check_install(agent: &str, user_file: &str, shared_file: &str, events: &[&str
     for event in events {
         assert_eq!(
             commands(&shared, event),
-            [guarded.clone()],
+            std::slice::from_ref(&guarded),
             "{agent} {event}"
         );
     }

@@ -3,7 +3,8 @@
 //! commit per turn (`docs/agents.md` is the model). `payload` reads each agent's hook input,
 //! `calls` records a call's before-state and its checkpoint, `state` keeps them under
 //! `refs/clada/agent/<branch>`, `turn` commits a turn through the apply transaction,
-//! `settings` installs the hooks in an agent's settings file, `model` finds the model name.
+//! `settings` installs the hooks in an agent's settings file, `model` finds the model name,
+//! `rebuilt` reads Cursor's older `afterFileEdit`, `unreported` finds edits no hook reported.
 
 pub mod calls;
 pub mod model;
