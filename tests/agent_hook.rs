@@ -410,10 +410,82 @@ fn an_agent_that_commits_itself_finds_its_work_committed_and_no_turn_commit_foll
         String::from_utf8_lossy(&sh.stderr)
     );
     hook_ok(&repo, &payload(&repo, "post-bash", &vars));
+    // The agent's own commit carries its authorship log, written by the PostToolUse hook
+    // that saw HEAD move during the call (no git hook installed here).
+    let log = note(&repo, "HEAD");
+    assert!(log.contains("a.txt\n  s_") && log.contains(" 2\n"), "{log}");
+    assert!(log.contains("\"tool\": \"claude\""), "{log}");
+    assert!(log.contains("\"model\": \"claude-sonnet-4-5\""), "{log}");
+    assert!(log.contains("\"id\": \"abc123\""), "{log}");
     stop(&repo);
     assert_eq!(repo.subject("HEAD").trim_end(), "by the agent");
     assert_eq!(repo.git(&["rev-list", "--count", "HEAD"]).trim_end(), "2");
     assert_eq!(repo.status().trim_end(), "");
+    assert_eq!(repo.git(&["for-each-ref", "refs/clada/agent/"]), "");
+    repo.assert_fsck();
+}
+
+#[test]
+fn the_users_commit_of_the_agents_lines_gets_their_log_from_the_post_commit_hook() {
+    let mut repo = TestRepo::with_files(&[("a.txt", "one\ntwo\nthree\n")]);
+    // git finds git-clada on PATH, as the installed hooks need.
+    repo.env.push(("PATH".into(), common::path_with_clada(&[])));
+    let out = repo.clada(&["hooks", "install"]);
+    assert_eq!(exit_code(&out), 0, "{}", common::output_text(&out));
+    agent_edit(&repo, "edit", "toolu_1", "a.txt", "one\nTWO\nTHREE\n");
+    // The user changes one of the agent's lines and adds one of their own, then commits.
+    repo.write("a.txt", "one\nTWO\nthree by me\nfour by me\n");
+    repo.git(&["commit", "-qam", "my commit"]);
+    let log = note(&repo, "HEAD");
+    assert!(log.contains("a.txt\n  s_"), "{log}");
+    let lines: Vec<&str> = log.lines().filter(|l| l.starts_with("  s_")).collect();
+    assert_eq!(lines.len(), 1, "{log}");
+    assert!(
+        lines[0].ends_with(" 2"),
+        "only the agent's line 2 is its: {log}"
+    );
+    assert!(log.contains("\"tool\": \"claude\""), "{log}");
+    // The commit took the agent's change: the end of the turn commits nothing more.
+    assert_eq!(repo.git(&["for-each-ref", "refs/clada/agent/"]), "");
+    stop(&repo);
+    assert_eq!(repo.subject("HEAD").trim_end(), "my commit");
+    assert_eq!(repo.git(&["rev-list", "--count", "HEAD"]).trim_end(), "2");
+    assert_eq!(repo.status().trim_end(), "");
+    // Idempotent: the hook run again leaves the note as it is.
+    let again = repo.clada(&["provenance", "post-commit"]);
+    assert_eq!(exit_code(&again), 0);
+    assert_eq!(note(&repo, "HEAD"), log);
+    repo.assert_fsck();
+}
+
+#[test]
+fn a_commit_of_some_of_the_agents_files_leaves_the_rest_for_the_turn_commit() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n"), ("b.txt", "b\n"), ("u.txt", "u\n")]);
+    let initial = repo.head();
+    agent_edit(&repo, "edit", "toolu_1", "a.txt", "a by agent\n");
+    agent_edit(&repo, "edit", "toolu_2", "b.txt", "b by agent\n");
+    repo.write("u.txt", "u\nmine\n");
+    // The user commits a.txt alone, with no git hook installed: the Stop sees HEAD moved.
+    repo.git(&["commit", "-qm", "just a", "--", "a.txt"]);
+    let user_commit = repo.head();
+    stop(&repo);
+    assert_eq!(repo.git(&["rev-parse", "HEAD~1"]).trim_end(), user_commit);
+    assert_eq!(repo.git(&["rev-parse", "HEAD~2"]).trim_end(), initial);
+    assert_eq!(changed(&repo, "HEAD~1"), "a.txt");
+    assert_eq!(changed(&repo, "HEAD"), "b.txt");
+    assert!(
+        repo.subject("HEAD").starts_with("AI:"),
+        "{}",
+        repo.subject("HEAD")
+    );
+    let log = note(&repo, &user_commit);
+    assert!(log.contains("a.txt\n  s_") && log.contains(" 1\n"), "{log}");
+    assert!(!log.contains("b.txt"), "{log}");
+    assert!(log.contains("\"tool\": \"claude\""), "{log}");
+    assert!(note(&repo, "HEAD").contains("b.txt\n  s_"));
+    assert_eq!(repo.status().trim_end(), " M u.txt");
+    assert_eq!(repo.git(&["for-each-ref", "refs/clada/agent/"]), "");
+    repo.assert_fsck();
 }
 
 #[test]

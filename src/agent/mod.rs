@@ -2,10 +2,12 @@
 //! Codex's hooks around their tool calls, turned into checkpoints per tool call and one AI
 //! commit per turn (`docs/agents.md` is the model). `payload` reads each agent's hook input,
 //! `calls` records a call's before-state and its checkpoint, `state` keeps them under
-//! `refs/clada/agent/<branch>`, `turn` commits a turn through the apply transaction,
+//! `refs/clada/agent/<branch>`, `committed` attributes the lines of commits someone else
+//! made (the agent's own `git commit`, the user's), `turn` commits a turn through the apply transaction,
 //! `settings` installs the hooks in an agent's settings file, `model` finds the model name.
 
 pub mod calls;
+pub mod committed;
 pub mod model;
 pub mod payload;
 pub mod settings;
@@ -68,16 +70,22 @@ pub fn handle(
     };
     let head = repo.head()?;
     let mut held = state::Held::read(&repo, head.branch())?;
+    let logs = !opts.provenance.off;
     let handled = match call.phase {
         Phase::Before => {
+            committed::catch_up(&repo, &mut held, logs)?;
             calls::before(&repo, &mut held, &call, &dir)?;
             Handled::Before
         }
         Phase::After => {
             let head_id = head.commit().map(|c| c.to_string()).unwrap_or_default();
-            Handled::After(calls::after(&repo, &mut held, &call, &head_id)?)
+            let after = calls::after(&repo, &mut held, &call, agent.tool(), &head_id)?;
+            // A commit the call made (the agent's own `git commit`) takes its lines now.
+            committed::catch_up(&repo, &mut held, logs)?;
+            Handled::After(after)
         }
         Phase::Stop => {
+            committed::catch_up(&repo, &mut held, logs)?;
             let mut opts = opts.clone();
             opts.finish_pending = true;
             opts.provenance.tool = Some(agent.tool().to_string());

@@ -95,6 +95,10 @@ pub struct Open {
     /// the index holds.
     pub worktree: bool,
     pub files: Vec<FileState>,
+    /// HEAD when the call started (empty: unborn, or a state an older git-clada wrote), so
+    /// a commit made during the call (the agent's own `git commit`) is seen by its after.
+    #[serde(default)]
+    pub head: String,
 }
 
 /// What one tool call changed.
@@ -105,7 +109,30 @@ pub struct Checkpoint {
     pub tool: String,
     /// HEAD when the call ended.
     pub head: String,
+    /// HEAD when the call started: commits made on top of it may hold this call's lines
+    /// (empty in a state an older git-clada wrote: `head` then stands for it).
+    #[serde(default)]
+    pub base: String,
+    /// The agent, as the Git AI Standard names it (`claude`, `cursor`, …).
+    #[serde(default)]
+    pub agent: Option<String>,
+    /// The model, when the payload named it.
+    #[serde(default)]
+    pub model: Option<String>,
+    /// The agent's transcript, where the model is read from when a commit takes the lines.
+    #[serde(default)]
+    pub transcript: Option<String>,
     pub changes: Vec<Change>,
+}
+
+impl Checkpoint {
+    /// HEAD when the call started.
+    pub fn base(&self) -> &str {
+        match self.base.is_empty() {
+            true => &self.head,
+            false => &self.base,
+        }
+    }
 }
 
 /// One path a tool call changed: before and after, and the lines it wrote (1-based ranges
