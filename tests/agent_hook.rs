@@ -533,3 +533,67 @@ fn a_read_only_tool_records_nothing() {
     hook_ok(&repo, &read.replace("PreToolUse", "PostToolUse"));
     assert_eq!(repo.git(&["for-each-ref", "refs/clada/"]), "");
 }
+
+#[test]
+fn agent_commit_edit_makes_an_ai_commit_per_tool_call_without_git_hooks() {
+    let repo = TestRepo::with_files(&[
+        ("a.txt", "a\n"),
+        ("user.txt", "u\n"),
+        (".clada.yml", "agent:\n  commit: edit\n"),
+    ]);
+    let initial = repo.head();
+    // A pre-commit hook that would refuse every commit: `edit` commits run no git hooks.
+    repo.write(".git/hooks/pre-commit", "#!/bin/sh\nexit 1\n");
+    repo.set_executable(".git/hooks/pre-commit");
+    agent_edit(&repo, "edit", "toolu_1", "a.txt", "a by agent\n");
+    assert!(
+        repo.subject("HEAD").starts_with("AI:"),
+        "{}",
+        repo.subject("HEAD")
+    );
+    assert_eq!(changed(&repo, "HEAD"), "a.txt");
+    repo.write("user.txt", "u\nmine\n");
+    agent_edit(&repo, "write", "toolu_2", "b.txt", "new\n");
+    assert_eq!(changed(&repo, "HEAD"), "b.txt");
+    assert_eq!(repo.git(&["rev-parse", "HEAD~2"]).trim_end(), initial);
+    for rev in ["HEAD", "HEAD~1"] {
+        assert!(note(&repo, rev).contains("\"tool\": \"claude\""), "{rev}");
+    }
+    // The end of the turn has nothing left to commit.
+    stop(&repo);
+    assert_eq!(repo.git(&["rev-list", "--count", "HEAD"]).trim_end(), "3");
+    assert_eq!(repo.status().trim_end(), " M user.txt");
+    assert_eq!(repo.git(&["for-each-ref", "refs/clada/agent/"]), "");
+    // Each edit is undone on its own.
+    let out = repo.clada(&["undo"]);
+    assert_eq!(exit_code(&out), 0, "{}", common::output_text(&out));
+    assert_eq!(repo.git(&["rev-parse", "HEAD~1"]).trim_end(), initial);
+    repo.assert_fsck();
+}
+
+#[test]
+fn agent_commit_none_never_commits_and_the_users_commit_gets_the_log() {
+    let mut repo = TestRepo::with_files(&[
+        ("a.txt", "one\ntwo\n"),
+        (".clada.yml", "agent:\n  commit: none\n"),
+    ]);
+    repo.env.push(("PATH".into(), common::path_with_clada(&[])));
+    let out = repo.clada(&["hooks", "install"]);
+    assert_eq!(exit_code(&out), 0, "{}", common::output_text(&out));
+    let initial = repo.head();
+    agent_edit(&repo, "edit", "toolu_1", "a.txt", "one\nTWO\n");
+    stop(&repo);
+    assert_eq!(repo.head(), initial);
+    assert_eq!(repo.status().trim_end(), " M a.txt");
+    // Still attributed, in the state, until someone commits.
+    assert_ne!(repo.git(&["for-each-ref", "refs/clada/agent/"]), "");
+    repo.write("a.txt", "one\nTWO\nthree by me\n");
+    repo.git(&["commit", "-qam", "mine"]);
+    let log = note(&repo, "HEAD");
+    let lines: Vec<&str> = log.lines().filter(|l| l.starts_with("  s_")).collect();
+    assert_eq!(lines.len(), 1, "{log}");
+    assert!(lines[0].ends_with(" 2"), "{log}");
+    assert!(log.contains("\"tool\": \"claude\""), "{log}");
+    assert_eq!(repo.git(&["for-each-ref", "refs/clada/agent/"]), "");
+    repo.assert_fsck();
+}
