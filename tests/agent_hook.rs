@@ -597,3 +597,45 @@ fn agent_commit_none_never_commits_and_the_users_commit_gets_the_log() {
     assert_eq!(repo.git(&["for-each-ref", "refs/clada/agent/"]), "");
     repo.assert_fsck();
 }
+
+#[test]
+fn undo_takes_back_each_uncommitted_agent_call_in_turn_and_keeps_the_users_edit() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n"), ("user.txt", "u\n")]);
+    let initial = repo.head();
+    agent_edit(&repo, "edit", "toolu_1", "a.txt", "a by agent\n");
+    agent_edit(&repo, "write", "toolu_2", "new.txt", "created by agent\n");
+    repo.write("user.txt", "u\nmine\n");
+    let undo = || {
+        let out = repo.clada(&["undo"]);
+        assert_eq!(exit_code(&out), 0, "{}", common::output_text(&out));
+    };
+    undo();
+    assert!(!repo.path().join("new.txt").exists());
+    assert_eq!(repo.read("a.txt"), "a by agent\n");
+    undo();
+    assert_eq!(repo.read("a.txt"), "a\n");
+    assert_eq!(repo.read("user.txt"), "u\nmine\n");
+    assert_eq!(repo.head(), initial);
+    assert_eq!(repo.status().trim_end(), " M user.txt");
+    assert_eq!(repo.git(&["for-each-ref", "refs/clada/agent/"]), "");
+    // Nothing of the agent's is left: the end of the turn commits nothing.
+    stop(&repo);
+    assert_eq!(repo.head(), initial);
+    repo.assert_fsck();
+}
+
+#[test]
+fn undo_of_an_agent_call_refuses_when_its_file_changed_since() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    agent_edit(&repo, "edit", "toolu_1", "a.txt", "a by agent\n");
+    repo.write("a.txt", "a by agent\nand by me\n");
+    let out = repo.clada(&["undo"]);
+    assert_eq!(exit_code(&out), 3, "{}", common::output_text(&out));
+    let text = common::output_text(&out);
+    assert!(
+        text.contains("a.txt changed since") && text.contains("toolu_1"),
+        "{text}"
+    );
+    assert_eq!(repo.read("a.txt"), "a by agent\nand by me\n");
+    assert_ne!(repo.git(&["for-each-ref", "refs/clada/agent/"]), "");
+}
