@@ -57,7 +57,10 @@ pub fn catch_up(
         return Ok(Vec::new());
     };
     let chain = repo.first_parent_chain(tip, WALK_LIMIT + 1)?;
-    let at = |id: &str| chain.iter().position(|c| c.id.to_string() == id);
+    let at = |id: &str| {
+        let id = ObjectId::from_hex(id.as_bytes()).ok()?;
+        chain.iter().position(|c| c.id == id)
+    };
     let Some(oldest) = cps.iter().filter_map(|c| at(c.base())).max() else {
         return Ok(Vec::new());
     };
