@@ -639,3 +639,53 @@ fn undo_of_an_agent_call_refuses_when_its_file_changed_since() {
     assert_eq!(repo.read("a.txt"), "a by agent\nand by me\n");
     assert_ne!(repo.git(&["for-each-ref", "refs/clada/agent/"]), "");
 }
+
+#[test]
+fn a_commit_of_part_of_the_agents_file_leaves_the_rest_for_the_turn_commit() {
+    let repo = TestRepo::with_files(&[("a.txt", "1\n2\n3\n4\n5\n6\n7\n8\n")]);
+    agent_edit(
+        &repo,
+        "edit",
+        "toolu_1",
+        "a.txt",
+        "1 agent\n2\n3\n4\n5\n6\n7\n8 agent\n",
+    );
+    // The user stages only the first of the agent's two hunks (as `git add -p` would).
+    let staged = "1 agent\n2\n3\n4\n5\n6\n7\n8\n";
+    let mut cmd = repo.git_cmd();
+    cmd.args(["hash-object", "-w", "--stdin"]);
+    let out = spawn_fed(cmd, staged)
+        .wait_with_output()
+        .expect("hash-object");
+    let blob = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    repo.git(&[
+        "update-index",
+        "--cacheinfo",
+        &format!("100644,{blob},a.txt"),
+    ]);
+    repo.git(&["commit", "-qm", "first hunk"]);
+    let user_commit = repo.head();
+    stop(&repo);
+    assert_eq!(repo.git(&["rev-parse", "HEAD~1"]).trim_end(), user_commit);
+    assert!(
+        repo.subject("HEAD").starts_with("AI:"),
+        "{}",
+        repo.subject("HEAD")
+    );
+    assert_eq!(
+        repo.git(&["show", "HEAD:a.txt"]),
+        "1 agent\n2\n3\n4\n5\n6\n7\n8 agent\n"
+    );
+    let first = note(&repo, &user_commit);
+    assert!(
+        first.contains("a.txt\n  s_") && first.contains(" 1\n"),
+        "{first}"
+    );
+    let rest = note(&repo, "HEAD");
+    assert!(
+        rest.contains("a.txt\n  s_") && rest.contains(" 8\n"),
+        "{rest}"
+    );
+    assert_eq!(repo.status().trim_end(), "");
+    repo.assert_fsck();
+}
