@@ -258,7 +258,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-clada' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('backfill', 'backfill', [CompletionResultType]::ParameterValue, 'Write the logs of AI commits made before git-clada wrote them')
             [CompletionResult]::new('rewritten', 'rewritten', [CompletionResultType]::ParameterValue, 'For git''s post-rewrite hook (installed by `git clada hooks install`): carry the logs of rewritten commits to their new ids, reading git''s `<old> <new>` lines on standard input. Never fails the rewrite: problems are printed and the exit status is 0')
-            [CompletionResult]::new('post-commit', 'post-commit', [CompletionResultType]::ParameterValue, 'For git''s post-commit hook: after a cherry-pick, a merge --squash or a reset --soft, carry the logs of the commits the new one replaces, where git''s evidence names them. Never fails: problems are printed and the exit status is 0')
+            [CompletionResult]::new('post-commit', 'post-commit', [CompletionResultType]::ParameterValue, 'For git''s post-commit hook: after a cherry-pick, a merge --squash or a reset --soft, carry the logs of the commits the new one replaces, where git''s evidence names them; and write the log of a commit holding lines an agent''s open checkpoints attribute. Never fails: problems are printed and the exit status is 0')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -295,7 +295,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-clada' -ScriptBlock {
         'git-clada;provenance;help' {
             [CompletionResult]::new('backfill', 'backfill', [CompletionResultType]::ParameterValue, 'Write the logs of AI commits made before git-clada wrote them')
             [CompletionResult]::new('rewritten', 'rewritten', [CompletionResultType]::ParameterValue, 'For git''s post-rewrite hook (installed by `git clada hooks install`): carry the logs of rewritten commits to their new ids, reading git''s `<old> <new>` lines on standard input. Never fails the rewrite: problems are printed and the exit status is 0')
-            [CompletionResult]::new('post-commit', 'post-commit', [CompletionResultType]::ParameterValue, 'For git''s post-commit hook: after a cherry-pick, a merge --squash or a reset --soft, carry the logs of the commits the new one replaces, where git''s evidence names them. Never fails: problems are printed and the exit status is 0')
+            [CompletionResult]::new('post-commit', 'post-commit', [CompletionResultType]::ParameterValue, 'For git''s post-commit hook: after a cherry-pick, a merge --squash or a reset --soft, carry the logs of the commits the new one replaces, where git''s evidence names them; and write the log of a commit holding lines an agent''s open checkpoints attribute. Never fails: problems are printed and the exit status is 0')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -624,7 +624,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-clada' -ScriptBlock {
         'git-clada;help;provenance' {
             [CompletionResult]::new('backfill', 'backfill', [CompletionResultType]::ParameterValue, 'Write the logs of AI commits made before git-clada wrote them')
             [CompletionResult]::new('rewritten', 'rewritten', [CompletionResultType]::ParameterValue, 'For git''s post-rewrite hook (installed by `git clada hooks install`): carry the logs of rewritten commits to their new ids, reading git''s `<old> <new>` lines on standard input. Never fails the rewrite: problems are printed and the exit status is 0')
-            [CompletionResult]::new('post-commit', 'post-commit', [CompletionResultType]::ParameterValue, 'For git''s post-commit hook: after a cherry-pick, a merge --squash or a reset --soft, carry the logs of the commits the new one replaces, where git''s evidence names them. Never fails: problems are printed and the exit status is 0')
+            [CompletionResult]::new('post-commit', 'post-commit', [CompletionResultType]::ParameterValue, 'For git''s post-commit hook: after a cherry-pick, a merge --squash or a reset --soft, carry the logs of the commits the new one replaces, where git''s evidence names them; and write the log of a commit holding lines an agent''s open checkpoints attribute. Never fails: problems are printed and the exit status is 0')
             break
         }
         'git-clada;help;provenance;backfill' {

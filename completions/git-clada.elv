@@ -239,7 +239,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand --version 'Print version'
             cand backfill 'Write the logs of AI commits made before git-clada wrote them'
             cand rewritten 'For git''s post-rewrite hook (installed by `git clada hooks install`): carry the logs of rewritten commits to their new ids, reading git''s `<old> <new>` lines on standard input. Never fails the rewrite: problems are printed and the exit status is 0'
-            cand post-commit 'For git''s post-commit hook: after a cherry-pick, a merge --squash or a reset --soft, carry the logs of the commits the new one replaces, where git''s evidence names them. Never fails: problems are printed and the exit status is 0'
+            cand post-commit 'For git''s post-commit hook: after a cherry-pick, a merge --squash or a reset --soft, carry the logs of the commits the new one replaces, where git''s evidence names them; and write the log of a commit holding lines an agent''s open checkpoints attribute. Never fails: problems are printed and the exit status is 0'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'git-clada;provenance;backfill'= {
@@ -272,7 +272,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
         &'git-clada;provenance;help'= {
             cand backfill 'Write the logs of AI commits made before git-clada wrote them'
             cand rewritten 'For git''s post-rewrite hook (installed by `git clada hooks install`): carry the logs of rewritten commits to their new ids, reading git''s `<old> <new>` lines on standard input. Never fails the rewrite: problems are printed and the exit status is 0'
-            cand post-commit 'For git''s post-commit hook: after a cherry-pick, a merge --squash or a reset --soft, carry the logs of the commits the new one replaces, where git''s evidence names them. Never fails: problems are printed and the exit status is 0'
+            cand post-commit 'For git''s post-commit hook: after a cherry-pick, a merge --squash or a reset --soft, carry the logs of the commits the new one replaces, where git''s evidence names them; and write the log of a commit holding lines an agent''s open checkpoints attribute. Never fails: problems are printed and the exit status is 0'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'git-clada;provenance;help;backfill'= {
@@ -555,7 +555,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
         &'git-clada;help;provenance'= {
             cand backfill 'Write the logs of AI commits made before git-clada wrote them'
             cand rewritten 'For git''s post-rewrite hook (installed by `git clada hooks install`): carry the logs of rewritten commits to their new ids, reading git''s `<old> <new>` lines on standard input. Never fails the rewrite: problems are printed and the exit status is 0'
-            cand post-commit 'For git''s post-commit hook: after a cherry-pick, a merge --squash or a reset --soft, carry the logs of the commits the new one replaces, where git''s evidence names them. Never fails: problems are printed and the exit status is 0'
+            cand post-commit 'For git''s post-commit hook: after a cherry-pick, a merge --squash or a reset --soft, carry the logs of the commits the new one replaces, where git''s evidence names them; and write the log of a commit holding lines an agent''s open checkpoints attribute. Never fails: problems are printed and the exit status is 0'
         }
         &'git-clada;help;provenance;backfill'= {
         }

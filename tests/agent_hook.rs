@@ -410,10 +410,82 @@ fn an_agent_that_commits_itself_finds_its_work_committed_and_no_turn_commit_foll
         String::from_utf8_lossy(&sh.stderr)
     );
     hook_ok(&repo, &payload(&repo, "post-bash", &vars));
+    // The agent's own commit carries its authorship log, written by the PostToolUse hook
+    // that saw HEAD move during the call (no git hook installed here).
+    let log = note(&repo, "HEAD");
+    assert!(log.contains("a.txt\n  s_") && log.contains(" 2\n"), "{log}");
+    assert!(log.contains("\"tool\": \"claude\""), "{log}");
+    assert!(log.contains("\"model\": \"claude-sonnet-4-5\""), "{log}");
+    assert!(log.contains("\"id\": \"abc123\""), "{log}");
     stop(&repo);
     assert_eq!(repo.subject("HEAD").trim_end(), "by the agent");
     assert_eq!(repo.git(&["rev-list", "--count", "HEAD"]).trim_end(), "2");
     assert_eq!(repo.status().trim_end(), "");
+    assert_eq!(repo.git(&["for-each-ref", "refs/clada/agent/"]), "");
+    repo.assert_fsck();
+}
+
+#[test]
+fn the_users_commit_of_the_agents_lines_gets_their_log_from_the_post_commit_hook() {
+    let mut repo = TestRepo::with_files(&[("a.txt", "one\ntwo\nthree\n")]);
+    // git finds git-clada on PATH, as the installed hooks need.
+    repo.env.push(("PATH".into(), common::path_with_clada(&[])));
+    let out = repo.clada(&["hooks", "install"]);
+    assert_eq!(exit_code(&out), 0, "{}", common::output_text(&out));
+    agent_edit(&repo, "edit", "toolu_1", "a.txt", "one\nTWO\nTHREE\n");
+    // The user changes one of the agent's lines and adds one of their own, then commits.
+    repo.write("a.txt", "one\nTWO\nthree by me\nfour by me\n");
+    repo.git(&["commit", "-qam", "my commit"]);
+    let log = note(&repo, "HEAD");
+    assert!(log.contains("a.txt\n  s_"), "{log}");
+    let lines: Vec<&str> = log.lines().filter(|l| l.starts_with("  s_")).collect();
+    assert_eq!(lines.len(), 1, "{log}");
+    assert!(
+        lines[0].ends_with(" 2"),
+        "only the agent's line 2 is its: {log}"
+    );
+    assert!(log.contains("\"tool\": \"claude\""), "{log}");
+    // The commit took the agent's change: the end of the turn commits nothing more.
+    assert_eq!(repo.git(&["for-each-ref", "refs/clada/agent/"]), "");
+    stop(&repo);
+    assert_eq!(repo.subject("HEAD").trim_end(), "my commit");
+    assert_eq!(repo.git(&["rev-list", "--count", "HEAD"]).trim_end(), "2");
+    assert_eq!(repo.status().trim_end(), "");
+    // Idempotent: the hook run again leaves the note as it is.
+    let again = repo.clada(&["provenance", "post-commit"]);
+    assert_eq!(exit_code(&again), 0);
+    assert_eq!(note(&repo, "HEAD"), log);
+    repo.assert_fsck();
+}
+
+#[test]
+fn a_commit_of_some_of_the_agents_files_leaves_the_rest_for_the_turn_commit() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n"), ("b.txt", "b\n"), ("u.txt", "u\n")]);
+    let initial = repo.head();
+    agent_edit(&repo, "edit", "toolu_1", "a.txt", "a by agent\n");
+    agent_edit(&repo, "edit", "toolu_2", "b.txt", "b by agent\n");
+    repo.write("u.txt", "u\nmine\n");
+    // The user commits a.txt alone, with no git hook installed: the Stop sees HEAD moved.
+    repo.git(&["commit", "-qm", "just a", "--", "a.txt"]);
+    let user_commit = repo.head();
+    stop(&repo);
+    assert_eq!(repo.git(&["rev-parse", "HEAD~1"]).trim_end(), user_commit);
+    assert_eq!(repo.git(&["rev-parse", "HEAD~2"]).trim_end(), initial);
+    assert_eq!(changed(&repo, "HEAD~1"), "a.txt");
+    assert_eq!(changed(&repo, "HEAD"), "b.txt");
+    assert!(
+        repo.subject("HEAD").starts_with("AI:"),
+        "{}",
+        repo.subject("HEAD")
+    );
+    let log = note(&repo, &user_commit);
+    assert!(log.contains("a.txt\n  s_") && log.contains(" 1\n"), "{log}");
+    assert!(!log.contains("b.txt"), "{log}");
+    assert!(log.contains("\"tool\": \"claude\""), "{log}");
+    assert!(note(&repo, "HEAD").contains("b.txt\n  s_"));
+    assert_eq!(repo.status().trim_end(), " M u.txt");
+    assert_eq!(repo.git(&["for-each-ref", "refs/clada/agent/"]), "");
+    repo.assert_fsck();
 }
 
 #[test]
@@ -460,4 +532,160 @@ fn a_read_only_tool_records_nothing() {
     hook_ok(&repo, &read);
     hook_ok(&repo, &read.replace("PreToolUse", "PostToolUse"));
     assert_eq!(repo.git(&["for-each-ref", "refs/clada/"]), "");
+}
+
+#[test]
+fn agent_commit_edit_makes_an_ai_commit_per_tool_call_without_git_hooks() {
+    let repo = TestRepo::with_files(&[
+        ("a.txt", "a\n"),
+        ("user.txt", "u\n"),
+        (".clada.yml", "agent:\n  commit: edit\n"),
+    ]);
+    let initial = repo.head();
+    // A pre-commit hook that would refuse every commit: `edit` commits run no git hooks.
+    repo.write(".git/hooks/pre-commit", "#!/bin/sh\nexit 1\n");
+    repo.set_executable(".git/hooks/pre-commit");
+    agent_edit(&repo, "edit", "toolu_1", "a.txt", "a by agent\n");
+    assert!(
+        repo.subject("HEAD").starts_with("AI:"),
+        "{}",
+        repo.subject("HEAD")
+    );
+    assert_eq!(changed(&repo, "HEAD"), "a.txt");
+    repo.write("user.txt", "u\nmine\n");
+    agent_edit(&repo, "write", "toolu_2", "b.txt", "new\n");
+    assert_eq!(changed(&repo, "HEAD"), "b.txt");
+    assert_eq!(repo.git(&["rev-parse", "HEAD~2"]).trim_end(), initial);
+    for rev in ["HEAD", "HEAD~1"] {
+        assert!(note(&repo, rev).contains("\"tool\": \"claude\""), "{rev}");
+    }
+    // The end of the turn has nothing left to commit.
+    stop(&repo);
+    assert_eq!(repo.git(&["rev-list", "--count", "HEAD"]).trim_end(), "3");
+    assert_eq!(repo.status().trim_end(), " M user.txt");
+    assert_eq!(repo.git(&["for-each-ref", "refs/clada/agent/"]), "");
+    // Each edit is undone on its own.
+    let out = repo.clada(&["undo"]);
+    assert_eq!(exit_code(&out), 0, "{}", common::output_text(&out));
+    assert_eq!(repo.git(&["rev-parse", "HEAD~1"]).trim_end(), initial);
+    repo.assert_fsck();
+}
+
+#[test]
+fn agent_commit_none_never_commits_and_the_users_commit_gets_the_log() {
+    let mut repo = TestRepo::with_files(&[
+        ("a.txt", "one\ntwo\n"),
+        (".clada.yml", "agent:\n  commit: none\n"),
+    ]);
+    repo.env.push(("PATH".into(), common::path_with_clada(&[])));
+    let out = repo.clada(&["hooks", "install"]);
+    assert_eq!(exit_code(&out), 0, "{}", common::output_text(&out));
+    let initial = repo.head();
+    agent_edit(&repo, "edit", "toolu_1", "a.txt", "one\nTWO\n");
+    stop(&repo);
+    assert_eq!(repo.head(), initial);
+    assert_eq!(repo.status().trim_end(), " M a.txt");
+    // Still attributed, in the state, until someone commits.
+    assert_ne!(repo.git(&["for-each-ref", "refs/clada/agent/"]), "");
+    repo.write("a.txt", "one\nTWO\nthree by me\n");
+    repo.git(&["commit", "-qam", "mine"]);
+    let log = note(&repo, "HEAD");
+    let lines: Vec<&str> = log.lines().filter(|l| l.starts_with("  s_")).collect();
+    assert_eq!(lines.len(), 1, "{log}");
+    assert!(lines[0].ends_with(" 2"), "{log}");
+    assert!(log.contains("\"tool\": \"claude\""), "{log}");
+    assert_eq!(repo.git(&["for-each-ref", "refs/clada/agent/"]), "");
+    repo.assert_fsck();
+}
+
+#[test]
+fn undo_takes_back_each_uncommitted_agent_call_in_turn_and_keeps_the_users_edit() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n"), ("user.txt", "u\n")]);
+    let initial = repo.head();
+    agent_edit(&repo, "edit", "toolu_1", "a.txt", "a by agent\n");
+    agent_edit(&repo, "write", "toolu_2", "new.txt", "created by agent\n");
+    repo.write("user.txt", "u\nmine\n");
+    let undo = || {
+        let out = repo.clada(&["undo"]);
+        assert_eq!(exit_code(&out), 0, "{}", common::output_text(&out));
+    };
+    undo();
+    assert!(!repo.path().join("new.txt").exists());
+    assert_eq!(repo.read("a.txt"), "a by agent\n");
+    undo();
+    assert_eq!(repo.read("a.txt"), "a\n");
+    assert_eq!(repo.read("user.txt"), "u\nmine\n");
+    assert_eq!(repo.head(), initial);
+    assert_eq!(repo.status().trim_end(), " M user.txt");
+    assert_eq!(repo.git(&["for-each-ref", "refs/clada/agent/"]), "");
+    // Nothing of the agent's is left: the end of the turn commits nothing.
+    stop(&repo);
+    assert_eq!(repo.head(), initial);
+    repo.assert_fsck();
+}
+
+#[test]
+fn undo_of_an_agent_call_refuses_when_its_file_changed_since() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    agent_edit(&repo, "edit", "toolu_1", "a.txt", "a by agent\n");
+    repo.write("a.txt", "a by agent\nand by me\n");
+    let out = repo.clada(&["undo"]);
+    assert_eq!(exit_code(&out), 3, "{}", common::output_text(&out));
+    let text = common::output_text(&out);
+    assert!(
+        text.contains("a.txt changed since") && text.contains("toolu_1"),
+        "{text}"
+    );
+    assert_eq!(repo.read("a.txt"), "a by agent\nand by me\n");
+    assert_ne!(repo.git(&["for-each-ref", "refs/clada/agent/"]), "");
+}
+
+#[test]
+fn a_commit_of_part_of_the_agents_file_leaves_the_rest_for_the_turn_commit() {
+    let repo = TestRepo::with_files(&[("a.txt", "1\n2\n3\n4\n5\n6\n7\n8\n")]);
+    agent_edit(
+        &repo,
+        "edit",
+        "toolu_1",
+        "a.txt",
+        "1 agent\n2\n3\n4\n5\n6\n7\n8 agent\n",
+    );
+    // The user stages only the first of the agent's two hunks (as `git add -p` would).
+    let staged = "1 agent\n2\n3\n4\n5\n6\n7\n8\n";
+    let mut cmd = repo.git_cmd();
+    cmd.args(["hash-object", "-w", "--stdin"]);
+    let out = spawn_fed(cmd, staged)
+        .wait_with_output()
+        .expect("hash-object");
+    let blob = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    repo.git(&[
+        "update-index",
+        "--cacheinfo",
+        &format!("100644,{blob},a.txt"),
+    ]);
+    repo.git(&["commit", "-qm", "first hunk"]);
+    let user_commit = repo.head();
+    stop(&repo);
+    assert_eq!(repo.git(&["rev-parse", "HEAD~1"]).trim_end(), user_commit);
+    assert!(
+        repo.subject("HEAD").starts_with("AI:"),
+        "{}",
+        repo.subject("HEAD")
+    );
+    assert_eq!(
+        repo.git(&["show", "HEAD:a.txt"]),
+        "1 agent\n2\n3\n4\n5\n6\n7\n8 agent\n"
+    );
+    let first = note(&repo, &user_commit);
+    assert!(
+        first.contains("a.txt\n  s_") && first.contains(" 1\n"),
+        "{first}"
+    );
+    let rest = note(&repo, "HEAD");
+    assert!(
+        rest.contains("a.txt\n  s_") && rest.contains(" 8\n"),
+        "{rest}"
+    );
+    assert_eq!(repo.status().trim_end(), "");
+    repo.assert_fsck();
 }

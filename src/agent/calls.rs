@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::authorship::carry;
-use crate::repo::{BString, ByteSlice, Index, Repo, RepoError};
+use crate::repo::{BString, ByteSlice, Index, ObjectId, Repo, RepoError};
 
 use super::payload::{Call, Touches};
 use super::state::{Change, Checkpoint, FileState, Held, Open, Stored};
@@ -49,8 +49,18 @@ pub fn before(repo: &Repo, held: &mut Held, call: &Call, cwd: &Path) -> Result<(
         tool: call.tool.clone(),
         worktree,
         files,
+        head: head_id(repo)?,
     });
     Ok(())
+}
+
+/// HEAD's commit id, empty on an unborn branch.
+pub fn head_id(repo: &Repo) -> Result<String, RepoError> {
+    Ok(repo
+        .head()?
+        .commit()
+        .map(|c| c.to_string())
+        .unwrap_or_default())
 }
 
 /// What `after` did with a call.
@@ -78,13 +88,14 @@ pub fn after(
     repo: &Repo,
     held: &mut Held,
     call: &Call,
+    agent: &str,
     head: &str,
 ) -> Result<AfterOutcome, RepoError> {
     if call.touches == Touches::Nothing {
         return Ok(AfterOutcome::NotAnEdit);
     }
     if let Some(edits) = &call.edits {
-        return super::rebuilt::after_file_edit(repo, held, call, edits, head);
+        return super::rebuilt::after_file_edit(repo, held, call, edits, agent, head);
     }
     let found = held
         .state
@@ -123,6 +134,20 @@ pub fn after(
             }
         }
     }
+    // The tool committed (the agent's own `git commit`): what it committed is clean now, so
+    // the paths the commits changed held, before the call, what the old HEAD held.
+    if !open.head.is_empty() && open.head != head {
+        if let (Ok(old), Ok(new)) = (
+            ObjectId::from_hex(open.head.as_bytes()),
+            ObjectId::from_hex(head.as_bytes()),
+        ) {
+            for d in repo.diff_trees(repo.tree_of(old)?, repo.tree_of(new)?)? {
+                if !candidates.iter().any(|(c, _)| *c == d.path) {
+                    candidates.push((d.path, Stored::of(d.old)));
+                }
+            }
+        }
+    }
     let mut changes = Vec::new();
     for (rel, before) in candidates {
         let now = Stored::of(hasher.hash(rel.as_bstr())?.map(|(e, _)| e));
@@ -145,6 +170,13 @@ pub fn after(
             session: open.session,
             tool: open.tool,
             head: head.to_string(),
+            base: open.head,
+            agent: Some(agent.to_string()),
+            model: call.model.clone(),
+            transcript: call
+                .transcript
+                .as_ref()
+                .map(|t| t.to_string_lossy().into_owned()),
             changes,
         },
     )

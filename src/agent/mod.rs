@@ -2,11 +2,13 @@
 //! Codex's hooks around their tool calls, turned into checkpoints per tool call and one AI
 //! commit per turn (`docs/agents.md` is the model). `payload` reads each agent's hook input,
 //! `calls` records a call's before-state and its checkpoint, `state` keeps them under
-//! `refs/clada/agent/<branch>`, `turn` commits a turn through the apply transaction,
+//! `refs/clada/agent/<branch>`, `committed` attributes the lines of commits someone else
+//! made (the agent's own `git commit`, the user's), `turn` commits a turn through the apply transaction,
 //! `settings` installs the hooks in an agent's settings file, `model` finds the model name,
 //! `rebuilt` reads Cursor's older `afterFileEdit`, `unreported` finds edits no hook reported.
 
 pub mod calls;
+pub mod committed;
 pub mod model;
 pub mod payload;
 pub mod rebuilt;
@@ -17,6 +19,7 @@ pub mod unreported;
 
 use std::path::Path;
 
+use crate::config::AgentCommit;
 use crate::record::apply::{ApplyError, ApplyOptions};
 use crate::repo::{Repo, RepoError};
 
@@ -33,6 +36,8 @@ pub enum Handled {
     After(calls::AfterOutcome),
     /// The end of a turn.
     Turn(turn::TurnOutcome),
+    /// The after of a tool call, committed at once (`agent.commit: edit`).
+    Edit(calls::AfterOutcome, turn::TurnOutcome),
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -47,14 +52,16 @@ pub enum AgentError {
 
 /// Handles one hook call: `input` is the payload on stdin, `event` the optional EVENT
 /// argument, `cwd` the hook's directory; `opts` the options of the turn's AI commit (the
-/// user's configuration), completed here with the agent's provenance. What the user should
-/// know beyond the outcome (edits left unattributed, git-ai's log) is added to `notes`.
+/// user's configuration), completed here with the agent's provenance; `mode` when the agent's
+/// changes are committed (`agent.commit`). What the user should know beyond the outcome
+/// (edits left unattributed, git-ai's log) is added to `notes`.
 pub fn handle(
     agent: AgentKind,
     event: Option<&str>,
     input: &[u8],
     cwd: &Path,
     opts: &ApplyOptions,
+    mode: AgentCommit,
     notes: &mut Vec<String>,
 ) -> Result<Handled, AgentError> {
     let call = payload::parse(agent, event, input)?;
@@ -86,27 +93,38 @@ pub fn handle(
     };
     let head = repo.head()?;
     let mut held = state::Held::read(&repo, head.branch())?;
+    let logs = !opts.provenance.off;
     let handled = match call.phase {
         Phase::Before => {
+            committed::catch_up(&repo, &mut held, logs)?;
             unreported::remember(&repo, head.branch(), &call.session)?;
             calls::before(&repo, &mut held, &call, &dir)?;
             Handled::Before
         }
         Phase::After => {
             let head_id = head.commit().map(|c| c.to_string()).unwrap_or_default();
-            Handled::After(calls::after(&repo, &mut held, &call, &head_id)?)
+            let after = calls::after(&repo, &mut held, &call, agent.tool(), &head_id)?;
+            // A commit the call made (the agent's own `git commit`) takes its lines now.
+            committed::catch_up(&repo, &mut held, logs)?;
+            let recorded = matches!(after, calls::AfterOutcome::Recorded(_));
+            if mode == AgentCommit::Edit && recorded {
+                // A commit per tool call: git's commit hooks and the configured ones are
+                // left for commits a person makes (they would run on every edit).
+                let mut opts = commit_opts(agent, &call, opts);
+                opts.no_verify = true;
+                opts.hooks.before.clear();
+                opts.hooks.after.clear();
+                let source = format!("{} edit", payload::agent_name(agent));
+                let turn = turn::commit_turn(&repo, &mut held, &call.session, &opts, &source);
+                let saved = held.save();
+                let turn = turn?;
+                saved?;
+                return Ok(Handled::Edit(after, turn));
+            }
+            Handled::After(after)
         }
         Phase::Stop => {
-            let mut opts = opts.clone();
-            opts.finish_pending = true;
-            opts.provenance.tool = Some(agent.tool().to_string());
-            opts.provenance.conversation = Some(call.session.clone());
-            opts.provenance.model = call
-                .model
-                .clone()
-                .or_else(|| call.transcript.as_deref().and_then(model::from_transcript))
-                .or(opts.provenance.model.clone());
-            let source = format!("{} turn", payload::agent_name(agent));
+            committed::catch_up(&repo, &mut held, logs)?;
             let unreported = unreported_at_end(&repo, &held, head.branch(), &call.session)?;
             if !unreported.is_empty() {
                 notes.push(format!(
@@ -114,6 +132,13 @@ pub fn handle(
                     unreported.join(", ")
                 ));
             }
+            if mode == AgentCommit::None {
+                // Attribution only: the checkpoints stay until someone commits their lines.
+                held.save()?;
+                return Ok(Handled::Turn(turn::TurnOutcome::Kept));
+            }
+            let opts = commit_opts(agent, &call, opts);
+            let source = format!("{} turn", payload::agent_name(agent));
             let outcome = turn::commit_turn(&repo, &mut held, &call.session, &opts, &source);
             // The state is saved whatever the commit did: a refused commit keeps the turn's
             // checkpoints for the next end of turn.
@@ -129,6 +154,21 @@ pub fn handle(
     };
     held.save()?;
     Ok(handled)
+}
+
+/// The options of the agent's AI commit: the user's, with the agent's provenance (its tool,
+/// the session as conversation, the model the payload or the transcript names).
+fn commit_opts(agent: AgentKind, call: &payload::Call, opts: &ApplyOptions) -> ApplyOptions {
+    let mut opts = opts.clone();
+    opts.finish_pending = true;
+    opts.provenance.tool = Some(agent.tool().to_string());
+    opts.provenance.conversation = Some(call.session.clone());
+    opts.provenance.model = call
+        .model
+        .clone()
+        .or_else(|| call.transcript.as_deref().and_then(model::from_transcript))
+        .or(opts.provenance.model.clone());
+    opts
 }
 
 /// Whether git-ai records this repository (its working logs in `.git/ai`,

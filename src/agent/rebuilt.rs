@@ -16,6 +16,7 @@ pub fn after_file_edit(
     held: &mut Held,
     call: &Call,
     edits: &[FileEdit],
+    agent: &str,
     head: &str,
 ) -> Result<AfterOutcome, RepoError> {
     let Touches::Files(files) = &call.touches else {
@@ -75,6 +76,14 @@ pub fn after_file_edit(
             session: call.session.clone(),
             tool: call.event.clone(),
             head: head.to_string(),
+            // No before hook: the call's start is not known; HEAD now stands for it.
+            base: head.to_string(),
+            agent: Some(agent.to_string()),
+            model: call.model.clone(),
+            transcript: call
+                .transcript
+                .as_ref()
+                .map(|t| t.to_string_lossy().into_owned()),
             changes,
         },
     )

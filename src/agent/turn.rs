@@ -86,6 +86,9 @@ pub(super) fn carry_edit(
 pub enum TurnOutcome {
     /// The session recorded no change this turn.
     Nothing,
+    /// Nothing was committed: `agent.commit: none` keeps the checkpoints, attributed, until
+    /// someone commits their lines.
+    Kept,
     /// The apply transaction ran: its outcome (`commit` is `None` when a hook stopped it;
     /// the changes then stay pending, as the report says).
     Ran(Box<ApplyOutcome>),

@@ -119,7 +119,10 @@ fn hook(agent: AgentKind, event: Option<&str>, global: Global) -> Outcome {
                 );
             }
             match handled {
-                Handled::Turn(agent::turn::TurnOutcome::Ran(o)) if o.commit.is_none() => {
+                Handled::Turn(agent::turn::TurnOutcome::Ran(o))
+                | Handled::Edit(_, agent::turn::TurnOutcome::Ran(o))
+                    if o.commit.is_none() =>
+                {
                     Outcome::Partial
                 }
                 _ => Outcome::Success,
@@ -155,7 +158,10 @@ fn run_hook(
         author: config_author(&cfg)?,
         ..configured(&cfg, engine)
     };
-    Ok(agent::handle(agent, event, &input, &cwd, &opts, notes)?)
+    let mode = cfg.agent_commit.value;
+    Ok(agent::handle(
+        agent, event, &input, &cwd, &opts, mode, notes,
+    )?)
 }
 
 /// What the agent's user is told on stderr (Claude Code shows it in its debug log).
@@ -172,6 +178,13 @@ fn note(handled: &Handled) -> Option<String> {
             Some(c) => format!("the agent's turn is the AI commit {}", crate::repo::Repo::short(c)),
             None => format!(
                 "the agent's turn was not committed: {}",
+                o.execution.result.warnings.join("; ")
+            ),
+        }),
+        Handled::Edit(_, agent::turn::TurnOutcome::Ran(o)) => Some(match o.commit {
+            Some(c) => format!("the agent's edit is the AI commit {}", crate::repo::Repo::short(c)),
+            None => format!(
+                "the agent's edit was not committed: {}",
                 o.execution.result.warnings.join("; ")
             ),
         }),

@@ -44,7 +44,8 @@ pub enum Action {
         how: String,
     },
     /// For git's post-commit hook: after a cherry-pick, a merge --squash or a reset --soft,
-    /// carry the logs of the commits the new one replaces, where git's evidence names them.
+    /// carry the logs of the commits the new one replaces, where git's evidence names them;
+    /// and write the log of a commit holding lines an agent's open checkpoints attribute.
     /// Never fails: problems are printed and the exit status is 0.
     #[command(hide = true)]
     PostCommit,
@@ -87,11 +88,14 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
         Action::PostCommit => {
             return from_hook("post-commit", || {
                 let repo = Repo::discover(&std::env::current_dir()?)?;
-                if logs_on(&repo)? {
+                let logs = logs_on(&repo)?;
+                if logs {
                     commit_evidence::after_commit(&repo)?;
                 }
+                // Lines an agent's checkpoints attribute, committed by the agent or the user.
+                crate::agent::committed::after_commit(&repo, logs)?;
                 Ok(())
-            })
+            });
         }
     };
     let repo = Repo::discover(&std::env::current_dir()?)?;

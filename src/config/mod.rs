@@ -134,6 +134,24 @@ pub enum WipSetting {
     Commit,
 }
 
+/// `agent.commit`: when an agent's own edits (`git clada agent-hook`) become AI commits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AgentCommit {
+    /// One AI commit at the end of each turn.
+    Turn,
+    /// One AI commit per tool call, without git's commit hooks.
+    Edit,
+    /// Never: the lines stay attributed until someone commits them.
+    None,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AgentLayer {
+    commit: Option<AgentCommit>,
+}
+
 /// `color` preference.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -344,6 +362,8 @@ struct Layer {
     sandbox: SandboxLayer,
     #[serde(default)]
     provenance: ProvenanceLayer,
+    #[serde(default)]
+    agent: AgentLayer,
     color: Option<ColorSetting>,
 }
 
@@ -414,6 +434,8 @@ pub struct Config {
     /// The agent and model an AI commit's log names when the command does not say (yours only).
     pub provenance_agent: Setting<Option<String>>,
     pub provenance_model: Setting<Option<String>>,
+    /// When an agent's own edits become AI commits (`git clada agent-hook`).
+    pub agent_commit: Setting<AgentCommit>,
     /// `sandbox.read` / `sandbox.write` as the user's own file sets them: the only extra
     /// folders hooks get (a repository's entries, trusted or not, widen exec blocks only).
     pub hooks_read: Vec<PathBuf>,
@@ -468,6 +490,7 @@ impl Default for Config {
             provenance_log: Setting::default(true),
             provenance_agent: Setting::default(None),
             provenance_model: Setting::default(None),
+            agent_commit: Setting::default(AgentCommit::Turn),
             hooks_read: Vec::new(),
             hooks_write: Vec::new(),
             paths_deny: Setting::default(Vec::new()),
@@ -724,6 +747,7 @@ impl Config {
     /// The keys with no bearing on what runs or what it may reach.
     fn apply_project(&mut self, l: &Layer, src: &Source) {
         set(&mut self.wip, l.wip, src);
+        set(&mut self.agent_commit, l.agent.commit, src);
         set(
             &mut self.hooks_rollback_on_failure,
             l.hooks.rollback_on_failure,
@@ -849,6 +873,7 @@ impl Config {
             ),
             v("provenance.agent", &self.provenance_agent),
             v("provenance.model", &self.provenance_model),
+            v("agent.commit", &self.agent_commit),
             v("color", &self.color),
         ]
     }

@@ -91,7 +91,7 @@ fn merge_rules() {
     let c = Config::load_from(None, None, &none, None).unwrap();
     assert!(c.files_final_newline.value);
     assert_eq!(c.max_output.value, 10 * 1024 * 1024);
-    assert_eq!(c.entries().len(), 28);
+    assert_eq!(c.entries().len(), 29);
 }
 
 #[test]

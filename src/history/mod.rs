@@ -8,8 +8,10 @@
 //! checks of DESIGN §7.1, the current branch, `ORIG_HEAD`, operation refs, the phase timer);
 //! `recorded.rs` says which commits git-clada made (by its records, never by trailers alone);
 //! `log.rs` reads what the others record and `render.rs` prints every report; `repair.rs`
-//! puts right a cache-tree an earlier version wrote wrong.
+//! puts right a cache-tree an earlier version wrote wrong; `agent_undo.rs` takes back one agent
+//! tool call still uncommitted (the checkpoints `agent/` records).
 
+mod agent_undo;
 pub mod blame;
 mod common;
 pub mod log;

@@ -182,6 +182,10 @@ pub fn undo(repo: &Repo, dry_run: bool) -> Result<UndoReport, HistoryError> {
     }
     crate::base::trace::phase("undo: lock+journals");
     let (branch, tip) = current_branch(repo, "undo")?;
+    // An agent's tool call newer than HEAD, still uncommitted, is the last thing done.
+    if let Some(report) = super::agent_undo::undo_agent_call(repo, &branch, tip, dry_run)? {
+        return Ok(report);
+    }
     if let Some(returned) = super::step::returned(repo, &branch, tip)? {
         prefetch.adopt(repo);
         return super::step_undo::undo_return(repo, &returned, dry_run);

@@ -1,0 +1,268 @@
+//! The checkpoints of an agent's tool calls (written by `agent/`, read by `history` for the
+//! undo of one call), kept off the branch in one ref per branch,
+//! `refs/clada/agent/<branch>`: a tree holding `state.json` (the before-states of the calls
+//! still running and the checkpoints of the turn) and, under `o/`, every blob it names, so
+//! `git gc` keeps them. Hooks of one repository take turns on `.git/clada/agent.lock` for the
+//! read-modify-write (never on git-clada's main lock, which an apply may hold for long), and
+//! the ref moves by compare-and-swap.
+
+use serde::{Deserialize, Serialize};
+
+use crate::repo::{
+    BString, ByteSlice, Entry, EntryKind, Expected, ObjectId, RefUpdate, Repo, RepoError,
+    StateLock, TreeChange,
+};
+
+/// Where the checkpoints of branch `branch` (a full ref name, `None` when detached) are kept.
+pub fn state_ref(branch: Option<&str>) -> String {
+    let short = branch
+        .map(|b| b.strip_prefix("refs/heads/").unwrap_or(b))
+        .unwrap_or("HEAD");
+    format!("refs/clada/agent/{short}")
+}
+
+/// A file's content as the checkpoints store it: its blob and mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Stored {
+    pub kind: StoredKind,
+    #[serde(with = "hex_id")]
+    pub id: ObjectId,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StoredKind {
+    File,
+    Executable,
+    Link,
+}
+
+impl Stored {
+    /// The stored form of a worktree or tree entry; `None` for what is no file (a
+    /// submodule, a directory).
+    pub fn of(entry: Option<Entry>) -> Option<Stored> {
+        let e = entry?;
+        let kind = match e.kind {
+            EntryKind::Blob => StoredKind::File,
+            EntryKind::Executable => StoredKind::Executable,
+            EntryKind::Link => StoredKind::Link,
+            _ => return None,
+        };
+        Some(Stored { kind, id: e.id })
+    }
+
+    pub fn entry(self) -> Entry {
+        Entry {
+            kind: match self.kind {
+                StoredKind::File => EntryKind::Blob,
+                StoredKind::Executable => EntryKind::Executable,
+                StoredKind::Link => EntryKind::Link,
+            },
+            id: self.id,
+        }
+    }
+}
+
+mod hex_id {
+    use crate::repo::ObjectId;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(id: &ObjectId, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&id.to_string())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<ObjectId, D::Error> {
+        let hex = String::deserialize(d)?;
+        ObjectId::from_hex(hex.as_bytes()).map_err(serde::de::Error::custom)
+    }
+}
+
+/// A path and what it held (`None`: nothing).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileState {
+    pub path: String,
+    pub entry: Option<Stored>,
+}
+
+/// The state recorded before a tool call, waiting for the call's after.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Open {
+    /// The call's `tool_use_id`; `None` for an agent without one (paired per session, in
+    /// arrival order).
+    pub key: Option<String>,
+    pub session: String,
+    pub tool: String,
+    /// A shell tool: `files` lists every dirty or untracked file; any other path held what
+    /// the index holds.
+    pub worktree: bool,
+    pub files: Vec<FileState>,
+    /// HEAD when the call started (empty: unborn, or a state an older git-clada wrote), so
+    /// a commit made during the call (the agent's own `git commit`) is seen by its after.
+    #[serde(default)]
+    pub head: String,
+}
+
+/// What one tool call changed.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Checkpoint {
+    pub key: Option<String>,
+    pub session: String,
+    pub tool: String,
+    /// HEAD when the call ended.
+    pub head: String,
+    /// HEAD when the call started: commits made on top of it may hold this call's lines
+    /// (empty in a state an older git-clada wrote: `head` then stands for it).
+    #[serde(default)]
+    pub base: String,
+    /// The agent, as the Git AI Standard names it (`claude`, `cursor`, …).
+    #[serde(default)]
+    pub agent: Option<String>,
+    /// The model, when the payload named it.
+    #[serde(default)]
+    pub model: Option<String>,
+    /// The agent's transcript, where the model is read from when a commit takes the lines.
+    #[serde(default)]
+    pub transcript: Option<String>,
+    pub changes: Vec<Change>,
+}
+
+impl Checkpoint {
+    /// HEAD when the call started.
+    pub fn base(&self) -> &str {
+        match self.base.is_empty() {
+            true => &self.head,
+            false => &self.base,
+        }
+    }
+}
+
+/// One path a tool call changed: before and after, and the lines it wrote (1-based ranges
+/// of the after version, `1-4,9`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Change {
+    pub path: String,
+    pub before: Option<Stored>,
+    pub after: Option<Stored>,
+    pub lines: String,
+}
+
+/// Everything recorded on one branch.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct State {
+    pub open: Vec<Open>,
+    pub checkpoints: Vec<Checkpoint>,
+}
+
+/// The state of one branch, read under the agent lock, to be saved by [`Held::save`].
+pub struct Held<'r> {
+    repo: &'r Repo,
+    _lock: StateLock,
+    name: String,
+    tree: Option<ObjectId>,
+    pub state: State,
+    /// Blobs written since it was read, to be kept reachable.
+    new_blobs: Vec<ObjectId>,
+}
+
+impl<'r> Held<'r> {
+    /// Takes the agent lock and reads the state of `branch`.
+    pub fn read(repo: &'r Repo, branch: Option<&str>) -> Result<Held<'r>, RepoError> {
+        let lock = repo.lock_state(
+            "agent",
+            "another git-clada agent hook is recording a checkpoint",
+        )?;
+        let name = state_ref(branch);
+        let tree = repo.read_ref(&name)?;
+        let state = match tree {
+            Some(t) => match repo.tree_entry(t, b"state.json".as_bstr())? {
+                Some(e) => serde_json::from_slice(&repo.read_blob(e.id)?).map_err(|e| {
+                    RepoError::Invalid(format!(
+                        "the agent checkpoints in {name} are unreadable ({e}); `git update-ref -d {name}` drops them"
+                    ))
+                })?,
+                None => State::default(),
+            },
+            None => State::default(),
+        };
+        Ok(Held {
+            repo,
+            _lock: lock,
+            name,
+            tree,
+            state,
+            new_blobs: Vec::new(),
+        })
+    }
+
+    /// Notes a blob the state names, so the saved tree keeps it.
+    pub fn keep(&mut self, stored: Option<Stored>) {
+        if let Some(s) = stored {
+            self.new_blobs.push(s.id);
+        }
+    }
+
+    /// Writes the state and moves the ref (compare-and-swap); an empty state removes it.
+    pub fn save(self) -> Result<(), RepoError> {
+        let repo = self.repo;
+        let expected = self.tree.map_or(Expected::MustNotExist, Expected::Value);
+        if self.state.open.is_empty() && self.state.checkpoints.is_empty() {
+            if self.tree.is_some() {
+                repo.delete_ref(&self.name, expected)?;
+            }
+            return Ok(());
+        }
+        let json = serde_json::to_vec(&self.state)
+            .map_err(|e| RepoError::Invalid(format!("cannot write the agent checkpoints: {e}")))?;
+        let mut changes = vec![TreeChange {
+            path: "state.json".into(),
+            entry: Some(Entry {
+                kind: EntryKind::Blob,
+                id: repo.write_blob(&json)?,
+            }),
+        }];
+        for id in &self.new_blobs {
+            changes.push(TreeChange {
+                path: BString::from(format!("o/{id}")),
+                entry: Some(Entry {
+                    kind: EntryKind::Blob,
+                    id: *id,
+                }),
+            });
+        }
+        changes.sort_by(|a, b| a.path.cmp(&b.path));
+        changes.dedup_by(|a, b| a.path == b.path);
+        // A state left with nothing of an earlier turn starts a fresh tree, so the blobs of
+        // committed turns are not kept for ever.
+        let base = match self.state.checkpoints.is_empty() {
+            true => repo.empty_tree(),
+            false => self.tree.unwrap_or_else(|| repo.empty_tree()),
+        };
+        let tree = repo.edit_tree(base, &changes)?;
+        if base == repo.empty_tree() {
+            // The open calls' blobs must survive the fresh tree too.
+            let mut keep = Vec::new();
+            for o in &self.state.open {
+                for f in &o.files {
+                    if let Some(s) = f.entry {
+                        keep.push(TreeChange {
+                            path: BString::from(format!("o/{}", s.id)),
+                            entry: Some(s.entry()),
+                        });
+                    }
+                }
+            }
+            let tree = repo.edit_tree(tree, &keep)?;
+            return update(repo, &self.name, tree, expected);
+        }
+        update(repo, &self.name, tree, expected)
+    }
+}
+
+fn update(repo: &Repo, name: &str, tree: ObjectId, expected: Expected) -> Result<(), RepoError> {
+    repo.update_refs(&[RefUpdate {
+        name: name.to_string(),
+        new: tree,
+        expected,
+        reflog: "clada: agent checkpoint".into(),
+    }])
+}
