@@ -627,3 +627,19 @@ fn a_formatter_that_ran_after_our_post_tool_use_is_not_the_agents_and_nothing_is
     assert_eq!(repo.read("a.js"), "let a = 1;\nlet b = 2;\n");
     assert_eq!(repo.status(), " M a.js\n");
 }
+
+#[test]
+fn with_git_ai_the_users_commit_of_the_agents_lines_gets_no_log_from_git_clada() {
+    let mut repo = TestRepo::with_files(&[("a.txt", "one\n")]);
+    repo.env.push(("PATH".into(), common::path_with_clada(&[])));
+    let out = repo.clada(&["hooks", "install"]);
+    assert_eq!(exit_code(&out), 0, "{}", common::output_text(&out));
+    std::fs::create_dir_all(repo.path().join(".git/ai/working_logs")).unwrap();
+    cursor_write(&repo, "cur_tool_1", "a.txt", "one\nby cursor\n");
+    // git-clada's post-commit hook runs here, and the next hook catches up too.
+    repo.git(&["commit", "-qam", "my commit"]);
+    hook(&repo, "cursor", &payload(&repo, "cursor", "stop", &[]));
+    assert_eq!(repo.subject("HEAD").trim_end(), "my commit");
+    assert_eq!(repo.git(&["for-each-ref", "refs/notes/ai"]), "");
+    assert_eq!(repo.status(), "");
+}
