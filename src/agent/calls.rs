@@ -13,6 +13,20 @@ use super::state::{Change, Checkpoint, FileState, Held, Open, Stored};
 
 /// Records the state before `call`.
 pub fn before(repo: &Repo, held: &mut Held, call: &Call, cwd: &Path) -> Result<(), RepoError> {
+    // The same call reported twice (Cursor running Claude Code's hooks too, or a retried
+    // hook): the first before-state is the one taken before the tool ran; a later copy may
+    // come after it.
+    if let Some(id) = &call.tool_use_id {
+        let known = held.state.open.iter().any(|o| o.key.as_ref() == Some(id))
+            || held
+                .state
+                .checkpoints
+                .iter()
+                .any(|c| c.key.as_ref() == Some(id));
+        if known {
+            return Ok(());
+        }
+    }
     let index = repo.read_index()?;
     let mut hasher = repo.hasher_with(&index)?;
     let (worktree, paths) = match &call.touches {
@@ -28,10 +42,6 @@ pub fn before(repo: &Repo, held: &mut Held, call: &Call, cwd: &Path) -> Result<(
             path: rel.to_string(),
             entry,
         });
-    }
-    // A retried hook of the same call replaces its earlier state.
-    if call.tool_use_id.is_some() {
-        held.state.open.retain(|o| o.key != call.tool_use_id);
     }
     held.state.open.push(Open {
         key: call.tool_use_id.clone(),
@@ -65,6 +75,11 @@ pub enum AfterOutcome {
     /// No before-state was recorded for this call (its PreToolUse hook did not run): what it
     /// changed cannot be told from what others changed, so nothing is attributed.
     NoBefore,
+    /// The call was recorded already (the same edit reported twice).
+    Duplicate,
+    /// Cursor's `afterFileEdit` whose edits, undone on the file, do not give back a file
+    /// they reproduce exactly: the earlier state is unknown, so nothing is attributed.
+    NotRebuilt(String),
 }
 
 /// Records the checkpoint of `call`, paired with its before-state: by `tool_use_id`, else the
@@ -79,6 +94,9 @@ pub fn after(
     if call.touches == Touches::Nothing {
         return Ok(AfterOutcome::NotAnEdit);
     }
+    if let Some(edits) = &call.edits {
+        return super::rebuilt::after_file_edit(repo, held, call, edits, agent, head);
+    }
     let found = held
         .state
         .open
@@ -88,7 +106,16 @@ pub fn after(
             None => o.key.is_none() && o.session == call.session,
         });
     let Some(i) = found else {
-        return Ok(AfterOutcome::NoBefore);
+        let seen = call.tool_use_id.as_ref().is_some_and(|id| {
+            held.state
+                .checkpoints
+                .iter()
+                .any(|c| c.key.as_ref() == Some(id))
+        });
+        return Ok(match seen {
+            true => AfterOutcome::Duplicate,
+            false => AfterOutcome::NoBefore,
+        });
     };
     let open = held.state.open.remove(i);
     let index = repo.read_index()?;
@@ -136,30 +163,51 @@ pub fn after(
             lines: written(repo, before, now)?,
         });
     }
-    if changes.is_empty() {
+    push(
+        held,
+        Checkpoint {
+            key: open.key,
+            session: open.session,
+            tool: open.tool,
+            head: head.to_string(),
+            base: open.head,
+            agent: Some(agent.to_string()),
+            model: call.model.clone(),
+            transcript: call
+                .transcript
+                .as_ref()
+                .map(|t| t.to_string_lossy().into_owned()),
+            changes,
+        },
+    )
+}
+
+/// Adds `cp` to the turn, unless it changed nothing or is a checkpoint of the session
+/// already (the same edit reported by two hooks: Cursor's `postToolUse` and `afterFileEdit`,
+/// or Cursor's own and Claude-shaped hooks with different ids).
+pub(super) fn push(held: &mut Held, mut cp: Checkpoint) -> Result<AfterOutcome, RepoError> {
+    if cp.changes.is_empty() {
         return Ok(AfterOutcome::Unchanged);
     }
-    changes.sort_by(|a, b| a.path.cmp(&b.path));
-    let paths = changes.iter().map(|c| c.path.clone()).collect();
-    held.state.checkpoints.push(Checkpoint {
-        key: open.key,
-        session: open.session,
-        tool: open.tool,
-        head: head.to_string(),
-        base: open.head,
-        agent: Some(agent.to_string()),
-        model: call.model.clone(),
-        transcript: call
-            .transcript
-            .as_ref()
-            .map(|t| t.to_string_lossy().into_owned()),
-        changes,
-    });
+    cp.changes.sort_by(|a, b| a.path.cmp(&b.path));
+    let same = |a: &Checkpoint| {
+        a.session == cp.session
+            && a.changes.len() == cp.changes.len()
+            && a.changes
+                .iter()
+                .zip(&cp.changes)
+                .all(|(x, y)| x.path == y.path && x.before == y.before && x.after == y.after)
+    };
+    if held.state.checkpoints.iter().any(same) {
+        return Ok(AfterOutcome::Duplicate);
+    }
+    let paths = cp.changes.iter().map(|c| c.path.clone()).collect();
+    held.state.checkpoints.push(cp);
     Ok(AfterOutcome::Recorded(paths))
 }
 
 /// The lines of `after` that differ from `before`, as ranges.
-fn written(
+pub(super) fn written(
     repo: &Repo,
     before: Option<Stored>,
     after: Option<Stored>,
@@ -178,7 +226,7 @@ fn written(
 
 /// The worktree's files that differ from the index (changed, deleted) or are untracked: what
 /// a shell tool's before-state hashes. The cost of a status of the worktree.
-fn dirty_paths(repo: &Repo, index: &Index) -> Result<Vec<BString>, RepoError> {
+pub(super) fn dirty_paths(repo: &Repo, index: &Index) -> Result<Vec<BString>, RepoError> {
     let head_tree = match repo.head()?.commit() {
         Some(c) => repo.commit_info(c)?.tree,
         None => repo.empty_tree(),

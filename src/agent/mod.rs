@@ -4,15 +4,18 @@
 //! `calls` records a call's before-state and its checkpoint, `state` keeps them under
 //! `refs/clada/agent/<branch>`, `committed` attributes the lines of commits someone else
 //! made (the agent's own `git commit`, the user's), `turn` commits a turn through the apply transaction,
-//! `settings` installs the hooks in an agent's settings file, `model` finds the model name.
+//! `settings` installs the hooks in an agent's settings file, `model` finds the model name,
+//! `rebuilt` reads Cursor's older `afterFileEdit`, `unreported` finds edits no hook reported.
 
 pub mod calls;
 pub mod committed;
 pub mod model;
 pub mod payload;
+pub mod rebuilt;
 pub mod settings;
 pub mod state;
 pub mod turn;
+pub mod unreported;
 
 use std::path::Path;
 
@@ -50,7 +53,8 @@ pub enum AgentError {
 /// Handles one hook call: `input` is the payload on stdin, `event` the optional EVENT
 /// argument, `cwd` the hook's directory; `opts` the options of the turn's AI commit (the
 /// user's configuration), completed here with the agent's provenance; `mode` when the agent's
-/// changes are committed (`agent.commit`).
+/// changes are committed (`agent.commit`). What the user should know beyond the outcome
+/// (edits left unattributed, git-ai's log) is added to `notes`.
 pub fn handle(
     agent: AgentKind,
     event: Option<&str>,
@@ -58,8 +62,11 @@ pub fn handle(
     cwd: &Path,
     opts: &ApplyOptions,
     mode: AgentCommit,
+    notes: &mut Vec<String>,
 ) -> Result<Handled, AgentError> {
     let call = payload::parse(agent, event, input)?;
+    // Cursor running Claude Code's hooks: the payload says whose it is.
+    let agent = call.agent;
     // A read-only or unknown tool: nothing to record, so not even the lock is taken.
     let inert = matches!(call.phase, Phase::Before | Phase::After)
         && call.touches == payload::Touches::Nothing;
@@ -73,12 +80,24 @@ pub fn handle(
         Err(RepoError::NotARepo(_)) => return Ok(Handled::Nothing),
         Err(e) => return Err(e.into()),
     };
+    // git-ai writes the logs of this repository's commits itself: one log per commit.
+    let deferred = git_ai_present(&repo);
+    let mut own_opts;
+    let opts = match deferred && !opts.provenance.off {
+        true => {
+            own_opts = opts.clone();
+            own_opts.provenance.off = true;
+            &own_opts
+        }
+        false => opts,
+    };
     let head = repo.head()?;
     let mut held = state::Held::read(&repo, head.branch())?;
     let logs = !opts.provenance.off;
     let handled = match call.phase {
         Phase::Before => {
             committed::catch_up(&repo, &mut held, logs)?;
+            unreported::remember(&repo, head.branch(), &call.session)?;
             calls::before(&repo, &mut held, &call, &dir)?;
             Handled::Before
         }
@@ -106,6 +125,13 @@ pub fn handle(
         }
         Phase::Stop => {
             committed::catch_up(&repo, &mut held, logs)?;
+            let unreported = unreported_at_end(&repo, &held, head.branch(), &call.session)?;
+            if !unreported.is_empty() {
+                notes.push(format!(
+                    "changed during the agent's turn with no hook reporting it (a tool call that fired no hook, such as Codex's apply_patch in openai/codex#26751, or your own edit), so not attributed and left uncommitted in the worktree: {}",
+                    unreported.join(", ")
+                ));
+            }
             if mode == AgentCommit::None {
                 // Attribution only: the checkpoints stay until someone commits their lines.
                 held.save()?;
@@ -119,6 +145,9 @@ pub fn handle(
             let saved = held.save();
             let outcome = outcome?;
             saved?;
+            if deferred && matches!(outcome, turn::TurnOutcome::Ran(_)) {
+                notes.push("git-ai records this repository (.git/ai): the turn's authorship log in refs/notes/ai is left to it".into());
+            }
             return Ok(Handled::Turn(outcome));
         }
         Phase::Ignored => Handled::Nothing,
@@ -140,4 +169,27 @@ fn commit_opts(agent: AgentKind, call: &payload::Call, opts: &ApplyOptions) -> A
         .or_else(|| call.transcript.as_deref().and_then(model::from_transcript))
         .or(opts.provenance.model.clone());
     opts
+}
+
+/// Whether git-ai records this repository (its working logs in `.git/ai`,
+/// agent-hooks.md §4.1): git-clada then leaves `refs/notes/ai` to it.
+pub fn git_ai_present(repo: &Repo) -> bool {
+    repo.common_dir().join("ai").is_dir()
+}
+
+/// The paths `session`'s turn changed that no checkpoint holds (`unreported`).
+fn unreported_at_end(
+    repo: &Repo,
+    held: &state::Held,
+    branch: Option<&str>,
+    session: &str,
+) -> Result<Vec<String>, RepoError> {
+    let mine: Vec<&state::Checkpoint> = held
+        .state
+        .checkpoints
+        .iter()
+        .filter(|c| c.session == session)
+        .collect();
+    let sides = turn::sides(repo, &mine)?;
+    unreported::at_end(repo, branch, session, &sides)
 }

@@ -56,6 +56,9 @@ pub enum Touches {
 /// One hook call, reduced to what the checkpoints need.
 #[derive(Debug, Clone)]
 pub struct Call {
+    /// The agent that sent it: the command's, except for a Claude-shaped payload carrying
+    /// `cursor_version` (Cursor running Claude Code's hooks), which is Cursor's.
+    pub agent: AgentKind,
     pub phase: Phase,
     /// The event's name as the agent sent it (for messages).
     pub event: String,
@@ -70,6 +73,16 @@ pub struct Call {
     pub transcript: Option<PathBuf>,
     /// The model, when the payload names it (Codex, Cursor).
     pub model: Option<String>,
+    /// Cursor's older `afterFileEdit`: the edits it made to `touches`' one file, to rebuild
+    /// the file before them (there is no `preToolUse` to record it).
+    pub edits: Option<Vec<FileEdit>>,
+}
+
+/// One edit of Cursor's `afterFileEdit` (agent-hooks.md §2.4).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct FileEdit {
+    pub old_string: String,
+    pub new_string: String,
 }
 
 /// A payload that cannot be read.
@@ -109,6 +122,7 @@ struct Raw {
     cursor_version: Option<String>,
     /// Cursor's older `afterFileEdit`.
     file_path: Option<String>,
+    edits: Option<Vec<FileEdit>>,
 }
 
 /// Reads `input` as `agent`'s payload; `event` overrides `hook_event_name`.
@@ -122,13 +136,14 @@ pub fn parse(agent: AgentKind, event: Option<&str>, input: &[u8]) -> Result<Call
         .map(str::to_string)
         .or_else(|| raw.hook_event_name.clone())
         .ok_or(PayloadError::NoEvent { agent: name })?;
-    let phase = phase_of(agent, &event);
-    // Cursor can load Claude Code's settings: the same edit then arrives twice, once as
-    // Cursor's own hook. The Claude-shaped copy carries `cursor_version` and is left out.
-    let phase = match (agent, &raw.cursor_version) {
-        (AgentKind::ClaudeCode, Some(_)) => Phase::Ignored,
-        _ => phase,
+    // Cursor can load Claude Code's settings (agent-hooks.md §2.1): its edits then arrive
+    // Claude-shaped, carrying `cursor_version`, and may arrive twice (once as Cursor's own
+    // hook). They are Cursor's; `calls` records a call reported twice once.
+    let agent = match (agent, &raw.cursor_version) {
+        (AgentKind::ClaudeCode, Some(_)) => AgentKind::Cursor,
+        _ => agent,
     };
+    let phase = phase_of(agent, &event);
     let session = raw
         .session_id
         .clone()
@@ -155,7 +170,12 @@ pub fn parse(agent: AgentKind, event: Option<&str>, input: &[u8]) -> Result<Call
                 .and_then(|r| r.first().cloned())
         })
         .map(PathBuf::from);
+    let edits = match (agent, event.as_str()) {
+        (AgentKind::Cursor, "afterFileEdit") => Some(raw.edits.clone().unwrap_or_default()),
+        _ => None,
+    };
     Ok(Call {
+        agent,
         phase,
         event,
         tool_use_id: raw
@@ -168,6 +188,7 @@ pub fn parse(agent: AgentKind, event: Option<&str>, input: &[u8]) -> Result<Call
         cwd,
         transcript: raw.transcript_path.clone().map(PathBuf::from),
         model: raw.model.clone().filter(|m| !m.is_empty()),
+        edits,
     })
 }
 
@@ -188,9 +209,15 @@ fn phase_of(agent: AgentKind, event: &str) -> Phase {
         (AgentKind::ClaudeCode, "PostToolUse" | "PostToolUseFailure") => Phase::After,
         (AgentKind::Codex, "PostToolUse") => Phase::After,
         (AgentKind::ClaudeCode | AgentKind::Codex, "Stop") => Phase::Stop,
-        (AgentKind::Cursor, "preToolUse") => Phase::Before,
-        (AgentKind::Cursor, "postToolUse" | "postToolUseFailure") => Phase::After,
-        (AgentKind::Cursor, "stop") => Phase::Stop,
+        // Cursor's own names, its older `afterFileEdit`, and Claude Code's names (Cursor
+        // running Claude Code's hooks).
+        (AgentKind::Cursor, "preToolUse" | "PreToolUse") => Phase::Before,
+        (
+            AgentKind::Cursor,
+            "postToolUse" | "postToolUseFailure" | "PostToolUse" | "PostToolUseFailure",
+        ) => Phase::After,
+        (AgentKind::Cursor, "afterFileEdit") => Phase::After,
+        (AgentKind::Cursor, "stop" | "Stop") => Phase::Stop,
         (AgentKind::Gemini, "BeforeTool") => Phase::Before,
         (AgentKind::Gemini, "AfterTool") => Phase::After,
         (AgentKind::Gemini, "AfterAgent") => Phase::Stop,
@@ -231,10 +258,10 @@ fn touches(agent: AgentKind, tool: &str, input: Option<&serde_json::Value>, raw:
         (AgentKind::Codex, "Bash" | "shell" | "exec_command" | "shell_command") => {
             Touches::Worktree
         }
-        (AgentKind::Cursor, "Write" | "Delete" | "StrReplace") => {
+        (AgentKind::Cursor, "Write" | "Delete" | "StrReplace" | "Edit" | "MultiEdit") => {
             file(&["file_path", "path", "filePath"])
         }
-        (AgentKind::Cursor, "ApplyPatch" | "Shell") => Touches::Worktree,
+        (AgentKind::Cursor, "ApplyPatch" | "Shell" | "Bash") => Touches::Worktree,
         (AgentKind::Cursor, "") if raw.file_path.is_some() => {
             Touches::Files(raw.file_path.iter().map(PathBuf::from).collect())
         }
@@ -288,14 +315,33 @@ mod tests {
     }
 
     #[test]
-    fn claude_shaped_payload_from_cursor_is_ignored() {
+    fn claude_shaped_payload_from_cursor_is_cursors() {
         let call = parse(
             AgentKind::ClaudeCode,
             None,
             br#"{"session_id":"s1","hook_event_name":"PostToolUse","tool_name":"Write","tool_input":{"file_path":"/r/a"},"cursor_version":"1.7"}"#,
         )
         .unwrap();
-        assert_eq!(call.phase, Phase::Ignored);
+        assert_eq!(call.agent, AgentKind::Cursor);
+        assert_eq!(call.phase, Phase::After);
+        assert_eq!(call.touches, Touches::Files(vec![PathBuf::from("/r/a")]));
+    }
+
+    #[test]
+    fn cursor_after_file_edit_carries_its_edits() {
+        let call = parse(
+            AgentKind::Cursor,
+            None,
+            br#"{"conversation_id":"c","hook_event_name":"afterFileEdit","file_path":"/r/a","edits":[{"old_string":"x","new_string":"y"}]}"#,
+        )
+        .unwrap();
+        assert_eq!(call.phase, Phase::After);
+        assert_eq!(call.touches, Touches::Files(vec![PathBuf::from("/r/a")]));
+        let edit = FileEdit {
+            old_string: "x".into(),
+            new_string: "y".into(),
+        };
+        assert_eq!(call.edits, Some(vec![edit]));
     }
 
     #[test]

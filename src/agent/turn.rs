@@ -58,7 +58,7 @@ pub fn sides(
 }
 
 /// The user's version with the edit `agent` → `now` (made by someone else) carried in.
-fn carry_edit(
+pub(super) fn carry_edit(
     repo: &Repo,
     agent: Option<Stored>,
     now: Option<Stored>,
@@ -111,7 +111,7 @@ pub fn commit_turn(
     if mine.is_empty() {
         return Ok(TurnOutcome::Nothing);
     }
-    let sides = sides(repo, &mine)?;
+    let sides = super::unreported::fold_later_edits(repo, sides(repo, &mine)?)?;
     let head = repo.head()?;
     let Some(head_commit) = head.commit() else {
         return Err(ApplyError::Refused(format!(

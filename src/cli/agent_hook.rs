@@ -14,8 +14,7 @@ use crate::loops::options::{config_author, configured};
 
 /// Record an agent's own edits: checkpoints per tool call, one AI commit per turn.
 ///
-/// Run by the hooks of an agent (Claude Code; Cursor, Gemini CLI and Codex payloads are read
-/// too) with the hook's JSON payload on standard input. Before a tool call it records the
+/// Run by the hooks of an agent (Claude Code, Cursor, Gemini CLI, Codex) with the hook's JSON payload on standard input. Before a tool call it records the
 /// state of what the tool may touch (the file of an edit tool; for a shell tool every dirty
 /// or untracked file); after it, exactly what the tool changed; at the end of the agent's
 /// turn the turn's changes become one AI commit with its authorship log (refs/notes/ai),
@@ -26,7 +25,7 @@ use crate::loops::options::{config_author, configured};
 #[command(
     args_conflicts_with_subcommands = true,
     subcommand_negates_reqs = true,
-    after_help = "Examples:\n  git clada agent-hook install claude-code\n  git clada agent-hook install claude-code --shared\n  echo '{\"hook_event_name\":\"Stop\",\"session_id\":\"s\"}' | git clada agent-hook claude-code"
+    after_help = "Examples:\n  git clada agent-hook install claude-code\n  git clada agent-hook install claude-code --shared\n  git clada agent-hook install codex\n  echo '{\"hook_event_name\":\"Stop\",\"session_id\":\"s\"}' | git clada agent-hook claude-code"
 )]
 pub struct Args {
     #[command(subcommand)]
@@ -51,20 +50,23 @@ pub enum Action {
 /// Which settings file.
 #[derive(Debug, clap::Args)]
 pub struct Scope {
-    /// The agent (only claude-code can be installed for now).
+    /// The agent.
     #[arg(value_enum)]
     pub agent: AgentArg,
 
-    /// Your own settings for every project (~/.claude/settings.json; the default).
+    /// Your own settings for every project (the default): ~/.claude/settings.json,
+    /// ~/.cursor/hooks.json, ~/.gemini/settings.json, ~/.codex/hooks.json.
     #[arg(long, group = "scope")]
     pub user: bool,
 
-    /// Your own settings for this repository only (.claude/settings.local.json).
+    /// Your own settings for this repository only (.claude/settings.local.json; Claude Code
+    /// only).
     #[arg(long, group = "scope")]
     pub project_local: bool,
 
-    /// The repository's committed settings (.claude/settings.json), guarded so teammates
-    /// without git-clada are not broken.
+    /// The repository's committed settings (.claude/settings.json, .cursor/hooks.json,
+    /// .gemini/settings.json, .codex/hooks.json), guarded so teammates without git-clada are
+    /// not broken.
     #[arg(long, group = "scope")]
     pub shared: bool,
 }
@@ -100,10 +102,21 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
 /// One hook call. Every failure is reported here, on stderr, with exit status 1: a hook must
 /// never block the agent (exit 2 would).
 fn hook(agent: AgentKind, event: Option<&str>, global: Global) -> Outcome {
-    match run_hook(agent, event, global) {
+    let mut notes = Vec::new();
+    let result = run_hook(agent, event, global, &mut notes);
+    for n in &notes {
+        eprintln!(
+            "git-clada: {}",
+            crate::base::term::Shown::Escaped.content(n)
+        );
+    }
+    match result {
         Ok(handled) => {
             if let Some(note) = note(&handled) {
-                eprintln!("git-clada: {note}");
+                eprintln!(
+                    "git-clada: {}",
+                    crate::base::term::Shown::Escaped.content(&note)
+                );
             }
             match handled {
                 Handled::Turn(agent::turn::TurnOutcome::Ran(o))
@@ -127,7 +140,12 @@ fn hook(agent: AgentKind, event: Option<&str>, global: Global) -> Outcome {
     }
 }
 
-fn run_hook(agent: AgentKind, event: Option<&str>, global: Global) -> anyhow::Result<Handled> {
+fn run_hook(
+    agent: AgentKind,
+    event: Option<&str>,
+    global: Global,
+    notes: &mut Vec<String>,
+) -> anyhow::Result<Handled> {
     let mut input = Vec::new();
     std::io::stdin()
         .read_to_end(&mut input)
@@ -141,7 +159,9 @@ fn run_hook(agent: AgentKind, event: Option<&str>, global: Global) -> anyhow::Re
         ..configured(&cfg, engine)
     };
     let mode = cfg.agent_commit.value;
-    Ok(agent::handle(agent, event, &input, &cwd, &opts, mode)?)
+    Ok(agent::handle(
+        agent, event, &input, &cwd, &opts, mode, notes,
+    )?)
 }
 
 /// What the agent's user is told on stderr (Claude Code shows it in its debug log).
@@ -151,6 +171,9 @@ fn note(handled: &Handled) -> Option<String> {
         Handled::After(AfterOutcome::NoBefore) => Some(
             "no before-state was recorded for this tool call (its PreToolUse hook did not run), so its changes are not attributed to the agent".into(),
         ),
+        Handled::After(AfterOutcome::NotRebuilt(why)) => Some(format!(
+            "the edit afterFileEdit reports is not attributed to the agent ({why}); it stays in the worktree as yours"
+        )),
         Handled::Turn(agent::turn::TurnOutcome::Ran(o)) => Some(match o.commit {
             Some(c) => format!("the agent's turn is the AI commit {}", crate::repo::Repo::short(c)),
             None => format!(
@@ -171,42 +194,70 @@ fn note(handled: &Handled) -> Option<String> {
 
 /// `install` / `uninstall`.
 fn settings(scope: Scope, install: bool) -> anyhow::Result<Outcome> {
-    if !matches!(scope.agent, AgentArg::ClaudeCode) {
-        anyhow::bail!(
-            "installing the hooks of {} is not built yet; only claude-code is (docs/agents.md)",
-            agent::payload::agent_name(scope.agent.into())
-        );
-    }
-    let path = settings_file(&scope)?;
-    let edited = match install {
-        true => agent::settings::install_claude(&path, scope.shared)?,
-        false => agent::settings::uninstall_claude(&path)?,
+    use agent::settings::{self as st, Edited};
+    let agent: AgentKind = scope.agent.into();
+    let path = settings_file(agent, &scope)?;
+    let shown = |p: &std::path::Path| {
+        crate::base::term::Shown::Escaped
+            .content(&p.display().to_string())
+            .to_string()
     };
-    let shown = path.display().to_string();
-    let shown = crate::base::term::Shown::Escaped.content(&shown);
+    if install {
+        git_ai_notice(&path);
+    }
+    let edited = match install {
+        true => st::install(agent, &path, scope.shared)?,
+        false => st::uninstall(agent, &path)?,
+    };
+    let shown = shown(&path);
     match (install, edited) {
-        (true, agent::settings::Edited::Written) => {
-            println!("installed git-clada's hooks in {shown}")
-        }
-        (false, agent::settings::Edited::Written) => {
-            println!("removed git-clada's hooks from {shown}")
-        }
+        (true, Edited::Written) => println!("installed git-clada's hooks in {shown}"),
+        (false, Edited::Written) => println!("removed git-clada's hooks from {shown}"),
         (true, _) => println!("git-clada's hooks are already in {shown}"),
         (false, _) => println!("git-clada's hooks were not in {shown}"),
     }
     Ok(Outcome::Success)
 }
 
-fn settings_file(scope: &Scope) -> anyhow::Result<PathBuf> {
-    if !scope.project_local && !scope.shared {
-        return agent::settings::claude_user_file()
-            .context("cannot find your home folder (HOME is not set); use --project-local");
+/// Says on stderr when git-ai records this agent's edits too (its hooks in the same file, or
+/// its working logs in the repository's `.git/ai`): git-clada then defers to it for
+/// `refs/notes/ai` (docs/agents.md).
+fn git_ai_notice(path: &std::path::Path) {
+    let events = agent::settings::git_ai_hooks(path);
+    let in_repo = std::env::current_dir()
+        .ok()
+        .and_then(|d| crate::repo::Repo::discover(&d).ok())
+        .is_some_and(|r| agent::git_ai_present(&r));
+    if events.is_empty() && !in_repo {
+        return;
     }
-    let cwd = std::env::current_dir().context("cannot determine the current directory")?;
-    let repo = crate::repo::Repo::discover(&cwd)?;
-    let name = match scope.shared {
-        true => "settings.json",
-        false => "settings.local.json",
+    let shown = path.display().to_string();
+    let shown = crate::base::term::Shown::Escaped.content(&shown);
+    let where_ = match events.is_empty() {
+        true => "its working logs are in this repository (.git/ai)".to_string(),
+        false => format!("its hooks are in {shown} ({})", events.join(", ")),
     };
-    Ok(repo.workdir().join(".claude").join(name))
+    eprintln!(
+        "git-clada: git-ai is installed too ({where_}); git-clada still records checkpoints and makes the turn's AI commit, but leaves refs/notes/ai to git-ai in repositories that have .git/ai, so no commit gets two authorship logs"
+    );
+}
+
+fn settings_file(agent: AgentKind, scope: &Scope) -> anyhow::Result<PathBuf> {
+    let which = match (scope.project_local, scope.shared) {
+        (true, _) => agent::settings::Scope::ProjectLocal,
+        (_, true) => agent::settings::Scope::Shared,
+        _ => agent::settings::Scope::User,
+    };
+    let home = std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from);
+    let root = match which {
+        agent::settings::Scope::User => None,
+        _ => {
+            let cwd = std::env::current_dir().context("cannot determine the current directory")?;
+            Some(crate::repo::Repo::discover(&cwd)?.workdir().to_path_buf())
+        }
+    };
+    agent::settings::file(agent, which, home.as_deref(), root.as_deref())
+        .map_err(|e| anyhow::anyhow!("{e}"))
 }

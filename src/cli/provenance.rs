@@ -93,6 +93,8 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
                     commit_evidence::after_commit(&repo)?;
                 }
                 // Lines an agent's checkpoints attribute, committed by the agent or the user.
+                // git-ai writes the logs itself where it keeps its working logs (.git/ai).
+                let logs = logs && !crate::agent::git_ai_present(&repo);
                 crate::agent::committed::after_commit(&repo, logs)?;
                 Ok(())
             });
