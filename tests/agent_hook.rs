@@ -689,3 +689,59 @@ fn a_commit_of_part_of_the_agents_file_leaves_the_rest_for_the_turn_commit() {
     assert_eq!(repo.status().trim_end(), "");
     repo.assert_fsck();
 }
+
+#[test]
+fn a_hook_that_finds_the_lock_held_past_its_budget_sets_its_record_aside_for_the_next() {
+    use std::os::fd::AsRawFd;
+    let repo = TestRepo::with_files(&[("a.txt", "one\n"), ("user.txt", "mine\n")]);
+    // Another hook's long work (a turn commit running git's hooks) holds the agent lock.
+    std::fs::create_dir_all(repo.path().join(".git/clada")).expect("mkdir");
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(repo.path().join(".git/clada/agent.lock"))
+        .expect("lock file");
+    // SAFETY: flock on a descriptor this test owns.
+    assert_eq!(unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) }, 0);
+    let busy = |input: &str| {
+        let mut cmd = repo.clada_cmd();
+        cmd.args(["agent-hook", "claude-code"])
+            .env("GIT_CLADA_AGENT_LOCK_BUDGET_MS", "50");
+        let out = spawn_fed(cmd, input).wait_with_output().expect("hook");
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(exit_code(&out), 0, "{err}");
+        assert!(err.contains("set aside"), "{err}");
+    };
+    let vars = [
+        ("FILE", "a.txt"),
+        ("ID", "toolu_busy"),
+        ("CONTENT", "one\nby claude\n"),
+    ];
+    busy(&payload(&repo, "pre-write", &vars));
+    repo.write("a.txt", "one\nby claude\n");
+    busy(&payload(&repo, "post-write", &vars));
+    // Nothing moved: no ref, the records wait beside the state.
+    assert!(repo
+        .git(&["for-each-ref", "refs/clada/agent/"])
+        .trim()
+        .is_empty());
+    let pending = std::fs::read_dir(repo.path().join(".git/clada/agent-pending"))
+        .expect("set-aside records")
+        .count();
+    assert_eq!(pending, 2);
+    // What the after-hook saw counts: the user's line added since is the user's.
+    repo.write("a.txt", "by the user\none\nby claude\n");
+    drop(lock);
+    let out = stop(&repo);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(changed(&repo, "HEAD"), "a.txt", "{err}");
+    assert_eq!(repo.git(&["show", "HEAD:a.txt"]), "one\nby claude\n");
+    assert_eq!(repo.read("a.txt"), "by the user\none\nby claude\n");
+    assert_eq!(repo.status().trim_end(), " M a.txt");
+    assert!(note(&repo, "HEAD").contains("\"tool\": \"claude\""));
+    let left =
+        std::fs::read_dir(repo.path().join(".git/clada/agent-pending")).map_or(0, |d| d.count());
+    assert_eq!(left, 0, "folded records are removed");
+    repo.assert_fsck();
+}

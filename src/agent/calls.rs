@@ -16,42 +16,63 @@ pub fn before(repo: &Repo, held: &mut Held, call: &Call, cwd: &Path) -> Result<(
     // The same call reported twice (Cursor running Claude Code's hooks too, or a retried
     // hook): the first before-state is the one taken before the tool ran; a later copy may
     // come after it.
-    if let Some(id) = &call.tool_use_id {
-        let known = held.state.open.iter().any(|o| o.key.as_ref() == Some(id))
-            || held
-                .state
-                .checkpoints
-                .iter()
-                .any(|c| c.key.as_ref() == Some(id));
-        if known {
-            return Ok(());
-        }
+    if known(held, call.tool_use_id.as_deref()) {
+        return Ok(());
     }
+    if let Some(open) = before_state(repo, call, cwd)? {
+        store_before(held, open);
+    }
+    Ok(())
+}
+
+/// Whether the call with this id has a before-state or a checkpoint already.
+fn known(held: &Held, id: Option<&str>) -> bool {
+    let Some(id) = id else { return false };
+    held.state.open.iter().any(|o| o.key.as_deref() == Some(id))
+        || held
+            .state
+            .checkpoints
+            .iter()
+            .any(|c| c.key.as_deref() == Some(id))
+}
+
+/// The state before `call` of what it may touch (its blobs written), without the state it
+/// goes into: what a hook that cannot wait for the lock sets aside (`spill`).
+pub fn before_state(repo: &Repo, call: &Call, cwd: &Path) -> Result<Option<Open>, RepoError> {
     let index = repo.read_index()?;
     let mut hasher = repo.hasher_with(&index)?;
     let (worktree, paths) = match &call.touches {
-        Touches::Nothing => return Ok(()),
+        Touches::Nothing => return Ok(None),
         Touches::Files(files) => (false, relative_paths(repo, files, cwd)),
         Touches::Worktree => (true, dirty_paths(repo, &index)?),
     };
     let mut files = Vec::with_capacity(paths.len());
     for rel in paths {
         let entry = Stored::of(hasher.hash(rel.as_bstr())?.map(|(e, _)| e));
-        held.keep(entry);
         files.push(FileState {
             path: rel.to_string(),
             entry,
         });
     }
-    held.state.open.push(Open {
+    Ok(Some(Open {
         key: call.tool_use_id.clone(),
         session: call.session.clone(),
         tool: call.tool.clone(),
         worktree,
         files,
         head: head_id(repo)?,
-    });
-    Ok(())
+    }))
+}
+
+/// Adds a before-state to the state (unless its call is known already).
+pub fn store_before(held: &mut Held, open: Open) {
+    if known(held, open.key.as_deref()) {
+        return;
+    }
+    for f in &open.files {
+        held.keep(f.entry);
+    }
+    held.state.open.push(open);
 }
 
 /// HEAD's commit id, empty on an unborn branch.
@@ -80,6 +101,9 @@ pub enum AfterOutcome {
     /// Cursor's `afterFileEdit` whose edits, undone on the file, do not give back a file
     /// they reproduce exactly: the earlier state is unknown, so nothing is attributed.
     NotRebuilt(String),
+    /// The agent lock was held past the hook's budget: what the call changed is set aside
+    /// for the next hook to fold in (`spill`).
+    SetAside,
 }
 
 /// Records the checkpoint of `call`, paired with its before-state: by `tool_use_id`, else the
@@ -101,10 +125,7 @@ pub fn after(
         .state
         .open
         .iter()
-        .position(|o| match &call.tool_use_id {
-            Some(id) => o.key.as_deref() == Some(id),
-            None => o.key.is_none() && o.session == call.session,
-        });
+        .position(|o| pairs(o, call.tool_use_id.as_deref(), &call.session));
     let Some(i) = found else {
         let seen = call.tool_use_id.as_ref().is_some_and(|id| {
             held.state
@@ -118,6 +139,49 @@ pub fn after(
         });
     };
     let open = held.state.open.remove(i);
+    let seen = seen_after(repo, &open, head)?;
+    let meta = AfterMeta::of(call, agent, head);
+    checkpoint_of(repo, held, open, meta, seen)
+}
+
+/// Whether `open` is the before-state of the call with this id (by id; without one, the
+/// session's oldest open call, in arrival order).
+pub fn pairs(open: &Open, id: Option<&str>, session: &str) -> bool {
+    match id {
+        Some(id) => open.key.as_deref() == Some(id),
+        None => open.key.is_none() && open.session == session,
+    }
+}
+
+/// Each path a call may have changed: its content before the call and now.
+pub type Seen = Vec<(String, Option<Stored>, Option<Stored>)>;
+
+/// What a checkpoint says of its call besides the changes.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct AfterMeta {
+    pub head: String,
+    pub agent: String,
+    pub model: Option<String>,
+    pub transcript: Option<String>,
+}
+
+impl AfterMeta {
+    pub fn of(call: &Call, agent: &str, head: &str) -> AfterMeta {
+        AfterMeta {
+            head: head.to_string(),
+            agent: agent.to_string(),
+            model: call.model.clone(),
+            transcript: call
+                .transcript
+                .as_ref()
+                .map(|t| t.to_string_lossy().into_owned()),
+        }
+    }
+}
+
+/// The paths `open`'s call may have changed, with their content before it (from `open`) and
+/// now (hashed from the worktree, blobs written).
+pub fn seen_after(repo: &Repo, open: &Open, head: &str) -> Result<Seen, RepoError> {
     let index = repo.read_index()?;
     let mut hasher = repo.hasher_with(&index)?;
     let mut candidates: Vec<(BString, Option<Stored>)> = open
@@ -148,16 +212,31 @@ pub fn after(
             }
         }
     }
-    let mut changes = Vec::new();
+    let mut seen = Vec::with_capacity(candidates.len());
     for (rel, before) in candidates {
         let now = Stored::of(hasher.hash(rel.as_bstr())?.map(|(e, _)| e));
+        seen.push((rel.to_string(), before, now));
+    }
+    Ok(seen)
+}
+
+/// The checkpoint of `open`'s call from what was `seen` after it.
+pub fn checkpoint_of(
+    repo: &Repo,
+    held: &mut Held,
+    open: Open,
+    meta: AfterMeta,
+    seen: Seen,
+) -> Result<AfterOutcome, RepoError> {
+    let mut changes = Vec::new();
+    for (path, before, now) in seen {
         if now == before {
             continue;
         }
         held.keep(now);
         held.keep(before);
         changes.push(Change {
-            path: rel.to_string(),
+            path,
             before,
             after: now,
             lines: written(repo, before, now)?,
@@ -169,14 +248,11 @@ pub fn after(
             key: open.key,
             session: open.session,
             tool: open.tool,
-            head: head.to_string(),
+            head: meta.head,
             base: open.head,
-            agent: Some(agent.to_string()),
-            model: call.model.clone(),
-            transcript: call
-                .transcript
-                .as_ref()
-                .map(|t| t.to_string_lossy().into_owned()),
+            agent: Some(meta.agent),
+            model: meta.model,
+            transcript: meta.transcript,
             changes,
         },
     )

@@ -13,6 +13,7 @@ pub mod model;
 pub mod payload;
 pub mod rebuilt;
 pub mod settings;
+pub mod spill;
 pub mod state;
 pub mod turn;
 pub mod unreported;
@@ -32,6 +33,9 @@ pub enum Handled {
     Nothing,
     /// The before-state of a tool call was recorded.
     Before,
+    /// The agent lock was held past the hook's budget: the before-state was set aside for the
+    /// next hook to fold in.
+    BeforeSetAside,
     /// The after of a tool call.
     After(calls::AfterOutcome),
     /// The end of a turn.
@@ -48,6 +52,28 @@ pub enum AgentError {
     Repo(#[from] RepoError),
     #[error(transparent)]
     Apply(#[from] ApplyError),
+}
+
+/// A tool call's hook that could not take the agent lock within its budget: its record, set
+/// aside without the lock.
+fn set_aside(
+    repo: &Repo,
+    call: &payload::Call,
+    dir: &Path,
+    agent: AgentKind,
+    head: &crate::repo::Head,
+) -> Result<Handled, AgentError> {
+    match call.phase {
+        Phase::Before => {
+            spill::before(repo, head.branch(), call, dir)?;
+            Ok(Handled::BeforeSetAside)
+        }
+        _ => {
+            let head_id = head.commit().map(|c| c.to_string()).unwrap_or_default();
+            let outcome = spill::after(repo, head.branch(), call, agent.tool(), &head_id)?;
+            Ok(Handled::After(outcome))
+        }
+    }
 }
 
 /// Handles one hook call: `input` is the payload on stdin, `event` the optional EVENT
@@ -92,7 +118,24 @@ pub fn handle(
         false => opts,
     };
     let head = repo.head()?;
-    let mut held = state::Held::read(&repo, head.branch())?;
+    let branch = head.branch();
+    let mut held = match call.phase {
+        // A tool call's hook does not keep the agent waiting on another hook's long work (a
+        // turn commit running git's hooks): past its budget it sets its record aside.
+        Phase::Before | Phase::After => {
+            match state::Held::read_within(&repo, branch, spill::budget())? {
+                Some(held) => held,
+                None => return set_aside(&repo, &call, &dir, agent, &head),
+            }
+        }
+        _ => state::Held::read(&repo, branch)?,
+    };
+    if spill::any(&repo) {
+        let done = spill::fold(&repo, &mut held, branch)?;
+        held.save()?;
+        spill::remove(&done);
+        held = state::Held::read(&repo, branch)?;
+    }
     let logs = !opts.provenance.off;
     let handled = match call.phase {
         Phase::Before => {

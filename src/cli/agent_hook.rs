@@ -171,6 +171,9 @@ fn note(handled: &Handled) -> Option<String> {
         Handled::After(AfterOutcome::NoBefore) => Some(
             "no before-state was recorded for this tool call (its PreToolUse hook did not run), so its changes are not attributed to the agent".into(),
         ),
+        Handled::BeforeSetAside | Handled::After(AfterOutcome::SetAside) => Some(
+            "another agent hook held git-clada's agent lock past this hook's budget, so this tool call's record was set aside (.git/clada/agent-pending/) for the next hook to fold in".into(),
+        ),
         Handled::After(AfterOutcome::NotRebuilt(why)) => Some(format!(
             "the edit afterFileEdit reports is not attributed to the agent ({why}); it stays in the worktree as yours"
         )),

@@ -171,19 +171,28 @@ impl<'r> Held<'r> {
             "agent",
             "another git-clada agent hook is recording a checkpoint",
         )?;
-        let name = state_ref(branch);
-        let tree = repo.read_ref(&name)?;
-        let state = match tree {
-            Some(t) => match repo.tree_entry(t, b"state.json".as_bstr())? {
-                Some(e) => serde_json::from_slice(&repo.read_blob(e.id)?).map_err(|e| {
-                    RepoError::Invalid(format!(
-                        "the agent checkpoints in {name} are unreadable ({e}); `git update-ref -d {name}` drops them"
-                    ))
-                })?,
-                None => State::default(),
-            },
-            None => State::default(),
-        };
+        Self::read_locked(repo, branch, lock)
+    }
+
+    /// [`Held::read`] waiting for the lock at most `budget`: `None` when another hook still
+    /// holds it then.
+    pub fn read_within(
+        repo: &'r Repo,
+        branch: Option<&str>,
+        budget: std::time::Duration,
+    ) -> Result<Option<Held<'r>>, RepoError> {
+        match repo.lock_state_within("agent", budget)? {
+            Some(lock) => Self::read_locked(repo, branch, lock).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    fn read_locked(
+        repo: &'r Repo,
+        branch: Option<&str>,
+        lock: crate::repo::StateLock,
+    ) -> Result<Held<'r>, RepoError> {
+        let (name, tree, state) = read_state(repo, branch)?;
         Ok(Held {
             repo,
             _lock: lock,
@@ -256,6 +265,29 @@ impl<'r> Held<'r> {
         }
         update(repo, &self.name, tree, expected)
     }
+}
+
+/// The state of `branch` as its ref holds it now: its ref name, tree and content. Without the
+/// lock this is a snapshot another hook may be replacing (a hook that could not take the lock
+/// reads it only to find its own call's before-state).
+pub fn read_state(
+    repo: &Repo,
+    branch: Option<&str>,
+) -> Result<(String, Option<ObjectId>, State), RepoError> {
+    let name = state_ref(branch);
+    let tree = repo.read_ref(&name)?;
+    let state = match tree {
+        Some(t) => match repo.tree_entry(t, b"state.json".as_bstr())? {
+            Some(e) => serde_json::from_slice(&repo.read_blob(e.id)?).map_err(|e| {
+                RepoError::Invalid(format!(
+                    "the agent checkpoints in {name} are unreadable ({e}); `git update-ref -d {name}` drops them"
+                ))
+            })?,
+            None => State::default(),
+        },
+        None => State::default(),
+    };
+    Ok((name, tree, state))
 }
 
 fn update(repo: &Repo, name: &str, tree: ObjectId, expected: Expected) -> Result<(), RepoError> {

@@ -83,7 +83,10 @@ fn lock_wait() -> Duration {
 /// Opens `path` and takes its `flock`, waiting up to [`lock_wait`]; past that, the error is
 /// `busy` with the holder's pid (when it wrote one) and what to do.
 fn wait_for_flock(path: &Path, busy: &str) -> Result<File> {
-    let wait = lock_wait();
+    wait_for_flock_within(path, busy, lock_wait())
+}
+
+fn wait_for_flock_within(path: &Path, busy: &str, wait: Duration) -> Result<File> {
     let mut file = open_lock_file(path)?;
     let start = Instant::now();
     let mut pause = Duration::from_millis(5);
@@ -151,6 +154,28 @@ impl Repo {
         let file = wait_for_flock(&path, busy)?;
         let _ = file.write_all_at(pid_record(std::process::id()).as_bytes(), 0);
         Ok(StateLock { _file: file })
+    }
+
+    /// [`Repo::lock_state`] that waits at most `budget`: `None` when the lock is still held
+    /// then (a caller with a deadline of its own does something else instead of failing).
+    pub fn lock_state_within(&self, name: &str, budget: Duration) -> Result<Option<StateLock>> {
+        let dir = self.git_dir().join("clada");
+        std::fs::create_dir_all(&dir).map_err(io_err("cannot create", &dir))?;
+        let path = dir.join(format!("{name}.lock"));
+        let file = open_lock_file(&path)?;
+        let start = Instant::now();
+        let mut pause = Duration::from_millis(2);
+        loop {
+            if try_flock(&file, &path)? {
+                let _ = file.write_all_at(pid_record(std::process::id()).as_bytes(), 0);
+                return Ok(Some(StateLock { _file: file }));
+            }
+            if start.elapsed() >= budget {
+                return Ok(None);
+            }
+            std::thread::sleep(pause.min(budget.saturating_sub(start.elapsed())));
+            pause = (pause * 2).min(Duration::from_millis(50));
+        }
     }
 
     /// Whether a git-clada died holding git's lock files (read-only: nothing is removed, and
