@@ -1163,3 +1163,46 @@ fn an_idempotency_key_makes_a_retry_return_the_first_report_without_applying_aga
     assert_eq!(repo.status(), "");
     repo.assert_fsck();
 }
+
+#[test]
+fn the_servers_memory_of_stat_data_and_objects_survives_the_users_git_between_calls() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n"), ("b.txt", "b\n")]);
+    let edit = |old: &str, new: &str| json!({"name": "edit", "arguments": {"path": "a.txt", "old_string": old, "new_string": new}});
+    let ok = |answer: &Value| {
+        assert_eq!(answer["result"]["isError"], false, "{answer:#}");
+    };
+    let mut raw = raw_session(&repo);
+    ok(&raw.request(2, "tools/call", edit("a\n", "b\n")));
+    ok(&raw.request(3, "tools/call", edit("b\n", "c\n")));
+    // The user drops the last AI commit and prunes its objects from disk: the server has
+    // read and written them, and must not take them for present when it needs them again.
+    repo.git(&["reset", "-q", "--hard", "HEAD~1"]);
+    repo.git(&["reflog", "expire", "--expire=now", "--all"]);
+    repo.git(&["gc", "-q", "--prune=now"]);
+    repo.write("b.txt", "the user's work\n");
+    // The same change again: the same blob and trees as the pruned ones.
+    ok(&raw.request(4, "tools/call", edit("b\n", "c\n")));
+    assert_eq!(repo.git(&["show", "HEAD:a.txt"]), "c\n");
+    assert_eq!(repo.git(&["show", "HEAD:b.txt"]), "b\n");
+    assert_eq!(repo.status().trim_end(), " M b.txt");
+    repo.assert_fsck();
+    let full = repo.git_output(&["fsck", "--full", "--strict"]);
+    assert!(
+        full.status.success(),
+        "{}",
+        String::from_utf8_lossy(&full.stderr)
+    );
+    // The user's edit of the file the next call edits is seen as the user's: the AI's change
+    // next to it is not committed over it.
+    let head = repo.head();
+    repo.write("a.txt", "c\nmine\n");
+    let last = raw.request(5, "tools/call", edit("c\n", "d\n"));
+    ok(&last);
+    assert!(
+        call_text(&last).contains("overlaps your uncommitted change"),
+        "{last:#}"
+    );
+    assert_eq!(repo.head(), head);
+    assert_eq!(repo.read("a.txt"), "d\nmine\n");
+    drop(raw);
+}

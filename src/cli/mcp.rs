@@ -86,6 +86,7 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
         // One server, many applies in one worktree: the stat data of files nothing touched
         // since the last call is remembered, not read again.
         stat_cache: Some(crate::repo::StatCache::new()),
+        object_cache: Some(crate::repo::ObjectCache::new()),
         ..configured(&cfg, engine)
     };
     let apply = ApplyOptions {

@@ -27,6 +27,7 @@ mod index_stream;
 mod lock;
 mod lockfile;
 mod notes;
+mod object_cache;
 mod odb;
 mod refs;
 mod rewrite;
@@ -50,6 +51,7 @@ pub use index_stream::fuzz_round_trip as fuzz_index_round_trip;
 pub use lock::{CladaLock, StateLock};
 pub use lockfile::StaleLocks;
 pub use notes::NOTES_REF;
+pub use object_cache::ObjectCache;
 pub use refs::ReflogEntry;
 pub use rewrite::NoteBook;
 pub use stat_cache::StatCache;
@@ -201,6 +203,8 @@ pub struct Repo {
     worktree: std::cell::OnceCell<std::sync::Arc<clada_base::beneath::Root>>,
     /// A long-lived process's memory of the worktree's stat data (see `stat_cache`).
     stat_cache: Option<StatCache>,
+    /// A long-lived process's memory of objects (see `object_cache`).
+    object_cache: Option<ObjectCache>,
 }
 
 impl std::fmt::Debug for Repo {
@@ -314,6 +318,7 @@ impl Repo {
             known: Default::default(),
             worktree: Default::default(),
             stat_cache: None,
+            object_cache: None,
         })
     }
 
@@ -321,6 +326,17 @@ impl Repo {
     /// process that opens the same repository for call after call.
     pub fn use_stat_cache(&mut self, cache: StatCache) {
         self.stat_cache = Some(cache);
+    }
+
+    /// Lets this repository read objects through `cache` and keep there the objects it
+    /// reads and writes (see `object_cache`): for a long-lived process that opens the same
+    /// repository for call after call.
+    pub fn use_object_cache(&mut self, cache: ObjectCache) {
+        let shared = cache.clone();
+        self.repo
+            .objects
+            .set_object_cache(move || Box::new(shared.clone()));
+        self.object_cache = Some(cache);
     }
 
     /// The worktree root as a directory handle with this repository's git directories

@@ -117,6 +117,9 @@ impl Repo {
             ))
         })?;
         self.known.borrow_mut().remember(id, kind, data);
+        if let Some(cache) = &self.object_cache {
+            cache.keep(id, kind, data);
+        }
         Ok((id, true))
     }
 

@@ -504,7 +504,7 @@ struct Range<'a> {
 }
 
 /// The cores to split a full pass over (asked once: std reads the cgroup files each time).
-fn cores() -> usize {
+pub(crate) fn cores() -> usize {
     static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     *CORES.get_or_init(|| {
         std::thread::available_parallelism()

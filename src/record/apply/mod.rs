@@ -102,6 +102,10 @@ pub struct ApplyOptions {
     /// A long-lived process's memory of the worktree's stat data (`git clada mcp`), so an
     /// apply need not `lstat` every tracked file again (see `repo::StatCache`).
     pub stat_cache: Option<crate::repo::StatCache>,
+    /// A long-lived process's memory of objects read and written (`git clada mcp`): the
+    /// trees and notes the last call wrote are the ones the next reads (see
+    /// `repo::ObjectCache`).
+    pub object_cache: Option<crate::repo::ObjectCache>,
     /// Commit the AI changes an earlier apply left pending even when the reply has nothing
     /// to do (`git clada commit`).
     pub finish_pending: bool,
@@ -166,6 +170,9 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
     let mut repo = Repo::discover(cwd)?;
     if let Some(cache) = &opts.stat_cache {
         repo.use_stat_cache(cache.clone());
+    }
+    if let Some(cache) = &opts.object_cache {
+        repo.use_object_cache(cache.clone());
     }
     apply_in(&repo, reply, opts)
 }

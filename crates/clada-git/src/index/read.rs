@@ -164,7 +164,12 @@ pub(super) fn read_whole(
             &data,
             mtime,
             hash,
-            gix::index::decode::Options::default(),
+            // The cores, asked once per process: gix would ask again on every read, and std
+            // reads the cgroup files each time it is asked.
+            gix::index::decode::Options {
+                thread_limit: Some(crate::worktree_scan::cores()),
+                ..Default::default()
+            },
         );
         let checked = check.join().unwrap_or_else(|_| {
             Err(RepoError::Invalid(
