@@ -118,9 +118,6 @@ pub fn after(
     if call.touches == Touches::Nothing {
         return Ok(AfterOutcome::NotAnEdit);
     }
-    if let Some(edits) = &call.edits {
-        return super::rebuilt::after_file_edit(repo, held, call, edits, agent, head);
-    }
     let found = held
         .state
         .open

@@ -146,7 +146,18 @@ pub fn handle(
         }
         Phase::After => {
             let head_id = head.commit().map(|c| c.to_string()).unwrap_or_default();
-            let after = calls::after(&repo, &mut held, &call, agent.tool(), &head_id)?;
+            let after = match &call.edits {
+                // Cursor's afterFileEdit: the before-state is rebuilt from its edits.
+                Some(edits) => rebuilt::after_file_edit(
+                    &repo,
+                    &mut held,
+                    &call,
+                    edits,
+                    agent.tool(),
+                    &head_id,
+                )?,
+                None => calls::after(&repo, &mut held, &call, agent.tool(), &head_id)?,
+            };
             // A commit the call made (the agent's own `git commit`) takes its lines now.
             committed::catch_up(&repo, &mut held, logs)?;
             let recorded = matches!(after, calls::AfterOutcome::Recorded(_));

@@ -111,7 +111,7 @@ pub fn commit_turn(
     if mine.is_empty() {
         return Ok(TurnOutcome::Nothing);
     }
-    let sides = super::unreported::fold_later_edits(repo, sides(repo, &mine)?)?;
+    let sides = fold_later_edits(repo, sides(repo, &mine)?)?;
     let head = repo.head()?;
     let Some(head_commit) = head.commit() else {
         return Err(ApplyError::Refused(format!(
@@ -185,4 +185,28 @@ pub fn commit_turn(
             Err(e)
         }
     }
+}
+
+/// The turn's `sides` with what changed in a path after the agent's last checkpoint of it
+/// carried into the user's version (as a user's edit between two agent calls is, `turn`):
+/// the turn commits the agent's changes only, never what no hook reported.
+pub fn fold_later_edits(
+    repo: &Repo,
+    mut sides: BTreeMap<String, Sides>,
+) -> Result<BTreeMap<String, Sides>, RepoError> {
+    let index = repo.read_index()?;
+    let mut hasher = repo.hasher_with(&index)?;
+    for (path, s) in sides.iter_mut() {
+        let now = Stored::of(hasher.hash(path.as_bytes().as_bstr())?.map(|(e, _)| e));
+        if now != s.agent {
+            s.user = carry_edit(repo, s.agent, now, s.user)?;
+            // The later edit could not be told from the agent's (a merge conflict): the
+            // path is left to the user whole, unattributed.
+            if s.user == now {
+                s.agent = now;
+            }
+        }
+    }
+    sides.retain(|_, s| s.user != s.agent);
+    Ok(sides)
 }

@@ -86,30 +86,6 @@ pub fn at_end(
     Ok(out)
 }
 
-/// The turn's `sides` with what changed in a path after the agent's last checkpoint of it
-/// carried into the user's version (as a user's edit between two agent calls is, `turn`):
-/// the turn commits the agent's changes only, never what no hook reported.
-pub fn fold_later_edits(
-    repo: &Repo,
-    mut sides: BTreeMap<String, Sides>,
-) -> Result<BTreeMap<String, Sides>, RepoError> {
-    let index = repo.read_index()?;
-    let mut hasher = repo.hasher_with(&index)?;
-    for (path, s) in sides.iter_mut() {
-        let now = Stored::of(hasher.hash(path.as_bytes().as_bstr())?.map(|(e, _)| e));
-        if now != s.agent {
-            s.user = super::turn::carry_edit(repo, s.agent, now, s.user)?;
-            // The later edit could not be told from the agent's (a merge conflict): the
-            // path is left to the user whole, unattributed.
-            if s.user == now {
-                s.agent = now;
-            }
-        }
-    }
-    sides.retain(|_, s| s.user != s.agent);
-    Ok(sides)
-}
-
 /// Every dirty or untracked file and its content now.
 fn dirty_now(repo: &Repo) -> Result<Vec<(String, Option<Stored>)>, RepoError> {
     let index = repo.read_index()?;
