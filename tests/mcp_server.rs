@@ -1206,3 +1206,45 @@ fn the_servers_memory_of_stat_data_and_objects_survives_the_users_git_between_ca
     assert_eq!(repo.read("a.txt"), "d\nmine\n");
     drop(raw);
 }
+
+/// The server keeps the repository it opened between calls (`repo::OpenCache`), so a change
+/// of configuration between calls must reach the next call: here the commit-msg hook that
+/// `core.hooksPath` names, set first in a global config that did not exist when the server
+/// started, then removed again after the server had kept the repository once more.
+#[test]
+fn a_configuration_change_between_calls_reaches_the_next_call() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    repo.write(
+        "myhooks/commit-msg",
+        "#!/bin/sh\nprintf '\\nReviewed-by: hook\\n' >> \"$1\"\n",
+    );
+    repo.set_executable("myhooks/commit-msg");
+    repo.git(&["add", "myhooks"]);
+    repo.git(&["commit", "-q", "-m", "hooks"]);
+    let edit = |old: &str, new: &str| json!({"name": "edit", "arguments": {"path": "a.txt", "old_string": old, "new_string": new}});
+    let reviewed = || {
+        repo.git(&["log", "-1", "--format=%B"])
+            .contains("Reviewed-by: hook")
+    };
+    let ok = |answer: &Value| assert_eq!(answer["result"]["isError"], false, "{answer:#}");
+    // Files changed in the last two seconds are never trusted to show the next change: wait
+    // until the repository's are older, so the server keeps what it opens.
+    let settle = || std::thread::sleep(std::time::Duration::from_millis(2200));
+    settle();
+    let mut raw = raw_session(&repo);
+    ok(&raw.request(2, "tools/call", edit("a\n", "b\n")));
+    ok(&raw.request(3, "tools/call", edit("b\n", "c\n")));
+    assert!(!reviewed());
+    repo.git(&["config", "--global", "core.hooksPath", "myhooks"]);
+    ok(&raw.request(4, "tools/call", edit("c\n", "d\n")));
+    assert!(reviewed(), "the new global core.hooksPath was not seen");
+    settle();
+    ok(&raw.request(5, "tools/call", edit("d\n", "e\n")));
+    assert!(reviewed());
+    repo.git(&["config", "--global", "--unset", "core.hooksPath"]);
+    ok(&raw.request(6, "tools/call", edit("e\n", "f\n")));
+    assert!(!reviewed(), "the removed core.hooksPath was still used");
+    assert_eq!(repo.read("a.txt"), "f\n");
+    repo.assert_fsck();
+    drop(raw);
+}

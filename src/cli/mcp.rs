@@ -87,6 +87,7 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
         // since the last call is remembered, not read again.
         stat_cache: Some(crate::repo::StatCache::new()),
         object_cache: Some(crate::repo::ObjectCache::new()),
+        open_cache: Some(crate::repo::OpenCache::new()),
         ..configured(&cfg, engine)
     };
     let apply = ApplyOptions {

@@ -168,7 +168,7 @@ impl Journal {
     /// Removes the journal: the transaction is complete (or rolled back).
     pub fn remove(repo: &Repo) -> Result<(), JournalError> {
         let path = Self::path(repo);
-        match std::fs::remove_file(&path) {
+        match crate::base::reaper::remove(&path) {
             Ok(()) => Ok(()),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
             Err(source) => Err(JournalError::Io { path, source }),

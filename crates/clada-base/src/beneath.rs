@@ -614,7 +614,7 @@ impl Dir {
             }
             drop(f);
             crate::failpoint::hit(fail_point);
-            self.rename(&tmp, self, name)
+            crate::reaper::replace_at(&self.fd, Path::new(&tmp), Path::new(name))
         })();
         if result.is_err() {
             let _ = self.unlink(&tmp);

@@ -89,7 +89,7 @@ pub fn write_atomic_at(
         }
         drop(f);
         crate::failpoint::hit(fail_point);
-        std::fs::rename(&tmp, path)
+        crate::reaper::replace(&tmp, path)
     })();
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);

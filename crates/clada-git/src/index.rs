@@ -312,6 +312,8 @@ impl IndexLock {
             .serialize_into(&*file)
             .map_err(io_err("cannot write the index", &self.path))?;
         self.written = Some(digest);
+        // Its data is written out while the apply goes on, not by the rename into place.
+        clada_base::reaper::start_writeback(file);
         clada_base::trace::phase("index: serialized");
         clada_base::failpoint::hit("index:written");
         Ok(())
@@ -324,7 +326,7 @@ impl IndexLock {
                 "the index lock was already released".into(),
             ));
         }
-        std::fs::rename(&self.path, &self.target).map_err(|e| {
+        clada_base::reaper::replace(&self.path, &self.target).map_err(|e| {
             RepoError::Invalid(format!(
                 "cannot replace the index '{}': {e}",
                 self.target.display()

@@ -29,6 +29,7 @@ mod lockfile;
 mod notes;
 mod object_cache;
 mod odb;
+mod open_cache;
 mod refs;
 mod rewrite;
 mod staged;
@@ -52,6 +53,7 @@ pub use lock::{CladaLock, StateLock};
 pub use lockfile::StaleLocks;
 pub use notes::NOTES_REF;
 pub use object_cache::ObjectCache;
+pub use open_cache::OpenCache;
 pub use refs::ReflogEntry;
 pub use rewrite::NoteBook;
 pub use stat_cache::StatCache;
@@ -306,7 +308,29 @@ impl Repo {
         } else {
             resolve(repo.common_dir())?
         };
-        Ok(Repo {
+        Ok(Self::assemble(repo, workdir, git_dir, common_dir))
+    }
+
+    /// [`Repo::discover`] for a long-lived process: the repository `cache` kept from the last
+    /// call when nothing it was made from changed (see `open_cache`), else a new one, kept.
+    pub fn discover_kept(dir: &Path, cache: &OpenCache) -> Result<Repo> {
+        if let Some(k) = cache.get(dir) {
+            let mut repo = k.repo.to_thread_local();
+            repo.object_cache_size_if_unset(4 << 20);
+            return Ok(Self::assemble(repo, k.workdir, k.git_dir, k.common_dir));
+        }
+        let repo = Self::discover(dir)?;
+        cache.keep(dir, &repo);
+        Ok(repo)
+    }
+
+    fn assemble(
+        repo: gix::Repository,
+        workdir: PathBuf,
+        git_dir: PathBuf,
+        common_dir: PathBuf,
+    ) -> Repo {
+        Repo {
             repo,
             workdir,
             git_dir,
@@ -319,7 +343,7 @@ impl Repo {
             worktree: Default::default(),
             stat_cache: None,
             object_cache: None,
-        })
+        }
     }
 
     /// Lets this repository's status scans use `cache` (see `stat_cache`): for a long-lived

@@ -185,6 +185,8 @@ impl Repo {
             files[i]
                 .write_all(format!("{}\n", l.new).as_bytes())
                 .map_err(io_err("cannot write the lock", lock))?;
+            // Written out while the reflogs are appended, so the rename has nothing to flush.
+            clada_base::reaper::start_writeback(&files[i]);
             for name in logs {
                 let Some(mut file) = self.reflog_file(name)? else {
                     continue;
@@ -208,10 +210,10 @@ impl Repo {
                     .strip_suffix(b".lock")
                     .unwrap_or(lock.as_os_str().as_bytes()),
             ));
-            std::fs::rename(lock, &target)
+            clada_base::reaper::replace(lock, &target)
                 .map_err(io_err("cannot update the reference", &target))?;
             if via_head {
-                let _ = std::fs::remove_file(&locks[at - 1]);
+                let _ = clada_base::reaper::remove(&locks[at - 1]);
             }
         }
         clada_base::failpoint::hit("refs:committed");

@@ -214,9 +214,13 @@ fn transact(call: &Call<'_>, reply: &Reply, options: CallOptions, dry_run: bool)
     // (They are the user's, kept in the git directory or the user's config folder.)
     let git_dir = match server.no_git {
         true => None,
-        false => crate::repo::Repo::discover(&server.root)
-            .ok()
-            .map(|r| r.git_dir().to_path_buf()),
+        false => match &opts.open_cache {
+            // The repository the apply opens next, from the same directory.
+            Some(cache) => crate::repo::Repo::discover_kept(&server.cwd, cache),
+            None => crate::repo::Repo::discover(&server.root),
+        }
+        .ok()
+        .map(|r| r.git_dir().to_path_buf()),
     };
     let file = crate::exec::approvals::store_path(git_dir.as_deref(), &server.root);
     match file

@@ -106,6 +106,9 @@ pub struct ApplyOptions {
     /// trees and notes the last call wrote are the ones the next reads (see
     /// `repo::ObjectCache`).
     pub object_cache: Option<crate::repo::ObjectCache>,
+    /// A long-lived process's opened repository (`git clada mcp`), kept while nothing it was
+    /// opened from changed (see `repo::OpenCache`).
+    pub open_cache: Option<crate::repo::OpenCache>,
     /// Commit the AI changes an earlier apply left pending even when the reply has nothing
     /// to do (`git clada commit`).
     pub finish_pending: bool,
@@ -167,7 +170,10 @@ pub enum ApplyError {
 
 /// Applies `reply` to the repository containing `cwd`.
 pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutcome, ApplyError> {
-    let mut repo = Repo::discover(cwd)?;
+    let mut repo = match &opts.open_cache {
+        Some(cache) => Repo::discover_kept(cwd, cache)?,
+        None => Repo::discover(cwd)?,
+    };
     if let Some(cache) = &opts.stat_cache {
         repo.use_stat_cache(cache.clone());
     }
