@@ -145,69 +145,103 @@ pub fn handle(
             Handled::Before
         }
         Phase::After => {
-            let head_id = head.commit().map(|c| c.to_string()).unwrap_or_default();
-            let after = match &call.edits {
-                // Cursor's afterFileEdit: the before-state is rebuilt from its edits.
-                Some(edits) => rebuilt::after_file_edit(
-                    &repo,
-                    &mut held,
-                    &call,
-                    edits,
-                    agent.tool(),
-                    &head_id,
-                )?,
-                None => calls::after(&repo, &mut held, &call, agent.tool(), &head_id)?,
-            };
-            // A commit the call made (the agent's own `git commit`) takes its lines now.
-            committed::catch_up(&repo, &mut held, logs)?;
-            let recorded = matches!(after, calls::AfterOutcome::Recorded(_));
-            if mode == AgentCommit::Edit && recorded {
-                // A commit per tool call: git's commit hooks and the configured ones are
-                // left for commits a person makes (they would run on every edit).
-                let mut opts = commit_opts(agent, &call, opts);
-                opts.no_verify = true;
-                opts.hooks.before.clear();
-                opts.hooks.after.clear();
-                let source = format!("{} edit", payload::agent_name(agent));
-                let turn = turn::commit_turn(&repo, &mut held, &call.session, &opts, &source);
-                let saved = held.save();
-                let turn = turn?;
-                saved?;
-                return Ok(Handled::Edit(after, turn));
+            let (handled, unsaved) = after_call(&repo, held, &call, agent, &head, opts, mode)?;
+            match unsaved {
+                Some(h) => held = h,
+                None => return Ok(handled),
             }
-            Handled::After(after)
+            handled
         }
         Phase::Stop => {
-            committed::catch_up(&repo, &mut held, logs)?;
-            let unreported = unreported_at_end(&repo, &held, head.branch(), &call.session)?;
-            if !unreported.is_empty() {
-                notes.push(format!(
-                    "changed during the agent's turn with no hook reporting it (a tool call that fired no hook, such as Codex's apply_patch in openai/codex#26751, or your own edit), so not attributed and left uncommitted in the worktree: {}",
-                    unreported.join(", ")
-                ));
-            }
-            if mode == AgentCommit::None {
-                // Attribution only: the checkpoints stay until someone commits their lines.
-                held.save()?;
-                return Ok(Handled::Turn(turn::TurnOutcome::Kept));
-            }
-            let opts = commit_opts(agent, &call, opts);
-            let source = format!("{} turn", payload::agent_name(agent));
-            let outcome = turn::commit_turn(&repo, &mut held, &call.session, &opts, &source);
-            // The state is saved whatever the commit did: a refused commit keeps the turn's
-            // checkpoints for the next end of turn.
-            let saved = held.save();
-            let outcome = outcome?;
-            saved?;
-            if deferred && matches!(outcome, turn::TurnOutcome::Ran(_)) {
-                notes.push("git-ai records this repository (.git/ai): the turn's authorship log in refs/notes/ai is left to it".into());
-            }
-            return Ok(Handled::Turn(outcome));
+            return stop_call(
+                &repo, held, &call, agent, &head, opts, mode, deferred, notes,
+            )
         }
         Phase::Ignored => Handled::Nothing,
     };
     held.save()?;
     Ok(handled)
+}
+
+/// A tool call's PostToolUse (or Cursor's afterFileEdit): its checkpoint, the commit it may
+/// have made, and under `agent.commit: edit` its own AI commit. The state comes back unless
+/// it was saved here (the commit saves it whatever it did).
+fn after_call<'r>(
+    repo: &'r Repo,
+    mut held: state::Held<'r>,
+    call: &payload::Call,
+    agent: AgentKind,
+    head: &crate::repo::Head,
+    opts: &ApplyOptions,
+    mode: AgentCommit,
+) -> Result<(Handled, Option<state::Held<'r>>), AgentError> {
+    let head_id = head.commit().map(|c| c.to_string()).unwrap_or_default();
+    let after = match &call.edits {
+        // Cursor's afterFileEdit: the before-state is rebuilt from its edits.
+        Some(edits) => {
+            rebuilt::after_file_edit(repo, &mut held, call, edits, agent.tool(), &head_id)?
+        }
+        None => calls::after(repo, &mut held, call, agent.tool(), &head_id)?,
+    };
+    // A commit the call made (the agent's own `git commit`) takes its lines now.
+    committed::catch_up(repo, &mut held, !opts.provenance.off)?;
+    let recorded = matches!(after, calls::AfterOutcome::Recorded(_));
+    if mode != AgentCommit::Edit || !recorded {
+        return Ok((Handled::After(after), Some(held)));
+    }
+    // A commit per tool call: git's commit hooks and the configured ones are left for
+    // commits a person makes (they would run on every edit).
+    let mut opts = commit_opts(agent, call, opts);
+    opts.no_verify = true;
+    opts.hooks.before.clear();
+    opts.hooks.after.clear();
+    let source = format!("{} edit", payload::agent_name(agent));
+    let turn = turn::commit_turn(repo, &mut held, &call.session, &opts, &source);
+    let saved = held.save();
+    let turn = turn?;
+    saved?;
+    Ok((Handled::Edit(after, turn), None))
+}
+
+/// The end of the agent's turn: the commits made meanwhile take their lines, edits no hook
+/// reported are named, and the turn's AI commit is made (unless `agent.commit: none`). The
+/// state is saved whatever the commit did.
+#[allow(clippy::too_many_arguments)]
+fn stop_call(
+    repo: &Repo,
+    mut held: state::Held<'_>,
+    call: &payload::Call,
+    agent: AgentKind,
+    head: &crate::repo::Head,
+    opts: &ApplyOptions,
+    mode: AgentCommit,
+    deferred: bool,
+    notes: &mut Vec<String>,
+) -> Result<Handled, AgentError> {
+    committed::catch_up(repo, &mut held, !opts.provenance.off)?;
+    let unreported = unreported_at_end(repo, &held, head.branch(), &call.session)?;
+    if !unreported.is_empty() {
+        notes.push(format!(
+            "changed during the agent's turn with no hook reporting it (a tool call that fired no hook, such as Codex's apply_patch in openai/codex#26751, or your own edit), so not attributed and left uncommitted in the worktree: {}",
+            unreported.join(", ")
+        ));
+    }
+    if mode == AgentCommit::None {
+        // Attribution only: the checkpoints stay until someone commits their lines.
+        held.save()?;
+        return Ok(Handled::Turn(turn::TurnOutcome::Kept));
+    }
+    let opts = commit_opts(agent, call, opts);
+    let source = format!("{} turn", payload::agent_name(agent));
+    let outcome = turn::commit_turn(repo, &mut held, &call.session, &opts, &source);
+    // A refused commit keeps the turn's checkpoints for the next end of turn.
+    let saved = held.save();
+    let outcome = outcome?;
+    saved?;
+    if deferred && matches!(outcome, turn::TurnOutcome::Ran(_)) {
+        notes.push("git-ai records this repository (.git/ai): the turn's authorship log in refs/notes/ai is left to it".into());
+    }
+    Ok(Handled::Turn(outcome))
 }
 
 /// The options of the agent's AI commit: the user's, with the agent's provenance (its tool,
