@@ -242,6 +242,7 @@ fn transact(call: &Call<'_>, reply: &Reply, options: CallOptions, dry_run: bool)
         let plan = action::plan(&parsed, &sandbox);
         return Outcome::report(&action::execute(&plan, &sandbox, &opts.engine).result, None);
     }
+    crate::base::trace::phase("mcp: call set up");
     match record_apply::apply(&server.cwd, reply, &opts) {
         Ok(outcome) => Outcome::report(
             &outcome.execution.result,

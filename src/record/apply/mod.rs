@@ -174,6 +174,7 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
         Some(cache) => Repo::discover_kept(cwd, cache)?,
         None => Repo::discover(cwd)?,
     };
+    crate::base::trace::phase("discover");
     if let Some(cache) = &opts.stat_cache {
         repo.use_stat_cache(cache.clone());
     }
