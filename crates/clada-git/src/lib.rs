@@ -324,26 +324,6 @@ impl Repo {
         Ok(repo)
     }
 
-    /// Another handle on this repository, for another thread: the same directories and
-    /// long-lived memories, its own per-command caches. None while object writes stay in
-    /// memory (they would stay in the other handle's).
-    pub fn sibling(&self) -> Option<Repo> {
-        if self.object_memory {
-            return None;
-        }
-        let mut repo = Self::assemble(
-            self.repo.clone(),
-            self.workdir.clone(),
-            self.git_dir.clone(),
-            self.common_dir.clone(),
-        );
-        repo.stat_cache = self.stat_cache.clone();
-        if let Some(cache) = &self.object_cache {
-            repo.use_object_cache(cache.clone());
-        }
-        Some(repo)
-    }
-
     fn assemble(
         repo: gix::Repository,
         workdir: PathBuf,

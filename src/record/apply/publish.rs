@@ -62,6 +62,7 @@ impl Transaction<'_> {
             );
         }
         self.journal.blocks = super::records::applied_keys(&execution.result);
+        let record = self.record_commit(commit, after_tree, after_index)?;
         let subject = msg.lines().next().unwrap_or_default().to_string();
         execution.result.git_commit = Some(commit.to_string());
         execution.result.snapshot_commit = snap.map(|s| s.commit.to_string());
@@ -73,13 +74,15 @@ impl Transaction<'_> {
         execution.result.update_success();
         // The branch, the apply record and both notes move in one transaction: all or none.
         let mut updates = branch_updates(reply, head_commit, commit, kept, &subject);
-        updates.extend(self.records_and_notes(
+        updates.push(records_update(repo, commit, record)?);
+        updates.extend(notes_updates(repo, &execution, reply, commit)?);
+        updates.extend(ai_log_update(
+            repo,
             opts,
             reply,
-            &execution,
+            (commit, commit_tree),
+            parent,
             built,
-            (commit, commit_tree, parent),
-            (after_tree, after_index),
             &identity.0,
         )?);
         if let Some(also) = &opts.also_refs {
@@ -127,58 +130,6 @@ impl Transaction<'_> {
             snapshot: snap.map(|s| s.commit),
             diff: None,
         })
-    }
-
-    /// The apply record, the two clada notes and the authorship log of `commit`, as updates
-    /// for the branch's ref transaction. The notes are written on another thread (through
-    /// their own handle on the repository) while this one writes the record and the log:
-    /// they need nothing of each other but the commit.
-    #[allow(clippy::too_many_arguments)]
-    fn records_and_notes(
-        &mut self,
-        opts: &ApplyOptions,
-        reply: &Reply,
-        execution: &Execution,
-        built: &Built,
-        (commit, commit_tree, parent): (ObjectId, ObjectId, ObjectId),
-        (after_tree, after_index): (ObjectId, ObjectId),
-        user: &Signature,
-    ) -> Result<Vec<RefUpdate>, ApplyError> {
-        let repo = self.repo;
-        let side = repo.sibling();
-        let (notes, record) = std::thread::scope(|scope| {
-            let notes = scope.spawn(move || match side {
-                Some(side) => notes_updates(&side, execution, reply, commit).map(Some),
-                None => Ok(None),
-            });
-            let record = (|| -> Result<_, ApplyError> {
-                let record = self.record_commit(commit, after_tree, after_index)?;
-                let record = records_update(repo, commit, record)?;
-                let log = ai_log_update(
-                    repo,
-                    opts,
-                    reply,
-                    (commit, commit_tree),
-                    parent,
-                    built,
-                    user,
-                )?;
-                Ok((record, log))
-            })();
-            let notes = notes
-                .join()
-                .map_err(|_| RepoError::Invalid("writing the notes stopped unexpectedly".into()));
-            (notes, record)
-        });
-        let (record, log) = record?;
-        let mut updates = vec![record];
-        match notes?? {
-            Some(notes) => updates.extend(notes),
-            // Object writes stay in this handle's memory: the notes are written here.
-            None => updates.extend(notes_updates(repo, execution, reply, commit)?),
-        }
-        updates.extend(log);
-        Ok(updates)
     }
 
     /// Names `commit` in the journal, with the state the apply leaves behind (W', I' and the
