@@ -745,3 +745,78 @@ fn a_hook_that_finds_the_lock_held_past_its_budget_sets_its_record_aside_for_the
     assert_eq!(left, 0, "folded records are removed");
     repo.assert_fsck();
 }
+
+/// Set-aside records wait for a hook of their own branch, and one that cannot be read is
+/// moved out of the way (kept for the user, never read again) instead of being tried by
+/// every hook.
+#[test]
+fn set_aside_records_wait_for_their_branch_and_an_unreadable_one_is_moved_aside() {
+    use std::os::fd::AsRawFd;
+    let repo = TestRepo::with_files(&[("a.txt", "one\n"), ("b.txt", "two\n")]);
+    let pending = repo.path().join(".git/clada/agent-pending");
+    let names = || -> Vec<String> {
+        let mut n: Vec<String> = std::fs::read_dir(&pending)
+            .map(|d| {
+                d.filter_map(|e| e.ok())
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        n.sort();
+        n
+    };
+    // On branch `other`, a pre-hook finds the agent lock held and sets its record aside.
+    repo.git(&["switch", "-q", "-c", "other"]);
+    std::fs::create_dir_all(repo.path().join(".git/clada")).expect("mkdir");
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(repo.path().join(".git/clada/agent.lock"))
+        .expect("lock file");
+    // SAFETY: flock on a descriptor this test owns.
+    assert_eq!(unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) }, 0);
+    let vars = [
+        ("FILE", "b.txt"),
+        ("ID", "toolu_other"),
+        ("CONTENT", "two\nb\n"),
+    ];
+    let mut cmd = repo.clada_cmd();
+    cmd.args(["agent-hook", "claude-code"])
+        .env("GIT_CLADA_AGENT_LOCK_BUDGET_MS", "50");
+    let out = spawn_fed(cmd, &payload(&repo, "pre-write", &vars))
+        .wait_with_output()
+        .expect("hook");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("set aside"));
+    drop(lock);
+    let other = names();
+    assert_eq!(other.len(), 1, "{other:?}");
+    std::fs::write(
+        pending.join("000000000000000000000001-1.json"),
+        "{ not a record",
+    )
+    .expect("write");
+    // On main, a whole turn: the other branch's record waits, the damaged one is moved aside.
+    repo.git(&["switch", "-q", "main"]);
+    agent_edit(&repo, "write", "toolu_main", "a.txt", "one\nby claude\n");
+    stop(&repo);
+    assert_eq!(changed(&repo, "HEAD"), "a.txt");
+    let mut expected = vec![
+        "000000000000000000000001-1.json.unreadable".to_string(),
+        other[0].clone(),
+    ];
+    expected.sort();
+    assert_eq!(names(), expected);
+    // Back on `other`, its record is folded in: the call's edit is the agent's.
+    repo.git(&["switch", "-q", "other"]);
+    repo.write("b.txt", "two\nb\n");
+    hook_ok(&repo, &payload(&repo, "post-write", &vars));
+    stop(&repo);
+    assert_eq!(changed(&repo, "HEAD"), "b.txt");
+    assert!(note(&repo, "HEAD").contains("\"tool\": \"claude\""));
+    assert_eq!(
+        names(),
+        vec!["000000000000000000000001-1.json.unreadable".to_string()]
+    );
+    repo.assert_fsck();
+}

@@ -132,9 +132,12 @@ pub fn handle(
     };
     if spill::any(&repo) {
         let done = spill::fold(&repo, &mut held, branch)?;
-        held.save()?;
-        spill::remove(&done);
-        held = state::Held::read(&repo, branch)?;
+        // Records of another branch wait for a hook on it: nothing folded, nothing saved.
+        if !done.is_empty() {
+            held.save()?;
+            spill::remove(&done);
+            held = state::Held::read(&repo, branch)?;
+        }
     }
     let logs = !opts.provenance.off;
     let handled = match call.phase {

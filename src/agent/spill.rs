@@ -153,10 +153,20 @@ pub fn remove(done: &[PathBuf]) {
 
 /// Whether any record is set aside.
 pub fn any(repo: &Repo) -> bool {
-    std::fs::read_dir(dir(repo)).is_ok_and(|mut d| d.next().is_some())
+    std::fs::read_dir(dir(repo)).is_ok_and(|mut d| {
+        d.any(|e| {
+            e.is_ok_and(|e| {
+                Path::new(&e.file_name())
+                    .extension()
+                    .is_some_and(|x| x == "json")
+            })
+        })
+    })
 }
 
-/// The set-aside records, oldest first (an unreadable one is skipped, and left).
+/// The set-aside records, oldest first. One that cannot be read (they are written whole, so
+/// it was damaged, or written by another version) is renamed `….json.unreadable`, kept for
+/// the user to look at but never read again.
 fn pending(repo: &Repo) -> Vec<(PathBuf, Spilled)> {
     let Ok(entries) = std::fs::read_dir(dir(repo)) else {
         return Vec::new();
@@ -169,9 +179,17 @@ fn pending(repo: &Repo) -> Vec<(PathBuf, Spilled)> {
     paths
         .into_iter()
         .filter_map(|p| {
-            let bytes = std::fs::read(&p).ok()?;
-            let s = serde_json::from_slice(&bytes).ok()?;
-            Some((p, s))
+            let read = std::fs::read(&p).map(|bytes| serde_json::from_slice(&bytes));
+            match read {
+                Ok(Ok(s)) => Some((p, s)),
+                Ok(Err(_)) => {
+                    let mut aside = p.clone().into_os_string();
+                    aside.push(".unreadable");
+                    let _ = std::fs::rename(&p, aside);
+                    None
+                }
+                Err(_) => None,
+            }
         })
         .collect()
 }
