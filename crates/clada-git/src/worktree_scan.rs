@@ -445,34 +445,20 @@ fn stat_pass_with(
     bounds.push(entries.len());
 
     let chunks: Vec<(usize, usize)> = bounds.windows(2).map(|w| (w[0], w[1])).collect();
-    let results: Vec<Ranged> = std::thread::scope(|s| {
-        let handles: Vec<_> = chunks
-            .iter()
-            .map(|&(from, to)| {
-                let root = root.0;
-                s.spawn(move || {
-                    let range = Range {
-                        index,
-                        from,
-                        to,
-                        root,
-                        policy,
-                        index_time,
-                    };
-                    range.scan(cache)
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join().unwrap_or_else(|_| Ranged {
-                    suspects: from_all(entries.len()),
-                    ..Ranged::default()
-                })
-            })
-            .collect()
-    });
+    let range = |(from, to): (usize, usize)| Range {
+        index,
+        from,
+        to,
+        root: root.0,
+        policy,
+        index_time,
+    };
+    // One part is scanned here: a thread would cost its start (on a VM, waking the other
+    // core can take longer than the pass).
+    let results: Vec<Ranged> = match chunks[..] {
+        [one] => vec![range(one).scan(cache)],
+        _ => parallel_scan(&chunks, range, cache, entries.len()),
+    };
     let mut dirty = Vec::new();
     let mut suspects = Vec::new();
     let mut observed = Vec::new();
@@ -482,6 +468,33 @@ fn stat_pass_with(
         observed.extend(r.observed);
     }
     Ok(((dirty, suspects), observed))
+}
+
+/// The parts of a stat pass, each on a thread of its own.
+fn parallel_scan<'a>(
+    chunks: &[(usize, usize)],
+    range: impl Fn((usize, usize)) -> Range<'a> + Sync,
+    cache: Option<&Watched>,
+    total: usize,
+) -> Vec<Ranged> {
+    std::thread::scope(|s| {
+        let handles: Vec<_> = chunks
+            .iter()
+            .map(|&part| {
+                let range = &range;
+                s.spawn(move || range(part).scan(cache))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|_| Ranged {
+                    suspects: from_all(total),
+                    ..Ranged::default()
+                })
+            })
+            .collect()
+    })
 }
 
 /// What one thread's part of the stat pass found.
