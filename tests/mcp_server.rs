@@ -1248,3 +1248,33 @@ fn a_configuration_change_between_calls_reaches_the_next_call() {
     repo.assert_fsck();
     drop(raw);
 }
+
+/// The server remembers the index it wrote (decoded from the bytes written) for its next
+/// call; an index the user's git wrote since is a new file and is read, not the memory.
+#[test]
+fn the_users_staging_between_calls_reaches_the_next_call() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n"), ("b.txt", "b\n"), ("c.txt", "c\n")]);
+    let edit = |old: &str, new: &str| json!({"name": "edit", "arguments": {"path": "a.txt", "old_string": old, "new_string": new}});
+    let ok = |answer: &Value| assert_eq!(answer["result"]["isError"], false, "{answer:#}");
+    let mut raw = raw_session(&repo);
+    ok(&raw.request(2, "tools/call", edit("a\n", "b\n")));
+    repo.write("b.txt", "staged\n");
+    repo.git(&["add", "b.txt"]);
+    repo.git(&["rm", "-q", "--cached", "c.txt"]);
+    ok(&raw.request(3, "tools/call", edit("b\n", "c\n")));
+    let changed = repo.git(&["diff-tree", "--no-commit-id", "--name-only", "-r", "HEAD"]);
+    assert_eq!(changed.trim_end(), "a.txt");
+    assert_eq!(
+        repo.git(&["diff", "--cached", "--name-status"]),
+        "M\tb.txt\nD\tc.txt\n"
+    );
+    assert_eq!(repo.status(), "M  b.txt\nD  c.txt\n?? c.txt\n");
+    ok(&raw.request(4, "tools/call", edit("c\n", "d\n")));
+    assert_eq!(
+        repo.git(&["diff", "--cached", "--name-status"]),
+        "M\tb.txt\nD\tc.txt\n"
+    );
+    assert_eq!(repo.git(&["show", "HEAD:a.txt"]), "d\n");
+    repo.assert_fsck();
+    drop(raw);
+}

@@ -47,6 +47,9 @@ pub struct IndexLock {
     /// `index`.
     target: PathBuf,
     token: Option<super::lockfile::TokenedLocks>,
+    /// A long-lived process's memory, and what [`Self::write`] wrote, decoded back from
+    /// the lock file: remembered as the index once it is in place.
+    memory: Option<(super::StatCache, Option<Index>)>,
 }
 
 impl Drop for IndexLock {
@@ -253,6 +256,7 @@ impl Repo {
                     path,
                     target,
                     token,
+                    memory: self.stat_cache.clone().map(|c| (c, None)),
                 })
             }
             Err(super::lockfile::LockBusy::Held) => Err(RepoError::Invalid(format!(
@@ -314,6 +318,19 @@ impl IndexLock {
         self.written = Some(digest);
         // Its data is written out while the apply goes on, not by the rename into place.
         clada_base::reaper::start_writeback(file);
+        if let Some((_, decoded)) = &mut self.memory {
+            // Read back as the next call would read it (on the writer's thread, off the
+            // apply's path); a failure only means the next call reads the file itself.
+            *decoded = file
+                .try_clone()
+                .ok()
+                .and_then(|mut f| {
+                    use std::io::Seek;
+                    f.rewind().ok()?;
+                    read::read_open_index(f, index.file.object_hash(), &self.path).ok()
+                })
+                .map(|(d, _)| Index::from_decoded(d, self.target.clone()));
+        }
         clada_base::trace::phase("index: serialized");
         clada_base::failpoint::hit("index:written");
         Ok(())
@@ -339,6 +356,9 @@ impl IndexLock {
         self.token.take();
         if let (Some(file), Some(digest)) = (file, self.written) {
             record_checked(&self.target, &file, digest);
+            if let (Some((cache, Some(index))), Ok(md)) = (self.memory.take(), file.metadata()) {
+                cache.remember_index(IndexStamp::from_metadata(&md), index);
+            }
         }
         clada_base::failpoint::hit("index:committed");
         Ok(())

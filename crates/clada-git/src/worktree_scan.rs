@@ -252,7 +252,11 @@ impl Repo {
         let policy = self.scan_policy();
         let cache = self.stat_cache.clone();
         let handle = std::thread::spawn(move || -> Result<Prefetched> {
-            let (index, stamp) = super::index::read_index_file(path, hash)?;
+            let remembered = cache.as_ref().and_then(|c| c.index_at(&path));
+            let (index, stamp) = match remembered {
+                Some((index, stamp)) => (index, Some(stamp)),
+                None => super::index::read_index_file(path, hash)?,
+            };
             // A sparse directory with content: the scan needs trees (see `scan_view`).
             let expand = present_sparse_dirs(&index, &workdir, policy);
             if expand {
