@@ -49,7 +49,7 @@ pub struct IndexLock {
     token: Option<super::lockfile::TokenedLocks>,
     /// A long-lived process's memory, and what [`Self::write`] wrote, decoded back from
     /// the lock file: remembered as the index once it is in place.
-    memory: Option<(super::StatCache, Option<Index>)>,
+    memory: Option<(IndexMemory, Option<Index>)>,
 }
 
 impl Drop for IndexLock {
@@ -134,6 +134,31 @@ pub(crate) struct IndexStamp {
     len: u64,
     mtime: (i64, i64),
     ctime: (i64, i64),
+}
+
+/// A long-lived process's memory of the index file it wrote last: decoded from the bytes
+/// written, with the identity the file had once in place (see [`IndexLock::rename`]). The
+/// next read of an index file with that identity is this (git replaces the index by a
+/// rename, so any write of it is a new file). Cloning shares the memory.
+#[derive(Clone, Default)]
+pub(crate) struct IndexMemory(std::sync::Arc<std::sync::Mutex<Option<(IndexStamp, Index)>>>);
+
+impl IndexMemory {
+    fn remember(&self, stamp: IndexStamp, index: Index) {
+        if let Ok(mut slot) = self.0.lock() {
+            *slot = Some((stamp, index));
+        }
+    }
+
+    /// The index file at `path` when it is still the one remembered.
+    pub(crate) fn index_at(&self, path: &std::path::Path) -> Option<(Index, IndexStamp)> {
+        let now = IndexStamp::of(path)?;
+        let slot = self.0.lock().ok()?;
+        match &*slot {
+            Some((stamp, index)) if *stamp == now => Some((index.clone(), now)),
+            _ => None,
+        }
+    }
 }
 
 impl IndexStamp {
@@ -256,7 +281,7 @@ impl Repo {
                     path,
                     target,
                     token,
-                    memory: self.stat_cache.clone().map(|c| (c, None)),
+                    memory: self.index_memory.clone().map(|m| (m, None)),
                 })
             }
             Err(super::lockfile::LockBusy::Held) => Err(RepoError::Invalid(format!(
@@ -356,8 +381,8 @@ impl IndexLock {
         self.token.take();
         if let (Some(file), Some(digest)) = (file, self.written) {
             record_checked(&self.target, &file, digest);
-            if let (Some((cache, Some(index))), Ok(md)) = (self.memory.take(), file.metadata()) {
-                cache.remember_index(IndexStamp::from_metadata(&md), index);
+            if let (Some((memory, Some(index))), Ok(md)) = (self.memory.take(), file.metadata()) {
+                memory.remember(IndexStamp::from_metadata(&md), index);
             }
         }
         clada_base::failpoint::hit("index:committed");

@@ -35,6 +35,7 @@ mod rewrite;
 mod staged;
 mod stat_cache;
 mod status;
+mod threads;
 mod tree;
 mod untracked;
 mod walk;
@@ -205,6 +206,8 @@ pub struct Repo {
     worktree: std::cell::OnceCell<std::sync::Arc<clada_base::beneath::Root>>,
     /// A long-lived process's memory of the worktree's stat data (see `stat_cache`).
     stat_cache: Option<StatCache>,
+    /// A long-lived process's memory of the index file it wrote last (see `index`).
+    index_memory: Option<index::IndexMemory>,
     /// A long-lived process's memory of objects (see `object_cache`).
     object_cache: Option<ObjectCache>,
 }
@@ -342,6 +345,7 @@ impl Repo {
             known: Default::default(),
             worktree: Default::default(),
             stat_cache: None,
+            index_memory: None,
             object_cache: None,
         }
     }
@@ -349,6 +353,7 @@ impl Repo {
     /// Lets this repository's status scans use `cache` (see `stat_cache`): for a long-lived
     /// process that opens the same repository for call after call.
     pub fn use_stat_cache(&mut self, cache: StatCache) {
+        self.index_memory = Some(cache.index_memory());
         self.stat_cache = Some(cache);
     }
 

@@ -52,6 +52,7 @@ impl Repo {
             commit_cache: Default::default(),
             known: Default::default(),
             stat_cache: None,
+            index_memory: None,
             object_cache: None,
         }
     }

@@ -37,10 +37,8 @@ pub(crate) enum Seen {
 #[derive(Clone, Default)]
 pub struct StatCache {
     inner: Arc<Mutex<Option<Watched>>>,
-    /// The index file this process wrote last, decoded from the bytes written, with the
-    /// identity the file had once in place (see `IndexLock::rename`): the next call's read
-    /// of an index with that identity is this.
-    index: Arc<Mutex<Option<(crate::index::IndexStamp, crate::Index)>>>,
+    /// The index file this process wrote last (see `index::IndexMemory`).
+    index: crate::index::IndexMemory,
 }
 
 impl std::fmt::Debug for StatCache {
@@ -68,26 +66,9 @@ impl StatCache {
         StatCache::default()
     }
 
-    /// Remembers `index` as the file whose identity is `stamp`.
-    pub(crate) fn remember_index(&self, stamp: crate::index::IndexStamp, index: crate::Index) {
-        if let Ok(mut slot) = self.index.lock() {
-            *slot = Some((stamp, index));
-        }
-    }
-
-    /// The index file at `path` when it is still the one remembered: the same identity
-    /// (device, inode, size, modification and change times; git replaces the index by a
-    /// rename, so any write of it is a new file).
-    pub(crate) fn index_at(
-        &self,
-        path: &std::path::Path,
-    ) -> Option<(crate::Index, crate::index::IndexStamp)> {
-        let now = crate::index::IndexStamp::of(path)?;
-        let slot = self.index.lock().ok()?;
-        match &*slot {
-            Some((stamp, index)) if *stamp == now => Some((index.clone(), now)),
-            _ => None,
-        }
+    /// The memory of the index file this process wrote last, shared by every clone.
+    pub(crate) fn index_memory(&self) -> crate::index::IndexMemory {
+        self.index.clone()
     }
 
     /// The watch of `workdir`, brought up to date: queued events read, the paths they name

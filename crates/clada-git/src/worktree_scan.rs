@@ -251,8 +251,9 @@ impl Repo {
         let workdir = self.workdir().to_path_buf();
         let policy = self.scan_policy();
         let cache = self.stat_cache.clone();
+        let memory = self.index_memory.clone();
         let handle = std::thread::spawn(move || -> Result<Prefetched> {
-            let remembered = cache.as_ref().and_then(|c| c.index_at(&path));
+            let remembered = memory.as_ref().and_then(|m| m.index_at(&path));
             let (index, stamp) = match remembered {
                 Some((index, stamp)) => (index, Some(stamp)),
                 None => super::index::read_index_file(path, hash)?,
@@ -431,7 +432,7 @@ fn stat_pass_with(
     // would cost more than they save.
     let threads = match cache {
         Some(c) if c.len() * 2 >= entries.len() => 1,
-        _ => cores(),
+        _ => super::threads::cores(),
     };
     let mut bounds = vec![0usize];
     for t in 1..threads {
@@ -518,16 +519,6 @@ struct Range<'a> {
     root: libc::c_int,
     policy: Policy,
     index_time: gix::index::entry::stat::Time,
-}
-
-/// The cores to split a full pass over (asked once: std reads the cgroup files each time).
-pub(crate) fn cores() -> usize {
-    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *CORES.get_or_init(|| {
-        std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
-            .clamp(1, 8)
-    })
 }
 
 /// Every index position, for the (unreachable in practice) case of a panicked scan thread:

@@ -167,7 +167,7 @@ pub(super) fn read_whole(
             // The cores, asked once per process: gix would ask again on every read, and std
             // reads the cgroup files each time it is asked.
             gix::index::decode::Options {
-                thread_limit: Some(crate::worktree_scan::cores()),
+                thread_limit: Some(crate::threads::cores()),
                 ..Default::default()
             },
         );
