@@ -10,25 +10,13 @@ use std::process::Output;
 
 use common::{exit_code, spawn_fed, TestRepo};
 
-const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/agent-hooks");
-
 /// A fixture with its placeholders filled in (JSON-escaped values).
 fn payload(repo: &TestRepo, name: &str, vars: &[(&str, &str)]) -> String {
     payload_of(repo, "claude-code", name, vars)
 }
 
 fn payload_of(repo: &TestRepo, agent: &str, name: &str, vars: &[(&str, &str)]) -> String {
-    let text = std::fs::read_to_string(format!("{FIXTURES}/{agent}/{name}.json"))
-        .unwrap_or_else(|e| panic!("fixture {name}: {e}"));
-    let transcript = format!("{FIXTURES}/claude-code/transcript.jsonl");
-    let mut out = text.replace("{ROOT}", &repo.path().display().to_string());
-    out = out.replace("{TRANSCRIPT}", &transcript);
-    for (k, v) in vars {
-        let escaped = serde_json::to_string(v).unwrap();
-        out = out.replace(&format!("{{{k}}}"), &escaped[1..escaped.len() - 1]);
-    }
-    serde_json::from_str::<serde_json::Value>(&out).expect("fixture is JSON");
-    out
+    common::agent_fixtures::payload(repo, agent, name, vars)
 }
 
 fn hook(repo: &TestRepo, input: &str) -> Output {

@@ -11,21 +11,9 @@ use std::process::Output;
 
 use common::{exit_code, spawn_fed, TestRepo};
 
-const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/agent-hooks");
-
 /// A fixture of `agent` with its placeholders filled in (JSON-escaped values).
 fn payload(repo: &TestRepo, agent: &str, name: &str, vars: &[(&str, &str)]) -> String {
-    let text = std::fs::read_to_string(format!("{FIXTURES}/{agent}/{name}.json"))
-        .unwrap_or_else(|e| panic!("fixture {agent}/{name}: {e}"));
-    let transcript = format!("{FIXTURES}/claude-code/transcript.jsonl");
-    let mut out = text.replace("{ROOT}", &repo.path().display().to_string());
-    out = out.replace("{TRANSCRIPT}", &transcript);
-    for (k, v) in vars {
-        let escaped = serde_json::to_string(v).unwrap();
-        out = out.replace(&format!("{{{k}}}"), &escaped[1..escaped.len() - 1]);
-    }
-    serde_json::from_str::<serde_json::Value>(&out).expect("fixture is JSON");
-    out
+    common::agent_fixtures::payload(repo, agent, name, vars)
 }
 
 /// Runs `git clada agent-hook AGENT` with `input`; it must not fail.
@@ -642,4 +630,47 @@ fn with_git_ai_the_users_commit_of_the_agents_lines_gets_no_log_from_git_clada()
     assert_eq!(repo.subject("HEAD").trim_end(), "my commit");
     assert_eq!(repo.git(&["for-each-ref", "refs/notes/ai"]), "");
     assert_eq!(repo.status(), "");
+}
+
+/// Cursor's `afterFileEdit` while another hook holds the agent lock past the wait: a
+/// non-blocking error (exit 1, never 2) that says what and what to do, and nothing recorded —
+/// the edit stays in the worktree, uncommitted and unattributed, and the next turn's commit
+/// does not take it.
+#[test]
+fn cursor_after_file_edit_with_the_agent_lock_held_fails_without_blocking_or_recording() {
+    use std::os::fd::AsRawFd;
+    let repo = TestRepo::with_files(&[("a.txt", "1\n2\n")]);
+    let initial = repo.head();
+    std::fs::create_dir_all(repo.path().join(".git/clada")).expect("mkdir");
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(repo.path().join(".git/clada/agent.lock"))
+        .expect("lock file");
+    // SAFETY: flock on a descriptor this test owns.
+    assert_eq!(unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) }, 0);
+    repo.write("a.txt", "1\n2 cursor\n");
+    let vars = [("FILE", "a.txt"), ("OLD", "2\n"), ("NEW", "2 cursor\n")];
+    let mut cmd = repo.clada_cmd();
+    cmd.args(["agent-hook", "cursor"])
+        .env("GIT_CLADA_LOCK_WAIT_MS", "200");
+    let out = spawn_fed(cmd, &payload(&repo, "cursor", "after-file-edit", &vars))
+        .wait_with_output()
+        .expect("run hook");
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(exit_code(&out), 1, "{err}");
+    assert!(err.contains("another git-clada agent hook"), "{err}");
+    assert!(err.contains("is not recorded: the edit of"), "{err}");
+    assert!(err.contains("a.txt stays in the worktree"), "{err}");
+    assert!(repo
+        .git(&["for-each-ref", "refs/clada/agent/"])
+        .trim()
+        .is_empty());
+    drop(lock);
+    hook(&repo, "cursor", &payload(&repo, "cursor", "stop", &[]));
+    assert_eq!(repo.head(), initial, "an unrecorded edit is not committed");
+    assert_eq!(repo.read("a.txt"), "1\n2 cursor\n");
+    assert_eq!(repo.status().trim_end(), " M a.txt");
+    repo.assert_fsck();
 }

@@ -120,6 +120,12 @@ pub fn handle(
     let head = repo.head()?;
     let branch = head.branch();
     let mut held = match call.phase {
+        // Cursor's afterFileEdit rebuilds its before-state from the file as it is now, which
+        // must happen under the lock: it waits like a turn's end, and past that says what
+        // becomes of the edit.
+        Phase::After if call.edits.is_some() => {
+            state::Held::read(&repo, branch).map_err(|e| unrecorded_edit(&call, e))?
+        }
         // A tool call's hook does not keep the agent waiting on another hook's long work (a
         // turn commit running git's hooks): past its budget it sets its record aside.
         Phase::Before | Phase::After => {
@@ -164,6 +170,22 @@ pub fn handle(
     };
     held.save()?;
     Ok(handled)
+}
+
+/// The error of an afterFileEdit that could not take the agent lock: why, and that its
+/// edit stays the user's to commit.
+fn unrecorded_edit(call: &payload::Call, e: RepoError) -> AgentError {
+    let files = match &call.touches {
+        payload::Touches::Files(f) => f
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", "),
+        _ => "its file".into(),
+    };
+    AgentError::from(RepoError::Invalid(format!(
+        "{e}; this afterFileEdit is not recorded: the edit of {files} stays in the worktree, uncommitted and not attributed to the agent (commit it yourself if you keep it)"
+    )))
 }
 
 /// A tool call's PostToolUse (or Cursor's afterFileEdit): its checkpoint, the commit it may

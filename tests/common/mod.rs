@@ -3,6 +3,7 @@
 //! system config, fixed dates, UTC, English messages).
 #![allow(dead_code)]
 
+pub mod agent_fixtures;
 pub mod crash;
 
 use std::collections::BTreeMap;

@@ -1,0 +1,24 @@
+//! The agents' hook payloads the agent-hook tests feed git-clada: fixtures under
+//! `tests/fixtures/agent-hooks/<agent>/`, each citing the agent's documentation, with their
+//! placeholders filled in.
+
+use super::TestRepo;
+
+pub const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/agent-hooks");
+
+/// The fixture `name` of `agent` with `{ROOT}` (the repository), `{TRANSCRIPT}` (the Claude
+/// Code transcript fixture) and each of `vars` filled in (JSON-escaped values); panics when
+/// the result is not JSON.
+pub fn payload(repo: &TestRepo, agent: &str, name: &str, vars: &[(&str, &str)]) -> String {
+    let text = std::fs::read_to_string(format!("{FIXTURES}/{agent}/{name}.json"))
+        .unwrap_or_else(|e| panic!("fixture {agent}/{name}: {e}"));
+    let transcript = format!("{FIXTURES}/claude-code/transcript.jsonl");
+    let mut out = text.replace("{ROOT}", &repo.path().display().to_string());
+    out = out.replace("{TRANSCRIPT}", &transcript);
+    for (k, v) in vars {
+        let escaped = serde_json::to_string(v).expect("a string is JSON");
+        out = out.replace(&format!("{{{k}}}"), &escaped[1..escaped.len() - 1]);
+    }
+    serde_json::from_str::<serde_json::Value>(&out).expect("fixture is JSON");
+    out
+}
