@@ -808,3 +808,44 @@ fn set_aside_records_wait_for_their_branch_and_an_unreadable_one_is_moved_aside(
     );
     repo.assert_fsck();
 }
+
+/// A hook that finds the lock held and cannot set its record aside (here a file stands where
+/// the folder of set-aside records goes) fails without blocking the agent and says where;
+/// nothing moves, and the user's files are as they were.
+#[test]
+fn a_hook_that_cannot_set_its_record_aside_fails_without_blocking_and_says_where() {
+    use std::os::fd::AsRawFd;
+    let repo = TestRepo::with_files(&[("a.txt", "one\n")]);
+    std::fs::create_dir_all(repo.path().join(".git/clada")).expect("mkdir");
+    std::fs::write(repo.path().join(".git/clada/agent-pending"), "in the way\n").expect("write");
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(repo.path().join(".git/clada/agent.lock"))
+        .expect("lock file");
+    // SAFETY: flock on a descriptor this test owns.
+    assert_eq!(unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) }, 0);
+    let vars = [
+        ("FILE", "a.txt"),
+        ("ID", "toolu_x"),
+        ("CONTENT", "one\ntwo\n"),
+    ];
+    let mut cmd = repo.clada_cmd();
+    cmd.args(["agent-hook", "claude-code"])
+        .env("GIT_CLADA_AGENT_LOCK_BUDGET_MS", "50");
+    let out = spawn_fed(cmd, &payload(&repo, "pre-write", &vars))
+        .wait_with_output()
+        .expect("hook");
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(exit_code(&out), 1, "{err}");
+    assert!(err.contains("agent-pending"), "{err}");
+    drop(lock);
+    assert!(repo
+        .git(&["for-each-ref", "refs/clada/agent/"])
+        .trim()
+        .is_empty());
+    assert_eq!(repo.read("a.txt"), "one\n");
+    assert_eq!(repo.status(), "");
+    repo.assert_fsck();
+}
