@@ -680,18 +680,9 @@ fn a_commit_of_part_of_the_agents_file_leaves_the_rest_for_the_turn_commit() {
 
 #[test]
 fn a_hook_that_finds_the_lock_held_past_its_budget_sets_its_record_aside_for_the_next() {
-    use std::os::fd::AsRawFd;
     let repo = TestRepo::with_files(&[("a.txt", "one\n"), ("user.txt", "mine\n")]);
     // Another hook's long work (a turn commit running git's hooks) holds the agent lock.
-    std::fs::create_dir_all(repo.path().join(".git/clada")).expect("mkdir");
-    let lock = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(repo.path().join(".git/clada/agent.lock"))
-        .expect("lock file");
-    // SAFETY: flock on a descriptor this test owns.
-    assert_eq!(unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) }, 0);
+    let lock = common::agent_fixtures::hold_agent_lock(&repo);
     let busy = |input: &str| {
         let mut cmd = repo.clada_cmd();
         cmd.args(["agent-hook", "claude-code"])
@@ -739,7 +730,6 @@ fn a_hook_that_finds_the_lock_held_past_its_budget_sets_its_record_aside_for_the
 /// every hook.
 #[test]
 fn set_aside_records_wait_for_their_branch_and_an_unreadable_one_is_moved_aside() {
-    use std::os::fd::AsRawFd;
     let repo = TestRepo::with_files(&[("a.txt", "one\n"), ("b.txt", "two\n")]);
     let pending = repo.path().join(".git/clada/agent-pending");
     let names = || -> Vec<String> {
@@ -755,15 +745,7 @@ fn set_aside_records_wait_for_their_branch_and_an_unreadable_one_is_moved_aside(
     };
     // On branch `other`, a pre-hook finds the agent lock held and sets its record aside.
     repo.git(&["switch", "-q", "-c", "other"]);
-    std::fs::create_dir_all(repo.path().join(".git/clada")).expect("mkdir");
-    let lock = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(repo.path().join(".git/clada/agent.lock"))
-        .expect("lock file");
-    // SAFETY: flock on a descriptor this test owns.
-    assert_eq!(unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) }, 0);
+    let lock = common::agent_fixtures::hold_agent_lock(&repo);
     let vars = [
         ("FILE", "b.txt"),
         ("ID", "toolu_other"),
@@ -814,18 +796,10 @@ fn set_aside_records_wait_for_their_branch_and_an_unreadable_one_is_moved_aside(
 /// nothing moves, and the user's files are as they were.
 #[test]
 fn a_hook_that_cannot_set_its_record_aside_fails_without_blocking_and_says_where() {
-    use std::os::fd::AsRawFd;
     let repo = TestRepo::with_files(&[("a.txt", "one\n")]);
     std::fs::create_dir_all(repo.path().join(".git/clada")).expect("mkdir");
     std::fs::write(repo.path().join(".git/clada/agent-pending"), "in the way\n").expect("write");
-    let lock = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(repo.path().join(".git/clada/agent.lock"))
-        .expect("lock file");
-    // SAFETY: flock on a descriptor this test owns.
-    assert_eq!(unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) }, 0);
+    let lock = common::agent_fixtures::hold_agent_lock(&repo);
     let vars = [
         ("FILE", "a.txt"),
         ("ID", "toolu_x"),

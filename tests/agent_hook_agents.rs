@@ -638,18 +638,9 @@ fn with_git_ai_the_users_commit_of_the_agents_lines_gets_no_log_from_git_clada()
 /// does not take it.
 #[test]
 fn cursor_after_file_edit_with_the_agent_lock_held_fails_without_blocking_or_recording() {
-    use std::os::fd::AsRawFd;
     let repo = TestRepo::with_files(&[("a.txt", "1\n2\n")]);
     let initial = repo.head();
-    std::fs::create_dir_all(repo.path().join(".git/clada")).expect("mkdir");
-    let lock = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(repo.path().join(".git/clada/agent.lock"))
-        .expect("lock file");
-    // SAFETY: flock on a descriptor this test owns.
-    assert_eq!(unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) }, 0);
+    let lock = common::agent_fixtures::hold_agent_lock(&repo);
     repo.write("a.txt", "1\n2 cursor\n");
     let vars = [("FILE", "a.txt"), ("OLD", "2\n"), ("NEW", "2 cursor\n")];
     let mut cmd = repo.clada_cmd();

@@ -221,10 +221,7 @@ fn after_call<'r>(
     opts.hooks.before.clear();
     opts.hooks.after.clear();
     let source = format!("{} edit", payload::agent_name(agent));
-    let turn = turn::commit_turn(repo, &mut held, &call.session, &opts, &source);
-    let saved = held.save();
-    let turn = turn?;
-    saved?;
+    let turn = commit_and_save(repo, held, call, &opts, &source)?;
     Ok((Handled::Edit(after, turn), None))
 }
 
@@ -258,15 +255,27 @@ fn stop_call(
     }
     let opts = commit_opts(agent, call, opts);
     let source = format!("{} turn", payload::agent_name(agent));
-    let outcome = turn::commit_turn(repo, &mut held, &call.session, &opts, &source);
-    // A refused commit keeps the turn's checkpoints for the next end of turn.
-    let saved = held.save();
-    let outcome = outcome?;
-    saved?;
+    let outcome = commit_and_save(repo, held, call, &opts, &source)?;
     if deferred && matches!(outcome, turn::TurnOutcome::Ran(_)) {
         notes.push("git-ai records this repository (.git/ai): the turn's authorship log in refs/notes/ai is left to it".into());
     }
     Ok(Handled::Turn(outcome))
+}
+
+/// The AI commit of the checkpoints `held` has, then the state saved whatever the commit
+/// did: a refused commit keeps its checkpoints for the next one.
+fn commit_and_save(
+    repo: &Repo,
+    mut held: state::Held<'_>,
+    call: &payload::Call,
+    opts: &ApplyOptions,
+    source: &str,
+) -> Result<turn::TurnOutcome, AgentError> {
+    let outcome = turn::commit_turn(repo, &mut held, &call.session, opts, source);
+    let saved = held.save();
+    let outcome = outcome?;
+    saved?;
+    Ok(outcome)
 }
 
 /// The options of the agent's AI commit: the user's, with the agent's provenance (its tool,

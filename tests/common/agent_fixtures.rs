@@ -22,3 +22,19 @@ pub fn payload(repo: &TestRepo, agent: &str, name: &str, vars: &[(&str, &str)]) 
     serde_json::from_str::<serde_json::Value>(&out).expect("fixture is JSON");
     out
 }
+
+/// Holds the agent lock (`.git/clada/agent.lock`) as another hook's long work would, until
+/// the returned file is dropped.
+pub fn hold_agent_lock(repo: &TestRepo) -> std::fs::File {
+    use std::os::fd::AsRawFd;
+    std::fs::create_dir_all(repo.path().join(".git/clada")).expect("mkdir");
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(repo.path().join(".git/clada/agent.lock"))
+        .expect("lock file");
+    // SAFETY: flock on a descriptor this function owns and hands back.
+    assert_eq!(unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) }, 0);
+    lock
+}
