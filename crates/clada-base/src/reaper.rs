@@ -25,8 +25,9 @@ use std::path::Path;
 use std::sync::mpsc::{sync_channel, SyncSender, TrySendError};
 use std::sync::{Mutex, OnceLock};
 
-/// How many handles may wait for the thread before new ones are closed in place.
-pub const QUEUE: usize = 256;
+/// How many handles may wait for the thread before new ones are closed in place: enough to
+/// hide the frees of a call, few enough that held handles never crowd a low open-files limit.
+pub const QUEUE: usize = 64;
 
 enum Job {
     /// Drop the handle: the last reference to a replaced or removed inode.
