@@ -1,7 +1,8 @@
 //! What a reply puts in a name, a commit subject, a command or an output reaches a terminal
 //! escaped, never as control sequences the terminal would obey (issue 34): every printing
 //! path runs on a pseudo-terminal (util-linux `script`) and its output must hold no control
-//! or bidi character but line ends and tabs. To a pipe, `--format llm` and JSON stay exact.
+//! or bidi character but line ends and tabs. To a pipe, `--format llm` content stays exact;
+//! JSON uses its own escapes and names read from a repository are escaped in every format.
 
 mod common;
 
@@ -126,7 +127,8 @@ fn repo_with_hostile_commit() -> (TestRepo, String) {
     let reply = write_block("hn1", &name, &format!("x{HOSTILE}y\r\nz"));
     let out = r.apply(&reply, &[]);
     assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
-    assert!(r.subject("HEAD").contains(HOSTILE), "{}", r.subject("HEAD"));
+    // The commit itself holds the name escaped (the user's own `git log` prints it raw).
+    assert!(r.subject("HEAD").contains(SHOWN), "{}", r.subject("HEAD"));
     assert!(r.exists(&name));
     (r, name)
 }
@@ -234,10 +236,87 @@ fn to_a_pipe_the_llm_and_json_reports_are_exact() {
     let content = r.read(&name);
     assert!(content.contains(HOSTILE), "{content:?}");
     assert!(llm.contains(content.trim_end()), "{llm}");
-    for args in [["--format", "llm", "log"], ["--format", "llm", "show"]] {
-        let out = r.clada(&args);
+    // History names a commit by its subject and the paths it changed: names, escaped in
+    // every format, since `git clada log | head` reaches a terminal too (issue 51.15).
+    // `show --format llm` keeps the stored reply exact for a model; its subject line is a name.
+    let out = r.clada(&["--format", "llm", "log"]);
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    assert!(text.contains(&format!("n{SHOWN}.txt")), "{text}");
+    assert_inert("log --format llm", &text);
+    let out = r.clada(&["--format", "llm", "show"]);
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    let first = text.lines().next().unwrap_or_default();
+    assert_inert("show --format llm, its first line", first);
+    assert!(text.contains(&name), "the reply stays exact: {text}");
+}
+
+/// A reply's prose becomes the subject: its controls never reach the commit, whose message
+/// the user's plain `git log` prints raw (issue 51.15).
+#[test]
+fn no_commit_message_holds_a_control_from_the_reply() {
+    let r = TestRepo::with_files(&[("a.txt", "a\n")]);
+    let reply = format!(
+        "Fix the build.\u{1b}]0;title\u{7} Now.\n\n{}",
+        write_block("hm1", "b.txt", "b\n")
+    );
+    let out = r.apply(&reply, &[]);
+    assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
+    let raw = r.git_output(&["log", "-1", "--format=%B"]);
+    let message = String::from_utf8(raw.stdout).expect("utf-8");
+    assert_inert("the AI commit's message", &message);
+    assert!(message.starts_with("AI: Fix the build"), "{message}");
+    // A squash's message given with controls is stored without them too.
+    let out = r.apply(&write_block("hm2", "d.txt", "d\n"), &[]);
+    assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
+    let out = r.apply(&write_block("hm3", "e.txt", "e\n"), &[]);
+    assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
+    let out = r.clada(&[
+        "squash",
+        "--mode",
+        "auto_ai",
+        "--message",
+        "AI: \u{1b}[2Kboth",
+    ]);
+    assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
+    let raw = r.git_output(&["log", "-1", "--format=%B"]);
+    let message = String::from_utf8(raw.stdout).expect("utf-8");
+    assert_inert("the squash's message", &message);
+    assert!(message.starts_with("AI: \\x1b[2Kboth"), "{message}");
+    r.assert_fsck();
+}
+
+/// Agent and model names come from notes a clone brings: `git clada blame | head` shows them
+/// escaped in every format, and a real model name (`anthropic/claude-3.5-sonnet`) as it is.
+#[test]
+fn names_read_from_notes_are_escaped_in_every_format() {
+    let r = TestRepo::with_files(&[("m.txt", "one\ntwo\n")]);
+    let tool = format!("cursor{HOSTILE}");
+    let meta = serde_json::json!({
+        "schema_version": "authorship/3.0.0",
+        "base_commit_sha": "00",
+        "prompts": {},
+        "sessions": {"s_0123456789abcd": {"agent_id": {
+            "tool": tool, "id": "c", "model": "anthropic/claude-3.5-sonnet"}}}
+    });
+    let log = format!("m.txt\n  s_0123456789abcd::t_0123456789abcd 1\n---\n{meta}");
+    r.git(&["notes", "--ref=ai", "add", "-m", &log, "HEAD"]);
+    for format in ["human", "llm", "json"] {
+        let out = r.clada(&["--format", format, "blame", "m.txt"]);
+        let code = exit_code(&out);
         let text = String::from_utf8(out.stdout).expect("utf-8");
-        assert!(text.contains(&name), "{args:?}: {text}");
+        assert_eq!(code, 0, "{format}: {text}");
+        assert_inert(&format!("blame --format {format}"), &text);
+        if format == "json" {
+            let v: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+            assert!(text.contains("anthropic/claude-3.5-sonnet"), "{text}");
+            assert_eq!(
+                v["lines"][0]["agent"],
+                tool.as_str(),
+                "the same value: {text}"
+            );
+        } else {
+            assert!(text.contains("\\x1b]52"), "{format}: {text}");
+        }
     }
 }
 
@@ -261,10 +340,10 @@ fn history_commands_on_a_terminal_escape_subjects_and_paths() {
     f.0.extend(raw_control("show --format json", &json));
     let v: serde_json::Value = serde_json::from_str(&json).expect("still JSON on a terminal");
     assert!(
-        v["subject"].as_str().is_some_and(|s| s.contains(HOSTILE)),
+        v["subject"].as_str().is_some_and(|s| s.contains(SHOWN)),
         "{v}"
     );
-    f.shows(&r, &["--format", "json", "log"], "\\u001b]52;c;aGVsbG8=");
+    f.shows(&r, &["--format", "json", "log"], "\\\\x1b]52;c;aGVsbG8=");
     f.shows(&r, &["undo", "--list"], &subject);
     f.shows(&r, &["undo", "--dry-run"], &subject);
     let undo = f.shows(&r, &["undo"], &subject);

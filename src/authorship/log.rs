@@ -175,7 +175,12 @@ impl Log {
         out.push_str("---\n");
         // Serializing plain maps and strings cannot fail; an empty object is never written.
         let json = serde_json::to_string_pretty(&self.meta).unwrap_or_else(|_| "{}".into());
-        out.push_str(&json);
+        // Agent and model names come from payloads and transcripts, and `git log --notes=ai`
+        // prints the note raw: JSON's own escapes keep the value and leave the terminal alone.
+        out.push_str(&crate::base::term::escape(
+            &json,
+            crate::base::term::Rule::Json,
+        ));
         out.push('\n');
         out
     }

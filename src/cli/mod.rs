@@ -137,11 +137,11 @@ impl Global {
     }
 }
 
-/// Prints `value` as pretty JSON and a newline; on a terminal, with its control and bidi
-/// characters as JSON escapes (the same document, shown without being obeyed).
+/// Prints `value` as pretty JSON and a newline, its control and bidi characters as JSON
+/// escapes wherever it goes: the same document, and a `| head` of it reaches a terminal too.
 pub fn print_json<T: serde::Serialize + ?Sized>(value: &T) -> anyhow::Result<()> {
     let text = serde_json::to_string_pretty(value)?;
-    println!("{}", Shown::stdout(false).apply(&text, Rule::Json));
+    println!("{}", crate::base::term::escape(&text, Rule::Json));
     Ok(())
 }
 

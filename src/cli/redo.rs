@@ -13,9 +13,7 @@ pub struct Args {}
 pub fn run(_args: Args, global: Global) -> anyhow::Result<Outcome> {
     let cwd = std::env::current_dir()?;
     let repo = Repo::discover(&cwd)?;
-    super::print_history(
-        undo::redo(&repo, global.dry_run),
-        &global,
-        crate::history::render::undo_report,
-    )
+    super::print_history(undo::redo(&repo, global.dry_run), &global, |r, _| {
+        crate::history::render::undo_report(r)
+    })
 }

@@ -31,7 +31,7 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
     };
     match global.format_or_default() {
         Format::Json => crate::cli::print_json(&report)?,
-        _ => print!("{}", stats::render(&report, global.shown())),
+        _ => print!("{}", stats::render(&report)),
     }
     Ok(Outcome::Success)
 }

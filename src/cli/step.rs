@@ -32,11 +32,9 @@ pub struct ForwardArgs {
 
 pub fn run_back(_args: BackArgs, global: Global) -> anyhow::Result<Outcome> {
     let repo = Repo::discover(&std::env::current_dir()?)?;
-    super::print_history(
-        step::step_back(&repo, global.dry_run),
-        &global,
-        crate::history::render::step_report,
-    )
+    super::print_history(step::step_back(&repo, global.dry_run), &global, |r, _| {
+        crate::history::render::step_report(r)
+    })
 }
 
 pub fn run_forward(args: ForwardArgs, global: Global) -> anyhow::Result<Outcome> {
@@ -44,6 +42,6 @@ pub fn run_forward(args: ForwardArgs, global: Global) -> anyhow::Result<Outcome>
     super::print_history(
         step::step_forward(&repo, args.all, global.dry_run),
         &global,
-        crate::history::render::step_report,
+        |r, _| crate::history::render::step_report(r),
     )
 }

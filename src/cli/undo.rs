@@ -36,9 +36,7 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
             crate::history::render::stack_list,
         );
     }
-    super::print_history(
-        undo::undo(&repo, global.dry_run),
-        &global,
-        crate::history::render::undo_report,
-    )
+    super::print_history(undo::undo(&repo, global.dry_run), &global, |r, _| {
+        crate::history::render::undo_report(r)
+    })
 }

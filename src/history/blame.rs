@@ -181,7 +181,8 @@ pub fn render(report: &BlameReport, shown: crate::base::term::Shown) -> String {
             "human" => l.author.clone(),
             _ => format!("? {}", l.author),
         };
-        let who = shown.apply(&who, crate::base::term::Rule::Name);
+        // Agent and model come from notes a clone brought: escaped whatever the format.
+        let who = crate::base::term::escape(&who, crate::base::term::Rule::Name);
         let text = String::from_utf8_lossy(&l.content);
         let text = shown.apply(&text, crate::base::term::Rule::Content);
         out.push_str(&format!(

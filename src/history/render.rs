@@ -9,11 +9,18 @@ use super::undo::UndoReport;
 use crate::base::term::{Rule, Shown};
 
 /// Paths for a report line, each shown as a name, the list cut after `max`.
-fn paths_shown(paths: &[String], shown: Shown, max: usize) -> String {
+/// A name (subject, author, branch, path, session): escaped in every format, since a name
+/// read from a commit or a note reaches a terminal through any pipe (`git clada log | head`),
+/// and no reader of the llm format needs a control character in one.
+fn escaped_name(text: &str) -> std::borrow::Cow<'_, str> {
+    crate::base::term::escape(text, Rule::Name)
+}
+
+fn paths_shown(paths: &[String], max: usize) -> String {
     crate::record::snapshot::describe_paths(
         &paths
             .iter()
-            .map(|p| shown.name(p).into_owned().into())
+            .map(|p| escaped_name(p).into_owned().into())
             .collect::<Vec<_>>(),
         max,
     )
@@ -26,8 +33,8 @@ fn short(hex: &str) -> &str {
 /// What an undo or redo report is about, as a noun phrase: `the apply 1a2b3c4 "AI: edit
 /// a.txt"`, `the uncommitted apply of reply.md`, `the step-back to 9f8e7d6 "fix"`, `the
 /// interrupted apply of stdin`.
-pub fn operation_phrase(r: &UndoReport, shown: Shown) -> String {
-    let subject = shown.name(r.subject.as_deref().unwrap_or_default());
+pub fn operation_phrase(r: &UndoReport) -> String {
+    let subject = escaped_name(r.subject.as_deref().unwrap_or_default());
     let commit = r.commit.as_deref().map(short).unwrap_or_default();
     match r.kind.as_str() {
         "apply" | "squash" => format!("the {} {commit} \"{subject}\"", r.kind),
@@ -40,8 +47,8 @@ pub fn operation_phrase(r: &UndoReport, shown: Shown) -> String {
 
 /// `Undid the apply 1a2b3c4 "AI: edit a.txt": HEAD is now at 9f8e7d6`, then the paths rewritten,
 /// the user's work, and what to do next.
-pub fn undo_report(r: &UndoReport, shown: Shown) -> String {
-    let what = operation_phrase(r, shown);
+pub fn undo_report(r: &UndoReport) -> String {
+    let what = operation_phrase(r);
     let head = if r.dry_run {
         format!("HEAD would be at {}", short(&r.to))
     } else {
@@ -77,7 +84,7 @@ pub fn undo_report(r: &UndoReport, shown: Shown) -> String {
             } else {
                 "rewritten"
             },
-            paths_shown(&r.paths, shown, 8)
+            paths_shown(&r.paths, 8)
         ));
     }
     if let Some(w) = &r.restored_work {
@@ -112,11 +119,11 @@ pub fn stack_list(r: &super::undo::StackList, shown: Shown) -> String {
             "  {n}. {} {} \"{}\"\n",
             op.kind,
             short(c),
-            shown.name(&op.subject)
+            escaped_name(&op.subject)
         ),
-        _ => format!("  {n}. {}\n", shown.name(&op.subject)),
+        _ => format!("  {n}. {}\n", escaped_name(&op.subject)),
     };
-    let branch = shown.name(&r.branch);
+    let branch = escaped_name(&r.branch);
     let mut out = String::new();
     if r.undo.is_empty() {
         out.push_str(&format!(
@@ -160,7 +167,7 @@ pub fn squash_report(r: &super::squash::SquashReport, shown: Shown) -> String {
             "{verb} {} commits into {} \"{}\":\n",
             g.squashed.len(),
             short(&g.commit),
-            shown.name(&g.subject)
+            escaped_name(&g.subject)
         ));
         for c in &g.squashed {
             let mark = if c.kind == "snapshot" {
@@ -171,7 +178,7 @@ pub fn squash_report(r: &super::squash::SquashReport, shown: Shown) -> String {
             out.push_str(&format!(
                 "  {} {}{mark}\n",
                 short(&c.commit),
-                shown.name(&c.subject)
+                escaped_name(&c.subject)
             ));
         }
     }
@@ -185,7 +192,7 @@ pub fn squash_report(r: &super::squash::SquashReport, shown: Shown) -> String {
             out.push_str(&format!(
                 "  {} {}\n",
                 short(&c.commit),
-                shown.name(&c.subject)
+                escaped_name(&c.subject)
             ));
         }
     }
@@ -195,12 +202,12 @@ pub fn squash_report(r: &super::squash::SquashReport, shown: Shown) -> String {
             out.push_str(&format!(
                 "  {} {} ({})\n",
                 short(&c.commit),
-                shown.name(&c.subject),
+                escaped_name(&c.subject),
                 shown.content(&c.reason)
             ));
         }
     }
-    let branch = shown.name(r.branch.strip_prefix("refs/heads/").unwrap_or(&r.branch));
+    let branch = escaped_name(r.branch.strip_prefix("refs/heads/").unwrap_or(&r.branch));
     out.push_str(&format!(
         "{branch} {moved} from {} to {}; the final tree, the index and your files are unchanged\n",
         short(&r.from),
@@ -213,11 +220,11 @@ pub fn squash_report(r: &super::squash::SquashReport, shown: Shown) -> String {
 }
 
 /// What a step-back or step-forward did.
-pub fn step_report(r: &super::step::StepReport, shown: Shown) -> String {
+pub fn step_report(r: &super::step::StepReport) -> String {
     let mut out = String::new();
-    let branch = shown.name(r.branch.strip_prefix("refs/heads/").unwrap_or(&r.branch));
+    let branch = escaped_name(r.branch.strip_prefix("refs/heads/").unwrap_or(&r.branch));
     let would = |done: &'static str, planned: &'static str| if r.dry_run { planned } else { done };
-    let list = |v: &[String]| paths_shown(v, shown, 8);
+    let list = |v: &[String]| paths_shown(v, 8);
     if !r.stashed_files.is_empty() {
         out.push_str(&format!(
             "{} your uncommitted work ({} file(s): {}){}\n",
@@ -226,7 +233,7 @@ pub fn step_report(r: &super::step::StepReport, shown: Shown) -> String {
             list(&r.stashed_files),
             match (&r.stash, &r.stash_ref, r.dry_run) {
                 (Some(s), Some(name), false) => {
-                    format!(" in {} ({})", shown.name(name), short(s))
+                    format!(" in {} ({})", escaped_name(name), short(s))
                 }
                 _ => String::new(),
             }
@@ -237,7 +244,7 @@ pub fn step_report(r: &super::step::StepReport, shown: Shown) -> String {
             "{} on {branch} at {} \"{}\"\n",
             would("Back", "Would be back"),
             short(&r.to),
-            shown.name(&r.subject)
+            escaped_name(&r.subject)
         ));
         if !r.restored_files.is_empty() {
             out.push_str(&format!(
@@ -256,7 +263,7 @@ pub fn step_report(r: &super::step::StepReport, shown: Shown) -> String {
         out.push_str(&format!(
             "{verb} to {} \"{}\": {} commit(s) behind {branch}, HEAD detached\n",
             short(&r.to),
-            shown.name(&r.subject),
+            escaped_name(&r.subject),
             r.behind
         ));
     }
@@ -278,9 +285,9 @@ pub fn step_report(r: &super::step::StepReport, shown: Shown) -> String {
 }
 
 /// One line per git-clada commit: `1a2b3c4  2 hours ago  AI: edit a.txt  [3 ok, 1 failed]`.
-pub fn log_report(r: &super::log::LogReport, shown: Shown) -> String {
+pub fn log_report(r: &super::log::LogReport) -> String {
     if r.entries.is_empty() {
-        return format!("no git-clada commits on {}\n", shown.name(&r.branch));
+        return format!("no git-clada commits on {}\n", escaped_name(&r.branch));
     }
     let age_width = r.entries.iter().map(|e| e.age.len()).max().unwrap_or(0);
     let mut out = String::new();
@@ -304,7 +311,7 @@ pub fn log_report(r: &super::log::LogReport, shown: Shown) -> String {
                     parts.push("hooks skipped".to_string());
                 }
                 if !e.sessions.is_empty() {
-                    parts.push(format!("session {}", shown.name(&e.sessions.join(" "))));
+                    parts.push(format!("session {}", escaped_name(&e.sessions.join(" "))));
                 }
                 format!("[{}]", parts.join(", "))
             }
@@ -313,7 +320,7 @@ pub fn log_report(r: &super::log::LogReport, shown: Shown) -> String {
             "{marker}{}  {:<age_width$}  {}  {tag}\n",
             short(&e.commit),
             e.age,
-            shown.name(&e.subject)
+            escaped_name(&e.subject)
         ));
     }
     out
@@ -323,7 +330,7 @@ pub fn log_report(r: &super::log::LogReport, shown: Shown) -> String {
 pub fn status_report(r: &super::log::StatusReport, shown: Shown) -> String {
     let mut out = String::new();
     let at = match (&r.head, &r.subject) {
-        (Some(h), Some(s)) => format!("at {} \"{}\"", short(h), shown.name(s)),
+        (Some(h), Some(s)) => format!("at {} \"{}\"", short(h), escaped_name(s)),
         _ => "with no commits yet".into(),
     };
     match (&r.stepped_back, &r.branch) {
@@ -333,23 +340,23 @@ pub fn status_report(r: &super::log::StatusReport, shown: Shown) -> String {
                 s.behind,
                 s.total,
                 if s.total_is_lower_bound { "+" } else { "" },
-                shown.name(&s.branch),
-                shown.name(&s.subject),
+                escaped_name(&s.branch),
+                escaped_name(&s.subject),
                 short(&s.position)
             ));
             match &s.stash {
                 Some(stash) => out.push_str(&format!(
                     "Your uncommitted work is parked in {}; `git clada step-forward --all` returns to {} and restores it\n",
-                    shown.name(stash),
-                    shown.name(&s.branch)
+                    escaped_name(stash),
+                    escaped_name(&s.branch)
                 )),
                 None => out.push_str(&format!(
                     "`git clada step-forward --all` returns to {}\n",
-                    shown.name(&s.branch)
+                    escaped_name(&s.branch)
                 )),
             }
         }
-        (None, Some(b)) => out.push_str(&format!("On branch {} {at}\n", shown.name(b))),
+        (None, Some(b)) => out.push_str(&format!("On branch {} {at}\n", escaped_name(b))),
         (None, None) => out.push_str(&format!("HEAD detached {at}\n")),
     }
     if let Some(p) = &r.in_progress {
@@ -368,13 +375,13 @@ pub fn status_report(r: &super::log::StatusReport, shown: Shown) -> String {
         (Some(u), _) => {
             let what = match (u.operation.as_str(), u.kind.as_str()) {
                 ("recover", "interrupted-apply") => {
-                    format!("roll back {}", operation_phrase(u, shown))
+                    format!("roll back {}", operation_phrase(u))
                 }
                 ("recover", "interrupted-restore") => {
-                    format!("complete {}", operation_phrase(u, shown))
+                    format!("complete {}", operation_phrase(u))
                 }
-                ("recover", _) => format!("finish {}", operation_phrase(u, shown)),
-                _ => format!("take back {}", operation_phrase(u, shown)),
+                ("recover", _) => format!("finish {}", operation_phrase(u)),
+                _ => format!("take back {}", operation_phrase(u)),
             };
             out.push_str(&format!("`git clada undo` would {what}"));
             if let Some(w) = &u.restored_work {
@@ -400,7 +407,7 @@ pub fn status_report(r: &super::log::StatusReport, shown: Shown) -> String {
     if let Some(redo) = &r.redo {
         out.push_str(&format!(
             "`git clada redo` would put back {}\n",
-            operation_phrase(redo, shown)
+            operation_phrase(redo)
         ));
     }
     out
@@ -418,11 +425,11 @@ pub fn show_report(
         "{} {} \"{}\"\nAuthor: {}\n",
         r.kind,
         short(&r.commit),
-        shown.name(&r.subject),
-        shown.name(&r.author)
+        escaped_name(&r.subject),
+        escaped_name(&r.author)
     );
     if r.kind == "snapshot" {
-        let paths: Vec<_> = r.snapshot_paths.iter().map(|p| shown.name(p)).collect();
+        let paths: Vec<_> = r.snapshot_paths.iter().map(|p| escaped_name(p)).collect();
         out.push_str(&format!(
             "\nA snapshot of your own uncommitted work, recorded before an AI edit (no reply). Paths: {}\n",
             paths.join(", ")
@@ -437,7 +444,7 @@ pub fn show_report(
                 n + 1,
                 r.replies.len(),
                 short(&reply.commit),
-                shown.name(&reply.subject)
+                escaped_name(&reply.subject)
             ));
         }
         out.push_str("\n--- reply ---\n");

@@ -122,7 +122,7 @@ fn bar(c: &Counts, width: usize) -> String {
 }
 
 /// The report for people: one line per commit, then the total.
-pub fn render(report: &StatsReport, shown: crate::base::term::Shown) -> String {
+pub fn render(report: &StatsReport) -> String {
     let mut out = String::new();
     let line = |c: &Counts| {
         format!(
@@ -134,7 +134,7 @@ pub fn render(report: &StatsReport, shown: crate::base::term::Shown) -> String {
         )
     };
     for c in &report.commits {
-        let subject = shown.apply(&c.subject, crate::base::term::Rule::Name);
+        let subject = crate::base::term::escape(&c.subject, crate::base::term::Rule::Name);
         out.push_str(&format!(
             "{}  {}  {subject}\n",
             &c.commit[..8],

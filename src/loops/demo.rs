@@ -59,10 +59,7 @@ pub fn run(dir: &Path, color: bool) -> anyhow::Result<String> {
 
     writeln!(out, "\n$ git clada undo")?;
     let undo = crate::history::undo::undo(&repo, false)?;
-    out.push_str(&crate::history::render::undo_report(
-        &undo,
-        crate::base::term::Shown::Escaped,
-    ));
+    out.push_str(&crate::history::render::undo_report(&undo));
     Ok(out)
 }
 

@@ -15,7 +15,7 @@ mod human;
 mod llm;
 
 use crate::action::ExecutionResult;
-use crate::base::term::{Rule, Shown};
+use crate::base::term::{self, Rule, Shown};
 
 /// Which report to produce.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,7 +58,13 @@ pub fn json(result: &ExecutionResult) -> String {
     let mut s = serde_json::to_string_pretty(&*facts::for_json(result))
         .unwrap_or_else(|e| format!("{{\"fatalError\": \"cannot render the report: {e}\"}}"));
     s.push('\n');
-    s
+    // The same document with C1 and bidi controls as JSON escapes (serde escapes only C0): it
+    // parses to the same value, and the stored note `git log --notes=clada` prints raw, or a
+    // `| head` of the report, cannot reach a terminal's controls.
+    match term::escape(&s, Rule::Json) {
+        std::borrow::Cow::Owned(escaped) => escaped,
+        std::borrow::Cow::Borrowed(_) => s,
+    }
 }
 
 /// The report of an apply that stopped as a whole before any block ran (not a repository, lock

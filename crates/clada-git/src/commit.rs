@@ -589,8 +589,12 @@ fn commit_object(
     author: &Signature,
     committer: &Signature,
 ) -> gix::objs::Commit {
+    // A message is shown raw by the user's own `git log`: whatever a reply, a prompt or an
+    // older commit put in it, no control (but LF and TAB) or bidi override is stored (DESIGN
+    // §5.2). This is the one place every commit git-clada writes passes through.
+    let message = clada_base::term::escape(message, clada_base::term::Rule::Content);
     gix::objs::Commit {
-        message: message.into(),
+        message: message.as_ref().into(),
         tree,
         author: author.to_gix(),
         committer: committer.to_gix(),

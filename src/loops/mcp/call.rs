@@ -463,10 +463,10 @@ fn history_call(call: &Call<'_>, kind: ToolKind, args: &Map<String, Value>) -> O
             render::stack_list(r, exact)
         }),
         ToolKind::Undo => Outcome::history(history::undo::undo(&repo, dry_run), |r| {
-            render::undo_report(r, exact)
+            render::undo_report(r)
         }),
         ToolKind::Redo => Outcome::history(history::undo::redo(&repo, dry_run), |r| {
-            render::undo_report(r, exact)
+            render::undo_report(r)
         }),
         ToolKind::Status => Outcome::history(history::log::status(&repo), |r| {
             render::status_report(r, exact)
@@ -480,7 +480,7 @@ fn history_call(call: &Call<'_>, kind: ToolKind, args: &Map<String, Value>) -> O
                 },
             };
             Outcome::history(history::log::log(&repo, max, history::now()), |r| {
-                render::log_report(r, exact)
+                render::log_report(r)
             })
         }
         ToolKind::Show => {
