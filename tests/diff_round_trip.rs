@@ -90,41 +90,119 @@ fn git_diff_applied_by_git_clada_gives_the_tree_git_apply_gives() {
             before.insert(format!("src/f{k}.txt"), (rng.chance(15), f.bytes()));
         }
         let after = edit(&mut rng, &before);
-        let repo = TestRepo::new();
-        put(&repo, &Tree::new(), &before);
-        repo.git(&["add", "-A"]);
-        repo.git(&["commit", "-q", "-m", "before"]);
-        put(&repo, &before, &after);
-        repo.git(&["add", "-A"]);
-        let edited = repo.git(&["write-tree"]);
-        let diff = repo.git(&["diff", "--cached", "-M", "HEAD"]);
-        if diff.is_empty() {
-            continue;
+        if round_trip(&before, &after, rng.chance(50), &format!("case {i}")) {
+            checked += 1;
         }
-        repo.git(&["reset", "-q", "--hard"]);
-        repo.write("change.diff", &diff);
-        repo.git(&["apply", "--index", "change.diff"]);
-        std::fs::remove_file(repo.path().join("change.diff")).expect("rm");
-        let by_git = repo.git(&["write-tree"]);
-        repo.git(&["reset", "-q", "--hard"]);
-        let reply = if rng.chance(50) {
-            format!("Here is the change:\n\n```diff\n{diff}```\n")
-        } else {
-            diff.clone()
-        };
-        let out = repo.apply(&reply, &[]);
-        let case = format!("case {i}; diff:\n{diff}\nreport:\n{}", output_text(&out));
-        assert_eq!(exit_code(&out), 0, "{case}");
-        let by_clada = repo.git(&["rev-parse", "HEAD^{tree}"]);
-        assert_eq!(by_git, edited, "git apply --index itself, {case}");
-        assert_eq!(by_clada.trim(), by_git.trim(), "{case}");
-        assert_eq!(repo.status(), "", "{case}");
-        repo.assert_fsck();
-        checked += 1;
     }
     println!("git diff round trip: {checked} of {n} cases checked (the others had no change)");
     assert!(
         checked * 2 > n,
         "too few cases had a change: {checked} of {n}"
     );
+}
+
+/// `before` committed, `after` staged: `git diff --cached -M` of it, applied to `before` by
+/// `git clada apply` (`fenced`: inside a markdown fence), must give the tree `git apply
+/// --index` gives, which is `after`'s. False when the two trees are the same (no diff).
+fn round_trip(before: &Tree, after: &Tree, fenced: bool, case: &str) -> bool {
+    let repo = TestRepo::new();
+    put(&repo, &Tree::new(), before);
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "before"]);
+    put(&repo, before, after);
+    repo.git(&["add", "-A"]);
+    let edited = repo.git(&["write-tree"]);
+    let diff = repo.git(&["diff", "--cached", "-M", "HEAD"]);
+    if diff.is_empty() {
+        return false;
+    }
+    repo.git(&["reset", "-q", "--hard"]);
+    repo.write("change.diff", &diff);
+    repo.git(&["apply", "--index", "change.diff"]);
+    std::fs::remove_file(repo.path().join("change.diff")).expect("rm");
+    let by_git = repo.git(&["write-tree"]);
+    repo.git(&["reset", "-q", "--hard"]);
+    let reply = match fenced {
+        true => format!("Here is the change:\n\n```diff\n{diff}```\n"),
+        false => diff.clone(),
+    };
+    let out = repo.apply(&reply, &[]);
+    let case = format!("{case}; diff:\n{diff}\nreport:\n{}", output_text(&out));
+    assert_eq!(exit_code(&out), 0, "{case}");
+    let by_clada = repo.git(&["rev-parse", "HEAD^{tree}"]);
+    assert_eq!(by_git, edited, "git apply --index itself, {case}");
+    assert_eq!(by_clada.trim(), by_git.trim(), "{case}");
+    assert_eq!(repo.status(), "", "{case}");
+    repo.assert_fsck();
+    true
+}
+
+/// git writes a UTF-8 BOM as part of line 1 and `git apply` applies hunks that show it there
+/// (issue 54.1, 14 real commits): an edit of line 1, a CRLF file, a whole-file delete, a new
+/// file, a BOM removed and one added.
+#[test]
+fn a_bom_on_line_one_is_part_of_line_one_as_git_writes_it() {
+    let bom = "\u{feff}";
+    let file = |text: String| (false, text.into_bytes());
+    let lf = format!("{bom}first\nsecond\nthird\n");
+    let crlf = format!("{bom}one\r\ntwo\r\nthree\r\nfour\r\n");
+    let cases: Vec<(&str, Tree, Tree)> = vec![
+        (
+            "line 1 of an LF file",
+            Tree::from([("a.txt".into(), file(lf.clone()))]),
+            Tree::from([("a.txt".into(), file(lf.replace("first", "FIRST")))]),
+        ),
+        (
+            "lines 1 and 3 of a CRLF file",
+            Tree::from([("b.cs".into(), file(crlf.clone()))]),
+            Tree::from([(
+                "b.cs".into(),
+                file(crlf.replace("one", "ONE").replace("three", "3")),
+            )]),
+        ),
+        (
+            "a whole-file delete",
+            Tree::from([
+                ("a.txt".into(), file(lf.clone())),
+                ("k".into(), file("k\n".into())),
+            ]),
+            Tree::from([("k".into(), file("k\n".into()))]),
+        ),
+        (
+            "a new file",
+            Tree::from([("k".into(), file("k\n".into()))]),
+            Tree::from([
+                ("k".into(), file("k\n".into())),
+                ("n.txt".into(), file(lf.clone())),
+            ]),
+        ),
+        (
+            "the BOM removed",
+            Tree::from([("a.txt".into(), file(lf.clone()))]),
+            Tree::from([("a.txt".into(), file(lf.replace(bom, "")))]),
+        ),
+        (
+            "a BOM added",
+            Tree::from([("a.txt".into(), file(lf.replace(bom, "")))]),
+            Tree::from([("a.txt".into(), file(lf.clone()))]),
+        ),
+    ];
+    for (what, before, after) in cases {
+        assert!(round_trip(&before, &after, false, what), "{what}: no diff");
+    }
+}
+
+/// A model's diff of a BOM file does not show the BOM (it never saw it): the hunk still
+/// applies to line 1 and the BOM stays.
+#[test]
+fn a_hunk_without_the_bom_still_edits_line_one_and_keeps_it() {
+    let repo = TestRepo::with_files(&[("a.txt", "\u{feff}first\nsecond\n")]);
+    let diff = "--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n-first\n+FIRST\n second\n";
+    let out = repo.apply(diff, &[]);
+    assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
+    assert_eq!(repo.read("a.txt"), "\u{feff}FIRST\nsecond\n");
+    let delete = "--- a/a.txt\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-FIRST\n-second\n";
+    let out = repo.apply(delete, &[]);
+    assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
+    assert!(!repo.exists("a.txt"));
 }

@@ -139,9 +139,17 @@ fn patched(
     hunks: &[Hunk],
     final_newline: Option<&str>,
 ) -> Result<(Vec<u8>, Vec<String>), Box<Outcome>> {
+    // git writes a BOM as part of line 1 and `git apply` matches it there: hunks that show
+    // one work on the file's bytes as they are (a BOM edited, removed or added like any
+    // text). Hunks written without it (a model never sees it) match the text after it, and
+    // it stays.
+    let shows_bom = p.style == Style::Unified
+        && hunks
+            .iter()
+            .any(|h| h.lines.iter().any(|(_, l)| l.starts_with('\u{feff}')));
     let (bom, body) = match content.strip_prefix(BOM) {
-        Some(rest) => (BOM, rest),
-        None => (&b""[..], content),
+        Some(rest) if !shows_bom => (BOM, rest),
+        _ => (&b""[..], content),
     };
     let text = Text::new(body);
     let located = match p.style {
@@ -355,7 +363,8 @@ fn delete(
     no_hunks: bool,
     mut warnings: Vec<String>,
 ) -> Outcome {
-    if !no_hunks && !rest.is_empty() {
+    // A BOM the hunks did not show (kept by `patched`) is not a line left in place.
+    if !no_hunks && !rest.is_empty() && rest != BOM {
         let left = locate_left(rest);
         return Outcome::fail(format!(
             "{NAME}: the patch deletes '{}', but its hunks leave {} of its lines in place (the \
