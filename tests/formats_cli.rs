@@ -375,13 +375,16 @@ fn non_utf8_files_and_symlinks_are_refused_with_the_reason() {
     let error = report["results"][0]["error"].as_str().unwrap_or("");
     assert!(error.contains("not valid UTF-8 (line 1)"), "{report:#}");
     let out = repo.apply(
-        "latin1.txt\n<<<<<<< SEARCH\nbar\n=======\nBAR\n>>>>>>> REPLACE\n",
+        "latin1.txt\n<<<<<<< SEARCH\nbar\n=======\nBÄR\n>>>>>>> REPLACE\n",
         &[],
     );
     assert_eq!(exit_code(&out), 1, "{}", output_text(&out));
     let report = TestRepo::report(&out);
     let error = report["results"][0]["error"].as_str().unwrap_or("");
-    assert!(error.contains("is not valid UTF-8 text"), "{report:#}");
+    assert!(
+        error.contains("is not UTF-8") && error.contains("REPLACE holds non-ASCII text"),
+        "{report:#}"
+    );
     assert_eq!(repo.head(), head);
 
     let out = repo.apply("--- a/link.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-t\n", &[]);
@@ -399,6 +402,80 @@ fn non_utf8_files_and_symlinks_are_refused_with_the_reason() {
     // The diff's context is U+FFFD, the file's a Latin-1 byte: no match, a clean failure.
     assert_eq!(exit_code(&out), 1, "{}", output_text(&out));
     assert_eq!(repo.status(), "");
+}
+
+/// aider SEARCH/REPLACE on a Latin-1 file (aider with `--encoding`, issue 54.4): ASCII SEARCH
+/// and REPLACE edit its bytes, the others kept; a `...` edit too; non-ASCII SEARCH or
+/// REPLACE, and a match through a Latin-1 no-break space, are refused and change nothing.
+#[test]
+fn aider_edits_an_8_bit_file_with_ascii_text_and_refuses_to_mix_encodings() {
+    let repo = TestRepo::with_files(&[("k.txt", "k\n")]);
+    repo.write_bytes(
+        "l.c",
+        b"/* caf\xe9 */\r\nint a;\r\nint b;\r\n\xa0int c;\r\n",
+    );
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "files"]);
+    let out = repo.apply(
+        "l.c\n<<<<<<< SEARCH\nint a;\n=======\nlong a;\n>>>>>>> REPLACE\n",
+        &[],
+    );
+    assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
+    let bytes = std::fs::read(repo.path().join("l.c")).expect("read");
+    assert_eq!(
+        bytes,
+        b"/* caf\xe9 */\r\nlong a;\r\nint b;\r\n\xa0int c;\r\n"
+    );
+    assert_eq!(repo.status(), "");
+    // `...` elides unchanged code: the whole text is rebuilt, byte for byte.
+    let out = repo.apply(
+        "l.c\n<<<<<<< SEARCH\nlong a;\n...\nint b;\n=======\nlong a;\n...\nint bb;\n>>>>>>> REPLACE\n",
+        &[],
+    );
+    assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
+    let bytes = std::fs::read(repo.path().join("l.c")).expect("read");
+    assert_eq!(
+        bytes,
+        b"/* caf\xe9 */\r\nlong a;\r\nint bb;\r\n\xa0int c;\r\n"
+    );
+    let head = repo.head();
+    for (reply, why) in [
+        (
+            "l.c\n<<<<<<< SEARCH\n/* café */\n=======\n/* x */\n>>>>>>> REPLACE\n",
+            "SEARCH holds non-ASCII",
+        ),
+        (
+            "l.c\n<<<<<<< SEARCH\nint bb;\n=======\nint ß;\n>>>>>>> REPLACE\n",
+            "REPLACE holds non-ASCII",
+        ),
+        (
+            "l.c\n<<<<<<< SEARCH\n  int c;\n=======\n  int d;\n>>>>>>> REPLACE\n",
+            "hold non-ASCII bytes",
+        ),
+    ] {
+        let out = repo.apply(reply, &[]);
+        assert_eq!(exit_code(&out), 1, "{}", output_text(&out));
+        let report = TestRepo::report(&out);
+        let error = report["results"][0]["error"].as_str().unwrap_or("");
+        assert!(error.contains(why), "{why}: {report:#}");
+    }
+    assert_eq!(repo.head(), head);
+    assert_eq!(repo.status(), "");
+    // git-clada's own file_replace_text edits bytes and says when it mixes encodings.
+    let reply = common::block(
+        "lx1",
+        &[
+            ("action", "file_replace_text"),
+            ("path", "l.c"),
+            ("old_text", "int bb;"),
+            ("new_text", "int ß;"),
+        ],
+    );
+    let out = repo.apply(&reply, &[]);
+    assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
+    let report = TestRepo::report(&out);
+    let warnings = report["results"][0]["warnings"].to_string();
+    assert!(warnings.contains("mixes two encodings"), "{report:#}");
 }
 
 /// `--dry-run` of a diff with a rename, a deletion and a mode change changes nothing and

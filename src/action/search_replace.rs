@@ -312,14 +312,48 @@ pub fn cascade(whole: &str, part: &str, replace: &str) -> Result<Found, Miss> {
     }
 }
 
-/// The file's text as aider reads it: UTF-8, CRLF as LF; `None` when it is not UTF-8.
-fn normalised(body: &[u8]) -> Option<String> {
-    let s = std::str::from_utf8(body).ok()?;
-    Some(if s.contains("\r\n") {
-        s.replace("\r\n", "\n")
-    } else {
-        s.to_string()
-    })
+/// The file's text as aider reads it: CRLF as LF; UTF-8, or for a file that is not UTF-8
+/// (Latin-1, Windows-1252) each byte as the character of the same number, so ASCII SEARCH
+/// text matches the same bytes (aider with `--encoding`). `latin1` says which.
+fn normalised(body: &[u8]) -> (String, bool) {
+    let (s, latin1) = match std::str::from_utf8(body) {
+        Ok(s) => (std::borrow::Cow::Borrowed(s), false),
+        Err(_) => (body.iter().map(|&b| b as char).collect(), true),
+    };
+    let s = match s.contains("\r\n") {
+        true => s.replace("\r\n", "\n"),
+        false => s.into_owned(),
+    };
+    (s, latin1)
+}
+
+/// Why a SEARCH/REPLACE edit of a file that is not UTF-8 is refused: only ASCII text can be
+/// matched against and written into bytes of an unknown 8-bit encoding without mixing two.
+fn non_utf8_refusal(search: &str, replace: &str, path: &ResolvedPath) -> Option<String> {
+    let which = match (search.is_ascii(), replace.is_ascii()) {
+        (true, true) => return None,
+        (false, _) => "SEARCH",
+        (true, false) => "REPLACE",
+    };
+    Some(format!(
+        "{NAME}: '{}' is not UTF-8 (an 8-bit encoding such as Latin-1) and {which} holds \
+         non-ASCII text, which would mix two encodings in one file: write that text as ASCII, \
+         or replace the file whole with file_write",
+        path.given
+    ))
+}
+
+/// Whether the lines a match took in a file that is not UTF-8 are ASCII (whitespace
+/// tolerances can match a Latin-1 no-break space).
+fn ascii_match(body: &[u8], found: &Found) -> bool {
+    match found {
+        Found::Lines { first, count, .. } => {
+            let text = Text::new(body);
+            let end = text.offset((first + count).min(text.len()));
+            body[text.offset(*first)..end].is_ascii()
+        }
+        Found::Whole { .. } => true,
+    }
 }
 
 /// `text` (LF line breaks) with the file's line break.
@@ -361,18 +395,35 @@ pub(super) fn run(
     if blank(search) {
         return append(ctx, path, &content, replace, crlf, tag);
     }
-    let Some(whole) = normalised(body) else {
-        return Outcome::fail(format!(
-            "{NAME}: '{}' is not valid UTF-8 text; SEARCH/REPLACE edits need UTF-8 files (use \
-             file_write to replace it whole)",
-            path.given
-        ));
-    };
+    let (whole, latin1) = normalised(body);
+    if let Some(why) = latin1
+        .then(|| non_utf8_refusal(search, replace, path))
+        .flatten()
+    {
+        return Outcome::fail(why);
+    }
     let found = match cascade(&whole, search, replace) {
         Ok(f) => f,
         Err(miss) => return missed(miss, &content, search, replace, path),
     };
+    if latin1 && !ascii_match(body, &found) {
+        return Outcome::fail(format!(
+            "{NAME}: '{}' is not UTF-8, and the lines SEARCH matched hold non-ASCII bytes \
+             (matched with aider's whitespace tolerance): make SEARCH match the lines exactly, \
+             or replace the file whole with file_write",
+            path.given
+        ));
+    }
+    let rebuilt = matches!(found, Found::Whole { .. });
     let (mut out, replacements, mut warnings) = spliced(body, found, crlf);
+    if latin1 && rebuilt {
+        // `...` pieces rebuild the whole text from its characters: back to the file's own
+        // bytes, one each (every character came from one byte, or is ASCII).
+        out = String::from_utf8_lossy(&out)
+            .chars()
+            .map(|c| c as u8)
+            .collect();
+    }
     let unterminated = !body.is_empty() && !body.ends_with(b"\n");
     let rule = (unterminated && !out.is_empty())
         .then(|| {

@@ -317,6 +317,15 @@ pub(super) fn replace(
     if crlf_file {
         out.warnings.push(CRLF_NEW_TEXT.to_string());
     }
+    // Bytes are replaced as they are (an edit of a Latin-1 file stays exact); what is new is
+    // UTF-8, so non-ASCII new text in such a file is said, not refused (real files mix them).
+    if !new.is_ascii() && std::str::from_utf8(&content).is_err() {
+        out.warnings.push(format!(
+            "'{}' is not UTF-8 (an 8-bit encoding such as Latin-1) and new_text's non-ASCII \
+             characters were written as UTF-8: the file now mixes two encodings",
+            path.given
+        ));
+    }
     out
 }
 
