@@ -449,12 +449,17 @@ fn an_unreported_edit_next_to_the_agents_lines_leaves_the_file_uncommitted_and_w
     );
     repo.write("a.txt", "one\nby codex\nunreported\n");
     let out = hook(&repo, "codex", &payload(&repo, "codex", "stop", &[]));
-    assert!(stderr(&out).contains("not attributed"), "{}", stderr(&out));
-    // The two edits cannot be told apart: nothing is committed as codex's, nothing lost.
+    let err = stderr(&out);
+    assert!(err.contains("not attributed"), "{err}");
+    // The agent's one hunk touches the later edit: it is left out of the commit (named), so
+    // nothing is committed as codex's and nothing is lost.
+    assert!(err.contains("a.txt line 2 touches your edit"), "{err}");
     assert_eq!(repo.head(), initial);
     assert_eq!(repo.read("a.txt"), "one\nby codex\nunreported\n");
     assert_eq!(repo.status(), " M a.txt\n");
-    assert_eq!(repo.git(&["for-each-ref", "refs/clada/"]), "");
+    // It stays recorded as codex's until someone commits it.
+    let refs = repo.git(&["for-each-ref", "--format=%(refname)", "refs/clada/"]);
+    assert_eq!(refs, "refs/clada/agent/main\n");
 }
 
 #[test]

@@ -251,6 +251,7 @@ pub fn checkpoint_of(
             model: meta.model,
             transcript: meta.transcript,
             changes,
+            left_out: false,
         },
     )
 }

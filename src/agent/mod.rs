@@ -5,8 +5,10 @@
 //! `refs/clada/agent/<branch>`, `committed` attributes the lines of commits someone else
 //! made (the agent's own `git commit`, the user's), `turn` commits a turn through the apply transaction,
 //! `settings` installs the hooks in an agent's settings file, `model` finds the model name,
-//! `rebuilt` reads Cursor's older `afterFileEdit`, `unreported` finds edits no hook reported.
+//! `rebuilt` reads Cursor's older `afterFileEdit`, `unreported` finds edits no hook reported,
+//! `admitted` sorts a turn's paths by what enters its commit (`record::admit`'s rule).
 
+pub mod admitted;
 pub mod calls;
 pub mod committed;
 pub mod model;
@@ -154,7 +156,8 @@ pub fn handle(
             Handled::Before
         }
         Phase::After => {
-            let (handled, unsaved) = after_call(&repo, held, &call, agent, &head, opts, mode)?;
+            let (handled, unsaved) =
+                after_call(&repo, held, &call, agent, &head, opts, mode, notes)?;
             match unsaved {
                 Some(h) => held = h,
                 None => return Ok(handled),
@@ -191,6 +194,7 @@ fn unrecorded_edit(call: &payload::Call, e: RepoError) -> AgentError {
 /// A tool call's PostToolUse (or Cursor's afterFileEdit): its checkpoint, the commit it may
 /// have made, and under `agent.commit: edit` its own AI commit. The state comes back unless
 /// it was saved here (the commit saves it whatever it did).
+#[allow(clippy::too_many_arguments)]
 fn after_call<'r>(
     repo: &'r Repo,
     mut held: state::Held<'r>,
@@ -199,6 +203,7 @@ fn after_call<'r>(
     head: &crate::repo::Head,
     opts: &ApplyOptions,
     mode: AgentCommit,
+    notes: &mut Vec<String>,
 ) -> Result<(Handled, Option<state::Held<'r>>), AgentError> {
     let head_id = head.commit().map(|c| c.to_string()).unwrap_or_default();
     let after = match &call.edits {
@@ -221,7 +226,7 @@ fn after_call<'r>(
     opts.hooks.before.clear();
     opts.hooks.after.clear();
     let source = format!("{} edit", payload::agent_name(agent));
-    let turn = commit_and_save(repo, held, call, &opts, &source)?;
+    let turn = commit_and_save(repo, held, call, &opts, &source, notes)?;
     Ok((Handled::Edit(after, turn), None))
 }
 
@@ -255,7 +260,7 @@ fn stop_call(
     }
     let opts = commit_opts(agent, call, opts);
     let source = format!("{} turn", payload::agent_name(agent));
-    let outcome = commit_and_save(repo, held, call, &opts, &source)?;
+    let outcome = commit_and_save(repo, held, call, &opts, &source, notes)?;
     if deferred && matches!(outcome, turn::TurnOutcome::Ran(_)) {
         notes.push("git-ai records this repository (.git/ai): the turn's authorship log in refs/notes/ai is left to it".into());
     }
@@ -270,8 +275,9 @@ fn commit_and_save(
     call: &payload::Call,
     opts: &ApplyOptions,
     source: &str,
+    notes: &mut Vec<String>,
 ) -> Result<turn::TurnOutcome, AgentError> {
-    let outcome = turn::commit_turn(repo, &mut held, &call.session, opts, source);
+    let outcome = turn::commit_turn(repo, &mut held, &call.session, opts, source, notes);
     let saved = held.save();
     let outcome = outcome?;
     saved?;
@@ -310,7 +316,7 @@ fn unreported_at_end(
         .state
         .checkpoints
         .iter()
-        .filter(|c| c.session == session)
+        .filter(|c| c.session == session && !c.left_out)
         .collect();
     let sides = turn::sides(repo, &mine)?;
     unreported::at_end(repo, branch, session, &sides)

@@ -85,6 +85,7 @@ pub fn after_file_edit(
                 .as_ref()
                 .map(|t| t.to_string_lossy().into_owned()),
             changes,
+            left_out: false,
         },
     )
 }

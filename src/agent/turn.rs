@@ -11,7 +11,6 @@ use crate::record::apply::{
     put_pending, restore_pending, AgentChanges, ApplyError, ApplyOptions, ApplyOutcome,
 };
 use crate::record::journal::JournalAgent;
-use crate::record::merge::merge3;
 use crate::repo::{BString, ByteSlice, Repo, RepoError, TreeChange};
 
 use super::state::{Checkpoint, Held, Stored};
@@ -22,6 +21,9 @@ use super::state::{Checkpoint, Held, Stored};
 pub struct Sides {
     pub user: Option<Stored>,
     pub agent: Option<Stored>,
+    /// The agent's first change of the path created it (`record::admit`: a file the user
+    /// had untracked before is never the turn's to commit).
+    pub created: bool,
 }
 
 /// The turn's paths and their sides, from its checkpoints in order. When a path changed
@@ -43,6 +45,7 @@ pub fn sides(
                     Sides {
                         user: ch.before,
                         agent: ch.after,
+                        created: ch.before.is_none(),
                     },
                 );
                 continue;
@@ -57,7 +60,8 @@ pub fn sides(
     Ok(out)
 }
 
-/// The user's version with the edit `agent` → `now` (made by someone else) carried in.
+/// The user's version with the edit `agent` → `now` (made by someone else) carried in; the
+/// agent's hunks that touch that edit stay on the user's side (`record::admit`).
 pub(super) fn carry_edit(
     repo: &Repo,
     agent: Option<Stored>,
@@ -72,10 +76,10 @@ pub(super) fn carry_edit(
         repo.read_blob(n.id)?,
         repo.read_blob(u.id)?,
     );
-    Ok(match merge3(&a_b, &n_b, &u_b) {
-        Some(merged) => Some(Stored {
+    Ok(match crate::record::admit::users_edit(&a_b, &n_b, &u_b) {
+        Some(carried) => Some(Stored {
             kind: n.kind,
-            id: repo.write_blob(&merged)?,
+            id: repo.write_blob(&carried.user)?,
         }),
         None => Some(n),
     })
@@ -94,13 +98,15 @@ pub enum TurnOutcome {
     Ran(Box<ApplyOutcome>),
 }
 
-/// Commits the checkpoints of `session` as one AI commit and drops them from the state.
+/// Commits the checkpoints of `session` as one AI commit and drops them from the state;
+/// what `record::admit` leaves out of the commit is said in `notes`.
 pub fn commit_turn(
     repo: &Repo,
     held: &mut Held,
     session: &str,
     opts: &ApplyOptions,
     source: &str,
+    notes: &mut Vec<String>,
 ) -> Result<TurnOutcome, ApplyError> {
     let mine: Vec<&Checkpoint> = held
         .state
@@ -111,7 +117,11 @@ pub fn commit_turn(
     if mine.is_empty() {
         return Ok(TurnOutcome::Nothing);
     }
-    let sides = fold_later_edits(repo, sides(repo, &mine)?)?;
+    // What enters the commit (`record::admit`): the rest stays in the worktree, said.
+    let split = super::admitted::split(repo, sides(repo, &mine)?)?;
+    notes.extend(split.notes);
+    let (sides, kept, untracked) = (split.sides, split.kept, split.untracked);
+    let like = mine.last().map(|c| (*c).clone());
     let head = repo.head()?;
     let Some(head_commit) = head.commit() else {
         return Err(ApplyError::Refused(format!(
@@ -138,9 +148,13 @@ pub fn commit_turn(
             entry: s.agent.map(Stored::entry),
         });
     }
-    let drop_turn = |held: &mut Held| held.state.checkpoints.retain(|c| c.session != session);
-    if agent.is_empty() {
-        drop_turn(held);
+    // The turn's checkpoints go; what the commit left out stays the agent's.
+    let drop_turn = |held: &mut Held| -> Result<(), RepoError> {
+        held.state.checkpoints.retain(|c| c.session != session);
+        super::admitted::keep(repo, held, session, like.as_ref(), kept.clone())
+    };
+    if agent.is_empty() && untracked.is_empty() {
+        drop_turn(held)?;
         return Ok(TurnOutcome::Nothing);
     }
     let base_tree = repo.edit_tree(head_tree, &user)?;
@@ -162,8 +176,15 @@ pub fn commit_turn(
                 model: opts.provenance.model.clone(),
                 conversation: opts.provenance.conversation.clone(),
             },
+            untracked,
         },
     )?;
+    if agent.is_empty() {
+        // Only untracked paths changed: nothing to commit; the record lets undo take them
+        // back.
+        drop_turn(held)?;
+        return Ok(TurnOutcome::Nothing);
+    }
     let reply = Reply {
         text: String::new(),
         source: source.to_string(),
@@ -176,7 +197,7 @@ pub fn commit_turn(
                 // clada commit` and `undo`.
                 restore_pending(repo, branch, Some(record))?;
             }
-            drop_turn(held);
+            drop_turn(held)?;
             Ok(TurnOutcome::Ran(Box::new(outcome)))
         }
         Err(e) => {
@@ -185,28 +206,4 @@ pub fn commit_turn(
             Err(e)
         }
     }
-}
-
-/// The turn's `sides` with what changed in a path after the agent's last checkpoint of it
-/// carried into the user's version (as a user's edit between two agent calls is, `turn`):
-/// the turn commits the agent's changes only, never what no hook reported.
-pub fn fold_later_edits(
-    repo: &Repo,
-    mut sides: BTreeMap<String, Sides>,
-) -> Result<BTreeMap<String, Sides>, RepoError> {
-    let index = repo.read_index()?;
-    let mut hasher = repo.hasher_with(&index)?;
-    for (path, s) in sides.iter_mut() {
-        let now = Stored::of(hasher.hash(path.as_bytes().as_bstr())?.map(|(e, _)| e));
-        if now != s.agent {
-            s.user = carry_edit(repo, s.agent, now, s.user)?;
-            // The later edit could not be told from the agent's (a merge conflict): the
-            // path is left to the user whole, unattributed.
-            if s.user == now {
-                s.agent = now;
-            }
-        }
-    }
-    sides.retain(|_, s| s.user != s.agent);
-    Ok(sides)
 }

@@ -27,7 +27,8 @@ pub fn undo_agent_call(
     let Some(last) = held.state.checkpoints.last() else {
         return Ok(None);
     };
-    if last.head != tip_hex {
+    // What a turn's commit left out (`left_out`) is part of that turn, not a call.
+    if last.head != tip_hex || last.left_out {
         return Ok(None);
     }
     let cp = last.clone();

@@ -124,6 +124,12 @@ pub struct Checkpoint {
     #[serde(default)]
     pub transcript: Option<String>,
     pub changes: Vec<Change>,
+    /// Not a tool call: the agent's changes its turn's commit left out (`record::admit`: the
+    /// user's untracked file, a hunk touching the user's edit), kept so that whoever commits
+    /// them credits the agent. Never undone as a call; the next end of a turn looks at them
+    /// again.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub left_out: bool,
 }
 
 impl Checkpoint {

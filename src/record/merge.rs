@@ -172,9 +172,118 @@ pub fn merge3(base: &[u8], ours: &[u8], theirs: &[u8]) -> Option<Vec<u8>> {
     Some(out)
 }
 
+/// What [`merge3_leaving`] made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Leaving {
+    /// `ours` with every hunk of `theirs` that does not touch one of `ours`.
+    pub merged: Vec<u8>,
+    /// `base` with only the hunks of `theirs` that were left out.
+    pub left_applied: Vec<u8>,
+    /// Where each hunk left out lies in `ours`: 0-based, half-open line ranges (empty for a
+    /// hunk that only deleted lines: the place where they were).
+    pub left_at: Vec<(usize, usize)>,
+}
+
+/// [`merge3`] that leaves out, instead of failing on, each hunk of `theirs` that overlaps or
+/// touches a different hunk of `ours` (no unchanged line of `base` between them): `ours` is
+/// kept there. `None` only when a side is binary.
+pub fn merge3_leaving(base: &[u8], ours: &[u8], theirs: &[u8]) -> Option<Leaving> {
+    if [base, ours, theirs].iter().any(|d| d.contains(&0)) {
+        return None;
+    }
+    let b = split_lines(base);
+    let o = hunks(&b, &split_lines(ours));
+    let t = hunks(&b, &split_lines(theirs));
+    let touches = |y: &Hunk<'_>| {
+        o.iter()
+            .any(|x| x != y && x.start <= y.end && y.start <= x.end)
+    };
+    let (left, kept): (Vec<&Hunk<'_>>, Vec<&Hunk<'_>>) = t.iter().partition(|y| touches(y));
+    // A hunk both sides made alike is applied once, as `ours`'.
+    let mut merged: Vec<&Hunk<'_>> = o.iter().collect();
+    merged.extend(kept.into_iter().filter(|y| !o.contains(y)));
+    merged.sort_by_key(|h| (h.start, h.end));
+    let left_at = left.iter().map(|y| place_in(&o, y)).collect();
+    Some(Leaving {
+        merged: apply_hunks(&b, &merged),
+        left_applied: apply_hunks(&b, &left),
+        left_at,
+    })
+}
+
+/// `base` with `hunks` (in order, none touching another) applied.
+fn apply_hunks(base: &[&[u8]], hunks: &[&Hunk<'_>]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut pos = 0;
+    for h in hunks {
+        for line in &base[pos..h.start.max(pos)] {
+            out.extend_from_slice(line);
+        }
+        for line in &h.lines {
+            out.extend_from_slice(line);
+        }
+        pos = pos.max(h.end);
+    }
+    for line in &base[pos.min(base.len())..] {
+        out.extend_from_slice(line);
+    }
+    out
+}
+
+/// Where the base range of `y` lies in the version `ours` makes of the base: a bound inside
+/// one of `ours`' hunks widens to that hunk's whole span.
+fn place_in(ours: &[Hunk<'_>], y: &Hunk<'_>) -> (usize, usize) {
+    let at = |p: usize, end: bool| -> usize {
+        let mut shift: isize = 0;
+        for x in ours {
+            let grow = x.lines.len() as isize - (x.end - x.start) as isize;
+            // Lines inserted at `p` come before base line `p`: before a start, after an end.
+            let before = x.end < p || (x.end == p && (!end || x.start < p));
+            if before {
+                shift += grow;
+                continue;
+            }
+            if x.start < p {
+                let start = (x.start as isize + shift).max(0) as usize;
+                return if end { start + x.lines.len() } else { start };
+            }
+            break;
+        }
+        (p as isize + shift).max(0) as usize
+    };
+    let start = at(y.start, false);
+    (start, at(y.end, true).max(start))
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{merge3, user_change_kept};
+    use super::{merge3, merge3_leaving, user_change_kept};
+
+    #[test]
+    fn leaving_keeps_ours_where_theirs_touches_it_and_takes_the_rest() {
+        let base = "1\n2 T\n3\n4\n5\n6\n7\n8 T\n9\n";
+        // ours changes line 3, next to theirs' line 2; theirs' line 8 is far away.
+        let ours = "1\n2 T\n3 O\n4\n5\n6\n7\n8 T\n9\n";
+        let theirs = "1\n2\n3\n4\n5\n6\n7\n8\n9\n";
+        let l = merge3_leaving(base.as_bytes(), ours.as_bytes(), theirs.as_bytes()).unwrap();
+        assert_eq!(l.merged, b"1\n2 T\n3 O\n4\n5\n6\n7\n8\n9\n");
+        assert_eq!(l.left_applied, b"1\n2\n3\n4\n5\n6\n7\n8 T\n9\n");
+        assert_eq!(l.left_at, vec![(1, 2)]);
+        // Nothing touches: the whole of theirs is taken, as merge3 would.
+        let far = "1\n2 T\n3\n4\n5\n6 O\n7\n8 T\n9\n";
+        let l = merge3_leaving(base.as_bytes(), far.as_bytes(), theirs.as_bytes()).unwrap();
+        assert_eq!(
+            Some(l.merged),
+            merge3(base.as_bytes(), far.as_bytes(), theirs.as_bytes())
+        );
+        assert!(l.left_at.is_empty());
+        assert_eq!(l.left_applied, base.as_bytes());
+        // Lines inserted by ours before the hunk left out shift where it is.
+        let grown = "0\n0\n1\n2 T\n2b\n3\n4\n5\n6\n7\n8 T\n9\n";
+        let l = merge3_leaving(base.as_bytes(), grown.as_bytes(), theirs.as_bytes()).unwrap();
+        assert_eq!(l.left_at, vec![(3, 4)]);
+        assert!(merge3_leaving(b"a\0", b"b\0", b"a\0").is_none());
+    }
 
     #[test]
     fn the_users_change_is_kept_when_the_ai_left_its_lines_in_place() {

@@ -3,6 +3,7 @@
 //! transaction recoverable. Built on `repo` (git) and `action` (the executor); the executor
 //! itself never sees git.
 
+pub mod admit;
 pub mod agent_state;
 pub mod apply;
 pub mod cherry_pick;

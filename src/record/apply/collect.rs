@@ -1,7 +1,8 @@
 //! Phase 6, first half: which paths the reply changed. File actions report their own
 //! changes; what exec and `hooks.after` changed is found by comparing the status after with
-//! the state the journal recorded. Paths git would refuse (ignored files, `.git` look-alikes)
-//! are left on disk but out of the commit, with a warning. This runs after the actions and
+//! the state the journal recorded. Paths git would refuse (ignored files, as
+//! `record::admit` decides for every AI commit, and `.git` look-alikes) are left on disk but
+//! out of the commit, with a warning. This runs after the actions and
 //! before any tree is built, so the build hashes only these paths.
 
 use std::collections::BTreeSet;
@@ -68,22 +69,7 @@ impl Transaction<'_> {
                 }
             }
         }
-        let untracked_changed: Vec<BString> = order
-            .iter()
-            .filter(|p| {
-                start.index.entry(p.as_bstr()).is_none()
-                    && repo
-                        .tree_entry(self.base_tree, p.as_bstr())
-                        .ok()
-                        .flatten()
-                        .is_none()
-            })
-            .cloned()
-            .collect();
-        let ignored: BTreeSet<BString> = repo
-            .ignored(&start.index, &untracked_changed)?
-            .into_iter()
-            .collect();
+        let ignored = crate::record::admit::ignored(repo, &start.index, &order)?;
         for p in &ignored {
             let warning = crate::report::ignored_path_warning(&execution.changes, &p.to_string());
             execution.result.warnings.push(warning);

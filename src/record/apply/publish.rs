@@ -40,6 +40,7 @@ impl Transaction<'_> {
             after_index,
             index_writer,
             msg,
+            ..
         } = written;
 
         let head_commit = start.head_commit;

@@ -14,7 +14,7 @@ use crate::repo::{
     TreeChange,
 };
 
-use super::super::journal::{parse_id, Before, Journal, JournalAgent, JournalError};
+use super::super::journal::{parse_id, Before, Journal, JournalAgent, JournalError, JournalPath};
 use super::ApplyError;
 
 /// The ref whose tree holds every apply record (journal + index tree + saved files), at the
@@ -378,6 +378,11 @@ pub struct AgentChanges {
     pub after_tree: ObjectId,
     pub index_tree: ObjectId,
     pub agent: JournalAgent,
+    /// The agent's untracked paths left out of the commit (`record::admit`: ignored files,
+    /// the user's untracked files): each one's state before the agent's changes and after
+    /// them, as an apply's record keeps the untracked paths it wrote (`paths`, `after`), so
+    /// undo can put them back.
+    pub untracked: Vec<(JournalPath, JournalPath)>,
 }
 
 /// Hands AI changes made outside an apply (an agent's own edit tools, `crate::agent`) to the
@@ -399,6 +404,7 @@ pub fn put_pending(
         after_tree,
         index_tree,
         agent,
+        untracked,
     } = changes;
     let branch = branch.as_deref();
     let journal = Journal {
@@ -413,10 +419,10 @@ pub fn put_pending(
         base_tree: base_tree.to_string(),
         index_tree: index_tree.to_string(),
         snapshot: None,
-        paths: Vec::new(),
+        paths: untracked.iter().map(|(before, _)| before.clone()).collect(),
         exec: false,
         commit: None,
-        after: Vec::new(),
+        after: untracked.iter().map(|(_, after)| after.clone()).collect(),
         index_flags: Vec::new(),
         kept: None,
         after_tree: Some(after_tree.to_string()),

@@ -10,7 +10,7 @@ use crate::action::{Execution, Step};
 use crate::read::input::Reply;
 use crate::repo::{ByteSlice, Index, IndexUpdate, ObjectId, Repo, RepoError, TreeChange};
 
-use super::super::message;
+use super::super::{admit, message};
 use super::begin::Transaction;
 use super::build::{file_entry, index_updates, with_updates, Built};
 use super::state::Start;
@@ -34,6 +34,8 @@ pub(super) struct Written {
     pub(super) index_writer: std::thread::JoinHandle<Result<crate::repo::IndexLock, RepoError>>,
     /// The commit message, as the commit-msg hook left it.
     pub(super) msg: String,
+    /// Paths a hook staged that the AI commit does not change: left out (`record::admit`).
+    pub(super) left_out: Vec<crate::repo::BString>,
 }
 
 impl Transaction<'_> {
@@ -123,9 +125,10 @@ impl Transaction<'_> {
             false => msg,
         };
 
+        let rule = HookIndexRule::of(&built, opts);
         let Some(written) = self.write_index(
             start,
-            runs_hooks.then_some(&githooks),
+            runs_hooks.then_some((&githooks, &rule)),
             &built,
             staged,
             lock,
@@ -133,9 +136,13 @@ impl Transaction<'_> {
             &mut execution.result.steps,
         )?
         else {
-            execution.result.warnings.push(
-                "a hook failed, so nothing was committed; the AI's changes are in the worktree, unstaged, and stay pending: the next apply's AI commit includes them, `git clada commit` commits them now (fix what the hook reports first), `git clada undo` takes them back".into(),
-            );
+            let why = match execution.result.steps.last() {
+                Some(s) if s.name == HOOK_FILE_STEP => "a hook staged a hook file",
+                _ => "a hook failed",
+            };
+            execution.result.warnings.push(format!(
+                "{why}, so nothing was committed; the AI's changes are in the worktree, unstaged, and stay pending: the next apply's AI commit includes them, `git clada commit` commits them now (fix what the hook reports first), `git clada undo` takes them back"
+            ));
             let index_tree = self.index_tree;
             return self.close_uncommitted(
                 start,
@@ -146,6 +153,16 @@ impl Transaction<'_> {
             );
         };
         crate::base::trace::phase("write index");
+        if !written.left_out.is_empty() {
+            let paths: Vec<String> = written.left_out.iter().map(|p| p.to_string()).collect();
+            execution.result.warnings.push(format!(
+                "the commit's hooks staged {} this AI commit does not change, so {} left out of it (as you had {} in the index and the worktree): {}",
+                if paths.len() == 1 { "a path" } else { "paths" },
+                if paths.len() == 1 { "it was" } else { "they were" },
+                if paths.len() == 1 { "it" } else { "them" },
+                paths.join(", ")
+            ));
+        }
         self.publish(start, opts, reply, execution, &built, written)
     }
 
@@ -223,7 +240,7 @@ impl Transaction<'_> {
     fn write_index(
         &self,
         start: &Start,
-        hooks: Option<&super::super::githooks::GitHooks<'_>>,
+        hooks: Option<(&super::super::githooks::GitHooks<'_>, &HookIndexRule)>,
         built: &Built,
         staged: Staged,
         lock: crate::repo::IndexLock,
@@ -246,7 +263,8 @@ impl Transaction<'_> {
             _ => commit_tree,
         };
         let index_writer;
-        if let Some(hooks) = hooks {
+        let mut left_out = Vec::new();
+        if let Some((hooks, rule)) = hooks {
             let mut hook_index = commit_index.unwrap_or_else(|| final_index.clone());
             let mut retried = false;
             let after_hooks = loop {
@@ -278,24 +296,23 @@ impl Transaction<'_> {
             };
             let hooked = repo.tree_of_index(commit_tree, &after_hooks)?;
             if hooked != commit_tree {
-                // What the hooks re-staged is committed and stays staged in the user's index.
-                let mut hasher = repo.hasher_with(&after_hooks)?;
-                let mut updates = Vec::new();
-                let mut worktree = Vec::new();
-                for d in repo.diff_trees(commit_tree, hooked)? {
-                    updates.push(IndexUpdate {
-                        path: d.path.clone(),
-                        entry: d.new,
-                        worktree_matches: false,
-                    });
-                    worktree.push(TreeChange {
-                        entry: hasher.hash(d.path.as_bstr())?.map(|(e, _)| e),
-                        path: d.path,
-                    });
+                let staged = repo.diff_trees(commit_tree, hooked)?;
+                let sorted = admit::hook_index(repo, staged, &rule.ai_paths, rule.protect_hooks);
+                if let Some(step) = staged_hook_files(&sorted) {
+                    // A hook file staged by contained code: the user looks first.
+                    steps.push(step);
+                    lock.commit(&start.index)?;
+                    return Ok(None);
                 }
-                final_index.apply(repo, &updates)?;
-                after_tree = repo.edit_tree(after_tree, &worktree)?;
-                commit_tree = hooked;
+                left_out = sorted.left_out;
+                (commit_tree, after_tree) = take_restaged(
+                    repo,
+                    sorted.take,
+                    &after_hooks,
+                    &mut final_index,
+                    commit_tree,
+                    after_tree,
+                )?;
             }
             final_tree = repo.tree_of_index(commit_tree, &final_index)?;
             final_index.set_cache_tree(repo, final_tree, None)?;
@@ -318,8 +335,91 @@ impl Transaction<'_> {
             after_index: final_tree,
             index_writer,
             msg,
+            left_out,
         }))
     }
+}
+
+/// What of a hook's index an AI commit may take (`record::admit`): the paths it changes, and
+/// whether a staged hook file stops it.
+pub(super) struct HookIndexRule {
+    pub(super) ai_paths: std::collections::BTreeSet<crate::repo::BString>,
+    pub(super) protect_hooks: bool,
+}
+
+impl HookIndexRule {
+    /// The paths `built`'s commit changes (not those left to the user as overlapping their
+    /// work); hook files protected unless the user's `paths.protect_hooks: false`.
+    fn of(built: &Built, opts: &ApplyOptions) -> HookIndexRule {
+        let mut ai_paths: std::collections::BTreeSet<_> =
+            built.changes.iter().map(|c| c.path.clone()).collect();
+        if let Ok(on_head) = &built.on_head {
+            for (p, _) in &on_head.uncommitted {
+                ai_paths.remove(p);
+            }
+        }
+        HookIndexRule {
+            ai_paths,
+            protect_hooks: !opts.hooks_writable,
+        }
+    }
+}
+
+/// The name of the ⏸ step of a commit whose hooks staged a protected hook file.
+const HOOK_FILE_STEP: &str = "hook staged a hook file";
+
+/// The ⏸ step of a commit whose hooks staged protected hook files.
+fn staged_hook_files(sorted: &admit::HookIndex) -> Option<Step> {
+    let (path, what) = sorted.hook_files.first()?;
+    let more = match sorted.hook_files.len() {
+        1 => String::new(),
+        n => format!(" and {} more hook files", n - 1),
+    };
+    Some(Step::for_user(
+        HOOK_FILE_STEP,
+        format!(
+            "the commit's hooks staged {path} ({what}){more}, which your own next git commit runs outside any sandbox; nothing was committed"
+        ),
+        format!(
+            "look at {path} (`git status`, `git diff -- {path}`): remove it if you did not write it, commit it yourself if you did; then `git clada commit` commits the AI's changes (or `git clada undo` takes them back)"
+        ),
+    ))
+}
+
+/// Takes the changes a hook staged that the AI commit may take: committed, and staged in
+/// the index left behind; returns the commit's and the worktree's trees with them.
+fn take_restaged(
+    repo: &Repo,
+    take: Vec<crate::repo::TreeDiff>,
+    hook_index: &Index,
+    final_index: &mut Index,
+    commit_tree: ObjectId,
+    after_tree: ObjectId,
+) -> Result<(ObjectId, ObjectId), ApplyError> {
+    let mut hasher = repo.hasher_with(hook_index)?;
+    let mut updates = Vec::new();
+    let mut committed = Vec::new();
+    let mut worktree = Vec::new();
+    for d in take {
+        updates.push(IndexUpdate {
+            path: d.path.clone(),
+            entry: d.new,
+            worktree_matches: false,
+        });
+        committed.push(TreeChange {
+            path: d.path.clone(),
+            entry: d.new,
+        });
+        worktree.push(TreeChange {
+            entry: hasher.hash(d.path.as_bstr())?.map(|(e, _)| e),
+            path: d.path,
+        });
+    }
+    final_index.apply(repo, &updates)?;
+    Ok((
+        repo.edit_tree(commit_tree, &committed)?,
+        repo.edit_tree(after_tree, &worktree)?,
+    ))
 }
 
 /// Names in the report every path whose AI change stayed out of the commit (⏸: the
