@@ -58,6 +58,24 @@ impl Transaction<'_> {
                 paths.join(", ")
             ));
         }
+        if let Some(what) = changed_protected(&execution.result) {
+            // A contained step changed the protected set (put back): the user looks first.
+            execution.result.warnings.push(format!(
+                "⏸ nothing was committed: {what} changed what your own next `git commit` or \
+                 `git status` runs (it was put back); the AI's changes are in the worktree and \
+                 stay pending: `git clada commit` commits them once you have looked, `git clada \
+                 undo` takes them back"
+            ));
+            lock.commit(&start.index)?;
+            let index_tree = self.index_tree;
+            return self.close_uncommitted(
+                start,
+                opts,
+                reply,
+                execution,
+                Some((built.after_tree, index_tree)),
+            );
+        }
         // The index to commit from, and the one to leave behind: with the user's work kept
         // uncommitted they differ (the user's staged work stays staged, not committed).
         let paths: Vec<String> = built.changes.iter().map(|c| c.path.to_string()).collect();
@@ -320,6 +338,25 @@ impl Transaction<'_> {
             msg,
         }))
     }
+}
+
+/// The blocks and steps that changed the protected set (each put back), named: `block x01,
+/// hooks.after: make fmt`; `None` when none did.
+fn changed_protected(result: &crate::action::ExecutionResult) -> Option<String> {
+    let mut named: Vec<String> = result
+        .results
+        .iter()
+        .filter(|r| !r.refused && r.code.as_deref() == Some("protected_hook"))
+        .map(|r| format!("block {}", r.block_id))
+        .collect();
+    named.extend(
+        result
+            .steps
+            .iter()
+            .filter(|s| s.protected)
+            .map(|s| s.name.clone()),
+    );
+    (!named.is_empty()).then(|| named.join(", "))
 }
 
 /// Names in the report every path whose AI change stayed out of the commit (⏸: the
