@@ -389,3 +389,143 @@ fn an_embedded_repositorys_git_directory_is_kept_as_it_was() {
         nested_git_as(&s);
     }
 }
+
+const LINT_HOOK: &str = "#!/bin/sh\nsh scripts/lint.sh\n";
+const EVIL_LINT: &str =
+    "echo evil > .githooks/pre-commit\necho evil > .githooks/post-checkout\nexit 0\n";
+
+fn called_file_as(s: &Setup) {
+    let r = s.repo(
+        &[
+            (".githooks/pre-commit", LINT_HOOK),
+            ("scripts/lint.sh", "exit 0\n"),
+            ("a.txt", "a\n"),
+        ],
+        Some(".githooks"),
+    );
+    let head = r.head();
+    // The issue's reply: no exec block, the default policy, the script the hook runs.
+    let reply = [
+        write_block("c01", "scripts/lint.sh", EVIL_LINT),
+        write_block("c02", "a.txt", "b\n"),
+    ]
+    .concat();
+    let out = s.apply(&r, &reply, &[]);
+    let v = TestRepo::report(&out);
+    let said = text_of(&v);
+    assert!(
+        said.contains("your next `git commit` runs code this reply changed: scripts/lint.sh, from .githooks/pre-commit"),
+        "{} {v}",
+        s.who()
+    );
+    assert_eq!(r.head(), head, "{}", s.who());
+    assert_eq!(r.read(".githooks/pre-commit"), LINT_HOOK);
+    assert_ne!(exit_code(&out), 0, "{}", s.who());
+    // status keeps saying it…
+    let mut st = s.cmd(&r);
+    st.arg("status");
+    let text = output_text(&st.output().expect("status"));
+    assert!(
+        text.contains("scripts/lint.sh, from .githooks/pre-commit"),
+        "{text}"
+    );
+    // …until the user marks it reviewed.
+    let mut ack = s.cmd(&r);
+    ack.args(["status", "--ack", "scripts/lint.sh"]);
+    let out = ack.output().expect("ack");
+    assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
+    assert!(
+        !output_text(&out).contains("from .githooks/pre-commit"),
+        "{}",
+        output_text(&out)
+    );
+    // Committing the pending changes runs the hook (contained), which runs the planted
+    // script: what it writes into .githooks is put back and the commit waits again.
+    let mut commit = s.cmd(&r);
+    commit.args(["--format", "json", "commit"]);
+    let out = commit.output().expect("commit");
+    assert_eq!(
+        r.read(".githooks/pre-commit"),
+        LINT_HOOK,
+        "{} {}",
+        s.who(),
+        output_text(&out)
+    );
+    assert!(!r.exists(".githooks/post-checkout"), "{}", s.who());
+    assert_eq!(r.head(), head, "{} {}", s.who(), output_text(&out));
+    assert!(
+        output_text(&out).contains(".githooks"),
+        "{}",
+        output_text(&out)
+    );
+}
+
+#[test]
+fn a_script_a_hook_calls_changed_by_a_reply_waits_for_the_user_and_status_says_so() {
+    for s in Setup::all() {
+        called_file_as(&s);
+    }
+}
+
+fn submodule_gitfile_as(s: &Setup) {
+    let r = s.repo(&[("a.txt", "a\n")], None);
+    // A submodule: its gitfile points into this repository's .git/modules.
+    let lib = tempfile::tempdir().expect("tempdir");
+    for args in [
+        &["init", "-q", "-b", "main"][..],
+        &[
+            "-c",
+            "user.name=x",
+            "-c",
+            "user.email=x@x",
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            "x",
+        ],
+    ] {
+        let out = Command::new("git")
+            .current_dir(lib.path())
+            .args(args)
+            .output()
+            .expect("git");
+        assert!(out.status.success(), "{}", output_text(&out));
+    }
+    r.git(&[
+        "-c",
+        "protocol.file.allow=always",
+        "submodule",
+        "add",
+        "-q",
+        &lib.path().display().to_string(),
+        "sub",
+    ]);
+    r.git(&["commit", "-q", "-m", "sub"]);
+    let gitfile = r.read("sub/.git");
+    let marker = tempfile::tempdir().expect("tempdir");
+    let ran = marker.path().join("fsmonitor-ran");
+    let code = format!(
+        "mkdir -p evil && cp -r .git/modules/sub/. evil/ && printf '[core]\\n\\tfsmonitor = \"touch {}; false\"\\n' >> evil/config; \
+         echo 'gitdir: ../evil' > sub/.git; echo done",
+        ran.display()
+    );
+    let out = s.apply(&r, &exec("g01", &code), &["--exec", "allow"]);
+    let v = TestRepo::report(&out);
+    assert_eq!(r.read("sub/.git"), gitfile, "{} {v}", s.who());
+    assert_eq!(v["results"][0]["code"], "protected_hook", "{} {v}", s.who());
+    let mut st = r.git_cmd();
+    st.args(["status", "--porcelain"]);
+    if let Some(u) = &s.user {
+        st.uid(u.uid).gid(u.gid);
+    }
+    let _ = st.output().expect("git status");
+    assert!(!ran.exists(), "{}: the submodule's fsmonitor ran", s.who());
+}
+
+#[test]
+fn a_submodules_gitfile_cannot_be_pointed_at_a_config_of_its_own() {
+    for s in Setup::all() {
+        submodule_gitfile_as(&s);
+    }
+}

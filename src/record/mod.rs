@@ -5,6 +5,7 @@
 
 pub mod agent_state;
 pub mod apply;
+pub mod called;
 pub mod cherry_pick;
 pub mod commit_evidence;
 pub mod githooks;

@@ -498,11 +498,9 @@ fn called(root: &Path, texts: &[Text], p: &Protected) -> Vec<Called> {
     };
     for t in texts {
         for cmd in words(&t.body) {
-            for w in &cmd {
-                if let Some(rel) = worktree_path(root, w, false) {
-                    if rel != t.from {
-                        push(rel, &t.from);
-                    }
+            if let Some(rel) = ran_file(&cmd).and_then(|w| worktree_path(root, w, false)) {
+                if rel != t.from {
+                    push(rel, &t.from);
                 }
             }
             for s in scripts_run(&cmd) {
@@ -510,16 +508,37 @@ fn called(root: &Path, texts: &[Text], p: &Protected) -> Vec<Called> {
                     continue;
                 };
                 for inner in words(body) {
-                    for w in &inner {
-                        if let Some(rel) = worktree_path(root, w, false) {
-                            push(rel, &t.from);
-                        }
+                    if let Some(rel) = ran_file(&inner).and_then(|w| worktree_path(root, w, false))
+                    {
+                        push(rel, &t.from);
                     }
                 }
             }
         }
     }
     out
+}
+
+/// The word of `cmd` in executable position, when it may name a file: the command itself
+/// when it is a path (`./x`, `scripts/x`), or the first operand of an interpreter (`sh x`,
+/// `node tools/x.js`, `. ./env.sh`). Leading assignments and `env`, `exec`, `command`,
+/// `nohup`, `time` are skipped. A file only read (`cat a.txt`) is not one.
+fn ran_file(cmd: &[String]) -> Option<&String> {
+    const SKIP: &[&str] = &["env", "exec", "command", "nohup", "time", "npx"];
+    const INTERPRETERS: &[&str] = &[
+        "sh", "bash", "dash", "zsh", "ksh", "fish", "python", "python3", "python2", "pypy3",
+        "node", "nodejs", "deno", "bun", "ruby", "perl", "php", "tsx", "ts-node", "lua", "Rscript",
+        "source", ".",
+    ];
+    let mut rest = cmd
+        .iter()
+        .skip_while(|w| w.contains('=') && !w.starts_with('-') || SKIP.contains(&w.as_str()));
+    let first = rest.next()?;
+    let name = first.rsplit('/').next().unwrap_or(first);
+    if INTERPRETERS.contains(&name) {
+        return rest.find(|w| !w.starts_with('-') && w.as_str() != "run");
+    }
+    first.contains('/').then_some(first)
 }
 
 /// The nested git entries of the worktree `root` git enters: for each gitlink or declared
