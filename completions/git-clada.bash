@@ -1808,12 +1808,16 @@ _git__clada() {
             return 0
             ;;
         git__clada__subcmd__status)
-            opts="-C -h -V --format --dry-run --help --version"
+            opts="-C -h -V --ack --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --ack)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 -C)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -173,6 +173,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand --version 'Print version'
         }
         &'git-clada;status'= {
+            cand --ack 'Mark PATH reviewed: a file a hook calls that a reply changed, which status names until you commit it or mark it so'
             cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
             cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
             cand --dry-run 'Show what would happen without changing any file, ref or the index'

@@ -215,6 +215,7 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand step-forward" -l all
 complete -c git-clada -n "__fish_git_clada_using_subcommand step-forward" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand step-forward" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand step-forward" -s V -l version -d 'Print version'
+complete -c git-clada -n "__fish_git_clada_using_subcommand status" -l ack -d 'Mark PATH reviewed: a file a hook calls that a reply changed, which status names until you commit it or mark it so' -r
 complete -c git-clada -n "__fish_git_clada_using_subcommand status" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
 complete -c git-clada -n "__fish_git_clada_using_subcommand status" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'

@@ -877,6 +877,25 @@ fn exec_writes_hook_as(user: Option<User>) {
         "x01",
         &[("action", "exec"), ("lang", "bash"), ("code", code)],
     );
+    let head = c.r.head();
+    let out = c.apply(&reply, &["--exec", "allow"]);
+    // The hook folder is read-only inside the sandbox (or put back): the block waits for the
+    // user, naming it, and nothing is committed (issue 51.1).
+    let v = report(&out);
+    assert_eq!(v["results"][0]["code"], "protected_hook", "{} {v}", c.who());
+    assert!(
+        v["results"][0]["needsUser"]["how"]
+            .as_str()
+            .unwrap_or_default()
+            .contains(".githooks"),
+        "{v}"
+    );
+    assert!(!c.r.exists(".githooks/pre-commit"), "{}", c.who());
+    assert_eq!(c.r.head(), head);
+    // The user's own paths.protect_hooks: false lets it through: said, and run contained.
+    c.r.user_config("hooks:\n  sandbox: off\npaths:\n  protect_hooks: false\n");
+    c.r.git(&["checkout", "-q", "--", "."]);
+    c.own();
     let out = c.apply(&reply, &["--exec", "allow"]);
     assert_eq!(exit_code(&out), 0, "{} {}", c.who(), output_text(&out));
     let text = output_text(&out);

@@ -86,6 +86,20 @@ pub(super) fn run_block(
         .flatten();
     let mut warnings: Vec<String> = start.and_then(|s| s.warning).into_iter().collect();
     warnings.extend(ran.warnings);
+    if let Some(how) = crate::exec::hook_sandbox::put_back_how(&ran.put_back) {
+        let named: Vec<String> = ran.put_back.iter().map(|p| p.describe()).collect();
+        return Outcome {
+            code: Some("protected_hook"),
+            needs_user: Some(how),
+            data: Some(data),
+            warnings,
+            ..Outcome::fail(format!(
+                "exec: the code changed what the user's own next `git commit` or `git status` \
+                 runs, which nothing a reply makes run may change; it was put back: {}",
+                named.join(", ")
+            ))
+        };
+    }
     match denied {
         // The user's to lift: the block waits for them (⏸), it is not the model's to fix.
         Some(d) => Outcome {

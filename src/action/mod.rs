@@ -173,7 +173,7 @@ fn run_block(ctx: &mut Ctx<'_>, pa: &PlannedAction, i: usize) -> ActionResult {
         Err(e) => (refusal(e), true),
         Ok(action) => match recheck(ctx.sandbox, action) {
             Err(e) => (refusal(&e), true),
-            Ok(()) => (run(ctx, pa, action), false),
+            Ok(()) => keeping_keys(ctx, action, |ctx| run(ctx, pa, action)),
         },
     };
     if let (Ok(action), Some(error), None) = (&pa.op, &outcome.error, &outcome.hint) {
@@ -210,6 +210,76 @@ fn run_block(ctx: &mut Ctx<'_>, pa: &PlannedAction, i: usize) -> ActionResult {
         needs_user: outcome.needs_user.map(|how| NeedsUser { how }),
         ..pa.result(i + 1)
     }
+}
+
+/// Runs `f` (the action) and, when it changed a protected key of a file it writes
+/// (`package.json`'s `scripts.lint` a hook runs: `sandbox::protected`), puts the file back and
+/// refuses it as `protected_hook`; the second value says whether it was refused.
+fn keeping_keys(
+    ctx: &mut Ctx<'_>,
+    action: &Action,
+    f: impl FnOnce(&mut Ctx<'_>) -> Outcome,
+) -> (Outcome, bool) {
+    let keyed: Vec<(PathBuf, String, Vec<crate::sandbox::protected::Key>)> = action
+        .write_paths()
+        .into_iter()
+        .filter_map(|p| {
+            let rel = p.rel.clone()?;
+            let keys: Vec<_> = ctx
+                .sandbox
+                .protected_keys(&rel)
+                .into_iter()
+                .cloned()
+                .collect();
+            (!keys.is_empty()).then(|| (p.abs.clone(), rel, keys))
+        })
+        .collect();
+    let before: Vec<Option<Vec<u8>>> = keyed
+        .iter()
+        .map(|(abs, ..)| ctx.vfs.read(abs).ok())
+        .collect();
+    let outcome = f(ctx);
+    if !outcome.success {
+        return (outcome, false);
+    }
+    for ((abs, rel, keys), before) in keyed.iter().zip(before) {
+        let after = ctx.vfs.read(abs).ok();
+        let refs: Vec<&crate::sandbox::protected::Key> = keys.iter().collect();
+        let changed =
+            crate::sandbox::protected::changed_keys(&refs, before.as_deref(), after.as_deref());
+        if changed.is_empty() {
+            continue;
+        }
+        let put_back = match &before {
+            Some(b) => ctx.vfs.write_file(abs, b, false),
+            None => ctx.vfs.remove_file(abs),
+        };
+        let named: Vec<String> = changed
+            .iter()
+            .map(|k| format!("{} ({})", k.name(), k.what))
+            .collect();
+        let e = PathError {
+            code: crate::sandbox::PathErrorCode::ProtectedHook,
+            path: rel.clone(),
+            message: format!(
+                "'{rel}' holds what a git hook runs on the user's own next commit, outside any \
+                 sandbox: {}; a reply never changes it — say what should change and let the user \
+                 edit it{}",
+                named.join(", "),
+                match put_back {
+                    Ok(()) => String::new(),
+                    Err(e) => format!(" (the file could not be put back: {e})"),
+                }
+            ),
+            user_action: Some(
+                "edit it yourself if the change is wanted (a reply never changes what your git \
+                 hooks run), or set paths.protect_hooks: false in your own configuration"
+                    .to_string(),
+            ),
+        };
+        return (refusal(&e), true);
+    }
+    (outcome, false)
 }
 
 /// Runs the plan's actions in order. Failures do not stop later actions. Never panics on

@@ -10,13 +10,31 @@ use crate::repo::Repo;
 /// clada operation that undo would take back.
 ///
 /// Also reports an interrupted git-clada operation (which `git clada undo` finishes) and a
-/// git operation in progress (merge, rebase, …). Changes nothing.
+/// git operation in progress (merge, rebase, …). Changes nothing but what --ack says.
+///
+/// Also names the files a git hook calls that a reply changed and you have not committed or
+/// marked reviewed: your own next `git commit` runs them outside any sandbox.
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Example:\n  git clada status\n  git clada status --format json")]
-pub struct Args {}
+#[command(
+    after_help = "Example:\n  git clada status\n  git clada status --format json\n  git clada status --ack scripts/lint.sh"
+)]
+pub struct Args {
+    /// Mark PATH reviewed: a file a hook calls that a reply changed, which status names until
+    /// you commit it or mark it so.
+    #[arg(long, value_name = "PATH")]
+    pub ack: Vec<String>,
+}
 
-pub fn run(_args: Args, global: Global) -> anyhow::Result<Outcome> {
+pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
     let repo = Repo::discover(&std::env::current_dir()?)?;
+    for path in &args.ack {
+        if !crate::record::called::ack(&repo, path)? {
+            return Err(anyhow::Error::new(crate::base::error::UsageError(format!(
+                "--ack {path}: no reply changed that file for a hook to run (git clada status \
+                 names the ones waiting for you)"
+            ))));
+        }
+    }
     let report = log::status(&repo)?;
     match global.format_or_default() {
         Format::Json => crate::cli::print_json(&report)?,

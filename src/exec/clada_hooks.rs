@@ -39,6 +39,9 @@ pub struct Step {
     /// what it needed, or could not be set up): what the user can do. Reports mark it ⏸.
     #[serde(default, rename = "needsUser", skip_serializing_if = "Option::is_none")]
     pub needs_user: Option<StepNeedsUser>,
+    /// It changed the protected set (put back): the commit waits for the user.
+    #[serde(skip)]
+    pub protected: bool,
 }
 
 /// What only the user can do about a failed step.
@@ -55,6 +58,7 @@ impl Step {
             success,
             output: output.into(),
             needs_user: None,
+            protected: false,
         }
     }
 
@@ -250,8 +254,12 @@ fn run_one(
         output.push('\n');
     }
     output.push_str(&out.stderr);
+    let protected = !jail.put_back().is_empty();
     match jail.needs_user(&out) {
-        Some(how) => Step::for_user(name, output, how),
+        Some(how) => Step {
+            protected,
+            ..Step::for_user(name, output, how)
+        },
         None => Step::new(name, success, output),
     }
 }

@@ -89,6 +89,10 @@ pub struct Confine {
     pub git_dirs: Vec<PathBuf>,
     /// The user's `sandbox.env` rules (`exec/env.rs`).
     pub env: Vec<String>,
+    /// What no workspace process may change (`sandbox::protected`): its existing entries are
+    /// read-only (mounted so with namespaces; without, those at the worktree root are left
+    /// out of the grants), the rest is put back after the step (`exec/protect.rs`).
+    pub protected: std::sync::Arc<crate::sandbox::protected::Protected>,
 }
 
 /// Whether the OS sandbox can be used.
@@ -133,6 +137,7 @@ impl Confine {
             }),
             git_dirs,
             env: cfg.sandbox_env.value.clone(),
+            protected: Default::default(),
         }
     }
 

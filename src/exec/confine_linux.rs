@@ -310,18 +310,32 @@ pub(super) fn plan(
             && std::fs::canonicalize(p).is_ok_and(|c| extra.overlay.iter().any(|o| o.dir == c))
     };
     let protected: Vec<PathBuf> = protected.into_iter().filter(|p| !overlaid(p)).collect();
-    let git_mounts: Option<Vec<GitMount>> = protected.iter().map(|p| git_mount(p)).collect();
+    let guarded = match level {
+        Level::Workspace => protected_entries(root, confine, &protected, extra),
+        _ => Vec::new(),
+    };
+    let read_only: Vec<&PathBuf> = protected.iter().chain(&guarded).collect();
+    let git_mounts: Option<Vec<GitMount>> = read_only.iter().map(|p| git_mount(p)).collect();
     let git_mounts = git_mounts
         .filter(|m| m.first().is_none_or(namespaces_work))
         .unwrap_or_default();
-    // Without the read-only mounts, the git directories are kept out by granting the entries
-    // around them one by one.
-    let per_entry = !protected.is_empty() && git_mounts.is_empty();
+    // Without the read-only mounts, the git directories and the protected entries at the
+    // worktree root are kept out by granting the entries around them one by one (deeper
+    // protected entries are put back after the step instead: `exec/protect.rs`).
+    let per_entry = !read_only.is_empty() && git_mounts.is_empty();
     let grants = Grants {
         extra,
         overlaid: overlays.is_some(),
     };
-    let around = per_entry.then_some(protected.as_slice());
+    let canonical_root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let mut around_list = protected.clone();
+    around_list.extend(
+        guarded
+            .iter()
+            .filter(|g| g.parent() == Some(canonical_root.as_path()))
+            .cloned(),
+    );
+    let around = (per_entry && !around_list.is_empty()).then_some(around_list.as_slice());
     let fd = ruleset(level, confine, root, tmp, around, &grants)
         .map_err(|e| format!("cannot set up the OS sandbox (Landlock): {e}"))?;
     let network = level == Level::Workspace && confine.network;
@@ -339,11 +353,11 @@ pub(super) fn plan(
         overlay,
         landlock: Some(Arc::new(fd)),
         seccomp: Some(Arc::new(filter)),
-        note: per_entry.then(|| {
+        note: around.is_some().then(|| {
             "user namespaces are not available here, so the sandbox keeps the git directory \
-             read-only by letting the command write only inside the existing entries beside \
-             it: it cannot create, remove or rename entries directly in the worktree root (or \
-             in a folder holding a git directory)"
+             and the protected hook files read-only by letting the command write only inside \
+             the existing entries beside them: it cannot create, remove or rename entries \
+             directly in the worktree root (or in a folder holding a git directory)"
                 .to_string()
         }),
         ..ChildPlan::unconfined()
@@ -372,6 +386,41 @@ fn protected_dirs(root: &Path, confine: &Confine) -> Vec<PathBuf> {
             out.push(g);
         }
     }
+    out
+}
+
+/// The existing entries of the protected set (`sandbox::protected`) under the worktree
+/// `root`, canonical: each a regular file or a folder inside the worktree, not inside a git
+/// directory already kept read-only (`git`) or overlaid, and not inside another of them.
+fn protected_entries(
+    root: &Path,
+    confine: &Confine,
+    git: &[PathBuf],
+    extra: &Extra,
+) -> Vec<PathBuf> {
+    let Ok(root) = std::fs::canonicalize(root) else {
+        return Vec::new();
+    };
+    let mut out: Vec<PathBuf> = Vec::new();
+    for e in &confine.protected.entries {
+        let at = root.join(&e.rel);
+        let Ok(real) = std::fs::canonicalize(&at) else {
+            continue;
+        };
+        let plain = std::fs::metadata(&real).is_ok_and(|m| m.is_dir() || m.is_file());
+        let inside_git = git
+            .iter()
+            .chain(extra.overlay.iter().map(|o| &o.dir))
+            .any(|g| real.starts_with(g));
+        if !plain || real == root || !real.starts_with(&root) || inside_git {
+            continue;
+        }
+        out.push(real);
+    }
+    out.sort();
+    out.dedup();
+    let all = out.clone();
+    out.retain(|p| !all.iter().any(|o| o != p && p.starts_with(o)));
     out
 }
 

@@ -24,6 +24,7 @@ pub mod init;
 pub mod modes;
 pub(crate) mod pathspec;
 pub mod policy;
+pub mod protect;
 pub mod scripts;
 pub(crate) mod session;
 pub mod spawn;
@@ -301,6 +302,8 @@ pub struct Ran {
     pub output: spawn::ExecOutput,
     /// Warnings for the block's result (where it started, what it left running).
     pub warnings: Vec<String>,
+    /// The protected entries and keys the block changed, put back (`protect`).
+    pub put_back: Vec<protect::PutBack>,
 }
 
 impl Runner {
@@ -363,7 +366,11 @@ impl Runner {
                     .and_then(|j| j.core_env_only().hiding(view))
             }
             policy::Permit::Interpreter => {
-                approved_jail(&self.settings.confine, root, &mut warnings)
+                let confine = confine::Confine {
+                    protected: sandbox.guarded(),
+                    ..self.settings.confine.clone()
+                };
+                approved_jail(&confine, root, &mut warnings)
             }
         }
         .map_err(|e| NotRun {
@@ -391,6 +398,10 @@ impl Runner {
             _ => None,
         };
         let cancel = watch.as_deref().map(|w| &w.cancelled);
+        // Only a workspace block can write the worktree; what it changed of the protected
+        // set is put back after it.
+        let guard = (jail.level == confine::Level::Workspace)
+            .then(|| protect::Snapshot::take(root, &sandbox.guarded()));
         let run = match permit {
             policy::Permit::Interpreter => spawn::run(
                 spawn::lang_name(lang),
@@ -438,6 +449,11 @@ impl Runner {
         if let Some(w) = &watch {
             w.set_running(None);
         }
+        let mut put_back = guard.map(protect::Snapshot::put_back).unwrap_or_default();
+        if put_back.is_empty() && jail.level == confine::Level::Workspace {
+            let text = format!("{}\n{}", run.output.stderr, run.output.stdout);
+            put_back.extend(protect::refused_entry(&text, root, &sandbox.guarded()));
+        }
         let end = probe.as_ref().and_then(session::Probe::result);
         self.session.ended(sandbox, block_id, dir, end);
         if run.left_running {
@@ -478,6 +494,7 @@ impl Runner {
         Ok(Ran {
             output: run.output,
             warnings,
+            put_back,
         })
     }
 }

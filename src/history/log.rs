@@ -379,6 +379,10 @@ pub struct StatusReport {
     /// A cache-tree in the index that disagrees with its entries (`repair-index` drops it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub index_problem: Option<String>,
+    /// Files a git hook calls that a reply changed and the user has neither committed nor
+    /// marked reviewed (`record::called`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub hook_called: Vec<crate::record::called::Mark>,
 }
 
 /// How far `status` walks to count the commits step-back could go through.
@@ -404,6 +408,7 @@ pub fn status(repo: &Repo) -> Result<StatusReport, HistoryError> {
         undo_refused: None,
         redo: None,
         index_problem: repo.read_index()?.cache_tree_problem(),
+        hook_called: crate::record::called::outstanding(repo)?,
     };
     if let Some(j) = Journal::read(repo)? {
         report.interrupted = Some(format!(

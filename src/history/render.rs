@@ -365,6 +365,17 @@ pub fn status_report(r: &super::log::StatusReport, shown: Shown) -> String {
     if let Some(i) = &r.interrupted {
         out.push_str(&format!("Interrupted: {}\n", shown.content(i)));
     }
+    if !r.hook_called.is_empty() {
+        let said = crate::record::called::describe(
+            r.hook_called
+                .iter()
+                .map(|m| (m.path.as_str(), m.from.as_str())),
+        );
+        out.push_str(&format!(
+            "⏸ Hooks: {said} (read it; `git clada status --ack {}` once you have)\n",
+            shown.name(&r.hook_called[0].path)
+        ));
+    }
     if let Some(p) = &r.index_problem {
         out.push_str(&format!(
             "Index: {}; your next commit could lose files: run `git clada repair-index` first\n",

@@ -9,12 +9,14 @@
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use crate::action::Step;
 use crate::exec::hook_sandbox::{HookJail, HookPolicy, Spec};
 use crate::exec::spawn::{ExecOutput, Limits};
 use crate::repo::{Index, Repo, RepoError};
+use crate::sandbox::protected::{Entry, Protected};
 
 /// How long one git hook may run on an AI commit (the whole process group is killed then).
 pub const GIT_HOOK_TIMEOUT: Duration = Duration::from_secs(600);
@@ -53,12 +55,14 @@ struct Input<'a> {
 }
 
 impl<'r> GitHooks<'r> {
-    /// The hooks of `repo` under `policy` (its configuration files filled in from `repo`).
+    /// The hooks of `repo` under `policy` (its configuration files, and its protected set
+    /// when the policy has none yet, filled in from `repo`).
     pub fn new(repo: &'r Repo, policy: &HookPolicy, contain: bool) -> GitHooks<'r> {
         GitHooks {
             repo,
             policy: HookPolicy {
                 config_files: repo.config_files(),
+                protected: Some(protected_of(repo, policy)),
                 ..policy.clone()
             },
             contain,
@@ -234,6 +238,17 @@ impl<'r> GitHooks<'r> {
     ) -> Result<Ran, RepoError> {
         let name = format!("hook {}", input.name);
         let output = hook_output(input.name, &out);
+        if !jail.put_back().is_empty() {
+            let how = jail.needs_user(&out).unwrap_or_default();
+            return Ok(Ran {
+                step: Step {
+                    protected: true,
+                    ..Step::for_user(name, output, how)
+                },
+                index: None,
+                message: None,
+            });
+        }
         if !out.success() {
             let step = match jail.needs_user(&out) {
                 Some(how) => Step::for_user(name, output, how),
@@ -377,6 +392,7 @@ pub fn prepare(repo: &Repo, policy: &HookPolicy) -> Result<Option<Step>, RepoErr
     };
     let policy = HookPolicy {
         config_files: repo.config_files(),
+        protected: Some(protected_of(repo, policy)),
         ..policy.clone()
     };
     let spec = Spec {
@@ -409,18 +425,59 @@ pub fn prepare(repo: &Repo, policy: &HookPolicy) -> Result<Option<Step>, RepoErr
     }))
 }
 
-/// `hooks` with the configuration files git reads in `repo` (a hook's git needs them).
+/// `hooks` with the configuration files git reads in `repo` (a hook's git needs them) and,
+/// when commands are configured, the protected set.
 pub fn configured(
     repo: &Repo,
     hooks: &crate::exec::clada_hooks::Hooks,
 ) -> crate::exec::clada_hooks::Hooks {
+    let any = !(hooks.before.is_empty() && hooks.after.is_empty());
     crate::exec::clada_hooks::Hooks {
         policy: HookPolicy {
             config_files: repo.config_files(),
+            protected: match any {
+                true => Some(protected_of(repo, &hooks.policy)),
+                false => hooks.policy.protected.clone(),
+            },
             ..hooks.policy.clone()
         },
         ..hooks.clone()
     }
+}
+
+/// The protected set a hook keeps: the policy's, else `repo`'s (its index read for the
+/// gitlinks).
+fn protected_of(repo: &Repo, policy: &HookPolicy) -> Arc<Protected> {
+    if let Some(p) = &policy.protected {
+        return Arc::clone(p);
+    }
+    let gitlinks = repo.read_index().map(|i| i.gitlinks()).unwrap_or_default();
+    Arc::new(protected_set(repo, &gitlinks).guarded(policy.hook_writes))
+}
+
+/// The protected set of `repo`'s worktree (docs/hooks-sandbox.md, "Protected"): what its
+/// git configuration names, what its hooks and hook managers run, and the nested git entries
+/// git enters — of the declared submodules and of `gitlinks` (the index's).
+pub fn protected_set(repo: &Repo, gitlinks: &[String]) -> Protected {
+    let root = std::fs::canonicalize(repo.workdir()).unwrap_or_else(|_| repo.workdir().into());
+    let git = nested_git(repo, &root, gitlinks);
+    crate::sandbox::protected::discover(&root, Some(&repo.hooks_dir()), &repo.hook_files(), git)
+}
+
+/// The nested git entries of `repo` (worktree `root`, canonical): of its declared
+/// submodules and of `gitlinks`.
+pub fn nested_git(repo: &Repo, root: &Path, gitlinks: &[String]) -> Vec<Entry> {
+    let mut paths = repo.declared_submodules();
+    for g in gitlinks {
+        if !paths.contains(g) {
+            paths.push(g.clone());
+        }
+    }
+    let own = [
+        repo.git_dir().to_path_buf(),
+        repo.common_dir().to_path_buf(),
+    ];
+    crate::sandbox::protected::nested_git(root, &paths, &own)
 }
 
 /// Whether one of `paths` (root-relative) is a hook file (docs/hooks-sandbox.md, "protected

@@ -6,6 +6,7 @@
 pub mod admit;
 pub mod agent_state;
 pub mod apply;
+pub mod called;
 pub mod cherry_pick;
 pub mod commit_evidence;
 pub mod githooks;

@@ -12,6 +12,7 @@
 //! root are permitted (they are never committed) but `.git` is still refused.
 
 pub mod gitname;
+pub mod protected;
 
 use std::ffi::OsStr;
 use std::fmt;
@@ -139,6 +140,12 @@ pub struct Sandbox {
     /// [`Sandbox::protect_hooks`]); `None`: writes to them are permitted (`paths.protect_hooks:
     /// false`).
     hook_files: Option<std::sync::Arc<Vec<(String, String)>>>,
+    /// What nothing a reply makes run may change (docs/hooks-sandbox.md, "Protected"): the
+    /// hook entries and keys while they are protected, and the nested git entries always.
+    guarded: std::sync::Arc<protected::Protected>,
+    /// The whole protected set as found, hook entries and keys included even when the user
+    /// lets replies write them: the files hooks call are named from it.
+    found: std::sync::Arc<protected::Protected>,
     /// While a reply is planned (see [`Sandbox::planning`]): what the filesystem said about
     /// each directory, so a reply of many paths looks each directory up once.
     lookups: Option<std::sync::Arc<std::sync::Mutex<Lookups>>>,
@@ -178,6 +185,8 @@ impl Sandbox {
             denied: None,
             config_writable: false,
             hook_files: None,
+            guarded: Default::default(),
+            found: Default::default(),
             lookups: None,
         }
         .protect_hooks(&[]))
@@ -366,13 +375,36 @@ impl Sandbox {
     /// Refuses writes to the hook files: [`HOOK_FILES`] and `more` (root-relative: what the
     /// repository's git configuration names — `core.hooksPath`, included files, programs),
     /// each also where it really is when a symlink leads there. On by default with
-    /// [`HOOK_FILES`]; each call replaces the list.
-    pub fn protect_hooks(mut self, more: &[(String, String)]) -> Sandbox {
+    /// [`HOOK_FILES`]; each call replaces the list. [`Sandbox::protect`] sets the whole
+    /// protected set.
+    pub fn protect_hooks(self, more: &[(String, String)]) -> Sandbox {
+        let entries = more
+            .iter()
+            .map(|(rel, what)| protected::Entry {
+                rel: rel.clone(),
+                what: what.clone(),
+                kind: protected::Kind::Hook,
+            })
+            .collect();
+        self.protect(protected::Protected {
+            entries,
+            ..Default::default()
+        })
+    }
+
+    /// Sets the protected set (`sandbox::protected`): replies may not write its hook entries
+    /// (the fixed [`HOOK_FILES`] always among them) nor change its keys, and exec and hooks
+    /// get it to keep read-only and to put back.
+    pub fn protect(mut self, p: protected::Protected) -> Sandbox {
         let mut list: Vec<(String, String)> = HOOK_FILES
             .iter()
             .map(|(p, why)| (p.to_string(), why.to_string()))
             .collect();
-        list.extend(more.iter().cloned());
+        for e in p.entries.iter().filter(|e| e.kind == protected::Kind::Hook) {
+            if !list.iter().any(|(r, _)| r == &e.rel) {
+                list.push((e.rel.clone(), e.what.clone()));
+            }
+        }
         // A protected folder that is a symlink is protected where it leads too.
         let resolved: Vec<(String, String)> = list
             .iter()
@@ -388,29 +420,82 @@ impl Sandbox {
             })
             .collect();
         list.extend(resolved);
+        let mut all = p;
+        for (rel, what) in &list {
+            if !all.entries.iter().any(|e| &e.rel == rel) {
+                all.entries.push(protected::Entry {
+                    rel: rel.clone(),
+                    what: what.clone(),
+                    kind: protected::Kind::Hook,
+                });
+            }
+        }
         self.hook_files = Some(std::sync::Arc::new(list));
+        self.guarded = std::sync::Arc::new(all.clone());
+        self.found = std::sync::Arc::new(all);
         self
     }
 
-    /// Lets writes change hook files (the user's own `paths.protect_hooks: false`).
+    /// Adds nested git entries (`protected::nested_git`) to what exec and hooks keep
+    /// read-only and put back (a reply never writes inside `.git` anyway).
+    pub fn protect_git(mut self, git: Vec<protected::Entry>) -> Sandbox {
+        let mut g = (*self.guarded).clone();
+        let mut f = (*self.found).clone();
+        for e in git {
+            if !g.entries.iter().any(|x| x.rel == e.rel) {
+                g.entries.push(e.clone());
+            }
+            if !f.entries.iter().any(|x| x.rel == e.rel) {
+                f.entries.push(e);
+            }
+        }
+        self.guarded = std::sync::Arc::new(g);
+        self.found = std::sync::Arc::new(f);
+        self
+    }
+
+    /// Lets writes change hook files (the user's own `paths.protect_hooks: false`): replies
+    /// may write them, and exec and hooks may change them (nested git entries stay guarded).
     pub fn allow_hook_writes(mut self, yes: bool) -> Sandbox {
         if yes {
             self.hook_files = None;
+            let mut g = (*self.guarded).clone();
+            g.entries.retain(|e| e.kind == protected::Kind::Git);
+            g.keys.clear();
+            self.guarded = std::sync::Arc::new(g);
         }
         self
+    }
+
+    /// What exec and hooks keep read-only and put back after each step.
+    pub fn guarded(&self) -> std::sync::Arc<protected::Protected> {
+        std::sync::Arc::clone(&self.guarded)
+    }
+
+    /// The protected set as found (with the files hooks call), whatever the user allows.
+    pub fn found(&self) -> std::sync::Arc<protected::Protected> {
+        std::sync::Arc::clone(&self.found)
+    }
+
+    /// The protected keys of the root-relative file `rel` (none when the user lets replies
+    /// write hook files).
+    pub fn protected_keys(&self, rel: &str) -> Vec<&protected::Key> {
+        self.guarded.keys.iter().filter(|k| k.file == rel).collect()
     }
 
     /// Whether the root-relative `rel` is (in, or holds) a protected hook file: what it is.
     pub fn hook_file(&self, rel: &str) -> Option<String> {
         let list = self.hook_files.as_ref()?;
         let lower = rel.to_ascii_lowercase();
-        list.iter().find_map(|(p, why)| {
-            let p = p.to_ascii_lowercase();
-            let hit = lower == p
-                || lower.starts_with(&format!("{p}/"))
-                || (!lower.is_empty() && p.starts_with(&format!("{lower}/")));
-            hit.then(|| why.clone())
-        })
+        list.iter()
+            .find_map(|(p, why)| {
+                let p = p.to_ascii_lowercase();
+                let hit = lower == p
+                    || lower.starts_with(&format!("{p}/"))
+                    || (!lower.is_empty() && p.starts_with(&format!("{lower}/")));
+                hit.then(|| why.clone())
+            })
+            .or_else(|| protected::prefixed(rel).map(str::to_string))
     }
 
     /// The refusal of a write to a hook file, checked on the path as written and as resolved.
@@ -778,15 +863,7 @@ impl Sandbox {
     }
 }
 
-/// The hook files every worktree protects (root-relative), and what each is.
-pub const HOOK_FILES: &[(&str, &str)] = &[
-    (".githooks", "in .githooks/, the usual core.hooksPath"),
-    (".husky", "in .husky/, husky's hooks"),
-    (
-        ".pre-commit-config.yaml",
-        "the pre-commit framework's configuration",
-    ),
-];
+pub use protected::HOOK_FILES;
 
 /// What `rel` (root-relative) is when it is git-clada's own configuration: `.clada.yml` or
 /// anything under `.clada/`, in any letter case (a case-insensitive filesystem opens the same

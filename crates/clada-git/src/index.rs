@@ -433,6 +433,17 @@ impl Index {
         })
     }
 
+    /// The paths of the gitlinks (submodules and embedded repositories) the index holds: where
+    /// `git status` enters another repository.
+    pub fn gitlinks(&self) -> Vec<String> {
+        self.file
+            .entries()
+            .iter()
+            .filter(|e| e.mode == Mode::COMMIT)
+            .map(|e| e.path(&self.file).to_string())
+            .collect()
+    }
+
     /// Every stage-0 entry, sorted by path.
     pub fn entries(&self) -> BTreeMap<BString, Entry> {
         let mut out = BTreeMap::new();

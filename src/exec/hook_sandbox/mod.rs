@@ -47,6 +47,12 @@ pub struct HookPolicy {
     pub max_output: usize,
     /// The user's `sandbox.env` rules (`exec/env.rs`).
     pub env: Vec<String>,
+    /// What no hook may change (`sandbox::protected`): read-only in its sandbox and put back
+    /// after it; `None` until the repository's is known (`record::githooks` fills it in).
+    pub protected: Option<std::sync::Arc<crate::sandbox::protected::Protected>>,
+    /// The user's own `paths.protect_hooks: false`: hooks may change hook files (never a
+    /// nested git directory).
+    pub hook_writes: bool,
 }
 
 /// What one hook run needs besides the policy.
@@ -120,6 +126,8 @@ impl HookPolicy {
             timeout: cfg.timeout.value,
             max_output: cfg.max_output.value,
             env: cfg.sandbox_env.value.clone(),
+            protected: None,
+            hook_writes: !cfg.paths_protect_hooks.value,
         }
     }
 
@@ -133,6 +141,7 @@ impl HookPolicy {
             disabled: self.disabled.clone(),
             git_dirs: self.git_dirs.clone(),
             env: self.env.clone(),
+            protected: self.protected.clone().unwrap_or_default(),
         }
     }
 
@@ -170,6 +179,9 @@ impl HookPolicy {
             own_tmp: None,
             env,
             view,
+            root: spec.root.to_path_buf(),
+            protected: self.protected.clone().unwrap_or_default(),
+            put_back: Default::default(),
         })
     }
 
@@ -291,6 +303,11 @@ pub struct HookJail {
     own_tmp: Option<tempfile::TempDir>,
     env: Vec<(String, OsString)>,
     view: judge::View,
+    /// The worktree, and what the run may not change there, and what its runs changed of it
+    /// (put back).
+    root: PathBuf,
+    protected: std::sync::Arc<crate::sandbox::protected::Protected>,
+    put_back: std::cell::RefCell<Vec<super::protect::PutBack>>,
 }
 
 impl HookJail {
@@ -312,6 +329,9 @@ impl HookJail {
                 user_file,
                 ..Default::default()
             },
+            root: PathBuf::new(),
+            protected: Default::default(),
+            put_back: Default::default(),
         })
     }
 
@@ -355,13 +375,44 @@ impl HookJail {
             .map(|a| a.to_string_lossy().into_owned())
             .collect();
         let jail = &self.jail;
+        let guard = self.guard();
         let run = super::spawn::spawn_and_wait(&prog, &args, cwd, limits, None, jail, &|cmd| {
             for (k, v) in self.env.iter().chain(env) {
                 cmd.env(k, v);
             }
             merge_stderr(cmd);
         });
+        self.compare(guard, &run.output);
         run.output
+    }
+
+    /// The protected set as it is before a confined run.
+    fn guard(&self) -> Option<super::protect::Snapshot> {
+        self.confined()
+            .then(|| super::protect::Snapshot::take(&self.root, &self.protected))
+    }
+
+    /// Puts back what a run changed of the protected set, and remembers it (or, when it
+    /// changed nothing, a write to it the sandbox refused, as `out` names it).
+    fn compare(&self, guard: Option<super::protect::Snapshot>, out: &ExecOutput) {
+        let Some(g) = guard else {
+            return;
+        };
+        let mut back = g.put_back();
+        if back.is_empty() {
+            let text = format!("{}\n{}", out.stdout, out.stderr);
+            back.extend(super::protect::refused_entry(
+                &text,
+                &self.root,
+                &self.protected,
+            ));
+        }
+        self.put_back.borrow_mut().extend(back);
+    }
+
+    /// What the runs so far changed of the protected set (each put back, or said not to be).
+    pub fn put_back(&self) -> Vec<super::protect::PutBack> {
+        self.put_back.borrow().clone()
     }
 
     /// Runs `script` with `sh -c` in `cwd` with `env` added (the configured hooks; their
@@ -375,22 +426,45 @@ impl HookJail {
     ) -> ExecOutput {
         let args = vec!["-c".to_string(), script.to_string()];
         let jail = &self.jail;
+        let guard = self.guard();
         let run = super::spawn::spawn_and_wait("sh", &args, cwd, limits, None, jail, &|cmd| {
             for (k, v) in self.env.iter().chain(env) {
                 cmd.env(k, v);
             }
         });
+        self.compare(guard, &run.output);
         run.output
     }
 
-    /// What only the user can do about a failed run, if the failure is the sandbox's.
+    /// What only the user can do about a run: it changed the protected set (whatever its
+    /// exit), or it failed and the failure is the sandbox's.
     pub fn needs_user(&self, out: &ExecOutput) -> Option<String> {
+        if let Some(how) = put_back_how(&self.put_back.borrow()) {
+            return Some(how);
+        }
         if !self.confined() || out.success() {
             return None;
         }
         let text = format!("{}\n{}", out.stdout, out.stderr);
         judge::needs_user(&text, &self.view)
     }
+}
+
+/// What the user is told when a contained run changed the protected set: what was put back,
+/// and their way on. `None` when it changed nothing of it.
+pub fn put_back_how(put_back: &[super::protect::PutBack]) -> Option<String> {
+    if put_back.is_empty() {
+        return None;
+    }
+    let named: Vec<String> = put_back.iter().map(|p| p.describe()).collect();
+    Some(format!(
+        "it changed what your own next `git commit` or `git status` runs, which nothing a reply \
+         makes run may change, and it was put back: {}. Nothing was committed; the AI's changes \
+         stay pending. If the change is wanted, make it yourself (run the tool yourself, e.g. \
+         `npx husky init`), or set paths.protect_hooks: false in your own configuration; then \
+         `git clada commit` commits the pending changes (`git clada undo` takes them back)",
+        crate::base::term::escape(&named.join(", "), crate::base::term::Rule::Name)
+    ))
 }
 
 /// Makes the child's stderr the same pipe as its stdout, so one stream keeps the order the

@@ -213,7 +213,7 @@ pub fn apply_in(
         .refuse_nested_repositories(&repo.declared_submodules())
         .deny_paths(&opts.paths_deny)
         .allow_config_writes(opts.config_writable)
-        .protect_hooks(&repo.hook_files())
+        .protect(super::githooks::protected_set(repo, &[]))
         .allow_hook_writes(opts.hooks_writable);
     // The replacer format's suffix rule searches the tracked files.
     let sandbox = match crate::action::needs_tracked(&parsed) {
@@ -252,6 +252,11 @@ pub fn apply_in(
     let dry = opts.engine.dry_run;
     let _lock = if dry { None } else { Some(repo.lock()?) };
     let mut start = Start::read(repo, &plan, opts, prefetch)?;
+    // The gitlinks are known once the index is read: exec and hooks keep their git
+    // directories too.
+    let nested = super::githooks::nested_git(repo, sandbox.root(), &start.index.gitlinks());
+    let sandbox = sandbox.protect_git(nested);
+    let opts = &with_protected(opts, &sandbox);
     let mut plan = plan;
     if !opts.force
         && !matches!(opts.dialect, read::Dialect::Only(f) if f == read::Format::TOOL_CALL)
@@ -282,6 +287,13 @@ pub fn apply_in(
         Err(ApplyError::Journal(e)) => rollback::after_failure(repo, &start, ran, e.to_string()),
         other => other,
     }
+}
+
+/// `opts` with the sandbox's protected set for the hooks (what exec gets from the sandbox).
+fn with_protected(opts: &ApplyOptions, sandbox: &Sandbox) -> ApplyOptions {
+    let mut opts = opts.clone();
+    opts.hooks.policy.protected = Some(sandbox.guarded());
+    opts
 }
 
 /// The outcome of an apply that committed nothing (its report finalised).

@@ -60,6 +60,38 @@ impl Transaction<'_> {
                 paths.join(", ")
             ));
         }
+        if let Some(what) = changed_protected(&execution.result) {
+            // A contained step changed the protected set (put back): the user looks first.
+            execution.result.warnings.push(format!(
+                "⏸ nothing was committed: {what} changed what your own next `git commit` or \
+                 `git status` runs (it was put back); the AI's changes are in the worktree and \
+                 stay pending: `git clada commit` commits them once you have looked, `git clada \
+                 undo` takes them back"
+            ));
+            lock.commit(&start.index)?;
+            let index_tree = self.index_tree;
+            return self.close_uncommitted(
+                start,
+                opts,
+                reply,
+                execution,
+                Some((built.after_tree, index_tree)),
+            );
+        }
+        if let Some(step) = changed_called(repo, opts, &built)? {
+            // A file the user's own next commit runs, changed by this reply: the user looks
+            // first (and the contained hooks do not run it now).
+            execution.result.steps.push(step);
+            lock.commit(&start.index)?;
+            let index_tree = self.index_tree;
+            return self.close_uncommitted(
+                start,
+                opts,
+                reply,
+                execution,
+                Some((built.after_tree, index_tree)),
+            );
+        }
         // The index to commit from, and the one to leave behind: with the user's work kept
         // uncommitted they differ (the user's staged work stays staged, not committed).
         let paths: Vec<String> = built.changes.iter().map(|c| c.path.to_string()).collect();
@@ -420,6 +452,62 @@ fn take_restaged(
         repo.edit_tree(commit_tree, &committed)?,
         repo.edit_tree(after_tree, &worktree)?,
     ))
+}
+
+/// The ⏸ step of an apply whose reply changed a file a git hook calls by path
+/// (`record::called`), remembered for `git clada status`; `None` when it changed none. What an
+/// earlier apply left pending is not this reply's.
+fn changed_called(
+    repo: &Repo,
+    opts: &ApplyOptions,
+    built: &Built,
+) -> Result<Option<Step>, ApplyError> {
+    let Some(protected) = &opts.hooks.policy.protected else {
+        return Ok(None);
+    };
+    let changed: Vec<String> = built
+        .changes
+        .iter()
+        .filter(|c| !built.pending.contains(&c.path))
+        .map(|c| c.path.to_string())
+        .collect();
+    let hits = crate::record::called::among(&protected.called, &changed);
+    if hits.is_empty() {
+        return Ok(None);
+    }
+    crate::record::called::remember(repo, &hits)?;
+    let said =
+        crate::record::called::describe(hits.iter().map(|c| (c.rel.as_str(), c.from.as_str())));
+    let first = &hits[0].rel;
+    Ok(Some(Step::for_user(
+        "commit",
+        format!("{said}; nothing was committed, and the hooks did not run"),
+        format!(
+            "read the change (`git diff {first}`): your own next `git commit` runs it outside \
+             any sandbox. Then `git clada commit` commits the AI's pending changes, or `git clada \
+             status --ack {first}` marks it reviewed (`git clada status` says it until then); \
+             `git clada undo` takes the reply back"
+        ),
+    )))
+}
+
+/// The blocks and steps that changed the protected set (each put back), named: `block x01,
+/// hooks.after: make fmt`; `None` when none did.
+fn changed_protected(result: &crate::action::ExecutionResult) -> Option<String> {
+    let mut named: Vec<String> = result
+        .results
+        .iter()
+        .filter(|r| !r.refused && r.code.as_deref() == Some("protected_hook"))
+        .map(|r| format!("block {}", r.block_id))
+        .collect();
+    named.extend(
+        result
+            .steps
+            .iter()
+            .filter(|s| s.protected)
+            .map(|s| s.name.clone()),
+    );
+    (!named.is_empty()).then(|| named.join(", "))
 }
 
 /// Names in the report every path whose AI change stayed out of the commit (⏸: the
