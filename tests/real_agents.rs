@@ -473,3 +473,405 @@ const GEMINI: Agent = Agent {
 fn gemini_cli_turn_is_one_ai_commit_of_the_agents_lines() {
     ordinary_turn(&GEMINI);
 }
+
+// ---------------------------------------------------------------------------------------
+// The hook payloads each CLI really sends, recorded by a capture handler registered in
+// place of git-clada. The fixtures under tests/fixtures/agent-hooks/<agent>/recorded/ were
+// written by these runs (`CLADA_RECORD_AGENT_HOOKS=1`); otherwise each run checks that the
+// CLI still sends what they hold (the same events, fields and types) and the facts git-clada
+// relies on: which event ends a failing shell call, and where the model is.
+
+/// A capture handler: each payload to a file of its own, named by arrival.
+const CAPTURE: &str = "#!/bin/sh\ncat > \"$CLADA_CAPTURE/$(date +%s%N).json\"\n";
+
+/// Registers `command` for each of `events` in the settings file at `path` (Claude Code's,
+/// Gemini CLI's and Codex's `hooks.json` share the nested shape), keeping what is there.
+fn register(path: &Path, events: &[&str], command: &str) {
+    let mut doc: serde_json::Value = std::fs::read_to_string(path)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_else(|| json!({}));
+    for event in events {
+        doc["hooks"][*event] =
+            json!([{"matcher": "*", "hooks": [{"type": "command", "command": command}]}]);
+    }
+    write_file(path, &doc.to_string());
+}
+
+/// One agent's recording run.
+struct Recording {
+    agent: &'static Agent,
+    /// The CLI, as the fixtures' README names it.
+    version: &'static str,
+    /// The settings file the capture handler goes in, under HOME.
+    settings: &'static str,
+    events: &'static [&'static str],
+    /// The tool calls, each with the label its payloads are saved under.
+    calls: fn(&Path) -> Vec<(&'static str, Step)>,
+}
+
+/// A failing shell command that edits first, as `sed -i … && pytest` with a failing test.
+const FAILING: &str = "sed -i 's/^alpha$/alpha (sed)/' util.txt && false";
+
+/// Runs the recording turn; the captured payloads in arrival order, each named
+/// `EVENT[.LABEL]` (tool events labelled by their call, in order), placeholders put in.
+fn record(rec: &Recording) -> (Vec<(String, serde_json::Value)>, Run) {
+    let repo = TestRepo::with_files(&[
+        ("app.txt", "one\ntwo\nthree\nfour\nfive\nsix\n"),
+        ("util.txt", "alpha\nbeta\n"),
+    ]);
+    let labelled = (rec.calls)(repo.path());
+    let mut script: Vec<Step> = labelled.iter().map(|(_, s)| s.clone()).collect();
+    script.push(Step::answer("Done."));
+    let server = ModelServer::start(rec.agent.api, rec.agent.model, script);
+    (rec.agent.configure)(&repo, &server);
+    let capture = repo.home.path().join("capture");
+    std::fs::create_dir_all(&capture).expect("mkdir");
+    let handler = repo.home.path().join("capture.sh");
+    write_file(&handler, CAPTURE);
+    let command = format!("sh {}", handler.display());
+    register(&repo.home.path().join(rec.settings), rec.events, &command);
+    let mut cmd = (rec.agent.command)(&repo, &server);
+    cmd.env("CLADA_CAPTURE", &capture);
+    let run = run(cmd, rec.agent.name, &server);
+    assert_eq!(run.code, Some(0), "{}", context(&run, &server));
+
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&capture)
+        .expect("captured payloads")
+        .map(|e| e.expect("entry").path())
+        .collect();
+    files.sort();
+    let root = repo.path().display().to_string();
+    let (mut before, mut after) = (0, 0);
+    let mut out = Vec::new();
+    for f in files {
+        let text = std::fs::read_to_string(&f).expect("payload");
+        let mut v: serde_json::Value = serde_json::from_str(&text).unwrap_or_else(|e| {
+            panic!(
+                "{} sent a payload that is not JSON ({e}): {text}",
+                rec.agent.name
+            )
+        });
+        let event = v["hook_event_name"]
+            .as_str()
+            .unwrap_or("unnamed")
+            .to_string();
+        let label = match event.as_str() {
+            "PreToolUse" | "BeforeTool" => {
+                before += 1;
+                labelled.get(before - 1).map(|(l, _)| *l)
+            }
+            "PostToolUse" | "PostToolUseFailure" | "AfterTool" => {
+                after += 1;
+                labelled.get(after - 1).map(|(l, _)| *l)
+            }
+            _ => None,
+        };
+        if let Some(t) = v.get("transcript_path").and_then(|t| t.as_str()) {
+            let t = t.to_string();
+            v = serde_json::from_str(&v.to_string().replace(&t, "{TRANSCRIPT}")).expect("JSON");
+        }
+        if v.get("tool_use_id").is_some_and(|id| id.is_string()) {
+            v["tool_use_id"] = json!("{ID}");
+        }
+        let v = serde_json::from_str(&v.to_string().replace(&root, "{ROOT}")).expect("JSON");
+        let name = match label {
+            Some(l) => format!("{event}.{l}"),
+            None => event,
+        };
+        out.push((name, v));
+    }
+    (out, run)
+}
+
+/// A value's shape: its fields and their types, with arrays as the set of their elements'
+/// shapes (what a fixture must still match; the values themselves vary by run).
+fn shape(v: &serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    match v {
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .filter(|(k, _)| k.as_str() != "_source")
+                .map(|(k, v)| (k.clone(), shape(v)))
+                .collect::<std::collections::BTreeMap<_, _>>()
+                .into_iter()
+                .collect(),
+        ),
+        Value::Array(a) => {
+            let mut shapes: Vec<Value> = a.iter().map(shape).collect();
+            shapes.sort_by_key(|s| s.to_string());
+            shapes.dedup();
+            Value::Array(shapes)
+        }
+        Value::String(_) => json!("string"),
+        Value::Number(_) => json!("number"),
+        Value::Bool(_) => json!("bool"),
+        Value::Null => json!("null"),
+    }
+}
+
+/// Writes the recorded payloads (`CLADA_RECORD_AGENT_HOOKS` set), or checks that the
+/// fixtures still have the shape of what the CLI sends; the payloads by name.
+fn recorded(rec: &Recording) -> std::collections::BTreeMap<String, serde_json::Value> {
+    let (payloads, _) = record(rec);
+    let dir = Path::new(common::agent_fixtures::FIXTURES)
+        .join(rec.agent.name)
+        .join("recorded");
+    let mut by_name = std::collections::BTreeMap::new();
+    for (name, v) in payloads {
+        by_name.entry(name).or_insert(v);
+    }
+    let writing = std::env::var_os("CLADA_RECORD_AGENT_HOOKS").is_some();
+    for (name, v) in &by_name {
+        let path = dir.join(format!("{name}.json"));
+        if writing {
+            let mut v = v.clone();
+            if let Some(m) = v.as_object_mut() {
+                m.shift_insert(
+                    0,
+                    "_source".into(),
+                    json!(format!(
+                        "recorded from {} by tests/real_agents.rs ({name})",
+                        rec.version
+                    )),
+                );
+            }
+            write_file(
+                &path,
+                &(serde_json::to_string_pretty(&v).expect("JSON") + "\n"),
+            );
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+            panic!(
+                "{}: {e} ({} sends {name}; record it with CLADA_RECORD_AGENT_HOOKS=1)",
+                path.display(),
+                rec.version
+            )
+        });
+        let fixture: serde_json::Value = serde_json::from_str(&text).expect("fixture is JSON");
+        assert_eq!(
+            shape(&fixture),
+            shape(v),
+            "{} no longer matches what {} sends (re-record with CLADA_RECORD_AGENT_HOOKS=1):\n{}",
+            path.display(),
+            rec.version,
+            serde_json::to_string_pretty(v).expect("JSON")
+        );
+    }
+    if !writing {
+        for entry in std::fs::read_dir(&dir).expect("recorded fixtures") {
+            let file = entry
+                .expect("entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned();
+            let name = file.trim_end_matches(".json");
+            assert!(
+                by_name.contains_key(name),
+                "{} sends no {name} any more (tests/fixtures/agent-hooks/{}/recorded/{file})",
+                rec.version,
+                rec.agent.name
+            );
+        }
+    }
+    by_name
+}
+
+const CLAUDE_RECORDING: Recording = Recording {
+    agent: &CLAUDE,
+    version: "Claude Code 2.1.332",
+    settings: ".claude/settings.json",
+    events: &[
+        "SessionStart",
+        "UserPromptSubmit",
+        "PreToolUse",
+        "PostToolUse",
+        "PostToolUseFailure",
+        "Stop",
+        "SessionEnd",
+    ],
+    calls: |root| {
+        let app = root.join("app.txt").display().to_string();
+        vec![
+            ("read", Step::call("Read", json!({"file_path": app}))),
+            (
+                "edit",
+                Step::call(
+                    "Edit",
+                    json!({"file_path": app, "old_string": "five\n", "new_string": "five (agent)\n"}),
+                ),
+            ),
+            (
+                "write",
+                Step::call(
+                    "Write",
+                    json!({"file_path": root.join("new.txt"), "content": "created by the agent\n"}),
+                ),
+            ),
+            (
+                "bash",
+                Step::call("Bash", json!({"command": SED, "description": "Mark beta"})),
+            ),
+            (
+                "bash-fails",
+                Step::call(
+                    "Bash",
+                    json!({"command": FAILING, "description": "Mark alpha, then fail"}),
+                ),
+            ),
+        ]
+    },
+};
+
+#[test]
+#[cfg_attr(not(has_agents), ignore = "needs the agent CLIs (scripts/test)")]
+fn claude_code_hook_payloads_match_the_recorded_fixtures() {
+    let p = recorded(&CLAUDE_RECORDING);
+    // A Bash call that exits non-zero ends with PostToolUseFailure, not PostToolUse.
+    assert!(
+        p.contains_key("PostToolUseFailure.bash-fails"),
+        "{:?}",
+        p.keys()
+    );
+    assert!(!p.contains_key("PostToolUse.bash-fails"), "{:?}", p.keys());
+    assert_eq!(p["PostToolUseFailure.bash-fails"]["error"], "Exit code 1");
+    // Read-only tools fire the hooks too (matcher `*`).
+    assert!(p.contains_key("PreToolUse.read") && p.contains_key("PostToolUse.read"));
+    // Every tool event carries its call's id; SessionStart of a headless run names no model.
+    for (name, v) in &p {
+        if name.contains('.') {
+            assert_eq!(v["tool_use_id"], "{ID}", "{name}");
+        }
+    }
+    assert!(
+        p["SessionStart"].get("model").is_none(),
+        "{}",
+        p["SessionStart"]
+    );
+    assert!(p.contains_key("Stop"));
+}
+
+const CODEX_RECORDING: Recording = Recording {
+    agent: &CODEX_AGENT,
+    version: "Codex 0.171.0",
+    settings: ".codex/hooks.json",
+    events: &[
+        "SessionStart",
+        "UserPromptSubmit",
+        "PreToolUse",
+        "PostToolUse",
+        "Stop",
+        "SessionEnd",
+    ],
+    calls: |_| {
+        vec![
+            (
+                "apply-patch-update",
+                Step::call("apply_patch", json!("*** Begin Patch\n*** Update File: app.txt\n@@\n four\n-five\n+five (agent)\n*** End Patch\n")),
+            ),
+            (
+                "apply-patch-add",
+                Step::call("apply_patch", json!("*** Begin Patch\n*** Add File: new.txt\n+created by the agent\n*** End Patch\n")),
+            ),
+            ("bash", Step::call("exec_command", json!({"cmd": SED}))),
+            ("bash-fails", Step::call("exec_command", json!({"cmd": FAILING}))),
+        ]
+    },
+};
+
+#[test]
+#[cfg_attr(not(has_agents), ignore = "needs the agent CLIs (scripts/test)")]
+fn codex_hook_payloads_match_the_recorded_fixtures() {
+    let p = recorded(&CODEX_RECORDING);
+    // A shell call that exits non-zero still ends with PostToolUse (Codex has no failure
+    // event); its tool_response is the output only, without the exit code.
+    assert!(p.contains_key("PostToolUse.bash-fails"), "{:?}", p.keys());
+    // exec_command is reported as `Bash`, apply_patch with its patch in tool_input.command.
+    assert_eq!(p["PreToolUse.bash"]["tool_name"], "Bash");
+    assert_eq!(p["PreToolUse.bash"]["tool_input"]["command"], SED);
+    assert_eq!(p["PreToolUse.apply-patch-add"]["tool_name"], "apply_patch");
+    assert!(p["PreToolUse.apply-patch-add"]["tool_input"]["command"]
+        .as_str()
+        .is_some_and(|c| c.contains("*** Add File: new.txt")));
+    // The model is in SessionStart and in every turn event.
+    for (name, v) in &p {
+        if name.contains('.') {
+            assert_eq!(v["tool_use_id"], "{ID}", "{name}");
+        }
+        if name != "SessionEnd" && name != "UserPromptSubmit" {
+            assert_eq!(v["model"], "gpt-5.5", "{name}");
+        }
+    }
+    assert!(p.contains_key("Stop"));
+}
+
+const GEMINI_RECORDING: Recording = Recording {
+    agent: &GEMINI,
+    version: "Gemini CLI 0.61.0",
+    settings: ".gemini/settings.json",
+    events: &[
+        "SessionStart",
+        "BeforeAgent",
+        "BeforeTool",
+        "AfterTool",
+        "AfterAgent",
+        "SessionEnd",
+    ],
+    calls: |root| {
+        vec![
+            (
+                "replace",
+                Step::call(
+                    "replace",
+                    json!({"file_path": root.join("app.txt"), "old_string": "five\n", "new_string": "five (agent)\n",
+                        "instruction": "Mark line five as the agent's."}),
+                ),
+            ),
+            (
+                "write-file",
+                Step::call(
+                    "write_file",
+                    json!({"file_path": root.join("new.txt"), "content": "created by the agent\n"}),
+                ),
+            ),
+            (
+                "shell",
+                Step::call(
+                    "run_shell_command",
+                    json!({"command": SED, "description": "Mark beta"}),
+                ),
+            ),
+            (
+                "shell-fails",
+                Step::call(
+                    "run_shell_command",
+                    json!({"command": FAILING, "description": "Mark alpha, then fail"}),
+                ),
+            ),
+        ]
+    },
+};
+
+#[test]
+#[cfg_attr(not(has_agents), ignore = "needs the agent CLIs (scripts/test)")]
+fn gemini_cli_hook_payloads_match_the_recorded_fixtures() {
+    let p = recorded(&GEMINI_RECORDING);
+    // A shell call that exits non-zero ends with AfterTool; the exit code is only in the
+    // text the model reads.
+    let failed = &p["AfterTool.shell-fails"]["tool_response"]["llmContent"];
+    assert!(
+        failed.as_str().is_some_and(|t| t.contains("Exit Code: 1")),
+        "{failed}"
+    );
+    // No call ids, and no model in SessionStart.
+    for (name, v) in &p {
+        assert!(v.get("tool_use_id").is_none(), "{name}: {v}");
+    }
+    assert!(
+        p["SessionStart"].get("model").is_none(),
+        "{}",
+        p["SessionStart"]
+    );
+    assert!(p.contains_key("AfterAgent"));
+}
