@@ -206,22 +206,6 @@ fn before_turn(agent: &Agent) -> (TestRepo, String, ModelServer) {
     (repo, initial, server)
 }
 
-/// The ranges each file's attestation lists in an authorship log.
-fn attested(log: &str) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    let mut file = None;
-    for line in log.lines().take_while(|l| *l != "---") {
-        match line.strip_prefix("  ") {
-            Some(entry) => {
-                let ranges = entry.rsplit(' ').next().unwrap_or("").to_string();
-                out.push((file.clone().unwrap_or_default(), ranges));
-            }
-            None => file = Some(line.to_string()),
-        }
-    }
-    out
-}
-
 fn ordinary_turn(agent: &Agent) {
     let (repo, initial, server) = before_turn(agent);
     let run = run((agent.command)(&repo, &server), agent.name, &server);
@@ -273,7 +257,7 @@ fn ordinary_turn(agent: &Agent) {
 
     let log = repo.git(&["notes", "--ref", "ai", "show", "HEAD"]);
     assert_eq!(
-        attested(&log),
+        common::agent_fixtures::attested(&log),
         [("app.txt", "5"), ("new.txt", "1"), ("util.txt", "2")]
             .map(|(f, r)| (f.to_string(), r.to_string())),
         "the log attests exactly the agent's lines:\n{log}"
