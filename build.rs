@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 /// Each `cfg` the tests read, and what it stands for.
-const NEEDS: [(&str, &str); 9] = [
+const NEEDS: [(&str, &str); 10] = [
     (
         "has_shared",
         "the conformance data ../shared/conformance (or CLADA_SHARED)",
@@ -26,6 +26,10 @@ const NEEDS: [(&str, &str); 9] = [
     ("has_husky", "husky, lint-staged and node (scripts/test)"),
     ("has_script", "util-linux `script`"),
     ("has_bash_completion", "git's bash completion"),
+    (
+        "has_agents",
+        "Claude Code, Codex and Gemini CLI in the tools cache (scripts/test)",
+    ),
 ];
 
 fn main() {
@@ -40,6 +44,7 @@ fn main() {
         "CLADA_SHARED",
         "CLADA_AIDER_PYTHON",
         "CLADA_CODEX_BIN",
+        "XDG_CACHE_HOME",
     ] {
         println!("cargo:rerun-if-env-changed={var}");
     }
@@ -101,7 +106,26 @@ fn has(cfg: &str, root: &Path, tools: &Path) -> bool {
         ]
         .iter()
         .any(|p| Path::new(p).exists()),
+        "has_agents" => AGENTS.iter().all(|cli| agent_tools().join(cli).exists()),
         _ => false,
+    }
+}
+
+/// The agent CLIs tests/real_agents.rs drives, under the tools cache (scripts/test installs
+/// them there, outside the clone, so a fresh CI clone reuses them).
+const AGENTS: [&str; 3] = [
+    "claude-code-2.1.332/node_modules/.bin/claude",
+    "codex-0.171.0/node_modules/.bin/codex",
+    "gemini-cli-0.61.0/node_modules/.bin/gemini",
+];
+
+/// `${XDG_CACHE_HOME:-$HOME/.cache}/git-clada-ci`.
+fn agent_tools() -> PathBuf {
+    match std::env::var_os("XDG_CACHE_HOME").filter(|v| !v.is_empty()) {
+        Some(cache) => PathBuf::from(cache).join("git-clada-ci"),
+        None => {
+            PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache/git-clada-ci")
+        }
     }
 }
 

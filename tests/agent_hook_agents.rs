@@ -3,7 +3,8 @@
 //! citing the documentation it follows) piped to the real binary around real edits in real
 //! repositories: one AI commit per turn attributed to that agent, the user's edits left
 //! uncommitted; Cursor's older `afterFileEdit`, an edit reported twice, and git-ai installed
-//! beside git-clada.
+//! beside git-clada. The turns recorded from the real Claude Code, Codex and Gemini CLI
+//! (`<agent>/recorded/`, written by tests/real_agents.rs) are replayed payload by payload.
 
 mod common;
 
@@ -669,4 +670,156 @@ fn cursor_after_file_edit_with_the_agent_lock_held_fails_without_blocking_or_rec
     assert_eq!(repo.read("a.txt"), "1\n2 cursor\n");
     assert_eq!(repo.status().trim_end(), " M a.txt");
     repo.assert_fsck();
+}
+
+/// A recorded turn replayed: each payload the CLI sent (tests/fixtures/agent-hooks/AGENT/
+/// recorded/, in the order it sent them), with the files the call wrote written before the
+/// payload that reports it, as the CLI wrote them.
+fn replay(repo: &TestRepo, agent: &str, turn: &[(&str, &[(&str, &str)])], vars: &[(&str, &str)]) {
+    for (name, writes) in turn {
+        for (file, content) in *writes {
+            repo.write(file, content);
+        }
+        // Each call's own id (`{ID}`): its label.
+        let id = name.split('.').nth(1).unwrap_or("none");
+        let mut all = vars.to_vec();
+        all.push(("ID", id));
+        let out = hook(
+            repo,
+            agent,
+            &payload(repo, agent, &format!("recorded/{name}"), &all),
+        );
+        assert!(
+            !stderr(&out).contains("not attributed"),
+            "{agent} {name}: {}",
+            stderr(&out)
+        );
+    }
+}
+
+const APP: &str = "one\ntwo\nthree\nfour\nfive\nsix\n";
+const APP_EDITED: &str = "one\ntwo\nthree\nfour\nfive (agent)\nsix\n";
+const UTIL_SED: &str = "alpha\nbeta (sed)\n";
+const UTIL_BOTH: &str = "alpha (sed)\nbeta (sed)\n";
+const NEW: &str = "created by the agent\n";
+
+/// The replayed turn's one AI commit: the agent's three files, the failing shell call's edit
+/// included, attributed line by line to `tool` and `model`; nothing left over.
+fn assert_recorded_turn(repo: &TestRepo, initial: &str, tool: &str, model: &str) {
+    assert_eq!(repo.git(&["rev-parse", "HEAD~1"]).trim_end(), initial);
+    assert_eq!(changed(repo, "HEAD"), "app.txt\nnew.txt\nutil.txt");
+    assert_eq!(repo.git(&["show", "HEAD:app.txt"]), APP_EDITED);
+    assert_eq!(repo.git(&["show", "HEAD:util.txt"]), UTIL_BOTH);
+    assert_eq!(repo.status(), "");
+    let log = note(repo, "HEAD");
+    assert_eq!(
+        common::agent_fixtures::attested(&log),
+        [("app.txt", "5"), ("new.txt", "1"), ("util.txt", "1-2")]
+            .map(|(f, r)| (f.to_string(), r.to_string())),
+        "{log}"
+    );
+    assert!(log.contains(&format!("\"tool\": \"{tool}\"")), "{log}");
+    assert!(log.contains(&format!("\"model\": \"{model}\"")), "{log}");
+    assert_eq!(repo.git(&["for-each-ref", "refs/clada/agent/"]), "");
+    repo.assert_fsck();
+}
+
+fn recorded_repo() -> (TestRepo, String) {
+    let repo = TestRepo::with_files(&[("app.txt", APP), ("util.txt", "alpha\nbeta\n")]);
+    let initial = repo.head();
+    (repo, initial)
+}
+
+/// Claude Code 2.1.332's own payloads: the session and prompt events are taken without
+/// error, a Read records nothing, and the Bash call that edited and then failed — reported by
+/// PostToolUseFailure — has its edit in the turn's commit (when that event reaches git-clada).
+#[test]
+fn recorded_claude_code_turn_replayed_is_one_ai_commit() {
+    let (repo, initial) = recorded_repo();
+    let turn: &[(&str, &[(&str, &str)])] = &[
+        ("SessionStart", &[]),
+        ("UserPromptSubmit", &[]),
+        ("PreToolUse.read", &[]),
+        ("PostToolUse.read", &[]),
+        ("PreToolUse.edit", &[]),
+        ("PostToolUse.edit", &[("app.txt", APP_EDITED)]),
+        ("PreToolUse.write", &[]),
+        ("PostToolUse.write", &[("new.txt", NEW)]),
+        ("PreToolUse.bash", &[]),
+        ("PostToolUse.bash", &[("util.txt", UTIL_SED)]),
+        ("PreToolUse.bash-fails", &[]),
+        ("PostToolUseFailure.bash-fails", &[("util.txt", UTIL_BOTH)]),
+    ];
+    replay(&repo, "claude-code", turn, &[]);
+    let state = repo.git(&["cat-file", "-p", "refs/clada/agent/main:state.json"]);
+    let v: serde_json::Value = serde_json::from_str(&state).unwrap();
+    // Four checkpoints (the Read changed nothing), none left open.
+    assert_eq!(
+        v["checkpoints"].as_array().map(Vec::len),
+        Some(4),
+        "{state}"
+    );
+    assert_eq!(v["open"].as_array().map(Vec::len), Some(0), "{state}");
+    replay(
+        &repo,
+        "claude-code",
+        &[("Stop", &[]), ("SessionEnd", &[])],
+        &[],
+    );
+    assert_recorded_turn(&repo, &initial, "claude", "claude-sonnet-4-5");
+}
+
+/// Codex 0.171.0's own payloads: apply_patch's patch in `tool_input.command`, exec_command
+/// as `Bash`, a failing shell call ended by PostToolUse; the model from the payloads.
+#[test]
+fn recorded_codex_turn_replayed_is_one_ai_commit() {
+    let (repo, initial) = recorded_repo();
+    let turn: &[(&str, &[(&str, &str)])] = &[
+        ("SessionStart", &[]),
+        ("UserPromptSubmit", &[]),
+        ("PreToolUse.apply-patch-update", &[]),
+        ("PostToolUse.apply-patch-update", &[("app.txt", APP_EDITED)]),
+        ("PreToolUse.apply-patch-add", &[]),
+        ("PostToolUse.apply-patch-add", &[("new.txt", NEW)]),
+        ("PreToolUse.bash", &[]),
+        ("PostToolUse.bash", &[("util.txt", UTIL_SED)]),
+        ("PreToolUse.bash-fails", &[]),
+        ("PostToolUse.bash-fails", &[("util.txt", UTIL_BOTH)]),
+        ("Stop", &[]),
+        ("SessionEnd", &[]),
+    ];
+    replay(&repo, "codex", turn, &[]);
+    assert_recorded_turn(&repo, &initial, "codex", "gpt-5.5");
+}
+
+/// Gemini CLI 0.61.0's own payloads: no call ids (AfterTool pairs with the session's oldest
+/// BeforeTool), a failing shell call ended by AfterTool, the model from its transcript's
+/// top-level `model` (the shape its chat files have).
+#[test]
+fn recorded_gemini_cli_turn_replayed_is_one_ai_commit() {
+    let (repo, initial) = recorded_repo();
+    let transcript = repo.home.path().join("session.jsonl");
+    std::fs::write(
+        &transcript,
+        "{\"id\":\"m1\",\"type\":\"user\",\"content\":[{\"text\":\"go\"}]}\n\
+         {\"id\":\"m2\",\"type\":\"gemini\",\"content\":\"\",\"model\":\"gemini-2.5-flash\"}\n",
+    )
+    .unwrap();
+    let turn: &[(&str, &[(&str, &str)])] = &[
+        ("SessionStart", &[]),
+        ("BeforeAgent", &[]),
+        ("BeforeTool.replace", &[]),
+        ("AfterTool.replace", &[("app.txt", APP_EDITED)]),
+        ("BeforeTool.write-file", &[]),
+        ("AfterTool.write-file", &[("new.txt", NEW)]),
+        ("BeforeTool.shell", &[]),
+        ("AfterTool.shell", &[("util.txt", UTIL_SED)]),
+        ("BeforeTool.shell-fails", &[]),
+        ("AfterTool.shell-fails", &[("util.txt", UTIL_BOTH)]),
+        ("AfterAgent", &[]),
+        ("SessionEnd", &[]),
+    ];
+    let path = transcript.display().to_string();
+    replay(&repo, "gemini", turn, &[("TRANSCRIPT", &path)]);
+    assert_recorded_turn(&repo, &initial, "gemini", "gemini-2.5-flash");
 }

@@ -6,19 +6,19 @@ use super::TestRepo;
 
 pub const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/agent-hooks");
 
-/// The fixture `name` of `agent` with `{ROOT}` (the repository), `{TRANSCRIPT}` (the Claude
-/// Code transcript fixture) and each of `vars` filled in (JSON-escaped values); panics when
-/// the result is not JSON.
+/// The fixture `name` of `agent` with each of `vars` filled in (JSON-escaped values), then
+/// `{ROOT}` (the repository) and `{TRANSCRIPT}` (the Claude Code transcript fixture, unless
+/// `vars` names another); panics when the result is not JSON.
 pub fn payload(repo: &TestRepo, agent: &str, name: &str, vars: &[(&str, &str)]) -> String {
-    let text = std::fs::read_to_string(format!("{FIXTURES}/{agent}/{name}.json"))
+    let mut out = std::fs::read_to_string(format!("{FIXTURES}/{agent}/{name}.json"))
         .unwrap_or_else(|e| panic!("fixture {agent}/{name}: {e}"));
-    let transcript = format!("{FIXTURES}/claude-code/transcript.jsonl");
-    let mut out = text.replace("{ROOT}", &repo.path().display().to_string());
-    out = out.replace("{TRANSCRIPT}", &transcript);
     for (k, v) in vars {
         let escaped = serde_json::to_string(v).expect("a string is JSON");
         out = out.replace(&format!("{{{k}}}"), &escaped[1..escaped.len() - 1]);
     }
+    let transcript = format!("{FIXTURES}/claude-code/transcript.jsonl");
+    out = out.replace("{ROOT}", &repo.path().display().to_string());
+    out = out.replace("{TRANSCRIPT}", &transcript);
     serde_json::from_str::<serde_json::Value>(&out).expect("fixture is JSON");
     out
 }
@@ -37,4 +37,21 @@ pub fn hold_agent_lock(repo: &TestRepo) -> std::fs::File {
     // SAFETY: flock on a descriptor this function owns and hands back.
     assert_eq!(unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) }, 0);
     lock
+}
+
+/// Each file's attested line ranges in an authorship log (`refs/notes/ai`), in order:
+/// `(path, ranges)` for every entry line above the `---`.
+pub fn attested(log: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut file = String::new();
+    for line in log.lines().take_while(|l| *l != "---") {
+        match line.strip_prefix("  ") {
+            Some(entry) => {
+                let ranges = entry.rsplit(' ').next().unwrap_or("");
+                out.push((file.clone(), ranges.to_string()));
+            }
+            None => file = line.to_string(),
+        }
+    }
+    out
 }
