@@ -244,14 +244,15 @@ unsafe fn write_file(path: &CStr, text: &CStr) -> std::io::Result<()> {
     Ok(())
 }
 
-/// A user and mount namespace of the child's own, with `.git` bind-mounted read-only.
+/// A mount namespace of the child's own, with `.git` bind-mounted read-only.
 unsafe fn mount_git_read_only(m: &GitMount) -> std::io::Result<()> {
     enter_namespace(&m.maps)?;
     bind_read_only(m)
 }
 
-/// A user and mount namespace of the child's own, mapping its ids to themselves, its mounts
-/// private.
+/// A mount namespace of the child's own, its mounts private: alone where this process may
+/// make one ([`mount_namespace_alone`]), else in a new user namespace mapping its ids to
+/// themselves.
 unsafe fn enter_namespace(maps: &IdMaps) -> std::io::Result<()> {
     if !mount_namespace_alone() {
         // Its own `/proc/self` files are root's while it is not dumpable (`harden`).
