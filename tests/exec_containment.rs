@@ -310,6 +310,30 @@ fn setuid_bits_left_without_the_sandbox_are_cleared_and_named() {
     assert!(r.git(&["ls-tree", "HEAD", "tool"]).starts_with("100755"));
 }
 
+/// A hook run unconfined by the user's `hooks.sandbox: off` that leaves a setuid file: cleared
+/// after the hook and named in the apply's warnings, as after a block.
+#[test]
+fn setuid_bits_a_hook_left_without_the_sandbox_are_cleared_and_named() {
+    use std::os::unix::fs::PermissionsExt;
+    let r = TestRepo::with_files(&[("a.txt", "a\n")]);
+    r.user_config(
+        "hooks:\n  sandbox: off\n  after:\n    - \"cp /bin/sh tool && chmod 4755 tool\"\n",
+    );
+    let out = r.apply(&write_block("s03", "tool", "replaced\n"), &[]);
+    assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
+    let w = TestRepo::report(&out)["warnings"].to_string();
+    assert!(
+        w.contains("the hook `cp /bin/sh tool && chmod 4755 tool` left setuid or setgid files")
+            && w.contains("tool"),
+        "{w}"
+    );
+    let mode = fs::metadata(r.path().join("tool"))
+        .expect("tool")
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o6000, 0, "{mode:o}");
+}
+
 /// The read actions (and so the MCP `grep`, `ls`, `glob` tools, which run them): a denied path
 /// named is refused (⏸ `path_denied`), one met while recursing is skipped silently.
 #[test]
