@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 /// Each `cfg` the tests read, and what it stands for.
-const NEEDS: [(&str, &str); 10] = [
+const NEEDS: [(&str, &str); 11] = [
     (
         "has_shared",
         "the conformance data ../shared/conformance (or CLADA_SHARED)",
@@ -25,6 +25,7 @@ const NEEDS: [(&str, &str); 10] = [
     ("has_inspector", "the MCP Inspector (scripts/test)"),
     ("has_husky", "husky, lint-staged and node (scripts/test)"),
     ("has_script", "util-linux `script`"),
+    ("has_setcap", "libcap's `setcap`"),
     ("has_bash_completion", "git's bash completion"),
     (
         "has_agents",
@@ -99,6 +100,7 @@ fn has(cfg: &str, root: &Path, tools: &Path) -> bool {
                 && runs(Path::new("node"), &["--version"])
         }
         "has_script" => runs(Path::new("script"), &["--version"]),
+        "has_setcap" => runs(Path::new("setcap"), &["-h"]),
         "has_bash_completion" => [
             "/usr/share/bash-completion/completions/git",
             "/usr/share/git/completion/git-completion.bash",

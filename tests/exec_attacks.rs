@@ -2,14 +2,20 @@
 //! a nested repository's fsmonitor through a "read-only" `git status`, `xxd - FILE`, a
 //! committed symlink to a private key, reply-written approvals and `.clada.yml`, a cloned
 //! repository's configuration loosening the user's, and a trusted hook running a script the
-//! reply just edited under `--exec deny`. Real processes, real repositories.
+//! reply just edited under `--exec deny`. And those of issue 51 on what a sandboxed child
+//! keeps (inherited descriptors, git-clada's own environment, file capabilities), in every
+//! mode. Real processes, real repositories.
 
 mod common;
 
 use std::fs;
-use std::os::unix::fs::symlink;
+use std::os::fd::AsRawFd;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{symlink, MetadataExt};
+use std::os::unix::process::CommandExt;
 
-use common::{block, exit_code, output_text, write_block, TestRepo};
+use common::modes::{self, Mode};
+use common::{block, exit_code, output_text, spawn_fed, write_block, TestRepo};
 
 fn repo() -> TestRepo {
     let mut r = TestRepo::with_files(&[("README.md", "hello\n"), (".gitignore", ".env\n")]);
@@ -213,4 +219,252 @@ fn a_trusted_hook_does_not_run_a_script_the_reply_edited_under_exec_deny() {
     assert!(TestRepo::report(&out)["warnings"]
         .to_string()
         .contains("hooks.after did not run: the exec policy is deny"));
+}
+
+// Issue 51 ("One hop further"), items 4, 5 and 12: what the sandboxed child keeps. Each runs
+// in every mode of `common::modes` where it applies (root and an unprivileged user, with
+// namespaces and under a seccomp filter that refuses them).
+
+/// A repository for `m` with an existing folder `bin/` (without namespaces nothing can be
+/// created directly in the worktree root) and git-clada's folder on `PATH`.
+fn mode_repo(m: &Mode) -> TestRepo {
+    let mut r = m.repo(&[("README.md", "hello\n"), ("bin/README", "tools\n")]);
+    r.env.push(("PATH".into(), common::path_with_clada(&[])));
+    r
+}
+
+/// The hook steps of an apply, as JSON text.
+fn steps(out: &std::process::Output) -> String {
+    TestRepo::report(out)["steps"].to_string()
+}
+
+/// A file of secret text, open for reading (to be inherited).
+fn secret_file(text: &str) -> (tempfile::TempDir, fs::File) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = dir.path().join("secret");
+    fs::write(&p, text).expect("secret");
+    (dir, fs::File::open(&p).expect("open secret"))
+}
+
+/// `git clada apply r.md 5<secret` (and 200<secret): a block and a hook read what they
+/// inherited.
+#[test]
+fn inherited_descriptors_reach_neither_a_block_nor_a_hook() {
+    modes::each(|m| {
+        let r = mode_repo(m);
+        r.user_config("hooks:\n  after:\n    - \"cat <&5; cat <&200; echo hook-end; exit 1\"\n");
+        m.own_repo(&r);
+        let (_dir, secret) = secret_file("FD-SECRET\n");
+        let fd = secret.as_raw_fd();
+        let mut cmd = m.clada_cmd(&r);
+        cmd.args(["--format", "json", "apply", "--exec", "allow", "-"]);
+        // SAFETY: dup2 only, in the child before exec.
+        unsafe {
+            cmd.pre_exec(move || {
+                for to in [5, 200] {
+                    if libc::dup2(fd, to) < 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                }
+                Ok(())
+            });
+        }
+        let reply = [
+            exec("d01", "cat <&5; cat <&200; echo block-end", None),
+            write_block("d02", "bin/a.txt", "a\n"),
+        ]
+        .concat();
+        let out = spawn_fed(cmd, &reply).wait_with_output().expect("apply");
+        let v = TestRepo::report(&out);
+        let block = v["results"][0]["data"].to_string();
+        assert!(block.contains("block-end"), "{}: {v}", m.name());
+        assert!(steps(&out).contains("hook-end"), "{}: {v}", m.name());
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(!text.contains("FD-SECRET"), "{}: {text}", m.name());
+    });
+}
+
+/// What a block or hook tries to read git-clada's environment by: every readable
+/// `/proc/<pid>/environ`, and git-clada's own found by walking up from itself.
+const READ_ENVIRONS: &str = "cat /proc/[0-9]*/environ 2>/dev/null | tr '\\0' '\\n' | grep ENVIRON-SECRET\n\
+     p=$$; while [ \"${p:-0}\" -gt 1 ]; do tr '\\0' '\\n' < /proc/$p/environ 2>/dev/null | grep ENVIRON-SECRET; \
+     p=$(awk '{print $4}' /proc/$p/stat 2>/dev/null); done\n";
+
+/// Root without user namespaces (root in Docker): a block or a hook read git-clada's own
+/// `/proc/<pid>/environ`, every secret the environment filter kept from it.
+#[test]
+fn neither_a_block_nor_a_hook_reads_git_cladas_environment() {
+    modes::each(|m| {
+        let r = mode_repo(m);
+        r.user_config(&format!(
+            "hooks:\n  after:\n    - |\n{}\n      echo hook-end; exit 1\n",
+            READ_ENVIRONS
+                .lines()
+                .map(|l| format!("      {l}"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        ));
+        m.own_repo(&r);
+        let mut cmd = m.clada_cmd(&r);
+        cmd.env("GITHUB_TOKEN", "ghp-ENVIRON-SECRET-v4lu3")
+            .args(["--format", "json", "apply", "--exec", "allow", "-"]);
+        let reply = [
+            exec("e01", &format!("{READ_ENVIRONS}echo block-end"), None),
+            write_block("e02", "bin/a.txt", "a\n"),
+        ]
+        .concat();
+        let out = spawn_fed(cmd, &reply).wait_with_output().expect("apply");
+        let v = TestRepo::report(&out);
+        assert!(
+            v["results"][0]["data"].to_string().contains("block-end"),
+            "{}: {v}",
+            m.name()
+        );
+        assert!(steps(&out).contains("hook-end"), "{}: {v}", m.name());
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(!text.contains("v4lu3"), "{}: {text}", m.name());
+    });
+}
+
+/// Whether `p` has file capabilities (`security.capability`).
+fn has_capabilities(p: &std::path::Path) -> bool {
+    let c = std::ffi::CString::new(p.as_os_str().as_bytes()).expect("path");
+    // SAFETY: a size query on a C string that outlives the call.
+    unsafe {
+        libc::lgetxattr(
+            c.as_ptr(),
+            c"security.capability".as_ptr(),
+            std::ptr::null_mut(),
+            0,
+        ) >= 0
+    }
+}
+
+const SETCAP: &str = "cp /usr/bin/perl bin/tool && setcap cap_setuid+ep bin/tool && echo CAPPED";
+
+/// `cp perl bin/tool; setcap cap_setuid+ep bin/tool` in an approved block or a hook made any
+/// local user root: the confined program has no `CAP_SETFCAP`.
+#[test]
+#[cfg_attr(not(has_setcap), ignore = "needs libcap's `setcap`")]
+fn a_block_or_a_hook_cannot_give_a_file_capabilities() {
+    modes::each(|m| {
+        let r = mode_repo(m);
+        let hook = SETCAP.replace("bin/tool", "bin/hooked");
+        r.user_config(&format!("hooks:\n  after:\n    - \"{hook}\"\n"));
+        m.own_repo(&r);
+        let reply = [
+            exec("c01", SETCAP, None),
+            write_block("c02", "bin/hooked", "replaced by the hook\n"),
+        ]
+        .concat();
+        let out = m.apply(&r, &reply, &["--exec", "allow"]);
+        let v = TestRepo::report(&out);
+        assert!(r.exists("bin/tool"), "{}: {v}", m.name());
+        assert!(
+            !has_capabilities(&r.path().join("bin/tool")),
+            "{}",
+            m.name()
+        );
+        assert!(
+            !has_capabilities(&r.path().join("bin/hooked")),
+            "{}",
+            m.name()
+        );
+        assert_ne!(
+            v["results"][0]["data"]["stdout"],
+            "CAPPED\n",
+            "{}: {v}",
+            m.name()
+        );
+        let hook = &v["steps"][0];
+        assert!(
+            hook["name"]
+                .as_str()
+                .is_some_and(|n| n.starts_with("hooks.after"))
+                && !hook["output"].to_string().contains("CAPPED"),
+            "{}: {v}",
+            m.name()
+        );
+        // Refused, not set and cleared afterwards.
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            !text.contains("security.capability"),
+            "{}: {text}",
+            m.name()
+        );
+    });
+}
+
+/// Where nothing refuses them (`sandbox.level: off`, `hooks.sandbox: off`, the user's own
+/// choice), file capabilities a block or a hook set are removed after the step and named.
+#[test]
+#[cfg_attr(not(has_setcap), ignore = "needs libcap's `setcap`")]
+fn file_capabilities_left_without_the_sandbox_are_removed_and_named() {
+    modes::each_where(
+        |m| m.root() && m.namespaces,
+        |m| {
+            let r = mode_repo(m);
+            let hook = SETCAP.replace("bin/tool", "bin/hooked");
+            r.user_config(&format!(
+                "sandbox:\n  level: off\nhooks:\n  sandbox: off\n  after:\n    - \"{hook}\"\n"
+            ));
+            let reply = [
+                exec("c03", SETCAP, None),
+                write_block("c04", "bin/hooked", "replaced by the hook\n"),
+            ]
+            .concat();
+            let out = m.apply(&r, &reply, &["--exec", "allow"]);
+            let v = TestRepo::report(&out);
+            assert_eq!(v["results"][0]["data"]["stdout"], "CAPPED\n", "{v}");
+            let w = v["results"][0]["warnings"].to_string();
+            assert!(
+                w.contains("security.capability") && w.contains("bin/tool"),
+                "{w}"
+            );
+            let w = v["warnings"].to_string();
+            assert!(
+                w.contains("the hook `cp /usr/bin/perl bin/hooked")
+                    && w.contains("which were removed: bin/hooked"),
+                "{v}"
+            );
+            for f in ["bin/tool", "bin/hooked"] {
+                assert!(!has_capabilities(&r.path().join(f)), "{f}");
+            }
+        },
+    );
+}
+
+/// Root's `tar -xf` in an approved block keeps the archive's owners: the block keeps the
+/// capabilities that need, not a user namespace mapping root alone.
+#[test]
+fn tar_as_root_keeps_the_owners_of_what_it_extracts() {
+    modes::each_where(Mode::root, |m| {
+        let r = mode_repo(m);
+        let src = tempfile::tempdir().expect("tempdir");
+        fs::create_dir_all(src.path().join("d")).expect("mkdir");
+        fs::write(src.path().join("d/f"), "x\n").expect("file");
+        let out = std::process::Command::new("tar")
+            .args(["--owner=1234", "--group=1235", "-cf"])
+            .arg(r.path().join("bin/a.tar"))
+            .arg("-C")
+            .arg(src.path())
+            .arg("d")
+            .output()
+            .expect("tar");
+        assert!(out.status.success(), "{}", output_text(&out));
+        let out = m.apply(
+            &r,
+            &exec("t01", "tar -xf a.tar && echo EXTRACTED", Some("bin")),
+            &["--exec", "allow"],
+        );
+        let v = TestRepo::report(&out);
+        assert_eq!(
+            v["results"][0]["data"]["stdout"],
+            "EXTRACTED\n",
+            "{}: {v}",
+            m.name()
+        );
+        let md = fs::metadata(r.path().join("bin/d/f")).expect("extracted");
+        assert_eq!((md.uid(), md.gid()), (1234, 1235), "{}", m.name());
+    });
 }

@@ -1,140 +1,16 @@
-//! Issue 37: exec containment. Every scenario runs as this process's user and, when that is
-//! root, once more as an unprivileged user (`CLADA_TEST_USER`, default `nobody`; `.ci/run`
-//! creates `clada-test`), each with namespaces and with them refused
-//! (`CLADA_TEST_NO_NAMESPACES`, honoured by debug builds only: the init then falls back to a
-//! per-block subreaper and the sandbox to its per-entry grants) — the four set-ups of §3.
+//! Issue 37: exec containment. Every scenario runs in each mode of `common::modes`: as root
+//! and as an unprivileged user, each with namespaces and under a seccomp filter that refuses
+//! them (the init then falls back to a per-block subreaper and the sandbox to its per-entry
+//! grants) — the four set-ups of §3.
 
 mod common;
 
-use std::ffi::CString;
 use std::fs;
-use std::os::unix::process::CommandExt;
-use std::process::{Command, Output};
+use std::process::Output;
 use std::time::Duration;
 
+use common::modes::{self, Mode};
 use common::{block, exit_code, output_text, spawn_fed, write_block, TestRepo};
-
-/// An unprivileged user the scenarios also run as (when the tests run as root).
-#[derive(Debug, Clone)]
-pub struct User {
-    pub name: String,
-    pub uid: u32,
-    pub gid: u32,
-}
-
-/// This process's user (`None`) and, as root, the unprivileged test user.
-fn users() -> Vec<Option<User>> {
-    let mut out = vec![None];
-    // SAFETY: geteuid cannot fail.
-    if unsafe { libc::geteuid() } != 0 {
-        return out;
-    }
-    let name = std::env::var("CLADA_TEST_USER").unwrap_or_else(|_| "nobody".into());
-    let c = CString::new(name.clone()).expect("name");
-    // SAFETY: getpwnam returns a pointer into static storage or null; read at once.
-    let pw = unsafe { libc::getpwnam(c.as_ptr()) };
-    assert!(!pw.is_null(), "the test user {name} does not exist");
-    // SAFETY: checked non-null above.
-    let (uid, gid) = unsafe { ((*pw).pw_uid, (*pw).pw_gid) };
-    out.push(Some(User { name, uid, gid }));
-    out
-}
-
-/// Whether `user` (this process's user for `None`) may make a user namespace here:
-/// `unshare --user --map-root-user true` run as them.
-fn can_unshare(user: Option<&User>) -> bool {
-    let mut cmd = Command::new("unshare");
-    cmd.args(["--user", "--map-root-user", "true"]);
-    if let Some(u) = user {
-        cmd.uid(u.uid).gid(u.gid);
-    }
-    cmd.output().is_ok_and(|o| o.status.success())
-}
-
-/// One set-up: who runs git-clada, and whether namespaces are refused.
-struct Setup {
-    user: Option<User>,
-    no_ns: bool,
-}
-
-impl Setup {
-    fn all() -> Vec<Setup> {
-        let mut out = Vec::new();
-        for user in users() {
-            for no_ns in [false, true] {
-                // Where this kernel (AppArmor on Ubuntu 23.10+, Docker's seccomp profile)
-                // refuses the user a user namespace, the set-up "with namespaces" is the
-                // fallback one already run beside it: said, not run twice or failed.
-                if !no_ns && !can_unshare(user.as_ref()) {
-                    eprintln!(
-                        "exec_containment: {} cannot make a user namespace here; only the \
-                         set-up with namespaces refused runs for them",
-                        user.as_ref().map_or("this user", |u| u.name.as_str())
-                    );
-                    continue;
-                }
-                out.push(Setup {
-                    user: user.clone(),
-                    no_ns,
-                });
-            }
-        }
-        out
-    }
-
-    fn who(&self) -> String {
-        format!(
-            "as {}, {}",
-            self.user.as_ref().map_or("this user", |u| u.name.as_str()),
-            if self.no_ns {
-                "namespaces refused"
-            } else {
-                "with namespaces"
-            }
-        )
-    }
-
-    /// A repository with `files`, owned by the set-up's user.
-    fn repo(&self, files: &[(&str, &str)]) -> TestRepo {
-        let r = TestRepo::with_files(files);
-        let gc = r.home.path().join(".gitconfig");
-        let mut text = fs::read_to_string(&gc).unwrap_or_default();
-        text.push_str("[safe]\n\tdirectory = *\n");
-        fs::write(&gc, text).expect("gitconfig");
-        self.own(&r);
-        r
-    }
-
-    fn own(&self, r: &TestRepo) {
-        if let Some(u) = &self.user {
-            for p in [r.path(), r.home.path()] {
-                let out = Command::new("chown")
-                    .args(["-R", &format!("{}:{}", u.uid, u.gid)])
-                    .arg(p)
-                    .output()
-                    .expect("chown");
-                assert!(out.status.success(), "chown: {}", output_text(&out));
-            }
-        }
-    }
-
-    fn cmd(&self, r: &TestRepo) -> Command {
-        let mut cmd = r.clada_cmd();
-        if self.no_ns {
-            cmd.env("CLADA_TEST_NO_NAMESPACES", "1");
-        }
-        if let Some(u) = &self.user {
-            cmd.uid(u.uid).gid(u.gid);
-        }
-        cmd
-    }
-
-    fn apply(&self, r: &TestRepo, reply: &str, extra: &[&str]) -> Output {
-        let mut cmd = self.cmd(r);
-        cmd.args(["--format", "json", "apply"]).args(extra).arg("-");
-        spawn_fed(cmd, reply).wait_with_output().expect("apply")
-    }
-}
 
 fn exec(id: &str, code: &str) -> String {
     block(id, &[("action", "exec"), ("lang", "bash"), ("code", code)])
@@ -151,32 +27,30 @@ fn warnings(out: &Output, i: usize) -> Vec<String> {
         .unwrap_or_default()
 }
 
-fn setsid_survivor_as(s: &Setup) {
+fn setsid_survivor_as(s: &Mode) {
     let r = s.repo(&[("a.txt", "a\n")]);
     let code = "setsid sh -c 'sleep 2; echo late >> a.txt' >/dev/null 2>&1 &\n\
                 (setsid sh -c 'sleep 2; echo later >> a.txt' &) \n\
                 sleep 0.5; echo started";
     let out = s.apply(&r, &exec("p01", code), &["--exec", "allow"]);
-    assert_eq!(exit_code(&out), 0, "{} {}", s.who(), output_text(&out));
+    assert_eq!(exit_code(&out), 0, "{} {}", s.name(), output_text(&out));
     let w = warnings(&out, 0).join("\n");
     assert!(
         w.contains("left processes running") && w.contains("sleep"),
         "{}: {w}",
-        s.who()
+        s.name()
     );
     std::thread::sleep(Duration::from_secs(5));
-    assert_eq!(r.read("a.txt"), "a\n", "{}", s.who());
-    assert_eq!(r.git(&["status", "--porcelain"]), "", "{}", s.who());
+    assert_eq!(r.read("a.txt"), "a\n", "{}", s.name());
+    assert_eq!(r.git(&["status", "--porcelain"]), "", "{}", s.name());
 }
 
 #[test]
 fn a_setsid_process_dies_with_its_block_and_the_report_names_it() {
-    for s in Setup::all() {
-        setsid_survivor_as(&s);
-    }
+    modes::each(setsid_survivor_as);
 }
 
-fn timeout_as(s: &Setup) {
+fn timeout_as(s: &Mode) {
     let r = s.repo(&[("a.txt", "a\n")]);
     let code = "setsid sh -c 'sleep 3; echo late >> a.txt' >/dev/null 2>&1 &\nsleep 30";
     let reply = block(
@@ -196,20 +70,18 @@ fn timeout_as(s: &Setup) {
             .unwrap_or_default()
             .contains("TIMEOUT"),
         "{}: {v}",
-        s.who()
+        s.name()
     );
     std::thread::sleep(Duration::from_secs(4));
-    assert_eq!(r.read("a.txt"), "a\n", "{}", s.who());
+    assert_eq!(r.read("a.txt"), "a\n", "{}", s.name());
 }
 
 #[test]
 fn a_timeout_kills_the_setsid_processes_too() {
-    for s in Setup::all() {
-        timeout_as(&s);
-    }
+    modes::each(timeout_as);
 }
 
-fn exit_status_as(s: &Setup) {
+fn exit_status_as(s: &Mode) {
     let r = s.repo(&[("a.txt", "a\n")]);
     let out = s.apply(
         &r,
@@ -222,18 +94,16 @@ fn exit_status_as(s: &Setup) {
     );
     let v = TestRepo::report(&out);
     let first = &v["results"][0];
-    assert_eq!(first["data"]["exit_code"], 3, "{}: {v}", s.who());
-    assert_eq!(first["data"]["stdout"], "out\n", "{}: {v}", s.who());
-    assert_eq!(first["data"]["stderr"], "err\n", "{}: {v}", s.who());
+    assert_eq!(first["data"]["exit_code"], 3, "{}: {v}", s.name());
+    assert_eq!(first["data"]["stdout"], "out\n", "{}: {v}", s.name());
+    assert_eq!(first["data"]["stderr"], "err\n", "{}: {v}", s.name());
     let second = v["results"][1].to_string();
-    assert!(second.contains("SIGTERM"), "{}: {second}", s.who());
+    assert!(second.contains("SIGTERM"), "{}: {second}", s.name());
 }
 
 #[test]
 fn exit_codes_output_and_signals_come_through_the_init() {
-    for s in Setup::all() {
-        exit_status_as(&s);
-    }
+    modes::each(exit_status_as);
 }
 
 /// git-clada run with a token, a cloud key, an agent socket and an ordinary setting.
@@ -330,18 +200,13 @@ fn git_attacks(gd: &str, outside: &std::path::Path) -> String {
 
 /// Sets up the repository `r` (git directory `gd`) with root symlinks `self -> .` and
 /// `docs -> <outside>`, runs the attacks, and checks nothing got out.
-fn attack_git_dir(s: &Setup, r: &TestRepo, gd: &str, env: &[(&str, String)]) {
+fn attack_git_dir(s: &Mode, r: &TestRepo, gd: &str, env: &[(&str, String)]) {
     let outside = tempfile::tempdir().expect("outside");
     std::os::unix::fs::symlink(".", r.path().join("self")).expect("self link");
     std::os::unix::fs::symlink(outside.path(), r.path().join("docs")).expect("docs link");
-    s.own(r);
-    if let Some(u) = &s.user {
-        let _ = Command::new("chown")
-            .arg(format!("{}:{}", u.uid, u.gid))
-            .arg(outside.path())
-            .output();
-    }
-    let mut cmd = s.cmd(r);
+    s.own_repo(r);
+    s.own(&[outside.path()]);
+    let mut cmd = s.clada_cmd(r);
     cmd.envs(env.iter().map(|(k, v)| (k, v)))
         .args(["--format", "json", "apply", "--exec", "allow", "-"]);
     let out = spawn_fed(cmd, &exec("g01", &git_attacks(gd, outside.path())))
@@ -351,40 +216,40 @@ fn attack_git_dir(s: &Setup, r: &TestRepo, gd: &str, env: &[(&str, String)]) {
     let stdout = v["results"][0]["data"]["stdout"]
         .as_str()
         .unwrap_or_default();
-    assert_eq!(stdout, "WROTE-INSIDE\n", "{} ({gd}): {v}", s.who());
-    assert!(!r.exists(&format!("{gd}/hooks/pre-commit")), "{}", s.who());
+    assert_eq!(stdout, "WROTE-INSIDE\n", "{} ({gd}): {v}", s.name());
+    assert!(!r.exists(&format!("{gd}/hooks/pre-commit")), "{}", s.name());
     assert!(
         !r.exists(&format!("{gd}/hooks/post-checkout")),
         "{}",
-        s.who()
+        s.name()
     );
-    assert!(!r.exists(&format!("{gd}/pwn")), "{}", s.who());
-    assert!(!outside.path().join("pwn").exists(), "{}", s.who());
+    assert!(!r.exists(&format!("{gd}/pwn")), "{}", s.name());
+    assert!(!outside.path().join("pwn").exists(), "{}", s.name());
 }
 
 #[test]
 fn root_symlinks_grant_nothing_and_a_plain_git_dir_stays_read_only() {
-    for s in Setup::all() {
+    modes::each(|s| {
         let r = s.repo(&[("a.txt", "a\n")]);
-        attack_git_dir(&s, &r, ".git", &[]);
-    }
+        attack_git_dir(s, &r, ".git", &[]);
+    });
 }
 
 #[test]
 fn a_separate_git_dir_inside_the_tree_stays_read_only() {
-    for s in Setup::all() {
+    modes::each(|s| {
         let r = s.repo(&[("a.txt", "a\n")]);
         r.git(&["init", "-q", "--separate-git-dir=.gitdata"]);
         assert!(r.path().join(".git").is_file());
         // As such users do: the git directory is not untracked content.
         fs::write(r.path().join(".gitdata/info/exclude"), "/.gitdata/\n").expect("exclude");
-        attack_git_dir(&s, &r, ".gitdata", &[]);
-    }
+        attack_git_dir(s, &r, ".gitdata", &[]);
+    });
 }
 
 #[test]
 fn the_dotfiles_git_dir_pattern_stays_read_only() {
-    for s in Setup::all() {
+    modes::each(|s| {
         let r = s.repo(&[("a.txt", "a\n")]);
         fs::rename(r.path().join(".git"), r.path().join(".dotfiles")).expect("rename");
         fs::write(r.path().join(".dotfiles/info/exclude"), "/.dotfiles/\n").expect("exclude");
@@ -392,11 +257,11 @@ fn the_dotfiles_git_dir_pattern_stays_read_only() {
             ("GIT_DIR", r.path().join(".dotfiles").display().to_string()),
             ("GIT_WORK_TREE", r.path().display().to_string()),
         ];
-        attack_git_dir(&s, &r, ".dotfiles", &env);
-    }
+        attack_git_dir(s, &r, ".dotfiles", &env);
+    });
 }
 
-fn set_id_as(s: &Setup) {
+fn set_id_as(s: &Mode) {
     use std::os::unix::fs::PermissionsExt;
     let r = s.repo(&[("bin/README", "tools\n")]);
     let code =
@@ -404,26 +269,24 @@ fn set_id_as(s: &Setup) {
                 install -m 4755 /bin/sh tool2 2>/dev/null; \
                 ls -l tool >/dev/null && echo COPIED";
     let out = s.apply(&r, &exec("s01", code), &["--exec", "allow"]);
-    assert_eq!(exit_code(&out), 0, "{} {}", s.who(), output_text(&out));
+    assert_eq!(exit_code(&out), 0, "{} {}", s.name(), output_text(&out));
     let mode = |f: &str| {
         fs::metadata(r.path().join(f))
             .map(|m| m.permissions().mode() & 0o7777)
             .unwrap_or(0)
     };
-    assert_eq!(mode("bin/tool") & 0o6000, 0, "{}", s.who());
-    assert_eq!(mode("bin/tool2") & 0o6000, 0, "{}", s.who());
+    assert_eq!(mode("bin/tool") & 0o6000, 0, "{}", s.name());
+    assert_eq!(mode("bin/tool2") & 0o6000, 0, "{}", s.name());
     let tree = r.git(&["ls-tree", "HEAD", "bin/tool"]);
-    assert!(tree.starts_with("100755"), "{}: {tree}", s.who());
+    assert!(tree.starts_with("100755"), "{}: {tree}", s.name());
     // The filter refused the bits: nothing was there to clear afterwards.
     let w = warnings(&out, 0).join("\n");
-    assert!(!w.contains("setuid"), "{}: {w}", s.who());
+    assert!(!w.contains("setuid"), "{}: {w}", s.name());
 }
 
 #[test]
 fn the_sandbox_refuses_setuid_and_setgid_bits() {
-    for s in Setup::all() {
-        set_id_as(&s);
-    }
+    modes::each(set_id_as);
 }
 
 #[test]
@@ -445,6 +308,30 @@ fn setuid_bits_left_without_the_sandbox_are_cleared_and_named() {
         .mode();
     assert_eq!(mode & 0o7777, 0o755);
     assert!(r.git(&["ls-tree", "HEAD", "tool"]).starts_with("100755"));
+}
+
+/// A hook run unconfined by the user's `hooks.sandbox: off` that leaves a setuid file: cleared
+/// after the hook and named in the apply's warnings, as after a block.
+#[test]
+fn setuid_bits_a_hook_left_without_the_sandbox_are_cleared_and_named() {
+    use std::os::unix::fs::PermissionsExt;
+    let r = TestRepo::with_files(&[("a.txt", "a\n")]);
+    r.user_config(
+        "hooks:\n  sandbox: off\n  after:\n    - \"cp /bin/sh tool && chmod 4755 tool\"\n",
+    );
+    let out = r.apply(&write_block("s03", "tool", "replaced\n"), &[]);
+    assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
+    let w = TestRepo::report(&out)["warnings"].to_string();
+    assert!(
+        w.contains("the hook `cp /bin/sh tool && chmod 4755 tool` left setuid or setgid files")
+            && w.contains("tool"),
+        "{w}"
+    );
+    let mode = fs::metadata(r.path().join("tool"))
+        .expect("tool")
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o6000, 0, "{mode:o}");
 }
 
 /// The read actions (and so the MCP `grep`, `ls`, `glob` tools, which run them): a denied path
@@ -499,7 +386,7 @@ fn grep_ls_and_glob_never_show_a_denied_path() {
 /// `secrets/key.txt` (both in `paths.deny`), a token in the remote URL and an
 /// `http.extraHeader` of `.git/config`, and an untracked nested repository with a token in
 /// its own `.git/config`. Every secret holds `-SECRET-`; `README.md` holds a plain `SECRET`.
-fn secret_repo(s: &Setup) -> TestRepo {
+fn secret_repo(s: &Mode) -> TestRepo {
     let r = s.repo(&[
         ("README.md", "SECRET is a word\n"),
         ("secrets/key.txt", "KEY-SECRET-1\n"),
@@ -522,13 +409,13 @@ fn secret_repo(s: &Setup) -> TestRepo {
     text.push_str("[remote \"origin\"]\n\turl = https://u:NESTED-SECRET-5@example.com/y\n");
     fs::write(&nested, text).expect("nested config");
     r.user_config("paths:\n  deny: [\".env\", \"secrets\"]\n");
-    s.own(&r);
+    s.own_repo(&r);
     r
 }
 
 /// Runs `cmds` as exec blocks with the default policy (ask, no terminal): only what the
 /// read-only list runs without asking runs. Returns each block's result.
-fn read_only_results(s: &Setup, r: &TestRepo, cmds: &[&str]) -> Vec<serde_json::Value> {
+fn read_only_results(s: &Mode, r: &TestRepo, cmds: &[&str]) -> Vec<serde_json::Value> {
     let reply: String = cmds
         .iter()
         .enumerate()
@@ -543,7 +430,7 @@ fn stdout_of(v: &serde_json::Value) -> String {
     v["data"]["stdout"].as_str().unwrap_or_default().to_string()
 }
 
-fn read_only_view_as(s: &Setup) {
+fn read_only_view_as(s: &Mode) {
     let r = secret_repo(s);
     let cmds = [
         "cat .env",
@@ -556,34 +443,34 @@ fn read_only_view_as(s: &Setup) {
     let res = read_only_results(s, &r, &cmds);
     for (c, v) in cmds.iter().zip(&res) {
         let text = v.to_string();
-        assert!(!text.contains("-SECRET-"), "{} `{c}`: {text}", s.who());
+        assert!(!text.contains("-SECRET-"), "{} `{c}`: {text}", s.name());
     }
-    if s.no_ns {
+    if !s.namespaces {
         // No view can be made: nothing but git runs without asking.
         for (c, v) in cmds.iter().zip(&res) {
             let e = v["error"].as_str().unwrap_or_default();
             assert!(
                 e.contains("not approved") && e.contains("no mount namespace"),
                 "{} `{c}`: {v}",
-                s.who()
+                s.name()
             );
         }
     } else {
         for (c, v) in cmds.iter().zip(&res) {
-            assert!(v["data"].is_object(), "{} `{c}` did not run: {v}", s.who());
+            assert!(v["data"].is_object(), "{} `{c}` did not run: {v}", s.name());
         }
-        assert_eq!(stdout_of(&res[0]), "", "{}", s.who());
+        assert_eq!(stdout_of(&res[0]), "", "{}", s.name());
         let w = res[0]["warnings"].to_string();
-        assert!(w.contains(".env matches paths.deny"), "{}: {w}", s.who());
-        assert_eq!(stdout_of(&res[1]), "", "{}", s.who());
+        assert!(w.contains(".env matches paths.deny"), "{}: {w}", s.name());
+        assert_eq!(stdout_of(&res[1]), "", "{}", s.name());
         assert_eq!(
             stdout_of(&res[2]),
             "./README.md:SECRET is a word\n",
             "{}",
-            s.who()
+            s.name()
         );
-        assert_eq!(stdout_of(&res[3]), "", "{}", s.who());
-        assert_eq!(stdout_of(&res[4]), "", "{}", s.who());
+        assert_eq!(stdout_of(&res[3]), "", "{}", s.name());
+        assert_eq!(stdout_of(&res[4]), "", "{}", s.name());
     }
     // Hidden in the command's namespace only: the files are all there.
     assert_eq!(r.read(".env"), "API_TOKEN=ENV-SECRET-2\n");
@@ -595,25 +482,23 @@ fn read_only_view_as(s: &Setup) {
         r.git(&["status", "--porcelain"]),
         "?? .env\n?? vendor/\n",
         "{}",
-        s.who()
+        s.name()
     );
 }
 
 #[test]
 fn read_only_commands_see_no_denied_path_and_no_git_directory() {
-    for s in Setup::all() {
-        read_only_view_as(&s);
-    }
+    modes::each(read_only_view_as);
 }
 
-fn read_only_git_as(s: &Setup) {
+fn read_only_git_as(s: &Mode) {
     let r = secret_repo(s);
     r.write("README.md", "SECRET is a word\nsecond line\n");
     r.write("secrets/key.txt", "KEY-SECRET-1\nKEY-SECRET-6\n");
     r.git(&["commit", "-qam", "both"]);
     r.write("README.md", "SECRET is a word\nthird line\n");
     r.write("secrets/key.txt", "KEY-SECRET-7\n");
-    s.own(&r);
+    s.own_repo(&r);
     let blob = r.git(&["rev-parse", "HEAD:secrets/key.txt"]);
     let cmds = [
         "git diff",
@@ -630,7 +515,7 @@ fn read_only_git_as(s: &Setup) {
     let res = read_only_results(s, &r, &cmds);
     for (c, v) in cmds.iter().zip(&res) {
         let text = v.to_string();
-        assert!(!text.contains("-SECRET-"), "{} `{c}`: {text}", s.who());
+        assert!(!text.contains("-SECRET-"), "{} `{c}`: {text}", s.name());
     }
     // git runs (it is not hidden from) and shows everything else.
     for (i, want) in [
@@ -644,44 +529,39 @@ fn read_only_git_as(s: &Setup) {
     .enumerate()
     {
         let out = stdout_of(&res[i]);
-        assert!(out.contains(want), "{} `{}`: {}", s.who(), cmds[i], res[i]);
+        assert!(out.contains(want), "{} `{}`: {}", s.name(), cmds[i], res[i]);
         assert!(
             !out.contains("secrets/key.txt"),
             "{} `{}`: {out}",
-            s.who(),
+            s.name(),
             cmds[i]
         );
     }
-    assert_eq!(stdout_of(&res[5]), "", "{}: {}", s.who(), res[5]);
+    assert_eq!(stdout_of(&res[5]), "", "{}: {}", s.name(), res[5]);
     for (i, why) in [(6, "<rev>:<path>"), (7, "object id"), (9, "--full-diff")] {
         let e = res[i]["error"].as_str().unwrap_or_default();
         assert!(
             e.contains("not approved") && e.contains(why),
             "{} `{}`: {}",
-            s.who(),
+            s.name(),
             cmds[i],
             res[i]
         );
     }
     let e = res[8]["error"].as_str().unwrap_or_default();
-    assert!(e.contains("not approved"), "{}: {}", s.who(), res[8]);
+    assert!(e.contains("not approved"), "{}: {}", s.name(), res[8]);
 }
 
 #[test]
 fn read_only_git_excludes_denied_files_and_refuses_what_names_their_content() {
-    for s in Setup::all() {
-        read_only_git_as(&s);
-    }
+    modes::each(read_only_git_as);
 }
 
 /// An approved command (here `--exec allow`, at `workspace`) sees denied paths: the user let it
 /// run, and its output reaches the model.
 #[test]
 fn approved_commands_still_see_denied_paths() {
-    let s = Setup {
-        user: None,
-        no_ns: false,
-    };
+    let s = Mode::this_user();
     let r = secret_repo(&s);
     let out = s.apply(
         &r,

@@ -3,7 +3,8 @@
 //! loopback socket, cannot read a file in `$HOME`; at `off` it can; at `read-only` it cannot
 //! even write the worktree; and where the sandbox is unavailable (simulated with
 //! `sandbox.landlock: false`) the read-only list is off, everything asks, and what the user
-//! lets run runs with a warning, never silently.
+//! lets run runs with a warning, never silently. The containment of a block and of a hook
+//! runs in every mode of `common::modes`.
 
 mod common;
 
@@ -11,6 +12,7 @@ use std::fs;
 use std::io::ErrorKind;
 use std::net::TcpListener;
 
+use common::modes::{self, Mode};
 use common::{block, exit_code, output_text, TestRepo};
 
 fn repo() -> TestRepo {
@@ -43,7 +45,8 @@ fn ran(out: &std::process::Output, i: usize) -> (String, String, Vec<String>) {
 }
 
 /// The attempts one block makes: write outside, write into .git, connect to `port`, read
-/// `$HOME/secret.txt`, and write inside the worktree.
+/// `$HOME/secret.txt`, and write inside the worktree (in `sub/`: without namespaces nothing
+/// can be created directly in the worktree root).
 fn attempts(outside: &std::path::Path, port: u16) -> String {
     format!(
         "echo x > {o}/written && echo WROTE-OUTSIDE\n\
@@ -51,7 +54,7 @@ fn attempts(outside: &std::path::Path, port: u16) -> String {
          echo x > .git/hooks/pre-commit && echo WROTE-HOOK\n\
          (exec 3<>/dev/tcp/127.0.0.1/{port}) && echo CONNECTED\n\
          cat \"$HOME/secret.txt\"\n\
-         echo inside > inside.txt && echo WROTE-INSIDE\n\
+         echo inside > sub/inside.txt && echo WROTE-INSIDE\n\
          true\n",
         o = outside.display()
     )
@@ -66,40 +69,51 @@ fn accepted(l: &TcpListener) -> bool {
     }
 }
 
-#[test]
-fn workspace_cannot_write_outside_or_into_git_connect_or_read_home() {
-    let r = repo();
+fn workspace_attempts_as(m: &Mode) {
+    let mut r = m.repo(&[("README.md", "hello\n"), ("sub/README", "sub\n")]);
+    r.env.push(("PATH".into(), common::path_with_clada(&[])));
     let outside = tempfile::tempdir().expect("tempdir");
     fs::write(r.home.path().join("secret.txt"), "HOME-SECRET\n").expect("secret");
+    m.own(&[outside.path(), r.home.path()]);
     let listener = TcpListener::bind("127.0.0.1:0").expect("listen");
     let port = listener.local_addr().expect("addr").port();
-    let out = r.apply(
+    let out = m.apply(
+        &r,
         &exec("w01", &attempts(outside.path(), port)),
         &["--exec", "allow"],
     );
-    assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
+    let who = m.name();
+    assert_eq!(exit_code(&out), 0, "{who}: {}", output_text(&out));
     let (stdout, stderr, _) = ran(&out, 0);
-    assert_eq!(stdout, "WROTE-INSIDE\n", "{stderr}");
-    assert!(!outside.path().join("written").exists());
-    assert!(!r.exists(".git/written"));
-    assert!(!r.exists(".git/hooks/pre-commit"));
-    assert!(!accepted(&listener), "a sandboxed block connected");
+    assert_eq!(stdout, "WROTE-INSIDE\n", "{who}: {stderr}");
+    assert!(!outside.path().join("written").exists(), "{who}");
+    assert!(!r.exists(".git/written"), "{who}");
+    assert!(!r.exists(".git/hooks/pre-commit"), "{who}");
+    assert!(!accepted(&listener), "{who}: a sandboxed block connected");
     assert!(!stdout.contains("HOME-SECRET") && !stderr.contains("HOME-SECRET"));
-    assert!(stderr.contains("Permission denied"), "{stderr}");
-    assert!(
-        stderr.contains(".git/written: Read-only file system"),
-        "{stderr}"
-    );
+    assert!(stderr.contains("Permission denied"), "{who}: {stderr}");
+    // A read-only mount with namespaces; without, Landlock's refusal.
+    let refused = match m.namespaces {
+        true => ".git/written: Read-only file system",
+        false => ".git/written: Permission denied",
+    };
+    assert!(stderr.contains(refused), "{who}: {stderr}");
     // Writing inside the worktree works, and is committed as exec's change.
-    assert_eq!(r.read("inside.txt"), "inside\n");
-    assert_eq!(r.git(&["show", "HEAD:inside.txt"]), "inside\n");
+    assert_eq!(r.read("sub/inside.txt"), "inside\n");
+    assert_eq!(r.git(&["show", "HEAD:sub/inside.txt"]), "inside\n");
     r.assert_fsck();
+}
+
+#[test]
+fn workspace_cannot_write_outside_or_into_git_connect_or_read_home() {
+    modes::each(workspace_attempts_as);
 }
 
 #[test]
 fn off_can_do_all_of_it() {
     let r = repo();
     r.user_config("sandbox:\n  level: off\n");
+    r.write("sub/README", "sub\n");
     let outside = tempfile::tempdir().expect("tempdir");
     fs::write(r.home.path().join("secret.txt"), "HOME-SECRET\n").expect("secret");
     let listener = TcpListener::bind("127.0.0.1:0").expect("listen");
@@ -145,21 +159,28 @@ fn network_can_be_allowed_by_the_user() {
     assert!(!r.exists(".git/x"), "network does not open .git");
 }
 
-#[test]
-fn hooks_run_in_the_sandbox() {
-    let r = repo();
+fn hooks_as(m: &Mode) {
+    let mut r = m.repo(&[("README.md", "hello\n")]);
+    r.env.push(("PATH".into(), common::path_with_clada(&[])));
     let outside = tempfile::tempdir().expect("tempdir");
+    m.own(&[outside.path()]);
     let hook = format!(
         "echo x > {}/hooked; echo x > .git/hooked; echo fmt >> a.txt",
         outside.path().display()
     );
     r.user_config(&format!("hooks:\n  after:\n    - {hook:?}\n"));
-    let out = r.apply(&common::write_block("h01", "a.txt", "a\n"), &[]);
-    assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
-    assert!(!outside.path().join("hooked").exists());
-    assert!(!r.exists(".git/hooked"));
+    m.own_repo(&r);
+    let out = m.apply(&r, &common::write_block("h01", "a.txt", "a\n"), &[]);
+    assert_eq!(exit_code(&out), 0, "{}: {}", m.name(), output_text(&out));
+    assert!(!outside.path().join("hooked").exists(), "{}", m.name());
+    assert!(!r.exists(".git/hooked"), "{}", m.name());
     // Inside the worktree, the formatter's change to the reply's file is in the AI commit.
-    assert_eq!(r.git(&["show", "HEAD:a.txt"]), "a\nfmt\n");
+    assert_eq!(r.git(&["show", "HEAD:a.txt"]), "a\nfmt\n", "{}", m.name());
+}
+
+#[test]
+fn hooks_run_in_the_sandbox() {
+    modes::each(hooks_as);
 }
 
 #[test]

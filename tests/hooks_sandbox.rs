@@ -5,8 +5,9 @@
 //! hook, a Change-Id `commit-msg` hook, git-clada's own pre-commit hook from a
 //! `~/.cargo/bin`-like folder, and a user's `sed -i {paths}` hook fed a reply-chosen name.
 //! Each scenario runs as this process's user and, when that is root, once more as an
-//! unprivileged user (`CLADA_TEST_USER`, default `nobody`; `.ci/run` creates `clada-test`;
-//! `none` skips that run).
+//! unprivileged user (`common::modes`); those whose hooks reach the git directory (a planted
+//! hook, `commit-msg`, a hook an exec block wrote) also under a seccomp filter that refuses
+//! namespaces, where the git directory is read-only instead of an overlay.
 //!
 //! husky/lint-staged come from `target/ci-tools/node` and the pre-commit framework from
 //! `target/ci-tools/venv` (`scripts/test` installs both); without them those tests are ignored
@@ -14,56 +15,23 @@
 
 mod common;
 
-use std::ffi::CString;
 use std::fs;
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use common::modes::{self, Mode};
 use common::{block, exit_code, output_text, replace_block, spawn_fed, write_block, TestRepo};
-
-/// An unprivileged user the scenarios also run as (when the tests run as root).
-#[derive(Debug, Clone)]
-struct User {
-    name: String,
-    uid: u32,
-    gid: u32,
-}
-
-/// This process's user (`None`) and, as root, the unprivileged test user.
-fn users() -> Vec<Option<User>> {
-    let mut out = vec![None];
-    // SAFETY: geteuid cannot fail.
-    if unsafe { libc::geteuid() } != 0 {
-        return out;
-    }
-    let name = std::env::var("CLADA_TEST_USER").unwrap_or_else(|_| "nobody".into());
-    // `.ci/run` says `none` when the clone is where no other user can read it.
-    if name == "none" {
-        return out;
-    }
-    let c = CString::new(name.clone()).expect("name");
-    // SAFETY: getpwnam returns a pointer into static storage or null; read at once.
-    let pw = unsafe { libc::getpwnam(c.as_ptr()) };
-    if pw.is_null() {
-        panic!("the test user {name} does not exist (set CLADA_TEST_USER to one that does)");
-    }
-    // SAFETY: checked non-null above.
-    let (uid, gid) = unsafe { ((*pw).pw_uid, (*pw).pw_gid) };
-    out.push(Some(User { name, uid, gid }));
-    out
-}
 
 /// A scenario's repository, and who runs git-clada in it.
 struct Case {
     r: TestRepo,
-    user: Option<User>,
+    mode: Mode,
     /// A folder outside the worktree the hooks try to write (writable by the user).
     outside: tempfile::TempDir,
 }
 
 impl Case {
-    fn new(r: TestRepo, user: Option<User>) -> Case {
+    fn new(r: TestRepo, mode: &Mode) -> Case {
         let outside = tempfile::tempdir().expect("tempdir");
         // Root's own git commands keep working in the user's repository.
         let gc = r.home.path().join(".gitconfig");
@@ -71,34 +39,25 @@ impl Case {
         text.push_str("[safe]\n\tdirectory = *\n");
         fs::write(&gc, text).expect("gitconfig");
         fs::write(r.home.path().join("secret.txt"), "HOME-SECRET\n").expect("secret");
-        Case { r, user, outside }
+        Case {
+            r,
+            mode: mode.clone(),
+            outside,
+        }
     }
 
-    /// Hands everything written so far to the test user (call after the set-up writes).
+    /// Hands everything written so far to the mode's user (call after the set-up writes).
     fn own(&self) {
-        if let Some(u) = &self.user {
-            for p in [self.r.path(), self.r.home.path(), self.outside.path()] {
-                let out = Command::new("chown")
-                    .args(["-R", &format!("{}:{}", u.uid, u.gid)])
-                    .arg(p)
-                    .output()
-                    .expect("chown");
-                assert!(out.status.success(), "chown: {}", output_text(&out));
-            }
-        }
+        self.mode
+            .own(&[self.r.path(), self.r.home.path(), self.outside.path()]);
     }
 
     fn as_user(&self, cmd: &mut Command) {
-        if let Some(u) = &self.user {
-            cmd.uid(u.uid).gid(u.gid);
-        }
+        self.mode.command(cmd);
     }
 
     fn who(&self) -> String {
-        match &self.user {
-            Some(u) => format!("as {}", u.name),
-            None => "as this user".into(),
-        }
+        self.mode.name()
     }
 
     fn apply(&self, reply: &str, extra: &[&str]) -> Output {
@@ -159,10 +118,10 @@ fn step<'a>(v: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
 }
 
 /// The `.githooks` repository of the issue: `core.hooksPath=.githooks`, a README.
-fn githooks_repo(user: Option<User>) -> Case {
+fn githooks_repo(mode: &Mode) -> Case {
     let r = TestRepo::with_files(&[("README.md", "hello\n"), (".githooks/README", "hooks\n")]);
     r.git(&["config", "core.hooksPath", ".githooks"]);
-    Case::new(r, user)
+    Case::new(r, mode)
 }
 
 /// The reply of the issue: one unified diff creating an executable `.githooks/pre-commit`.
@@ -175,8 +134,8 @@ fn diff_creating_hook(body: &str) -> String {
     )
 }
 
-fn githooks_attack_as(user: Option<User>) {
-    let c = githooks_repo(user);
+fn githooks_attack_as(mode: &Mode) {
+    let c = githooks_repo(mode);
     let hook = format!("#!/bin/sh\n{}", c.attempts());
     c.own();
     let head = c.r.head();
@@ -280,14 +239,12 @@ fn githooks_attack_as(user: Option<User>) {
 
 #[test]
 fn a_githooks_hook_a_reply_writes_never_runs_under_exec_deny_and_runs_contained_otherwise() {
-    for u in users() {
-        githooks_attack_as(u);
-    }
+    modes::each(githooks_attack_as);
 }
 
-fn sed_paths_as(user: Option<User>) {
+fn sed_paths_as(mode: &Mode) {
     let r = TestRepo::with_files(&[("README.md", "hello\n")]);
-    let c = Case::new(r, user);
+    let c = Case::new(r, mode);
     c.r.user_config("hooks:\n  after:\n    - sed -i -e s/TODO/DONE/ {paths}\n");
     c.own();
     let name = "--expression=1e touch SED-RAN".to_string();
@@ -312,12 +269,12 @@ fn sed_paths_as(user: Option<User>) {
 
 #[test]
 fn a_reply_chosen_file_name_is_never_an_option_to_a_paths_hook() {
-    for u in users() {
-        sed_paths_as(u);
-    }
+    // Without namespaces `sed -i` cannot make its temporary file in the worktree root (the
+    // per-entry grants): the quoting does not differ by mode.
+    modes::each_where(|m| m.namespaces, sed_paths_as);
 }
 
-fn change_id_as(user: Option<User>) {
+fn change_id_as(mode: &Mode) {
     let r = TestRepo::with_files(&[("a.txt", "a\n")]);
     // A Change-Id hook in the way of Gerrit's (not its code): the id hashes the tree git
     // would commit, the committer and the message; the trailer goes in with
@@ -328,7 +285,7 @@ fn change_id_as(user: Option<User>) {
                 git interpret-trailers --in-place --if-exists doNothing --trailer \"Change-Id: I$id\" \"$1\"\n";
     r.write(".git/hooks/commit-msg", hook);
     r.set_executable(".git/hooks/commit-msg");
-    let c = Case::new(r, user);
+    let c = Case::new(r, mode);
     c.own();
     let out = c.apply(&replace_block("c01", "a.txt", "a", "b"), &[]);
     assert_eq!(exit_code(&out), 0, "{} {}", c.who(), output_text(&out));
@@ -346,9 +303,7 @@ fn change_id_as(user: Option<User>) {
 
 #[test]
 fn a_change_id_commit_msg_hook_edits_the_message_in_place() {
-    for u in users() {
-        change_id_as(u);
-    }
+    modes::each(change_id_as);
 }
 
 /// A folder like `~/.cargo/bin` holding the git-clada under test (`cargo install` copies it
@@ -369,14 +324,14 @@ fn cargo_bin(home: &Path) -> PathBuf {
     bin
 }
 
-fn own_hook_as(user: Option<User>) {
+fn own_hook_as(mode: &Mode) {
     let mut r = TestRepo::with_files(&[("src/lib.rs", "pub fn a() {}\n")]);
     let bin = cargo_bin(r.home.path());
     r.env.push((
         "PATH".into(),
         format!("{}:/usr/local/bin:/usr/bin:/bin", bin.display()),
     ));
-    let c = Case::new(r, user);
+    let c = Case::new(r, mode);
     c.own();
     let out = c.clada(&["hooks", "install"]);
     assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
@@ -407,12 +362,10 @@ fn own_hook_as(user: Option<User>) {
 
 #[test]
 fn git_cladas_own_hook_runs_from_a_cargo_bin_folder_inside_the_sandbox() {
-    for u in users() {
-        own_hook_as(u);
-    }
+    modes::each_where(|m| m.namespaces, own_hook_as);
 }
 
-fn refusal_as(user: Option<User>) {
+fn refusal_as(mode: &Mode) {
     let r = TestRepo::with_files(&[("a.txt", "a\n")]);
     let tool = r.home.path().join(".tool");
     fs::create_dir_all(&tool).expect("mkdir");
@@ -425,7 +378,7 @@ fn refusal_as(user: Option<User>) {
     );
     r.write(".git/hooks/pre-commit", &hook);
     r.set_executable(".git/hooks/pre-commit");
-    let c = Case::new(r, user);
+    let c = Case::new(r, mode);
     c.own();
     // The hook needs ~/.tool, outside what hooks may read: ⏸ with the exact line.
     let out = c.apply(&replace_block("p01", "a.txt", "a", "b"), &[]);
@@ -457,14 +410,12 @@ fn refusal_as(user: Option<User>) {
 
 #[test]
 fn a_refusal_is_the_users_only_when_it_names_a_real_path_outside_the_grants() {
-    for u in users() {
-        refusal_as(u);
-    }
+    modes::each_where(|m| m.namespaces, refusal_as);
 }
 
-fn repository_cannot_loosen_as(user: Option<User>) {
+fn repository_cannot_loosen_as(mode: &Mode) {
     let r = TestRepo::with_files(&[("a.txt", "a\n")]);
-    let c = Case::new(r, user);
+    let c = Case::new(r, mode);
     let hook = format!("#!/bin/sh\n{}", c.attempts());
     c.r.write(".git/hooks/pre-commit", &hook);
     c.r.set_executable(".git/hooks/pre-commit");
@@ -491,16 +442,14 @@ fn repository_cannot_loosen_as(user: Option<User>) {
 
 #[test]
 fn a_trusted_repository_file_cannot_unconfine_or_widen_hooks() {
-    for u in users() {
-        repository_cannot_loosen_as(u);
-    }
+    modes::each_where(|m| m.namespaces, repository_cannot_loosen_as);
 }
 
-fn include_as(user: Option<User>) {
+fn include_as(mode: &Mode) {
     let r = TestRepo::with_files(&[("README.md", "hello\n"), ("team.gitconfig", "[core]\n")]);
     r.git(&["config", "include.path", "../team.gitconfig"]);
     r.git(&["config", "filter.lfsx.clean", "./tools/clean.sh"]);
-    let c = Case::new(r, user);
+    let c = Case::new(r, mode);
     c.own();
     for (id, path) in [
         ("i01", "team.gitconfig"),
@@ -524,9 +473,7 @@ fn include_as(user: Option<User>) {
 
 #[test]
 fn files_the_git_configuration_includes_or_runs_are_protected_like_hooks() {
-    for u in users() {
-        include_as(u);
-    }
+    modes::each_where(|m| m.namespaces, include_as);
 }
 
 /// Where `scripts/test` installs husky and lint-staged (the tests that need them are ignored
@@ -581,7 +528,7 @@ fn copy_dir(from: &Path, to: &Path) {
 
 const TEN: &str = "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n";
 
-fn husky_as(modules: &Path, user: Option<User>) {
+fn husky_as(modules: &Path, mode: &Mode) {
     let mut r = TestRepo::with_files(&[
         (
             "package.json",
@@ -614,7 +561,7 @@ fn husky_as(modules: &Path, user: Option<User>) {
     let init = r.home.path().join(".config/husky/init.sh");
     fs::create_dir_all(init.parent().expect("dir")).expect("mkdir");
     fs::write(&init, "export HUSKY_INIT=sourced\n").expect("init.sh");
-    let c = Case::new(r, user);
+    let c = Case::new(r, mode);
     // The user's unstaged work in the file the AI edits: lint-staged hides it in a patch in
     // the git directory, stashes a backup (refs/stash), and puts it back afterwards.
     c.r.write("a.txt", &TEN.replace("9\n", "9 mine\n"));
@@ -671,12 +618,12 @@ fn husky_9_with_lint_staged_works_contained_and_its_hooks_cannot_be_written() {
     let Some(modules) = node_modules() else {
         return;
     };
-    for u in users() {
-        husky_as(&modules, u);
-    }
+    // Without namespaces no overlay can be mounted: lint-staged cannot write its patch into
+    // the read-only git directory, and the step is the user's (⏸), as hooks-sandbox.md says.
+    modes::each_where(|m| m.namespaces, |m| husky_as(&modules, m));
 }
 
-fn pre_commit_as(bin: &Path, user: Option<User>) {
+fn pre_commit_as(bin: &Path, mode: &Mode) {
     let config = "repos:
   - repo: local
     hooks:
@@ -715,7 +662,7 @@ fn pre_commit_as(bin: &Path, user: Option<User>) {
         "pre-commit install: {}",
         output_text(&out)
     );
-    let c = Case::new(r, user);
+    let c = Case::new(r, mode);
     // A dirty worktree: an unstaged change (the framework stashes it as a patch and runs
     // `git checkout -- .`), an intent-to-add file (`git rm --cached` and `git add -N` around
     // the run), an untracked file.
@@ -771,12 +718,12 @@ fn the_pre_commit_framework_works_contained_on_a_dirty_worktree_and_its_config_c
     let Some(bin) = pre_commit_bin() else {
         return;
     };
-    for u in users() {
-        pre_commit_as(&bin, u);
-    }
+    // Without namespaces the framework's `git checkout -- .` cannot replace files in the
+    // worktree root (the per-entry grants).
+    modes::each_where(|m| m.namespaces, |m| pre_commit_as(&bin, m));
 }
 
-fn check_as(user: Option<User>) {
+fn check_as(mode: &Mode) {
     let r = TestRepo::with_files(&[("a.txt", "a\n")]);
     let tool = r.home.path().join(".tool");
     fs::create_dir_all(&tool).expect("mkdir");
@@ -794,7 +741,7 @@ fn check_as(user: Option<User>) {
         "#!/bin/sh\ngrep -q sample \"$1\"\n",
     );
     r.set_executable(".git/hooks/commit-msg");
-    let c = Case::new(r, user);
+    let c = Case::new(r, mode);
     c.own();
     let out = c.clada(&["hooks", "check"]);
     let text = output_text(&out);
@@ -818,16 +765,14 @@ fn check_as(user: Option<User>) {
 
 #[test]
 fn hooks_check_says_what_the_sandbox_refused_and_the_line_that_allows_it() {
-    for u in users() {
-        check_as(u);
-    }
+    modes::each_where(|m| m.namespaces, check_as);
 }
 
-fn unavailable_as(user: Option<User>) {
+fn unavailable_as(mode: &Mode) {
     let r = TestRepo::with_files(&[("a.txt", "a\n"), (".gitignore", "ran\n")]);
     r.write(".git/hooks/pre-commit", "#!/bin/sh\necho yes > ran\n");
     r.set_executable(".git/hooks/pre-commit");
-    let c = Case::new(r, user);
+    let c = Case::new(r, mode);
     // No OS sandbox (as on a kernel without Landlock): hooks do not run unconfined instead.
     c.r.user_config("sandbox:\n  landlock: false\n");
     c.own();
@@ -858,13 +803,11 @@ fn unavailable_as(user: Option<User>) {
 
 #[test]
 fn without_the_os_sandbox_hooks_wait_for_the_user_instead_of_running_unconfined() {
-    for u in users() {
-        unavailable_as(u);
-    }
+    modes::each_where(|m| m.namespaces, unavailable_as);
 }
 
-fn exec_writes_hook_as(user: Option<User>) {
-    let c = githooks_repo(user);
+fn exec_writes_hook_as(mode: &Mode) {
+    let c = githooks_repo(mode);
     c.r.user_config("hooks:\n  sandbox: off\n");
     let hook = format!("#!/bin/sh\n{}", c.attempts());
     c.r.write("gen/pre-commit", &hook);
@@ -922,7 +865,5 @@ fn exec_writes_hook_as(user: Option<User>) {
 
 #[test]
 fn an_exec_block_that_writes_a_hook_is_said_and_its_hook_runs_contained() {
-    for u in users() {
-        exec_writes_hook_as(u);
-    }
+    modes::each(exec_writes_hook_as);
 }

@@ -5,95 +5,36 @@
 //! sandbox where it can be, put back where it cannot, and the commit waits for the user (⏸)
 //! naming what was kept.
 //!
-//! Every scenario runs as this process's user and, when that is root, as an unprivileged one
-//! (`CLADA_TEST_USER`, default `nobody`; `none` skips it), each with user namespaces and with
-//! them refused (`CLADA_TEST_NO_NAMESPACES`, debug builds only: the sandbox then falls back to
-//! Landlock's per-entry grants). Where a user may not make a user namespace at all (a
-//! seccomp filter like Docker's), only the run without them is made for that user.
+//! Every scenario runs in each mode of `common::modes`: as root and as an unprivileged user,
+//! each with user namespaces and under a seccomp filter that refuses them (the sandbox then
+//! falls back to Landlock's per-entry grants).
 
 mod common;
 
-use std::ffi::CString;
 use std::fs;
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Output};
 
+use common::modes::{self, Mode, User};
 use common::{block, exit_code, output_text, spawn_fed, write_block, TestRepo};
 
-#[derive(Debug, Clone)]
-struct User {
-    name: String,
-    uid: u32,
-    gid: u32,
-}
-
-fn users() -> Vec<Option<User>> {
-    let mut out = vec![None];
-    // SAFETY: geteuid cannot fail.
-    if unsafe { libc::geteuid() } != 0 {
-        return out;
-    }
-    let name = std::env::var("CLADA_TEST_USER").unwrap_or_else(|_| "nobody".into());
-    if name == "none" {
-        return out;
-    }
-    let c = CString::new(name.clone()).expect("name");
-    // SAFETY: getpwnam returns a pointer into static storage or null; read at once.
-    let pw = unsafe { libc::getpwnam(c.as_ptr()) };
-    assert!(!pw.is_null(), "the test user {name} does not exist");
-    // SAFETY: checked non-null above.
-    let (uid, gid) = unsafe { ((*pw).pw_uid, (*pw).pw_gid) };
-    out.push(Some(User { name, uid, gid }));
-    out
-}
-
-fn can_unshare(user: Option<&User>) -> bool {
-    let mut cmd = Command::new("unshare");
-    cmd.args(["--user", "--map-root-user", "true"]);
-    if let Some(u) = user {
-        cmd.uid(u.uid).gid(u.gid);
-    }
-    cmd.output().is_ok_and(|o| o.status.success())
-}
-
-/// Who runs git-clada, and whether namespaces are refused.
+/// Who runs git-clada (a mode of `common::modes`), with its user at hand for the user's own
+/// commands outside git-clada.
 struct Setup {
+    mode: Mode,
     user: Option<User>,
-    no_ns: bool,
 }
 
 impl Setup {
-    fn all() -> Vec<Setup> {
-        let mut out = Vec::new();
-        for user in users() {
-            for no_ns in [false, true] {
-                if !no_ns && !can_unshare(user.as_ref()) {
-                    eprintln!(
-                        "protected_files: {} cannot make a user namespace here; only the run \
-                         with namespaces refused is made for them",
-                        user.as_ref().map_or("this user", |u| u.name.as_str())
-                    );
-                    continue;
-                }
-                out.push(Setup {
-                    user: user.clone(),
-                    no_ns,
-                });
-            }
+    fn of(mode: &Mode) -> Setup {
+        Setup {
+            user: mode.user.clone(),
+            mode: mode.clone(),
         }
-        out
     }
 
     fn who(&self) -> String {
-        format!(
-            "as {}, {}",
-            self.user.as_ref().map_or("this user", |u| u.name.as_str()),
-            if self.no_ns {
-                "namespaces refused"
-            } else {
-                "with namespaces"
-            }
-        )
+        self.mode.name()
     }
 
     /// A repository with `files` committed (`.githooks/*` executable), `core.hooksPath` at
@@ -134,14 +75,7 @@ impl Setup {
     }
 
     fn cmd(&self, r: &TestRepo) -> Command {
-        let mut cmd = r.clada_cmd();
-        if self.no_ns {
-            cmd.env("CLADA_TEST_NO_NAMESPACES", "1");
-        }
-        if let Some(u) = &self.user {
-            cmd.uid(u.uid).gid(u.gid);
-        }
-        cmd
+        self.mode.clada_cmd(r)
     }
 
     fn apply(&self, r: &TestRepo, reply: &str, extra: &[&str]) -> Output {
@@ -206,9 +140,7 @@ fn hook_plants_as(s: &Setup) {
 
 #[test]
 fn a_contained_hook_cannot_plant_the_users_next_hook() {
-    for s in Setup::all() {
-        hook_plants_as(&s);
-    }
+    modes::each(|m| hook_plants_as(&Setup::of(m)));
 }
 
 fn exec_writes_hooks_as(s: &Setup) {
@@ -262,9 +194,7 @@ fn exec_writes_hooks_as(s: &Setup) {
 
 #[test]
 fn an_approved_block_that_writes_a_hook_waits_for_the_user_and_the_hook_is_kept() {
-    for s in Setup::all() {
-        exec_writes_hooks_as(&s);
-    }
+    modes::each(|m| exec_writes_hooks_as(&Setup::of(m)));
 }
 
 const PACKAGE: &str = "{\n  \"name\": \"t\",\n  \"version\": \"1.0.0\",\n  \"scripts\": {\n    \"lint\": \"node lint.js\",\n    \"build\": \"node build.js\"\n  }\n}\n";
@@ -318,9 +248,7 @@ fn package_keys_as(s: &Setup) {
 
 #[test]
 fn what_a_hook_runs_from_package_json_is_protected_by_key() {
-    for s in Setup::all() {
-        package_keys_as(&s);
-    }
+    modes::each(|m| package_keys_as(&Setup::of(m)));
 }
 
 fn nested_git_as(s: &Setup) {
@@ -385,9 +313,7 @@ fn nested_git_as(s: &Setup) {
 
 #[test]
 fn an_embedded_repositorys_git_directory_is_kept_as_it_was() {
-    for s in Setup::all() {
-        nested_git_as(&s);
-    }
+    modes::each(|m| nested_git_as(&Setup::of(m)));
 }
 
 const LINT_HOOK: &str = "#!/bin/sh\nsh scripts/lint.sh\n";
@@ -462,9 +388,7 @@ fn called_file_as(s: &Setup) {
 
 #[test]
 fn a_script_a_hook_calls_changed_by_a_reply_waits_for_the_user_and_status_says_so() {
-    for s in Setup::all() {
-        called_file_as(&s);
-    }
+    modes::each(|m| called_file_as(&Setup::of(m)));
 }
 
 fn submodule_gitfile_as(s: &Setup) {
@@ -525,7 +449,5 @@ fn submodule_gitfile_as(s: &Setup) {
 
 #[test]
 fn a_submodules_gitfile_cannot_be_pointed_at_a_config_of_its_own() {
-    for s in Setup::all() {
-        submodule_gitfile_as(&s);
-    }
+    modes::each(|m| submodule_gitfile_as(&Setup::of(m)));
 }

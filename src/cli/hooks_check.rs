@@ -28,6 +28,16 @@ fn hooks_here() -> anyhow::Result<(Repo, crate::exec::clada_hooks::Hooks)> {
     Ok((repo, hooks))
 }
 
+/// Says what the hooks left and was cleared after them (setuid bits, file capabilities).
+fn warn_cleared(hooks: &crate::exec::clada_hooks::Hooks) {
+    for w in hooks.policy.findings.take() {
+        eprintln!(
+            "git-clada: warning: {}",
+            crate::base::term::escape(&w, crate::base::term::Rule::Name)
+        );
+    }
+}
+
 /// Prints `steps` (JSON: `{success, hooks}`) and says whether all passed.
 fn print(steps: &[Step], global: &Global, none: &str) -> anyhow::Result<Outcome> {
     let ok = steps.iter().all(|s| s.success);
@@ -74,6 +84,7 @@ fn print(steps: &[Step], global: &Global, none: &str) -> anyhow::Result<Outcome>
 pub fn check(global: &Global) -> anyhow::Result<Outcome> {
     let (repo, hooks) = hooks_here()?;
     let steps = crate::record::githooks::check(&repo, &hooks)?;
+    warn_cleared(&hooks);
     print(
         &steps,
         global,
@@ -87,6 +98,7 @@ pub fn prepare(global: &Global) -> anyhow::Result<Outcome> {
     let steps: Vec<Step> = crate::record::githooks::prepare(&repo, &hooks.policy)?
         .into_iter()
         .collect();
+    warn_cleared(&hooks);
     print(
         &steps,
         global,

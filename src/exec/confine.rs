@@ -22,9 +22,10 @@
 //! Unix sockets inside the sandbox.
 //!
 //! Git directories at `workspace`: Landlock only grants, so a write right on the worktree
-//! covers its `.git`. The child therefore enters its own user and mount namespace and
-//! bind-mounts read-only over themselves `.git` and every git directory and common directory
-//! of the repository inside the worktree, under any name (`--separate-git-dir`, a `.git` file
+//! covers its `.git`. The child therefore enters its own mount namespace (in a user namespace
+//! of its own unless it may make one alone: root) and bind-mounts read-only over themselves
+//! `.git` and every git directory and common directory of the repository inside the
+//! worktree, under any name (`--separate-git-dir`, a `.git` file
 //! pointing inside, the dotfiles `GIT_DIR=$PWD/.dotfiles` pattern), before Landlock is applied
 //! (Landlock then forbids changing mounts). Where user namespaces are not allowed, the write
 //! rights go to each entry beside them instead, walking down the folders that lead to one —

@@ -177,6 +177,9 @@ fn in_child(
 ) -> std::io::Result<()> {
     // SAFETY (whole function): plain system calls with pointers to data that outlives them.
     unsafe {
+        // Nothing git-clada inherited reaches the program (`harden`); the init's own two are
+        // handed on below and by `spawn`.
+        crate::exec::harden::close_inherited_on_exec()?;
         check(libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) as libc::c_long)?;
         // The parent may have died before the line above: then nobody would kill us.
         if libc::getppid() != parent {
@@ -201,7 +204,10 @@ fn in_child(
             check(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) as libc::c_long)?;
         }
         match (landlock, defer) {
-            (Some(fd), false) => check(libc::syscall(libc::SYS_landlock_restrict_self, fd, 0u32))?,
+            (Some(fd), false) => {
+                crate::exec::harden::drop_capabilities()?;
+                check(libc::syscall(libc::SYS_landlock_restrict_self, fd, 0u32))?
+            }
             (Some(fd), true) => check(libc::fcntl(fd, libc::F_SETFD, 0) as libc::c_long)?,
             (None, _) => {}
         }
@@ -238,19 +244,24 @@ unsafe fn write_file(path: &CStr, text: &CStr) -> std::io::Result<()> {
     Ok(())
 }
 
-/// A user and mount namespace of the child's own, with `.git` bind-mounted read-only.
+/// A mount namespace of the child's own, with `.git` bind-mounted read-only.
 unsafe fn mount_git_read_only(m: &GitMount) -> std::io::Result<()> {
     enter_namespace(&m.maps)?;
     bind_read_only(m)
 }
 
-/// A user and mount namespace of the child's own, mapping its ids to themselves, its mounts
-/// private.
+/// A mount namespace of the child's own, its mounts private: alone where this process may
+/// make one ([`mount_namespace_alone`]), else in a new user namespace mapping its ids to
+/// themselves.
 unsafe fn enter_namespace(maps: &IdMaps) -> std::io::Result<()> {
-    check(libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNS) as libc::c_long)?;
-    write_file(c"/proc/self/setgroups", c"deny")?;
-    write_file(c"/proc/self/uid_map", &maps.uid_map)?;
-    write_file(c"/proc/self/gid_map", &maps.gid_map)?;
+    if !mount_namespace_alone() {
+        // Its own `/proc/self` files are root's while it is not dumpable (`harden`).
+        crate::exec::harden::dumpable_again();
+        check(libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNS) as libc::c_long)?;
+        write_file(c"/proc/self/setgroups", c"deny")?;
+        write_file(c"/proc/self/uid_map", &maps.uid_map)?;
+        write_file(c"/proc/self/gid_map", &maps.gid_map)?;
+    }
     let none = std::ptr::null::<libc::c_char>();
     check(libc::mount(
         none,
@@ -259,6 +270,13 @@ unsafe fn enter_namespace(maps: &IdMaps) -> std::io::Result<()> {
         libc::MS_REC | libc::MS_PRIVATE,
         std::ptr::null(),
     ) as libc::c_long)
+}
+
+/// A mount namespace without a user namespace, where this process may make one (root): a
+/// user namespace would map root's id alone, and a root `tar -xf` could then not keep the
+/// archive's owners. What root keeps there is cut by `harden::drop_capabilities`.
+unsafe fn mount_namespace_alone() -> bool {
+    libc::unshare(libc::CLONE_NEWNS) == 0
 }
 
 /// `.git` bind-mounted read-only over itself (inside the child's namespace).

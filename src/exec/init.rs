@@ -17,8 +17,11 @@
 //!   SIGTERM (a timeout) it kills the tree the same way before it exits.
 //!
 //! The init applies the Landlock ruleset (handed over as an inherited descriptor) in the
-//! program's child only: mounting `/proc` and reading it need the init unconfined by it. The
-//! seccomp filter and the mounts of `confine` are in place before the init starts.
+//! program's child only, after dropping the capabilities `harden` drops there: mounting
+//! `/proc`, making the PID namespace as root and reading `/proc` need the init unconfined by
+//! them. Its own two descriptors are close-on-exec, so the program inherits none but stdin,
+//! stdout and stderr. The seccomp filter and the mounts of `confine` are in place before the
+//! init starts.
 //!
 //! It reports over a pipe, one line each: `status exit N` or `status signal N`, `left NAME`
 //! per process killed, or `error KIND MESSAGE` when the program could not be started.

@@ -210,20 +210,25 @@ fn ns_of(pid: &str) -> Option<std::path::PathBuf> {
     std::fs::read_link(format!("/proc/{pid}/ns/pid")).ok()
 }
 
-/// Starts the program: in its child, the Landlock ruleset is applied before the exec.
+/// Starts the program. In its child, before the exec: every descriptor above 2 is closed on
+/// exec, and a confined program (one given a Landlock ruleset) loses the capabilities
+/// `harden` drops, then gets the ruleset.
 fn start(a: &Args) -> std::io::Result<libc::pid_t> {
     let mut cmd = Command::new(&a.prog);
     cmd.args(&a.args);
-    if let Some(fd) = a.landlock {
-        // SAFETY: one system call in the child before exec.
-        unsafe {
-            cmd.pre_exec(move || {
+    let landlock = a.landlock;
+    // SAFETY: system calls only, in the child before exec.
+    unsafe {
+        cmd.pre_exec(move || {
+            crate::exec::harden::close_inherited_on_exec()?;
+            if let Some(fd) = landlock {
+                crate::exec::harden::drop_capabilities()?;
                 if libc::syscall(libc::SYS_landlock_restrict_self, fd, 0u32) < 0 {
                     return Err(std::io::Error::last_os_error());
                 }
-                Ok(())
-            });
-        }
+            }
+            Ok(())
+        });
     }
     let child = cmd.spawn()?;
     // The child is reaped by `waitpid(-1)` below, not through `Child`.

@@ -19,6 +19,7 @@ pub mod approved_copies;
 pub mod clada_hooks;
 pub mod confine;
 pub mod env;
+pub mod harden;
 pub mod hook_sandbox;
 pub mod init;
 pub mod modes;
@@ -402,6 +403,7 @@ impl Runner {
         // set is put back after it.
         let guard = (jail.level == confine::Level::Workspace)
             .then(|| protect::Snapshot::take(root, &sandbox.guarded()));
+        let started = std::time::SystemTime::now();
         let run = match permit {
             policy::Permit::Interpreter => spawn::run(
                 spawn::lang_name(lang),
@@ -460,26 +462,8 @@ impl Runner {
             warnings.push(left_running_warning(&run.left));
         }
         warnings.extend(hidden);
-        let (cleared, failed) = modes::clear_set_id(root, &self.settings.confine.git_dirs);
-        let esc = |v: Vec<String>| -> Vec<String> {
-            v.iter()
-                .map(|p| crate::base::term::escape(p, crate::base::term::Rule::Name).into_owned())
-                .collect()
-        };
-        let (cleared, failed) = (esc(cleared), esc(failed));
-        if !cleared.is_empty() {
-            warnings.push(format!(
-                "the code left setuid or setgid files, whose bits were cleared (a file with them \
-                 runs as its owner for whoever runs it): {}",
-                cleared.join(", ")
-            ));
-        }
-        if !failed.is_empty() {
-            warnings.push(format!(
-                "the code left setuid or setgid files whose bits could not be cleared: {}",
-                failed.join(", ")
-            ));
-        }
+        let cleared = modes::clear_privileges(root, &self.settings.confine.git_dirs, started);
+        warnings.extend(cleared.warnings("the code"));
         if run.pipes_held {
             warnings.push(
                 "a process that left the exec's process group still held its output open; the \

@@ -84,7 +84,7 @@ fn whiteout(upper: &Path, rel: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// Mounts `m` (in the child, inside its own user and mount namespace).
+/// Mounts `m` (in the child, inside its own mount namespace).
 ///
 /// # Safety
 /// Async-signal-safe: only `mount` on data prepared before the fork.

@@ -419,6 +419,9 @@ pub(super) fn spawn_and_wait(
         cmd.env(k, v);
     }
     setup(&mut cmd);
+    // git-clada's own `/proc/<pid>/environ` holds what the environment filter kept from the
+    // child: not dumpable while a confined one runs (`harden`).
+    let _undumpable = (jail.level != super::confine::Level::Off).then(super::harden::undumpable);
     let spawned = cmd.spawn();
     // The parent's write end: closed now, so the report ends when the init does.
     let report = report.map(|(read, _write)| read);

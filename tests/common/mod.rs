@@ -5,6 +5,7 @@
 
 pub mod agent_fixtures;
 pub mod crash;
+pub mod modes;
 
 use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;

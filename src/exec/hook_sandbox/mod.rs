@@ -53,6 +53,36 @@ pub struct HookPolicy {
     /// The user's own `paths.protect_hooks: false`: hooks may change hook files (never a
     /// nested git directory).
     pub hook_writes: bool,
+    /// What the hooks left that was cleared after them, for the command's report.
+    pub findings: Findings,
+}
+
+/// The warnings of every hook of one command about what it left and git-clada cleared
+/// (setuid and setgid bits, file capabilities: `exec/modes.rs`), shared by the policy's
+/// clones; the command takes them for its report.
+#[derive(Debug, Clone, Default)]
+pub struct Findings(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
+
+impl Findings {
+    fn push(&self, warnings: Vec<String>) {
+        if warnings.is_empty() {
+            return;
+        }
+        let mut kept = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        kept.extend(warnings);
+    }
+
+    /// The warnings so far (none are kept).
+    pub fn take(&self) -> Vec<String> {
+        let mut kept = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        std::mem::take(&mut *kept)
+    }
 }
 
 /// What one hook run needs besides the policy.
@@ -128,6 +158,7 @@ impl HookPolicy {
             env: cfg.sandbox_env.value.clone(),
             protected: None,
             hook_writes: !cfg.paths_protect_hooks.value,
+            findings: Findings::default(),
         }
     }
 
@@ -153,8 +184,13 @@ impl HookPolicy {
     /// The sandbox for one run. `Err`: it cannot run contained (and may not run otherwise).
     pub fn jail(&self, spec: &Spec<'_>) -> Result<HookJail, NotContained> {
         let home = grants::home();
+        let after = AfterStep {
+            root: spec.root.to_path_buf(),
+            git_dirs: self.git_dirs.clone(),
+            findings: self.findings.clone(),
+        };
         if self.unconfined.is_some() && !spec.contain {
-            return HookJail::unconfined(home, self.user_file.clone(), &self.env);
+            return HookJail::unconfined(home, self.user_file.clone(), &self.env, after);
         }
         if let confine::Availability::Unavailable(why) = self.availability() {
             return Err(NotContained(format!(
@@ -182,6 +218,7 @@ impl HookPolicy {
             root: spec.root.to_path_buf(),
             protected: self.protected.clone().unwrap_or_default(),
             put_back: Default::default(),
+            after,
         })
     }
 
@@ -308,6 +345,22 @@ pub struct HookJail {
     root: PathBuf,
     protected: std::sync::Arc<crate::sandbox::protected::Protected>,
     put_back: std::cell::RefCell<Vec<super::protect::PutBack>>,
+    after: AfterStep,
+}
+
+/// What is looked at after each run: setuid and setgid bits and file capabilities left in
+/// the worktree are cleared, and said in [`HookPolicy::findings`].
+struct AfterStep {
+    root: PathBuf,
+    git_dirs: Vec<PathBuf>,
+    findings: Findings,
+}
+
+impl AfterStep {
+    fn check(&self, who: &str, started: std::time::SystemTime) {
+        let cleared = super::modes::clear_privileges(&self.root, &self.git_dirs, started);
+        self.findings.push(cleared.warnings(who));
+    }
 }
 
 impl HookJail {
@@ -315,6 +368,7 @@ impl HookJail {
         home: Option<PathBuf>,
         user_file: Option<PathBuf>,
         env: &[String],
+        after: AfterStep,
     ) -> Result<HookJail, NotContained> {
         let tmp = tempfile::Builder::new()
             .prefix("git-clada-hook-")
@@ -332,6 +386,7 @@ impl HookJail {
             root: PathBuf::new(),
             protected: Default::default(),
             put_back: Default::default(),
+            after,
         })
     }
 
@@ -376,6 +431,7 @@ impl HookJail {
             .collect();
         let jail = &self.jail;
         let guard = self.guard();
+        let started = std::time::SystemTime::now();
         let run = super::spawn::spawn_and_wait(&prog, &args, cwd, limits, None, jail, &|cmd| {
             for (k, v) in self.env.iter().chain(env) {
                 cmd.env(k, v);
@@ -383,6 +439,9 @@ impl HookJail {
             merge_stderr(cmd);
         });
         self.compare(guard, &run.output);
+        let name = program.file_name().unwrap_or(program.as_os_str());
+        self.after
+            .check(&format!("the hook {}", name.to_string_lossy()), started);
         run.output
     }
 
@@ -427,12 +486,14 @@ impl HookJail {
         let args = vec!["-c".to_string(), script.to_string()];
         let jail = &self.jail;
         let guard = self.guard();
+        let started = std::time::SystemTime::now();
         let run = super::spawn::spawn_and_wait("sh", &args, cwd, limits, None, jail, &|cmd| {
             for (k, v) in self.env.iter().chain(env) {
                 cmd.env(k, v);
             }
         });
         self.compare(guard, &run.output);
+        self.after.check(&format!("the hook `{script}`"), started);
         run.output
     }
 

@@ -190,6 +190,20 @@ pub fn apply_in(
     reply: &Reply,
     opts: &ApplyOptions,
 ) -> Result<ApplyOutcome, ApplyError> {
+    let outcome = apply_opened(repo, reply, opts);
+    // What the hooks left and was cleared after them (setuid bits, file capabilities).
+    let cleared = opts.hooks.policy.findings.take();
+    outcome.map(|mut o| {
+        o.execution.result.warnings.extend(cleared);
+        o
+    })
+}
+
+fn apply_opened(
+    repo: &Repo,
+    reply: &Reply,
+    opts: &ApplyOptions,
+) -> Result<ApplyOutcome, ApplyError> {
     crate::base::trace::phase("open");
     // hooks.before changes the user's state, so it runs before any of it is read.
     let (before, before_ok) = match opts.engine.dry_run {
