@@ -38,6 +38,11 @@ pub enum Phase {
     After,
     /// The agent's turn ended: commit the turn's changes.
     Stop,
+    /// A session started (Claude Code's `SessionStart`): remember the model it names.
+    Session,
+    /// A tool call ended without running (Claude Code's `PermissionDenied`): its
+    /// before-state is dropped, there is nothing to record.
+    Dropped,
     /// An event git-clada has nothing to do for.
     Ignored,
 }
@@ -71,7 +76,8 @@ pub struct Call {
     pub touches: Touches,
     pub cwd: Option<PathBuf>,
     pub transcript: Option<PathBuf>,
-    /// The model, when the payload names it (Codex, Cursor).
+    /// The model, when the payload names it (Codex's and Cursor's payloads, Claude Code's
+    /// `SessionStart`).
     pub model: Option<String>,
     /// Cursor's older `afterFileEdit`: the edits it made to `touches`' one file, to rebuild
     /// the file before them (there is no `preToolUse` to record it).
@@ -83,6 +89,20 @@ pub struct Call {
 pub struct FileEdit {
     pub old_string: String,
     pub new_string: String,
+}
+
+impl Call {
+    /// Whether the hook has nothing to do: an event git-clada ignores, a tool call of a
+    /// read-only or unknown tool (nothing it may touch), or a session start naming no
+    /// model. Such a hook returns before opening the repository or taking any lock.
+    pub fn inert(&self) -> bool {
+        match self.phase {
+            Phase::Ignored => true,
+            Phase::Before | Phase::After | Phase::Dropped => self.touches == Touches::Nothing,
+            Phase::Session => self.model.is_none(),
+            Phase::Stop => false,
+        }
+    }
 }
 
 /// A payload that cannot be read.
@@ -158,7 +178,9 @@ pub fn parse(agent: AgentKind, event: Option<&str>, input: &[u8]) -> Result<Call
     }
     let tool = raw.tool_name.clone().unwrap_or_default();
     let touches = match phase {
-        Phase::Before | Phase::After => touches(agent, &tool, raw.tool_input.as_ref(), &raw),
+        Phase::Before | Phase::After | Phase::Dropped => {
+            touches(agent, &tool, raw.tool_input.as_ref(), &raw)
+        }
         _ => Touches::Nothing,
     };
     let cwd = raw
@@ -202,9 +224,11 @@ pub fn agent_name(agent: AgentKind) -> &'static str {
     }
 }
 
-/// The three phases in each agent's event names.
+/// The phases in each agent's event names.
 fn phase_of(agent: AgentKind, event: &str) -> Phase {
     match (agent, event) {
+        (AgentKind::ClaudeCode | AgentKind::Codex, "SessionStart") => Phase::Session,
+        (AgentKind::ClaudeCode, "PermissionDenied") => Phase::Dropped,
         (AgentKind::ClaudeCode | AgentKind::Codex, "PreToolUse") => Phase::Before,
         (AgentKind::ClaudeCode, "PostToolUse" | "PostToolUseFailure") => Phase::After,
         (AgentKind::Codex, "PostToolUse") => Phase::After,
