@@ -688,3 +688,116 @@ fn the_users_commit_of_agent_lines_names_the_recorded_model_else_the_configured_
         );
     }
 }
+
+/// Codex's CLI where `scripts/test` installs it (`${XDG_CACHE_HOME:-$HOME/.cache}/git-clada-ci`,
+/// build.rs's `has_agents`).
+fn codex_cli() -> PathBuf {
+    let cache = match std::env::var_os("XDG_CACHE_HOME").filter(|v| !v.is_empty()) {
+        Some(c) => PathBuf::from(c),
+        None => PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache"),
+    };
+    cache.join("git-clada-ci/codex-0.171.0/node_modules/.bin/codex")
+}
+
+/// What Codex itself (its app-server's `hooks/list`) says of the hooks it finds for `repo`.
+fn codex_hooks_list(repo: &TestRepo, codex: &Path) -> Vec<serde_json::Value> {
+    use std::io::{BufRead, Write};
+    let mut child = repo
+        .command(codex)
+        .arg("app-server")
+        .env_remove("CODEX_HOME")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start codex app-server");
+    let root = repo.path().display().to_string();
+    let requests = [
+        serde_json::json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"clientInfo":{"name":"git-clada-test","version":"1"},"capabilities":{"experimentalApi":true}}}),
+        serde_json::json!({"jsonrpc":"2.0","method":"initialized"}),
+        serde_json::json!({"jsonrpc":"2.0","id":1,"method":"hooks/list","params":{"cwds":[root]}}),
+    ];
+    let mut stdin = child.stdin.take().expect("stdin");
+    for r in requests {
+        writeln!(stdin, "{r}").expect("write a request");
+    }
+    let stdout = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in stdout.lines().map_while(Result::ok) {
+            let v: serde_json::Value = serde_json::from_str(&line).unwrap_or_default();
+            if v["id"] == 1 {
+                let _ = tx.send(v);
+                return;
+            }
+        }
+    });
+    let answer = rx
+        .recv_timeout(std::time::Duration::from_secs(120))
+        .expect("codex answered hooks/list");
+    drop(stdin);
+    let _ = child.kill();
+    let _ = child.wait();
+    answer["result"]["data"][0]["hooks"]
+        .as_array()
+        .cloned()
+        .unwrap_or_else(|| panic!("{answer}"))
+}
+
+/// The real Codex 0.171.0 runs what `install codex` wrote: every git-clada hook it finds is
+/// trusted, the user's own hook is not (install trusts nothing else); after `uninstall`,
+/// Codex finds none of git-clada's.
+#[test]
+#[cfg_attr(
+    not(has_agents),
+    ignore = "needs Codex 0.171.0 in the tools cache (scripts/test)"
+)]
+fn codex_itself_trusts_exactly_the_hooks_install_wrote() {
+    let mut repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    let codex = codex_cli();
+    let dir = codex.parent().expect("codex's folder").to_path_buf();
+    repo.env
+        .push(("PATH".into(), common::path_with_clada(&[dir])));
+    let hooks = repo.home.path().join(".codex/hooks.json");
+    std::fs::create_dir_all(hooks.parent().unwrap()).unwrap();
+    std::fs::write(
+        &hooks,
+        r#"{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"./guard.sh"}]}]}}"#,
+    )
+    .unwrap();
+    let out = clada(&repo, &["install", "codex"], None);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("trusted git-clada's 3 Codex hooks"),
+        "{}",
+        stdout(&out)
+    );
+    let listed = codex_hooks_list(&repo, &codex);
+    let status = |cmd: &str| -> Vec<String> {
+        listed
+            .iter()
+            .filter(|h| h["command"] == cmd)
+            .map(|h| format!("{} {}", h["eventName"], h["trustStatus"]))
+            .collect()
+    };
+    assert_eq!(
+        status("git clada agent-hook codex"),
+        [
+            r#""preToolUse" "trusted""#,
+            r#""postToolUse" "trusted""#,
+            r#""stop" "trusted""#
+        ],
+        "{listed:?}"
+    );
+    assert_eq!(status("./guard.sh"), [r#""preToolUse" "untrusted""#]);
+    let out = clada(&repo, &["uninstall", "codex"], None);
+    assert_eq!(exit_code(&out), 0, "{}", stderr(&out));
+    assert!(status_after(&repo, &codex).is_empty());
+}
+
+fn status_after(repo: &TestRepo, codex: &Path) -> Vec<serde_json::Value> {
+    codex_hooks_list(repo, codex)
+        .into_iter()
+        .filter(|h| h["command"] == "git clada agent-hook codex")
+        .collect()
+}
