@@ -392,6 +392,64 @@ mod tests {
     }
 
     #[test]
+    fn a_failed_call_ends_like_a_successful_one_and_a_denied_one_is_dropped() {
+        let failed = parse(
+            AgentKind::ClaudeCode,
+            None,
+            br#"{"session_id":"s","hook_event_name":"PostToolUseFailure","tool_name":"Bash","tool_input":{"command":"false"},"tool_use_id":"t","error":"Exit code 1"}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            (failed.phase, failed.touches),
+            (Phase::After, Touches::Worktree)
+        );
+        let cursor = parse(
+            AgentKind::Cursor,
+            None,
+            br#"{"conversation_id":"c","hook_event_name":"postToolUseFailure","tool_name":"Shell","tool_input":{"command":"false"},"tool_use_id":"t"}"#,
+        )
+        .unwrap();
+        assert_eq!(cursor.phase, Phase::After);
+        let denied = parse(
+            AgentKind::ClaudeCode,
+            None,
+            br#"{"session_id":"s","hook_event_name":"PermissionDenied","tool_name":"Edit","tool_input":{"file_path":"/r/a"},"tool_use_id":"t","reason":"no"}"#,
+        )
+        .unwrap();
+        assert_eq!(denied.phase, Phase::Dropped);
+        assert!(!denied.inert());
+    }
+
+    #[test]
+    fn read_only_calls_and_a_session_start_without_a_model_are_inert() {
+        let read = parse(
+            AgentKind::ClaudeCode,
+            None,
+            br#"{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"/r/a"},"tool_use_id":"t"}"#,
+        )
+        .unwrap();
+        assert!(read.inert());
+        let gemini = parse(
+            AgentKind::Gemini,
+            None,
+            br#"{"session_id":"g","hook_event_name":"BeforeTool","tool_name":"search_file_content","tool_input":{"pattern":"x"}}"#,
+        )
+        .unwrap();
+        assert!(gemini.inert());
+        let start = |body: &[u8]| parse(AgentKind::ClaudeCode, None, body).unwrap();
+        let named = start(br#"{"session_id":"s","hook_event_name":"SessionStart","source":"startup","model":"claude-x"}"#);
+        assert_eq!(
+            (named.phase, named.model.as_deref()),
+            (Phase::Session, Some("claude-x"))
+        );
+        assert!(!named.inert());
+        assert!(
+            start(br#"{"session_id":"s","hook_event_name":"SessionStart","source":"clear"}"#)
+                .inert()
+        );
+    }
+
+    #[test]
     fn malformed_and_eventless_payloads_are_errors() {
         assert!(matches!(
             parse(AgentKind::ClaudeCode, None, b"{not json"),
