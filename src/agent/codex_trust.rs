@@ -105,8 +105,9 @@ pub fn user_key_path(hooks_json: &Path) -> PathBuf {
 }
 
 /// git-clada's handlers in the Codex `hooks.json` at `hooks_json`, keyed by `key_path`
-/// (empty when the file is missing or not JSON).
-pub fn handlers(hooks_json: &Path, key_path: &Path) -> Vec<Handler> {
+/// (empty when the file is missing or not JSON); with `only`, just those running exactly
+/// that command (what `install` trusts: never a handler that merely mentions git-clada).
+pub fn handlers(hooks_json: &Path, key_path: &Path, only: Option<&str>) -> Vec<Handler> {
     let Some(doc) = std::fs::read_to_string(hooks_json)
         .ok()
         .and_then(|t| serde_json::from_str::<Value>(&t).ok())
@@ -126,7 +127,8 @@ pub fn handlers(hooks_json: &Path, key_path: &Path) -> Vec<Handler> {
                 matcher.filter(|_| !matches!(event.as_str(), "Stop" | "UserPromptSubmit"));
             let list = group.get("hooks").and_then(Value::as_array);
             for (h, handler) in list.into_iter().flatten().enumerate() {
-                if !ours(handler) {
+                let runs = handler.get("command").and_then(Value::as_str);
+                if !ours(handler) || only.is_some_and(|c| runs != Some(c)) {
                     continue;
                 }
                 out.push(Handler {

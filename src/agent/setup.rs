@@ -83,7 +83,9 @@ pub fn install(
     }
     match (codex, scope) {
         (Some(Codex::Known(version)), _) => {
-            let handlers = codex_trust::handlers(&path, &codex_trust::user_key_path(&path));
+            let ours = settings::command(agent, false);
+            let key = codex_trust::user_key_path(&path);
+            let handlers = codex_trust::handlers(&path, &key, Some(&ours));
             let how = format!("as Codex {version}'s /hooks would");
             done.out.push(match codex_trust::trust(&config, &handlers)? {
                 Edited::Written => format!(
@@ -135,7 +137,7 @@ pub fn uninstall(
     let config = path.with_file_name("config.toml");
     // The trust keys are the handlers' places: read before the handlers go.
     let codex = (agent == AgentKind::Codex && scope == Scope::User)
-        .then(|| codex_trust::handlers(&path, &codex_trust::user_key_path(&path)));
+        .then(|| codex_trust::handlers(&path, &codex_trust::user_key_path(&path), None));
     if codex.is_some() && config.exists() {
         codex_trust::check(&config)?;
     }

@@ -308,7 +308,7 @@ fn codex_trusted(file: &Path, scope: Scope, root: Option<&Path>, fix: &mut Vec<S
             (file.to_path_buf(), user.with_file_name("config.toml"))
         }
     };
-    let handlers = codex_trust::handlers(file, &key_path);
+    let handlers = codex_trust::handlers(file, &key_path, None);
     let states = match codex_trust::states(&config, &handlers) {
         Ok(s) => s,
         Err(e) => return t("unknown", e.to_string()),
