@@ -482,6 +482,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-clada' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Add git-clada''s hooks to the agent''s settings (again: no change; your other hooks stay)')
             [CompletionResult]::new('uninstall', 'uninstall', [CompletionResultType]::ParameterValue, 'Remove git-clada''s hooks from the agent''s settings, and only those')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'For each agent whose settings hold git-clada''s hooks: whether every event is registered, whether the agent trusts the hooks, when git-clada last heard from it in this repository, and whether git''s attribution hooks are installed')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -511,9 +512,20 @@ Register-ArgumentCompleter -Native -CommandName 'git-clada' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'git-clada;agent-hook;status' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Show what would happen without changing any file, ref or the index')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'git-clada;agent-hook;help' {
             [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Add git-clada''s hooks to the agent''s settings (again: no change; your other hooks stay)')
             [CompletionResult]::new('uninstall', 'uninstall', [CompletionResultType]::ParameterValue, 'Remove git-clada''s hooks from the agent''s settings, and only those')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'For each agent whose settings hold git-clada''s hooks: whether every event is registered, whether the agent trusts the hooks, when git-clada last heard from it in this repository, and whether git''s attribution hooks are installed')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -521,6 +533,9 @@ Register-ArgumentCompleter -Native -CommandName 'git-clada' -ScriptBlock {
             break
         }
         'git-clada;agent-hook;help;uninstall' {
+            break
+        }
+        'git-clada;agent-hook;help;status' {
             break
         }
         'git-clada;agent-hook;help;help' {
@@ -674,12 +689,16 @@ Register-ArgumentCompleter -Native -CommandName 'git-clada' -ScriptBlock {
         'git-clada;help;agent-hook' {
             [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Add git-clada''s hooks to the agent''s settings (again: no change; your other hooks stay)')
             [CompletionResult]::new('uninstall', 'uninstall', [CompletionResultType]::ParameterValue, 'Remove git-clada''s hooks from the agent''s settings, and only those')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'For each agent whose settings hold git-clada''s hooks: whether every event is registered, whether the agent trusts the hooks, when git-clada last heard from it in this repository, and whether git''s attribution hooks are installed')
             break
         }
         'git-clada;help;agent-hook;install' {
             break
         }
         'git-clada;help;agent-hook;uninstall' {
+            break
+        }
+        'git-clada;help;agent-hook;status' {
             break
         }
         'git-clada;help;install-man' {

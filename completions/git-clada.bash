@@ -100,6 +100,9 @@ _git__clada() {
             git__clada__subcmd__agent__subcmd__hook,install)
                 cmd="git__clada__subcmd__agent__subcmd__hook__subcmd__install"
                 ;;
+            git__clada__subcmd__agent__subcmd__hook,status)
+                cmd="git__clada__subcmd__agent__subcmd__hook__subcmd__status"
+                ;;
             git__clada__subcmd__agent__subcmd__hook,uninstall)
                 cmd="git__clada__subcmd__agent__subcmd__hook__subcmd__uninstall"
                 ;;
@@ -108,6 +111,9 @@ _git__clada() {
                 ;;
             git__clada__subcmd__agent__subcmd__hook__subcmd__help,install)
                 cmd="git__clada__subcmd__agent__subcmd__hook__subcmd__help__subcmd__install"
+                ;;
+            git__clada__subcmd__agent__subcmd__hook__subcmd__help,status)
+                cmd="git__clada__subcmd__agent__subcmd__hook__subcmd__help__subcmd__status"
                 ;;
             git__clada__subcmd__agent__subcmd__hook__subcmd__help,uninstall)
                 cmd="git__clada__subcmd__agent__subcmd__hook__subcmd__help__subcmd__uninstall"
@@ -192,6 +198,9 @@ _git__clada() {
                 ;;
             git__clada__subcmd__help__subcmd__agent__subcmd__hook,install)
                 cmd="git__clada__subcmd__help__subcmd__agent__subcmd__hook__subcmd__install"
+                ;;
+            git__clada__subcmd__help__subcmd__agent__subcmd__hook,status)
+                cmd="git__clada__subcmd__help__subcmd__agent__subcmd__hook__subcmd__status"
                 ;;
             git__clada__subcmd__help__subcmd__agent__subcmd__hook,uninstall)
                 cmd="git__clada__subcmd__help__subcmd__agent__subcmd__hook__subcmd__uninstall"
@@ -300,7 +309,7 @@ _git__clada() {
             return 0
             ;;
         git__clada__subcmd__agent__subcmd__hook)
-            opts="-C -h -V --format --dry-run --help --version claude-code cursor gemini codex install uninstall help"
+            opts="-C -h -V --format --dry-run --help --version claude-code cursor gemini codex install uninstall status help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -322,7 +331,7 @@ _git__clada() {
             return 0
             ;;
         git__clada__subcmd__agent__subcmd__hook__subcmd__help)
-            opts="install uninstall help"
+            opts="install uninstall status help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -363,6 +372,20 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        git__clada__subcmd__agent__subcmd__hook__subcmd__help__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         git__clada__subcmd__agent__subcmd__hook__subcmd__help__subcmd__uninstall)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
@@ -379,6 +402,28 @@ _git__clada() {
             ;;
         git__clada__subcmd__agent__subcmd__hook__subcmd__install)
             opts="-C -h -V --user --project-local --shared --format --dry-run --help --version claude-code cursor gemini codex"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__clada__subcmd__agent__subcmd__hook__subcmd__status)
+            opts="-C -h -V --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -666,7 +711,7 @@ _git__clada() {
             return 0
             ;;
         git__clada__subcmd__help__subcmd__agent__subcmd__hook)
-            opts="install uninstall"
+            opts="install uninstall status"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -680,6 +725,20 @@ _git__clada() {
             return 0
             ;;
         git__clada__subcmd__help__subcmd__agent__subcmd__hook__subcmd__install)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__clada__subcmd__help__subcmd__agent__subcmd__hook__subcmd__status)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -438,6 +438,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand --version 'Print version'
             cand install 'Add git-clada''s hooks to the agent''s settings (again: no change; your other hooks stay)'
             cand uninstall 'Remove git-clada''s hooks from the agent''s settings, and only those'
+            cand status 'For each agent whose settings hold git-clada''s hooks: whether every event is registered, whether the agent trusts the hooks, when git-clada last heard from it in this repository, and whether git''s attribution hooks are installed'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'git-clada;agent-hook;install'= {
@@ -464,14 +465,26 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'git-clada;agent-hook;status'= {
+            cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
+            cand --dry-run 'Show what would happen without changing any file, ref or the index'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'git-clada;agent-hook;help'= {
             cand install 'Add git-clada''s hooks to the agent''s settings (again: no change; your other hooks stay)'
             cand uninstall 'Remove git-clada''s hooks from the agent''s settings, and only those'
+            cand status 'For each agent whose settings hold git-clada''s hooks: whether every event is registered, whether the agent trusts the hooks, when git-clada last heard from it in this repository, and whether git''s attribution hooks are installed'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'git-clada;agent-hook;help;install'= {
         }
         &'git-clada;agent-hook;help;uninstall'= {
+        }
+        &'git-clada;agent-hook;help;status'= {
         }
         &'git-clada;agent-hook;help;help'= {
         }
@@ -591,10 +604,13 @@ set edit:completion:arg-completer[git-clada] = {|@words|
         &'git-clada;help;agent-hook'= {
             cand install 'Add git-clada''s hooks to the agent''s settings (again: no change; your other hooks stay)'
             cand uninstall 'Remove git-clada''s hooks from the agent''s settings, and only those'
+            cand status 'For each agent whose settings hold git-clada''s hooks: whether every event is registered, whether the agent trusts the hooks, when git-clada last heard from it in this repository, and whether git''s attribution hooks are installed'
         }
         &'git-clada;help;agent-hook;install'= {
         }
         &'git-clada;help;agent-hook;uninstall'= {
+        }
+        &'git-clada;help;agent-hook;status'= {
         }
         &'git-clada;help;install-man'= {
         }

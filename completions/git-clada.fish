@@ -472,18 +472,19 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_se
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from help" -f -a "check" -d 'Run the repository\'s pre-commit and commit-msg hooks and hooks.after in the sandbox an AI commit runs them in, on the current index (nothing is committed; a fixer may rewrite files, as with git commit), and print what failed and the configuration line that would allow it'
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from help" -f -a "prepare" -d 'Fill git-clada\'s own hook caches once, with network, in the sandbox (pre-commit install-hooks for a .pre-commit-config.yaml)'
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and not __fish_seen_subcommand_from install uninstall help" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
-complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and not __fish_seen_subcommand_from install uninstall help" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
+complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and not __fish_seen_subcommand_from install uninstall status help" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
+complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and not __fish_seen_subcommand_from install uninstall status help" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
 markdown\t'Markdown (`prompt` only)'
 text\t'Plain text (`prompt` only)'"
-complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and not __fish_seen_subcommand_from install uninstall help" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
-complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and not __fish_seen_subcommand_from install uninstall help" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and not __fish_seen_subcommand_from install uninstall help" -s V -l version -d 'Print version'
-complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and not __fish_seen_subcommand_from install uninstall help" -a "install" -d 'Add git-clada\'s hooks to the agent\'s settings (again: no change; your other hooks stay)'
-complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and not __fish_seen_subcommand_from install uninstall help" -a "uninstall" -d 'Remove git-clada\'s hooks from the agent\'s settings, and only those'
-complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and not __fish_seen_subcommand_from install uninstall help" -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and not __fish_seen_subcommand_from install uninstall status help" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
+complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and not __fish_seen_subcommand_from install uninstall status help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and not __fish_seen_subcommand_from install uninstall status help" -s V -l version -d 'Print version'
+complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and not __fish_seen_subcommand_from install uninstall status help" -a "install" -d 'Add git-clada\'s hooks to the agent\'s settings (again: no change; your other hooks stay)'
+complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and not __fish_seen_subcommand_from install uninstall status help" -a "uninstall" -d 'Remove git-clada\'s hooks from the agent\'s settings, and only those'
+complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and not __fish_seen_subcommand_from install uninstall status help" -a "status" -d 'For each agent whose settings hold git-clada\'s hooks: whether every event is registered, whether the agent trusts the hooks, when git-clada last heard from it in this repository, and whether git\'s attribution hooks are installed'
+complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and not __fish_seen_subcommand_from install uninstall status help" -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and __fish_seen_subcommand_from install" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
 complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and __fish_seen_subcommand_from install" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
@@ -508,8 +509,18 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and __fi
 complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and __fish_seen_subcommand_from uninstall" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and __fish_seen_subcommand_from uninstall" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and __fish_seen_subcommand_from uninstall" -s V -l version -d 'Print version'
+complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and __fish_seen_subcommand_from status" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
+complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and __fish_seen_subcommand_from status" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
+json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
+llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
+markdown\t'Markdown (`prompt` only)'
+text\t'Plain text (`prompt` only)'"
+complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and __fish_seen_subcommand_from status" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
+complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and __fish_seen_subcommand_from status" -s V -l version -d 'Print version'
 complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and __fish_seen_subcommand_from help" -f -a "install" -d 'Add git-clada\'s hooks to the agent\'s settings (again: no change; your other hooks stay)'
 complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and __fish_seen_subcommand_from help" -f -a "uninstall" -d 'Remove git-clada\'s hooks from the agent\'s settings, and only those'
+complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and __fish_seen_subcommand_from help" -f -a "status" -d 'For each agent whose settings hold git-clada\'s hooks: whether every event is registered, whether the agent trusts the hooks, when git-clada last heard from it in this repository, and whether git\'s attribution hooks are installed'
 complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c git-clada -n "__fish_git_clada_using_subcommand install-man" -l dir -d 'Directory that receives git-clada.1 and git-clada-<command>.1 (a `man1` directory)' -r -F
 complete -c git-clada -n "__fish_git_clada_using_subcommand install-man" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
@@ -566,3 +577,4 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand help; and __fish_see
 complete -c git-clada -n "__fish_git_clada_using_subcommand help; and __fish_seen_subcommand_from hooks" -f -a "prepare" -d 'Fill git-clada\'s own hook caches once, with network, in the sandbox (pre-commit install-hooks for a .pre-commit-config.yaml)'
 complete -c git-clada -n "__fish_git_clada_using_subcommand help; and __fish_seen_subcommand_from agent-hook" -f -a "install" -d 'Add git-clada\'s hooks to the agent\'s settings (again: no change; your other hooks stay)'
 complete -c git-clada -n "__fish_git_clada_using_subcommand help; and __fish_seen_subcommand_from agent-hook" -f -a "uninstall" -d 'Remove git-clada\'s hooks from the agent\'s settings, and only those'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and __fish_seen_subcommand_from agent-hook" -f -a "status" -d 'For each agent whose settings hold git-clada\'s hooks: whether every event is registered, whether the agent trusts the hooks, when git-clada last heard from it in this repository, and whether git\'s attribution hooks are installed'

@@ -155,7 +155,13 @@ fn install_cursor_writes_its_hooks_json_flat_with_version_1() {
         "cursor",
         ".cursor/hooks.json",
         ".cursor/hooks.json",
-        &["preToolUse", "postToolUse", "afterFileEdit", "stop"],
+        &[
+            "preToolUse",
+            "postToolUse",
+            "postToolUseFailure",
+            "afterFileEdit",
+            "stop",
+        ],
         true,
     );
 }

@@ -146,12 +146,15 @@ fn context(run: &Run, server: &ModelServer) -> String {
     )
 }
 
-/// `git clada agent-hook install AGENT` (the user's scope), as the user runs it.
+/// `git clada agent-hook install AGENT` (the user's scope), as the user runs it: with the
+/// installed Codex on PATH, so `install codex` writes the trust Codex asks for.
 fn install(repo: &TestRepo, agent: &str) {
     let mut cmd = repo.clada_cmd();
     for var in ["CLAUDE_CONFIG_DIR", "GEMINI_CLI_HOME", "CODEX_HOME"] {
         cmd.env_remove(var);
     }
+    let codex_dir = cli(CODEX).parent().expect("codex's folder").to_path_buf();
+    cmd.env("PATH", common::path_with_clada(&[codex_dir]));
     let out = cmd
         .args(["agent-hook", "install", agent])
         .output()
@@ -376,14 +379,13 @@ const CODEX_AGENT: Agent = Agent {
     configure: codex_config,
     command: |repo, server| {
         let mut cmd = agent_cmd(repo, server, &cli(CODEX));
-        // Codex runs only hooks the user trusted (`/hooks`); `install codex` does not write
-        // that trust yet.
+        // Codex runs only hooks the user trusted: the trust `install codex` wrote, no
+        // --dangerously-bypass-hook-trust (headless `codex exec` skips untrusted ones).
         cmd.env("SCRIPTED_API_KEY", "scripted").args([
             "exec",
             "--sandbox",
             "workspace-write",
             "--json",
-            "--dangerously-bypass-hook-trust",
             PROMPT,
         ]);
         cmd
@@ -516,6 +518,10 @@ fn record(rec: &Recording) -> (Vec<(String, serde_json::Value)>, Run) {
     let command = format!("sh {}", handler.display());
     register(&repo.home.path().join(rec.settings), rec.events, &command);
     let mut cmd = (rec.agent.command)(&repo, &server);
+    if rec.agent.name == "codex" {
+        // The capture handler is registered by hand, not by `install`: nothing trusts it.
+        cmd.arg("--dangerously-bypass-hook-trust");
+    }
     cmd.env("CLADA_CAPTURE", &capture);
     let run = run(cmd, rec.agent.name, &server);
     assert_eq!(run.code, Some(0), "{}", context(&run, &server));

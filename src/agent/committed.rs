@@ -158,7 +158,8 @@ fn annotate(
 }
 
 /// The session record of the agent behind `cps`: its tool, the session id as conversation,
-/// the model the payload named or the transcript's, else unknown.
+/// the model as `model::of_session` finds it (the configured `provenance.model` last), else
+/// unknown.
 fn session_of(
     repo: &Repo,
     cps: &[&Checkpoint],
@@ -167,12 +168,12 @@ fn session_of(
     human: &str,
 ) -> provenance::SessionOf {
     let tool = cps.iter().rev().find_map(|c| c.agent.clone());
-    let model = cps.iter().rev().find_map(|c| c.model.clone()).or_else(|| {
-        cps.iter()
-            .rev()
-            .find_map(|c| c.transcript.as_deref())
-            .and_then(|t| super::model::from_transcript(Path::new(t)))
-    });
+    let recorded = cps.iter().rev().find_map(|c| c.model.clone());
+    let transcript = cps.iter().rev().find_map(|c| c.transcript.as_deref());
+    let model =
+        super::model::of_session(repo, session, recorded, transcript.map(Path::new), || {
+            super::model::configured(repo)
+        });
     let agent = provenance::Agent {
         tool: Some(tool.unwrap_or_else(|| "unknown".into())),
         model,

@@ -4,19 +4,24 @@
 //! `calls` records a call's before-state and its checkpoint, `state` keeps them under
 //! `refs/clada/agent/<branch>`, `committed` attributes the lines of commits someone else
 //! made (the agent's own `git commit`, the user's), `turn` commits a turn through the apply transaction,
-//! `settings` installs the hooks in an agent's settings file, `model` finds the model name,
+//! `settings` installs the hooks in an agent's settings file, `codex_trust` writes Codex's
+//! trust for them, `setup` is what install and uninstall do around that file, `status`
+//! reports what is installed, trusted and heard from, `model` finds the model name,
 //! `rebuilt` reads Cursor's older `afterFileEdit`, `unreported` finds edits no hook reported,
 //! `admitted` sorts a turn's paths by what enters its commit (`record::admit`'s rule).
 
 pub mod admitted;
 pub mod calls;
+pub mod codex_trust;
 pub mod committed;
 pub mod model;
 pub mod payload;
 pub mod rebuilt;
 pub mod settings;
+pub mod setup;
 pub mod spill;
 pub mod state;
+pub mod status;
 pub mod turn;
 pub mod unreported;
 
@@ -96,9 +101,7 @@ pub fn handle(
     // Cursor running Claude Code's hooks: the payload says whose it is.
     let agent = call.agent;
     // A read-only or unknown tool: nothing to record, so not even the lock is taken.
-    let inert = matches!(call.phase, Phase::Before | Phase::After)
-        && call.touches == payload::Touches::Nothing;
-    if call.phase == Phase::Ignored || inert {
+    if call.inert() {
         return Ok(Handled::Nothing);
     }
     let dir = call.cwd.clone().unwrap_or_else(|| cwd.to_path_buf());
@@ -108,6 +111,11 @@ pub fn handle(
         Err(RepoError::NotARepo(_)) => return Ok(Handled::Nothing),
         Err(e) => return Err(e.into()),
     };
+    status::heard(&repo, agent, &call.event);
+    if let (Phase::Session, Some(model)) = (call.phase, &call.model) {
+        model::remember(&repo, &call.session, model)?;
+        return Ok(Handled::Nothing);
+    }
     // git-ai writes the logs of this repository's commits itself: one log per commit.
     let deferred = git_ai_present(&repo);
     let mut own_opts;
@@ -136,6 +144,12 @@ pub fn handle(
                 None => return set_aside(&repo, &call, &dir, agent, &head),
             }
         }
+        // A call that never ran leaves nothing to set aside: past the budget its
+        // before-state just stays, unpaired.
+        Phase::Dropped => match state::Held::read_within(&repo, branch, spill::budget())? {
+            Some(held) => held,
+            None => return Ok(Handled::Nothing),
+        },
         _ => state::Held::read(&repo, branch)?,
     };
     if spill::any(&repo) {
@@ -169,7 +183,14 @@ pub fn handle(
                 &repo, held, &call, agent, &head, opts, mode, deferred, notes,
             )
         }
-        Phase::Ignored => Handled::Nothing,
+        Phase::Dropped => {
+            let (id, session) = (call.tool_use_id.as_deref(), call.session.as_str());
+            held.state
+                .open
+                .retain(|o| !(id.is_some() && calls::pairs(o, id, session)));
+            Handled::Nothing
+        }
+        Phase::Session | Phase::Ignored => Handled::Nothing,
     };
     held.save()?;
     Ok(handled)
@@ -221,7 +242,7 @@ fn after_call<'r>(
     }
     // A commit per tool call: git's commit hooks and the configured ones are left for
     // commits a person makes (they would run on every edit).
-    let mut opts = commit_opts(agent, call, opts);
+    let mut opts = commit_opts(repo, &held, agent, call, opts);
     opts.no_verify = true;
     opts.hooks.before.clear();
     opts.hooks.after.clear();
@@ -258,7 +279,7 @@ fn stop_call(
         held.save()?;
         return Ok(Handled::Turn(turn::TurnOutcome::Kept));
     }
-    let opts = commit_opts(agent, call, opts);
+    let opts = commit_opts(repo, &held, agent, call, opts);
     let source = format!("{} turn", payload::agent_name(agent));
     let outcome = commit_and_save(repo, held, call, &opts, &source, notes)?;
     if deferred && matches!(outcome, turn::TurnOutcome::Ran(_)) {
@@ -285,17 +306,39 @@ fn commit_and_save(
 }
 
 /// The options of the agent's AI commit: the user's, with the agent's provenance (its tool,
-/// the session as conversation, the model the payload or the transcript names).
-fn commit_opts(agent: AgentKind, call: &payload::Call, opts: &ApplyOptions) -> ApplyOptions {
+/// the session as conversation, and the model: the payload's, else the newest the
+/// session's checkpoints recorded, else the transcript's, else `SessionStart`'s, and only
+/// then the configured `provenance.model`, `model::of_session`).
+fn commit_opts(
+    repo: &Repo,
+    held: &state::Held<'_>,
+    agent: AgentKind,
+    call: &payload::Call,
+    opts: &ApplyOptions,
+) -> ApplyOptions {
     let mut opts = opts.clone();
     opts.finish_pending = true;
     opts.provenance.tool = Some(agent.tool().to_string());
     opts.provenance.conversation = Some(call.session.clone());
-    opts.provenance.model = call
+    let mine = || {
+        held.state
+            .checkpoints
+            .iter()
+            .rev()
+            .filter(|c| c.session == call.session)
+    };
+    let recorded = call
         .model
         .clone()
-        .or_else(|| call.transcript.as_deref().and_then(model::from_transcript))
-        .or(opts.provenance.model.clone());
+        .or_else(|| mine().find_map(|c| c.model.clone()));
+    let transcript = call
+        .transcript
+        .clone()
+        .or_else(|| mine().find_map(|c| c.transcript.as_ref().map(std::path::PathBuf::from)));
+    opts.provenance.model =
+        model::of_session(repo, &call.session, recorded, transcript.as_deref(), || {
+            opts.provenance.model.clone()
+        });
     opts
 }
 

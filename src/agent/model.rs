@@ -1,8 +1,85 @@
-//! The model behind a Claude Code session: the transcript's last `message.model` (observed in
-//! public code, not documented; see agent-hooks.md §1.10). Only the transcript's tail is read.
+//! The model behind an agent's lines. In order: the model a payload names (Codex's and
+//! Cursor's, on every event), the transcript's last `message.model` or `model` (Claude Code's
+//! and Gemini CLI's; observed in public code, not documented, see agent-hooks.md §1.10; only
+//! the tail is read), the model Claude Code's `SessionStart` named (documented, but it can
+//! be missing and does not follow a `/model` switch, so the transcript goes first), and only
+//! then the user's configured `provenance.model`. `SessionStart`'s model is kept per
+//! session in `.git/clada/agent-model/` until a commit takes the session's lines.
 
 use std::io::{Read, Seek, SeekFrom};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use crate::repo::{Repo, RepoError};
+
+/// A session's `SessionStart` model older than this is forgotten when another is kept.
+const KEPT: Duration = Duration::from_secs(30 * 24 * 3600);
+
+/// The model of `session`'s lines: `recorded` (a payload's, or a checkpoint's), else the
+/// transcript's, else the one `SessionStart` named, else what `configured` gives (read only
+/// when needed).
+pub fn of_session(
+    repo: &Repo,
+    session: &str,
+    recorded: Option<String>,
+    transcript: Option<&Path>,
+    configured: impl FnOnce() -> Option<String>,
+) -> Option<String> {
+    recorded
+        .or_else(|| transcript.and_then(from_transcript))
+        .or_else(|| remembered(repo, session))
+        .or_else(configured)
+}
+
+/// The user's configured `provenance.model` for this repository, if any (a configuration
+/// that cannot be read names none: the model then stays unknown).
+pub fn configured(repo: &Repo) -> Option<String> {
+    crate::config::load_for_repo(Some(repo))
+        .ok()
+        .and_then(|c| c.provenance_model.value)
+}
+
+fn kept_dir(repo: &Repo) -> PathBuf {
+    repo.common_dir().join("clada").join("agent-model")
+}
+
+fn kept_file(repo: &Repo, session: &str) -> PathBuf {
+    kept_dir(repo).join(repo.blob_id(session.as_bytes()).to_string())
+}
+
+/// Keeps the model `SessionStart` named for `session`, and forgets those kept long ago.
+pub fn remember(repo: &Repo, session: &str, model: &str) -> Result<(), RepoError> {
+    let path = kept_file(repo, session);
+    crate::base::fsutil::write_atomic_creating_dir(
+        &path,
+        model.as_bytes(),
+        crate::base::fsutil::Perm::Executable(false),
+    )
+    .map_err(|e| RepoError::Invalid(format!("cannot write {}: {e}", path.display())))?;
+    // Tidying is best effort: a file left behind is only a few bytes.
+    let now = SystemTime::now();
+    for entry in std::fs::read_dir(kept_dir(repo))
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        let old = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .is_ok_and(|t| now.duration_since(t).is_ok_and(|age| age > KEPT));
+        if old {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+    Ok(())
+}
+
+/// The model `SessionStart` named for `session`, if it was kept.
+pub fn remembered(repo: &Repo, session: &str) -> Option<String> {
+    let text = std::fs::read_to_string(kept_file(repo, session)).ok()?;
+    let model = text.trim();
+    (!model.is_empty()).then(|| model.to_string())
+}
 
 /// How much of the transcript's end is read.
 const TAIL: u64 = 64 * 1024;

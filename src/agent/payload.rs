@@ -38,6 +38,11 @@ pub enum Phase {
     After,
     /// The agent's turn ended: commit the turn's changes.
     Stop,
+    /// A session started (Claude Code's `SessionStart`): remember the model it names.
+    Session,
+    /// A tool call ended without running (Claude Code's `PermissionDenied`): its
+    /// before-state is dropped, there is nothing to record.
+    Dropped,
     /// An event git-clada has nothing to do for.
     Ignored,
 }
@@ -71,7 +76,8 @@ pub struct Call {
     pub touches: Touches,
     pub cwd: Option<PathBuf>,
     pub transcript: Option<PathBuf>,
-    /// The model, when the payload names it (Codex, Cursor).
+    /// The model, when the payload names it (Codex's and Cursor's payloads, Claude Code's
+    /// `SessionStart`).
     pub model: Option<String>,
     /// Cursor's older `afterFileEdit`: the edits it made to `touches`' one file, to rebuild
     /// the file before them (there is no `preToolUse` to record it).
@@ -83,6 +89,20 @@ pub struct Call {
 pub struct FileEdit {
     pub old_string: String,
     pub new_string: String,
+}
+
+impl Call {
+    /// Whether the hook has nothing to do: an event git-clada ignores, a tool call of a
+    /// read-only or unknown tool (nothing it may touch), or a session start naming no
+    /// model. Such a hook returns before opening the repository or taking any lock.
+    pub fn inert(&self) -> bool {
+        match self.phase {
+            Phase::Ignored => true,
+            Phase::Before | Phase::After | Phase::Dropped => self.touches == Touches::Nothing,
+            Phase::Session => self.model.is_none(),
+            Phase::Stop => false,
+        }
+    }
 }
 
 /// A payload that cannot be read.
@@ -158,7 +178,9 @@ pub fn parse(agent: AgentKind, event: Option<&str>, input: &[u8]) -> Result<Call
     }
     let tool = raw.tool_name.clone().unwrap_or_default();
     let touches = match phase {
-        Phase::Before | Phase::After => touches(agent, &tool, raw.tool_input.as_ref(), &raw),
+        Phase::Before | Phase::After | Phase::Dropped => {
+            touches(agent, &tool, raw.tool_input.as_ref(), &raw)
+        }
         _ => Touches::Nothing,
     };
     let cwd = raw
@@ -202,9 +224,11 @@ pub fn agent_name(agent: AgentKind) -> &'static str {
     }
 }
 
-/// The three phases in each agent's event names.
+/// The phases in each agent's event names.
 fn phase_of(agent: AgentKind, event: &str) -> Phase {
     match (agent, event) {
+        (AgentKind::ClaudeCode | AgentKind::Codex, "SessionStart") => Phase::Session,
+        (AgentKind::ClaudeCode, "PermissionDenied") => Phase::Dropped,
         (AgentKind::ClaudeCode | AgentKind::Codex, "PreToolUse") => Phase::Before,
         (AgentKind::ClaudeCode, "PostToolUse" | "PostToolUseFailure") => Phase::After,
         (AgentKind::Codex, "PostToolUse") => Phase::After,
@@ -364,6 +388,64 @@ mod tests {
             ["src/a.rs", "src/b.rs", "c.txt", "d.txt"]
                 .map(PathBuf::from)
                 .to_vec()
+        );
+    }
+
+    #[test]
+    fn a_failed_call_ends_like_a_successful_one_and_a_denied_one_is_dropped() {
+        let failed = parse(
+            AgentKind::ClaudeCode,
+            None,
+            br#"{"session_id":"s","hook_event_name":"PostToolUseFailure","tool_name":"Bash","tool_input":{"command":"false"},"tool_use_id":"t","error":"Exit code 1"}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            (failed.phase, failed.touches),
+            (Phase::After, Touches::Worktree)
+        );
+        let cursor = parse(
+            AgentKind::Cursor,
+            None,
+            br#"{"conversation_id":"c","hook_event_name":"postToolUseFailure","tool_name":"Shell","tool_input":{"command":"false"},"tool_use_id":"t"}"#,
+        )
+        .unwrap();
+        assert_eq!(cursor.phase, Phase::After);
+        let denied = parse(
+            AgentKind::ClaudeCode,
+            None,
+            br#"{"session_id":"s","hook_event_name":"PermissionDenied","tool_name":"Edit","tool_input":{"file_path":"/r/a"},"tool_use_id":"t","reason":"no"}"#,
+        )
+        .unwrap();
+        assert_eq!(denied.phase, Phase::Dropped);
+        assert!(!denied.inert());
+    }
+
+    #[test]
+    fn read_only_calls_and_a_session_start_without_a_model_are_inert() {
+        let read = parse(
+            AgentKind::ClaudeCode,
+            None,
+            br#"{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"/r/a"},"tool_use_id":"t"}"#,
+        )
+        .unwrap();
+        assert!(read.inert());
+        let gemini = parse(
+            AgentKind::Gemini,
+            None,
+            br#"{"session_id":"g","hook_event_name":"BeforeTool","tool_name":"search_file_content","tool_input":{"pattern":"x"}}"#,
+        )
+        .unwrap();
+        assert!(gemini.inert());
+        let start = |body: &[u8]| parse(AgentKind::ClaudeCode, None, body).unwrap();
+        let named = start(br#"{"session_id":"s","hook_event_name":"SessionStart","source":"startup","model":"claude-x"}"#);
+        assert_eq!(
+            (named.phase, named.model.as_deref()),
+            (Phase::Session, Some("claude-x"))
+        );
+        assert!(!named.inert());
+        assert!(
+            start(br#"{"session_id":"s","hook_event_name":"SessionStart","source":"clear"}"#)
+                .inert()
         );
     }
 

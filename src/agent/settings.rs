@@ -13,10 +13,22 @@ use serde_json::{json, Map, Value};
 use super::payload::{agent_name, AgentKind};
 
 /// The events git-clada's hooks handle for `agent`, and their matcher (`None`: the event
-/// takes none, or the shape has no matcher level).
-fn events(agent: AgentKind) -> &'static [(&'static str, Option<&'static str>)] {
+/// takes none, or the shape has no matcher level): every event that starts or ends a tool
+/// call (a failed call ends in its own event where the agent has one) and the turn's end,
+/// and Claude Code's `SessionStart`, the only event of its that names the model (the
+/// other agents name it in every payload, or, Gemini CLI, in none). Sources per event:
+/// docs/agents.md's table.
+pub fn events(agent: AgentKind) -> &'static [(&'static str, Option<&'static str>)] {
     match agent {
-        AgentKind::ClaudeCode | AgentKind::Codex => &[
+        AgentKind::ClaudeCode => &[
+            ("PreToolUse", Some("*")),
+            ("PostToolUse", Some("*")),
+            ("PostToolUseFailure", Some("*")),
+            ("PermissionDenied", Some("*")),
+            ("Stop", None),
+            ("SessionStart", None),
+        ],
+        AgentKind::Codex => &[
             ("PreToolUse", Some("*")),
             ("PostToolUse", Some("*")),
             ("Stop", None),
@@ -31,6 +43,7 @@ fn events(agent: AgentKind) -> &'static [(&'static str, Option<&'static str>)] {
         AgentKind::Cursor => &[
             ("preToolUse", None),
             ("postToolUse", None),
+            ("postToolUseFailure", None),
             ("afterFileEdit", None),
             ("stop", None),
         ],
@@ -109,7 +122,7 @@ pub fn file(
 }
 
 /// Whether a handler is one of git-clada's.
-fn ours(handler: &Value) -> bool {
+pub fn ours(handler: &Value) -> bool {
     handler
         .get("command")
         .and_then(Value::as_str)
@@ -147,13 +160,34 @@ pub enum Edited {
     Unchanged,
 }
 
+/// What [`install`] did: whether it wrote the file, and the events it added to an install
+/// that had some of git-clada's hooks already (an older one; empty for a first install).
+#[derive(Debug)]
+pub struct Installed {
+    pub edited: Edited,
+    pub added: Vec<&'static str>,
+}
+
 /// Adds git-clada's hooks for `agent` to the settings file at `path` (created if missing).
-pub fn install(agent: AgentKind, path: &Path, guarded: bool) -> Result<Edited, SettingsError> {
+/// Handlers already in place stay where they are (Codex's trust is keyed by their place);
+/// an event an older install lacks gets its handler; a handler of git-clada's that is not
+/// wanted any more (another command, an event no longer registered, a second copy) goes.
+pub fn install(agent: AgentKind, path: &Path, guarded: bool) -> Result<Installed, SettingsError> {
     let flat = agent == AgentKind::Cursor;
-    edit(path, flat, |hooks| {
-        remove_ours(hooks);
+    let cmd = command(agent, guarded);
+    let mut added = Vec::new();
+    let edited = edit(path, flat, |hooks| {
+        let had_any = hooks.values().any(holds_ours);
+        keep_wanted(hooks, events(agent), &cmd, flat);
         for (event, matcher) in events(agent) {
-            let handler = json!({"type": "command", "command": command(agent, guarded)});
+            let list = hooks.entry(*event).or_insert_with(|| json!([]));
+            if !list.is_array() {
+                *list = json!([]);
+            }
+            if present(list, *matcher, &cmd, flat) {
+                continue;
+            }
+            let handler = json!({"type": "command", "command": cmd});
             let entry = match flat {
                 true => handler,
                 false => {
@@ -165,13 +199,97 @@ pub fn install(agent: AgentKind, path: &Path, guarded: bool) -> Result<Edited, S
                     Value::Object(group)
                 }
             };
-            let list = hooks.entry(*event).or_insert_with(|| json!([]));
-            match list.as_array_mut() {
-                Some(a) => a.push(entry),
-                None => *list = json!([entry]),
+            if let Some(a) = list.as_array_mut() {
+                a.push(entry);
+            }
+            if had_any {
+                added.push(*event);
             }
         }
+    })?;
+    Ok(Installed { edited, added })
+}
+
+/// Which of `agent`'s events have git-clada's handler in the settings file at `path`:
+/// `None` when the file holds none of its handlers (or cannot be read as settings).
+pub fn installed_events(agent: AgentKind, path: &Path) -> Option<Vec<&'static str>> {
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
+    let hooks = doc.get("hooks")?.as_object()?;
+    if !hooks.values().any(holds_ours) {
+        return None;
+    }
+    let found = events(agent)
+        .iter()
+        .filter(|(event, _)| hooks.get(*event).is_some_and(holds_ours))
+        .map(|(event, _)| *event)
+        .collect();
+    Some(found)
+}
+
+/// Whether an event's list holds one of git-clada's handlers (either shape).
+fn holds_ours(list: &Value) -> bool {
+    list.as_array().is_some_and(|entries| {
+        entries.iter().any(|e| {
+            ours(e)
+                || e.get("hooks")
+                    .and_then(Value::as_array)
+                    .is_some_and(|hs| hs.iter().any(ours))
+        })
     })
+}
+
+/// Whether `list` has git-clada's handler running `cmd` (in a group with `matcher`).
+fn present(list: &Value, matcher: Option<&str>, cmd: &str, flat: bool) -> bool {
+    let runs = |h: &Value| h.get("command").and_then(Value::as_str) == Some(cmd);
+    list.as_array().is_some_and(|entries| {
+        entries.iter().any(|e| match flat {
+            true => runs(e),
+            false => {
+                e.get("matcher").and_then(Value::as_str) == matcher
+                    && e.get("hooks")
+                        .and_then(Value::as_array)
+                        .is_some_and(|hs| hs.iter().any(runs))
+            }
+        })
+    })
+}
+
+/// Drops git-clada's handlers that an install would not write: in an event not in
+/// `wanted`, running another command, in a group of another matcher, or a second copy.
+fn keep_wanted(
+    hooks: &mut Map<String, Value>,
+    wanted: &[(&'static str, Option<&'static str>)],
+    cmd: &str,
+    flat: bool,
+) {
+    for (event, list) in hooks.iter_mut() {
+        let Some(entries) = list.as_array_mut() else {
+            continue;
+        };
+        let want = wanted.iter().find(|(e, _)| e == event).map(|(_, m)| *m);
+        let mut kept = false;
+        let mut keep = |h: &Value, matcher: Option<&str>| {
+            let ok = !kept
+                && want.is_some_and(|m| m == matcher)
+                && h.get("command").and_then(Value::as_str) == Some(cmd);
+            kept |= ok;
+            ok
+        };
+        // A handler at the group level of the nested shape is misplaced: it goes.
+        entries.retain(|e| !ours(e) || (flat && keep(e, None)));
+        for e in entries.iter_mut() {
+            let matcher = e.get("matcher").and_then(Value::as_str).map(str::to_string);
+            if let Some(hs) = e.get_mut("hooks").and_then(Value::as_array_mut) {
+                hs.retain(|h| !ours(h) || keep(h, matcher.as_deref()));
+            }
+        }
+        entries.retain(|g| {
+            g.get("hooks")
+                .and_then(Value::as_array)
+                .is_none_or(|hs| !hs.is_empty())
+        });
+    }
+    hooks.retain(|_, list| list.as_array().is_none_or(|a| !a.is_empty()));
 }
 
 /// Removes git-clada's hooks from the settings file at `path`; the user's stay.
@@ -297,5 +415,52 @@ fn edit(
         path: path.to_path_buf(),
         source,
     })?;
+    Ok(Edited::Written)
+}
+
+/// The line `install claude-code --project-local` adds to the repository's
+/// `info/exclude`, so the personal settings file is neither committed by a `git add -A`
+/// nor shown as untracked: Claude Code's `.claude/settings.local.json`, from the top of
+/// each worktree.
+pub const LOCAL_EXCLUDE: &str = "/.claude/settings.local.json";
+
+/// Adds [`LOCAL_EXCLUDE`] to `<common_dir>/info/exclude` (created if missing; once), or
+/// removes exactly that line, leaving the rest of the file as it was.
+pub fn exclude_project_local(common_dir: &Path, add: bool) -> Result<Edited, SettingsError> {
+    let path = common_dir.join("info").join("exclude");
+    let text = match std::fs::read(&path) {
+        Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(source) => return Err(SettingsError::Read { path, source }),
+    };
+    let has = text.split('\n').any(|l| l == LOCAL_EXCLUDE);
+    let new = match (add, has) {
+        (true, false) => {
+            let sep = if text.is_empty() || text.ends_with('\n') {
+                ""
+            } else {
+                "\n"
+            };
+            format!("{text}{sep}{LOCAL_EXCLUDE}\n")
+        }
+        (false, true) => {
+            let mut out = String::with_capacity(text.len());
+            for line in text.split_inclusive('\n') {
+                if line.trim_end_matches('\n') != LOCAL_EXCLUDE {
+                    out.push_str(line);
+                }
+            }
+            out
+        }
+        _ => return Ok(Edited::Unchanged),
+    };
+    crate::base::fsutil::write_atomic_creating_dir(
+        &path,
+        new.as_bytes(),
+        crate::base::fsutil::Perm::KeepExisting {
+            executable_if_new: false,
+        },
+    )
+    .map_err(|source| SettingsError::Write { path, source })?;
     Ok(Edited::Written)
 }

@@ -45,6 +45,10 @@ pub enum Action {
     Install(Scope),
     /// Remove git-clada's hooks from the agent's settings, and only those.
     Uninstall(Scope),
+    /// For each agent whose settings hold git-clada's hooks: whether every event is
+    /// registered, whether the agent trusts the hooks, when git-clada last heard from it in
+    /// this repository, and whether git's attribution hooks are installed.
+    Status,
 }
 
 /// Which settings file.
@@ -94,6 +98,7 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
     match (args.action, args.agent) {
         (Some(Action::Install(scope)), _) => settings(scope, true),
         (Some(Action::Uninstall(scope)), _) => settings(scope, false),
+        (Some(Action::Status), _) => status(&global),
         (None, Some(agent)) => Ok(hook(agent.into(), args.event.as_deref(), global)),
         (None, None) => anyhow::bail!("name the agent: git clada agent-hook claude-code"),
     }
@@ -150,6 +155,10 @@ fn run_hook(
     std::io::stdin()
         .read_to_end(&mut input)
         .context("cannot read the hook payload from standard input")?;
+    // A read-only tool's call (most calls) returns here: no configuration, no repository.
+    if agent::payload::parse(agent, event, &input)?.inert() {
+        return Ok(Handled::Nothing);
+    }
     let cwd = std::env::current_dir().context("cannot determine the current directory")?;
     let (cfg, root) = crate::config::load_with_root(&cwd)?;
     let root = root.unwrap_or_else(|| cwd.clone());
@@ -197,29 +206,58 @@ fn note(handled: &Handled) -> Option<String> {
 
 /// `install` / `uninstall`.
 fn settings(scope: Scope, install: bool) -> anyhow::Result<Outcome> {
-    use agent::settings::{self as st, Edited};
     let agent: AgentKind = scope.agent.into();
-    let path = settings_file(agent, &scope)?;
-    let shown = |p: &std::path::Path| {
-        crate::base::term::Shown::Escaped
-            .content(&p.display().to_string())
-            .to_string()
+    let which = match (scope.project_local, scope.shared) {
+        (true, _) => agent::settings::Scope::ProjectLocal,
+        (_, true) => agent::settings::Scope::Shared,
+        _ => agent::settings::Scope::User,
+    };
+    let home = home();
+    let cwd = std::env::current_dir().context("cannot determine the current directory")?;
+    let repo = match which {
+        // Your own settings need no repository; one is used when there is (git's hooks).
+        agent::settings::Scope::User => crate::repo::Repo::discover(&cwd).ok(),
+        _ => Some(crate::repo::Repo::discover(&cwd)?),
     };
     if install {
+        let path = agent::setup::settings_file(agent, which, home.as_deref(), repo.as_ref())?;
         git_ai_notice(&path);
     }
-    let edited = match install {
-        true => st::install(agent, &path, scope.shared)?,
-        false => st::uninstall(agent, &path)?,
+    let done = match install {
+        true => agent::setup::install(agent, which, home.as_deref(), repo.as_ref())?,
+        false => agent::setup::uninstall(agent, which, home.as_deref(), repo.as_ref())?,
     };
-    let shown = shown(&path);
-    match (install, edited) {
-        (true, Edited::Written) => println!("installed git-clada's hooks in {shown}"),
-        (false, Edited::Written) => println!("removed git-clada's hooks from {shown}"),
-        (true, _) => println!("git-clada's hooks are already in {shown}"),
-        (false, _) => println!("git-clada's hooks were not in {shown}"),
+    let shown = |s: &str| crate::base::term::Shown::Escaped.content(s).to_string();
+    for line in &done.out {
+        println!("{}", shown(line));
+    }
+    for note in &done.notes {
+        eprintln!("git-clada: {}", shown(note));
     }
     Ok(Outcome::Success)
+}
+
+/// `status`.
+fn status(global: &Global) -> anyhow::Result<Outcome> {
+    let cwd = std::env::current_dir().context("cannot determine the current directory")?;
+    let repo = crate::repo::Repo::discover(&cwd).ok();
+    let report = agent::status::report(home().as_deref(), repo.as_ref());
+    match global.format_or_default() {
+        crate::cli::Format::Json => crate::cli::print_json(&report)?,
+        _ => {
+            let shown = global.shown();
+            for line in report.lines() {
+                println!("{}", shown.content(&line));
+            }
+        }
+    }
+    Ok(Outcome::Success)
+}
+
+fn home() -> Option<PathBuf> {
+    std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from)
 }
 
 /// Says on stderr when git-ai records this agent's edits too (its hooks in the same file, or
@@ -243,24 +281,4 @@ fn git_ai_notice(path: &std::path::Path) {
     eprintln!(
         "git-clada: git-ai is installed too ({where_}); git-clada still records checkpoints and makes the turn's AI commit, but leaves refs/notes/ai to git-ai in repositories that have .git/ai, so no commit gets two authorship logs"
     );
-}
-
-fn settings_file(agent: AgentKind, scope: &Scope) -> anyhow::Result<PathBuf> {
-    let which = match (scope.project_local, scope.shared) {
-        (true, _) => agent::settings::Scope::ProjectLocal,
-        (_, true) => agent::settings::Scope::Shared,
-        _ => agent::settings::Scope::User,
-    };
-    let home = std::env::var_os("HOME")
-        .filter(|h| !h.is_empty())
-        .map(PathBuf::from);
-    let root = match which {
-        agent::settings::Scope::User => None,
-        _ => {
-            let cwd = std::env::current_dir().context("cannot determine the current directory")?;
-            Some(crate::repo::Repo::discover(&cwd)?.workdir().to_path_buf())
-        }
-    };
-    agent::settings::file(agent, which, home.as_deref(), root.as_deref())
-        .map_err(|e| anyhow::anyhow!("{e}"))
 }
