@@ -13,6 +13,7 @@ use crate::record::apply::{
 use crate::record::journal::JournalAgent;
 use crate::repo::{BString, ByteSlice, Repo, RepoError, TreeChange};
 
+use super::payload::Call;
 use super::state::{Checkpoint, Held, Stored};
 
 /// One path over the turn: the user's version (the path before the agent's first change of
@@ -98,16 +99,18 @@ pub enum TurnOutcome {
     Ran(Box<ApplyOutcome>),
 }
 
-/// Commits the checkpoints of `session` as one AI commit and drops them from the state;
-/// what `record::admit` leaves out of the commit is said in `notes`.
+/// Commits the checkpoints of the session of `call` (the turn's end) as one AI commit and
+/// drops them from the state; what `record::admit` leaves out of the commit is said in
+/// `notes`.
 pub fn commit_turn(
     repo: &Repo,
     held: &mut Held,
-    session: &str,
+    call: &Call,
     opts: &ApplyOptions,
     source: &str,
     notes: &mut Vec<String>,
 ) -> Result<TurnOutcome, ApplyError> {
+    let session = call.session.as_str();
     let mine: Vec<&Checkpoint> = held
         .state
         .checkpoints
@@ -117,10 +120,16 @@ pub fn commit_turn(
     if mine.is_empty() {
         return Ok(TurnOutcome::Nothing);
     }
+    let all_sides = sides(repo, &mine)?;
+    // The agent's paths: those its calls left changed (undo of the turn takes them all back,
+    // or refuses where the user's edit touches them), but for the untracked ones left out,
+    // which the record's untracked paths take back.
+    let mut turn_paths: Vec<String> = all_sides.keys().cloned().collect();
     // What enters the commit (`record::admit`): the rest stays in the worktree, said.
-    let split = super::admitted::split(repo, sides(repo, &mine)?)?;
+    let split = super::admitted::split(repo, all_sides)?;
     notes.extend(split.notes);
     let (sides, kept, untracked) = (split.sides, split.kept, split.untracked);
+    turn_paths.retain(|p| !untracked.iter().any(|(before, _)| &before.path == p));
     let like = mine.last().map(|c| (*c).clone());
     let head = repo.head()?;
     let Some(head_commit) = head.commit() else {
@@ -137,6 +146,7 @@ pub fn commit_turn(
         // Lines someone committed already (the agent's own `git commit`) are no longer
         // uncommitted changes of this turn.
         if Stored::of(repo.tree_entry(head_tree, path.as_bstr())?) == s.agent {
+            turn_paths.retain(|p| p.as_bytes() != path.as_bytes());
             continue;
         }
         user.push(TreeChange {
@@ -177,6 +187,7 @@ pub fn commit_turn(
                 conversation: opts.provenance.conversation.clone(),
             },
             untracked,
+            turn: Some(turn_record(call, &mine, &turn_paths, opts)),
         },
     )?;
     if agent.is_empty() {
@@ -205,5 +216,53 @@ pub fn commit_turn(
             restore_pending(repo, branch, previous)?;
             Err(e)
         }
+    }
+}
+
+/// The record of the turn (`record::agent_turn`): its calls, and each of `paths` with every
+/// change a call made of it, which undo and redo of the turn replay.
+fn turn_record(
+    call: &Call,
+    mine: &[&Checkpoint],
+    paths: &[String],
+    opts: &ApplyOptions,
+) -> crate::record::agent_turn::Turn {
+    use crate::record::agent_turn::{Call as TurnCall, Step, Turn, TurnPath};
+    let subject = match opts.prompt_subject {
+        true => call
+            .transcript
+            .as_deref()
+            .and_then(super::prompt::from_transcript)
+            .and_then(|p| crate::record::message::prompt_subject(&p)),
+        false => None,
+    };
+    Turn {
+        agent: super::payload::agent_name(call.agent).to_string(),
+        session: call.session.clone(),
+        model: opts.provenance.model.clone(),
+        subject,
+        calls: mine
+            .iter()
+            .map(|cp| TurnCall {
+                tool: cp.tool.clone(),
+                key: cp.key.clone(),
+                paths: cp.changes.iter().map(|c| c.path.clone()).collect(),
+            })
+            .collect(),
+        paths: paths
+            .iter()
+            .map(|p| TurnPath {
+                path: p.clone(),
+                steps: mine
+                    .iter()
+                    .flat_map(|cp| cp.changes.iter())
+                    .filter(|c| &c.path == p)
+                    .map(|c| Step {
+                        before: c.before,
+                        after: c.after,
+                    })
+                    .collect(),
+            })
+            .collect(),
     }
 }

@@ -37,8 +37,10 @@ pub fn operation_phrase(r: &UndoReport) -> String {
     let subject = escaped_name(r.subject.as_deref().unwrap_or_default());
     let commit = r.commit.as_deref().map(short).unwrap_or_default();
     match r.kind.as_str() {
-        "apply" | "squash" => format!("the {} {commit} \"{subject}\"", r.kind),
-        "uncommitted-apply" | "step-back" | "step-forward" => format!("the {subject}"),
+        "apply" | "squash" | "turn" => format!("the {} {commit} \"{subject}\"", r.kind),
+        "uncommitted-apply" | "uncommitted-turn" | "step-back" | "step-forward" => {
+            format!("the {subject}")
+        }
         "interrupted-apply" => format!("the {subject}"),
         "interrupted-restore" => format!("the interrupted {subject}"),
         _ => subject.to_string(),

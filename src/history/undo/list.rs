@@ -69,6 +69,16 @@ pub fn list(repo: &Repo, max: usize) -> Result<StackList, HistoryError> {
             pair[1],
         )?);
     }
+    // The agent's tool calls nobody committed yet, newest first: undo takes them first.
+    if state.is_none() {
+        for call in crate::history::agent_undo::uncommitted_calls(repo, &branch, tip)? {
+            undo.push(ListedOp {
+                kind: "agent-call".into(),
+                commit: None,
+                subject: call,
+            });
+        }
+    }
     let mut pending = repo.read_ref(&pending_ref(Some(&branch)))?;
     let mut at = Some(tip);
     while let Some(c) = at {
@@ -84,9 +94,9 @@ pub fn list(repo: &Repo, max: usize) -> Result<StackList, HistoryError> {
                 break;
             }
             undo.push(ListedOp {
-                kind: "uncommitted-apply".into(),
+                kind: uncommitted_kind(&j).into(),
                 commit: None,
-                subject: format!("uncommitted apply of {}", j.source),
+                subject: uncommitted_subject(&j),
             });
             pending = previous_pending(repo, record)?;
         }
@@ -99,11 +109,20 @@ pub fn list(repo: &Repo, max: usize) -> Result<StackList, HistoryError> {
             });
             at = Some(before);
         } else if let Some(journal) = read_record(repo, c)? {
+            let took = taken(repo, &journal)?;
             undo.push(ListedOp {
-                kind: "apply".into(),
+                kind: match took.as_ref().and_then(|(_, j)| j.turn.as_ref()) {
+                    Some(_) => "turn",
+                    None => "apply",
+                }
+                .into(),
                 commit: Some(c.to_string()),
                 subject: info.subject().to_string(),
             });
+            // The pending AI changes it took are part of it, not an operation below it.
+            if let Some((tree, _)) = took.filter(|(t, _)| pending == Some(*t)) {
+                pending = previous_pending(repo, tree)?;
+            }
             at = Some(apply_sides(repo, &info, Some(journal))?.0.head);
         }
     }
@@ -125,7 +144,7 @@ pub fn list(repo: &Repo, max: usize) -> Result<StackList, HistoryError> {
             commit: match &e.op {
                 Op::Apply { commit } | Op::Squash { commit } => Some(commit.clone()),
                 Op::Step { to, .. } => Some(to.clone()),
-                Op::UncommittedApply { .. } => None,
+                Op::UncommittedApply { .. } | Op::AgentCall { .. } => None,
             },
             subject: e.subject,
         })

@@ -116,6 +116,9 @@ pub struct ApplyOptions {
     pub session: Option<String>,
     /// Who the AI commit's authorship log (`refs/notes/ai`) names, or no log.
     pub provenance: crate::record::provenance::Agent,
+    /// An agent's turn commit takes its subject from the user's prompt (`agent.subject:
+    /// prompt`, the user's own configuration), not from what changed.
+    pub prompt_subject: bool,
 }
 
 /// Makes the extra ref updates of an apply, given its commit (`None`: it committed nothing).

@@ -53,7 +53,10 @@ impl Transaction<'_> {
         if let Ok(on_head) = &built.on_head {
             warn_uncommitted(&mut execution, on_head);
         }
-        if !built.pending.is_empty() {
+        // An agent's turn committed on its own is no reply: its message is the turn's, and
+        // its pending changes are what it commits, not something an earlier apply left.
+        let turn = built.turn.as_ref().filter(|_| !has_blocks(&execution));
+        if !built.pending.is_empty() && turn.is_none() {
             let paths: Vec<String> = built.pending.iter().map(|p| p.to_string()).collect();
             execution.result.warnings.push(format!(
                 "this commit also holds the AI's changes an earlier apply left pending when a hook stopped its commit: {}",
@@ -137,18 +140,29 @@ impl Transaction<'_> {
             .coauthor
             .clone()
             .or_else(|| repo.config_string("clada.coauthor"));
-        let reply_blob = repo.write_blob(reply.text.as_bytes())?;
-        // `-m`, else what the reply says it does, else the file list.
-        let described = message::described(&reply.text);
-        let msg = message::build(
-            &execution.result,
-            &built.items,
-            &reply.source,
-            &reply_blob.to_string(),
-            opts.message.as_deref().or(described.as_deref()),
-            coauthor.as_deref(),
-        );
-        let msg = message::with_session(msg, opts.session.as_deref());
+        let msg = match turn {
+            // `-m`, else the user's prompt (`agent.subject: prompt`), else the file list.
+            Some(turn) => message::turn(
+                turn,
+                &built.items,
+                opts.message.as_deref().or(turn.subject.as_deref()),
+                coauthor.as_deref(),
+            ),
+            None => {
+                let reply_blob = repo.write_blob(reply.text.as_bytes())?;
+                // `-m`, else what the reply says it does, else the file list.
+                let described = message::described(&reply.text);
+                let msg = message::build(
+                    &execution.result,
+                    &built.items,
+                    &reply.source,
+                    &reply_blob.to_string(),
+                    opts.message.as_deref().or(described.as_deref()),
+                    coauthor.as_deref(),
+                );
+                message::with_session(msg, opts.session.as_deref())
+            }
+        };
         let msg = message::with_uncommitted(msg, &self.journal.uncommitted);
         let skipped_configured = opts.hooks.exec_denied
             && !(opts.hooks.before.is_empty() && opts.hooks.after.is_empty());
@@ -644,4 +658,10 @@ pub(super) fn changed_hook_files(repo: &Repo, opts: &ApplyOptions, built: &Built
         &opts.hooks.policy,
         paths.iter().map(String::as_str),
     )
+}
+
+/// Whether the reply had blocks (run or not): an apply of a reply, not an agent's turn
+/// committed on its own.
+pub(super) fn has_blocks(execution: &Execution) -> bool {
+    !execution.result.results.is_empty() || !execution.result.parse_errors.is_empty()
 }

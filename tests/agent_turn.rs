@@ -1,0 +1,349 @@
+//! An agent's turn as one operation (docs/agents.md, DESIGN §7.2): Claude Code's hook payloads
+//! piped to the real binary around real edits, then `git clada undo`, `redo`, `undo --list`,
+//! `show`, `log` and `squash --mode session`, checked with git.
+
+mod common;
+
+use std::process::Output;
+
+use common::{exit_code, output_text, spawn_fed, TestRepo};
+
+fn payload(repo: &TestRepo, name: &str, vars: &[(&str, &str)]) -> String {
+    common::agent_fixtures::payload(repo, "claude-code", name, vars)
+}
+
+fn hook(repo: &TestRepo, input: &str) -> Output {
+    let mut cmd = repo.clada_cmd();
+    cmd.args(["agent-hook", "claude-code"]);
+    spawn_fed(cmd, input).wait_with_output().expect("run hook")
+}
+
+fn hook_ok(repo: &TestRepo, input: &str) -> Output {
+    let out = hook(repo, input);
+    assert_eq!(exit_code(&out), 0, "hook failed: {}", output_text(&out));
+    out
+}
+
+/// One Write or Edit tool call: PreToolUse, the edit, PostToolUse.
+fn agent_edit(repo: &TestRepo, tool: &str, id: &str, file: &str, content: &str) {
+    let vars = [("FILE", file), ("ID", id), ("CONTENT", content)];
+    hook_ok(repo, &payload(repo, &format!("pre-{tool}"), &vars));
+    repo.write(file, content);
+    hook_ok(repo, &payload(repo, &format!("post-{tool}"), &vars));
+}
+
+/// One Bash tool call running `cmd` in the repository.
+fn agent_bash(repo: &TestRepo, id: &str, cmd: &str) {
+    let vars = [("ID", id), ("COMMAND", cmd)];
+    hook_ok(repo, &payload(repo, "pre-bash", &vars));
+    let sh = repo.command("sh").args(["-c", cmd]).output().expect("sh");
+    assert!(
+        sh.status.success(),
+        "{}",
+        String::from_utf8_lossy(&sh.stderr)
+    );
+    hook_ok(repo, &payload(repo, "post-bash", &vars));
+}
+
+fn stop(repo: &TestRepo) -> Output {
+    hook_ok(repo, &payload(repo, "stop", &[]))
+}
+
+fn clada_ok(repo: &TestRepo, args: &[&str]) -> Output {
+    let out = repo.clada(args);
+    assert_eq!(exit_code(&out), 0, "{args:?}: {}", output_text(&out));
+    out
+}
+
+/// The turn of issue 50: an Edit of `src/app.py`, a Write of `src/new_module.py`, a Bash
+/// `sed -i` of `src/util.py`; the user's own edits before (`notes.md`) and during it
+/// (`src/util.py`, far from the agent's line; `todo.md`).
+fn the_turn(repo: &TestRepo) {
+    repo.write("notes.md", "notes\nmine before the turn\n");
+    agent_edit(
+        repo,
+        "edit",
+        "toolu_1",
+        "src/app.py",
+        "import util\nprint('agent')\n",
+    );
+    agent_edit(repo, "write", "toolu_2", "src/new_module.py", "X = 1\n");
+    repo.write("todo.md", "mine during the turn\n");
+    repo.write("src/util.py", "def f():\n    return 1\n\n\n\n# mine\n");
+    agent_bash(repo, "toolu_3", "sed -i 's/return 1/return 2/' src/util.py");
+    stop(repo);
+}
+
+fn turn_repo() -> TestRepo {
+    TestRepo::with_files(&[
+        ("src/app.py", "import util\n"),
+        ("src/util.py", "def f():\n    return 1\n\n\n\n# end\n"),
+        ("notes.md", "notes\n"),
+    ])
+}
+
+#[test]
+fn one_undo_takes_back_the_whole_turn_and_keeps_the_users_edits() {
+    let repo = turn_repo();
+    let initial = repo.head();
+    the_turn(&repo);
+    assert_ne!(repo.head(), initial);
+    let out = clada_ok(&repo, &["undo"]);
+    let text = output_text(&out);
+    assert_eq!(repo.head(), initial, "{text}");
+    assert_eq!(repo.read("src/app.py"), "import util\n");
+    assert!(!repo.exists("src/new_module.py"), "{text}");
+    assert_eq!(
+        repo.read("src/util.py"),
+        "def f():\n    return 1\n\n\n\n# mine\n"
+    );
+    assert_eq!(repo.read("notes.md"), "notes\nmine before the turn\n");
+    assert_eq!(repo.read("todo.md"), "mine during the turn\n");
+    assert_eq!(
+        repo.status().trim_end(),
+        " M notes.md\n M src/util.py\n?? todo.md"
+    );
+    // Nothing is left for a second undo of the same turn.
+    let out = repo.clada(&["undo"]);
+    assert_eq!(exit_code(&out), 3, "{}", output_text(&out));
+    repo.assert_fsck();
+}
+
+#[test]
+fn redo_puts_the_whole_turn_back_and_undo_takes_it_again() {
+    let repo = turn_repo();
+    the_turn(&repo);
+    let turn = repo.head();
+    let after = repo.state();
+    clada_ok(&repo, &["undo"]);
+    let undone = repo.state();
+    let out = clada_ok(&repo, &["redo"]);
+    assert_eq!(repo.head(), turn, "{}", output_text(&out));
+    common::assert_same_user_state(&repo.state(), &after, "redo of the turn");
+    assert_eq!(repo.read("src/new_module.py"), "X = 1\n");
+    clada_ok(&repo, &["undo"]);
+    common::assert_same_user_state(&repo.state(), &undone, "undo after redo");
+    repo.assert_fsck();
+}
+
+#[test]
+fn a_turn_without_a_new_file_leaves_nothing_of_the_agent_after_one_undo() {
+    let repo = TestRepo::with_files(&[("a.txt", "one\ntwo\n")]);
+    let initial = repo.head();
+    agent_edit(&repo, "edit", "toolu_1", "a.txt", "one\nTWO\n");
+    stop(&repo);
+    clada_ok(&repo, &["undo"]);
+    assert_eq!(repo.head(), initial);
+    assert_eq!(repo.read("a.txt"), "one\ntwo\n");
+    assert_eq!(repo.status(), "");
+    repo.assert_fsck();
+}
+
+#[test]
+fn undo_keeps_the_users_edit_after_the_turn_away_from_the_agents_lines() {
+    let repo = TestRepo::with_files(&[("a.txt", "1\n2\n3\n4\n5\n6\n7\n")]);
+    let initial = repo.head();
+    agent_edit(
+        &repo,
+        "edit",
+        "toolu_1",
+        "a.txt",
+        "1 agent\n2\n3\n4\n5\n6\n7\n",
+    );
+    stop(&repo);
+    repo.write("a.txt", "1 agent\n2\n3\n4\n5\n6\n7 mine\n");
+    clada_ok(&repo, &["undo"]);
+    assert_eq!(repo.head(), initial);
+    assert_eq!(repo.read("a.txt"), "1\n2\n3\n4\n5\n6\n7 mine\n");
+    // Redo puts the agent's line back beside it.
+    clada_ok(&repo, &["redo"]);
+    assert_eq!(repo.read("a.txt"), "1 agent\n2\n3\n4\n5\n6\n7 mine\n");
+    assert_eq!(repo.git(&["diff", "--numstat"]), "1\t1\ta.txt\n");
+    repo.assert_fsck();
+}
+
+#[test]
+fn undo_refuses_where_the_users_edit_after_the_turn_touches_the_agents_lines() {
+    let repo = TestRepo::with_files(&[("a.txt", "1\n2\n3\n4\n5\n6\n7\n")]);
+    agent_edit(
+        &repo,
+        "edit",
+        "toolu_1",
+        "a.txt",
+        "1\n2\n3 agent\n4\n5\n6\n7\n",
+    );
+    stop(&repo);
+    repo.write("a.txt", "1\n2\n3 agent\n4 mine\n5\n6\n7\n");
+    let before = repo.state();
+    let out = repo.clada(&["undo"]);
+    assert_eq!(exit_code(&out), 3, "{}", output_text(&out));
+    let text = output_text(&out);
+    assert!(text.contains("a.txt lines 3-4"), "{text}");
+    assert!(text.contains("nothing was changed"), "{text}");
+    assert_eq!(repo.state(), before);
+}
+
+#[test]
+fn undo_refuses_where_the_users_edit_during_the_turn_touches_the_agents_lines() {
+    let repo = TestRepo::with_files(&[("a.txt", "1\n2\n3\n4\n5\n6\n7\n")]);
+    agent_edit(
+        &repo,
+        "edit",
+        "toolu_1",
+        "a.txt",
+        "1\n2\n3 agent\n4\n5\n6\n7\n",
+    );
+    // The user's edit right below the agent's line, then another agent call elsewhere.
+    repo.write("a.txt", "1\n2\n3 agent\n4 mine\n5\n6\n7\n");
+    agent_edit(
+        &repo,
+        "edit",
+        "toolu_2",
+        "a.txt",
+        "1\n2\n3 agent\n4 mine\n5\n6\n7 agent\n",
+    );
+    stop(&repo);
+    let before = repo.state();
+    let out = repo.clada(&["undo"]);
+    assert_eq!(exit_code(&out), 3, "{}", output_text(&out));
+    let text = output_text(&out);
+    assert!(text.contains("a.txt lines 3-4"), "{text}");
+    assert_eq!(repo.state(), before);
+    // Once the user's edit there is out of the way, the turn goes back whole.
+    repo.write("a.txt", "1\n2\n3 agent\n4\n5\n6\n7 agent\n");
+    clada_ok(&repo, &["undo"]);
+    assert_eq!(repo.read("a.txt"), "1\n2\n3\n4\n5\n6\n7\n");
+    repo.assert_fsck();
+}
+
+#[test]
+fn undo_list_shows_uncommitted_tool_calls_then_turns() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    agent_edit(&repo, "edit", "toolu_1", "a.txt", "a by agent\n");
+    stop(&repo);
+    agent_edit(&repo, "write", "toolu_2", "b.txt", "b\n");
+    let out = clada_ok(&repo, &["--format", "json", "undo", "--list"]);
+    let list: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let undo = list["undo"].as_array().unwrap();
+    assert_eq!(undo[0]["kind"], "agent-call", "{list}");
+    assert!(
+        undo[0]["subject"]
+            .as_str()
+            .unwrap()
+            .contains("Write call toolu_2"),
+        "{list}"
+    );
+    assert_eq!(undo[1]["kind"], "turn", "{list}");
+    assert_eq!(undo[1]["commit"], repo.head().trim_end(), "{list}");
+    assert_eq!(undo.len(), 2, "{list}");
+    let human = output_text(&clada_ok(&repo, &["undo", "--list"]));
+    assert!(human.contains("Write call toolu_2"), "{human}");
+    assert!(human.contains("turn"), "{human}");
+}
+
+#[test]
+fn redo_puts_back_an_undone_uncommitted_tool_call() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n"), ("user.txt", "u\n")]);
+    let initial = repo.head();
+    agent_edit(&repo, "edit", "toolu_1", "a.txt", "a by agent\n");
+    repo.write("user.txt", "u\nmine\n");
+    let out = clada_ok(&repo, &["undo"]);
+    assert!(output_text(&out).contains("redo"), "{}", output_text(&out));
+    assert_eq!(repo.read("a.txt"), "a\n");
+    let out = clada_ok(&repo, &["redo"]);
+    assert!(
+        output_text(&out).contains("Edit call toolu_1"),
+        "{}",
+        output_text(&out)
+    );
+    assert_eq!(repo.read("a.txt"), "a by agent\n");
+    assert_eq!(repo.read("user.txt"), "u\nmine\n");
+    // The call is the agent's again: the end of the turn commits it, the user's edit stays.
+    stop(&repo);
+    assert_ne!(repo.head(), initial);
+    assert_eq!(
+        repo.git(&["diff-tree", "--no-commit-id", "--name-only", "-r", "HEAD"]),
+        "a.txt\n"
+    );
+    assert_eq!(repo.status().trim_end(), " M user.txt");
+    repo.assert_fsck();
+}
+
+#[test]
+fn redo_of_a_tool_call_refuses_once_the_agent_recorded_another() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    agent_edit(&repo, "edit", "toolu_1", "a.txt", "a by agent\n");
+    clada_ok(&repo, &["undo"]);
+    agent_edit(&repo, "write", "toolu_2", "b.txt", "b\n");
+    let before = repo.state();
+    let out = repo.clada(&["redo"]);
+    assert_eq!(exit_code(&out), 3, "{}", output_text(&out));
+    assert!(
+        output_text(&out).contains("recorded tool calls since"),
+        "{}",
+        output_text(&out)
+    );
+    assert_eq!(repo.state(), before);
+}
+
+#[test]
+fn one_undo_takes_back_the_commit_git_clada_commit_made_of_a_refused_turn() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n"), ("user.txt", "u\n")]);
+    let initial = repo.head();
+    repo.write(
+        ".git/hooks/pre-commit",
+        "#!/bin/sh\necho 'lint failed' >&2\nexit 1\n",
+    );
+    repo.set_executable(".git/hooks/pre-commit");
+    repo.write("user.txt", "u\nmine\n");
+    agent_edit(&repo, "edit", "toolu_1", "a.txt", "a by agent\n");
+    let out = hook(&repo, &payload(&repo, "stop", &[]));
+    assert_eq!(exit_code(&out), 1, "{}", output_text(&out));
+    std::fs::remove_file(repo.path().join(".git/hooks/pre-commit")).unwrap();
+    clada_ok(&repo, &["commit"]);
+    assert_ne!(repo.head(), initial);
+    clada_ok(&repo, &["undo"]);
+    assert_eq!(repo.head(), initial);
+    assert_eq!(repo.read("a.txt"), "a\n");
+    assert_eq!(repo.status().trim_end(), " M user.txt");
+    let out = repo.clada(&["undo"]);
+    assert_eq!(exit_code(&out), 3, "{}", output_text(&out));
+    repo.assert_fsck();
+}
+
+#[test]
+fn a_turn_commit_has_its_own_message_and_trailers() {
+    let repo = turn_repo();
+    the_turn(&repo);
+    let msg = repo.git(&["log", "-1", "--format=%B"]);
+    assert!(
+        msg.starts_with("AI: edit src/app.py, create src/new_module.py (+1 more)\n\n"),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("claude-code turn: 3 tool calls changed files.\n"),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("- Edit src/app.py\n- Write src/new_module.py\n- Bash src/util.py\n"),
+        "{msg}"
+    );
+    for t in [
+        "Clada-Agent: claude-code\n",
+        "Clada-Session: abc123\n",
+        "Clada-Model: claude-sonnet-4-5\n",
+        "Clada-Tool-Calls: 3\n",
+    ] {
+        assert!(msg.contains(t), "{t}: {msg}");
+    }
+    for absent in ["Applied ", "Clada-Reply", "Clada-Blocks", "blocks"] {
+        assert!(!msg.contains(absent), "{absent}: {msg}");
+    }
+    // The stored report says nothing of "an earlier apply".
+    let report = repo.git(&["notes", "--ref", "clada", "show", "HEAD"]);
+    assert!(!report.contains("earlier apply"), "{report}");
+    assert!(!repo
+        .git_output(&["notes", "--ref", "clada-reply", "show", "HEAD"])
+        .status
+        .success());
+}
