@@ -347,3 +347,134 @@ fn a_turn_commit_has_its_own_message_and_trailers() {
         .status
         .success());
 }
+
+#[test]
+fn show_lists_a_turns_tool_calls_and_log_calls_it_a_turn() {
+    let repo = turn_repo();
+    the_turn(&repo);
+    let out = clada_ok(&repo, &["--format", "json", "show", "HEAD"]);
+    let show: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(show["kind"], "turn", "{show}");
+    assert!(show["replies"].as_array().unwrap().is_empty(), "{show}");
+    let turn = &show["turns"][0];
+    assert_eq!(turn["agent"], "claude-code", "{show}");
+    assert_eq!(turn["session"], "abc123", "{show}");
+    assert_eq!(turn["model"], "claude-sonnet-4-5", "{show}");
+    let calls: Vec<(String, String)> = turn["calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["tool"].as_str().unwrap().to_string(),
+                c["paths"][0].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            ("Edit".to_string(), "src/app.py".to_string()),
+            ("Write".to_string(), "src/new_module.py".to_string()),
+            ("Bash".to_string(), "src/util.py".to_string()),
+        ]
+    );
+    let human = output_text(&clada_ok(&repo, &["show"]));
+    assert!(human.contains("3 tool calls:"), "{human}");
+    assert!(
+        human.contains("  2. Write (toolu_2): src/new_module.py"),
+        "{human}"
+    );
+    assert!(!human.contains("--- reply ---"), "{human}");
+    let out = clada_ok(&repo, &["--format", "json", "log"]);
+    let log: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(log["entries"][0]["kind"], "turn", "{log}");
+    assert_eq!(log["entries"][0]["agent"], "claude-code", "{log}");
+    assert_eq!(log["entries"][0]["toolCalls"], 3, "{log}");
+    let human = output_text(&clada_ok(&repo, &["log"]));
+    assert!(
+        human.contains("[claude-code turn, 3 tool calls, session abc123]"),
+        "{human}"
+    );
+}
+
+#[test]
+fn squash_mode_session_gathers_one_agent_sessions_turns() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n"), ("b.txt", "b\n"), ("c.txt", "c\n")]);
+    let initial = repo.head();
+    agent_edit(&repo, "edit", "toolu_1", "a.txt", "a by agent\n");
+    stop(&repo);
+    agent_edit(&repo, "edit", "toolu_2", "b.txt", "b by agent\n");
+    agent_edit(&repo, "edit", "toolu_3", "c.txt", "c by agent\n");
+    stop(&repo);
+    let tree = repo.git(&["rev-parse", "HEAD^{tree}"]);
+    let out = clada_ok(&repo, &["squash", "--mode", "session"]);
+    assert_eq!(
+        repo.git(&["rev-parse", "HEAD~1"]).trim_end(),
+        initial,
+        "{}",
+        output_text(&out)
+    );
+    assert_eq!(repo.git(&["rev-parse", "HEAD^{tree}"]), tree);
+    let msg = repo.git(&["log", "-1", "--format=%B"]);
+    assert!(msg.contains("Clada-Session: abc123\n"), "{msg}");
+    assert!(msg.contains("Clada-Tool-Calls: 3\n"), "{msg}");
+    assert_eq!(msg.matches("Clada-Agent:").count(), 1, "{msg}");
+    // Both turns' calls are shown for the squash.
+    let out = clada_ok(&repo, &["--format", "json", "show"]);
+    let show: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(show["turns"].as_array().unwrap().len(), 2, "{show}");
+    // --session names it; another session has nothing to squash.
+    clada_ok(&repo, &["undo"]);
+    let out = repo.clada(&["squash", "--mode", "session", "--session", "other"]);
+    assert_eq!(exit_code(&out), 3, "{}", output_text(&out));
+    clada_ok(
+        &repo,
+        &["squash", "--mode", "session", "--session", "abc123"],
+    );
+    assert_eq!(repo.git(&["rev-parse", "HEAD~1"]).trim_end(), initial);
+    repo.assert_fsck();
+}
+
+#[test]
+fn agent_subject_prompt_in_your_own_config_makes_the_subject_from_the_prompt() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    let transcript = repo.home.path().join("t.jsonl");
+    std::fs::write(
+        &transcript,
+        "{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"  Make the\\u001b[31m greeting friendlier, and keep it short because the tests compare it\\nsecond line\"}}\n{\"type\":\"assistant\",\"message\":{\"model\":\"claude-sonnet-4-5\",\"content\":[]}}\n",
+    )
+    .unwrap();
+    let with_transcript = |name: &str, vars: &[(&str, &str)]| {
+        payload(&repo, name, vars).replace(
+            &format!(
+                "{}/claude-code/transcript.jsonl",
+                common::agent_fixtures::FIXTURES
+            ),
+            &transcript.display().to_string(),
+        )
+    };
+    let edit = |id: &str, content: &str| {
+        let vars = [("FILE", "a.txt"), ("ID", id), ("CONTENT", content)];
+        hook_ok(&repo, &with_transcript("pre-edit", &vars));
+        repo.write("a.txt", content);
+        hook_ok(&repo, &with_transcript("post-edit", &vars));
+    };
+    // A repository's file cannot put prompts into commits.
+    repo.write(".clada.yml", "agent:\n  subject: prompt\n");
+    repo.git(&["add", ".clada.yml"]);
+    repo.git(&["commit", "-qm", "config"]);
+    edit("toolu_1", "a by agent\n");
+    hook_ok(&repo, &with_transcript("stop", &[]));
+    assert_eq!(repo.subject("HEAD").trim_end(), "AI: edit a.txt");
+    repo.user_config("agent:\n  subject: prompt\n");
+    edit("toolu_2", "a by agent again\n");
+    hook_ok(&repo, &with_transcript("stop", &[]));
+    let subject = repo.subject("HEAD");
+    let subject = subject.trim_end();
+    assert_eq!(
+        subject,
+        "AI: Make the[31m greeting friendlier, and keep it short because the…"
+    );
+    assert!(subject.chars().count() <= 72, "{subject}");
+}
