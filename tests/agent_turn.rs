@@ -478,3 +478,35 @@ fn agent_subject_prompt_in_your_own_config_makes_the_subject_from_the_prompt() {
     );
     assert!(subject.chars().count() <= 72, "{subject}");
 }
+
+#[test]
+fn a_turn_the_pre_commit_hook_refuses_names_the_hook_and_its_output() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    let initial = repo.head();
+    repo.write(
+        ".git/hooks/pre-commit",
+        "#!/bin/sh\nprintf 'ruff: E501 line too long\\033]0;pwned\\007\\n' >&2\nexit 1\n",
+    );
+    repo.set_executable(".git/hooks/pre-commit");
+    agent_edit(&repo, "edit", "toolu_1", "a.txt", "a by agent\n");
+    let out = hook(&repo, &payload(&repo, "stop", &[]));
+    assert_eq!(exit_code(&out), 1, "non-blocking, not 2");
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(err.contains("pre-commit"), "{err}");
+    assert!(err.contains("ruff: E501 line too long"), "{err}");
+    // The hook's output is escaped, not passed to the terminal.
+    assert!(!err.contains('\u{1b}') && !err.contains('\u{7}'), "{err:?}");
+    assert!(err.contains("\\x1b]0;pwned"), "{err}");
+    // One account of what happened to the changes, and no word of an earlier apply.
+    assert!(
+        err.contains("stay in the worktree as pending AI changes")
+            && err.contains("`git clada commit`"),
+        "{err}"
+    );
+    assert!(
+        !err.contains("earlier apply") && !err.contains("next apply"),
+        "{err}"
+    );
+    assert_eq!(repo.head(), initial);
+    assert_eq!(repo.read("a.txt"), "a by agent\n");
+}

@@ -219,6 +219,42 @@ pub fn commit_turn(
     }
 }
 
+/// What the agent's user is told when its turn (`what`: `turn`, `edit`) ran the commit and
+/// nothing was committed: which hook refused it and the hook's output (the caller escapes
+/// it, as for every message), then one sentence of what became of the changes.
+pub fn not_committed(outcome: &ApplyOutcome, what: &str) -> String {
+    let result = &outcome.execution.result;
+    let mut out = format!("the agent's {what} was not committed");
+    let failed: Vec<_> = result.steps.iter().filter(|s| !s.success).collect();
+    for s in &failed {
+        let name = match s.name.strip_prefix("hook ") {
+            Some(hook) => format!("git's {hook} hook"),
+            None => format!("`{}`", s.name),
+        };
+        out.push_str(&format!(": {name} refused it"));
+        let output = crate::report::capped_output(s.output.trim_end());
+        if !output.trim().is_empty() {
+            out.push_str(", saying:");
+            for line in output.lines() {
+                out.push_str(&format!("\n    {line}"));
+            }
+        }
+        if let Some(n) = &s.needs_user {
+            out.push_str(&format!("\n  to allow it: {}", n.how));
+        }
+        out.push('\n');
+    }
+    match failed.is_empty() {
+        // Not a hook (a `hooks.before` command, say): what the apply said.
+        true => out.push_str(&format!(": {}", result.warnings.join("; "))),
+        false => {
+            let _ = out.pop();
+            out.push_str(&format!("\n{}", crate::record::apply::HOOK_REFUSED_TURN));
+        }
+    }
+    out
+}
+
 /// The record of the turn (`record::agent_turn`): its calls, and each of `paths` with every
 /// change a call made of it, which undo and redo of the turn replay.
 fn turn_record(

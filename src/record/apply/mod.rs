@@ -51,6 +51,7 @@ pub use records::{
     is_recorded, kept_ref, pending_ref, put_pending, read_record, record_journal, record_ref,
     restore_pending, AgentChanges, RECORDS_REF,
 };
+pub use stage::HOOK_REFUSED_TURN;
 pub use state::refuse_if_busy;
 
 use begin::Transaction;

@@ -186,9 +186,12 @@ impl Transaction<'_> {
                 Some(s) if s.name == HOOK_FILE_STEP => "a hook staged a hook file",
                 _ => "a hook failed",
             };
-            execution.result.warnings.push(format!(
-                "{why}, so nothing was committed; the AI's changes are in the worktree, unstaged, and stay pending: the next apply's AI commit includes them, `git clada commit` commits them now (fix what the hook reports first), `git clada undo` takes them back"
-            ));
+            execution.result.warnings.push(match turn {
+                Some(_) => format!("{why}, so nothing was committed; {HOOK_REFUSED_TURN}"),
+                None => format!(
+                    "{why}, so nothing was committed; the AI's changes are in the worktree, unstaged, and stay pending: the next apply's AI commit includes them, `git clada commit` commits them now (fix what the hook reports first), `git clada undo` takes them back"
+                ),
+            });
             let index_tree = self.index_tree;
             return self.close_uncommitted(
                 start,
@@ -659,6 +662,9 @@ pub(super) fn changed_hook_files(repo: &Repo, opts: &ApplyOptions, built: &Built
         paths.iter().map(String::as_str),
     )
 }
+
+/// What became of an agent's turn a git hook refused to commit.
+pub const HOOK_REFUSED_TURN: &str = "the agent's changes stay in the worktree as pending AI changes, uncommitted: once you fix what the hook reports, `git clada commit` commits them (`git clada undo` takes them back)";
 
 /// Whether the reply had blocks (run or not): an apply of a reply, not an agent's turn
 /// committed on its own.
