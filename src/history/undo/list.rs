@@ -79,7 +79,53 @@ pub fn list(repo: &Repo, max: usize) -> Result<StackList, HistoryError> {
             });
         }
     }
-    let mut pending = repo.read_ref(&pending_ref(Some(&branch)))?;
+    let at = walk_commits(repo, &branch, tip, max, &mut undo)?;
+    let undo_truncated = undo.len() > max || (undo.len() == max && at.is_some());
+    undo.truncate(max);
+    let entries = stack::list(repo, &branch, max)?;
+    let redo_stale = match entries.first() {
+        Some(top) => match stack::require_current(repo, &branch, top) {
+            Err(HistoryError::Refused(why)) => Some(why),
+            Err(e) => return Err(e),
+            Ok(()) => None,
+        },
+        None => None,
+    };
+    let redo = entries
+        .into_iter()
+        .map(|e| ListedOp {
+            kind: e.op.kind().into(),
+            commit: match &e.op {
+                Op::Apply { commit } | Op::Squash { commit } => Some(commit.clone()),
+                Op::Step { to, .. } => Some(to.clone()),
+                Op::UncommittedApply { .. } | Op::AgentCall { .. } => None,
+            },
+            subject: e.subject,
+        })
+        .collect();
+    Ok(StackList {
+        branch: branch
+            .strip_prefix("refs/heads/")
+            .unwrap_or(&branch)
+            .to_string(),
+        undo,
+        undo_truncated,
+        redo,
+        redo_stale,
+    })
+}
+
+/// The operations on the branch's commits from `tip` down, pushed onto `undo` until it holds
+/// `max`: the uncommitted applies recorded at each commit, then the squash or apply (or
+/// agent's turn) the commit is. Returns where the walk stopped (`None`: nothing further).
+fn walk_commits(
+    repo: &Repo,
+    branch: &str,
+    tip: ObjectId,
+    max: usize,
+    undo: &mut Vec<ListedOp>,
+) -> Result<Option<ObjectId>, HistoryError> {
+    let mut pending = repo.read_ref(&pending_ref(Some(branch)))?;
     let mut at = Some(tip);
     while let Some(c) = at {
         if undo.len() >= max {
@@ -126,37 +172,5 @@ pub fn list(repo: &Repo, max: usize) -> Result<StackList, HistoryError> {
             at = Some(apply_sides(repo, &info, Some(journal))?.0.head);
         }
     }
-    let undo_truncated = undo.len() > max || (undo.len() == max && at.is_some());
-    undo.truncate(max);
-    let entries = stack::list(repo, &branch, max)?;
-    let redo_stale = match entries.first() {
-        Some(top) => match stack::require_current(repo, &branch, top) {
-            Err(HistoryError::Refused(why)) => Some(why),
-            Err(e) => return Err(e),
-            Ok(()) => None,
-        },
-        None => None,
-    };
-    let redo = entries
-        .into_iter()
-        .map(|e| ListedOp {
-            kind: e.op.kind().into(),
-            commit: match &e.op {
-                Op::Apply { commit } | Op::Squash { commit } => Some(commit.clone()),
-                Op::Step { to, .. } => Some(to.clone()),
-                Op::UncommittedApply { .. } | Op::AgentCall { .. } => None,
-            },
-            subject: e.subject,
-        })
-        .collect();
-    Ok(StackList {
-        branch: branch
-            .strip_prefix("refs/heads/")
-            .unwrap_or(&branch)
-            .to_string(),
-        undo,
-        undo_truncated,
-        redo,
-        redo_stale,
-    })
+    Ok(at)
 }

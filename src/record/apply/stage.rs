@@ -136,33 +136,7 @@ impl Transaction<'_> {
         let staged = self.stage(start, &built, runs_hooks)?;
         crate::base::trace::phase("index: apply");
 
-        let coauthor = opts
-            .coauthor
-            .clone()
-            .or_else(|| repo.config_string("clada.coauthor"));
-        let msg = match turn {
-            // `-m`, else the user's prompt (`agent.subject: prompt`), else the file list.
-            Some(turn) => message::turn(
-                turn,
-                &built.items,
-                opts.message.as_deref().or(turn.subject.as_deref()),
-                coauthor.as_deref(),
-            ),
-            None => {
-                let reply_blob = repo.write_blob(reply.text.as_bytes())?;
-                // `-m`, else what the reply says it does, else the file list.
-                let described = message::described(&reply.text);
-                let msg = message::build(
-                    &execution.result,
-                    &built.items,
-                    &reply.source,
-                    &reply_blob.to_string(),
-                    opts.message.as_deref().or(described.as_deref()),
-                    coauthor.as_deref(),
-                );
-                message::with_session(msg, opts.session.as_deref())
-            }
-        };
+        let msg = commit_message(repo, opts, reply, &execution, &built, turn)?;
         let msg = message::with_uncommitted(msg, &self.journal.uncommitted);
         let skipped_configured = opts.hooks.exec_denied
             && !(opts.hooks.before.is_empty() && opts.hooks.after.is_empty());
@@ -661,6 +635,45 @@ pub(super) fn changed_hook_files(repo: &Repo, opts: &ApplyOptions, built: &Built
         &opts.hooks.policy,
         paths.iter().map(String::as_str),
     )
+}
+
+/// The AI commit's message before the trailers the transaction adds: an agent's turn's
+/// (`turn`), else the reply's.
+fn commit_message(
+    repo: &Repo,
+    opts: &ApplyOptions,
+    reply: &Reply,
+    execution: &Execution,
+    built: &Built,
+    turn: Option<&crate::record::agent_turn::Turn>,
+) -> Result<String, ApplyError> {
+    let coauthor = opts
+        .coauthor
+        .clone()
+        .or_else(|| repo.config_string("clada.coauthor"));
+    Ok(match turn {
+        // `-m`, else the user's prompt (`agent.subject: prompt`), else the file list.
+        Some(turn) => message::turn(
+            turn,
+            &built.items,
+            opts.message.as_deref().or(turn.subject.as_deref()),
+            coauthor.as_deref(),
+        ),
+        None => {
+            let reply_blob = repo.write_blob(reply.text.as_bytes())?;
+            // `-m`, else what the reply says it does, else the file list.
+            let described = message::described(&reply.text);
+            let msg = message::build(
+                &execution.result,
+                &built.items,
+                &reply.source,
+                &reply_blob.to_string(),
+                opts.message.as_deref().or(described.as_deref()),
+                coauthor.as_deref(),
+            );
+            message::with_session(msg, opts.session.as_deref())
+        }
+    })
 }
 
 /// What became of an agent's turn a git hook refused to commit.
