@@ -510,3 +510,22 @@ fn a_turn_the_pre_commit_hook_refuses_names_the_hook_and_its_output() {
     assert_eq!(repo.head(), initial);
     assert_eq!(repo.read("a.txt"), "a by agent\n");
 }
+
+#[test]
+fn one_undo_takes_back_an_ignored_file_the_turn_wrote_and_redo_writes_it_again() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n"), (".gitignore", ".env\n")]);
+    let initial = repo.head();
+    agent_edit(&repo, "write", "toolu_1", ".env", "API_KEY=x\n");
+    agent_edit(&repo, "edit", "toolu_2", "a.txt", "a by agent\n");
+    stop(&repo);
+    let turn = repo.head();
+    clada_ok(&repo, &["undo"]);
+    assert_eq!(repo.head(), initial);
+    assert!(!repo.exists(".env"));
+    assert_eq!(repo.read("a.txt"), "a\n");
+    clada_ok(&repo, &["redo"]);
+    assert_eq!(repo.head(), turn);
+    assert_eq!(repo.read(".env"), "API_KEY=x\n");
+    assert_eq!(repo.status(), "");
+    repo.assert_fsck();
+}

@@ -477,11 +477,16 @@ fn undo_apply(
     require_unpublished(repo, first_rewritten, "undoing it")?;
     crate::base::trace::phase("undo: unpublished");
     require_untracked_after(repo, journal.as_ref())?;
-    let untracked = untracked_restores(repo, journal.as_ref(), before.worktree)?;
+    let mut untracked = untracked_restores(repo, journal.as_ref(), before.worktree)?;
     let took = match &journal {
         Some(j) => taken(repo, j)?,
         None => None,
     };
+    // The untracked and ignored paths the taken changes wrote go back with them.
+    if let Some((_, tj)) = &took {
+        require_untracked_after(repo, Some(tj))?;
+        untracked.extend(untracked_restores(repo, Some(tj), before.worktree)?);
+    }
     let turn = took.as_ref().and_then(|(_, j)| j.turn.as_ref());
     let mut plan = plan_move(
         repo,

@@ -99,7 +99,8 @@ pub(super) fn redo_commit(
     plan.reason = format!("redo of {undone}");
     plan.keep_index = keep_index;
     plan.refs_after = vec![stack::pop(&branch, entry)?];
-    if let Some((tree, _)) = &took {
+    if let Some((tree, tj)) = &took {
+        plan.untracked.extend(untracked_redo(repo, Some(tj))?);
         plan.refs_after.push(RefChange::set(
             pending_ref(Some(&branch)),
             *tree,
