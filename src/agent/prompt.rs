@@ -5,7 +5,13 @@
 //!   `content` a string or a list of `{"type":"text","text":…}`; a list holding only
 //!   `tool_result` parts, a meta line (`isMeta`), a subagent's line (`isSidechain`) and a
 //!   slash command's wrapper (`<command-…>`, `<local-command-…>`) are not the user's prompt;
-//! - Codex's rollout: `{"type":"event_msg","payload":{"type":"user_message","message":…}}`.
+//! - Gemini CLI's chat (`chats/session-….jsonl`): `{"type":"user","content":[{"text":…}]}`,
+//!   its own `<session_context>` message aside;
+//! - Codex's rollout: the user's message as an event,
+//!   `{"type":"event_msg","payload":{"type":"item_completed","item":{"type":"UserMessage",
+//!   "content":[{"type":"text","text":…}]}}}` (Codex 0.171.0), or in earlier versions
+//!   `{"type":"event_msg","payload":{"type":"user_message","message":…}}` (the rollout's
+//!   `response_item` user messages also hold what Codex adds, its environment context).
 
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
@@ -30,17 +36,39 @@ fn prompt_of_line(line: &str) -> Option<String> {
     let v: Value = serde_json::from_str(line).ok()?;
     let text = match v.get("type").and_then(Value::as_str)? {
         "user" => claude_user(&v)?,
-        "event_msg" => {
-            let p = v.get("payload")?;
-            (p.get("type").and_then(Value::as_str) == Some("user_message"))
-                .then(|| p.get("message").and_then(Value::as_str))??
-                .to_string()
-        }
+        "event_msg" => codex_user(v.get("payload")?)?,
         _ => return None,
     };
     let text = text.trim();
-    let wrapper = text.starts_with("<command-") || text.starts_with("<local-command-");
+    let wrapper = ["<command-", "<local-command-", "<session_context>"]
+        .iter()
+        .any(|w| text.starts_with(w));
     (!text.is_empty() && !wrapper).then(|| text.to_string())
+}
+
+/// The text of a Codex rollout event that is the user's message.
+fn codex_user(payload: &Value) -> Option<String> {
+    match payload.get("type").and_then(Value::as_str)? {
+        "user_message" => Some(payload.get("message")?.as_str()?.to_string()),
+        "item_completed" => {
+            let item = payload.get("item")?;
+            (item.get("type").and_then(Value::as_str) == Some("UserMessage"))
+                .then(|| texts(item.get("content")?))?
+        }
+        _ => None,
+    }
+}
+
+/// The text parts of a message's content (`{"type":"text","text":…}`, or Gemini CLI's
+/// untyped `{"text":…}`), joined by lines; `None` when there are none.
+fn texts(content: &Value) -> Option<String> {
+    let parts: Vec<&str> = content
+        .as_array()?
+        .iter()
+        .filter(|p| p.get("type").is_none_or(|t| t.as_str() == Some("text")))
+        .filter_map(|p| p.get("text").and_then(Value::as_str))
+        .collect();
+    (!parts.is_empty()).then(|| parts.join("\n"))
 }
 
 /// The text of a Claude Code user line that is a prompt the user typed.
@@ -49,17 +77,15 @@ fn claude_user(v: &Value) -> Option<String> {
     if flag("isMeta") || flag("isSidechain") {
         return None;
     }
-    let content = v.get("message")?.get("content")?;
-    if let Some(s) = content.as_str() {
-        return Some(s.to_string());
+    // Claude Code nests the message; Gemini CLI's chat line is the message.
+    let content = match v.get("message") {
+        Some(m) => m.get("content")?,
+        None => v.get("content")?,
+    };
+    match content.as_str() {
+        Some(s) => Some(s.to_string()),
+        None => texts(content),
     }
-    let parts: Vec<&str> = content
-        .as_array()?
-        .iter()
-        .filter(|p| p.get("type").and_then(Value::as_str) == Some("text"))
-        .filter_map(|p| p.get("text").and_then(Value::as_str))
-        .collect();
-    (!parts.is_empty()).then(|| parts.join("\n"))
 }
 
 #[cfg(test)]
@@ -93,6 +119,29 @@ mod tests {
         )
         .unwrap();
         assert_eq!(from_transcript(&p).as_deref(), Some("rename x"));
+        // Codex 0.171.0: the user's message as a completed item; its environment context, a
+        // user `response_item`, is not the prompt.
+        std::fs::write(
+            &p,
+            concat!(
+                "{\"type\":\"event_msg\",\"payload\":{\"type\":\"item_completed\",\"item\":{\"type\":\"UserMessage\",\"content\":[{\"type\":\"text\",\"text\":\"Make the change\",\"text_elements\":[]}]}}}\n",
+                "{\"type\":\"response_item\",\"payload\":{\"type\":\"message\",\"role\":\"user\",\"content\":[{\"type\":\"input_text\",\"text\":\"<environment_context>\"}]}}\n"
+            ),
+        )
+        .unwrap();
+        assert_eq!(from_transcript(&p).as_deref(), Some("Make the change"));
+        // Gemini CLI 0.61.0's chat: untyped text parts; its session context is no prompt.
+        std::fs::write(
+            &p,
+            concat!(
+                "{\"id\":\"a\",\"type\":\"user\",\"content\":[{\"text\":\"Rename the helper\"}]}\n",
+                "{\"$set\":{\"lastUpdated\":\"2026-11-29T03:51:31.977Z\"}}\n",
+                "{\"id\":\"b\",\"type\":\"gemini\",\"content\":\"\",\"model\":\"m\"}\n",
+                "{\"id\":\"c\",\"type\":\"user\",\"content\":[{\"text\":\"<session_context>\\nx\"}]}\n"
+            ),
+        )
+        .unwrap();
+        assert_eq!(from_transcript(&p).as_deref(), Some("Rename the helper"));
         assert_eq!(from_transcript(&dir.path().join("none")), None);
     }
 }
