@@ -116,6 +116,7 @@ fn redo_puts_the_whole_turn_back_and_undo_takes_it_again() {
     let turn = repo.head();
     let after = repo.state();
     clada_ok(&repo, &["undo"]);
+    assert_eq!(repo.read("src/app.py"), "import util\n");
     let undone = repo.state();
     let out = clada_ok(&repo, &["redo"]);
     assert_eq!(repo.head(), turn, "{}", output_text(&out));
@@ -239,6 +240,18 @@ fn undo_list_shows_uncommitted_tool_calls_then_turns() {
     let human = output_text(&clada_ok(&repo, &["undo", "--list"]));
     assert!(human.contains("Write call toolu_2"), "{human}");
     assert!(human.contains("turn"), "{human}");
+    // Undone, both are listed for redo, in the order redo puts them back.
+    clada_ok(&repo, &["undo"]);
+    clada_ok(&repo, &["undo"]);
+    let out = clada_ok(&repo, &["--format", "json", "undo", "--list"]);
+    let list: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let redo = list["redo"].as_array().unwrap();
+    assert_eq!(redo[0]["kind"], "turn", "{list}");
+    assert_eq!(redo[1]["kind"], "agent-call", "{list}");
+    clada_ok(&repo, &["redo"]);
+    clada_ok(&repo, &["redo"]);
+    assert_eq!(repo.read("b.txt"), "b\n");
+    assert_eq!(repo.read("a.txt"), "a by agent\n");
 }
 
 #[test]

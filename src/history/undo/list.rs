@@ -91,18 +91,23 @@ pub fn list(repo: &Repo, max: usize) -> Result<StackList, HistoryError> {
         },
         None => None,
     };
-    let redo = entries
-        .into_iter()
-        .map(|e| ListedOp {
-            kind: e.op.kind().into(),
+    let mut redo = Vec::with_capacity(entries.len());
+    for e in entries {
+        // An AI commit that is an agent's turn is listed as one, as undo lists it.
+        let turn = match &e.op {
+            Op::Apply { commit } => crate::record::is_turn(&repo.commit_info(parse_id(commit)?)?),
+            _ => false,
+        };
+        redo.push(ListedOp {
+            kind: if turn { "turn" } else { e.op.kind() }.into(),
             commit: match &e.op {
                 Op::Apply { commit } | Op::Squash { commit } => Some(commit.clone()),
                 Op::Step { to, .. } => Some(to.clone()),
                 Op::UncommittedApply { .. } | Op::AgentCall { .. } => None,
             },
             subject: e.subject,
-        })
-        .collect();
+        });
+    }
     Ok(StackList {
         branch: branch
             .strip_prefix("refs/heads/")
