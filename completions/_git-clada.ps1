@@ -151,7 +151,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-clada' -ScriptBlock {
             [CompletionResult]::new('--hours', '--hours', [CompletionResultType]::ParameterName, 'With --mode hours: AI commits made in the last N hours')
             [CompletionResult]::new('--days', '--days', [CompletionResultType]::ParameterName, 'With --mode days: AI commits made in the last N days')
             [CompletionResult]::new('--msg-target', '--msg-target', [CompletionResultType]::ParameterName, 'With --mode msg_contains: AI commits whose message contains S')
-            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'With --mode session: the MCP session whose commits to squash (the `Clada-Session` trailer, shown by `git clada log`). Default: the session of the newest such commit')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'With --mode session: the session whose commits to squash — an agent''s session (its turns) or a `git clada mcp` session (the `Clada-Session` trailer, shown by `git clada log`). Default: the session of the newest such commit')
             [CompletionResult]::new('--message', '--message', [CompletionResultType]::ParameterName, 'Subject of the squashed commit (default: the subjects combined)')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)')

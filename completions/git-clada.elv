@@ -141,7 +141,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand --hours 'With --mode hours: AI commits made in the last N hours'
             cand --days 'With --mode days: AI commits made in the last N days'
             cand --msg-target 'With --mode msg_contains: AI commits whose message contains S'
-            cand --session 'With --mode session: the MCP session whose commits to squash (the `Clada-Session` trailer, shown by `git clada log`). Default: the session of the newest such commit'
+            cand --session 'With --mode session: the session whose commits to squash — an agent''s session (its turns) or a `git clada mcp` session (the `Clada-Session` trailer, shown by `git clada log`). Default: the session of the newest such commit'
             cand --message 'Subject of the squashed commit (default: the subjects combined)'
             cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
             cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'

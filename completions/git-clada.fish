@@ -179,11 +179,11 @@ ai_messages\t'AI commits whose subject starts with `AI:`'
 hours\t'AI commits made in the last --hours N hours'
 days\t'AI commits made in the last --days N days'
 msg_contains\t'AI commits whose message contains --msg-target S'
-session\t'AI commits made through one `git clada mcp` session (--session ID, else the newest)'"
+session\t'AI commits of one session: an agent\'s turns, or one `git clada mcp` session\'s calls (--session ID, else the newest)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand squash" -l hours -d 'With --mode hours: AI commits made in the last N hours' -r
 complete -c git-clada -n "__fish_git_clada_using_subcommand squash" -l days -d 'With --mode days: AI commits made in the last N days' -r
 complete -c git-clada -n "__fish_git_clada_using_subcommand squash" -l msg-target -d 'With --mode msg_contains: AI commits whose message contains S' -r
-complete -c git-clada -n "__fish_git_clada_using_subcommand squash" -l session -d 'With --mode session: the MCP session whose commits to squash (the `Clada-Session` trailer, shown by `git clada log`). Default: the session of the newest such commit' -r
+complete -c git-clada -n "__fish_git_clada_using_subcommand squash" -l session -d 'With --mode session: the session whose commits to squash — an agent\'s session (its turns) or a `git clada mcp` session (the `Clada-Session` trailer, shown by `git clada log`). Default: the session of the newest such commit' -r
 complete -c git-clada -n "__fish_git_clada_using_subcommand squash" -l message -d 'Subject of the squashed commit (default: the subjects combined)' -r
 complete -c git-clada -n "__fish_git_clada_using_subcommand squash" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
 complete -c git-clada -n "__fish_git_clada_using_subcommand squash" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'

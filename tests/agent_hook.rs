@@ -209,7 +209,7 @@ fn parallel_tool_calls_pair_by_tool_use_id() {
 }
 
 #[test]
-fn undo_takes_back_the_turn_commit_then_the_agents_edits() {
+fn one_undo_takes_back_the_turn_commit_and_the_agents_edits() {
     let repo = TestRepo::with_files(&[("a.txt", "a\n"), ("user.txt", "u\n")]);
     let initial = repo.head();
     repo.write("user.txt", "u\nmine\n");
@@ -223,18 +223,13 @@ fn undo_takes_back_the_turn_commit_then_the_agents_edits() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert_eq!(repo.head(), initial);
-    assert_eq!(repo.read("a.txt"), "a by agent\n");
-    let out = repo.clada(&["undo"]);
-    assert_eq!(
-        exit_code(&out),
-        0,
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_eq!(repo.head(), initial);
     assert_eq!(repo.read("a.txt"), "a\n");
     assert_eq!(repo.read("user.txt"), "u\nmine\n");
     assert_eq!(repo.status().trim_end(), " M user.txt");
+    // Nothing of the turn is left for a second undo.
+    let out = repo.clada(&["undo"]);
+    assert_eq!(exit_code(&out), 3, "{}", common::output_text(&out));
+    assert_eq!(repo.read("a.txt"), "a\n");
     repo.assert_fsck();
 }
 

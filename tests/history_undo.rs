@@ -150,3 +150,55 @@ fn undo_keeps_unrelated_worktree_changes_and_refuses_staged_ones() {
     );
     assert_eq!(repo.state(), before);
 }
+
+#[test]
+fn one_undo_takes_back_the_commit_of_changes_a_hook_left_pending_and_redo_puts_it_back() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n"), ("b.txt", "b\n")]);
+    let head = repo.head();
+    repo.write("b.txt", "b\nthe user's\n");
+    let before = repo.state();
+    repo.write(
+        ".git/hooks/pre-commit",
+        "#!/bin/sh\necho 'lint failed' >&2\nexit 1\n",
+    );
+    repo.set_executable(".git/hooks/pre-commit");
+    let reply = format!(
+        "{}{}",
+        block(
+            "p1",
+            &[
+                ("action", "file_write"),
+                ("path", "a.txt"),
+                ("content", "A\n")
+            ]
+        ),
+        block(
+            "p2",
+            &[
+                ("action", "file_write"),
+                ("path", "new.txt"),
+                ("content", "new\n")
+            ]
+        )
+    );
+    assert_eq!(
+        code(&repo.apply(&reply, &[])),
+        1,
+        "the hook stops the commit"
+    );
+    std::fs::remove_file(repo.path().join(".git/hooks/pre-commit")).unwrap();
+    ok(&repo, &["commit"]);
+    assert_ne!(repo.head(), head);
+    let committed = repo.state();
+    // One operation: the commit and the changes it took go back together.
+    ok(&repo, &["undo"]);
+    assert_eq!(repo.head(), head);
+    common::assert_same_user_state(&repo.state(), &before, "undo of the commit");
+    assert!(!repo.exists("new.txt"));
+    ok(&repo, &["redo"]);
+    common::assert_same_user_state(&repo.state(), &committed, "redo of the commit");
+    ok(&repo, &["undo"]);
+    let out = repo.clada(&["undo"]);
+    assert_eq!(code(&out), 3, "nothing is left to undo: {}", stderr(&out));
+    repo.assert_fsck();
+}

@@ -205,6 +205,8 @@ fn before_turn(agent: &Agent) -> (TestRepo, String, ModelServer) {
     ));
     let server = ModelServer::start(agent.api, agent.model, script);
     (agent.configure)(&repo, &server);
+    // The turn commit's subject from the prompt, read from the agent's own transcript.
+    repo.user_config("agent:\n  subject: prompt\n");
     install(&repo, agent.name);
     (repo, initial, server)
 }
@@ -234,10 +236,14 @@ fn ordinary_turn(agent: &Agent) {
         initial,
         "one commit on the turn's start\n{ctx}"
     );
+    let subject = repo.subject("HEAD");
+    let subject = subject.trim_end();
+    // The prompt, as git-clada reads it from the agent's own transcript.
+    assert_eq!(subject, format!("AI: {PROMPT}"), "{ctx}");
+    let msg = repo.git(&["log", "-1", "--format=%B"]);
     assert!(
-        repo.subject("HEAD").starts_with("AI:"),
-        "{}\n{ctx}",
-        repo.subject("HEAD")
+        msg.contains(&format!("Clada-Agent: {}\n", agent.name)) && !msg.contains("Clada-Reply"),
+        "{msg}"
     );
     let files = repo.git(&["diff-tree", "--no-commit-id", "--name-only", "-r", "HEAD"]);
     assert_eq!(files, "app.txt\nnew.txt\nutil.txt\n", "{ctx}");
@@ -278,6 +284,29 @@ fn ordinary_turn(agent: &Agent) {
         "",
         "the turn's state is cleared"
     );
+    undo_and_redo_the_turn(&repo, &initial);
+}
+
+/// One `git clada undo` takes the whole turn back — the commit, the new file, the edit and
+/// the shell's `sed -i` — and keeps the human's edits; `git clada redo` puts it back.
+fn undo_and_redo_the_turn(repo: &TestRepo, initial: &str) {
+    let turn = repo.head();
+    let after = repo.state();
+    let out = repo.clada(&["undo"]);
+    common::assert_ok(&out, "undo of the turn");
+    assert_eq!(repo.head(), initial);
+    assert!(!repo.exists("new.txt"));
+    assert_eq!(
+        repo.read("app.txt"),
+        "one (human)\ntwo\nthree\nfour\nfive\nsix\n"
+    );
+    assert_eq!(repo.read("util.txt"), "alpha\nbeta\n");
+    assert_eq!(repo.read("notes.txt"), "notes\na human note\n");
+    assert_eq!(repo.status(), " M app.txt\n M notes.txt\n");
+    let out = repo.clada(&["redo"]);
+    common::assert_ok(&out, "redo of the turn");
+    assert_eq!(repo.head(), turn);
+    common::assert_same_user_state(&repo.state(), &after, "redo of the turn");
     repo.assert_fsck();
 }
 

@@ -16,6 +16,7 @@ pub mod codex_trust;
 pub mod committed;
 pub mod model;
 pub mod payload;
+pub mod prompt;
 pub mod rebuilt;
 pub mod settings;
 pub mod setup;
@@ -298,7 +299,7 @@ fn commit_and_save(
     source: &str,
     notes: &mut Vec<String>,
 ) -> Result<turn::TurnOutcome, AgentError> {
-    let outcome = turn::commit_turn(repo, &mut held, &call.session, opts, source, notes);
+    let outcome = turn::commit_turn(repo, &mut held, call, opts, source, notes);
     let saved = held.save();
     let outcome = outcome?;
     saved?;

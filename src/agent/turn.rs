@@ -13,6 +13,7 @@ use crate::record::apply::{
 use crate::record::journal::JournalAgent;
 use crate::repo::{BString, ByteSlice, Repo, RepoError, TreeChange};
 
+use super::payload::Call;
 use super::state::{Checkpoint, Held, Stored};
 
 /// One path over the turn: the user's version (the path before the agent's first change of
@@ -98,16 +99,18 @@ pub enum TurnOutcome {
     Ran(Box<ApplyOutcome>),
 }
 
-/// Commits the checkpoints of `session` as one AI commit and drops them from the state;
-/// what `record::admit` leaves out of the commit is said in `notes`.
+/// Commits the checkpoints of the session of `call` (the turn's end) as one AI commit and
+/// drops them from the state; what `record::admit` leaves out of the commit is said in
+/// `notes`.
 pub fn commit_turn(
     repo: &Repo,
     held: &mut Held,
-    session: &str,
+    call: &Call,
     opts: &ApplyOptions,
     source: &str,
     notes: &mut Vec<String>,
 ) -> Result<TurnOutcome, ApplyError> {
+    let session = call.session.as_str();
     let mine: Vec<&Checkpoint> = held
         .state
         .checkpoints
@@ -117,10 +120,16 @@ pub fn commit_turn(
     if mine.is_empty() {
         return Ok(TurnOutcome::Nothing);
     }
+    let all_sides = sides(repo, &mine)?;
+    // The agent's paths: those its calls left changed (undo of the turn takes them all back,
+    // or refuses where the user's edit touches them), but for the untracked ones left out,
+    // which the record's untracked paths take back.
+    let mut turn_paths: Vec<String> = all_sides.keys().cloned().collect();
     // What enters the commit (`record::admit`): the rest stays in the worktree, said.
-    let split = super::admitted::split(repo, sides(repo, &mine)?)?;
+    let split = super::admitted::split(repo, all_sides)?;
     notes.extend(split.notes);
     let (sides, kept, untracked) = (split.sides, split.kept, split.untracked);
+    turn_paths.retain(|p| !untracked.iter().any(|(before, _)| &before.path == p));
     let like = mine.last().map(|c| (*c).clone());
     let head = repo.head()?;
     let Some(head_commit) = head.commit() else {
@@ -137,6 +146,7 @@ pub fn commit_turn(
         // Lines someone committed already (the agent's own `git commit`) are no longer
         // uncommitted changes of this turn.
         if Stored::of(repo.tree_entry(head_tree, path.as_bstr())?) == s.agent {
+            turn_paths.retain(|p| p.as_bytes() != path.as_bytes());
             continue;
         }
         user.push(TreeChange {
@@ -177,6 +187,7 @@ pub fn commit_turn(
                 conversation: opts.provenance.conversation.clone(),
             },
             untracked,
+            turn: Some(turn_record(call, &mine, &turn_paths, opts)),
         },
     )?;
     if agent.is_empty() {
@@ -205,5 +216,89 @@ pub fn commit_turn(
             restore_pending(repo, branch, previous)?;
             Err(e)
         }
+    }
+}
+
+/// What the agent's user is told when its turn (`what`: `turn`, `edit`) ran the commit and
+/// nothing was committed: which hook refused it and the hook's output (the caller escapes
+/// it, as for every message), then one sentence of what became of the changes.
+pub fn not_committed(outcome: &ApplyOutcome, what: &str) -> String {
+    let result = &outcome.execution.result;
+    let mut out = format!("the agent's {what} was not committed");
+    let failed: Vec<_> = result.steps.iter().filter(|s| !s.success).collect();
+    for s in &failed {
+        let name = match s.name.strip_prefix("hook ") {
+            Some(hook) => format!("git's {hook} hook"),
+            None => format!("`{}`", s.name),
+        };
+        out.push_str(&format!(": {name} refused it"));
+        let output = crate::report::capped_output(s.output.trim_end());
+        if !output.trim().is_empty() {
+            out.push_str(", saying:");
+            for line in output.lines() {
+                out.push_str(&format!("\n    {line}"));
+            }
+        }
+        if let Some(n) = &s.needs_user {
+            out.push_str(&format!("\n  to allow it: {}", n.how));
+        }
+        out.push('\n');
+    }
+    match failed.is_empty() {
+        // Not a hook (a `hooks.before` command, say): what the apply said.
+        true => out.push_str(&format!(": {}", result.warnings.join("; "))),
+        false => {
+            let _ = out.pop();
+            out.push_str(&format!("\n{}", crate::record::apply::HOOK_REFUSED_TURN));
+        }
+    }
+    out
+}
+
+/// The record of the turn (`record::agent_turn`): its calls, and each of `paths` with every
+/// change a call made of it, which undo and redo of the turn replay.
+fn turn_record(
+    call: &Call,
+    mine: &[&Checkpoint],
+    paths: &[String],
+    opts: &ApplyOptions,
+) -> crate::record::agent_turn::Turn {
+    use crate::record::agent_turn::{Call as TurnCall, Step, Turn, TurnPath};
+    let subject = match opts.prompt_subject {
+        true => call
+            .transcript
+            .as_deref()
+            .and_then(super::prompt::from_transcript)
+            .and_then(|p| crate::record::message::prompt_subject(&p)),
+        false => None,
+    };
+    Turn {
+        agent: super::payload::agent_name(call.agent).to_string(),
+        session: call.session.clone(),
+        model: opts.provenance.model.clone(),
+        subject,
+        calls: mine
+            .iter()
+            .map(|cp| TurnCall {
+                tool: cp.tool.clone(),
+                key: cp.key.clone(),
+                paths: cp.changes.iter().map(|c| c.path.clone()).collect(),
+            })
+            .collect(),
+        paths: paths
+            .iter()
+            .map(|p| TurnPath {
+                path: p.clone(),
+                steps: mine
+                    .iter()
+                    .flat_map(|cp| cp.changes.iter())
+                    .filter(|c| &c.path == p)
+                    .map(|c| Step {
+                        before: c.before,
+                        after: c.after,
+                    })
+                    .collect(),
+            })
+            .collect(),
     }
 }

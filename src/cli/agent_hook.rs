@@ -188,17 +188,11 @@ fn note(handled: &Handled) -> Option<String> {
         )),
         Handled::Turn(agent::turn::TurnOutcome::Ran(o)) => Some(match o.commit {
             Some(c) => format!("the agent's turn is the AI commit {}", crate::repo::Repo::short(c)),
-            None => format!(
-                "the agent's turn was not committed: {}",
-                o.execution.result.warnings.join("; ")
-            ),
+            None => agent::turn::not_committed(o, "turn"),
         }),
         Handled::Edit(_, agent::turn::TurnOutcome::Ran(o)) => Some(match o.commit {
             Some(c) => format!("the agent's edit is the AI commit {}", crate::repo::Repo::short(c)),
-            None => format!(
-                "the agent's edit was not committed: {}",
-                o.execution.result.warnings.join("; ")
-            ),
+            None => agent::turn::not_committed(o, "edit"),
         }),
         _ => None,
     }

@@ -6,6 +6,11 @@ use crate::history::undo;
 use crate::repo::Repo;
 
 /// Re-apply what the last `git clada undo` took back, if nothing moved since.
+///
+/// An apply, a squash or a step comes back as it was; an agent's turn comes back with its
+/// changes replayed on your files (your edits since kept, refused where they touch the agent's
+/// lines); an agent's tool call comes back with its checkpoint, while the agent recorded no
+/// call since.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Example:\n  git clada redo")]
 pub struct Args {}

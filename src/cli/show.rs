@@ -13,8 +13,9 @@ use crate::report::{self, ReportFormat};
 /// report stored as a note (`refs/notes/clada`), rendered in the chosen format: human, llm
 /// (the paste-back block) or json (one object with the reply and the stored report). For a
 /// squashed commit, every original reply with its report, oldest first; for a snapshot
-/// commit, the paths of your own work it recorded. Exit status 3 when REV is not a git-clada
-/// commit (or not a commit at all).
+/// commit, the paths of your own work it recorded; for an agent's turn (no reply), the agent,
+/// its session and model and each tool call with the paths it changed. Exit status 3 when REV
+/// is not a git-clada commit (or not a commit at all).
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Example:\n  git clada show\n  git clada show HEAD~2 --format json")]
 pub struct Args {

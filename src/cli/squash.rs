@@ -40,8 +40,9 @@ pub struct Args {
     #[arg(long, value_name = "S")]
     pub msg_target: Option<String>,
 
-    /// With --mode session: the MCP session whose commits to squash (the `Clada-Session`
-    /// trailer, shown by `git clada log`). Default: the session of the newest such commit.
+    /// With --mode session: the session whose commits to squash — an agent's session (its
+    /// turns) or a `git clada mcp` session (the `Clada-Session` trailer, shown by `git clada
+    /// log`). Default: the session of the newest such commit.
     #[arg(long, value_name = "ID")]
     pub session: Option<String>,
 
@@ -72,7 +73,8 @@ pub enum SquashMode {
     Days,
     /// AI commits whose message contains --msg-target S.
     MsgContains,
-    /// AI commits made through one `git clada mcp` session (--session ID, else the newest).
+    /// AI commits of one session: an agent's turns, or one `git clada mcp` session's calls
+    /// (--session ID, else the newest).
     Session,
 }
 

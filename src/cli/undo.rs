@@ -11,8 +11,11 @@ use crate::repo::Repo;
 /// work exactly, staged and unstaged (untracked files the AI overwrote included). For an apply
 /// that committed nothing (`--no-commit`, a failing hook): puts the files and the index back.
 /// For a squash: restores the commits it collapsed. For a step-back or step-forward: goes back
-/// to where the step started. Each undo is kept for `git clada redo`, which puts them back in
-/// order. Refuses when HEAD is not a git-clada commit, when a file it would rewrite or the
+/// to where the step started. For an agent's turn: removes its AI commit and puts every file
+/// the agent changed back as it was before the turn, your own edits of them kept (refused,
+/// naming the lines, where one touches the agent's); an agent's tool call nobody committed yet
+/// is taken back first, one call each. Each undo is kept for `git clada redo`, which puts them
+/// back in order. Refuses when HEAD is not a git-clada commit, when a file it would rewrite or the
 /// index changed since, or when the commit was pushed; edits of other files are kept. Also
 /// rolls back an apply that was interrupted (crash, kill) and finishes an interrupted undo or
 /// redo.

@@ -146,10 +146,22 @@ pub enum AgentCommit {
     None,
 }
 
+/// `agent.subject`: what the subject of an agent's turn commit says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AgentSubject {
+    /// What changed: `AI: edit a, create b (+n more)`.
+    Files,
+    /// The first line of the user's prompt (the user's own file only: a repository's cannot
+    /// put prompts into commits).
+    Prompt,
+}
+
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct AgentLayer {
     commit: Option<AgentCommit>,
+    subject: Option<AgentSubject>,
 }
 
 /// `color` preference.
@@ -436,6 +448,8 @@ pub struct Config {
     pub provenance_model: Setting<Option<String>>,
     /// When an agent's own edits become AI commits (`git clada agent-hook`).
     pub agent_commit: Setting<AgentCommit>,
+    /// What an agent's turn commit's subject says (yours only).
+    pub agent_subject: Setting<AgentSubject>,
     /// `sandbox.read` / `sandbox.write` as the user's own file sets them: the only extra
     /// folders hooks get (a repository's entries, trusted or not, widen exec blocks only).
     pub hooks_read: Vec<PathBuf>,
@@ -491,6 +505,7 @@ impl Default for Config {
             provenance_agent: Setting::default(None),
             provenance_model: Setting::default(None),
             agent_commit: Setting::default(AgentCommit::Turn),
+            agent_subject: Setting::default(AgentSubject::Files),
             hooks_read: Vec::new(),
             hooks_write: Vec::new(),
             paths_deny: Setting::default(Vec::new()),
@@ -710,6 +725,7 @@ impl Config {
                 layer.provenance.model.clone().map(Some),
                 src,
             );
+            set(&mut cfg.agent_subject, layer.agent.subject, src);
         }
         for (key, setting) in [
             ("paths.deny", &cfg.paths_deny),
@@ -874,6 +890,7 @@ impl Config {
             v("provenance.agent", &self.provenance_agent),
             v("provenance.model", &self.provenance_model),
             v("agent.commit", &self.agent_commit),
+            v("agent.subject", &self.agent_subject),
             v("color", &self.color),
         ]
     }

@@ -91,7 +91,22 @@ fn merge_rules() {
     let c = Config::load_from(None, None, &none, None).unwrap();
     assert!(c.files_final_newline.value);
     assert_eq!(c.max_output.value, 10 * 1024 * 1024);
-    assert_eq!(c.entries().len(), 29);
+    assert_eq!(c.entries().len(), 30);
+}
+
+#[test]
+fn agent_subject_is_yours_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo.yml");
+    let user = dir.path().join("user.yml");
+    let none = |_: &str| None;
+    std::fs::write(&repo, "agent:\n  subject: prompt\n").unwrap();
+    let c = Config::load_from(Some(&repo), None, &none, None).unwrap();
+    assert_eq!(c.agent_subject.value, AgentSubject::Files);
+    assert_eq!(c.yours_only, ["agent.subject"]);
+    std::fs::write(&user, "agent:\n  subject: prompt\n").unwrap();
+    let c = Config::load_from(None, Some(&user), &none, None).unwrap();
+    assert_eq!(c.agent_subject.value, AgentSubject::Prompt);
 }
 
 #[test]

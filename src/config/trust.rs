@@ -253,6 +253,7 @@ impl Config {
             ("hooks.network", l.hooks.network.is_some()),
             ("paths.protect_hooks", l.paths.protect_hooks.is_some()),
             ("sandbox.env", l.sandbox.env.is_some()),
+            ("agent.subject", l.agent.subject.is_some()),
         ] {
             if set {
                 self.yours_only.push(key.to_string());

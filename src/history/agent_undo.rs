@@ -2,13 +2,54 @@
 //! hooks recorded (`record::agent_state`) is taken back — each path it changed set to what it
 //! held before the call — while those paths are as the call left them; a path changed since
 //! is refused, naming it. Everything else in the worktree (the user's own uncommitted work)
-//! stays. The files come back through `record::restore`, as every undo's.
+//! stays. `redo` puts the call back — its files and its checkpoint — while nothing was
+//! recorded since. The files come back through `record::restore`, as every undo's, and the
+//! checkpoints move in the same journaled restore.
 
-use crate::record::agent_state::{Held, Stored};
-use crate::record::restore::{self, RestorePlan};
+use crate::record::agent_state::{state_ref, Checkpoint, Held, Stored};
+use crate::record::restore::{self, RefChange, RestorePlan};
 use crate::repo::{BString, ObjectId, Repo, TreeChange};
 
-use super::common::{HistoryError, UndoReport};
+use super::common::{current_branch, HistoryError, UndoReport};
+use super::stack::{self, Op, StackEntry};
+
+/// How messages name a call: `Edit call toolu_1`.
+fn call_name(cp: &Checkpoint) -> String {
+    match &cp.key {
+        Some(k) => format!("{} call {k}", cp.tool),
+        None => format!("{} call", cp.tool),
+    }
+}
+
+/// The agent's tool calls `undo` would take back one by one before reaching HEAD (`tip`),
+/// newest first, as `undo --list` names them.
+pub fn uncommitted_calls(
+    repo: &Repo,
+    branch: &str,
+    tip: ObjectId,
+) -> Result<Vec<String>, HistoryError> {
+    let (_, _, state) = crate::record::agent_state::read_state(repo, Some(branch))?;
+    let tip = tip.to_string();
+    Ok(state
+        .checkpoints
+        .iter()
+        .rev()
+        .take_while(|cp| cp.head == tip)
+        .map(|cp| format!("the agent's {} ({})", call_name(cp), cp.session))
+        .collect())
+}
+
+/// The ref change that leaves the agent state as `held` now has it.
+fn state_change(held: &Held) -> Result<(RefChange, Option<String>), HistoryError> {
+    let name = held.ref_name().to_string();
+    Ok(match held.prepare()? {
+        Some(tree) => (
+            RefChange::set(name, tree, "clada: agent checkpoint (undo/redo)"),
+            Some(tree.to_string()),
+        ),
+        None => (RefChange::delete(name), None),
+    })
+}
 
 /// Takes back the last agent tool call of the branch when it is newer than HEAD (it ended
 /// with HEAD at `tip`); `None` when there is none, and undo goes on to the commits.
@@ -18,8 +59,7 @@ pub fn undo_agent_call(
     tip: ObjectId,
     dry_run: bool,
 ) -> Result<Option<UndoReport>, HistoryError> {
-    let name = crate::record::agent_state::state_ref(Some(branch));
-    if repo.read_ref(&name)?.is_none() {
+    if repo.read_ref(&state_ref(Some(branch)))?.is_none() {
         return Ok(None);
     }
     let mut held = Held::read(repo, Some(branch))?;
@@ -32,12 +72,9 @@ pub fn undo_agent_call(
         return Ok(None);
     }
     let cp = last.clone();
+    let call = call_name(&cp);
     let index = repo.read_index()?;
     let mut hasher = repo.hasher_with(&index)?;
-    let call = match &cp.key {
-        Some(k) => format!("{} call {k}", cp.tool),
-        None => format!("{} call", cp.tool),
-    };
     for ch in &cp.changes {
         let now = Stored::of(hasher.hash(ch.path.as_bytes().into())?.map(|(e, _)| e));
         if now != ch.after {
@@ -47,16 +84,21 @@ pub fn undo_agent_call(
             )));
         }
     }
+    let side = |after: bool| -> Vec<TreeChange> {
+        cp.changes
+            .iter()
+            .map(|ch| TreeChange {
+                path: BString::from(ch.path.as_str()),
+                entry: match after {
+                    true => ch.after,
+                    false => ch.before,
+                }
+                .map(Stored::entry),
+            })
+            .collect()
+    };
     let head_tree = repo.tree_of(tip)?;
-    let edits: Vec<TreeChange> = cp
-        .changes
-        .iter()
-        .map(|ch| TreeChange {
-            path: BString::from(ch.path.as_str()),
-            entry: ch.before.map(Stored::entry),
-        })
-        .collect();
-    let worktree_tree = repo.edit_tree(head_tree, &edits)?;
+    let worktree_tree = repo.edit_tree(head_tree, &side(false))?;
     let index_tree = repo.tree_of_index(head_tree, &index)?;
     let paths: Vec<String> = cp.changes.iter().map(|c| c.path.clone()).collect();
     let reason = format!("undo of the agent's {call}");
@@ -70,11 +112,12 @@ pub fn undo_agent_call(
     );
     plan.keep_index = true;
     plan.head_from = vec![tip_hex.clone()];
+    let subject = format!("the agent's {call}");
     let report = UndoReport {
         operation: "undo".into(),
         kind: "agent-call".into(),
         commit: None,
-        subject: Some(format!("the agent's {call}")),
+        subject: Some(subject.clone()),
         from: tip_hex.clone(),
         to: tip_hex,
         paths,
@@ -84,8 +127,105 @@ pub fn undo_agent_call(
     if dry_run {
         return Ok(Some(report));
     }
-    restore::run(repo, &plan, &format!("clada: {reason}"))?;
     held.state.checkpoints.pop();
-    held.save()?;
+    let (change, state) = state_change(&held)?;
+    plan.refs_after.push(change);
+    let checkpoint = serde_json::to_string(&cp)
+        .map_err(|e| HistoryError::Refused(format!("cannot record the redo entry: {e}")))?;
+    let push = stack::push(
+        repo,
+        branch,
+        Op::AgentCall { checkpoint, state },
+        &subject,
+        &plan,
+    )?;
+    plan.refs_after.push(push);
+    restore::run(repo, &plan, &format!("clada: {reason}"))?;
+    drop(held);
     Ok(Some(report))
+}
+
+/// `redo` of an agent tool call `undo` took back: its files get what the call left there and
+/// its checkpoint is recorded again, while the agent state is as the undo left it (`state`)
+/// and the call's files as the undo put them.
+pub fn redo_agent_call(
+    repo: &Repo,
+    branch: &str,
+    entry: &StackEntry,
+    checkpoint: &str,
+    state: Option<&str>,
+    dry_run: bool,
+) -> Result<UndoReport, HistoryError> {
+    let cp: Checkpoint = serde_json::from_str(checkpoint).map_err(|e| {
+        HistoryError::Refused(format!(
+            "the redo stack entry of the agent's call cannot be read ({e}); nothing was changed"
+        ))
+    })?;
+    let call = call_name(&cp);
+    let (_, tip) = current_branch(repo, "redo")?;
+    let mut held = Held::read(repo, Some(branch))?;
+    let now = repo.read_ref(held.ref_name())?.map(|t| t.to_string());
+    if now.as_deref() != state {
+        return Err(HistoryError::Refused(format!(
+            "there is nothing to redo: the agent recorded tool calls since the undo of its {call}, so putting it back would mix the turns (nothing was changed)"
+        )));
+    }
+    let index = repo.read_index()?;
+    let mut hasher = repo.hasher_with(&index)?;
+    for ch in &cp.changes {
+        let now = Stored::of(hasher.hash(ch.path.as_bytes().into())?.map(|(e, _)| e));
+        if now != ch.before {
+            return Err(HistoryError::Refused(format!(
+                "{} changed since the undo of the agent's {call}; redo would lose that change, so nothing was changed: move it away first",
+                ch.path
+            )));
+        }
+    }
+    let head_tree = repo.tree_of(tip)?;
+    let after: Vec<TreeChange> = cp
+        .changes
+        .iter()
+        .map(|ch| TreeChange {
+            path: BString::from(ch.path.as_str()),
+            entry: ch.after.map(Stored::entry),
+        })
+        .collect();
+    let worktree_tree = repo.edit_tree(head_tree, &after)?;
+    let index_tree = repo.tree_of_index(head_tree, &index)?;
+    let paths: Vec<String> = cp.changes.iter().map(|c| c.path.clone()).collect();
+    let reason = format!("redo of the agent's {call}");
+    let mut plan = RestorePlan::new(
+        reason.clone(),
+        tip,
+        Some(branch.to_string()),
+        worktree_tree,
+        index_tree,
+        paths.clone(),
+    );
+    plan.keep_index = true;
+    plan.head_from = vec![tip.to_string()];
+    let report = UndoReport {
+        operation: "redo".into(),
+        kind: "agent-call".into(),
+        commit: None,
+        subject: Some(format!("the agent's {call}")),
+        from: tip.to_string(),
+        to: tip.to_string(),
+        paths,
+        restored_work: None,
+        dry_run,
+    };
+    if dry_run {
+        return Ok(report);
+    }
+    for ch in &cp.changes {
+        held.keep(ch.before);
+        held.keep(ch.after);
+    }
+    held.state.checkpoints.push(cp);
+    let (change, _) = state_change(&held)?;
+    plan.refs_after = vec![change, stack::pop(branch, entry)?];
+    restore::run(repo, &plan, &format!("clada: {reason}"))?;
+    drop(held);
+    Ok(report)
 }

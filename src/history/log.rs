@@ -39,8 +39,11 @@ pub fn age(now: i64, then: i64) -> String {
     }
 }
 
-fn kind_name(kind: CladaCommit) -> &'static str {
+/// How reports name a git-clada commit's kind: an apply of AI changes an agent made with its
+/// own tools (`Clada-Agent`) is a `turn`.
+fn kind_name(kind: CladaCommit, info: &CommitInfo) -> &'static str {
     match kind {
+        CladaCommit::Apply if crate::record::is_turn(info) => "turn",
         CladaCommit::Apply => "apply",
         CladaCommit::Snapshot => "snapshot",
         CladaCommit::Squash => "squash",
@@ -52,7 +55,7 @@ fn kind_name(kind: CladaCommit) -> &'static str {
 #[serde(rename_all = "camelCase")]
 pub struct LogEntry {
     pub commit: String,
-    /// `apply`, `snapshot` or `squash`.
+    /// `apply`, `turn` (an agent's turn), `snapshot` or `squash`.
     pub kind: String,
     pub subject: String,
     pub author: String,
@@ -80,10 +83,27 @@ pub struct LogEntry {
     /// The repository's hooks did not run on it (`Clada-Hooks: skipped`: `--exec deny`).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub hooks_skipped: bool,
+    /// For an agent's turn (or a squash of turns): the agent (`Clada-Agent`) and how many
+    /// tool calls changed files (`Clada-Tool-Calls`, summed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_calls: Option<usize>,
 }
 
 fn is_zero(n: &usize) -> bool {
     *n == 0
+}
+
+/// The `Clada-Tool-Calls` of a commit, summed (a squash of turns has one per turn).
+pub fn tool_calls_of(info: &CommitInfo) -> Option<usize> {
+    let counts: Vec<usize> = info
+        .trailers()
+        .into_iter()
+        .filter(|(k, _)| k.eq_ignore_ascii_case(trailer::TOOL_CALLS))
+        .filter_map(|(_, v)| v.trim().parse().ok())
+        .collect();
+    (!counts.is_empty()).then(|| counts.iter().sum())
 }
 
 /// The `Clada-Session` values of a commit, each once, in order.
@@ -125,7 +145,7 @@ fn entry(info: &CommitInfo, kind: CladaCommit, now: i64, head: Option<ObjectId>)
         .flatten();
     LogEntry {
         commit: info.id.to_string(),
-        kind: kind_name(kind).into(),
+        kind: kind_name(kind, info).into(),
         subject: info.subject().to_string(),
         author: format!("{} <{}>", info.author.name, info.author.email),
         date: info.committer.seconds,
@@ -145,6 +165,8 @@ fn entry(info: &CommitInfo, kind: CladaCommit, now: i64, head: Option<ObjectId>)
         hooks_skipped: info
             .trailer(trailer::HOOKS)
             .is_some_and(|v| v.trim() == "skipped"),
+        agent: info.trailer(trailer::AGENT).map(|a| a.trim().to_string()),
+        tool_calls: tool_calls_of(info),
     }
 }
 
@@ -190,20 +212,62 @@ pub struct ShownReply {
     pub report: Option<Value>,
 }
 
+/// One agent's turn, as `show` lists it: the agent, its session and model, and each tool call
+/// that changed files with the paths it changed.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ShownTurn {
+    /// The turn's commit (for a squash: the original commit).
+    pub commit: String,
+    pub subject: String,
+    pub agent: String,
+    pub session: String,
+    pub model: Option<String>,
+    /// `None` when the turn's record is not in this repository (the trailers are all there
+    /// is).
+    pub calls: Option<Vec<crate::record::agent_turn::Call>>,
+}
+
 /// What `show` prints.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ShowReport {
     pub commit: String,
-    /// `apply`, `snapshot` or `squash`.
+    /// `apply`, `turn`, `snapshot` or `squash`.
     pub kind: String,
     pub subject: String,
     pub author: String,
     pub date: i64,
-    /// One for an apply, one per squashed apply for a squash, none for a snapshot.
+    /// One for an apply, one per squashed apply for a squash, none for a snapshot or a turn.
     pub replies: Vec<ShownReply>,
+    /// One for an agent's turn, one per squashed turn for a squash.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub turns: Vec<ShownTurn>,
     /// For a snapshot: the paths of the user's work it recorded.
     pub snapshot_paths: Vec<String>,
+}
+
+/// The turn a commit holds, from its record (the record of the pending AI changes it took),
+/// else from its trailers alone; `None` when it is no agent's turn.
+fn shown_turn(repo: &Repo, info: &CommitInfo) -> Result<Option<ShownTurn>, HistoryError> {
+    let Some(agent) = info.trailer(trailer::AGENT) else {
+        return Ok(None);
+    };
+    let turn = match crate::record::apply::read_record(repo, info.id)?
+        .and_then(|j| j.took)
+        .and_then(|t| ObjectId::from_hex(t.as_bytes()).ok())
+    {
+        Some(tree) => crate::record::apply::record_journal(repo, tree)?.and_then(|j| j.turn),
+        None => None,
+    };
+    Ok(Some(ShownTurn {
+        commit: info.id.to_string(),
+        subject: info.subject().to_string(),
+        agent: agent.trim().to_string(),
+        session: info.trailer(trailer::SESSION).unwrap_or_default(),
+        model: info.trailer(trailer::MODEL),
+        calls: turn.map(|t| t.calls),
+    }))
 }
 
 impl ShownReply {
@@ -230,11 +294,12 @@ pub fn show(repo: &Repo, rev: &str) -> Result<ShowReport, HistoryError> {
     };
     let mut report = ShowReport {
         commit: id.to_string(),
-        kind: kind_name(kind).into(),
+        kind: kind_name(kind, &info).into(),
         subject: info.subject().to_string(),
         author: format!("{} <{}>", info.author.name, info.author.email),
         date: info.committer.seconds,
         replies: Vec::new(),
+        turns: Vec::new(),
         snapshot_paths: Vec::new(),
     };
     let note: Option<Value> = repo
@@ -251,6 +316,9 @@ pub fn show(repo: &Repo, rev: &str) -> Result<ShowReport, HistoryError> {
                 .into_iter()
                 .map(|d| d.path.to_string())
                 .collect();
+        }
+        CladaCommit::Apply if crate::record::is_turn(&info) => {
+            report.turns.extend(shown_turn(repo, &info)?);
         }
         CladaCommit::Apply => {
             let reply = match repo.note_at(REPLY_NOTES_REF, id)? {
@@ -275,7 +343,10 @@ pub fn show(repo: &Repo, rev: &str) -> Result<ShowReport, HistoryError> {
                         if e.get("kind").and_then(Value::as_str) == Some("snapshot") {
                             continue;
                         }
-                        report.replies.push(squashed_reply(repo, e)?);
+                        match squashed_turn(repo, e)? {
+                            Some(turn) => report.turns.push(turn),
+                            None => report.replies.push(squashed_reply(repo, e)?),
+                        }
                     }
                 }
                 // No merged note (made elsewhere, notes not fetched): the reply blobs the
@@ -301,6 +372,22 @@ pub fn show(repo: &Repo, rev: &str) -> Result<ShowReport, HistoryError> {
         }
     }
     Ok(report)
+}
+
+/// One entry of a squash's note when the squashed commit is an agent's turn (still in this
+/// repository).
+fn squashed_turn(repo: &Repo, e: &Value) -> Result<Option<ShownTurn>, HistoryError> {
+    let Some(id) = e
+        .get("commit")
+        .and_then(Value::as_str)
+        .and_then(|c| ObjectId::from_hex(c.as_bytes()).ok())
+    else {
+        return Ok(None);
+    };
+    match repo.commit_info(id) {
+        Ok(info) => shown_turn(repo, &info),
+        Err(_) => Ok(None),
+    }
 }
 
 /// One entry of a squash's note: a squashed commit, whose own notes hold its reply and report

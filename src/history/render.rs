@@ -37,8 +37,10 @@ pub fn operation_phrase(r: &UndoReport) -> String {
     let subject = escaped_name(r.subject.as_deref().unwrap_or_default());
     let commit = r.commit.as_deref().map(short).unwrap_or_default();
     match r.kind.as_str() {
-        "apply" | "squash" => format!("the {} {commit} \"{subject}\"", r.kind),
-        "uncommitted-apply" | "step-back" | "step-forward" => format!("the {subject}"),
+        "apply" | "squash" | "turn" => format!("the {} {commit} \"{subject}\"", r.kind),
+        "uncommitted-apply" | "uncommitted-turn" | "step-back" | "step-forward" => {
+            format!("the {subject}")
+        }
         "interrupted-apply" => format!("the {subject}"),
         "interrupted-restore" => format!("the interrupted {subject}"),
         _ => subject.to_string(),
@@ -300,7 +302,19 @@ pub fn log_report(r: &super::log::LogReport) -> String {
                 if let Some(n) = e.squashed {
                     parts.push(format!("squash of {n}"));
                 }
-                parts.push(format!("{} ok", e.blocks_ok));
+                if let Some(agent) = &e.agent {
+                    let what = match e.squashed {
+                        Some(_) => escaped_name(agent).into_owned(),
+                        None => format!("{} turn", escaped_name(agent)),
+                    };
+                    parts.push(what);
+                }
+                if let Some(n) = e.tool_calls {
+                    parts.push(crate::read::text::count(n, "tool call", "tool calls"));
+                }
+                if e.agent.is_none() || e.blocks_ok + e.blocks_failed > 0 {
+                    parts.push(format!("{} ok", e.blocks_ok));
+                }
                 if e.blocks_failed > 0 {
                     parts.push(format!("{} failed", e.blocks_failed));
                 }
@@ -447,6 +461,9 @@ pub fn show_report(
         ));
         return out;
     }
+    for turn in &r.turns {
+        out.push_str(&turn_lines(turn));
+    }
     let many = r.replies.len() > 1 || r.kind == "squash";
     for (n, reply) in r.replies.iter().enumerate() {
         if many {
@@ -484,6 +501,44 @@ pub fn show_report(
             }
             (None, None) => out.push_str("(no result report is stored for it)\n"),
         }
+    }
+    out
+}
+
+/// An agent's turn as `show` prints it: who, then one line per tool call with its paths
+/// (names read from the record, escaped in every format).
+fn turn_lines(t: &super::log::ShownTurn) -> String {
+    let mut out = format!(
+        "\n--- {} turn {} \"{}\" ---\nagent {}, session {}, model {}\n",
+        escaped_name(&t.agent),
+        short(&t.commit),
+        escaped_name(&t.subject),
+        escaped_name(&t.agent),
+        escaped_name(&t.session),
+        escaped_name(t.model.as_deref().unwrap_or("unknown"))
+    );
+    match &t.calls {
+        Some(calls) => {
+            out.push_str(&format!(
+                "{}:\n",
+                crate::read::text::count(calls.len(), "tool call", "tool calls")
+            ));
+            for (i, c) in calls.iter().enumerate() {
+                let key = c
+                    .key
+                    .as_deref()
+                    .map(|k| format!(" ({})", escaped_name(k)))
+                    .unwrap_or_default();
+                let paths: Vec<String> = c.paths.iter().map(|p| escaped_name(p).into_owned()).collect();
+                out.push_str(&format!(
+                    "  {}. {}{key}: {}\n",
+                    i + 1,
+                    escaped_name(&c.tool),
+                    paths.join(", ")
+                ));
+            }
+        }
+        None => out.push_str("(the turn's record is not in this repository: its commit message lists the tool calls)\n"),
     }
     out
 }

@@ -63,8 +63,8 @@ pub enum Selection {
     Days(u64),
     /// git-clada commits whose message contains the text.
     MsgContains(String),
-    /// git-clada commits made through one MCP session (`Clada-Session` trailer); `None`: the
-    /// session of the newest such commit.
+    /// git-clada commits of one session (`Clada-Session` trailer: an MCP session's calls, an
+    /// agent's turns); `None`: the session of the newest such commit.
     Session(Option<String>),
 }
 
@@ -451,8 +451,8 @@ fn select(window: &mut [Candidate], selection: &Selection, now: i64) {
 }
 
 /// For `--mode session` without `--session`: the session of the newest commit of the window
-/// (newest first) made through `git clada mcp`; a refusal when there is none. `None` for every
-/// other selection.
+/// (newest first) that names one (an agent's turn, a `git clada mcp` call); a refusal when
+/// there is none. `None` for every other selection.
 fn newest_session(
     selection: &Selection,
     window: &[Candidate],
@@ -467,7 +467,7 @@ fn newest_session(
         .map(Some)
         .ok_or_else(|| {
             HistoryError::Refused(
-                "no commit on this branch (above the first merge) was made through `git clada mcp` (none has a Clada-Session trailer); nothing to squash"
+                "no commit on this branch (above the first merge) is an agent's turn or was made through `git clada mcp` (none has a Clada-Session trailer); nothing to squash"
                     .into(),
             )
         })

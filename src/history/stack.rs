@@ -40,6 +40,13 @@ pub enum Op {
     /// A step-back or step-forward: the position it had moved to (the tip itself for a step
     /// that returned to it).
     Step { to: String, forward: bool },
+    /// An agent's tool call nobody committed yet: its checkpoint (JSON; the entry's tree keeps
+    /// its blobs) and the agent state the undo left (`refs/clada/agent/<branch>`'s tree, `None`:
+    /// no state), which must still be there for redo.
+    AgentCall {
+        checkpoint: String,
+        state: Option<String>,
+    },
 }
 
 impl Op {
@@ -51,6 +58,7 @@ impl Op {
             Op::UncommittedApply { .. } => "uncommitted-apply",
             Op::Step { forward: false, .. } => "step-back",
             Op::Step { forward: true, .. } => "step-forward",
+            Op::AgentCall { .. } => "agent-call",
         }
     }
 
@@ -59,7 +67,7 @@ impl Op {
         match self {
             Op::Apply { commit } | Op::Squash { commit } => Some(commit),
             Op::Step { to, .. } => Some(to),
-            Op::UncommittedApply { .. } => None,
+            Op::UncommittedApply { .. } | Op::AgentCall { .. } => None,
         }
     }
 }
@@ -228,6 +236,24 @@ pub fn push(
                 id: crate::record::journal::parse_id(record)?,
             }),
         });
+    }
+    if let Op::AgentCall { checkpoint, .. } = &entry.op {
+        // The call's versions of its files, which redo writes back.
+        let cp: crate::record::agent_state::Checkpoint = serde_json::from_str(checkpoint)
+            .map_err(|e| HistoryError::Refused(format!("cannot record the redo entry: {e}")))?;
+        for s in cp
+            .changes
+            .iter()
+            .flat_map(|c| [c.before, c.after])
+            .flatten()
+        {
+            changes.push(TreeChange {
+                path: format!("o/{}", s.id).into(),
+                entry: Some(s.entry()),
+            });
+        }
+        changes.sort_by(|a, b| a.path.cmp(&b.path));
+        changes.dedup_by(|a, b| a.path == b.path);
     }
     let tree = repo.edit_tree(repo.empty_tree(), &changes)?;
     let mut parents = Vec::new();

@@ -27,6 +27,7 @@ use crate::repo::{BString, ByteSlice, CommitInfo, ObjectId, Repo};
 mod list;
 mod recover;
 mod redo;
+mod turn;
 pub use list::*;
 use recover::*;
 pub use redo::*;
@@ -257,10 +258,11 @@ fn apply_sides(
     journal: Option<Journal>,
 ) -> Result<(Side, Side, Option<Journal>), HistoryError> {
     if let Some(j) = journal {
+        // A commit that took AI changes left pending goes back to before those too.
         let before = Side {
             head: j.head_id()?,
             index: parse_id(&j.index_tree)?,
-            worktree: parse_id(&j.base_tree)?,
+            worktree: parse_id(j.before_tree.as_deref().unwrap_or(&j.base_tree))?,
         };
         let after = Side {
             head: info.id,
@@ -347,8 +349,40 @@ fn pending_sides(journal: &Journal) -> Result<(Side, Side), HistoryError> {
     Ok((before, after))
 }
 
+/// The record of the AI changes left pending that the commit of `journal` took (an agent's
+/// turn, an apply a hook stopped): its tree and journal.
+fn taken(repo: &Repo, journal: &Journal) -> Result<Option<(ObjectId, Journal)>, HistoryError> {
+    let Some(hex) = &journal.took else {
+        return Ok(None);
+    };
+    let tree = parse_id(hex)?;
+    Ok(crate::record::apply::record_journal(repo, tree)?.map(|j| (tree, j)))
+}
+
+/// The ref change that leaves the pending record of `branch` as it was before the AI changes
+/// of `taken` (a record's tree) were handed over: its `previous`, or none.
+fn pending_before(repo: &Repo, branch: &str, taken: ObjectId) -> Result<RefChange, HistoryError> {
+    Ok(match previous_pending(repo, taken)? {
+        Some(previous) => RefChange::set(
+            pending_ref(Some(branch)),
+            previous,
+            "clada: undo of the commit that took pending AI changes",
+        ),
+        None => RefChange::delete(pending_ref(Some(branch))),
+    })
+}
+
+/// An agent's turn replayed by a move, and which way; the commit that holds it, to name.
+type TurnMove<'t> = Option<(
+    &'t crate::record::agent_turn::Turn,
+    turn::Way,
+    Option<ObjectId>,
+)>;
+
 /// The state change from `from` to `to`: checks that nothing is in the way, then the restore
-/// plan (or, with `dry_run`, only the report's paths).
+/// plan (or, with `dry_run`, only the report's paths). The paths of an agent's turn among
+/// them are replayed from what the worktree holds now (`turn`), keeping the user's edits.
+#[allow(clippy::too_many_arguments)]
 fn plan_move(
     repo: &Repo,
     branch: &str,
@@ -357,18 +391,37 @@ fn plan_move(
     untracked: Vec<JournalPath>,
     reason: String,
     what: &str,
+    replay: TurnMove<'_>,
 ) -> Result<RestorePlan, HistoryError> {
-    let paths: Vec<BString> = repo
+    let mut paths: Vec<BString> = repo
         .diff_trees(from.worktree, to.worktree)?
         .into_iter()
         .map(|d| d.path)
         .collect();
+    let mut worktree = to.worktree;
+    let mut replayed = Vec::new();
+    if let Some((t, way, commit)) = replay {
+        let targets = turn::targets(repo, t, way, commit)?;
+        paths.retain(|p| !targets.iter().any(|(q, _)| q == p));
+        let edits: Vec<crate::repo::TreeChange> = targets
+            .iter()
+            .map(|(path, entry)| crate::repo::TreeChange {
+                path: path.clone(),
+                entry: *entry,
+            })
+            .collect();
+        worktree = repo.edit_tree(to.worktree, &edits)?;
+        replayed = targets.into_iter().map(|(p, _)| p).collect();
+    }
     require_state(repo, from.index, from.worktree, &paths, what)?;
+    paths.extend(replayed);
+    paths.sort();
+    paths.dedup();
     Ok(RestorePlan {
         reason,
         head: to.head.to_string(),
         branch: Some(branch.to_string()),
-        worktree_tree: to.worktree.to_string(),
+        worktree_tree: worktree.to_string(),
         index_tree: to.index.to_string(),
         paths: paths.iter().map(|p| p.to_string()).collect(),
         untracked,
@@ -424,7 +477,17 @@ fn undo_apply(
     require_unpublished(repo, first_rewritten, "undoing it")?;
     crate::base::trace::phase("undo: unpublished");
     require_untracked_after(repo, journal.as_ref())?;
-    let untracked = untracked_restores(repo, journal.as_ref(), before.worktree)?;
+    let mut untracked = untracked_restores(repo, journal.as_ref(), before.worktree)?;
+    let took = match &journal {
+        Some(j) => taken(repo, j)?,
+        None => None,
+    };
+    // The untracked and ignored paths the taken changes wrote go back with them.
+    if let Some((_, tj)) = &took {
+        require_untracked_after(repo, Some(tj))?;
+        untracked.extend(untracked_restores(repo, Some(tj), before.worktree)?);
+    }
+    let turn = took.as_ref().and_then(|(_, j)| j.turn.as_ref());
     let mut plan = plan_move(
         repo,
         branch,
@@ -433,16 +496,22 @@ fn undo_apply(
         untracked,
         format!("undo of {}", info.id),
         "the apply",
+        turn.map(|t| (t, turn::Way::Back, Some(info.id))),
     )?;
     plan.flags = journal
         .as_ref()
         .map(|j| j.index_flags.clone())
         .unwrap_or_default();
+    // The pending record the commit took is taken back with it.
+    if let Some((tree, _)) = &took {
+        plan.refs_after.push(pending_before(repo, branch, *tree)?);
+    }
 
     crate::base::trace::phase("undo: state checked");
-    let checkout = repo.plan_checkout(after.worktree, before.worktree)?;
+    let checkout = repo.plan_checkout(after.worktree, parse_id(&plan.worktree_tree)?)?;
     let conflicts = repo.checkout_conflicts(after.worktree, &checkout)?;
-    if let Some(c) = conflicts.first() {
+    let replayed = |p: &BString| turn.is_some_and(|t| t.paths.iter().any(|tp| *p == tp.path));
+    if let Some(c) = conflicts.iter().find(|c| !replayed(&c.path)) {
         return Err(HistoryError::Refused(format!(
             "undo would overwrite '{}' ({}); move it away first (nothing was changed)",
             c.path, c.reason
@@ -455,7 +524,11 @@ fn undo_apply(
     crate::base::trace::phase("undo: conflicts");
     let report = UndoReport {
         operation: "undo".into(),
-        kind: "apply".into(),
+        kind: match turn {
+            Some(_) => "turn",
+            None => "apply",
+        }
+        .into(),
         commit: Some(info.id.to_string()),
         subject: Some(info.subject().to_string()),
         from: info.id.to_string(),
@@ -514,6 +587,7 @@ fn undo_pending(
         untracked,
         format!("undo of the uncommitted apply of {}", journal.source),
         "the apply",
+        journal.turn.as_ref().map(|t| (t, turn::Way::Back, None)),
     )?;
     plan.flags = journal.index_flags.clone();
     // The uncommitted apply before it (if any) becomes the next one undo takes back.
@@ -527,9 +601,9 @@ fn undo_pending(
     }];
     let report = UndoReport {
         operation: "undo".into(),
-        kind: "uncommitted-apply".into(),
+        kind: uncommitted_kind(journal).into(),
         commit: None,
-        subject: Some(format!("uncommitted apply of {}", journal.source)),
+        subject: Some(uncommitted_subject(journal)),
         from: head.to_string(),
         to: head.to_string(),
         paths: all_paths(repo, &plan)?,
@@ -546,7 +620,7 @@ fn undo_pending(
             record: record.to_string(),
             source: journal.source.clone(),
         },
-        &format!("uncommitted apply of {}", journal.source),
+        &uncommitted_subject(journal),
         &plan,
     )?;
     plan.refs_after.push(push);
@@ -556,6 +630,28 @@ fn undo_pending(
         &format!("clada: undo uncommitted apply of {}", journal.source),
     )?;
     Ok(report)
+}
+
+/// How reports name the kind of an operation that committed nothing: an agent's turn whose
+/// commit did not happen (a hook refused it), or an apply.
+fn uncommitted_kind(journal: &Journal) -> &'static str {
+    match journal.turn {
+        Some(_) => "uncommitted-turn",
+        None => "uncommitted-apply",
+    }
+}
+
+/// How reports name an operation that committed nothing.
+fn uncommitted_subject(journal: &Journal) -> String {
+    match &journal.turn {
+        Some(t) => format!(
+            "uncommitted {} turn ({} tool call{})",
+            t.agent,
+            t.call_count(),
+            if t.call_count() == 1 { "" } else { "s" }
+        ),
+        None => format!("uncommitted apply of {}", journal.source),
+    }
 }
 
 /// Untracked and ignored paths the apply overwrote or created, to put back as they were.

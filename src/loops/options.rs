@@ -75,6 +75,7 @@ pub fn configured(cfg: &crate::config::Config, engine: EngineOptions) -> ApplyOp
             ..crate::exec::clada_hooks::Hooks::from_config(cfg)
         },
         hooks_writable: !cfg.paths_protect_hooks.value,
+        prompt_subject: cfg.agent_subject.value == crate::config::AgentSubject::Prompt,
         provenance: crate::record::provenance::Agent {
             off: !cfg.provenance_log.value,
             tool: None,

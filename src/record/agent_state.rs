@@ -220,11 +220,25 @@ impl<'r> Held<'r> {
     pub fn save(self) -> Result<(), RepoError> {
         let repo = self.repo;
         let expected = self.tree.map_or(Expected::MustNotExist, Expected::Value);
+        match self.prepare()? {
+            Some(tree) => update(repo, &self.name, tree, expected),
+            None if self.tree.is_some() => repo.delete_ref(&self.name, expected),
+            None => Ok(()),
+        }
+    }
+
+    /// The ref's name: where [`Held::prepare`]'s tree goes.
+    pub fn ref_name(&self) -> &str {
+        &self.name
+    }
+
+    /// The tree the state is saved as, written but not put under the ref (`None`: the state
+    /// is empty, and the ref goes): for a caller that moves the ref in a transaction of its
+    /// own (undo and redo of one call) while it still holds the lock.
+    pub fn prepare(&self) -> Result<Option<ObjectId>, RepoError> {
+        let repo = self.repo;
         if self.state.open.is_empty() && self.state.checkpoints.is_empty() {
-            if self.tree.is_some() {
-                repo.delete_ref(&self.name, expected)?;
-            }
-            return Ok(());
+            return Ok(None);
         }
         let json = serde_json::to_vec(&self.state)
             .map_err(|e| RepoError::Invalid(format!("cannot write the agent checkpoints: {e}")))?;
@@ -266,10 +280,9 @@ impl<'r> Held<'r> {
                     }
                 }
             }
-            let tree = repo.edit_tree(tree, &keep)?;
-            return update(repo, &self.name, tree, expected);
+            return Ok(Some(repo.edit_tree(tree, &keep)?));
         }
-        update(repo, &self.name, tree, expected)
+        Ok(Some(tree))
     }
 }
 

@@ -114,6 +114,19 @@ pub struct Journal {
     /// made them, for the authorship log of the commit that takes them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent: Option<JournalAgent>,
+    /// In the record of AI changes an agent's turn made: the turn, its calls and each
+    /// path's changes (`record::agent_turn`), for undo, redo, `show` and the commit message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn: Option<super::agent_turn::Turn>,
+    /// In the record of an AI commit that took AI changes left pending (an agent's turn, an
+    /// apply a hook stopped): the record of those changes (a tree, kept in this record's tree
+    /// as `took`). They are one operation with the commit: one undo takes both back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub took: Option<String>,
+    /// With `took`: the tracked worktree before that operation began (`base_tree` with the
+    /// pending paths as they were before those changes), which undo puts back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub before_tree: Option<String>,
 }
 
 /// The agent of AI changes made outside an apply: the Git AI Standard's tool name, the model

@@ -255,9 +255,65 @@ fn place_in(ours: &[Hunk<'_>], y: &Hunk<'_>) -> (usize, usize) {
     (start, at(y.end, true).max(start))
 }
 
+/// Where [`merge3`] finds `ours` and `theirs` in conflict: for each pair of their changes
+/// that overlap or touch, the lines of `ours` around them (1-based, inclusive; a change that
+/// left no line there names the line it sits before). Empty when they merge, or when a side
+/// is binary (which never merges, but has no lines to name).
+pub fn conflict_lines(base: &[u8], ours: &[u8], theirs: &[u8]) -> Vec<(usize, usize)> {
+    if [base, ours, theirs].iter().any(|d| d.contains(&0)) {
+        return Vec::new();
+    }
+    let b = split_lines(base);
+    let (o, t) = (
+        hunks(&b, &split_lines(ours)),
+        hunks(&b, &split_lines(theirs)),
+    );
+    // A base line's number in `ours`: shifted by what the ours hunks wholly before it added.
+    let at = |line: usize| -> usize {
+        let shift: isize = o
+            .iter()
+            .filter(|h| h.end <= line)
+            .map(|h| h.lines.len() as isize - (h.end - h.start) as isize)
+            .sum();
+        (line as isize + shift).max(0) as usize
+    };
+    let mut out: Vec<(usize, usize)> = Vec::new();
+    for x in &o {
+        for y in &t {
+            if x == y || x.start > y.end || y.start > x.end {
+                continue;
+            }
+            let (lo, hi) = (at(x.start.min(y.start)), at(x.end.max(y.end)));
+            let range = (lo + 1, hi.max(lo + 1));
+            if !out.contains(&range) {
+                out.push(range);
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{merge3, merge3_leaving, user_change_kept};
+    use super::{conflict_lines, merge3, merge3_leaving, user_change_kept};
+
+    #[test]
+    fn conflicts_are_named_by_the_lines_of_ours() {
+        let lines =
+            |b: &str, o: &str, t: &str| conflict_lines(b.as_bytes(), o.as_bytes(), t.as_bytes());
+        // Ours added a line above, then changed line 3 (now line 4); theirs changed line 3.
+        assert_eq!(
+            lines("1\n2\n3\n4\n", "0\n1\n2\nX\n4\n", "1\n2\nY\n4\n"),
+            [(4, 4)]
+        );
+        // Adjacent changes: both lines named.
+        assert_eq!(
+            lines("a\nb\nc\nd\n", "a\nB\nc\nd\n", "a\nb\nC\nd\n"),
+            [(2, 3)]
+        );
+        // Apart: no conflict.
+        assert!(lines("a\nb\nc\nd\n", "A\nb\nc\nd\n", "a\nb\nc\nD\n").is_empty());
+    }
 
     #[test]
     fn leaving_keeps_ours_where_theirs_touches_it_and_takes_the_rest() {

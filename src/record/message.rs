@@ -423,6 +423,87 @@ pub fn build(
     msg
 }
 
+/// The subject of an agent's turn commit from the user's prompt (`agent.subject: prompt`):
+/// `AI: ` and its first non-empty line, control characters removed, cut at a word to stay
+/// within 72 characters. `None` when the prompt has no such line.
+pub fn prompt_subject(prompt: &str) -> Option<String> {
+    let line = prompt.lines().map(str::trim).find(|l| !l.is_empty())?;
+    let clean: String = line
+        .chars()
+        .filter(|c| {
+            !c.is_control() && !matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+        })
+        .collect();
+    let words = clean.split_whitespace().collect::<Vec<_>>().join(" ");
+    (!words.is_empty()).then(|| format!("AI: {}", cut_at_word(&words, DESCRIBED_MAX)))
+}
+
+/// Most tool calls an agent's turn commit lists one per line (the trailer counts them all).
+const TURN_CALLS_LISTED: usize = 50;
+
+/// The message of an agent's turn commit: the subject (`subject_override`, else what
+/// changed), one line per tool call with the paths it changed, and the trailers that name the
+/// agent, its session and model, and how many tool calls the turn made. No `Clada-Reply` or
+/// `Clada-Blocks`: a turn has no reply and no blocks.
+pub fn turn(
+    turn: &crate::record::agent_turn::Turn,
+    items: &[Item],
+    subject_override: Option<&str>,
+    coauthor: Option<&str>,
+) -> String {
+    let mut msg = match subject_override {
+        Some(s) => s.trim().to_string(),
+        None => subject(items),
+    };
+    let n = turn.call_count();
+    msg.push_str(&format!(
+        "\n\n{} turn: {n} tool call{} changed files.\n",
+        turn.agent,
+        if n == 1 { "" } else { "s" }
+    ));
+    for call in turn.calls.iter().take(TURN_CALLS_LISTED) {
+        let mut line = format!("- {}", call.tool);
+        for p in call.paths.iter().take(3) {
+            line.push(' ');
+            line.push_str(p);
+        }
+        if call.paths.len() > 3 {
+            line.push_str(&format!(" (+{} more)", call.paths.len() - 3));
+        }
+        msg.push_str(&line);
+        msg.push('\n');
+    }
+    if n > TURN_CALLS_LISTED {
+        msg.push_str(&format!("- … {} more\n", n - TURN_CALLS_LISTED));
+    }
+    msg.push('\n');
+    msg.push_str(&format!("{}: {}\n", trailer::VERSION, crate::VERSION));
+    msg.push_str(&format!("{}: {}\n", trailer::AGENT, one_line(&turn.agent)));
+    msg.push_str(&format!(
+        "{}: {}\n",
+        trailer::SESSION,
+        one_line(&turn.session)
+    ));
+    if let Some(m) = &turn.model {
+        msg.push_str(&format!("{}: {}\n", trailer::MODEL, one_line(m)));
+    }
+    msg.push_str(&format!("{}: {n}\n", trailer::TOOL_CALLS));
+    if let Some(c) = coauthor {
+        msg.push_str(&format!("Co-authored-by: {c}\n"));
+    }
+    msg
+}
+
+/// A trailer value from an agent's payload kept on one line of printable text.
+fn one_line(value: &str) -> String {
+    value
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect::<String>()
+        .trim()
+        .to_string()
+}
+
 /// `msg` with a `Clada-Session` trailer naming `session` (the MCP session whose tool call
 /// made the commit), placed after git-clada's other trailers and before `Co-authored-by`.
 pub fn with_session(msg: String, session: Option<&str>) -> String {

@@ -5,6 +5,7 @@
 
 pub mod admit;
 pub mod agent_state;
+pub mod agent_turn;
 pub mod apply;
 pub mod called;
 pub mod cherry_pick;
@@ -36,8 +37,16 @@ pub mod trailer {
     pub const SNAPSHOT: &str = "Clada-Snapshot";
     pub const INDEX: &str = "Clada-Index";
     pub const SQUASHED: &str = "Clada-Squashed";
-    /// The MCP session (`git clada mcp`) whose tool call made the commit.
+    /// The session whose work the commit is: the MCP session (`git clada mcp`) whose tool
+    /// call made it, or the agent's session whose turn it is.
     pub const SESSION: &str = "Clada-Session";
+    /// The agent whose own tool calls made the commit (`claude-code`, `cursor`, `gemini`,
+    /// `codex`): an agent's turn commit, which has no reply and no blocks.
+    pub const AGENT: &str = "Clada-Agent";
+    /// The model the agent's turn ran on, when known.
+    pub const MODEL: &str = "Clada-Model";
+    /// How many tool calls of the agent's turn changed files.
+    pub const TOOL_CALLS: &str = "Clada-Tool-Calls";
     /// A path the reply changed whose change stayed out of the commit because it overlapped
     /// the user's uncommitted change there (one trailer per path).
     pub const UNCOMMITTED: &str = "Clada-Uncommitted";
@@ -73,6 +82,11 @@ pub enum CladaCommit {
     Squash,
 }
 
+/// Whether `commit` is an agent's turn commit by its trailers (`Clada-Agent`).
+pub fn is_turn(commit: &CommitInfo) -> bool {
+    commit.trailer(trailer::AGENT).is_some()
+}
+
 /// Classifies `commit` by its trailers; `None` when it carries none of git-clada's. (Only
 /// git-clada's records say whether git-clada made it.)
 pub fn classify(commit: &CommitInfo) -> Option<CladaCommit> {
@@ -85,7 +99,9 @@ pub fn classify(commit: &CommitInfo) -> Option<CladaCommit> {
         Some(CladaCommit::Snapshot)
     } else if has(trailer::SQUASHED) {
         Some(CladaCommit::Squash)
-    } else if has(trailer::BLOCKS) {
+    } else if has(trailer::BLOCKS) || has(trailer::AGENT) {
+        // An agent's turn is an apply of AI changes made outside a reply (its record is an
+        // apply record).
         Some(CladaCommit::Apply)
     } else {
         None

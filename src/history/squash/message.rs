@@ -36,6 +36,8 @@ pub(super) fn squash_message(
     let mut waiting = Unique::default();
     let mut others = Unique::default();
     let mut any_blocks = false;
+    // The agents' turns: their tool calls counted once, in one sum.
+    let mut tool_calls: Option<usize> = None;
     for &i in members {
         for (k, v) in window[i].info.trailers() {
             let is = |name: &str| k.eq_ignore_ascii_case(name);
@@ -54,6 +56,9 @@ pub(super) fn squash_message(
                 for id in v.split_whitespace() {
                     waiting.push(id.to_string());
                 }
+            } else if is(trailer::TOOL_CALLS) {
+                let n = v.trim().parse::<usize>().unwrap_or(0);
+                tool_calls = Some(tool_calls.unwrap_or(0) + n);
             } else if is(trailer::VERSION)
                 || is(trailer::SQUASHED)
                 || is(trailer::SNAPSHOT)
@@ -91,7 +96,17 @@ pub(super) fn squash_message(
             waiting.items.join(" ")
         ));
     }
-    for (k, v) in others.items {
+    let (coauthors, others): (Vec<_>, Vec<_>) = others
+        .items
+        .into_iter()
+        .partition(|(k, _)| k.eq_ignore_ascii_case("Co-authored-by"));
+    for (k, v) in others {
+        msg.push_str(&format!("{k}: {v}\n"));
+    }
+    if let Some(n) = tool_calls {
+        msg.push_str(&format!("{}: {n}\n", trailer::TOOL_CALLS));
+    }
+    for (k, v) in coauthors {
         msg.push_str(&format!("{k}: {v}\n"));
     }
     Ok((subject, msg))

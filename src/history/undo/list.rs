@@ -69,7 +69,68 @@ pub fn list(repo: &Repo, max: usize) -> Result<StackList, HistoryError> {
             pair[1],
         )?);
     }
-    let mut pending = repo.read_ref(&pending_ref(Some(&branch)))?;
+    // The agent's tool calls nobody committed yet, newest first: undo takes them first.
+    if state.is_none() {
+        for call in crate::history::agent_undo::uncommitted_calls(repo, &branch, tip)? {
+            undo.push(ListedOp {
+                kind: "agent-call".into(),
+                commit: None,
+                subject: call,
+            });
+        }
+    }
+    let at = walk_commits(repo, &branch, tip, max, &mut undo)?;
+    let undo_truncated = undo.len() > max || (undo.len() == max && at.is_some());
+    undo.truncate(max);
+    let entries = stack::list(repo, &branch, max)?;
+    let redo_stale = match entries.first() {
+        Some(top) => match stack::require_current(repo, &branch, top) {
+            Err(HistoryError::Refused(why)) => Some(why),
+            Err(e) => return Err(e),
+            Ok(()) => None,
+        },
+        None => None,
+    };
+    let mut redo = Vec::with_capacity(entries.len());
+    for e in entries {
+        // An AI commit that is an agent's turn is listed as one, as undo lists it.
+        let turn = match &e.op {
+            Op::Apply { commit } => crate::record::is_turn(&repo.commit_info(parse_id(commit)?)?),
+            _ => false,
+        };
+        redo.push(ListedOp {
+            kind: if turn { "turn" } else { e.op.kind() }.into(),
+            commit: match &e.op {
+                Op::Apply { commit } | Op::Squash { commit } => Some(commit.clone()),
+                Op::Step { to, .. } => Some(to.clone()),
+                Op::UncommittedApply { .. } | Op::AgentCall { .. } => None,
+            },
+            subject: e.subject,
+        });
+    }
+    Ok(StackList {
+        branch: branch
+            .strip_prefix("refs/heads/")
+            .unwrap_or(&branch)
+            .to_string(),
+        undo,
+        undo_truncated,
+        redo,
+        redo_stale,
+    })
+}
+
+/// The operations on the branch's commits from `tip` down, pushed onto `undo` until it holds
+/// `max`: the uncommitted applies recorded at each commit, then the squash or apply (or
+/// agent's turn) the commit is. Returns where the walk stopped (`None`: nothing further).
+fn walk_commits(
+    repo: &Repo,
+    branch: &str,
+    tip: ObjectId,
+    max: usize,
+    undo: &mut Vec<ListedOp>,
+) -> Result<Option<ObjectId>, HistoryError> {
+    let mut pending = repo.read_ref(&pending_ref(Some(branch)))?;
     let mut at = Some(tip);
     while let Some(c) = at {
         if undo.len() >= max {
@@ -84,9 +145,9 @@ pub fn list(repo: &Repo, max: usize) -> Result<StackList, HistoryError> {
                 break;
             }
             undo.push(ListedOp {
-                kind: "uncommitted-apply".into(),
+                kind: uncommitted_kind(&j).into(),
                 commit: None,
-                subject: format!("uncommitted apply of {}", j.source),
+                subject: uncommitted_subject(&j),
             });
             pending = previous_pending(repo, record)?;
         }
@@ -99,45 +160,22 @@ pub fn list(repo: &Repo, max: usize) -> Result<StackList, HistoryError> {
             });
             at = Some(before);
         } else if let Some(journal) = read_record(repo, c)? {
+            let took = taken(repo, &journal)?;
             undo.push(ListedOp {
-                kind: "apply".into(),
+                kind: match took.as_ref().and_then(|(_, j)| j.turn.as_ref()) {
+                    Some(_) => "turn",
+                    None => "apply",
+                }
+                .into(),
                 commit: Some(c.to_string()),
                 subject: info.subject().to_string(),
             });
+            // The pending AI changes it took are part of it, not an operation below it.
+            if let Some((tree, _)) = took.filter(|(t, _)| pending == Some(*t)) {
+                pending = previous_pending(repo, tree)?;
+            }
             at = Some(apply_sides(repo, &info, Some(journal))?.0.head);
         }
     }
-    let undo_truncated = undo.len() > max || (undo.len() == max && at.is_some());
-    undo.truncate(max);
-    let entries = stack::list(repo, &branch, max)?;
-    let redo_stale = match entries.first() {
-        Some(top) => match stack::require_current(repo, &branch, top) {
-            Err(HistoryError::Refused(why)) => Some(why),
-            Err(e) => return Err(e),
-            Ok(()) => None,
-        },
-        None => None,
-    };
-    let redo = entries
-        .into_iter()
-        .map(|e| ListedOp {
-            kind: e.op.kind().into(),
-            commit: match &e.op {
-                Op::Apply { commit } | Op::Squash { commit } => Some(commit.clone()),
-                Op::Step { to, .. } => Some(to.clone()),
-                Op::UncommittedApply { .. } => None,
-            },
-            subject: e.subject,
-        })
-        .collect();
-    Ok(StackList {
-        branch: branch
-            .strip_prefix("refs/heads/")
-            .unwrap_or(&branch)
-            .to_string(),
-        undo,
-        undo_truncated,
-        redo,
-        redo_stale,
-    })
+    Ok(at)
 }

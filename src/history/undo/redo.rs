@@ -38,6 +38,14 @@ pub fn redo(repo: &Repo, dry_run: bool) -> Result<UndoReport, HistoryError> {
         Op::UncommittedApply { record, .. } => {
             redo_pending(repo, &branch, parse_id(record)?, &entry, dry_run)
         }
+        Op::AgentCall { checkpoint, state } => crate::history::agent_undo::redo_agent_call(
+            repo,
+            &branch,
+            &entry,
+            checkpoint,
+            state.as_deref(),
+            dry_run,
+        ),
         Op::Apply { commit } | Op::Squash { commit } => {
             redo_commit(repo, &branch, parse_id(commit)?, &entry, dry_run)
         }
@@ -79,17 +87,33 @@ pub(super) fn redo_commit(
             apply_sides(repo, &info, journal)?
         }
     };
-    let mut plan = redo_plan(repo, &branch, tip, before, after, journal.as_ref())?;
+    // The pending AI changes the commit took come back with it: an agent's turn replayed
+    // on what the worktree holds now, and the pending record as the commit left it.
+    let took = match &journal {
+        Some(j) => taken(repo, j)?,
+        None => None,
+    };
+    let turn = took.as_ref().and_then(|(_, j)| j.turn.as_ref());
+    let replay = turn.map(|t| (t, super::turn::Way::Forward, Some(undone)));
+    let mut plan = redo_plan(repo, &branch, tip, before, after, journal.as_ref(), replay)?;
     plan.reason = format!("redo of {undone}");
     plan.keep_index = keep_index;
     plan.refs_after = vec![stack::pop(&branch, entry)?];
+    if let Some((tree, tj)) = &took {
+        plan.untracked.extend(untracked_redo(repo, Some(tj))?);
+        plan.refs_after.push(RefChange::set(
+            pending_ref(Some(&branch)),
+            *tree,
+            "clada: redo of the commit that took pending AI changes",
+        ));
+    }
     plan.paths.sort();
     let report = UndoReport {
         operation: "redo".into(),
-        kind: if squash_before.is_some() {
-            "squash"
-        } else {
-            "apply"
+        kind: match (squash_before.is_some(), turn.is_some()) {
+            (true, _) => "squash",
+            (false, true) => "turn",
+            (false, false) => "apply",
         }
         .into(),
         commit: Some(undone.to_string()),
@@ -128,7 +152,11 @@ pub(super) fn redo_pending(
         ))
     })?;
     let (before, after) = pending_sides(&journal)?;
-    let mut plan = redo_plan(repo, branch, tip, before, after, Some(&journal))?;
+    let replay = journal
+        .turn
+        .as_ref()
+        .map(|t| (t, super::turn::Way::Forward, None));
+    let mut plan = redo_plan(repo, branch, tip, before, after, Some(&journal), replay)?;
     plan.reason = format!("redo of the uncommitted apply of {}", journal.source);
     plan.refs_after = vec![
         RefChange::set(
@@ -140,9 +168,9 @@ pub(super) fn redo_pending(
     ];
     let report = UndoReport {
         operation: "redo".into(),
-        kind: "uncommitted-apply".into(),
+        kind: uncommitted_kind(&journal).into(),
         commit: None,
-        subject: Some(format!("uncommitted apply of {}", journal.source)),
+        subject: Some(uncommitted_subject(&journal)),
         from: tip.to_string(),
         to: tip.to_string(),
         paths: all_paths(repo, &plan)?,
@@ -169,6 +197,7 @@ pub(super) fn redo_plan(
     before: Side,
     after: Side,
     journal: Option<&Journal>,
+    replay: TurnMove<'_>,
 ) -> Result<RestorePlan, HistoryError> {
     if tip != before.head {
         return Err(HistoryError::Refused(format!(
@@ -179,12 +208,27 @@ pub(super) fn redo_plan(
     }
     // The index and the paths redo rewrites must be exactly as the undo left them; other
     // worktree changes (ones the undo kept) are not in the way.
+    // An agent's turn is replayed on what its paths hold now (refused where the user's
+    // edits since touch its lines); the rest must be as the undo left it.
+    let (mut after, mut replayed) = (after, Vec::new());
+    if let Some((t, way, commit)) = replay {
+        let targets = super::turn::targets(repo, t, way, commit)?;
+        let edits: Vec<crate::repo::TreeChange> = targets
+            .iter()
+            .map(|(path, entry)| crate::repo::TreeChange {
+                path: path.clone(),
+                entry: *entry,
+            })
+            .collect();
+        after.worktree = repo.edit_tree(after.worktree, &edits)?;
+        replayed = targets.into_iter().map(|(p, _)| p).collect();
+    }
     let checkout = repo.plan_checkout(before.worktree, after.worktree)?;
     let conflicts = repo.checkout_conflicts(before.worktree, &checkout)?;
     // Files the apply created and undo removed may not have come back in the meantime. An
     // untracked file the apply had overwritten and undo put back is no conflict while it
     // still holds what the apply record saved: the record keeps it for the next undo.
-    for c in &conflicts {
+    for c in conflicts.iter().filter(|c| !replayed.contains(&c.path)) {
         if !saved_by_record(repo, journal, c.path.as_bstr())? {
             return Err(HistoryError::Refused(format!(
                 "redo would overwrite '{}' ({}); move it away first (nothing was changed)",
@@ -199,23 +243,27 @@ pub(super) fn redo_plan(
         .diff_trees(before.worktree, after.worktree)?
         .into_iter()
         .map(|d| d.path)
-        .filter(|p| !conflicted.contains(&p))
+        .filter(|p| !conflicted.contains(&p) && !replayed.contains(p))
         .collect();
     require_state(repo, before.index, before.worktree, &paths, "the undo")?;
+    // The replayed paths are written whatever the undo left there: their content now is
+    // merged into what they get.
+    let mut checkout_paths: Vec<BString> = checkout.paths();
+    for p in &replayed {
+        if !checkout_paths.contains(p) {
+            checkout_paths.push(p.clone());
+        }
+    }
     let mut plan = RestorePlan {
         head: after.head.to_string(),
         branch: Some(branch.to_string()),
         worktree_tree: after.worktree.to_string(),
         index_tree: after.index.to_string(),
-        paths: checkout
-            .paths()
-            .into_iter()
-            .map(|p| p.to_string())
-            .collect(),
+        paths: checkout_paths.iter().map(|p| p.to_string()).collect(),
         untracked,
         flags: restore::flags_as_written(
             &repo.read_index()?,
-            checkout.paths().iter().map(|p| p.as_bstr()),
+            checkout_paths.iter().map(|p| p.as_bstr()),
         ),
         head_from: vec![tip.to_string()],
         ..Default::default()

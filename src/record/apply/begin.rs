@@ -91,6 +91,9 @@ impl<'r> Transaction<'r> {
             uncommitted: Vec::new(),
             also_refs: Vec::new(),
             agent: None,
+            turn: None,
+            took: None,
+            before_tree: None,
         };
         journal.write(repo)?;
         crate::base::trace::phase("snapshot trees+journal");

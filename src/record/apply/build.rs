@@ -37,6 +37,13 @@ pub(super) struct Built {
     pub(super) pending_ai: crate::record::provenance::AiVersions,
     /// The agent that made the pending changes with its own tools, if the record names one.
     pub(super) pending_agent: Option<crate::record::journal::JournalAgent>,
+    /// The record of the pending changes this commit takes (its tree), and the agent's turn
+    /// that made them, if one did.
+    pub(super) took: Option<ObjectId>,
+    pub(super) turn: Option<crate::record::agent_turn::Turn>,
+    /// The tracked worktree before the pending changes (W with each pending path as it was
+    /// before them): where undo of the commit goes back to.
+    pub(super) before_tree: Option<ObjectId>,
 }
 
 /// The AI's changes kept apart from the user's uncommitted work (DESIGN §6.3).
@@ -102,7 +109,8 @@ impl Transaction<'_> {
             }
         }
         // The AI's changes a failing hook left pending go into this commit too.
-        let pending = pending_changes(repo, start.head.branch(), start.head_commit, &mut hasher)?;
+        let (pending, taken) =
+            pending_changes(repo, start.head.branch(), start.head_commit, &mut hasher)?;
         for (p, pend) in &pending {
             if !added.contains(p) {
                 add(p, pend.before, pend.now);
@@ -131,10 +139,25 @@ impl Transaction<'_> {
                 before_reply: before,
             });
         }
-        let pending_agent = match pending.is_empty() {
+        let before_tree = match pending.is_empty() {
             true => None,
-            false => super::records::pending_agent(repo, start.head.branch(), start.head_commit)?,
+            false => {
+                let back: Vec<TreeChange> = pending
+                    .iter()
+                    .map(|(p, pend)| TreeChange {
+                        path: p.clone(),
+                        entry: pend.before,
+                    })
+                    .collect();
+                Some(repo.edit_tree(self.base_tree, &back)?)
+            }
         };
+        let (took, taken) = match taken {
+            Some((tree, journal)) => (Some(tree), Some(journal)),
+            None => (None, None),
+        };
+        let pending_agent = taken.as_ref().and_then(|j| j.agent.clone());
+        let turn = taken.and_then(|j| j.turn);
         Ok(Built {
             changes,
             after_tree,
@@ -144,6 +167,9 @@ impl Transaction<'_> {
             pending: pending.into_keys().collect(),
             pending_ai,
             pending_agent,
+            took,
+            turn,
+            before_tree,
         })
     }
 

@@ -51,6 +51,7 @@ pub use records::{
     is_recorded, kept_ref, pending_ref, put_pending, read_record, record_journal, record_ref,
     restore_pending, AgentChanges, RECORDS_REF,
 };
+pub use stage::HOOK_REFUSED_TURN;
 pub use state::refuse_if_busy;
 
 use begin::Transaction;
@@ -116,6 +117,9 @@ pub struct ApplyOptions {
     pub session: Option<String>,
     /// Who the AI commit's authorship log (`refs/notes/ai`) names, or no log.
     pub provenance: crate::record::provenance::Agent,
+    /// An agent's turn commit takes its subject from the user's prompt (`agent.subject:
+    /// prompt`, the user's own configuration), not from what changed.
+    pub prompt_subject: bool,
 }
 
 /// Makes the extra ref updates of an apply, given its commit (`None`: it committed nothing).

@@ -63,6 +63,9 @@ impl Transaction<'_> {
             );
         }
         self.journal.blocks = super::records::applied_keys(&execution.result);
+        // The AI changes left pending that this commit takes are one operation with it.
+        self.journal.took = built.took.map(|t| t.to_string());
+        self.journal.before_tree = built.before_tree.map(|t| t.to_string());
         let record = self.record_commit(commit, after_tree, after_index)?;
         let subject = msg.lines().next().unwrap_or_default().to_string();
         execution.result.git_commit = Some(commit.to_string());
@@ -76,7 +79,10 @@ impl Transaction<'_> {
         // The branch, the apply record and both notes move in one transaction: all or none.
         let mut updates = branch_updates(reply, head_commit, commit, kept, &subject);
         updates.push(records_update(repo, commit, record)?);
-        updates.extend(notes_updates(repo, &execution, reply, commit)?);
+        // An agent's turn has no reply to keep.
+        let turn = built.turn.is_some() && !super::stage::has_blocks(&execution);
+        let reply_note = (!turn).then_some(reply);
+        updates.extend(notes_updates(repo, &execution, reply_note, commit)?);
         updates.extend(ai_log_update(
             repo,
             opts,
@@ -370,22 +376,24 @@ fn branch_updates(
     updates
 }
 
-/// The notes of `commit` (its result report and its reply) written, as updates of the notes
-/// refs for the same ref transaction.
+/// The notes of `commit` (its result report and its reply, when it has one) written, as
+/// updates of the notes refs for the same ref transaction.
 fn notes_updates(
     repo: &Repo,
     execution: &Execution,
-    reply: &Reply,
+    reply: Option<&Reply>,
     commit: ObjectId,
 ) -> Result<Vec<RefUpdate>, ApplyError> {
     let mut reports = repo.note_book(crate::repo::NOTES_REF)?;
     reports.stage(commit, crate::report::json(&execution.result).as_bytes())?;
-    let mut replies = repo.note_book(REPLY_NOTES_REF)?;
-    replies.stage(commit, reply.text.as_bytes())?;
     let short = Repo::short(commit);
     let mut updates = Vec::new();
     updates.extend(reports.write(&format!("clada: results of {short}"))?);
-    updates.extend(replies.write(&format!("clada: reply of {short}"))?);
+    if let Some(reply) = reply {
+        let mut replies = repo.note_book(REPLY_NOTES_REF)?;
+        replies.stage(commit, reply.text.as_bytes())?;
+        updates.extend(replies.write(&format!("clada: reply of {short}"))?);
+    }
     Ok(updates)
 }
 

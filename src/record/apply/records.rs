@@ -109,6 +109,9 @@ pub(super) fn record_tree(repo: &Repo, journal: &Journal) -> Result<ObjectId, Ap
         ("worktree", Some(journal.base_tree.as_str())),
         ("after-index", journal.after_index.as_deref()),
         ("after-worktree", journal.after_tree.as_deref()),
+        ("before-worktree", journal.before_tree.as_deref()),
+        // The record of the pending AI changes the commit took: its turn and its blobs.
+        ("took", journal.took.as_deref()),
     ] {
         if let Some(tree) = tree {
             changes.push(TreeChange {
@@ -142,6 +145,18 @@ pub(super) fn record_tree(repo: &Repo, journal: &Journal) -> Result<ObjectId, Ap
                 id: parse_id(id)?,
             }),
         });
+    }
+    // The versions an agent's turn went through, for its undo and redo.
+    if let Some(turn) = &journal.turn {
+        for id in turn.blobs() {
+            changes.push(TreeChange {
+                path: BString::from(format!("turn/{id}")),
+                entry: Some(crate::repo::Entry {
+                    kind: EntryKind::Blob,
+                    id,
+                }),
+            });
+        }
     }
     Ok(repo.edit_tree(repo.empty_tree(), &changes)?)
 }
@@ -315,21 +330,31 @@ pub(super) fn applied_keys(result: &crate::action::ExecutionResult) -> Vec<Strin
 /// worktree (`worktree_tree`, W now) from before that apply (as the AI left it, or as the user
 /// fixed what the hook reported), with the entry it had before. They belong in the next AI
 /// commit, not among the user's uncommitted work.
+///
+/// Also returns that apply's record (its tree and journal) when it has such changes: the
+/// commit that takes them records it (`Journal::took`), so one undo takes both back.
+#[allow(clippy::type_complexity)]
 pub(super) fn pending_changes(
     repo: &Repo,
     branch: Option<&str>,
     head: ObjectId,
     hasher: &mut crate::repo::Hasher,
-) -> Result<std::collections::BTreeMap<crate::repo::BString, Pending>, ApplyError> {
+) -> Result<
+    (
+        std::collections::BTreeMap<crate::repo::BString, Pending>,
+        Option<(ObjectId, Journal)>,
+    ),
+    ApplyError,
+> {
     let mut out = std::collections::BTreeMap::new();
     let Some(tree) = repo.read_ref(&pending_ref(branch))? else {
-        return Ok(out);
+        return Ok((out, None));
     };
     let Some(journal) = record_journal(repo, tree)? else {
-        return Ok(out);
+        return Ok((out, None));
     };
     let (Some(after), true) = (&journal.after_tree, journal.head_id().ok() == Some(head)) else {
-        return Ok(out);
+        return Ok((out, None));
     };
     for d in repo.diff_trees(parse_id(&journal.base_tree)?, parse_id(after)?)? {
         // Left to the user (it overlapped their own change), never committed for them.
@@ -354,7 +379,8 @@ pub(super) fn pending_changes(
             );
         }
     }
-    Ok(out)
+    let taken = (!out.is_empty()).then_some((tree, journal));
+    Ok((out, taken))
 }
 
 /// An AI change an earlier apply left pending: the path's entry before that apply, and what
@@ -383,6 +409,8 @@ pub struct AgentChanges {
     /// them, as an apply's record keeps the untracked paths it wrote (`paths`, `after`), so
     /// undo can put them back.
     pub untracked: Vec<(JournalPath, JournalPath)>,
+    /// The turn that made them: its calls and each path's changes.
+    pub turn: Option<crate::record::agent_turn::Turn>,
 }
 
 /// Hands AI changes made outside an apply (an agent's own edit tools, `crate::agent`) to the
@@ -405,6 +433,7 @@ pub fn put_pending(
         index_tree,
         agent,
         untracked,
+        turn,
     } = changes;
     let branch = branch.as_deref();
     let journal = Journal {
@@ -432,6 +461,9 @@ pub fn put_pending(
         uncommitted: Vec::new(),
         also_refs: Vec::new(),
         agent: Some(agent.clone()),
+        turn: turn.clone(),
+        took: None,
+        before_tree: None,
     };
     let record = record_tree(repo, &journal)?;
     let name = pending_ref(branch);
@@ -476,19 +508,4 @@ pub fn restore_pending(
         None => repo.delete_ref(&name, Expected::Any)?,
     }
     Ok(())
-}
-
-/// The agent that made the AI changes pending on `branch` at `head` with its own tools, when
-/// the pending record names one (see [`put_pending`]).
-pub(super) fn pending_agent(
-    repo: &Repo,
-    branch: Option<&str>,
-    head: ObjectId,
-) -> Result<Option<JournalAgent>, ApplyError> {
-    let Some(tree) = repo.read_ref(&pending_ref(branch))? else {
-        return Ok(None);
-    };
-    Ok(record_journal(repo, tree)?
-        .filter(|j| j.head_id().ok() == Some(head))
-        .and_then(|j| j.agent))
 }

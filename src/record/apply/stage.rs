@@ -53,7 +53,10 @@ impl Transaction<'_> {
         if let Ok(on_head) = &built.on_head {
             warn_uncommitted(&mut execution, on_head);
         }
-        if !built.pending.is_empty() {
+        // An agent's turn committed on its own is no reply: its message is the turn's, and
+        // its pending changes are what it commits, not something an earlier apply left.
+        let turn = built.turn.as_ref().filter(|_| !has_blocks(&execution));
+        if !built.pending.is_empty() && turn.is_none() {
             let paths: Vec<String> = built.pending.iter().map(|p| p.to_string()).collect();
             execution.result.warnings.push(format!(
                 "this commit also holds the AI's changes an earlier apply left pending when a hook stopped its commit: {}",
@@ -133,22 +136,7 @@ impl Transaction<'_> {
         let staged = self.stage(start, &built, runs_hooks)?;
         crate::base::trace::phase("index: apply");
 
-        let coauthor = opts
-            .coauthor
-            .clone()
-            .or_else(|| repo.config_string("clada.coauthor"));
-        let reply_blob = repo.write_blob(reply.text.as_bytes())?;
-        // `-m`, else what the reply says it does, else the file list.
-        let described = message::described(&reply.text);
-        let msg = message::build(
-            &execution.result,
-            &built.items,
-            &reply.source,
-            &reply_blob.to_string(),
-            opts.message.as_deref().or(described.as_deref()),
-            coauthor.as_deref(),
-        );
-        let msg = message::with_session(msg, opts.session.as_deref());
+        let msg = commit_message(repo, opts, reply, &execution, &built, turn)?;
         let msg = message::with_uncommitted(msg, &self.journal.uncommitted);
         let skipped_configured = opts.hooks.exec_denied
             && !(opts.hooks.before.is_empty() && opts.hooks.after.is_empty());
@@ -172,9 +160,12 @@ impl Transaction<'_> {
                 Some(s) if s.name == HOOK_FILE_STEP => "a hook staged a hook file",
                 _ => "a hook failed",
             };
-            execution.result.warnings.push(format!(
-                "{why}, so nothing was committed; the AI's changes are in the worktree, unstaged, and stay pending: the next apply's AI commit includes them, `git clada commit` commits them now (fix what the hook reports first), `git clada undo` takes them back"
-            ));
+            execution.result.warnings.push(match turn {
+                Some(_) => format!("{why}, so nothing was committed; {HOOK_REFUSED_TURN}"),
+                None => format!(
+                    "{why}, so nothing was committed; the AI's changes are in the worktree, unstaged, and stay pending: the next apply's AI commit includes them, `git clada commit` commits them now (fix what the hook reports first), `git clada undo` takes them back"
+                ),
+            });
             let index_tree = self.index_tree;
             return self.close_uncommitted(
                 start,
@@ -644,4 +635,52 @@ pub(super) fn changed_hook_files(repo: &Repo, opts: &ApplyOptions, built: &Built
         &opts.hooks.policy,
         paths.iter().map(String::as_str),
     )
+}
+
+/// The AI commit's message before the trailers the transaction adds: an agent's turn's
+/// (`turn`), else the reply's.
+fn commit_message(
+    repo: &Repo,
+    opts: &ApplyOptions,
+    reply: &Reply,
+    execution: &Execution,
+    built: &Built,
+    turn: Option<&crate::record::agent_turn::Turn>,
+) -> Result<String, ApplyError> {
+    let coauthor = opts
+        .coauthor
+        .clone()
+        .or_else(|| repo.config_string("clada.coauthor"));
+    Ok(match turn {
+        // `-m`, else the user's prompt (`agent.subject: prompt`), else the file list.
+        Some(turn) => message::turn(
+            turn,
+            &built.items,
+            opts.message.as_deref().or(turn.subject.as_deref()),
+            coauthor.as_deref(),
+        ),
+        None => {
+            let reply_blob = repo.write_blob(reply.text.as_bytes())?;
+            // `-m`, else what the reply says it does, else the file list.
+            let described = message::described(&reply.text);
+            let msg = message::build(
+                &execution.result,
+                &built.items,
+                &reply.source,
+                &reply_blob.to_string(),
+                opts.message.as_deref().or(described.as_deref()),
+                coauthor.as_deref(),
+            );
+            message::with_session(msg, opts.session.as_deref())
+        }
+    })
+}
+
+/// What became of an agent's turn a git hook refused to commit.
+pub const HOOK_REFUSED_TURN: &str = "the agent's changes stay in the worktree as pending AI changes, uncommitted: once you fix what the hook reports, `git clada commit` commits them (`git clada undo` takes them back)";
+
+/// Whether the reply had blocks (run or not): an apply of a reply, not an agent's turn
+/// committed on its own.
+pub(super) fn has_blocks(execution: &Execution) -> bool {
+    !execution.result.results.is_empty() || !execution.result.parse_errors.is_empty()
 }
