@@ -713,6 +713,52 @@ fn malformed_requests_get_errors_and_the_server_keeps_serving() {
     repo.assert_fsck();
 }
 
+/// Issue 51 §13: a request longer than the server reads (140 MB, the limit is 128 MiB) is
+/// answered with an error naming the limit and carrying the request's id — here written
+/// after the huge `params`, so it is read as the line streams past — and the server goes on.
+#[test]
+fn an_overlong_request_is_answered_with_its_id_and_the_limit() {
+    let repo = TestRepo::with_files(&[("a.txt", "hello world\n")]);
+    let mut raw = Raw::start(&repo);
+    let init = raw.request(
+        1,
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}),
+    );
+    assert_eq!(
+        init["result"]["serverInfo"]["name"], "git-clada",
+        "{init:#}"
+    );
+    raw.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    {
+        let stdin = raw.child.stdin.as_mut().expect("stdin");
+        stdin
+            .write_all(br#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"apply","arguments":{"reply":""#)
+            .expect("write");
+        let chunk = vec![b'x'; 1 << 20];
+        for _ in 0..140 {
+            stdin.write_all(&chunk).expect("write");
+        }
+        stdin.write_all(b"\"}},\"id\":\"big-7\"}\n").expect("write");
+        stdin.flush().expect("flush");
+    }
+    let answer = raw.recv();
+    assert_eq!(answer["id"], "big-7", "{answer:#}");
+    assert_eq!(answer["error"]["code"], -32600, "{answer:#}");
+    let message = answer["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("134217728 bytes (128 MiB)"), "{message}");
+    // The next request is served as usual.
+    let ok = raw.request(
+        2,
+        "tools/call",
+        json!({"name": "edit", "arguments": {"path": "a.txt", "old_string": "world", "new_string": "raw"}}),
+    );
+    assert_eq!(ok["result"]["isError"], false, "{ok:#}");
+    assert_eq!(repo.read("a.txt"), "hello raw\n");
+    drop(raw.child.stdin.take());
+    assert_eq!(raw.child.wait().expect("wait").code(), Some(0));
+}
+
 #[test]
 fn the_server_refuses_to_start_outside_a_repository() {
     let dir = tempfile::tempdir().expect("tempdir");

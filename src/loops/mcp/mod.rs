@@ -11,7 +11,8 @@
 //! - [`queue`]: one server's calls that take the repository lock run one at a time, in order,
 //!   with progress while they wait; a cancelled queued call never runs;
 //! - [`transport`]: stdio, one message per line, with JSON-RPC's answers to what is no
-//!   message (`-32700`/`-32600` with `id: null`);
+//!   message (`-32700`/`-32600` with `id: null`), and to a message longer than it reads (with
+//!   the request's id, read by [`overlong`] as the line streams past);
 //! - this file: the protocol side — the session, listing, dispatching, and what a call needs
 //!   from its request: an exec approval asked as an elicitation (when the client can show
 //!   one), progress notifications while an exec block runs, and a cancelled request stopping
@@ -24,6 +25,7 @@
 pub mod call;
 pub mod idempotency;
 pub mod outcome;
+mod overlong;
 pub mod prompts;
 pub mod queue;
 pub mod tools;
