@@ -586,9 +586,16 @@ struct Raw {
 
 impl Raw {
     fn start(repo: &TestRepo) -> Raw {
+        Raw::start_with(repo, &[], &[])
+    }
+
+    /// The server with more arguments and environment variables.
+    fn start_with(repo: &TestRepo, args: &[&str], env: &[(&str, &str)]) -> Raw {
         let mut child = repo
             .clada_cmd()
             .args(["mcp", "--session", "raw"])
+            .args(args)
+            .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -755,6 +762,61 @@ fn an_overlong_request_is_answered_with_its_id_and_the_limit() {
     );
     assert_eq!(ok["result"]["isError"], false, "{ok:#}");
     assert_eq!(repo.read("a.txt"), "hello raw\n");
+    drop(raw.child.stdin.take());
+    assert_eq!(raw.child.wait().expect("wait").code(), Some(0));
+}
+
+/// Issue 51 §10 and §11: an MCP result whose exec block ran where no user namespace can be
+/// made (`CLADA_TEST_NO_NAMESPACES`, honoured by debug builds) says what the sandbox went
+/// without, and names the variables the block did not get; one where nothing ran says neither.
+#[test]
+fn an_mcp_result_says_the_sandbox_ran_without_namespaces_and_what_it_withheld() {
+    let repo = TestRepo::with_files(&[("a.txt", "hello world\n")]);
+    let mut raw = Raw::start_with(
+        &repo,
+        &["--exec", "allow"],
+        &[("CLADA_TEST_NO_NAMESPACES", "1"), ("DB_PASS", "V-DBPASS")],
+    );
+    raw.request(
+        1,
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}),
+    );
+    raw.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    let reply = block(
+        "m01",
+        &[("action", "exec"), ("lang", "bash"), ("code", "echo ran")],
+    );
+    let ran = raw.request(
+        2,
+        "tools/call",
+        json!({"name": "apply", "arguments": {"reply": reply}}),
+    );
+    let text = ran["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    let structured = ran["result"]["structuredContent"]["warnings"].to_string();
+    for said in [text, structured.as_str()] {
+        assert!(
+            said.contains("no user namespaces can be made here"),
+            "{ran:#}"
+        );
+        assert!(
+            said.contains("DB_PASS") && !said.contains("V-DBPASS"),
+            "{ran:#}"
+        );
+    }
+    let edit = raw.request(
+        3,
+        "tools/call",
+        json!({"name": "edit", "arguments": {"path": "a.txt", "old_string": "world", "new_string": "raw"}}),
+    );
+    assert_eq!(edit["result"]["isError"], false, "{edit:#}");
+    let all = edit.to_string();
+    assert!(
+        !all.contains("no user namespaces") && !all.contains("DB_PASS"),
+        "{edit:#}"
+    );
     drop(raw.child.stdin.take());
     assert_eq!(raw.child.wait().expect("wait").code(), Some(0));
 }

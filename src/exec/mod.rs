@@ -23,6 +23,7 @@ pub mod harden;
 pub mod hook_sandbox;
 pub mod init;
 pub mod modes;
+pub mod notices;
 pub(crate) mod pathspec;
 pub mod policy;
 pub mod protect;
@@ -399,6 +400,7 @@ impl Runner {
             _ => None,
         };
         let cancel = watch.as_deref().map(|w| &w.cancelled);
+        notices::started(jail.level != confine::Level::Off);
         // Only a workspace block can write the worktree; what it changed of the protected
         // set is put back after it.
         let guard = (jail.level == confine::Level::Workspace)
