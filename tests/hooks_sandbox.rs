@@ -445,13 +445,22 @@ fn lure_as(mode: &Mode) {
         fs::read_to_string(c.r.home.path().join(".gitconfig")).expect("gitconfig"),
         gitconfig
     );
-    for f in [".profile", ".local/bin/git", ".config/autostart/x.desktop", ".bashrc"] {
+    for f in [
+        ".profile",
+        ".local/bin/git",
+        ".config/autostart/x.desktop",
+        ".bashrc",
+    ] {
         assert!(!c.r.home.path().join(f).exists(), "{} {f}", c.who());
     }
     // A hook that needs a cache folder: ⏸ with the line for it.
     let c = lint_case(mode);
     let out = c.apply(
-        &write_block("l02", "lint.sh", "touch \"$HOME/.cache/tool/db\" || exit 1\n"),
+        &write_block(
+            "l02",
+            "lint.sh",
+            "touch \"$HOME/.cache/tool/db\" || exit 1\n",
+        ),
         &[],
     );
     let v = report(&out);
@@ -459,7 +468,11 @@ fn lure_as(mode: &Mode) {
         .as_str()
         .unwrap_or_default()
         .to_string();
-    assert!(how.contains("write: [\"~/.cache/tool\"]"), "{} {v}", c.who());
+    assert!(
+        how.contains("write: [\"~/.cache/tool\"]"),
+        "{} {v}",
+        c.who()
+    );
 }
 
 /// Issue 51 §7: a failed hook proposes write grants for caches only, never for the files and

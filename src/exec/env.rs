@@ -62,11 +62,20 @@ pub fn is_secret(name: &str) -> bool {
     if matches!(up.as_str(), "PWD" | "OLDPWD") {
         return false;
     }
-    SECRET_PARTS.iter().any(|p| up.contains(p))
+    SECRET_PARTS.iter().any(|p| holds(&up, p))
         || SECRET_PREFIXES.iter().any(|p| up.starts_with(p))
         || SECRET_NAMES.contains(&up.as_str())
         || up == "DSN"
         || up.ends_with("_DSN")
+}
+
+/// Whether the upper-cased `name` holds `part`; `AUTH` not as the start of `AUTHOR`
+/// (`GIT_AUTHOR_NAME`, `CARGO_PKG_AUTHORS` name people), but of `AUTHORIZATION`.
+fn holds(name: &str, part: &str) -> bool {
+    name.match_indices(part).any(|(i, _)| {
+        let rest = &name[i + part.len()..];
+        part != "AUTH" || !rest.starts_with("OR") || rest.starts_with("ORIZ")
+    })
 }
 
 /// Whether `value` holds a URL with credentials (`scheme://user:password@host`, or a
@@ -175,6 +184,9 @@ mod tests {
             "dsn",
             "CI_JOB_JWT",
             "CI_JOB_JWT_V2",
+            "HTTP_AUTHORIZATION",
+            "AUTHOR_AUTH_TOKEN",
+            "BASIC_AUTH",
         ] {
             assert!(!passes(s, false, &[]), "{s}");
         }
@@ -185,6 +197,8 @@ mod tests {
             "GOPATH",
             "VIRTUAL_ENV",
             "DSN_COUNT",
+            "GIT_AUTHOR_NAME",
+            "CARGO_PKG_AUTHORS",
         ] {
             assert!(passes(s, false, &[]), "{s}");
         }

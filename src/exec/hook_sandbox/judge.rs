@@ -378,7 +378,13 @@ mod tests {
         ] {
             std::fs::create_dir_all(home.join(d)).unwrap();
         }
-        for f in [".gitconfig", ".profile", ".bashrc", ".zshenv", ".local/bin/git"] {
+        for f in [
+            ".gitconfig",
+            ".profile",
+            ".bashrc",
+            ".zshenv",
+            ".local/bin/git",
+        ] {
             std::fs::write(home.join(f), "x").unwrap();
         }
         let mut v = view(&home, &root);
@@ -399,7 +405,10 @@ mod tests {
             (".npm/_cacache/index", "~/.npm"),
         ] {
             let how = said(rel).unwrap_or_default();
-            assert!(how.contains(&format!("write: [\"{want}\"]")), "{rel}: {how}");
+            assert!(
+                how.contains(&format!("write: [\"{want}\"]")),
+                "{rel}: {how}"
+            );
         }
         for rel in [
             ".gitconfig",
@@ -420,13 +429,22 @@ mod tests {
             assert_eq!(said(rel), None, "{rel}");
         }
         // A folder of its own in /tmp: proposed; /tmp itself, a hidden one or ssh's: not.
-        let own = tempfile::Builder::new().prefix("clada-judge-").tempdir_in("/tmp").unwrap();
+        let own = tempfile::Builder::new()
+            .prefix("clada-judge-")
+            .tempdir_in("/tmp")
+            .unwrap();
         let how = needs_user(
-            &format!("cannot create {}/out: Permission denied", own.path().display()),
+            &format!(
+                "cannot create {}/out: Permission denied",
+                own.path().display()
+            ),
             &v,
         )
         .unwrap_or_default();
-        assert!(how.contains(&format!("write: [\"{}\"]", own.path().display())), "{how}");
+        assert!(
+            how.contains(&format!("write: [\"{}\"]", own.path().display())),
+            "{how}"
+        );
         for out in [
             "cannot create /tmp/x: Permission denied".to_string(),
             "cannot create /tmp/ssh-XXXX/agent.1: Permission denied".to_string(),
