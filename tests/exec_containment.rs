@@ -712,6 +712,84 @@ fn read_only_git_excludes_denied_files_and_refuses_what_names_their_content() {
     modes::each(read_only_git_as);
 }
 
+fn git_cladas_refs_as(s: &Setup) {
+    let r = secret_repo(s);
+    // The user's uncommitted change of a denied file goes into git-clada's records with the
+    // next apply (its snapshot of the user's work), and its report into the notes.
+    r.write("secrets/key.txt", "KEY-SECRET-8\n");
+    s.own(&r);
+    let out = s.apply(
+        &r,
+        &write_block("w01", "README.md", "SECRET is a word\nmore\n"),
+        &[],
+    );
+    assert_eq!(exit_code(&out), 0, "{} {}", s.who(), output_text(&out));
+    let record = r.git(&["rev-parse", "refs/clada/records"]);
+    assert!(
+        r.git(&["grep", "-l", "KEY-SECRET-8", record.trim()])
+            .contains("secrets/key.txt"),
+        "{}: the record should hold the denied file",
+        s.who()
+    );
+    let head = r.git(&["rev-parse", "HEAD"]);
+    let head = head.trim();
+    let tree = r.git(&["rev-parse", "HEAD^{tree}"]);
+    let cmds = [
+        "git grep KEY-SECRET refs/clada/records".to_string(),
+        "git grep KEY-SECRET clada/records".to_string(),
+        "git log -p refs/clada/records".to_string(),
+        "git diff HEAD refs/clada/records".to_string(),
+        format!("git diff HEAD {}", record.trim()),
+        format!("git show {}", tree.trim()),
+        "git log --notes=clada -1".to_string(),
+        "git show :/WIP".to_string(),
+        "git log --glob=refs/clada/* -p".to_string(),
+        // Read-only as before: the whole history without git-clada's refs, a commit of
+        // the branch named by its id, notes from refs/notes/commits only.
+        "git log --all -p".to_string(),
+        format!("git show {}", &head[..12]),
+        "git log -1".to_string(),
+    ];
+    let refs: Vec<&str> = cmds.iter().map(String::as_str).collect();
+    r.git(&["config", "notes.displayRef", "refs/notes/*"]);
+    let res = read_only_results(s, &r, &refs);
+    for (c, v) in refs.iter().zip(&res) {
+        let text = v.to_string();
+        assert!(!text.contains("-SECRET-"), "{} `{c}`: {text}", s.who());
+    }
+    for (c, v) in refs.iter().zip(&res).take(9) {
+        let e = v["error"].as_str().unwrap_or_default();
+        assert!(e.contains("not approved"), "{} `{c}`: {v}", s.who());
+    }
+    let all = stdout_of(&res[9]);
+    assert!(
+        all.contains("+more") && !all.contains("WIP on"),
+        "{}: {all}",
+        s.who()
+    );
+    assert!(
+        stdout_of(&res[10]).contains("+more"),
+        "{}: {}",
+        s.who(),
+        res[10]
+    );
+    let last = stdout_of(&res[11]);
+    assert!(
+        last.contains("AI:") && !last.contains("Notes"),
+        "{}: {last}",
+        s.who()
+    );
+}
+
+/// Issue 51 §9: read-only git never reads git-clada's own refs and notes (whose trees the
+/// `paths.deny` exclusions do not reach) or an object that is not a commit of the history.
+#[test]
+fn read_only_git_asks_before_git_cladas_own_refs_and_objects_outside_the_history() {
+    for s in Setup::all() {
+        git_cladas_refs_as(&s);
+    }
+}
+
 /// An approved command (here `--exec allow`, at `workspace`) sees denied paths: the user let it
 /// run, and its output reaches the model.
 #[test]

@@ -19,6 +19,7 @@ pub mod approved_copies;
 pub mod clada_hooks;
 pub mod confine;
 pub mod env;
+pub(crate) mod git_refs;
 pub mod harden;
 pub mod hook_sandbox;
 pub mod init;
@@ -40,6 +41,8 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use crate::sandbox::Sandbox;
+
+pub use git_refs::ReachableCommit;
 
 /// A language `exec` can run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -156,6 +159,9 @@ pub struct Settings {
     pub prompt: Option<Arc<ExecPrompt>>,
     /// Lets a caller outside the engine follow the exec blocks and stop them.
     pub watch: Option<Arc<ExecWatch>>,
+    /// Whether an object id names a commit of the repository's history (`git_refs.rs`):
+    /// the caller's answer, since exec knows no git. `None`: every id asks.
+    pub reachable_commit: Option<Arc<ReachableCommit>>,
 }
 
 /// What a caller that runs the engine on another thread (the MCP server) sees of its exec

@@ -14,7 +14,8 @@
 //!    model may not see stays out (issue 37 §2): every other command runs in the read-only
 //!    view ([`super::view`]: no git directory, no `paths.deny` match) and asks where that
 //!    view cannot be made; git gets exclude pathspecs and asks for what they cannot cut
-//!    ([`super::pathspec`]);
+//!    ([`super::pathspec`]), and asks before git-clada's own refs and any object outside the
+//!    history ([`super::git_refs`]);
 //! 2. `allow` runs everything, `deny` nothing;
 //! 3. `ask`: a command among the user's approvals ([`super::approvals`], exact string match)
 //!    runs without asking; otherwise the prompt is asked (y / n / always — "always" runs every
@@ -193,6 +194,7 @@ fn read_only_direct(
     code: &str,
     dir: &Path,
     sandbox: &crate::sandbox::Sandbox,
+    reachable: Option<&super::ReachableCommit>,
 ) -> Result<Permit, String> {
     let root = sandbox.root();
     let argv = read_only_argv(lang, code)?;
@@ -209,7 +211,13 @@ fn read_only_direct(
     }
     let deny = sandbox.denied_globs();
     if prog == "git" && !deny.is_empty() {
-        if let Some(why) = super::pathspec::refusal(args) {
+        let history = |a: &str| super::git_refs::names_history(a, reachable);
+        if let Some(why) = super::pathspec::refusal_with(args, &history) {
+            return Err(why);
+        }
+    }
+    if prog == "git" {
+        if let Some(why) = super::git_refs::refusal(args, dir, reachable) {
             return Err(why);
         }
     }
@@ -292,6 +300,7 @@ pub(crate) fn pinned(
     ]
     .map(String::from)
     .to_vec();
+    let args = super::git_refs::hide_internal(args);
     let mut rest = super::pathspec::with_excludes(args, deny, dir).into_iter();
     if let Some(sub) = rest.next() {
         let diffs = matches!(sub.as_str(), "diff" | "log" | "show");
@@ -313,6 +322,11 @@ pub(crate) fn pinned(
         ("GIT_TERMINAL_PROMPT", set("0".as_ref())),
         ("GIT_NO_LAZY_FETCH", set("1".as_ref())),
     ];
+    env.extend(
+        super::git_refs::NOTES_ENV
+            .iter()
+            .map(|(k, v)| (*k, set(v.as_ref()))),
+    );
     for k in [
         "GIT_EXTERNAL_DIFF",
         "GIT_INDEX_FILE",
@@ -353,7 +367,8 @@ pub(crate) fn permit(
     let root = sandbox.root();
     let mut list_off = None;
     if ctx.settings.policy != ExecPolicy::Deny {
-        match read_only_direct(&ctx.settings.confine, lang, code, dir, sandbox) {
+        let reachable = ctx.settings.reachable_commit.as_deref();
+        match read_only_direct(&ctx.settings.confine, lang, code, dir, sandbox, reachable) {
             Ok(p) => return Ok(p),
             Err(why) if read_only_argv(lang, code).is_ok() => list_off = Some(why),
             Err(_) => {}

@@ -166,6 +166,7 @@ pub fn engine_options(
         ..NewApprovals::default()
     };
     let approvals_at = approvals_file(root, &dirs);
+    let reachable_commit = reachable_commit(root, &dirs);
     let confine = crate::exec::confine::Confine::from_config(cfg, dirs);
     let prompt: Option<Arc<crate::action::ExecPrompt>> = if interactive {
         let store = approvals.clone();
@@ -232,9 +233,25 @@ pub fn engine_options(
                     != crate::config::Source::Default,
             },
             exec_watch: None,
+            reachable_commit,
         },
         approvals,
     ))
+}
+
+/// Whether an object id names a commit of the history of the repository at `root`, for
+/// read-only git (`exec/git_refs.rs`); none without git (every id asks then).
+fn reachable_commit(
+    root: &std::path::Path,
+    dirs: &[PathBuf],
+) -> Option<Arc<crate::exec::ReachableCommit>> {
+    if dirs.is_empty() {
+        return None;
+    }
+    let root = root.to_path_buf();
+    Some(Arc::new(move |id: &str| {
+        crate::repo::Repo::discover(&root).is_ok_and(|r| r.is_reachable_commit(id))
+    }))
 }
 
 /// How an approved block will run, for the prompt.
