@@ -99,6 +99,9 @@ pub struct ExecRequest {
     pub bound: Vec<(String, String)>,
     /// Said above the code: why an approved command asks again.
     pub note: Option<String>,
+    /// Set when which worktree files the code runs cannot be read with certainty (`scripts`):
+    /// why. Then no "always" is offered, and one given anyway counts as yes, once.
+    pub no_always: Option<String>,
 }
 
 impl ExecRequest {

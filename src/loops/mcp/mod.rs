@@ -412,20 +412,28 @@ fn elicitation_prompt(
     let peer = peer.clone();
     let handle = handle.clone();
     Some(Arc::new(move |req: &ExecRequest| {
+        // Code whose worktree files cannot be read with certainty gets no "always".
+        let (question, answers) = match req.no_always {
+            Some(_) => (
+                "Run it? yes: this once; no: do not run it.",
+                json!(["yes", "no"]),
+            ),
+            None => (
+                "Run it? yes: this once; always: this and the later exec blocks of this call; no: do not run it.",
+                json!(["yes", "no", "always"]),
+            ),
+        };
         let params = json!({
             "mode": "form",
             // For the user, not the model: shown escaped, as on a terminal.
-            "message": format!(
-                "git-clada: {}\nRun it? yes: this once; always: this and the later exec blocks of this call; no: do not run it.",
-                req.approval_text(None)
-            ),
+            "message": format!("git-clada: {}\n{question}", req.approval_text(None)),
             "requestedSchema": {
                 "type": "object",
                 "properties": {
                     "answer": {
                         "type": "string",
                         "title": "Run this code?",
-                        "enum": ["yes", "no", "always"],
+                        "enum": answers,
                     }
                 },
                 "required": ["answer"],
