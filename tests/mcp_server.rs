@@ -821,6 +821,50 @@ fn an_mcp_result_says_the_sandbox_ran_without_namespaces_and_what_it_withheld() 
     assert_eq!(raw.child.wait().expect("wait").code(), Some(0));
 }
 
+/// Issue 51 §8: code whose worktree files cannot be read with certainty is offered yes and
+/// no in the elicitation, never always, and the message says why; one that can be read is
+/// offered always too.
+#[test]
+fn an_elicitation_offers_no_always_for_code_that_cannot_be_read_with_certainty() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    let mut raw = Raw::start_with(&repo, &["--exec", "ask"], &[]);
+    raw.request(
+        1,
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {"elicitation": {}}, "clientInfo": {"name": "raw", "version": "1"}}),
+    );
+    raw.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    for (id, code, enumerated) in [
+        (2, "eval 'echo ran > e.txt'", json!(["yes", "no"])),
+        (3, "echo ran > y.txt", json!(["yes", "no", "always"])),
+    ] {
+        raw.send(
+            &json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "edit", "arguments": {"actions": [{"action": "exec", "lang": "bash", "code": code}]}}})
+                .to_string(),
+        );
+        let asked = raw.recv();
+        assert_eq!(asked["method"], "elicitation/create", "{asked:#}");
+        let schema = &asked["params"]["requestedSchema"]["properties"]["answer"];
+        assert_eq!(schema["enum"], enumerated, "{code}: {asked:#}");
+        let message = asked["params"]["message"].as_str().unwrap_or_default();
+        assert_eq!(
+            message.contains("cannot be approved for always") && message.contains("eval"),
+            id == 2,
+            "{message}"
+        );
+        raw.send(
+            &json!({"jsonrpc": "2.0", "id": asked["id"], "result": {"action": "accept", "content": {"answer": "yes"}}})
+                .to_string(),
+        );
+        let done = raw.recv();
+        assert_eq!(done["id"], id, "{done:#}");
+        assert_eq!(done["result"]["isError"], false, "{done:#}");
+    }
+    assert_eq!(repo.read("e.txt"), "ran\n");
+    drop(raw.child.stdin.take());
+    assert_eq!(raw.child.wait().expect("wait").code(), Some(0));
+}
+
 #[test]
 fn the_server_refuses_to_start_outside_a_repository() {
     let dir = tempfile::tempdir().expect("tempdir");
