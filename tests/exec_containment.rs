@@ -153,6 +153,21 @@ fn fallback_said_as(s: &Setup) {
             s.who()
         );
     }
+    // Without git, the engine's own report says it too.
+    let mut cmd = s.cmd(&r);
+    cmd.args([
+        "--format", "json", "apply", "--no-git", "--exec", "allow", "-",
+    ]);
+    let out = spawn_fed(cmd, &exec("n05", "echo hi"))
+        .wait_with_output()
+        .expect("apply");
+    let w = TestRepo::report(&out)["warnings"].to_string();
+    assert_eq!(
+        w.contains(NO_NAMESPACES),
+        s.no_ns,
+        "{} --no-git: {w}",
+        s.who()
+    );
     // `git clada hooks check` runs the hooks there too.
     let out = s
         .cmd(&r)
