@@ -250,8 +250,14 @@ impl Lexer {
                     self.double_quoted(&mut w)?;
                 }
                 '$' | '`' => self.dollar(&mut w)?,
-                '*' | '?' | '[' => {
+                '*' | '?' => {
                     w.glob = true;
+                    w.text.push(c);
+                    self.i += 1;
+                }
+                '[' => {
+                    // A bracket expression needs its `]` in the same word (`[` is `test`).
+                    w.glob |= self.closes_in_word(']');
                     w.text.push(c);
                     self.i += 1;
                 }
@@ -272,6 +278,24 @@ impl Lexer {
             }
         }
         Ok(w)
+    }
+
+    /// Whether `close` comes later in the word that goes on here.
+    fn closes_in_word(&self, close: char) -> bool {
+        let mut k = 1;
+        while let Some(c) = self.peek(k) {
+            if c == close {
+                return true;
+            }
+            if matches!(
+                c,
+                ' ' | '\t' | '\n' | ';' | '&' | '|' | '<' | '>' | '(' | ')'
+            ) {
+                return false;
+            }
+            k += 1;
+        }
+        false
     }
 
     /// Whether the `{` here opens a brace expansion (`{a,b}`, `{1..3}`) before the word ends.

@@ -8,12 +8,14 @@
 //! - the command word, after variable assignments, reserved words (`if`, `!`, `time`…) and
 //!   wrappers that run the command after their options (`timeout 60`, `nice -n 5`, `time`,
 //!   `nohup`, `env -i`, `env -C dir`, `exec`, `command`, `stdbuf`, `setsid`, `ionice`, `npx`,
-//!   `npm exec`, `poetry run`… — [`runners::WRAPPERS`]); a word without `/` is looked up in
-//!   `$PATH` (as the block's `PATH=` changes it), `npx`'s in `node_modules/.bin`;
+//!   `npm exec`, `poetry run`, `xargs`… — [`runners::WRAPPERS`]) and `find -exec`'s; a word
+//!   without `/` is looked up in `$PATH` (as the block's `PATH=` changes it), `npx`'s in
+//!   `node_modules/.bin`, `uv run`'s in `.venv/bin`;
 //! - an interpreter's file operand, the files its options load (`node -r`, `bash --rcfile`,
 //!   `php -f`, `awk -f`), `python -m`'s module ([`runners::INTERPRETERS`]);
 //! - the shell code of `bash -c '…'`, of a here-document or here-string, read the same way;
-//!   the file of a shell's redirected input (`bash <t.sh`) and of `cat FILE | bash`;
+//!   the file of a shell's redirected input (`bash <t.sh`) and of `cat FILE | bash`, the code
+//!   of `echo CODE | bash`;
 //! - the code inside `$(…)`, backticks and `<(…)`;
 //! - relative to the folders `cd` and `pushd` move to (each `cd` adds its folder: it may
 //!   fail, or sit in a branch not taken), `env -C`, and the block's own folder.
@@ -22,8 +24,9 @@
 //! command word computed when it runs (`$CMD`, `./scripts/*.sh`), a file operand or `-c`
 //! string computed so, a `cd` to a computed folder before a relative program, another
 //! command's output piped into an interpreter, programs that run commands git-clada does
-//! not read (`eval`, `xargs`, `sudo`, `find -exec`, `git -c`, `env -S`), a `PATH` or
-//! `NODE_OPTIONS` that loads code, shell code git-clada cannot lex. Such a block is never
+//! not read (`eval`, `xargs -I`, `sudo`, `find -exec {}`, `git -c`, `env -S`), a `PATH` or
+//! `NODE_OPTIONS` that loads code, a program looked up after a `source` (which may change
+//! `PATH`), shell code git-clada cannot lex. Such a block is never
 //! approved for "always": it asks each time.
 //!
 //! Commands such as `make` or `npm test` stay bound to their text only: the project code they

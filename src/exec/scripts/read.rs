@@ -128,9 +128,34 @@ impl<'a> Reader<'a> {
         cur
     }
 
-    /// One command: its substitutions, then what it runs (`sequential`: a `cd` in it moves
-    /// the commands after it).
+    /// One command (`sequential`: a `cd` in it moves the commands after it). A `PATH=`
+    /// before a command word holds for that command only.
     fn command(&mut self, cmd: &Cmd, cwd: &mut Cwd, feeds: Option<&Cmd>, sequential: bool) {
+        let before = self.path.clone();
+        let mut words = cmd
+            .words
+            .iter()
+            .skip_while(|w| assignment(&w.text).is_some());
+        let prefix = cmd
+            .words
+            .iter()
+            .take_while(|w| assignment(&w.text).is_some())
+            .any(|w| assignment(&w.text).is_some_and(|(n, _)| n == "PATH"));
+        let temporary = prefix
+            && words.next().is_some_and(|w| {
+                !matches!(
+                    w.text.as_str(),
+                    "export" | "declare" | "local" | "readonly" | "typeset"
+                )
+            });
+        self.command_in(cmd, cwd, feeds, sequential);
+        if temporary && self.path.is_some() {
+            self.path = before;
+        }
+    }
+
+    /// [`Reader::command`]: its substitutions, then what it runs.
+    fn command_in(&mut self, cmd: &Cmd, cwd: &mut Cwd, feeds: Option<&Cmd>, sequential: bool) {
         for w in cmd.words.iter().chain(cmd.redirs.iter().map(|r| &r.target)) {
             for body in &w.subs {
                 self.code(body, cwd.clone());
@@ -170,10 +195,15 @@ impl<'a> Reader<'a> {
                 match self.wrapped(wr, words, i, &mut here) {
                     Some(j) => {
                         i = j;
-                        if wr.node_bin {
-                            if let Some(w) = words.get(i).filter(|w| w.literal()) {
-                                self.bind_node_bin(&w.text, &here);
+                        if let Some(w) = words.get(i).filter(|w| w.literal()) {
+                            let base = w.text.rsplit('/').next().unwrap_or(&w.text);
+                            if wr.appends && runners::interpreter(base).is_some() {
+                                return self.unsure(format!(
+                                    "`{} {}` runs files it reads from its input",
+                                    wr.name, w.text
+                                ));
                             }
+                            self.bind_bins(wr.bins, &w.text, &here);
                         }
                         continue;
                     }
@@ -194,16 +224,9 @@ impl<'a> Reader<'a> {
     /// code); the index after them.
     fn assignments(&mut self, words: &[Word], mut i: usize, cwd: &Cwd) -> usize {
         while let Some(w) = words.get(i) {
-            let Some((name, value)) = w.text.split_once('=') else {
+            let Some((name, value)) = assignment(&w.text) else {
                 break;
             };
-            let name = name.trim_end_matches('+');
-            if name.is_empty()
-                || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-                || name.starts_with(|c: char| c.is_ascii_digit())
-            {
-                break;
-            }
             self.assigned(name, value, w, cwd);
             i += 1;
         }
@@ -341,7 +364,12 @@ impl<'a> Reader<'a> {
             }
             "source" | "." => {
                 match args.iter().find(|w| w.text != "--") {
-                    Some(f) if f.literal() => self.bind_source(f, here),
+                    Some(f) if f.literal() => {
+                        self.bind_source(f, here);
+                        // What it sets (a venv's `activate` puts its `bin` first on PATH) is
+                        // not read: programs looked up in PATH after it are not known.
+                        self.path = None;
+                    }
                     Some(f) => self.unsure(format!(
                         "`{name} {}` sources a file named when it runs",
                         f.text
@@ -350,13 +378,7 @@ impl<'a> Reader<'a> {
                 }
                 return;
             }
-            "find"
-                if args.iter().any(|w| {
-                    matches!(w.text.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir")
-                }) =>
-            {
-                return self.unsure("`find -exec` runs commands git-clada does not read".into());
-            }
+            "find" => return self.find_exec(args, here),
             "git"
                 if args.iter().any(|w| {
                     w.text == "-c"
@@ -376,6 +398,35 @@ impl<'a> Reader<'a> {
         self.bind_program(&words[i], here, true);
         if let Some(interp) = runners::interpreter(name) {
             self.interpreter(interp, cmd, i, here, feeds);
+        }
+    }
+
+    /// `find`'s `-exec`, `-execdir`, `-ok`, `-okdir`: the program each runs; unreadable when
+    /// it is what `find` found (`{}`), an interpreter fed it, or relative to the found file's
+    /// folder (`-execdir ./x`).
+    fn find_exec(&mut self, args: &[Word], here: &Cwd) {
+        let mut k = 0;
+        while k < args.len() {
+            let t = args[k].text.as_str();
+            k += 1;
+            if !matches!(t, "-exec" | "-execdir" | "-ok" | "-okdir") {
+                continue;
+            }
+            let Some(w) = args.get(k) else { return };
+            let base = w.text.rsplit('/').next().unwrap_or(&w.text);
+            let runs_found = !w.literal()
+                || w.text.contains("{}")
+                || runners::interpreter(base).is_some()
+                || runners::wrapper(base, None).is_some()
+                || runners::UNREADABLE.contains(&base)
+                || (t.ends_with("dir") && w.text.contains('/') && !w.text.starts_with('/'));
+            if runs_found {
+                return self.unsure(format!("`find {t} {}` runs what find finds", w.text));
+            }
+            self.bind_program(w, here, true);
+            while k < args.len() && !matches!(args[k].text.as_str(), ";" | "+") {
+                k += 1;
+            }
         }
     }
 
@@ -586,16 +637,21 @@ impl<'a> Reader<'a> {
             // Standard input is closed: there is no code to read.
             return;
         };
-        let catted = prev
-            .words
-            .first()
-            .is_some_and(|w| w.literal() && w.text == "cat")
-            && prev.words[1..].iter().all(|w| w.literal());
-        if !catted {
-            return self.unsure("it pipes another command's output into an interpreter".into());
-        }
-        for w in prev.words[1..].iter().filter(|w| !w.text.starts_with('-')) {
-            self.bind_path(&w.text, here);
+        let literal = prev.words.iter().all(Word::literal);
+        let args = prev.words.get(1..).unwrap_or_default();
+        match prev.words.first().map(|w| w.text.as_str()) {
+            Some("cat") if literal => {
+                for w in args.iter().filter(|w| !w.text.starts_with('-')) {
+                    self.bind_path(&w.text, here);
+                }
+            }
+            // `echo 'print(1)' | python`: code written in the block itself.
+            Some("echo" | "printf") if literal && !it.shell => {}
+            Some("echo") if literal && args.first().is_none_or(|a| !a.text.starts_with('-')) => {
+                let text: Vec<&str> = args.iter().map(|w| w.text.as_str()).collect();
+                self.code(&text.join(" "), here.clone());
+            }
+            _ => self.unsure("it pipes another command's output into an interpreter".into()),
         }
     }
 
@@ -611,7 +667,7 @@ impl<'a> Reader<'a> {
         }
         let Some(path) = self.path.clone() else {
             return self.unsure(format!(
-                "it changes PATH, so `{}` may be a worktree program",
+                "`{}` is looked up in a PATH a computed `PATH=` or a sourced file may have changed",
                 w.text
             ));
         };
@@ -633,17 +689,20 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// A file `npx`, `npm exec` and the like find in `node_modules/.bin`, from `here` up to
-    /// the worktree root.
-    fn bind_node_bin(&mut self, name: &str, here: &Cwd) {
-        if name.contains('/') {
+    /// The files a wrapper finds its command `name` in: each of `bins` (a `*` part is every
+    /// folder there) from `here` up to the worktree root (`npx`: `node_modules/.bin`).
+    fn bind_bins(&mut self, bins: &[&str], name: &str, here: &Cwd) {
+        if name.contains('/') || bins.is_empty() {
             return;
         }
         for mut dir in here.clone().unwrap_or_default() {
             loop {
-                let bin = dir.join("node_modules/.bin").join(name);
-                if let Some(f) = worktree_file(&bin, self.root) {
-                    self.add(f);
+                for bin in bins {
+                    for folder in expand_star(&dir, bin) {
+                        if let Some(f) = worktree_file(&folder.join(name), self.root) {
+                            self.add(f);
+                        }
+                    }
                 }
                 if dir == self.root || !dir.pop() || !dir.starts_with(self.root) {
                     break;
@@ -736,6 +795,34 @@ fn subcommand(it: &Interp, words: &[Word], i: usize) -> Option<usize> {
         Some(w) if w.literal() && !w.text.starts_with('-') && !w.text.contains(['.', '/']) => None,
         _ => Some(j),
     }
+}
+
+/// `NAME=value` (or `NAME+=value`) as name and value.
+fn assignment(text: &str) -> Option<(&str, &str)> {
+    let (name, value) = text.split_once('=')?;
+    let name = name.strip_suffix('+').unwrap_or(name);
+    let valid = !name.is_empty()
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !name.starts_with(|c: char| c.is_ascii_digit());
+    valid.then_some((name, value))
+}
+
+/// `rel` under `dir`, each `*` part standing for every folder there.
+fn expand_star(dir: &Path, rel: &str) -> Vec<PathBuf> {
+    let mut out = vec![dir.to_path_buf()];
+    for part in rel.split('/') {
+        out = match part {
+            "*" => out
+                .iter()
+                .filter_map(|d| std::fs::read_dir(d).ok())
+                .flat_map(|rd| rd.flatten().map(|e| e.path()))
+                .filter(|p| p.is_dir())
+                .take(64)
+                .collect(),
+            p => out.iter().map(|d| d.join(p)).collect(),
+        };
+    }
+    out
 }
 
 /// Builtins and keywords `$PATH` is not searched for.

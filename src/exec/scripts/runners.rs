@@ -22,9 +22,16 @@ pub(super) struct Wrapper {
     pub operands: usize,
     /// Any option not listed makes the command unreadable (tools with many valued options).
     pub strict: bool,
-    /// Its command is looked up in `node_modules/.bin` first (`npx eslint`).
-    pub node_bin: bool,
+    /// Folders its command is looked up in first, from the command's folder up to the
+    /// worktree root (`npx eslint`: `node_modules/.bin`; `uv run pytest`: `.venv/bin`); a `*`
+    /// part stands for every folder there (`vendor/bundle/ruby/*/bin`).
+    pub bins: &'static [&'static str],
+    /// It adds what it reads from standard input to its command's operands (`xargs`).
+    pub appends: bool,
 }
+
+const NODE_BIN: &[&str] = &["node_modules/.bin"];
+const VENV_BIN: &[&str] = &[".venv/bin", "venv/bin"];
 
 const W: Wrapper = Wrapper {
     name: "",
@@ -36,7 +43,8 @@ const W: Wrapper = Wrapper {
     unreadable: &[],
     operands: 0,
     strict: false,
-    node_bin: false,
+    bins: &[],
+    appends: false,
 };
 
 pub(super) const WRAPPERS: &[Wrapper] = &[
@@ -101,17 +109,17 @@ pub(super) const WRAPPERS: &[Wrapper] = &[
         name: "npx",
         valued: &["-p", "--package", "-w", "--workspace"],
         inline: &["-c", "--call"],
-        node_bin: true,
+        bins: NODE_BIN,
         ..W
     },
     Wrapper {
         name: "pnpx",
-        node_bin: true,
+        bins: NODE_BIN,
         ..W
     },
     Wrapper {
         name: "bunx",
-        node_bin: true,
+        bins: NODE_BIN,
         ..W
     },
     Wrapper {
@@ -119,57 +127,84 @@ pub(super) const WRAPPERS: &[Wrapper] = &[
         sub: Some("exec"),
         valued: &["-p", "--package", "-w", "--workspace"],
         inline: &["-c", "--call"],
-        node_bin: true,
+        bins: NODE_BIN,
         ..W
     },
     Wrapper {
         name: "pnpm",
         sub: Some("exec"),
         strict: true,
-        node_bin: true,
+        bins: NODE_BIN,
         ..W
     },
     Wrapper {
         name: "yarn",
         sub: Some("exec"),
         strict: true,
-        node_bin: true,
+        bins: NODE_BIN,
         ..W
     },
     Wrapper {
         name: "bundle",
         sub: Some("exec"),
         strict: true,
+        bins: &["bin", "vendor/bundle/ruby/*/bin"],
+        ..W
+    },
+    Wrapper {
+        name: "xargs",
+        valued: &[
+            "-n",
+            "--max-args",
+            "-L",
+            "--max-lines",
+            "-P",
+            "--max-procs",
+            "-s",
+            "--max-chars",
+            "-d",
+            "--delimiter",
+            "-E",
+            "-a",
+            "--arg-file",
+        ],
+        unreadable: &["-I", "-i", "--replace"],
+        appends: true,
         ..W
     },
     Wrapper {
         name: "poetry",
         sub: Some("run"),
         strict: true,
+        bins: VENV_BIN,
         ..W
     },
     Wrapper {
         name: "pipenv",
         sub: Some("run"),
         strict: true,
+        bins: VENV_BIN,
         ..W
     },
     Wrapper {
         name: "uv",
         sub: Some("run"),
         strict: true,
+        bins: VENV_BIN,
         ..W
     },
     Wrapper {
         name: "pdm",
         sub: Some("run"),
         strict: true,
+        bins: VENV_BIN,
         ..W
     },
     Wrapper {
         name: "hatch",
         sub: Some("run"),
         strict: true,
+        bins: VENV_BIN,
         ..W
     },
 ];
@@ -178,7 +213,6 @@ pub(super) const WRAPPERS: &[Wrapper] = &[
 /// follows them is not bound with certainty.
 pub(super) const UNREADABLE: &[&str] = &[
     "eval",
-    "xargs",
     "parallel",
     "sudo",
     "doas",

@@ -14,6 +14,7 @@ fn tree() -> tempfile::TempDir {
         "pkg/tool",
         "node_modules/.bin",
         "node_modules/eslint",
+        "venv/bin",
     ] {
         std::fs::create_dir_all(r.join(dir)).unwrap();
     }
@@ -33,6 +34,8 @@ fn tree() -> tempfile::TempDir {
         "main.go",
         "env.sh",
         "node_modules/eslint/cli.js",
+        "venv/bin/pytest",
+        "venv/bin/activate",
     ] {
         std::fs::write(r.join(f), "x").unwrap();
     }
@@ -94,6 +97,9 @@ fn the_forms_that_run_a_worktree_file() {
         ("echo $(./t.sh) `./x`", &["t.sh", "x"]),
         ("diff <(./t.sh) <(./x)", &["t.sh", "x"]),
         ("if ./t.sh; then ! ./x; fi", &["t.sh", "x"]),
+        ("[ -f x ] && ./x || echo none", &["x"]),
+        ("f() { ./t.sh; }; f", &["t.sh"]),
+        ("set -e\ncd sub\n./t.sh\n", &["t.sh"]),
         ("for f in a b; do ./t.sh $f; done", &["t.sh"]),
         // Interpreters' options: the value is not the file, the file is.
         ("python3 -W ignore t.py", &["t.py"]),
@@ -110,6 +116,14 @@ fn the_forms_that_run_a_worktree_file() {
         ("npx tsx app.js", &["app.js"]),
         ("npm exec -- eslint src", &["node_modules/eslint/cli.js"]),
         ("PATH=./bin:$PATH mytool", &["bin/mytool"]),
+        ("PATH=./bin mytool; mytool", &["bin/mytool"]),
+        ("find . -name '*.rs' | xargs wc -l", &[]),
+        ("ls | xargs ./t.sh", &["t.sh"]),
+        ("find . -name x -exec ./t.sh {} \\;", &["t.sh"]),
+        ("find . -type f -exec grep -l foo {} +", &[]),
+        ("echo ./t.sh | bash", &["t.sh"]),
+        ("echo 'print(1)' | python3", &[]),
+        ("uv run pytest", &["venv/bin/pytest"]),
         ("export PATH=\"$PWD/bin:$PATH\"; mytool", &[]),
     ] {
         let got = read(r, code);
@@ -141,6 +155,10 @@ fn commands_that_name_no_worktree_file_stay_bound_to_their_text() {
         "case $1 in a) echo a ;; esac",
         "command -v ./t.sh",
         "deno task build",
+        "if [ -d node_modules ]; then echo yes; else npm ci; fi",
+        "python3 - <<'EOF'\nimport sys\nprint(sys.version)\nEOF",
+        "echo \"Result: $(cat x)\"",
+        "mkdir -p build && cd build && cmake .. && make -j4",
         "x",
     ] {
         let got = read(r, code);
@@ -167,6 +185,11 @@ fn what_cannot_be_read_with_certainty_is_said() {
         "bash <(cat t.sh)",
         "eval ./t.sh",
         "echo ./t.sh | xargs sh",
+        "ls | xargs -I{} ./{}",
+        "find . -name '*.sh' -execdir ./x \\;",
+        "find . -exec bash {} \\;",
+        "source venv/bin/activate && pytest",
+        "printf './t.sh' | sh",
         "sudo ./t.sh",
         "find . -name '*.sh' -exec {} \\;",
         "git -c core.pager=./t.sh log",
