@@ -110,31 +110,31 @@ fn exit_codes_output_and_signals_come_through_the_init() {
 /// be made.
 const NO_NAMESPACES: &str = "no user namespaces can be made here";
 
-fn fallback_said_as(s: &Setup) {
+fn fallback_said_as(s: &Mode) {
     let r = s.repo(&[("a.txt", "a\n")]);
     r.write(".git/hooks/pre-commit", "#!/bin/sh\nexit 0\n");
     r.set_executable(".git/hooks/pre-commit");
-    s.own(&r);
+    s.own_repo(&r);
     // `git clada config`, both formats.
-    let human = s.cmd(&r).arg("config").output().expect("config");
+    let human = s.clada_cmd(&r).arg("config").output().expect("config");
     let text = output_text(&human);
     assert_eq!(
         text.contains("WITHOUT user namespaces") && text.contains(NO_NAMESPACES),
-        s.no_ns,
+        !s.namespaces,
         "{}: {text}",
-        s.who()
+        s.name()
     );
     let json = s
-        .cmd(&r)
+        .clada_cmd(&r)
         .args(["--format", "json", "config"])
         .output()
         .expect("config");
     let v: serde_json::Value = serde_json::from_slice(&json.stdout).expect("json");
     assert_eq!(
         v["withoutNamespaces"].is_string(),
-        s.no_ns,
+        !s.namespaces,
         "{}: {v}",
-        s.who()
+        s.name()
     );
     // A report whose block ran there, one whose hook alone ran there, and one where nothing
     // ran: said once on the first two, never on the third.
@@ -144,17 +144,17 @@ fn fallback_said_as(s: &Setup) {
         (write_block("n03", "a.txt", "c"), vec!["--no-verify"], false),
     ] {
         let out = s.apply(&r, &reply, &extra);
-        assert_eq!(exit_code(&out), 0, "{} {}", s.who(), output_text(&out));
+        assert_eq!(exit_code(&out), 0, "{} {}", s.name(), output_text(&out));
         let w = TestRepo::report(&out)["warnings"].to_string();
         assert_eq!(
             w.matches(NO_NAMESPACES).count(),
-            usize::from(s.no_ns && ran),
+            usize::from(!s.namespaces && ran),
             "{} {reply}: {w}",
-            s.who()
+            s.name()
         );
     }
     // Without git, the engine's own report says it too.
-    let mut cmd = s.cmd(&r);
+    let mut cmd = s.clada_cmd(&r);
     cmd.args([
         "--format", "json", "apply", "--no-git", "--exec", "allow", "-",
     ]);
@@ -164,33 +164,41 @@ fn fallback_said_as(s: &Setup) {
     let w = TestRepo::report(&out)["warnings"].to_string();
     assert_eq!(
         w.contains(NO_NAMESPACES),
-        s.no_ns,
+        !s.namespaces,
         "{} --no-git: {w}",
-        s.who()
+        s.name()
     );
     // `git clada hooks check` runs the hooks there too.
     let out = s
-        .cmd(&r)
+        .clada_cmd(&r)
         .args(["hooks", "check"])
         .output()
         .expect("hooks check");
     let text = output_text(&out);
-    assert_eq!(text.contains(NO_NAMESPACES), s.no_ns, "{}: {text}", s.who());
+    assert_eq!(
+        text.contains(NO_NAMESPACES),
+        !s.namespaces,
+        "{}: {text}",
+        s.name()
+    );
     // The llm report, pasted back to the model, says it too.
-    let mut cmd = s.cmd(&r);
+    let mut cmd = s.clada_cmd(&r);
     cmd.args(["--format", "llm", "apply", "--exec", "allow", "-"]);
     let out = spawn_fed(cmd, &exec("n04", "echo hi"))
         .wait_with_output()
         .expect("apply");
     let text = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(text.contains(NO_NAMESPACES), s.no_ns, "{}: {text}", s.who());
+    assert_eq!(
+        text.contains(NO_NAMESPACES),
+        !s.namespaces,
+        "{}: {text}",
+        s.name()
+    );
 }
 
 #[test]
 fn without_namespaces_config_and_every_report_that_ran_code_say_what_is_missing() {
-    for s in Setup::all() {
-        fallback_said_as(&s);
-    }
+    modes::each(fallback_said_as);
 }
 
 /// git-clada run with a token, a cloud key, an agent socket and an ordinary setting.
@@ -727,24 +735,24 @@ fn read_only_git_excludes_denied_files_and_refuses_what_names_their_content() {
     modes::each(read_only_git_as);
 }
 
-fn git_cladas_refs_as(s: &Setup) {
+fn git_cladas_refs_as(s: &Mode) {
     let r = secret_repo(s);
     // The user's uncommitted change of a denied file goes into git-clada's records with the
     // next apply (its snapshot of the user's work), and its report into the notes.
     r.write("secrets/key.txt", "KEY-SECRET-8\n");
-    s.own(&r);
+    s.own_repo(&r);
     let out = s.apply(
         &r,
         &write_block("w01", "README.md", "SECRET is a word\nmore\n"),
         &[],
     );
-    assert_eq!(exit_code(&out), 0, "{} {}", s.who(), output_text(&out));
+    assert_eq!(exit_code(&out), 0, "{} {}", s.name(), output_text(&out));
     let record = r.git(&["rev-parse", "refs/clada/records"]);
     assert!(
         r.git(&["grep", "-l", "KEY-SECRET-8", record.trim()])
             .contains("secrets/key.txt"),
         "{}: the record should hold the denied file",
-        s.who()
+        s.name()
     );
     let head = r.git(&["rev-parse", "HEAD"]);
     let head = head.trim();
@@ -770,29 +778,29 @@ fn git_cladas_refs_as(s: &Setup) {
     let res = read_only_results(s, &r, &refs);
     for (c, v) in refs.iter().zip(&res) {
         let text = v.to_string();
-        assert!(!text.contains("-SECRET-"), "{} `{c}`: {text}", s.who());
+        assert!(!text.contains("-SECRET-"), "{} `{c}`: {text}", s.name());
     }
     for (c, v) in refs.iter().zip(&res).take(9) {
         let e = v["error"].as_str().unwrap_or_default();
-        assert!(e.contains("not approved"), "{} `{c}`: {v}", s.who());
+        assert!(e.contains("not approved"), "{} `{c}`: {v}", s.name());
     }
     let all = stdout_of(&res[9]);
     assert!(
         all.contains("+more") && !all.contains("WIP on"),
         "{}: {all}",
-        s.who()
+        s.name()
     );
     assert!(
         stdout_of(&res[10]).contains("+more"),
         "{}: {}",
-        s.who(),
+        s.name(),
         res[10]
     );
     let last = stdout_of(&res[11]);
     assert!(
         last.contains("AI:") && !last.contains("Notes"),
         "{}: {last}",
-        s.who()
+        s.name()
     );
 }
 
@@ -800,9 +808,7 @@ fn git_cladas_refs_as(s: &Setup) {
 /// `paths.deny` exclusions do not reach) or an object that is not a commit of the history.
 #[test]
 fn read_only_git_asks_before_git_cladas_own_refs_and_objects_outside_the_history() {
-    for s in Setup::all() {
-        git_cladas_refs_as(&s);
-    }
+    modes::each(git_cladas_refs_as);
 }
 
 /// An approved command (here `--exec allow`, at `workspace`) sees denied paths: the user let it
