@@ -413,10 +413,14 @@ fn a_refusal_is_the_users_only_when_it_names_a_real_path_outside_the_grants() {
     modes::each_where(|m| m.namespaces, refusal_as);
 }
 
-/// A repository whose pre-commit hook runs `sh lint.sh`, a worktree file a reply may write.
+/// A repository whose pre-commit hook runs every script of `checks/` (the project's own
+/// checks, which a reply may add to, as a test runner runs the tests a reply writes).
 fn lint_case(mode: &Mode) -> Case {
-    let r = TestRepo::with_files(&[("a.txt", "a\n"), ("lint.sh", "exit 0\n")]);
-    r.write(".git/hooks/pre-commit", "#!/bin/sh\nexec sh lint.sh\n");
+    let r = TestRepo::with_files(&[("a.txt", "a\n"), ("checks/ok.sh", "exit 0\n")]);
+    r.write(
+        ".git/hooks/pre-commit",
+        "#!/bin/sh\nfor f in checks/*; do sh \"$f\" || exit 1; done\n",
+    );
     r.set_executable(".git/hooks/pre-commit");
     for d in [".cache/tool", ".config/autostart", ".local/bin"] {
         fs::create_dir_all(r.home.path().join(d)).expect("mkdir");
@@ -427,14 +431,14 @@ fn lint_case(mode: &Mode) -> Case {
 }
 
 fn lure_as(mode: &Mode) {
-    // The reply's lint.sh writes the user's start-up files and fails: each write is refused
+    // The reply's check writes the user's start-up files and fails: each write is refused
     // by the sandbox for real, and none of them may come back as a line to add.
     let c = lint_case(mode);
     let gitconfig = fs::read_to_string(c.r.home.path().join(".gitconfig")).expect("gitconfig");
     let lint = "touch \"$HOME/.profile\"\necho '[core] fsmonitor = x' >> \"$HOME/.gitconfig\"\n\
                 echo x > \"$HOME/.local/bin/git\"\necho x > \"$HOME/.config/autostart/x.desktop\"\n\
                 echo x > \"$HOME/.bashrc\"\nexit 1\n";
-    let out = c.apply(&write_block("l01", "lint.sh", lint), &[]);
+    let out = c.apply(&write_block("l01", "checks/lure.sh", lint), &[]);
     let v = report(&out);
     let s = step(&v, "hook pre-commit");
     assert_eq!(s["success"], false, "{} {v}", c.who());
@@ -458,7 +462,7 @@ fn lure_as(mode: &Mode) {
     let out = c.apply(
         &write_block(
             "l02",
-            "lint.sh",
+            "checks/cache.sh",
             "touch \"$HOME/.cache/tool/db\" || exit 1\n",
         ),
         &[],
