@@ -39,6 +39,7 @@ fn settings(level: Level, policy: ExecPolicy, git_dir: std::path::PathBuf) -> Se
         approved: Arc::default(),
         prompt: None,
         watch: None,
+        reachable_commit: None,
         confine: Confine {
             level,
             git_dirs: vec![git_dir],

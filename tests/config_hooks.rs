@@ -813,3 +813,115 @@ fn always_binds_the_approval_to_the_scripts_content() {
     );
     assert_eq!(r.read("log.txt"), "checked\nchecked\n");
 }
+
+/// Issue 51 §8: the forms that escaped the content binding. Each was approved ("always") by
+/// an older git-clada, which bound it to nothing; a reply rewrites the script it runs and
+/// runs it: it asks once more, naming the script, instead of running the reply's code.
+#[test]
+fn approvals_through_wrappers_c_strings_a_shells_input_and_cd_are_bound_to_the_script() {
+    let forms = [
+        "timeout 60 ./scripts/check.sh",
+        "nice ./scripts/check.sh",
+        "time ./scripts/check.sh",
+        "nohup ./scripts/check.sh",
+        "env -i ./scripts/check.sh",
+        "bash -c ./scripts/check.sh",
+        "bash <scripts/check.sh",
+        "cat scripts/check.sh | bash",
+        "cd scripts && ./check.sh",
+    ];
+    let commands: Vec<String> = forms.iter().map(|f| format!("{f:?}")).collect();
+    let r = script_repo(&format!(
+        "{{\"commands\": [{}], \"added\": {{}}}}\n",
+        commands.join(", ")
+    ));
+    r.set_executable("scripts/check.sh");
+    let mut reply = write_block("wr0", "scripts/check.sh", "echo PWNED >> log.txt\n");
+    for (i, f) in forms.iter().enumerate() {
+        reply.push_str(&exec_block(&format!("wr{}", i + 1), f));
+    }
+    let out = r.apply(&reply, &[]);
+    for (i, f) in forms.iter().enumerate() {
+        let text = result_text(&out, i + 1);
+        assert!(
+            text.contains("not approved")
+                && text.contains("scripts/check.sh")
+                && text.contains("asks once more"),
+            "{f}: {text}"
+        );
+    }
+    assert!(!r.exists("log.txt") && !r.exists("scripts/log.txt"));
+}
+
+/// An approval bound (by "always" now) through a wrapper runs without asking while the script
+/// is unchanged, and asks once a reply changed it.
+#[test]
+fn a_wrapped_approval_runs_while_its_script_is_unchanged() {
+    let hash = sha256_hex(b"echo checked >> log.txt\n");
+    let cmd = "timeout 60 bash -c 'cd scripts && nice ./check.sh'";
+    let store = format!(
+        "{{\"commands\": [{cmd:?}], \"added\": {{}}, \"bound\": {{{cmd:?}: {{\"scripts/check.sh\": \"{hash}\"}}}}}}\n"
+    );
+    let r = script_repo(&store);
+    r.set_executable("scripts/check.sh");
+    let out = r.apply(&exec_block("wb1", cmd), &[]);
+    assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
+    assert_eq!(r.read("scripts/log.txt"), "checked\n");
+    let reply = [
+        write_block("wb2", "scripts/check.sh", "echo PWNED >> log.txt\n"),
+        exec_block("wb3", cmd),
+    ]
+    .concat();
+    let out = r.apply(&reply, &[]);
+    let text = result_text(&out, 1);
+    assert!(text.contains("scripts/check.sh changed since"), "{text}");
+    assert_eq!(r.read("scripts/log.txt"), "checked\n");
+}
+
+/// What cannot be read with certainty is never approved for "always": a stored approval of
+/// such a form asks, saying why, and at the terminal no "always" is offered or remembered.
+#[test]
+fn a_command_that_cannot_be_read_with_certainty_gets_no_always() {
+    let cmd = "eval ./scripts/check.sh";
+    let r = script_repo(&format!("{{\"commands\": [{cmd:?}], \"added\": {{}}}}\n"));
+    r.set_executable("scripts/check.sh");
+    let out = r.apply(&exec_block("na1", cmd), &[]);
+    let text = result_text(&out, 0);
+    assert!(
+        text.contains("not approved")
+            && text.contains("cannot tell with certainty")
+            && text.contains("eval")
+            && !text.contains("interactively with \\\"always\\\""),
+        "{text}"
+    );
+    assert!(!r.exists("log.txt"));
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        assert!(
+            std::env::var_os("CLADA_REQUIRE_TOOLS").is_none(),
+            "`script` (util-linux) is required for this test"
+        );
+        eprintln!("SKIPPED: `script` (util-linux) is not installed");
+        return;
+    }
+    let mut r = r;
+    r.env.push(("PATH".into(), common::path_with_clada(&[])));
+    fs::write(r.path().join("reply.md"), exec_block("na2", cmd)).expect("reply");
+    fs::write(r.path().join(".git/info/exclude"), "reply.md\nlog.txt\n").expect("exclude");
+    let before = r.read(".git/clada/allowed-commands.json");
+    // "a" is no answer here: nothing runs, nothing is remembered.
+    let out = apply_on_terminal(&r, "reply.md", "a\n");
+    let text = output_text(&out);
+    assert!(
+        text.contains("(no always: see above)") && !text.contains("[a]lways"),
+        "{text}"
+    );
+    assert!(!r.exists("log.txt"), "{text}");
+    // Yes runs it once.
+    let out = apply_on_terminal(&r, "reply.md", "y\n");
+    assert_eq!(r.read("log.txt"), "checked\n", "{}", output_text(&out));
+    assert_eq!(r.read(".git/clada/allowed-commands.json"), before);
+}

@@ -106,6 +106,101 @@ fn exit_codes_output_and_signals_come_through_the_init() {
     modes::each(exit_status_as);
 }
 
+/// The sentence of issue 51 §10: what the sandbox goes without where no user namespace can
+/// be made.
+const NO_NAMESPACES: &str = "no user namespaces can be made here";
+
+fn fallback_said_as(s: &Mode) {
+    let r = s.repo(&[("a.txt", "a\n")]);
+    r.write(".git/hooks/pre-commit", "#!/bin/sh\nexit 0\n");
+    r.set_executable(".git/hooks/pre-commit");
+    s.own_repo(&r);
+    // `git clada config`, both formats.
+    let human = s.clada_cmd(&r).arg("config").output().expect("config");
+    let text = output_text(&human);
+    assert_eq!(
+        text.contains("WITHOUT user namespaces") && text.contains(NO_NAMESPACES),
+        !s.namespaces,
+        "{}: {text}",
+        s.name()
+    );
+    let json = s
+        .clada_cmd(&r)
+        .args(["--format", "json", "config"])
+        .output()
+        .expect("config");
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).expect("json");
+    assert_eq!(
+        v["withoutNamespaces"].is_string(),
+        !s.namespaces,
+        "{}: {v}",
+        s.name()
+    );
+    // A report whose block ran there, one whose hook alone ran there, and one where nothing
+    // ran: said once on the first two, never on the third.
+    for (reply, extra, ran) in [
+        (exec("n01", "echo hi"), vec!["--exec", "allow"], true),
+        (write_block("n02", "a.txt", "b"), vec![], true),
+        (write_block("n03", "a.txt", "c"), vec!["--no-verify"], false),
+    ] {
+        let out = s.apply(&r, &reply, &extra);
+        assert_eq!(exit_code(&out), 0, "{} {}", s.name(), output_text(&out));
+        let w = TestRepo::report(&out)["warnings"].to_string();
+        assert_eq!(
+            w.matches(NO_NAMESPACES).count(),
+            usize::from(!s.namespaces && ran),
+            "{} {reply}: {w}",
+            s.name()
+        );
+    }
+    // Without git, the engine's own report says it too.
+    let mut cmd = s.clada_cmd(&r);
+    cmd.args([
+        "--format", "json", "apply", "--no-git", "--exec", "allow", "-",
+    ]);
+    let out = spawn_fed(cmd, &exec("n05", "echo hi"))
+        .wait_with_output()
+        .expect("apply");
+    let w = TestRepo::report(&out)["warnings"].to_string();
+    assert_eq!(
+        w.contains(NO_NAMESPACES),
+        !s.namespaces,
+        "{} --no-git: {w}",
+        s.name()
+    );
+    // `git clada hooks check` runs the hooks there too.
+    let out = s
+        .clada_cmd(&r)
+        .args(["hooks", "check"])
+        .output()
+        .expect("hooks check");
+    let text = output_text(&out);
+    assert_eq!(
+        text.contains(NO_NAMESPACES),
+        !s.namespaces,
+        "{}: {text}",
+        s.name()
+    );
+    // The llm report, pasted back to the model, says it too.
+    let mut cmd = s.clada_cmd(&r);
+    cmd.args(["--format", "llm", "apply", "--exec", "allow", "-"]);
+    let out = spawn_fed(cmd, &exec("n04", "echo hi"))
+        .wait_with_output()
+        .expect("apply");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        text.contains(NO_NAMESPACES),
+        !s.namespaces,
+        "{}: {text}",
+        s.name()
+    );
+}
+
+#[test]
+fn without_namespaces_config_and_every_report_that_ran_code_say_what_is_missing() {
+    modes::each(fallback_said_as);
+}
+
 /// git-clada run with a token, a cloud key, an agent socket and an ordinary setting.
 fn env_apply(r: &TestRepo, reply: &str) -> Output {
     let mut cmd = r.clada_cmd();
@@ -160,6 +255,89 @@ fn exec_and_hooks_get_no_tokens_unless_the_users_sandbox_env_passes_them() {
         "{v}"
     );
     assert_eq!(r.read("b.txt"), expected);
+}
+
+/// Issue 51 §11: the credential variables that passed the filter before, and the ordinary
+/// ones builds need.
+const CREDENTIALS: &[(&str, &str)] = &[
+    ("MYSQL_PWD", "V-MYSQL"),
+    ("DB_PASS", "V-DBPASS"),
+    ("SMTP_PASS", "V-SMTP"),
+    ("PGPASS", "V-PGPASS"),
+    ("REDIS_URL", "redis://:V-REDIS@cache:6379/0"),
+    ("MONGODB_URI", "mongodb://app:V-MONGO@db.example/x"),
+    ("AMQP_URL", "amqp://guest:V-AMQP@mq:5672/"),
+    ("SENTRY_DSN", "https://V-SENTRY@o1.ingest.sentry.io/2"),
+    ("CI_JOB_JWT", "V-JWT"),
+];
+const ORDINARY: &[(&str, &str)] = &[
+    ("JAVA_HOME", "/opt/jdk"),
+    ("GOPATH", "/go"),
+    ("VIRTUAL_ENV", "/venv"),
+    ("PLAIN_URL", "https://example.com/x"),
+];
+
+#[test]
+fn credential_variables_are_withheld_named_in_the_report_and_passed_by_the_users_sandbox_env() {
+    let r = TestRepo::with_files(&[("a.txt", "a\n")]);
+    let print: String = CREDENTIALS
+        .iter()
+        .chain(ORDINARY)
+        .map(|(k, _)| format!("printenv {k} || echo no-{k}; "))
+        .collect();
+    let run = |reply: &str| {
+        let mut cmd = r.clada_cmd();
+        cmd.envs(CREDENTIALS.iter().chain(ORDINARY).copied())
+            .args(["--format", "json", "apply", "--exec", "allow", "-"]);
+        spawn_fed(cmd, reply).wait_with_output().expect("apply")
+    };
+    r.user_config(&format!("hooks:\n  after:\n    - \"({print}) > b.txt\"\n"));
+    let out = run(&format!(
+        "{}{}",
+        exec("c01", &print),
+        write_block("c02", "b.txt", "x")
+    ));
+    assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
+    let v = TestRepo::report(&out);
+    let seen = v["results"][0]["data"]["stdout"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    for text in [seen.as_str(), &r.read("b.txt")] {
+        for (k, val) in CREDENTIALS {
+            assert!(
+                text.contains(&format!("no-{k}\n")) && !text.contains(val),
+                "{k}: {text}"
+            );
+        }
+        for (k, val) in ORDINARY {
+            assert!(text.contains(&format!("{val}\n")), "{k}: {text}");
+        }
+    }
+    // The report names what was kept out, once, and never a value.
+    let warnings = v["warnings"].to_string();
+    let named = warnings
+        .split("which look like secrets: ")
+        .nth(1)
+        .unwrap_or_default()
+        .to_string();
+    for (k, val) in CREDENTIALS {
+        assert!(
+            named.contains(k) && !warnings.contains(val),
+            "{k}: {warnings}"
+        );
+    }
+    for (k, _) in ORDINARY {
+        assert!(!named.contains(&format!("{k},")), "{k}: {warnings}");
+    }
+    // The user's own sandbox.env passes them.
+    r.user_config("sandbox:\n  env: [DB_PASS, REDIS_URL]\n");
+    let out = run(&exec("c03", "printenv DB_PASS REDIS_URL"));
+    let v = TestRepo::report(&out);
+    assert_eq!(
+        v["results"][0]["data"]["stdout"], "V-DBPASS\nredis://:V-REDIS@cache:6379/0\n",
+        "{v}"
+    );
 }
 
 #[test]
@@ -555,6 +733,82 @@ fn read_only_git_as(s: &Mode) {
 #[test]
 fn read_only_git_excludes_denied_files_and_refuses_what_names_their_content() {
     modes::each(read_only_git_as);
+}
+
+fn git_cladas_refs_as(s: &Mode) {
+    let r = secret_repo(s);
+    // The user's uncommitted change of a denied file goes into git-clada's records with the
+    // next apply (its snapshot of the user's work), and its report into the notes.
+    r.write("secrets/key.txt", "KEY-SECRET-8\n");
+    s.own_repo(&r);
+    let out = s.apply(
+        &r,
+        &write_block("w01", "README.md", "SECRET is a word\nmore\n"),
+        &[],
+    );
+    assert_eq!(exit_code(&out), 0, "{} {}", s.name(), output_text(&out));
+    let record = r.git(&["rev-parse", "refs/clada/records"]);
+    assert!(
+        r.git(&["grep", "-l", "KEY-SECRET-8", record.trim()])
+            .contains("secrets/key.txt"),
+        "{}: the record should hold the denied file",
+        s.name()
+    );
+    let head = r.git(&["rev-parse", "HEAD"]);
+    let head = head.trim();
+    let tree = r.git(&["rev-parse", "HEAD^{tree}"]);
+    let cmds = [
+        "git grep KEY-SECRET refs/clada/records".to_string(),
+        "git grep KEY-SECRET clada/records".to_string(),
+        "git log -p refs/clada/records".to_string(),
+        "git diff HEAD refs/clada/records".to_string(),
+        format!("git diff HEAD {}", record.trim()),
+        format!("git show {}", tree.trim()),
+        "git log --notes=clada -1".to_string(),
+        "git show :/WIP".to_string(),
+        "git log --glob=refs/clada/* -p".to_string(),
+        // Read-only as before: the whole history without git-clada's refs, a commit of
+        // the branch named by its id, notes from refs/notes/commits only.
+        "git log --all -p".to_string(),
+        format!("git show {}", &head[..12]),
+        "git log -1".to_string(),
+    ];
+    let refs: Vec<&str> = cmds.iter().map(String::as_str).collect();
+    r.git(&["config", "notes.displayRef", "refs/notes/*"]);
+    let res = read_only_results(s, &r, &refs);
+    for (c, v) in refs.iter().zip(&res) {
+        let text = v.to_string();
+        assert!(!text.contains("-SECRET-"), "{} `{c}`: {text}", s.name());
+    }
+    for (c, v) in refs.iter().zip(&res).take(9) {
+        let e = v["error"].as_str().unwrap_or_default();
+        assert!(e.contains("not approved"), "{} `{c}`: {v}", s.name());
+    }
+    let all = stdout_of(&res[9]);
+    assert!(
+        all.contains("+more") && !all.contains("WIP on"),
+        "{}: {all}",
+        s.name()
+    );
+    assert!(
+        stdout_of(&res[10]).contains("+more"),
+        "{}: {}",
+        s.name(),
+        res[10]
+    );
+    let last = stdout_of(&res[11]);
+    assert!(
+        last.contains("AI:") && !last.contains("Notes"),
+        "{}: {last}",
+        s.name()
+    );
+}
+
+/// Issue 51 §9: read-only git never reads git-clada's own refs and notes (whose trees the
+/// `paths.deny` exclusions do not reach) or an object that is not a commit of the history.
+#[test]
+fn read_only_git_asks_before_git_cladas_own_refs_and_objects_outside_the_history() {
+    modes::each(git_cladas_refs_as);
 }
 
 /// An approved command (here `--exec allow`, at `workspace`) sees denied paths: the user let it

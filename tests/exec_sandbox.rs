@@ -307,3 +307,62 @@ fn git_runs_in_an_approved_block_with_the_users_git_config_readable() {
     );
     assert!(stderr.contains("Permission denied"), "{stderr}");
 }
+
+/// Issue 51 §14: a repository whose git directory lies in the worktree under another name
+/// (`git init --separate-git-dir=.gitdata`, the dotfiles `GIT_DIR` layout), not excluded by
+/// any ignore rule: an exec block runs and its change is committed; the walk for the user's
+/// untracked work, before and after the block, never enters the git directory.
+#[test]
+fn exec_runs_where_the_git_directory_lies_in_the_worktree_under_another_name() {
+    for layout in ["separate", "dotfiles"] {
+        let r = repo();
+        let env: Vec<(&str, String)> = match layout {
+            "separate" => {
+                r.git(&["init", "-q", "--separate-git-dir=.gitdata"]);
+                Vec::new()
+            }
+            _ => {
+                fs::rename(r.path().join(".git"), r.path().join(".dotfiles")).expect("rename");
+                vec![
+                    ("GIT_DIR", r.path().join(".dotfiles").display().to_string()),
+                    ("GIT_WORK_TREE", r.path().display().to_string()),
+                ]
+            }
+        };
+        let gd = if layout == "separate" {
+            ".gitdata"
+        } else {
+            ".dotfiles"
+        };
+        r.write("notes.txt", "mine\n");
+        let mut cmd = r.clada_cmd();
+        cmd.envs(env.iter().map(|(k, v)| (k, v)))
+            .args(["--format", "json", "apply", "--exec", "allow", "-"]);
+        let out = common::spawn_fed(cmd, &exec("d01", "echo made > made.txt"))
+            .wait_with_output()
+            .expect("apply");
+        assert_eq!(exit_code(&out), 0, "{layout}: {}", output_text(&out));
+        let v = TestRepo::report(&out);
+        assert!(v.get("fatalError").is_none(), "{layout}: {v}");
+        let git = |args: &[&str]| {
+            let mut c = r.git_cmd();
+            c.envs(env.iter().map(|(k, v)| (k, v))).args(args);
+            let o = c.output().expect("git");
+            assert!(
+                o.status.success(),
+                "{layout} git {args:?}: {}",
+                output_text(&o)
+            );
+            String::from_utf8_lossy(&o.stdout).into_owned()
+        };
+        assert_eq!(git(&["show", "HEAD:made.txt"]), "made\n", "{layout}");
+        // The user's untracked file stays untracked; nothing of the git directory was taken.
+        let tree = git(&["ls-tree", "-r", "--name-only", "HEAD"]);
+        assert!(
+            !tree.contains(gd) && !tree.contains("notes.txt"),
+            "{layout}: {tree}"
+        );
+        assert_eq!(r.read("notes.txt"), "mine\n");
+        git(&["fsck", "--strict"]);
+    }
+}

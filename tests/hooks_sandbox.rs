@@ -413,6 +413,79 @@ fn a_refusal_is_the_users_only_when_it_names_a_real_path_outside_the_grants() {
     modes::each_where(|m| m.namespaces, refusal_as);
 }
 
+/// A repository whose pre-commit hook runs every script of `checks/` (the project's own
+/// checks, which a reply may add to, as a test runner runs the tests a reply writes).
+fn lint_case(mode: &Mode) -> Case {
+    let r = TestRepo::with_files(&[("a.txt", "a\n"), ("checks/ok.sh", "exit 0\n")]);
+    r.write(
+        ".git/hooks/pre-commit",
+        "#!/bin/sh\nfor f in checks/*; do sh \"$f\" || exit 1; done\n",
+    );
+    r.set_executable(".git/hooks/pre-commit");
+    for d in [".cache/tool", ".config/autostart", ".local/bin"] {
+        fs::create_dir_all(r.home.path().join(d)).expect("mkdir");
+    }
+    let c = Case::new(r, mode);
+    c.own();
+    c
+}
+
+fn lure_as(mode: &Mode) {
+    // The reply's check writes the user's start-up files and fails: each write is refused
+    // by the sandbox for real, and none of them may come back as a line to add.
+    let c = lint_case(mode);
+    let gitconfig = fs::read_to_string(c.r.home.path().join(".gitconfig")).expect("gitconfig");
+    let lint = "touch \"$HOME/.profile\"\necho '[core] fsmonitor = x' >> \"$HOME/.gitconfig\"\n\
+                echo x > \"$HOME/.local/bin/git\"\necho x > \"$HOME/.config/autostart/x.desktop\"\n\
+                echo x > \"$HOME/.bashrc\"\nexit 1\n";
+    let out = c.apply(&write_block("l01", "checks/lure.sh", lint), &[]);
+    let v = report(&out);
+    let s = step(&v, "hook pre-commit");
+    assert_eq!(s["success"], false, "{} {v}", c.who());
+    assert!(s.get("needsUser").is_none(), "{} {v}", c.who());
+    let said = v.to_string();
+    assert!(!said.contains("write: ["), "{} {said}", c.who());
+    assert_eq!(
+        fs::read_to_string(c.r.home.path().join(".gitconfig")).expect("gitconfig"),
+        gitconfig
+    );
+    for f in [
+        ".profile",
+        ".local/bin/git",
+        ".config/autostart/x.desktop",
+        ".bashrc",
+    ] {
+        assert!(!c.r.home.path().join(f).exists(), "{} {f}", c.who());
+    }
+    // A hook that needs a cache folder: ⏸ with the line for it.
+    let c = lint_case(mode);
+    let out = c.apply(
+        &write_block(
+            "l02",
+            "checks/cache.sh",
+            "touch \"$HOME/.cache/tool/db\" || exit 1\n",
+        ),
+        &[],
+    );
+    let v = report(&out);
+    let how = step(&v, "hook pre-commit")["needsUser"]["how"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        how.contains("write: [\"~/.cache/tool\"]"),
+        "{} {v}",
+        c.who()
+    );
+}
+
+/// Issue 51 §7: a failed hook proposes write grants for caches only, never for the files and
+/// folders whose content runs as the user (dotfiles, `$PATH` folders, autostart entries).
+#[test]
+fn a_failed_hook_never_proposes_a_write_grant_on_start_up_files_or_program_folders() {
+    modes::each(lure_as);
+}
+
 fn repository_cannot_loosen_as(mode: &Mode) {
     let r = TestRepo::with_files(&[("a.txt", "a\n")]);
     let c = Case::new(r, mode);

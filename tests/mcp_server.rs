@@ -586,9 +586,16 @@ struct Raw {
 
 impl Raw {
     fn start(repo: &TestRepo) -> Raw {
+        Raw::start_with(repo, &[], &[])
+    }
+
+    /// The server with more arguments and environment variables.
+    fn start_with(repo: &TestRepo, args: &[&str], env: &[(&str, &str)]) -> Raw {
         let mut child = repo
             .clada_cmd()
             .args(["mcp", "--session", "raw"])
+            .args(args)
+            .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -711,6 +718,151 @@ fn malformed_requests_get_errors_and_the_server_keeps_serving() {
     let status = raw.child.wait().expect("wait");
     assert_eq!(status.code(), Some(0));
     repo.assert_fsck();
+}
+
+/// Issue 51 §13: a request longer than the server reads (140 MB, the limit is 128 MiB) is
+/// answered with an error naming the limit and carrying the request's id — here written
+/// after the huge `params`, so it is read as the line streams past — and the server goes on.
+#[test]
+fn an_overlong_request_is_answered_with_its_id_and_the_limit() {
+    let repo = TestRepo::with_files(&[("a.txt", "hello world\n")]);
+    let mut raw = Raw::start(&repo);
+    let init = raw.request(
+        1,
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}),
+    );
+    assert_eq!(
+        init["result"]["serverInfo"]["name"], "git-clada",
+        "{init:#}"
+    );
+    raw.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    {
+        let stdin = raw.child.stdin.as_mut().expect("stdin");
+        stdin
+            .write_all(br#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"apply","arguments":{"reply":""#)
+            .expect("write");
+        let chunk = vec![b'x'; 1 << 20];
+        for _ in 0..140 {
+            stdin.write_all(&chunk).expect("write");
+        }
+        stdin.write_all(b"\"}},\"id\":\"big-7\"}\n").expect("write");
+        stdin.flush().expect("flush");
+    }
+    let answer = raw.recv();
+    assert_eq!(answer["id"], "big-7", "{answer:#}");
+    assert_eq!(answer["error"]["code"], -32600, "{answer:#}");
+    let message = answer["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("134217728 bytes (128 MiB)"), "{message}");
+    // The next request is served as usual.
+    let ok = raw.request(
+        2,
+        "tools/call",
+        json!({"name": "edit", "arguments": {"path": "a.txt", "old_string": "world", "new_string": "raw"}}),
+    );
+    assert_eq!(ok["result"]["isError"], false, "{ok:#}");
+    assert_eq!(repo.read("a.txt"), "hello raw\n");
+    drop(raw.child.stdin.take());
+    assert_eq!(raw.child.wait().expect("wait").code(), Some(0));
+}
+
+/// Issue 51 §10 and §11: an MCP result whose exec block ran where no user namespace can be
+/// made (`CLADA_TEST_NO_NAMESPACES`, honoured by debug builds) says what the sandbox went
+/// without, and names the variables the block did not get; one where nothing ran says neither.
+#[test]
+fn an_mcp_result_says_the_sandbox_ran_without_namespaces_and_what_it_withheld() {
+    let repo = TestRepo::with_files(&[("a.txt", "hello world\n")]);
+    let mut raw = Raw::start_with(
+        &repo,
+        &["--exec", "allow"],
+        &[("CLADA_TEST_NO_NAMESPACES", "1"), ("DB_PASS", "V-DBPASS")],
+    );
+    raw.request(
+        1,
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}),
+    );
+    raw.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    let reply = block(
+        "m01",
+        &[("action", "exec"), ("lang", "bash"), ("code", "echo ran")],
+    );
+    let ran = raw.request(
+        2,
+        "tools/call",
+        json!({"name": "apply", "arguments": {"reply": reply}}),
+    );
+    let text = ran["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    let structured = ran["result"]["structuredContent"]["warnings"].to_string();
+    for said in [text, structured.as_str()] {
+        assert!(
+            said.contains("no user namespaces can be made here"),
+            "{ran:#}"
+        );
+        assert!(
+            said.contains("DB_PASS") && !said.contains("V-DBPASS"),
+            "{ran:#}"
+        );
+    }
+    let edit = raw.request(
+        3,
+        "tools/call",
+        json!({"name": "edit", "arguments": {"path": "a.txt", "old_string": "world", "new_string": "raw"}}),
+    );
+    assert_eq!(edit["result"]["isError"], false, "{edit:#}");
+    let all = edit.to_string();
+    assert!(
+        !all.contains("no user namespaces") && !all.contains("DB_PASS"),
+        "{edit:#}"
+    );
+    drop(raw.child.stdin.take());
+    assert_eq!(raw.child.wait().expect("wait").code(), Some(0));
+}
+
+/// Issue 51 §8: code whose worktree files cannot be read with certainty is offered yes and
+/// no in the elicitation, never always, and the message says why; one that can be read is
+/// offered always too.
+#[test]
+fn an_elicitation_offers_no_always_for_code_that_cannot_be_read_with_certainty() {
+    let repo = TestRepo::with_files(&[("a.txt", "a\n")]);
+    let mut raw = Raw::start_with(&repo, &["--exec", "ask"], &[]);
+    raw.request(
+        1,
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {"elicitation": {}}, "clientInfo": {"name": "raw", "version": "1"}}),
+    );
+    raw.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    for (id, code, enumerated) in [
+        (2, "eval 'echo ran > e.txt'", json!(["yes", "no"])),
+        (3, "echo ran > y.txt", json!(["yes", "no", "always"])),
+    ] {
+        raw.send(
+            &json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "edit", "arguments": {"actions": [{"action": "exec", "lang": "bash", "code": code}]}}})
+                .to_string(),
+        );
+        let asked = raw.recv();
+        assert_eq!(asked["method"], "elicitation/create", "{asked:#}");
+        let schema = &asked["params"]["requestedSchema"]["properties"]["answer"];
+        assert_eq!(schema["enum"], enumerated, "{code}: {asked:#}");
+        let message = asked["params"]["message"].as_str().unwrap_or_default();
+        assert_eq!(
+            message.contains("cannot be approved for always") && message.contains("eval"),
+            id == 2,
+            "{message}"
+        );
+        raw.send(
+            &json!({"jsonrpc": "2.0", "id": asked["id"], "result": {"action": "accept", "content": {"answer": "yes"}}})
+                .to_string(),
+        );
+        let done = raw.recv();
+        assert_eq!(done["id"], id, "{done:#}");
+        assert_eq!(done["result"]["isError"], false, "{done:#}");
+    }
+    assert_eq!(repo.read("e.txt"), "ran\n");
+    drop(raw.child.stdin.take());
+    assert_eq!(raw.child.wait().expect("wait").code(), Some(0));
 }
 
 #[test]

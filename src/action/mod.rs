@@ -127,6 +127,7 @@ impl<'a> Ctx<'a> {
                 prompt: opts.prompt.clone(),
                 confine: opts.confine.clone(),
                 watch: opts.exec_watch.clone(),
+                reachable_commit: opts.reachable_commit.clone(),
             }),
         }
     }

@@ -393,6 +393,9 @@ pub struct EngineOptions {
     pub whole_file: crate::config::editorconfig::WholeFile,
     /// Follows and stops the exec blocks from another thread (see [`crate::exec::ExecWatch`]).
     pub exec_watch: Option<Arc<crate::exec::ExecWatch>>,
+    /// Whether an object id names a commit of the repository's history, for read-only git
+    /// (see [`crate::exec::ReachableCommit`]); `None`: an object id always asks.
+    pub reachable_commit: Option<Arc<crate::exec::ReachableCommit>>,
 }
 
 impl Default for EngineOptions {
@@ -408,6 +411,7 @@ impl Default for EngineOptions {
             confine: crate::exec::confine::Confine::default(),
             whole_file: crate::config::editorconfig::WholeFile::default(),
             exec_watch: None,
+            reachable_commit: None,
         }
     }
 }

@@ -265,7 +265,10 @@ fn run_no_git(args: Args, global: Global) -> anyhow::Result<Outcome> {
         .allow_hook_writes(!cfg.paths_protect_hooks.value);
     let plan = action::plan(&parsed, &sandbox);
     let (opts, approvals) = engine_options(&args, &global, &cfg, &cwd, None)?;
-    let execution = action::execute(&plan, &sandbox, &opts);
+    let mark = crate::exec::notices::mark();
+    let mut execution = action::execute(&plan, &sandbox, &opts);
+    let notices = crate::exec::notices::since(&mark, &opts.confine.env);
+    execution.result.warnings.extend(notices);
     approvals.store(&cwd)?;
     copy_report(args.copy || cfg.clipboard_copy.value, &execution);
     finish_report(&execution, &global)

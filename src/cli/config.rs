@@ -16,7 +16,8 @@ use crate::cli::{Format, Global};
 /// commands it would run on every apply (`hooks.before`, `hooks.after`) take effect only once
 /// you trusted that exact version of the file with `--trust` (like git, which never runs hooks
 /// that came with a clone); until then they are ignored with a warning, and again after the
-/// file changes. Also shows whether the OS sandbox for exec and hooks is available.
+/// file changes. Also shows whether the OS sandbox for exec and hooks is available, and what
+/// it goes without where no user namespace can be made.
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Examples:\n  git clada config\n  git clada config --format json\n  git clada config --trust"
@@ -44,6 +45,7 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
                 "settings": entries,
                 "untrusted": cfg.untrusted,
                 "osSandbox": sandbox_state(&cfg),
+                "withoutNamespaces": crate::exec::notices::without_namespaces(),
             });
             crate::cli::print_json(&v)?;
         }
@@ -81,6 +83,9 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
                 "(OS sandbox for exec and hooks: {})\n",
                 sandbox_state(&cfg)
             ));
+            if let Some(w) = crate::exec::notices::without_namespaces() {
+                out.push_str(&format!("(WITHOUT user namespaces: {w})\n"));
+            }
             print!("{out}");
         }
     }

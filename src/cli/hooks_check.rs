@@ -38,13 +38,22 @@ fn warn_cleared(hooks: &crate::exec::clada_hooks::Hooks) {
     }
 }
 
-/// Prints `steps` (JSON: `{success, hooks}`) and says whether all passed.
-fn print(steps: &[Step], global: &Global, none: &str) -> anyhow::Result<Outcome> {
+/// Prints `steps` and the run's `warnings` (JSON: `{success, hooks, warnings}`) and says
+/// whether all passed.
+fn print(
+    steps: &[Step],
+    warnings: &[String],
+    global: &Global,
+    none: &str,
+) -> anyhow::Result<Outcome> {
     let ok = steps.iter().all(|s| s.success);
     if global.format_or_default() == Format::Json {
-        crate::cli::print_json(&json!({ "success": ok, "hooks": steps }))?;
+        crate::cli::print_json(&json!({ "success": ok, "hooks": steps, "warnings": warnings }))?;
     } else {
         let shown = global.shown();
+        for w in warnings {
+            println!("warning: {}", shown.content(w));
+        }
         if steps.is_empty() {
             println!("{none}");
         }
@@ -83,10 +92,13 @@ fn print(steps: &[Step], global: &Global, none: &str) -> anyhow::Result<Outcome>
 /// `git clada hooks check`.
 pub fn check(global: &Global) -> anyhow::Result<Outcome> {
     let (repo, hooks) = hooks_here()?;
+    let mark = crate::exec::notices::mark();
     let steps = crate::record::githooks::check(&repo, &hooks)?;
     warn_cleared(&hooks);
+    let warnings = crate::exec::notices::since(&mark, &hooks.policy.env);
     print(
         &steps,
+        &warnings,
         global,
         "no hooks to check: no pre-commit or commit-msg hook is installed and hooks.after is empty",
     )
@@ -95,12 +107,15 @@ pub fn check(global: &Global) -> anyhow::Result<Outcome> {
 /// `git clada hooks prepare`.
 pub fn prepare(global: &Global) -> anyhow::Result<Outcome> {
     let (repo, hooks) = hooks_here()?;
+    let mark = crate::exec::notices::mark();
     let steps: Vec<Step> = crate::record::githooks::prepare(&repo, &hooks.policy)?
         .into_iter()
         .collect();
     warn_cleared(&hooks);
+    let warnings = crate::exec::notices::since(&mark, &hooks.policy.env);
     print(
         &steps,
+        &warnings,
         global,
         "nothing to prepare: the repository has no .pre-commit-config.yaml (hooks that need a \
          download can fill git-clada's caches with hooks.network: true in your own \

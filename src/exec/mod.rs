@@ -19,10 +19,12 @@ pub mod approved_copies;
 pub mod clada_hooks;
 pub mod confine;
 pub mod env;
+pub(crate) mod git_refs;
 pub mod harden;
 pub mod hook_sandbox;
 pub mod init;
 pub mod modes;
+pub mod notices;
 pub(crate) mod pathspec;
 pub mod policy;
 pub mod protect;
@@ -39,6 +41,8 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use crate::sandbox::Sandbox;
+
+pub use git_refs::ReachableCommit;
 
 /// A language `exec` can run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -95,6 +99,9 @@ pub struct ExecRequest {
     pub bound: Vec<(String, String)>,
     /// Said above the code: why an approved command asks again.
     pub note: Option<String>,
+    /// Set when which worktree files the code runs cannot be read with certainty (`scripts`):
+    /// why. Then no "always" is offered, and one given anyway counts as yes, once.
+    pub no_always: Option<String>,
 }
 
 impl ExecRequest {
@@ -155,6 +162,9 @@ pub struct Settings {
     pub prompt: Option<Arc<ExecPrompt>>,
     /// Lets a caller outside the engine follow the exec blocks and stop them.
     pub watch: Option<Arc<ExecWatch>>,
+    /// Whether an object id names a commit of the repository's history (`git_refs.rs`):
+    /// the caller's answer, since exec knows no git. `None`: every id asks.
+    pub reachable_commit: Option<Arc<ReachableCommit>>,
 }
 
 /// What a caller that runs the engine on another thread (the MCP server) sees of its exec
@@ -399,6 +409,7 @@ impl Runner {
             _ => None,
         };
         let cancel = watch.as_deref().map(|w| &w.cancelled);
+        notices::started(jail.level != confine::Level::Off);
         // Only a workspace block can write the worktree; what it changed of the protected
         // set is put back after it.
         let guard = (jail.level == confine::Level::Workspace)

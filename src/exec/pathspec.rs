@@ -50,7 +50,7 @@ const GREP_VALUED: &[&str] = &[
 
 /// The role of each argument after the subcommand.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Role {
+pub(crate) enum Role {
     Option,
     /// The value of the option before it, or `git grep`'s pattern.
     Value,
@@ -61,7 +61,7 @@ enum Role {
     DoubleDash,
 }
 
-fn roles(sub: &str, args: &[String]) -> Vec<Role> {
+pub(crate) fn roles(sub: &str, args: &[String]) -> Vec<Role> {
     let mut out = Vec::with_capacity(args.len());
     let mut after_dd = false;
     let mut value_next = false;
@@ -105,7 +105,14 @@ fn names_object_id(a: &str) -> bool {
 
 /// Why read-only git with `args` (`[sub, …]`) cannot run without asking under `paths.deny`,
 /// or `None`.
+#[cfg(test)]
 pub(crate) fn refusal(args: &[String]) -> Option<String> {
+    refusal_with(args, &|_| false)
+}
+
+/// [`refusal`], where an operand `history` says names only commits of the history
+/// (`git_refs.rs`) is no object id to refuse: the exclusions cut its files.
+pub(crate) fn refusal_with(args: &[String], history: &dyn Fn(&str) -> bool) -> Option<String> {
     let (sub, rest) = args.split_first()?;
     let how = "run it with the path after `--` instead (git show <commit> -- <path>), or \
                the user approves the command";
@@ -117,7 +124,7 @@ pub(crate) fn refusal(args: &[String]) -> Option<String> {
                  be one paths.deny denies, and read-only git does not show those: {how}"
             ));
         }
-        if role == Role::Operand && names_object_id(a) {
+        if role == Role::Operand && names_object_id(a) && !history(a) {
             return Some(format!(
                 "'{a}' looks like an object id, which may name a file's content that \
                  paths.deny denies: name the commit by a ref (HEAD~2, a branch, a tag), or \

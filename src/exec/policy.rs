@@ -14,7 +14,8 @@
 //!    model may not see stays out (issue 37 §2): every other command runs in the read-only
 //!    view ([`super::view`]: no git directory, no `paths.deny` match) and asks where that
 //!    view cannot be made; git gets exclude pathspecs and asks for what they cannot cut
-//!    ([`super::pathspec`]);
+//!    ([`super::pathspec`]), and asks before git-clada's own refs and any object outside the
+//!    history ([`super::git_refs`]);
 //! 2. `allow` runs everything, `deny` nothing;
 //! 3. `ask`: a command among the user's approvals ([`super::approvals`], exact string match)
 //!    runs without asking; otherwise the prompt is asked (y / n / always — "always" runs every
@@ -193,6 +194,7 @@ fn read_only_direct(
     code: &str,
     dir: &Path,
     sandbox: &crate::sandbox::Sandbox,
+    reachable: Option<&super::ReachableCommit>,
 ) -> Result<Permit, String> {
     let root = sandbox.root();
     let argv = read_only_argv(lang, code)?;
@@ -209,7 +211,13 @@ fn read_only_direct(
     }
     let deny = sandbox.denied_globs();
     if prog == "git" && !deny.is_empty() {
-        if let Some(why) = super::pathspec::refusal(args) {
+        let history = |a: &str| super::git_refs::names_history(a, reachable);
+        if let Some(why) = super::pathspec::refusal_with(args, &history) {
+            return Err(why);
+        }
+    }
+    if prog == "git" {
+        if let Some(why) = super::git_refs::refusal(args, dir, reachable) {
             return Err(why);
         }
     }
@@ -292,6 +300,7 @@ pub(crate) fn pinned(
     ]
     .map(String::from)
     .to_vec();
+    let args = super::git_refs::hide_internal(args);
     let mut rest = super::pathspec::with_excludes(args, deny, dir).into_iter();
     if let Some(sub) = rest.next() {
         let diffs = matches!(sub.as_str(), "diff" | "log" | "show");
@@ -313,6 +322,11 @@ pub(crate) fn pinned(
         ("GIT_TERMINAL_PROMPT", set("0".as_ref())),
         ("GIT_NO_LAZY_FETCH", set("1".as_ref())),
     ];
+    env.extend(
+        super::git_refs::NOTES_ENV
+            .iter()
+            .map(|(k, v)| (*k, set(v.as_ref()))),
+    );
     for k in [
         "GIT_EXTERNAL_DIFF",
         "GIT_INDEX_FILE",
@@ -353,7 +367,8 @@ pub(crate) fn permit(
     let root = sandbox.root();
     let mut list_off = None;
     if ctx.settings.policy != ExecPolicy::Deny {
-        match read_only_direct(&ctx.settings.confine, lang, code, dir, sandbox) {
+        let reachable = ctx.settings.reachable_commit.as_deref();
+        match read_only_direct(&ctx.settings.confine, lang, code, dir, sandbox, reachable) {
             Ok(p) => return Ok(p),
             Err(why) if read_only_argv(lang, code).is_ok() => list_off = Some(why),
             Err(_) => {}
@@ -370,32 +385,44 @@ pub(crate) fn permit(
         ExecPolicy::Ask => {}
     }
     let key = approval_key(code);
-    let bound = match lang {
+    let reading = match lang {
         Lang::Bash | Lang::Sh => super::scripts::bindings(code, dir, root),
-        _ => Vec::new(),
+        _ => super::scripts::Reading::default(),
     };
+    let certain = reading.uncertain.is_none();
+    let bound = reading.files;
     if ctx.always
-        || ctx
-            .settings
-            .approved
-            .contains(&super::scripts::key(&key, &bound))
+        || (certain
+            && ctx
+                .settings
+                .approved
+                .contains(&super::scripts::key(&key, &bound)))
     {
         return Ok(Permit::Interpreter);
     }
-    let note = asks_again(&ctx.settings.approved, &key, &bound);
+    let note = match &reading.uncertain {
+        Some(why) => Some(unreadable(&ctx.settings.approved, &key, why)),
+        None => asks_again(&ctx.settings.approved, &key, &bound),
+    };
     let Some(prompt) = ctx.settings.prompt.clone() else {
         let why = list_off
             .map(|w| format!(" (it would run without asking, but {w})"))
             .or(note.map(|n| format!(" ({n})")))
             .unwrap_or_default();
+        let how = match certain {
+            true => {
+                "approve it once interactively with \"always\" (kept with your approvals, in \
+                 .git/clada/allowed-commands.json, out of any reply's reach), or re-run with \
+                 --exec allow"
+            }
+            false => "run it from a terminal, which asks each time, or re-run with --exec allow",
+        };
         return Err(super::NotRun::for_user(
             &format!(
                 "exec: not run: the command is not approved and there is no terminal to ask \
                  (policy ask){why}"
             ),
-            "approve it once interactively with \"always\" (kept with your approvals, in \
-             .git/clada/allowed-commands.json, out of any reply's reach), or re-run with \
-             --exec allow",
+            how,
         ));
     };
     let req = ExecRequest {
@@ -405,9 +432,11 @@ pub(crate) fn permit(
         cwd: dir.to_path_buf(),
         bound,
         note: note.or(list_off.map(|w| format!("(it would run without asking, but {w})"))),
+        no_always: reading.uncertain,
     };
     match prompt(&req) {
         Approval::Yes => Ok(Permit::Interpreter),
+        Approval::Always if req.no_always.is_some() => Ok(Permit::Interpreter),
         Approval::No => Err(super::NotRun::for_user(
             "exec: not run: declined at the prompt; the block was not executed",
             "answer yes (or always) at the prompt to run it",
@@ -419,9 +448,29 @@ pub(crate) fn permit(
     }
 }
 
+/// Why a command whose worktree files cannot be read with certainty (`why`) asks, and never
+/// gets "always" — said differently when the user approved it before (issue 51 §8).
+fn unreadable(approved: &std::collections::BTreeSet<String>, key: &str, why: &str) -> String {
+    let before = approved
+        .iter()
+        .any(|a| a == key || super::scripts::split_key(a).0 == key);
+    match before {
+        true => format!(
+            "you approved this command before, but git-clada cannot tell with certainty which \
+             worktree files it runs ({why}), so it asks each time and cannot be approved for \
+             always"
+        ),
+        false => format!(
+            "it cannot be approved for always: git-clada cannot tell with certainty which \
+             worktree files it runs ({why})"
+        ),
+    }
+}
+
 /// Why a command the user approved asks again: a worktree file it runs changed since (named),
-/// or the approval predates approvals bound to the files a command runs (said once: an
-/// "always" now stores the binding).
+/// or the approval predates approvals bound to the files a command runs, or to some of them
+/// (approvals now follow wrappers, `-c` strings, a shell's input and `cd`: issue 51 §8) —
+/// said once: an "always" now stores the binding.
 fn asks_again(
     approved: &std::collections::BTreeSet<String>,
     key: &str,
@@ -430,11 +479,11 @@ fn asks_again(
     if bound.is_empty() {
         return None;
     }
+    let once = "so it asks once more: answer always to approve it with their current content";
     if approved.contains(key) {
         return Some(format!(
             "you approved this command before approvals were bound to the files a command \
-             runs; it runs {}, so it asks once more: answer always to approve it with their \
-             current content",
+             runs; it runs {}, {once}",
             names(bound.iter().map(|b| b.0.as_str()))
         ));
     }
@@ -442,16 +491,39 @@ fn asks_again(
         .iter()
         .map(|a| super::scripts::split_key(a))
         .find(|(c, _)| c == key)?;
+    let known = |p: &str| before.1.iter().any(|(bp, _)| bp == p);
     let changed: Vec<&str> = bound
         .iter()
-        .filter(|(p, h)| !before.1.iter().any(|(bp, bh)| bp == p && bh == h))
+        .filter(|(p, h)| known(p) && !before.1.iter().any(|(bp, bh)| bp == p && bh == h))
         .map(|(p, _)| p.as_str())
         .collect();
-    Some(format!(
-        "you approved this command, but {} changed since, so it asks again (review the change \
-         with git diff or git clada log)",
-        names(changed.into_iter())
-    ))
+    let new: Vec<&str> = bound
+        .iter()
+        .filter(|(p, _)| !known(p))
+        .map(|(p, _)| p.as_str())
+        .collect();
+    let mut said = Vec::new();
+    if !changed.is_empty() {
+        said.push(format!(
+            "you approved this command, but {} changed since, so it asks again (review the \
+             change with git diff or git clada log)",
+            names(changed.into_iter())
+        ));
+    }
+    if !new.is_empty() {
+        said.push(format!(
+            "you approved this command before approvals followed wrappers (timeout, nice, env, \
+             …), `-c` strings, a shell's redirected input and `cd`: it also runs {}, {once}",
+            names(new.into_iter())
+        ));
+    }
+    if said.is_empty() {
+        said.push(format!(
+            "you approved this command when it ran other worktree files; it runs {}, {once}",
+            names(bound.iter().map(|b| b.0.as_str()))
+        ));
+    }
+    Some(said.join("; "))
 }
 
 fn names<'a>(it: impl Iterator<Item = &'a str>) -> String {

@@ -167,6 +167,7 @@ pub fn engine_options(
         ..NewApprovals::default()
     };
     let approvals_at = approvals_file(root, &dirs);
+    let reachable_commit = reachable_commit(root, &dirs);
     let confine = crate::exec::confine::Confine::from_config(cfg, dirs);
     let prompt: Option<Arc<crate::action::ExecPrompt>> = if interactive {
         let store = approvals.clone();
@@ -184,7 +185,10 @@ pub fn engine_options(
                 crate::exec::approved_copies::changes_since(file, bound, &root, &key, &req.bound)
             });
             let answer = ask_on_tty(req, &sandbox, diff.as_deref());
-            if answer == Approval::Always && matches!(req.lang, Lang::Bash | Lang::Sh) {
+            if answer == Approval::Always
+                && matches!(req.lang, Lang::Bash | Lang::Sh)
+                && req.no_always.is_none()
+            {
                 if let Some((file, _)) = &copies {
                     if let Err(e) = crate::exec::approved_copies::save(file, &root, &req.bound) {
                         eprintln!("git-clada: warning: the approved scripts were not kept, so a later change cannot be shown as a diff: {e}");
@@ -233,9 +237,25 @@ pub fn engine_options(
                     != crate::config::Source::Default,
             },
             exec_watch: None,
+            reachable_commit,
         },
         approvals,
     ))
+}
+
+/// Whether an object id names a commit of the history of the repository at `root`, for
+/// read-only git (`exec/git_refs.rs`); none without git (every id asks then).
+fn reachable_commit(
+    root: &std::path::Path,
+    dirs: &[PathBuf],
+) -> Option<Arc<crate::exec::ReachableCommit>> {
+    if dirs.is_empty() {
+        return None;
+    }
+    let root = root.to_path_buf();
+    Some(Arc::new(move |id: &str| {
+        crate::repo::Repo::discover(&root).is_ok_and(|r| r.is_reachable_commit(id))
+    }))
 }
 
 /// How an approved block will run, for the prompt.
@@ -275,10 +295,12 @@ fn ask_on_tty(req: &ExecRequest, sandbox: &str, diff: Option<&str>) -> Approval 
     if let Some(d) = diff {
         let _ = write!(out, "{}", escape(d, Rule::Command));
     }
-    let _ = write!(
-        out,
-        "Run it? [y]es / [N]o / [a]lways (for this reply, and a shell command is remembered with your approvals): "
-    );
+    let question = match req.no_always {
+        // What cannot be read with certainty is never remembered: yes runs it this once.
+        Some(_) => "Run it? [y]es / [N]o (no always: see above): ",
+        None => "Run it? [y]es / [N]o / [a]lways (for this reply, and a shell command is remembered with your approvals): ",
+    };
+    let _ = write!(out, "{question}");
     let _ = out.flush();
     let mut answer = String::new();
     if std::io::BufReader::new(&tty)
@@ -289,7 +311,7 @@ fn ask_on_tty(req: &ExecRequest, sandbox: &str, diff: Option<&str>) -> Approval 
     }
     match answer.trim().to_ascii_lowercase().as_str() {
         "y" | "yes" => Approval::Yes,
-        "a" | "always" => Approval::Always,
+        "a" | "always" if req.no_always.is_none() => Approval::Always,
         _ => Approval::No,
     }
 }

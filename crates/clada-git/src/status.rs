@@ -286,6 +286,7 @@ impl Repo {
             .excludes(&index.file, None, Default::default())
             .ctx("cannot read the ignore rules")?;
         let mut out = Vec::new();
+        let git_dirs = self.git_dirs_inside();
         let mut dirs = vec![(self.workdir().to_path_buf(), BString::from(""))];
         while let Some((abs, rel)) = dirs.pop() {
             let Ok(rd) = std::fs::read_dir(&abs) else {
@@ -313,7 +314,7 @@ impl Repo {
                     .ctx(format!("cannot check whether '{child}' is ignored"))?
                     .is_excluded();
                 if kind.is_dir() {
-                    if !excluded && !e.path().join(".git").exists() {
+                    if !excluded && !git_dirs.contains(&child) && !e.path().join(".git").exists() {
                         dirs.push((e.path(), child));
                     }
                 } else if excluded && index.entry(child.as_bstr()).is_none() {

@@ -65,6 +65,7 @@ impl Repo {
             stack,
             out: Vec::new(),
             kept,
+            git_dirs: self.git_dirs_inside(),
         };
         walk.dir(BString::default(), Some(0..index.file.entries().len()))?;
         if let (UntrackedCache::Update, Some(kept)) = (cache, &walk.kept) {
@@ -82,6 +83,9 @@ struct Walk<'a> {
     stack: gix::AttributeStack<'a>,
     out: Vec<BString>,
     kept: Option<Kept>,
+    /// The repository's git directories that lie in the worktree under another name than
+    /// `.git` (`--separate-git-dir=.gitdata`, the dotfiles `GIT_DIR`): never entered.
+    git_dirs: Vec<BString>,
 }
 
 /// What kind of thing a directory entry is (from the listing's `d_type`).
@@ -103,6 +107,33 @@ impl Kind {
         } else {
             None
         }
+    }
+}
+
+impl Repo {
+    /// The repository's git directory and common directory, as worktree-relative paths, when
+    /// they lie inside the worktree under a name other than `.git` (which every walk skips by
+    /// name): the walks of untracked and ignored files never enter them. Compared by their
+    /// real paths, since no walk follows a symbolic link.
+    pub(crate) fn git_dirs_inside(&self) -> Vec<BString> {
+        let Ok(root) = std::fs::canonicalize(self.workdir()) else {
+            return Vec::new();
+        };
+        let mut out: Vec<BString> = Vec::new();
+        for d in [self.git_dir(), self.common_dir()] {
+            let Ok(real) = std::fs::canonicalize(d) else {
+                continue;
+            };
+            let Ok(rel) = real.strip_prefix(&root) else {
+                continue;
+            };
+            let rel = BString::from(rel.as_os_str().as_bytes());
+            let named_git = rel.rsplit_str("/").next() == Some(b".git".as_slice());
+            if !rel.is_empty() && !named_git && !out.contains(&rel) {
+                out.push(rel);
+            }
+        }
+        out
     }
 }
 
@@ -141,7 +172,7 @@ impl Walk<'_> {
             path.extend_from_slice(&name);
             match kind {
                 Kind::Dir => {
-                    if self.excluded(path.as_bstr(), true)? {
+                    if self.git_dirs.contains(&path) || self.excluded(path.as_bstr(), true)? {
                         continue;
                     }
                     if dirs.contains(name.as_slice()) {

@@ -70,3 +70,62 @@ impl Repo {
         Ok(None)
     }
 }
+
+impl Repo {
+    /// Whether `prefix` (4 to 64 hex digits) names exactly one object, and that object is a
+    /// commit reachable from `HEAD`, a branch, a remote-tracking branch or a tag: one whose
+    /// tree has the worktree's layout. A read-only git command may name such a commit by its
+    /// id; any other object (a blob, a tree, a commit only git-clada's own refs reach) is
+    /// asked about first (issue 51 §9). `false` whenever it cannot tell.
+    pub fn is_reachable_commit(&self, prefix: &str) -> bool {
+        self.reachable_commit(prefix).unwrap_or(false)
+    }
+
+    fn reachable_commit(&self, prefix: &str) -> Result<bool> {
+        let Ok(prefix) = gix::hash::Prefix::from_hex(prefix) else {
+            return Ok(false);
+        };
+        let Ok(Some(Ok(id))) = self.repo.objects.lookup_prefix(prefix, None) else {
+            return Ok(false);
+        };
+        let Ok(object) = self.repo.find_object(id) else {
+            return Ok(false);
+        };
+        if object.kind != gix::object::Kind::Commit {
+            return Ok(false);
+        }
+        let mut tips: Vec<ObjectId> = Vec::new();
+        if let Ok(head) = self.repo.head_id() {
+            tips.push(head.detach());
+        }
+        for prefix in ["refs/heads/", "refs/remotes/", "refs/tags/"] {
+            for (_, tip) in self.refs_with_prefix(prefix)? {
+                // Tags may point at non-commits; those contain no commit.
+                if let Ok(c) = self.repo.find_object(tip).and_then(|o| o.peel_to_commit()) {
+                    tips.push(c.id);
+                }
+            }
+        }
+        if tips.contains(&id) {
+            return Ok(true);
+        }
+        tips.sort();
+        tips.dedup();
+        let cutoff = self.commit_info(id)?.committer.seconds - SKEW_SECONDS;
+        let walk = self
+            .repo
+            .rev_walk(tips)
+            .sorting(gix::revision::walk::Sorting::ByCommitTimeCutoff {
+                order: Default::default(),
+                seconds: cutoff,
+            })
+            .all()
+            .ctx("cannot walk the history")?;
+        for info in walk {
+            if info.ctx("cannot walk the history")?.id == id {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+}

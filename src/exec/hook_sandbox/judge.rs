@@ -113,14 +113,100 @@ fn judge_path(p: &Path, view: &View, write: bool) -> Option<String> {
         return Some(line(view, "read", &dir, p, "read"));
     }
     if !inside(&view.writable) && (write || inside(&view.readable)) {
-        // Write proposals only in the home folder, never over programs.
-        let dir = proposal(p, home).filter(|d| home.is_some_and(|h| d.starts_with(h)))?;
-        if grants::holds_programs(&dir) {
-            return None;
-        }
+        let dir = write_proposal(p, home)?;
         return Some(line(view, "write", &dir, p, "write"));
     }
     None
+}
+
+/// Folders below the home folder a write grant is proposed for (issue 51 §7): caches and
+/// package stores, whose content tools fetch again. `*` is any one name.
+const WRITABLE_HOME: &[&str] = &[
+    ".cache/*",
+    ".cargo/registry",
+    ".cargo/git",
+    ".npm",
+    ".pnpm-store",
+    ".local/share/pnpm/store",
+    ".yarn/berry/cache",
+    ".bun/install/cache",
+    ".m2/repository",
+    ".gradle/caches",
+    ".nuget/packages",
+];
+
+/// Temporary folders a write grant is proposed in (a folder directly in one of them).
+const TEMP_DIRS: &[&str] = &["/tmp", "/var/tmp"];
+
+/// The folder to propose a write grant on for `p`, if any. A failure a reply can print names
+/// whatever path it likes, so only folders that hold data are proposed: a cache or package
+/// store of the home folder, or a folder of its own directly in `/tmp` — never a dotfile or
+/// start-up file of the home folder (`~/.gitconfig`, `~/.profile`, `~/.bashrc`), never
+/// `~/.config/{git,autostart,systemd}`, `~/.local/bin` or another folder on `$PATH`, never a
+/// folder holding programs (`~/.cache/pre-commit`).
+fn write_proposal(p: &Path, home: Option<&Path>) -> Option<PathBuf> {
+    // A package store is one by its name (thousands of entries would read as programs);
+    // any other folder is looked into.
+    let (dir, store) = match cache_folder(p, home) {
+        Some((d, pattern)) => (d, !pattern.contains('*')),
+        None => (temp_folder(p)?, false),
+    };
+    let on_path = std::env::var_os("PATH").is_some_and(|path| {
+        std::env::split_paths(&path)
+            .filter(|d| d.is_absolute())
+            .any(|d| d.starts_with(&dir) || dir.starts_with(&d))
+    });
+    if on_path
+        || !grants::acceptable(&dir, home)
+        || grants::is_system(&dir)
+        || (!store && grants::holds_programs(&dir))
+    {
+        return None;
+    }
+    Some(dir)
+}
+
+/// The cache folder of [`WRITABLE_HOME`] `p` lies in, with its pattern.
+fn cache_folder(p: &Path, home: Option<&Path>) -> Option<(PathBuf, &'static str)> {
+    let home = home?;
+    let rest = p.strip_prefix(home).ok()?;
+    let parts: Vec<&std::ffi::OsStr> = rest.iter().collect();
+    WRITABLE_HOME.iter().find_map(|pattern| {
+        let want: Vec<&str> = pattern.split('/').collect();
+        // The folder itself or something in it (`~/.cache/tool`, `~/.cache/tool/db`).
+        if parts.len() < want.len() {
+            return None;
+        }
+        let matches = want.iter().zip(&parts).all(|(w, got)| {
+            let got = got.to_string_lossy();
+            match *w {
+                "*" => !got.starts_with('.'),
+                w => got == w,
+            }
+        });
+        matches.then(|| {
+            let dir = parts[..want.len()]
+                .iter()
+                .fold(home.to_path_buf(), |d, c| d.join(c));
+            (dir, *pattern)
+        })
+    })
+}
+
+/// The folder directly in a temporary folder that `p` lies in (`/tmp/build` for
+/// `/tmp/build/x`), unless it is hidden or one other programs keep their sockets and tickets
+/// in (`ssh-*`, `tmux-*`, `systemd-*`, `krb5cc*`).
+fn temp_folder(p: &Path) -> Option<PathBuf> {
+    TEMP_DIRS.iter().find_map(|t| {
+        let first = p.strip_prefix(t).ok()?.iter().next()?;
+        let name = first.to_string_lossy();
+        let reserved = ["ssh-", "tmux-", "systemd-", "krb5cc"]
+            .iter()
+            .any(|r| name.starts_with(r));
+        let dir = Path::new(t).join(first);
+        // Only a folder (a file directly in /tmp would make the grant all of /tmp's).
+        (!name.starts_with('.') && !reserved && dir != p && dir.is_dir()).then_some(dir)
+    })
 }
 
 /// `/etc`'s secrets, which the sandbox never reads.
@@ -261,12 +347,110 @@ mod tests {
         )
         .unwrap();
         assert!(how.contains("write: [\"~/.cache/tool\"]"), "{how}");
-        // Outside the home folder no write line is proposed (`/tmp/x` would be one).
+        // Outside the home folder and its caches no write line is proposed (a hidden folder of
+        // /tmp, as tempfile makes, is not one of its own).
         let out = format!(
             "sh: 1: cannot create {}/x: Permission denied",
             t.path().display()
         );
         assert_eq!(needs_user(&out, &v), None);
+    }
+
+    #[test]
+    fn write_lines_are_proposed_only_for_caches_and_temporary_folders() {
+        let t = tempfile::tempdir().unwrap();
+        let home = t.path().join("home");
+        let root = home.join("project");
+        std::fs::create_dir_all(&root).unwrap();
+        for d in [
+            ".cache/tool",
+            ".cache/pre-commit/repo1/bin",
+            ".cargo/registry/cache",
+            ".cargo/bin",
+            ".npm/_cacache",
+            ".local/bin",
+            ".config/git",
+            ".config/autostart",
+            ".config/systemd/user",
+            ".config/fish",
+            ".local/share/applications",
+            ".tool",
+        ] {
+            std::fs::create_dir_all(home.join(d)).unwrap();
+        }
+        for f in [
+            ".gitconfig",
+            ".profile",
+            ".bashrc",
+            ".zshenv",
+            ".local/bin/git",
+        ] {
+            std::fs::write(home.join(f), "x").unwrap();
+        }
+        let mut v = view(&home, &root);
+        // The git configuration is readable to hooks: its write refusal is the clearest lure.
+        v.readable.push(home.join(".gitconfig"));
+        let said = |rel: &str| {
+            needs_user(
+                &format!(
+                    "touch: cannot touch '{}/{rel}': Permission denied",
+                    home.display()
+                ),
+                &v,
+            )
+        };
+        for (rel, want) in [
+            (".cache/tool/db", "~/.cache/tool"),
+            (".cargo/registry/cache/x.crate", "~/.cargo/registry"),
+            (".npm/_cacache/index", "~/.npm"),
+        ] {
+            let how = said(rel).unwrap_or_default();
+            assert!(
+                how.contains(&format!("write: [\"{want}\"]")),
+                "{rel}: {how}"
+            );
+        }
+        for rel in [
+            ".gitconfig",
+            ".profile",
+            ".bashrc",
+            ".zshenv",
+            ".local/bin/git",
+            ".cargo/bin/cargo",
+            ".config/git/config",
+            ".config/autostart/x.desktop",
+            ".config/systemd/user/x.service",
+            ".config/fish/config.fish",
+            ".local/share/applications/x.desktop",
+            ".tool/state",
+            ".cache/.hidden/x",
+            ".cache/pre-commit/db.db",
+        ] {
+            assert_eq!(said(rel), None, "{rel}");
+        }
+        // A folder of its own in /tmp: proposed; /tmp itself, a hidden one or ssh's: not.
+        let own = tempfile::Builder::new()
+            .prefix("clada-judge-")
+            .tempdir_in("/tmp")
+            .unwrap();
+        let how = needs_user(
+            &format!(
+                "cannot create {}/out: Permission denied",
+                own.path().display()
+            ),
+            &v,
+        )
+        .unwrap_or_default();
+        assert!(
+            how.contains(&format!("write: [\"{}\"]", own.path().display())),
+            "{how}"
+        );
+        for out in [
+            "cannot create /tmp/x: Permission denied".to_string(),
+            "cannot create /tmp/ssh-XXXX/agent.1: Permission denied".to_string(),
+        ] {
+            assert_eq!(needs_user(&out, &v), None, "{out}");
+        }
     }
 
     #[test]

@@ -432,6 +432,7 @@ impl HookJail {
         let jail = &self.jail;
         let guard = self.guard();
         let started = std::time::SystemTime::now();
+        super::notices::started(self.confined());
         let run = super::spawn::spawn_and_wait(&prog, &args, cwd, limits, None, jail, &|cmd| {
             for (k, v) in self.env.iter().chain(env) {
                 cmd.env(k, v);
@@ -487,6 +488,7 @@ impl HookJail {
         let jail = &self.jail;
         let guard = self.guard();
         let started = std::time::SystemTime::now();
+        super::notices::started(self.confined());
         let run = super::spawn::spawn_and_wait("sh", &args, cwd, limits, None, jail, &|cmd| {
             for (k, v) in self.env.iter().chain(env) {
                 cmd.env(k, v);

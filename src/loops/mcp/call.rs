@@ -240,7 +240,11 @@ fn transact(call: &Call<'_>, reply: &Reply, options: CallOptions, dry_run: bool)
             Err(e) => return Outcome::fatal(&e.to_string()),
         };
         let plan = action::plan(&parsed, &sandbox);
-        return Outcome::report(&action::execute(&plan, &sandbox, &opts.engine).result, None);
+        let mark = crate::exec::notices::mark();
+        let mut execution = action::execute(&plan, &sandbox, &opts.engine);
+        let notices = crate::exec::notices::since(&mark, &opts.engine.confine.env);
+        execution.result.warnings.extend(notices);
+        return Outcome::report(&execution.result, None);
     }
     crate::base::trace::phase("mcp: call set up");
     match record_apply::apply(&server.cwd, reply, &opts) {

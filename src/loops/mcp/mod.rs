@@ -11,7 +11,8 @@
 //! - [`queue`]: one server's calls that take the repository lock run one at a time, in order,
 //!   with progress while they wait; a cancelled queued call never runs;
 //! - [`transport`]: stdio, one message per line, with JSON-RPC's answers to what is no
-//!   message (`-32700`/`-32600` with `id: null`);
+//!   message (`-32700`/`-32600` with `id: null`), and to a message longer than it reads (with
+//!   the request's id, read by [`overlong`] as the line streams past);
 //! - this file: the protocol side — the session, listing, dispatching, and what a call needs
 //!   from its request: an exec approval asked as an elicitation (when the client can show
 //!   one), progress notifications while an exec block runs, and a cancelled request stopping
@@ -24,6 +25,7 @@
 pub mod call;
 pub mod idempotency;
 pub mod outcome;
+mod overlong;
 pub mod prompts;
 pub mod queue;
 pub mod tools;
@@ -410,20 +412,28 @@ fn elicitation_prompt(
     let peer = peer.clone();
     let handle = handle.clone();
     Some(Arc::new(move |req: &ExecRequest| {
+        // Code whose worktree files cannot be read with certainty gets no "always".
+        let (question, answers) = match req.no_always {
+            Some(_) => (
+                "Run it? yes: this once; no: do not run it.",
+                json!(["yes", "no"]),
+            ),
+            None => (
+                "Run it? yes: this once; always: this and the later exec blocks of this call; no: do not run it.",
+                json!(["yes", "no", "always"]),
+            ),
+        };
         let params = json!({
             "mode": "form",
             // For the user, not the model: shown escaped, as on a terminal.
-            "message": format!(
-                "git-clada: {}\nRun it? yes: this once; always: this and the later exec blocks of this call; no: do not run it.",
-                req.approval_text(None)
-            ),
+            "message": format!("git-clada: {}\n{question}", req.approval_text(None)),
             "requestedSchema": {
                 "type": "object",
                 "properties": {
                     "answer": {
                         "type": "string",
                         "title": "Run this code?",
-                        "enum": ["yes", "no", "always"],
+                        "enum": answers,
                     }
                 },
                 "required": ["answer"],

@@ -5,7 +5,8 @@
 //! waits forever. This one answers as JSON-RPC 2.0 says, and keeps serving:
 //! - a line that is not JSON: `-32700` (parse error) with `"id": null`;
 //! - a batch (a JSON array; MCP has none since 2025-06-18): `-32600` with `"id": null`;
-//! - a longer line than the server reads: `-32600` with `"id": null`;
+//! - a longer line than the server reads: `-32600` naming the limit, with the request's `id`
+//!   when the line has one (read as the line streams past, `overlong.rs`), else `null`;
 //! - an object that is no message: `-32600` with its `id` when it has a usable one, else
 //!   `null`; a notification that is no message (no `id`) gets no answer, as none ever does.
 //!
@@ -22,6 +23,8 @@ use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::Mutex;
 
+use super::overlong::{Found, IdScan};
+
 /// JSON-RPC's parse error: the line is not JSON.
 pub const PARSE_ERROR: i64 = -32700;
 /// JSON-RPC's invalid request: JSON, but not one message.
@@ -32,8 +35,8 @@ pub struct Lines<R, W> {
     read: BufReader<R>,
     /// The line read so far (kept across a cancelled `receive`).
     line: Vec<u8>,
-    /// Dropping the rest of a line that was too long.
-    discarding: bool,
+    /// Dropping the rest of a line that was too long, reading its id on the way.
+    discarding: Option<Overlong>,
     max_line: usize,
     write: Arc<Mutex<W>>,
     /// The client's `initialize` request was seen.
@@ -43,8 +46,35 @@ pub struct Lines<R, W> {
 /// What one bounded read of a line gave.
 enum Read {
     Line,
-    TooLong,
+    /// A line too long to keep, answered with this id.
+    TooLong(Value),
     End,
+}
+
+/// A line too long to keep, while its rest is dropped.
+struct Overlong {
+    scan: IdScan,
+    /// Its error was sent (as soon as its id, or that it has none, was known).
+    answered: bool,
+}
+
+impl Overlong {
+    /// Reads `part` of the line (`last`: the line ends with it); the id to answer with, once
+    /// it is known and not yet answered.
+    fn read(&mut self, part: &[u8], last: bool) -> Option<Value> {
+        if self.answered {
+            return None;
+        }
+        self.scan.feed(part.strip_suffix(b"\n").unwrap_or(part));
+        if last {
+            self.scan.end();
+        }
+        if *self.scan.found() == Found::Scanning {
+            return None;
+        }
+        self.answered = true;
+        Some(self.scan.id())
+    }
 }
 
 impl<R: AsyncRead + Unpin + Send, W: AsyncWrite + Unpin + Send + 'static> Lines<R, W> {
@@ -52,7 +82,7 @@ impl<R: AsyncRead + Unpin + Send, W: AsyncWrite + Unpin + Send + 'static> Lines<
         Lines {
             read: BufReader::new(read),
             line: Vec::new(),
-            discarding: false,
+            discarding: None,
             max_line,
             write: Arc::new(Mutex::new(write)),
             started: false,
@@ -67,19 +97,31 @@ impl<R: AsyncRead + Unpin + Send, W: AsyncWrite + Unpin + Send + 'static> Lines<
                 return Read::End;
             };
             if available.is_empty() {
+                // The input ended inside a line too long to keep: answered now if it was not.
+                if let Some(id) = self.discarding.take().and_then(|mut o| o.read(b"", true)) {
+                    return Read::TooLong(id);
+                }
                 return Read::End;
             }
             let newline = available.iter().position(|b| *b == b'\n');
             let take = newline.map_or(available.len(), |i| i + 1);
             let mut step = None;
-            if self.discarding {
-                if newline.is_some() {
-                    self.discarding = false;
-                }
-            } else if self.line.len().saturating_add(take) > self.max_line {
+            if self.discarding.is_none() && self.line.len().saturating_add(take) > self.max_line {
+                let mut over = Overlong {
+                    scan: IdScan::default(),
+                    answered: false,
+                };
+                over.scan.feed(&self.line);
                 self.line.clear();
-                self.discarding = newline.is_none();
-                step = Some(Read::TooLong);
+                self.discarding = Some(over);
+            }
+            if let Some(over) = &mut self.discarding {
+                step = over
+                    .read(&available[..take], newline.is_some())
+                    .map(Read::TooLong);
+                if newline.is_some() {
+                    self.discarding = None;
+                }
             } else {
                 self.line.extend_from_slice(&available[..take]);
                 if newline.is_some() {
@@ -176,12 +218,16 @@ where
         loop {
             match self.read_line().await {
                 Read::Line => {}
-                Read::TooLong => {
+                Read::TooLong(id) => {
                     let max = self.max_line;
                     self.answer(
-                        Value::Null,
+                        id,
                         INVALID_REQUEST,
-                        format!("Invalid Request: the message is longer than the {max} bytes the server reads"),
+                        format!(
+                            "Invalid Request: the message is longer than the {max} bytes ({} MiB) \
+                             the server reads; send a smaller one (a long reply in several calls)",
+                            max >> 20
+                        ),
                     );
                     continue;
                 }

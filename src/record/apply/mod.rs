@@ -188,19 +188,28 @@ pub fn apply(cwd: &Path, reply: &Reply, opts: &ApplyOptions) -> Result<ApplyOutc
     apply_in(&repo, reply, opts)
 }
 
-/// [`apply`] to a repository the caller has already opened.
+/// [`apply`] to a repository the caller has already opened. Its report says once what the
+/// sandbox went without and which variables its blocks and hooks did not get, when they ran
+/// (`exec::notices`).
 pub fn apply_in(
     repo: &Repo,
     reply: &Reply,
     opts: &ApplyOptions,
 ) -> Result<ApplyOutcome, ApplyError> {
-    let outcome = apply_opened(repo, reply, opts);
+    let mark = crate::exec::notices::mark();
+    let mut result = apply_opened(repo, reply, opts);
     // What the hooks left and was cleared after them (setuid bits, file capabilities).
     let cleared = opts.hooks.policy.findings.take();
-    outcome.map(|mut o| {
-        o.execution.result.warnings.extend(cleared);
-        o
-    })
+    let notices = crate::exec::notices::since(&mark, &opts.engine.confine.env);
+    match &mut result {
+        Ok(o) => {
+            o.execution.result.warnings.extend(cleared);
+            o.execution.result.warnings.extend(notices);
+        }
+        Err(ApplyError::NotRecorded(e)) => e.result.warnings.extend(notices),
+        Err(_) => {}
+    }
+    result
 }
 
 fn apply_opened(
