@@ -330,6 +330,14 @@ fn credential_variables_are_withheld_named_in_the_report_and_passed_by_the_users
     for (k, _) in ORDINARY {
         assert!(!named.contains(&format!("{k},")), "{k}: {warnings}");
     }
+    // The commit's stored report (`git clada show`) says it as the printed one does, once.
+    let note = r.git(&["notes", "--ref=clada", "show", "HEAD"]);
+    assert_eq!(note.matches("which look like secrets").count(), 1, "{note}");
+    assert_eq!(
+        warnings.matches("which look like secrets").count(),
+        1,
+        "{warnings}"
+    );
     // The user's own sandbox.env passes them.
     r.user_config("sandbox:\n  env: [DB_PASS, REDIS_URL]\n");
     let out = run(&exec("c03", "printenv DB_PASS REDIS_URL"));

@@ -35,6 +35,27 @@ pub fn mark() -> Mark {
     Mark(STARTED.with(Cell::get))
 }
 
+thread_local! {
+    /// Where the apply running on this thread started counting ([`begin`]).
+    static SCOPE: Cell<Option<Mark>> = const { Cell::new(None) };
+}
+
+/// Starts counting for the apply about to run on this thread: its commit's stored report
+/// ([`take`], read where the notes are written) says what its own processes went without.
+pub fn begin() {
+    SCOPE.with(|s| s.set(Some(mark())));
+}
+
+/// [`since`] the apply's [`begin`] or the last `take`, once: the warnings go where they are
+/// taken (the stored report, or the printed one for an apply that stored none), never twice.
+pub fn take(rules: &[String]) -> Vec<String> {
+    let Some(from) = SCOPE.with(Cell::get) else {
+        return Vec::new();
+    };
+    SCOPE.with(|s| s.set(Some(mark())));
+    since(&from, rules)
+}
+
 /// What the sandbox goes without where no user namespace can be made, or `None` where one
 /// can (or where the OS sandbox itself is unavailable: that has its own warning).
 pub fn without_namespaces() -> Option<String> {

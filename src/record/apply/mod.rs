@@ -196,11 +196,11 @@ pub fn apply_in(
     reply: &Reply,
     opts: &ApplyOptions,
 ) -> Result<ApplyOutcome, ApplyError> {
-    let mark = crate::exec::notices::mark();
+    crate::exec::notices::begin();
     let mut result = apply_opened(repo, reply, opts);
-    // What the hooks left and was cleared after them (setuid bits, file capabilities).
-    let cleared = opts.hooks.policy.findings.take();
-    let notices = crate::exec::notices::since(&mark, &opts.engine.confine.env);
+    // What was not said where the commit's report was stored (`publish::said_once`): an
+    // apply that stored none, or processes that ran after it (post-commit).
+    let (cleared, notices) = publish::said_once(opts);
     match &mut result {
         Ok(o) => {
             o.execution.result.warnings.extend(cleared);

@@ -75,6 +75,11 @@ impl Transaction<'_> {
             true,
             format!("{} {subject}", Repo::short(commit)),
         ));
+        // What the hooks left and was cleared after them, and what the sandbox went without:
+        // in the stored report as in the printed one.
+        let (cleared, notices) = said_once(opts);
+        execution.result.warnings.extend(cleared);
+        execution.result.warnings.extend(notices);
         execution.result.update_success();
         // The branch, the apply record and both notes move in one transaction: all or none.
         let mut updates = branch_updates(reply, head_commit, commit, kept, &subject);
@@ -467,4 +472,13 @@ fn post_commit(
         }
     }
     Ok(())
+}
+
+/// What the apply's hooks left and was cleared after them (setuid bits, file capabilities),
+/// and the notices of `exec::notices`, each taken once: the first caller says them.
+pub(super) fn said_once(opts: &ApplyOptions) -> (Vec<String>, Vec<String>) {
+    (
+        opts.hooks.policy.findings.take(),
+        crate::exec::notices::take(&opts.engine.confine.env),
+    )
 }
