@@ -13,7 +13,6 @@ use std::path::PathBuf;
 
 use crate::repo::{ByteSlice, Repo, RepoError};
 
-use super::calls::dirty_paths;
 use super::state::{state_ref, FileState, Stored};
 use super::turn::Sides;
 
@@ -91,7 +90,7 @@ fn dirty_now(repo: &Repo) -> Result<Vec<(String, Option<Stored>)>, RepoError> {
     let index = repo.read_index()?;
     let mut hasher = repo.hasher_with(&index)?;
     let mut out = Vec::new();
-    for p in dirty_paths(repo, &index)? {
+    for p in super::shell::scan(repo, &index)?.0 {
         let entry = Stored::of(hasher.id_of(p.as_bstr())?);
         out.push((p.to_string(), entry));
     }
