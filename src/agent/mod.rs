@@ -25,6 +25,7 @@ pub mod spill;
 pub mod stash;
 pub mod state;
 pub mod status;
+pub mod switched;
 pub mod turn;
 pub mod unreported;
 
@@ -164,6 +165,8 @@ pub fn handle(
             held = state::Held::read(&repo, branch)?;
         }
     }
+    // The agent's stashes someone else popped or dropped: their changes are its again.
+    stash::reconcile(&repo, &mut held)?;
     let logs = !opts.provenance.off;
     let handled = match call.phase {
         Phase::Before => {
@@ -235,7 +238,17 @@ fn after_call<'r>(
         Some(edits) => {
             rebuilt::after_file_edit(repo, &mut held, call, edits, agent.tool(), &head_id)?
         }
-        None => calls::after(repo, &mut held, call, agent.tool(), &head_id)?,
+        None => match switched::from_branch(repo, &held, call)? {
+            // The call switched branches: the turn so far is committed on the old one.
+            Some(from) => {
+                let opts = commit_opts(agent, call, opts);
+                let (after, on_new) =
+                    switched::after(repo, held, from, call, agent.tool(), head, &opts, notes)?;
+                held = on_new;
+                after
+            }
+            None => calls::after(repo, &mut held, call, agent.tool(), &head_id)?,
+        },
     };
     // A commit the call made (the agent's own `git commit`) takes its lines now.
     committed::catch_up(repo, &mut held, !opts.provenance.off)?;

@@ -50,6 +50,12 @@ pub fn remember(repo: &Repo, branch: Option<&str>, session: &str) -> Result<(), 
     .map_err(|e| io("write", &path, e))
 }
 
+/// Drops the baseline of `session`'s turn on `branch` (its turn there ended: the agent
+/// switched branches).
+pub fn forget(repo: &Repo, branch: Option<&str>, session: &str) {
+    let _ = std::fs::remove_file(baseline_file(repo, branch, session));
+}
+
 /// The paths that changed during `session`'s turn with no checkpoint holding their content
 /// now, given the turn's `sides`; the session's baseline is dropped (the turn ends). Empty
 /// when no baseline was taken (the hooks were installed mid-turn).
