@@ -35,7 +35,11 @@ pub fn from_branch(
     call: &Call,
 ) -> Result<Option<Option<String>>, RepoError> {
     let id = call.tool_use_id.as_deref();
-    let here = held.state.open.iter().any(|o| calls::pairs(o, id, &call.session))
+    let here = held
+        .state
+        .open
+        .iter()
+        .any(|o| calls::pairs(o, id, &call.session))
         || (held.state.checkpoints.iter()).any(|c| id.is_some() && c.key.as_deref() == id);
     if here {
         return Ok(None);
@@ -63,7 +67,8 @@ pub fn from_branch(
 }
 
 /// The after of a call that switched from branch `from`: the turn so far is committed on
-/// `from`, the call's own changes are recorded on HEAD's branch, whose state is returned.
+/// `from` (with the options `opts` gives for its state), the call's own changes are
+/// recorded on HEAD's branch, whose state is returned.
 pub fn after<'r>(
     repo: &'r Repo,
     held: Held<'r>,
@@ -71,7 +76,7 @@ pub fn after<'r>(
     call: &Call,
     agent: &str,
     head: &crate::repo::Head,
-    opts: &ApplyOptions,
+    opts: &dyn Fn(&Held) -> ApplyOptions,
     notes: &mut Vec<String>,
 ) -> Result<(AfterOutcome, Held<'r>), RepoError> {
     let to = head.branch().map(str::to_string);
@@ -83,6 +88,8 @@ pub fn after<'r>(
         return Ok((AfterOutcome::NoBefore, new));
     };
     let mut open = old.state.open.remove(i);
+    // The options of the old branch's commit: its checkpoints name the model.
+    let opts = &opts(&old);
     let (seen, git) = calls::seen_after(repo, &open, &head_id)?;
     super::committed::catch_up(repo, &mut old, !opts.provenance.off)?;
     let made = commit_on(repo, &mut old, from.as_deref(), &call.session, opts, notes)?;
@@ -201,7 +208,10 @@ pub fn commit_on(
         name: name.to_string(),
         new: commit,
         expected: Expected::Value(tip),
-        reflog: format!("clada: the agent's turn before it switched branches: {}", message::subject(&items)),
+        reflog: format!(
+            "clada: the agent's turn before it switched branches: {}",
+            message::subject(&items)
+        ),
     }];
     if !opts.provenance.off {
         let human = format!("{} <{}>", user.name, user.email);
