@@ -212,8 +212,8 @@ fn file_candidates(
     repo: &Repo,
     open: &Open,
     head: &str,
-) -> Result<Vec<(BString, Option<Stored>)>, RepoError> {
-    let mut candidates: Vec<(BString, Option<Stored>)> = open
+) -> Result<super::shell::Candidates, RepoError> {
+    let mut candidates: super::shell::Candidates = open
         .files
         .iter()
         .map(|f| (BString::from(f.path.as_str()), f.entry))

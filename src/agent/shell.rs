@@ -110,6 +110,9 @@ pub fn descends(repo: &Repo, tip: ObjectId, old: ObjectId) -> Result<bool, RepoE
     Ok(chain.iter().any(|c| c.id == old))
 }
 
+/// Paths a call may have changed, each with its content before the call.
+pub type Candidates = Vec<(BString, Option<Stored>)>;
+
 /// The paths a shell call may have changed, with their content before it (from `open`, the
 /// index before it and the base tree), and what it did to the index: the candidates of its
 /// checkpoint besides the worktree's dirty files now (`dirty`).
@@ -120,7 +123,7 @@ pub fn candidates(
     index: &Index,
     dirty: &[BString],
     staged_now: &[FileState],
-) -> Result<(Vec<(BString, Option<Stored>)>, GitSeen), RepoError> {
+) -> Result<(Candidates, GitSeen), RepoError> {
     let base = base_tree(repo, &open.head, head)?;
     let staged_before: BTreeMap<&str, Option<Stored>> = open
         .staged
@@ -159,7 +162,7 @@ pub fn candidates(
         stash: stash_ref(repo)?,
         ..GitSeen::default()
     };
-    let mut out: Vec<(BString, Option<Stored>)> = Vec::new();
+    let mut out: Candidates = Vec::new();
     let before_of = |p: &BString| -> Result<Option<Stored>, RepoError> {
         match open
             .files

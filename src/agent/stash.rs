@@ -53,11 +53,12 @@ fn pushed(repo: &Repo, before: &str, now: &str) -> Result<bool, RepoError> {
     let Some(last) = log.last() else {
         return Ok(false);
     };
+    let id = |s: &str| ObjectId::from_hex(s.as_bytes()).ok();
     let from = match before.is_empty() {
         true => last.old.is_null(),
-        false => last.old.to_string() == before,
+        false => id(before) == Some(last.old),
     };
-    Ok(from && last.new.to_string() == now)
+    Ok(from && id(now) == Some(last.new))
 }
 
 /// A path's content in stash commit `stash`: its worktree tree, else its untracked files'

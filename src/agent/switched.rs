@@ -69,6 +69,7 @@ pub fn from_branch(
 /// The after of a call that switched from branch `from`: the turn so far is committed on
 /// `from` (with the options `opts` gives for its state), the call's own changes are
 /// recorded on HEAD's branch, whose state is returned.
+#[allow(clippy::too_many_arguments)]
 pub fn after<'r>(
     repo: &'r Repo,
     held: Held<'r>,

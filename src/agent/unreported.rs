@@ -159,15 +159,15 @@ pub fn at_hook(
         if busy.contains(&p.as_str()) {
             continue;
         }
-        let expected = match baseline.named.iter().find(|f| f.path == p) {
-            Some(f) => f.entry,
-            None => match (sides.get(&p), baseline.files.iter().find(|f| f.path == p)) {
-                (Some(s), _) => s.agent,
-                (None, Some(f)) => f.entry,
-                (None, None) => Stored::of(index.entry(p.as_bytes().as_bstr())),
-            },
+        // As a checkpoint left it, as a hook named it already, or (no checkpoint holding
+        // it) as it was when the turn began.
+        let named = baseline.named.iter().find(|f| f.path == p).map(|f| f.entry);
+        let expected = match (sides.get(&p), baseline.files.iter().find(|f| f.path == p)) {
+            (Some(s), _) => s.agent,
+            (None, Some(f)) => f.entry,
+            (None, None) => Stored::of(index.entry(p.as_bytes().as_bstr())),
         };
-        if entry != expected {
+        if entry != expected && named != Some(entry) {
             baseline.named.retain(|f| f.path != p);
             baseline.named.push(FileState {
                 path: p.clone(),
