@@ -361,7 +361,9 @@ fn stop_call(
         notes.push(unreported::said(&unreported, "during the agent's turn"));
     }
     if mode == AgentCommit::None {
-        // Attribution only: the checkpoints stay until someone commits their lines.
+        // Attribution only: the checkpoints stay until someone commits their lines; the
+        // agent's staging stays as it left it.
+        held.state.staged.retain(|s| s.session != call.session);
         held.save()?;
         return Ok(Handled::Turn(turn::TurnOutcome::Kept));
     }
