@@ -1,21 +1,18 @@
-//! The agent's own git commands in its shell tool (issue 50 item 5): Claude Code's and
-//! Codex's Bash payloads (tests/fixtures/agent-hooks/, the Codex ones in the shape recorded
-//! from Codex 0.171.0) piped to the real binary around real git commands in real
-//! repositories, checked with git. A shell call's before and after include the index, HEAD
-//! and the stash: the agent's `git add` of its edit and its `git mv` enter the turn's commit,
-//! the user's content an agent's `git add -A` staged stays staged and the user's, a branch
-//! switch commits the turn so far on the old branch and records the rest on the new one, and
-//! the agent's edits it stashes stay its own.
+//! The agent's own git commands in its shell tool (issue 50 item 5): the Bash payloads
+//! recorded from Claude Code 2.1.332 and Codex 0.171.0 (tests/fixtures/agent-hooks/<agent>/
+//! recorded/, the command set to the one each test runs) piped to the real binary around
+//! real git commands in real repositories, checked with git. A shell call's before and after
+//! include the index, HEAD and the stash: the agent's `git add` of its edit and its `git mv`
+//! enter the turn's commit, the user's content an agent's `git add -A` staged stays staged
+//! and the user's, a branch switch commits the turn so far on the old branch and records the
+//! rest on the new one, and the agent's edits it stashes stay its own.
 
 mod common;
 
 use std::process::Output;
 
+use common::agent_fixtures::{attested, recorded};
 use common::{exit_code, output_text, spawn_fed, TestRepo};
-
-fn payload(repo: &TestRepo, agent: &str, name: &str, vars: &[(&str, &str)]) -> String {
-    common::agent_fixtures::payload(repo, agent, name, vars)
-}
 
 fn hook(repo: &TestRepo, agent: &str, input: &str) -> Output {
     let mut cmd = repo.clada_cmd();
@@ -25,40 +22,52 @@ fn hook(repo: &TestRepo, agent: &str, input: &str) -> Output {
     out
 }
 
-/// One shell call of `agent`: its before hook, the command run by `sh` in the repository,
-/// its after hook; the after hook's stderr.
+/// One shell call of `agent` running `command`: its recorded before hook, the command run by
+/// `sh` in the repository, its recorded after hook; the after hook's stderr.
 fn shell(repo: &TestRepo, agent: &str, id: &str, command: &str) -> String {
-    let vars = [("ID", id), ("COMMAND", command)];
-    hook(repo, agent, &payload(repo, agent, "pre-bash", &vars));
+    let set = [("tool_input.command", command)];
+    hook(
+        repo,
+        agent,
+        &recorded(repo, agent, "PreToolUse.bash", id, &set),
+    );
     let sh = repo
         .command("sh")
         .args(["-c", command])
         .output()
         .expect("sh");
     assert!(sh.status.success(), "{command}: {}", output_text(&sh));
-    let out = hook(repo, agent, &payload(repo, agent, "post-bash", &vars));
+    let out = hook(
+        repo,
+        agent,
+        &recorded(repo, agent, "PostToolUse.bash", id, &set),
+    );
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
-/// One Write tool call of Claude Code.
+/// One Write tool call of Claude Code (its recorded payloads, on `file`).
 fn write(repo: &TestRepo, id: &str, file: &str, content: &str) {
-    let vars = [("FILE", file), ("ID", id), ("CONTENT", content)];
+    let path = repo.path().join(file).display().to_string();
+    let set = [
+        ("tool_input.file_path", path.as_str()),
+        ("tool_input.content", content),
+    ];
     hook(
         repo,
         "claude-code",
-        &payload(repo, "claude-code", "pre-write", &vars),
+        &recorded(repo, "claude-code", "PreToolUse.write", id, &set),
     );
     repo.write(file, content);
     hook(
         repo,
         "claude-code",
-        &payload(repo, "claude-code", "post-write", &vars),
+        &recorded(repo, "claude-code", "PostToolUse.write", id, &set),
     );
 }
 
-/// The end of the turn; its stderr.
+/// The end of the turn (the recorded `Stop`); its stderr.
 fn stop(repo: &TestRepo, agent: &str) -> String {
-    let out = hook(repo, agent, &payload(repo, agent, "stop", &[]));
+    let out = hook(repo, agent, &recorded(repo, agent, "Stop", "", &[]));
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
@@ -73,17 +82,8 @@ fn note(repo: &TestRepo, rev: &str) -> String {
 }
 
 /// Each file's attested line ranges in the log on `rev`.
-fn attested(repo: &TestRepo, rev: &str) -> Vec<(String, String)> {
-    let log = note(repo, rev);
-    let mut out = Vec::new();
-    let mut file = String::new();
-    for line in log.lines().take_while(|l| *l != "---") {
-        match line.strip_prefix("  ") {
-            Some(entry) => out.push((file.clone(), entry.rsplit(' ').next().unwrap_or("").into())),
-            None => file = line.to_string(),
-        }
-    }
-    out
+fn lines(repo: &TestRepo, rev: &str) -> Vec<(String, String)> {
+    attested(&note(repo, rev))
 }
 
 fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
@@ -114,7 +114,7 @@ fn the_agents_git_add_enters_its_turn_and_the_users_edit_it_staged_stays_staged(
     );
     assert_eq!(changed(&repo, "HEAD"), "a.txt", "{err}");
     assert_eq!(repo.git(&["show", "HEAD:a.txt"]), "a\nby agent\n");
-    assert_eq!(attested(&repo, "HEAD"), pairs(&[("a.txt", "2")]));
+    assert_eq!(lines(&repo, "HEAD"), pairs(&[("a.txt", "2")]));
     // The user's edit: staged as the agent's `git add -A` left it, not committed.
     assert_eq!(repo.status(), "M  u.txt\n");
     assert_eq!(repo.git(&["show", ":u.txt"]), "u\nmine\n");
@@ -122,8 +122,7 @@ fn the_agents_git_add_enters_its_turn_and_the_users_edit_it_staged_stays_staged(
     repo.assert_fsck();
 }
 
-/// Codex's shell call (the recorded payload shape) staging a file its Write created, then
-/// changing it again: the turn's commit holds the file as the agent left it, the index
+/// Codex's shell call staging a file it created, then a second one changing it again: the turn's commit holds the file as the agent left it, the index
 /// clean.
 #[test]
 fn codex_stages_a_new_file_then_changes_it_and_the_turn_commits_its_last_version() {
@@ -137,7 +136,8 @@ fn codex_stages_a_new_file_then_changes_it_and_the_turn_commits_its_last_version
     assert_eq!(repo.status(), "", "{err}");
     let log = note(&repo, "HEAD");
     assert!(log.contains("\"tool\": \"codex\""), "{log}");
-    assert_eq!(attested(&repo, "HEAD"), pairs(&[("new.txt", "1-2")]));
+    assert!(log.contains("\"model\": \"gpt-5.5\""), "{log}");
+    assert_eq!(lines(&repo, "HEAD"), pairs(&[("new.txt", "1-2")]));
     repo.assert_fsck();
 }
 
@@ -162,7 +162,7 @@ fn the_agents_git_mv_and_edit_is_a_rename_in_its_turn_with_only_its_line_attribu
         repo.git(&["show", "HEAD:c.txt"]),
         body.replace("beta\n", "beta (agent)\n")
     );
-    assert_eq!(attested(&repo, "HEAD"), pairs(&[("c.txt", "2")]));
+    assert_eq!(lines(&repo, "HEAD"), pairs(&[("c.txt", "2")]));
     assert_eq!(repo.status(), " M u.txt\n");
     repo.assert_fsck();
 }
@@ -196,7 +196,7 @@ fn a_branch_switch_commits_the_turn_so_far_on_the_old_branch_and_records_on_the_
     // main: the turn until the switch.
     assert_eq!(repo.git(&["rev-parse", "main~1"]).trim_end(), initial);
     assert_eq!(changed(&repo, "main"), "a.txt");
-    assert_eq!(attested(&repo, "main"), pairs(&[("a.txt", "2")]));
+    assert_eq!(lines(&repo, "main"), pairs(&[("a.txt", "2")]));
     assert!(note(&repo, "main").contains("\"tool\": \"claude\""));
     // fix: the rest of the turn.
     assert_eq!(
@@ -239,7 +239,7 @@ fn the_agents_stashed_edit_stays_its_own_until_the_user_pops_and_commits_it() {
     assert_eq!(repo.status(), "");
     repo.git(&["stash", "pop", "-q"]);
     repo.git(&["commit", "-qam", "mine"]);
-    assert_eq!(attested(&repo, "HEAD"), pairs(&[("a.txt", "2")]));
+    assert_eq!(lines(&repo, "HEAD"), pairs(&[("a.txt", "2")]));
     assert!(note(&repo, "HEAD").contains("\"tool\": \"claude\""));
     assert_eq!(repo.git(&["for-each-ref", "refs/clada/agent/"]), "");
     repo.assert_fsck();
@@ -261,7 +261,7 @@ fn a_stash_and_pop_in_one_turn_keeps_the_agents_edit_its_and_the_users_edit_thei
     shell(&repo, "claude-code", "toolu_3", "git stash pop -q");
     let err = stop(&repo, "claude-code");
     assert_eq!(changed(&repo, "HEAD"), "a.txt", "{err}");
-    assert_eq!(attested(&repo, "HEAD"), pairs(&[("a.txt", "2")]));
+    assert_eq!(lines(&repo, "HEAD"), pairs(&[("a.txt", "2")]));
     assert_eq!(repo.status(), " M u.txt\n");
     assert_eq!(repo.read("u.txt"), "u\nmine\n");
     repo.assert_fsck();

@@ -1,6 +1,7 @@
 //! Where an agent session's edits are recorded, and when edits no hook reported are named
-//! (issue 50 items 8 and 12): Claude Code's and Codex's payloads (tests/fixtures/agent-hooks/)
-//! piped to the real binary in real repositories, checked with git. A session started in a
+//! (issue 50 items 8 and 12): the payloads recorded from Claude Code 2.1.332 and Codex 0.171.0
+//! (tests/fixtures/agent-hooks/<agent>/recorded/, the file, command or patch set to each
+//! test's) piped to the real binary in real repositories, checked with git. A session started in a
 //! folder holding several repositories records each path in its own repository and commits
 //! each one's turn there; an edit no hook reported is named at the session's next hook, not
 //! only at the end of the turn.
@@ -9,11 +10,8 @@ mod common;
 
 use std::process::Output;
 
+use common::agent_fixtures::recorded;
 use common::{exit_code, output_text, spawn_fed, TestRepo};
-
-fn payload(repo: &TestRepo, agent: &str, name: &str, vars: &[(&str, &str)]) -> String {
-    common::agent_fixtures::payload(repo, agent, name, vars)
-}
 
 /// Runs `git clada agent-hook AGENT` with `input`; it must not fail. Its stderr.
 fn hook(repo: &TestRepo, agent: &str, input: &str) -> String {
@@ -25,8 +23,7 @@ fn hook(repo: &TestRepo, agent: &str, input: &str) -> String {
 }
 
 /// A folder that is no repository, holding the repositories `names`, each with one commit
-/// of `a.txt` and `u.txt`. Payloads name its files by absolute path (`{ROOT}/r1/a.txt`)
-/// and run in it (`cwd`).
+/// of `a.txt` and `u.txt`. The payloads run in it (their `cwd`).
 fn parent_of(names: &[&str]) -> TestRepo {
     let parent = TestRepo::new();
     std::fs::remove_dir_all(parent.path().join(".git")).expect("remove .git");
@@ -40,33 +37,48 @@ fn parent_of(names: &[&str]) -> TestRepo {
     parent
 }
 
-/// One Write tool call of Claude Code on `file` (relative to the payload's `{ROOT}`).
-fn write(repo: &TestRepo, id: &str, file: &str, content: &str) -> String {
-    let vars = [("FILE", file), ("ID", id), ("CONTENT", content)];
-    let said = hook(
-        repo,
-        "claude-code",
-        &payload(repo, "claude-code", "pre-write", &vars),
-    );
+/// One Write tool call of Claude Code (its recorded payloads) on `file` by absolute path,
+/// run in `cwd` (the payload's `{ROOT}` when `None`); both hooks' stderr.
+fn write(repo: &TestRepo, id: &str, file: &str, content: &str, cwd: Option<&str>) -> String {
+    let path = repo.path().join(file).display().to_string();
+    let mut set = vec![
+        ("tool_input.file_path", path.as_str()),
+        ("tool_input.content", content),
+    ];
+    set.extend(cwd.map(|c| ("cwd", c)));
+    let pre = recorded(repo, "claude-code", "PreToolUse.write", id, &set);
+    let said = hook(repo, "claude-code", &pre);
     repo.write(file, content);
-    said + &hook(
-        repo,
-        "claude-code",
-        &payload(repo, "claude-code", "post-write", &vars),
-    )
+    let post = recorded(repo, "claude-code", "PostToolUse.write", id, &set);
+    said + &hook(repo, "claude-code", &post)
 }
 
-/// One Bash call of `agent`, run by `sh` in the payload's folder; both hooks' stderr.
+/// One shell call of `agent` (its recorded payloads) running `command` with `sh` in the
+/// payload's folder; both hooks' stderr.
 fn shell(repo: &TestRepo, agent: &str, id: &str, command: &str) -> String {
-    let vars = [("ID", id), ("COMMAND", command)];
-    let said = hook(repo, agent, &payload(repo, agent, "pre-bash", &vars));
+    let set = [("tool_input.command", command)];
+    let said = hook(
+        repo,
+        agent,
+        &recorded(repo, agent, "PreToolUse.bash", id, &set),
+    );
     let sh = repo
         .command("sh")
         .args(["-c", command])
         .output()
         .expect("sh");
     assert!(sh.status.success(), "{command}: {}", output_text(&sh));
-    said + &hook(repo, agent, &payload(repo, agent, "post-bash", &vars))
+    said + &hook(
+        repo,
+        agent,
+        &recorded(repo, agent, "PostToolUse.bash", id, &set),
+    )
+}
+
+/// The end of the turn (the recorded `Stop`), run in `cwd` (else the payload's `{ROOT}`).
+fn stop(repo: &TestRepo, agent: &str, cwd: Option<&str>) -> String {
+    let set: Vec<(&str, &str)> = cwd.map(|c| ("cwd", c)).into_iter().collect();
+    hook(repo, agent, &recorded(repo, agent, "Stop", "", &set))
 }
 
 fn git_in(parent: &TestRepo, repo: &str, args: &[&str]) -> String {
@@ -93,8 +105,8 @@ fn changed(parent: &TestRepo, repo: &str, rev: &str) -> String {
 fn a_session_in_a_parent_folder_records_and_commits_each_repositorys_turn_in_it() {
     let parent = parent_of(&["r1", "r2", "r3"]);
     parent.write("r1/u.txt", "u\nmine\n");
-    write(&parent, "toolu_1", "r1/a.txt", "a\nby agent in r1\n");
-    write(&parent, "toolu_2", "r2/b.txt", "new in r2\n");
+    write(&parent, "toolu_1", "r1/a.txt", "a\nby agent in r1\n", None);
+    write(&parent, "toolu_2", "r2/b.txt", "new in r2\n", None);
     let said = shell(
         &parent,
         "claude-code",
@@ -108,11 +120,7 @@ fn a_session_in_a_parent_folder_records_and_commits_each_repositorys_turn_in_it(
             "{said}"
         );
     }
-    let err = hook(
-        &parent,
-        "claude-code",
-        &payload(&parent, "claude-code", "stop", &[]),
-    );
+    let err = stop(&parent, "claude-code", None);
     assert!(
         err.contains("r1") && err.contains("r2") && err.contains("AI commit"),
         "{err}"
@@ -146,35 +154,30 @@ fn a_session_in_a_parent_folder_records_and_commits_each_repositorys_turn_in_it(
 #[test]
 fn a_session_reaching_into_a_sibling_repository_commits_its_turn_there_too() {
     let parent = parent_of(&["r1", "r2"]);
-    let r1 = parent.path().join("r1");
-    let r2 = parent.path().join("r2");
-    let in_r1 = |name: &str, vars: &[(&str, &str)]| {
-        payload(&parent, "claude-code", name, vars).replace(
-            &format!("\"cwd\": \"{}\"", parent.path().display()),
-            &format!("\"cwd\": \"{}\"", r1.display()),
-        )
-    };
-    let vars = [("FILE", "r2/a.txt"), ("ID", "toolu_1"), ("CONTENT", "")];
-    let pre = in_r1("pre-write", &vars);
-    assert!(
-        pre.contains(&format!("\"cwd\": \"{}\"", r1.display())),
-        "{pre}"
+    let r1 = parent.path().join("r1").display().to_string();
+    let r2 = parent.path().join("r2").display().to_string();
+    write(
+        &parent,
+        "toolu_1",
+        "r2/a.txt",
+        "a\nby agent from r1\n",
+        Some(&r1),
     );
-    hook(&parent, "claude-code", &pre);
-    parent.write("r2/a.txt", "a\nby agent from r1\n");
-    hook(&parent, "claude-code", &in_r1("post-write", &vars));
-    let vars = [("FILE", "r1/a.txt"), ("ID", "toolu_2"), ("CONTENT", "")];
-    hook(&parent, "claude-code", &in_r1("pre-write", &vars));
-    parent.write("r1/a.txt", "a\nby agent in r1\n");
-    hook(&parent, "claude-code", &in_r1("post-write", &vars));
-    let err = hook(&parent, "claude-code", &in_r1("stop", &[]));
+    write(
+        &parent,
+        "toolu_2",
+        "r1/a.txt",
+        "a\nby agent in r1\n",
+        Some(&r1),
+    );
+    let err = stop(&parent, "claude-code", Some(&r1));
     assert_eq!(changed(&parent, "r1", "HEAD"), "a.txt", "{err}");
     assert_eq!(changed(&parent, "r2", "HEAD"), "a.txt", "{err}");
     assert_eq!(
         git_in(&parent, "r2", &["show", "HEAD:a.txt"]),
         "a\nby agent from r1\n"
     );
-    assert!(err.contains(&r2.display().to_string()), "{err}");
+    assert!(err.contains(&r2), "{err}");
     for r in ["r1", "r2"] {
         assert_eq!(git_in(&parent, r, &["status", "--porcelain"]), "", "{r}");
     }
@@ -192,18 +195,12 @@ fn edits_no_hook_reported_are_named_at_the_next_hook() {
         format!("*** Begin Patch\n*** Update File: a.txt\n@@\n{body}\n*** End Patch\n")
     };
     let applied = |id: &str, patch: &str, content: &str| -> String {
-        let vars = [("ID", id), ("PATCH", patch)];
-        let said = hook(
-            &repo,
-            "codex",
-            &payload(&repo, "codex", "pre-apply-patch", &vars),
-        );
+        let set = [("tool_input.command", patch)];
+        let pre = recorded(&repo, "codex", "PreToolUse.apply-patch-update", id, &set);
+        let said = hook(&repo, "codex", &pre);
         repo.write("a.txt", content);
-        said + &hook(
-            &repo,
-            "codex",
-            &payload(&repo, "codex", "post-apply-patch", &vars),
-        )
+        let post = recorded(&repo, "codex", "PostToolUse.apply-patch-update", id, &set);
+        said + &hook(&repo, "codex", &post)
     };
     let first = lines.replace("1\n", "1 codex\n");
     applied("call_1", &patch("-1\n+1 codex"), &first);
@@ -228,7 +225,7 @@ fn edits_no_hook_reported_are_named_at_the_next_hook() {
         said.contains("b.txt, n.txt") && !said.contains("a.txt"),
         "{said}"
     );
-    let err = hook(&repo, "codex", &payload(&repo, "codex", "stop", &[]));
+    let err = stop(&repo, "codex", None);
     assert!(!err.contains("no hook reporting it"), "{err}");
     assert_eq!(
         repo.git(&["diff-tree", "--no-commit-id", "--name-only", "-r", "HEAD"]),

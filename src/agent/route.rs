@@ -37,7 +37,7 @@ pub fn targets(call: &Call, dir: &Path, notes: &mut Vec<String>) -> Result<Vec<T
     let home_dir = home.as_ref().map(|r| r.workdir().to_path_buf());
     let mut out: Vec<Target> = Vec::new();
     let files = match (&call.touches, call.phase) {
-        (Touches::Files(files), Phase::Before | Phase::After) => Some(files),
+        (Touches::Files(files), Phase::Before | Phase::After | Phase::Dropped) => Some(files),
         _ => None,
     };
     let Some(files) = files else {
