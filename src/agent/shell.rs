@@ -163,13 +163,12 @@ pub fn candidates(
         ..GitSeen::default()
     };
     let mut out: Candidates = Vec::new();
+    let dirty_before: BTreeMap<&str, Option<Stored>> = (open.files.iter())
+        .map(|f| (f.path.as_str(), f.entry))
+        .collect();
     let before_of = |p: &BString| -> Result<Option<Stored>, RepoError> {
-        match open
-            .files
-            .iter()
-            .find(|f| f.path.as_bytes() == p.as_slice())
-        {
-            Some(f) => Ok(f.entry),
+        match dirty_before.get(p.to_str().unwrap_or_default()) {
+            Some(e) => Ok(*e),
             None => index_before(p),
         }
     };
@@ -188,14 +187,16 @@ pub fn candidates(
         out.push((p.clone(), before_of(p)?));
     }
     git.moves = moves(&git.index, index, index_before);
+    let mut known: std::collections::BTreeSet<BString> =
+        out.iter().map(|(p, _)| p.clone()).collect();
     for f in &open.files {
         let p = BString::from(f.path.as_str());
-        if !out.iter().any(|(c, _)| *c == p) {
+        if known.insert(p.clone()) {
             out.push((p, f.entry));
         }
     }
     for p in dirty {
-        if !out.iter().any(|(c, _)| c == p) {
+        if known.insert(p.clone()) {
             out.push((p.clone(), index_before(p)?));
         }
     }
