@@ -8,7 +8,10 @@
 //! trust for them, `setup` is what install and uninstall do around that file, `status`
 //! reports what is installed, trusted and heard from, `model` finds the model name,
 //! `rebuilt` reads Cursor's older `afterFileEdit`, `unreported` finds edits no hook reported,
-//! `admitted` sorts a turn's paths by what enters its commit (`record::admit`'s rule).
+//! `admitted` sorts a turn's paths by what enters its commit (`record::admit`'s rule),
+//! `route` sends a call to the repositories it concerns (a session may span several),
+//! `shell` reads a shell call's git state (index, HEAD, stash), `stash` keeps the agent's
+//! stashed changes its own, `switched` commits the turn so far when a call switches branches.
 
 pub mod admitted;
 pub mod calls;
