@@ -245,11 +245,13 @@ fn the_agents_stashed_edit_stays_its_own_until_the_user_pops_and_commits_it() {
     repo.assert_fsck();
 }
 
-/// A `git stash` and `git stash pop` within one turn: the agent's edit is committed as its
-/// own, the user's edit that went through the stash with it stays the user's.
+/// The agent stashes its edit together with the user's and ends its turn; in its next turn
+/// it pops the stash: the agent's edit is committed as its own then, the user's edit that
+/// went through the stash with it comes back the user's, uncommitted and unclaimed.
 #[test]
-fn a_stash_and_pop_in_one_turn_keeps_the_agents_edit_its_and_the_users_edit_theirs() {
+fn a_stash_popped_in_the_next_turn_gives_the_agent_its_edit_and_the_user_theirs() {
     let repo = TestRepo::with_files(&[("a.txt", "a\n"), ("u.txt", "u\n")]);
+    let initial = repo.head();
     repo.write("u.txt", "u\nmine\n");
     shell(
         &repo,
@@ -258,11 +260,20 @@ fn a_stash_and_pop_in_one_turn_keeps_the_agents_edit_its_and_the_users_edit_thei
         "printf 'a\\nby agent\\n' > a.txt",
     );
     shell(&repo, "claude-code", "toolu_2", "git stash -q");
+    let err = stop(&repo, "claude-code");
+    assert_eq!(repo.head(), initial, "{err}");
+    assert_eq!(repo.status(), "");
     shell(&repo, "claude-code", "toolu_3", "git stash pop -q");
     let err = stop(&repo, "claude-code");
+    assert_eq!(
+        repo.git(&["rev-parse", "HEAD~1"]).trim_end(),
+        initial,
+        "{err}"
+    );
     assert_eq!(changed(&repo, "HEAD"), "a.txt", "{err}");
     assert_eq!(lines(&repo, "HEAD"), pairs(&[("a.txt", "2")]));
     assert_eq!(repo.status(), " M u.txt\n");
     assert_eq!(repo.read("u.txt"), "u\nmine\n");
+    assert_eq!(repo.git(&["for-each-ref", "refs/clada/agent/"]), "");
     repo.assert_fsck();
 }
