@@ -231,6 +231,7 @@ pub fn keep(
         transcript: like.and_then(|c| c.transcript.clone()),
         changes: kept,
         left_out: true,
+        moves: Vec::new(),
     });
     Ok(())
 }

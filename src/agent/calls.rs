@@ -6,9 +6,10 @@
 use std::path::{Path, PathBuf};
 
 use crate::authorship::carry;
-use crate::repo::{BString, ByteSlice, Index, ObjectId, Repo, RepoError};
+use crate::repo::{BString, ByteSlice, ObjectId, Repo, RepoError};
 
 use super::payload::{Call, Touches};
+use super::shell::GitSeen;
 use super::state::{Change, Checkpoint, FileState, Held, Open, Stored};
 
 /// Records the state before `call`.
@@ -41,10 +42,16 @@ fn known(held: &Held, id: Option<&str>) -> bool {
 pub fn before_state(repo: &Repo, call: &Call, cwd: &Path) -> Result<Option<Open>, RepoError> {
     let index = repo.read_index()?;
     let mut hasher = repo.hasher_with(&index)?;
+    let (mut staged, mut stash) = (Vec::new(), String::new());
     let (worktree, paths) = match &call.touches {
         Touches::Nothing => return Ok(None),
         Touches::Files(files) => (false, relative_paths(repo, files, cwd)),
-        Touches::Worktree => (true, dirty_paths(repo, &index)?),
+        Touches::Worktree => {
+            // The index and the stash too: the agent's own git commands change them.
+            let (dirty, in_index) = super::shell::scan(repo, &index)?;
+            (staged, stash) = (in_index, super::shell::stash_ref(repo)?);
+            (true, dirty)
+        }
     };
     let mut files = Vec::with_capacity(paths.len());
     for rel in paths {
@@ -61,6 +68,8 @@ pub fn before_state(repo: &Repo, call: &Call, cwd: &Path) -> Result<Option<Open>
         worktree,
         files,
         head: head_id(repo)?,
+        staged,
+        stash,
     }))
 }
 
@@ -69,7 +78,7 @@ pub fn store_before(held: &mut Held, open: Open) {
     if known(held, open.key.as_deref()) {
         return;
     }
-    for f in &open.files {
+    for f in open.files.iter().chain(&open.staged) {
         held.keep(f.entry);
     }
     held.state.open.push(open);
@@ -136,9 +145,9 @@ pub fn after(
         });
     };
     let open = held.state.open.remove(i);
-    let seen = seen_after(repo, &open, head)?;
+    let (seen, git) = seen_after(repo, &open, head)?;
     let meta = AfterMeta::of(call, agent, head);
-    checkpoint_of(repo, held, open, meta, seen)
+    checkpoint_of(repo, held, open, meta, seen, git)
 }
 
 /// Whether `open` is the before-state of the call with this id (by id; without one, the
@@ -177,26 +186,38 @@ impl AfterMeta {
 }
 
 /// The paths `open`'s call may have changed, with their content before it (from `open`) and
-/// now (hashed from the worktree, blobs written).
-pub fn seen_after(repo: &Repo, open: &Open, head: &str) -> Result<Seen, RepoError> {
+/// now (hashed from the worktree, blobs written); for a shell call, also what it did to the
+/// index, HEAD and the stash (`shell`).
+pub fn seen_after(repo: &Repo, open: &Open, head: &str) -> Result<(Seen, GitSeen), RepoError> {
     let index = repo.read_index()?;
     let mut hasher = repo.hasher_with(&index)?;
-    let mut candidates: Vec<(BString, Option<Stored>)> = open
+    let (candidates, git) = match open.worktree {
+        true => {
+            let (dirty, staged) = super::shell::scan(repo, &index)?;
+            super::shell::candidates(repo, open, head, &index, &dirty, &staged)?
+        }
+        false => (file_candidates(repo, open, head)?, GitSeen::default()),
+    };
+    let mut seen = Vec::with_capacity(candidates.len());
+    for (rel, before) in candidates {
+        let now = Stored::of(hasher.hash(rel.as_bstr())?.map(|(e, _)| e));
+        seen.push((rel.to_string(), before, now));
+    }
+    Ok((seen, git))
+}
+
+/// The paths a file tool's call may have changed: its files, and those of a commit made
+/// meanwhile (whose content before the call was the old HEAD's).
+fn file_candidates(
+    repo: &Repo,
+    open: &Open,
+    head: &str,
+) -> Result<super::shell::Candidates, RepoError> {
+    let mut candidates: super::shell::Candidates = open
         .files
         .iter()
         .map(|f| (BString::from(f.path.as_str()), f.entry))
         .collect();
-    if open.worktree {
-        // Files clean before the call held what the index holds.
-        for p in dirty_paths(repo, &index)? {
-            if !candidates.iter().any(|(c, _)| *c == p) {
-                let before = Stored::of(index.entry(p.as_bstr()));
-                candidates.push((p, before));
-            }
-        }
-    }
-    // The tool committed (the agent's own `git commit`): what it committed is clean now, so
-    // the paths the commits changed held, before the call, what the old HEAD held.
     if !open.head.is_empty() && open.head != head {
         if let (Ok(old), Ok(new)) = (
             ObjectId::from_hex(open.head.as_bytes()),
@@ -209,36 +230,52 @@ pub fn seen_after(repo: &Repo, open: &Open, head: &str) -> Result<Seen, RepoErro
             }
         }
     }
-    let mut seen = Vec::with_capacity(candidates.len());
-    for (rel, before) in candidates {
-        let now = Stored::of(hasher.hash(rel.as_bstr())?.map(|(e, _)| e));
-        seen.push((rel.to_string(), before, now));
-    }
-    Ok(seen)
+    Ok(candidates)
 }
 
-/// The checkpoint of `open`'s call from what was `seen` after it.
+/// The checkpoint of `open`'s call from what was `seen` after it (and, for a shell call, what
+/// it did to git's state: `git`).
 pub fn checkpoint_of(
     repo: &Repo,
     held: &mut Held,
     open: Open,
     meta: AfterMeta,
-    seen: Seen,
+    mut seen: Seen,
+    git: GitSeen,
 ) -> Result<AfterOutcome, RepoError> {
+    if open.worktree {
+        super::stash::sort_out(repo, held, &open, &git, &mut seen)?;
+        super::shell::remember(held, &open.session, &git);
+    }
+    let before_of = |path: &str| seen.iter().find(|(p, ..)| p == path).and_then(|s| s.1);
     let mut changes = Vec::new();
-    for (path, before, now) in seen {
+    for (path, before, now) in &seen {
         if now == before {
             continue;
         }
-        held.keep(now);
-        held.keep(before);
+        held.keep(*now);
+        held.keep(*before);
+        // A moved file's lines are counted from the file it was.
+        let from = match git.moves.iter().find(|(_, new)| new == path) {
+            Some((old, _)) => before_of(old),
+            None => *before,
+        };
         changes.push(Change {
-            path,
-            before,
-            after: now,
-            lines: written(repo, before, now)?,
+            path: path.clone(),
+            before: *before,
+            after: *now,
+            lines: written(repo, from, *now)?,
         });
     }
+    let moves = git
+        .moves
+        .into_iter()
+        .filter(|(old, new)| {
+            [old, new]
+                .iter()
+                .all(|p| changes.iter().any(|c| c.path == **p))
+        })
+        .collect();
     push(
         held,
         Checkpoint {
@@ -252,6 +289,7 @@ pub fn checkpoint_of(
             transcript: meta.transcript,
             changes,
             left_out: false,
+            moves,
         },
     )
 }
@@ -296,25 +334,6 @@ pub(super) fn written(
         return Ok(String::new());
     };
     Ok(carry::written_lines(read(before)?.as_deref(), &new).to_string())
-}
-
-/// The worktree's files that differ from the index (changed, deleted) or are untracked: what
-/// a shell tool's before-state hashes. The cost of a status of the worktree.
-pub(super) fn dirty_paths(repo: &Repo, index: &Index) -> Result<Vec<BString>, RepoError> {
-    let head_tree = match repo.head()?.commit() {
-        Some(c) => repo.commit_info(c)?.tree,
-        None => repo.empty_tree(),
-    };
-    let status = repo.status(head_tree, index, true)?;
-    let mut out: Vec<BString> = status
-        .unstaged
-        .into_iter()
-        .map(|(p, _)| p)
-        .chain(status.untracked)
-        .collect();
-    out.sort();
-    out.dedup();
-    Ok(out)
 }
 
 /// The repository-relative form of each path (absolute, or relative to `cwd`); paths outside

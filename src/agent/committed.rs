@@ -35,6 +35,7 @@ pub fn after_commit(repo: &Repo, write_logs: bool) -> Result<Vec<ObjectId>, Repo
         return Ok(Vec::new());
     }
     let mut held = Held::read(repo, head.branch())?;
+    super::stash::reconcile(repo, &mut held)?;
     let done = catch_up(repo, &mut held, write_logs)?;
     held.save()?;
     Ok(done)

@@ -8,7 +8,10 @@
 //! trust for them, `setup` is what install and uninstall do around that file, `status`
 //! reports what is installed, trusted and heard from, `model` finds the model name,
 //! `rebuilt` reads Cursor's older `afterFileEdit`, `unreported` finds edits no hook reported,
-//! `admitted` sorts a turn's paths by what enters its commit (`record::admit`'s rule).
+//! `admitted` sorts a turn's paths by what enters its commit (`record::admit`'s rule),
+//! `route` sends a call to the repositories it concerns (a session may span several),
+//! `shell` reads a shell call's git state (index, HEAD, stash), `stash` keeps the agent's
+//! stashed changes its own, `switched` commits the turn so far when a call switches branches.
 
 pub mod admitted;
 pub mod calls;
@@ -18,11 +21,15 @@ pub mod model;
 pub mod payload;
 pub mod prompt;
 pub mod rebuilt;
+pub mod route;
 pub mod settings;
 pub mod setup;
+pub mod shell;
 pub mod spill;
+pub mod stash;
 pub mod state;
 pub mod status;
+pub mod switched;
 pub mod turn;
 pub mod unreported;
 
@@ -50,6 +57,24 @@ pub enum Handled {
     Turn(turn::TurnOutcome),
     /// The after of a tool call, committed at once (`agent.commit: edit`).
     Edit(calls::AfterOutcome, turn::TurnOutcome),
+    /// A call recorded in several repositories (a session spanning them, `route`): each
+    /// one's outcome, or its error.
+    Repos(Vec<(std::path::PathBuf, Result<Handled, String>)>),
+}
+
+impl Handled {
+    /// Whether something was left undone (a commit a hook stopped, a repository's error):
+    /// the hook then exits with status 1, which never blocks the agent.
+    pub fn incomplete(&self) -> bool {
+        match self {
+            Handled::Turn(turn::TurnOutcome::Ran(o))
+            | Handled::Edit(_, turn::TurnOutcome::Ran(o)) => o.commit.is_none(),
+            Handled::Repos(all) => all
+                .iter()
+                .any(|(_, h)| h.as_ref().map_or(true, Handled::incomplete)),
+            _ => false,
+        }
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -60,6 +85,8 @@ pub enum AgentError {
     Repo(#[from] RepoError),
     #[error(transparent)]
     Apply(#[from] ApplyError),
+    #[error("{0}")]
+    Config(String),
 }
 
 /// A tool call's hook that could not take the agent lock within its budget: its record, set
@@ -84,41 +111,72 @@ fn set_aside(
     }
 }
 
+/// The options of the AI commits in the repository at a worktree (the configuration there)
+/// and when the agent's changes are committed there (`agent.commit`); an error says why the
+/// configuration cannot be read.
+pub type Options<'a> = dyn Fn(&Path) -> Result<(ApplyOptions, AgentCommit), String> + 'a;
+
 /// Handles one hook call: `input` is the payload on stdin, `event` the optional EVENT
-/// argument, `cwd` the hook's directory; `opts` the options of the turn's AI commit (the
-/// user's configuration), completed here with the agent's provenance; `mode` when the agent's
-/// changes are committed (`agent.commit`). What the user should know beyond the outcome
-/// (edits left unattributed, git-ai's log) is added to `notes`.
+/// argument, `cwd` the hook's directory; `options` gives, for each repository the call is
+/// recorded in (`route`), the options of its AI commits (the user's configuration there),
+/// completed here with the agent's provenance, and `agent.commit`. What the user should know
+/// beyond the outcome (edits left unattributed, git-ai's log) is added to `notes`.
 pub fn handle(
     agent: AgentKind,
     event: Option<&str>,
     input: &[u8],
     cwd: &Path,
-    opts: &ApplyOptions,
-    mode: AgentCommit,
+    options: &Options,
     notes: &mut Vec<String>,
 ) -> Result<Handled, AgentError> {
     let call = payload::parse(agent, event, input)?;
-    // Cursor running Claude Code's hooks: the payload says whose it is.
-    let agent = call.agent;
     // A read-only or unknown tool: nothing to record, so not even the lock is taken.
     if call.inert() {
         return Ok(Handled::Nothing);
     }
     let dir = call.cwd.clone().unwrap_or_else(|| cwd.to_path_buf());
-    let repo = match Repo::discover(&dir) {
-        Ok(r) => r,
-        // An agent working outside any repository: nothing to record.
-        Err(RepoError::NotARepo(_)) => return Ok(Handled::Nothing),
-        Err(e) => return Err(e.into()),
+    let mut targets = route::targets(&call, &dir, notes)?;
+    let in_one = |t: &route::Target, notes: &mut Vec<String>| -> Result<Handled, AgentError> {
+        let (opts, mode) = options(t.repo.workdir()).map_err(AgentError::Config)?;
+        handle_in(&t.repo, &t.call, &dir, &opts, mode, notes)
     };
-    status::heard(&repo, agent, &call.event);
+    match targets.len() {
+        // An agent working outside any repository: nothing to record.
+        0 => return Ok(Handled::Nothing),
+        1 => return in_one(&targets.remove(0), notes),
+        _ => {}
+    }
+    let mut out = Vec::with_capacity(targets.len());
+    for t in &targets {
+        let handled = in_one(t, notes).map_err(|e| format!("{e:#}"));
+        // A repository the session touched before, which this shell call's before hook
+        // did not see yet (another call added it meanwhile): nothing of its.
+        if !t.home && matches!(handled, Ok(Handled::After(calls::AfterOutcome::NoBefore))) {
+            continue;
+        }
+        out.push((t.repo.workdir().to_path_buf(), handled));
+    }
+    Ok(Handled::Repos(out))
+}
+
+/// [`handle`] in one repository.
+fn handle_in(
+    repo: &Repo,
+    call: &payload::Call,
+    dir: &Path,
+    opts: &ApplyOptions,
+    mode: AgentCommit,
+    notes: &mut Vec<String>,
+) -> Result<Handled, AgentError> {
+    // Cursor running Claude Code's hooks: the payload says whose it is.
+    let agent = call.agent;
+    status::heard(repo, agent, &call.event);
     if let (Phase::Session, Some(model)) = (call.phase, &call.model) {
-        model::remember(&repo, &call.session, model)?;
+        model::remember(repo, &call.session, model)?;
         return Ok(Handled::Nothing);
     }
     // git-ai writes the logs of this repository's commits itself: one log per commit.
-    let deferred = git_ai_present(&repo);
+    let deferred = git_ai_present(repo);
     let mut own_opts;
     let opts = match deferred && !opts.provenance.off {
         true => {
@@ -135,44 +193,48 @@ pub fn handle(
         // must happen under the lock: it waits like a turn's end, and past that says what
         // becomes of the edit.
         Phase::After if call.edits.is_some() => {
-            state::Held::read(&repo, branch).map_err(|e| unrecorded_edit(&call, e))?
+            state::Held::read(repo, branch).map_err(|e| unrecorded_edit(call, e))?
         }
         // A tool call's hook does not keep the agent waiting on another hook's long work (a
         // turn commit running git's hooks): past its budget it sets its record aside.
         Phase::Before | Phase::After => {
-            match state::Held::read_within(&repo, branch, spill::budget())? {
+            match state::Held::read_within(repo, branch, spill::budget())? {
                 Some(held) => held,
-                None => return set_aside(&repo, &call, &dir, agent, &head),
+                None => return set_aside(repo, call, dir, agent, &head),
             }
         }
         // A call that never ran leaves nothing to set aside: past the budget its
         // before-state just stays, unpaired.
-        Phase::Dropped => match state::Held::read_within(&repo, branch, spill::budget())? {
+        Phase::Dropped => match state::Held::read_within(repo, branch, spill::budget())? {
             Some(held) => held,
             None => return Ok(Handled::Nothing),
         },
-        _ => state::Held::read(&repo, branch)?,
+        _ => state::Held::read(repo, branch)?,
     };
-    if spill::any(&repo) {
-        let done = spill::fold(&repo, &mut held, branch)?;
+    if spill::any(repo) {
+        let done = spill::fold(repo, &mut held, branch)?;
         // Records of another branch wait for a hook on it: nothing folded, nothing saved.
         if !done.is_empty() {
             held.save()?;
             spill::remove(&done);
-            held = state::Held::read(&repo, branch)?;
+            held = state::Held::read(repo, branch)?;
         }
     }
+    // The agent's stashes someone else popped or dropped: their changes are its again.
+    stash::reconcile(repo, &mut held)?;
     let logs = !opts.provenance.off;
     let handled = match call.phase {
         Phase::Before => {
-            committed::catch_up(&repo, &mut held, logs)?;
-            unreported::remember(&repo, head.branch(), &call.session)?;
-            calls::before(&repo, &mut held, &call, &dir)?;
+            committed::catch_up(repo, &mut held, logs)?;
+            let began = unreported::remember(repo, head.branch(), &call.session)?;
+            calls::before(repo, &mut held, call, dir)?;
+            if !began {
+                named_since_last(repo, &held, branch, call, notes)?;
+            }
             Handled::Before
         }
         Phase::After => {
-            let (handled, unsaved) =
-                after_call(&repo, held, &call, agent, &head, opts, mode, notes)?;
+            let (handled, unsaved) = after_call(repo, held, call, agent, &head, opts, mode, notes)?;
             match unsaved {
                 Some(h) => held = h,
                 None => return Ok(handled),
@@ -180,9 +242,7 @@ pub fn handle(
             handled
         }
         Phase::Stop => {
-            return stop_call(
-                &repo, held, &call, agent, &head, opts, mode, deferred, notes,
-            )
+            return stop_call(repo, held, call, agent, &head, opts, mode, deferred, notes)
         }
         Phase::Dropped => {
             let (id, session) = (call.tool_use_id.as_deref(), call.session.as_str());
@@ -195,6 +255,27 @@ pub fn handle(
     };
     held.save()?;
     Ok(handled)
+}
+
+/// Names on stderr what changed since the session's last hook with no hook reporting it,
+/// at the before hook of `call` (`unreported::at_hook`).
+fn named_since_last(
+    repo: &Repo,
+    held: &state::Held,
+    branch: Option<&str>,
+    call: &payload::Call,
+    notes: &mut Vec<String>,
+) -> Result<(), RepoError> {
+    let id = call.tool_use_id.as_deref();
+    let mut mine = held.state.open.iter().rev();
+    let Some(open) = mine.find(|o| calls::pairs(o, id, &call.session)) else {
+        return Ok(());
+    };
+    let named = unreported::at_hook(repo, held, branch, open)?;
+    if !named.is_empty() {
+        notes.push(unreported::said(&named, "since the agent's last hook"));
+    }
+    Ok(())
 }
 
 /// The error of an afterFileEdit that could not take the agent lock: why, and that its
@@ -233,7 +314,17 @@ fn after_call<'r>(
         Some(edits) => {
             rebuilt::after_file_edit(repo, &mut held, call, edits, agent.tool(), &head_id)?
         }
-        None => calls::after(repo, &mut held, call, agent.tool(), &head_id)?,
+        None => match switched::from_branch(repo, &held, call)? {
+            // The call switched branches: the turn so far is committed on the old one.
+            Some(from) => {
+                let opts = |on: &state::Held| commit_opts(repo, on, agent, call, opts);
+                let (after, on_new) =
+                    switched::after(repo, held, from, call, agent.tool(), head, &opts, notes)?;
+                held = on_new;
+                after
+            }
+            None => calls::after(repo, &mut held, call, agent.tool(), &head_id)?,
+        },
     };
     // A commit the call made (the agent's own `git commit`) takes its lines now.
     committed::catch_up(repo, &mut held, !opts.provenance.off)?;
@@ -270,13 +361,12 @@ fn stop_call(
     committed::catch_up(repo, &mut held, !opts.provenance.off)?;
     let unreported = unreported_at_end(repo, &held, head.branch(), &call.session)?;
     if !unreported.is_empty() {
-        notes.push(format!(
-            "changed during the agent's turn with no hook reporting it (a tool call that fired no hook, such as Codex's apply_patch in openai/codex#26751, or your own edit), so not attributed and left uncommitted in the worktree: {}",
-            unreported.join(", ")
-        ));
+        notes.push(unreported::said(&unreported, "during the agent's turn"));
     }
     if mode == AgentCommit::None {
-        // Attribution only: the checkpoints stay until someone commits their lines.
+        // Attribution only: the checkpoints stay until someone commits their lines; the
+        // agent's staging stays as it left it.
+        held.state.staged.retain(|s| s.session != call.session);
         held.save()?;
         return Ok(Handled::Turn(turn::TurnOutcome::Kept));
     }

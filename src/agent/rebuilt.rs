@@ -86,6 +86,7 @@ pub fn after_file_edit(
                 .map(|t| t.to_string_lossy().into_owned()),
             changes,
             left_out: false,
+            moves: Vec::new(),
         },
     )
 }

@@ -16,6 +16,7 @@ use crate::repo::{Repo, RepoError};
 
 use super::calls::{self, AfterMeta, AfterOutcome, Seen};
 use super::payload::Call;
+use super::shell::GitSeen;
 use super::state::{self, Held, Open};
 
 /// How long a tool-call hook waits for the agent lock before it sets its call aside:
@@ -42,6 +43,8 @@ enum Spilled {
         session: String,
         meta: AfterMeta,
         seen: Seen,
+        #[serde(default)]
+        git: GitSeen,
     },
 }
 
@@ -97,7 +100,7 @@ pub fn after(
     let Some(open) = open else {
         return Ok(AfterOutcome::NoBefore);
     };
-    let seen = calls::seen_after(repo, &open, head)?;
+    let (seen, git) = calls::seen_after(repo, &open, head)?;
     write(
         repo,
         &Spilled::After {
@@ -106,6 +109,7 @@ pub fn after(
             session: open.session.clone(),
             meta: AfterMeta::of(call, agent, head),
             seen,
+            git,
         },
     )?;
     Ok(AfterOutcome::SetAside)
@@ -126,6 +130,7 @@ pub fn fold(repo: &Repo, held: &mut Held, branch: Option<&str>) -> Result<Vec<Pa
                 session,
                 meta,
                 seen,
+                git,
             } if b.as_deref() == branch => {
                 let found = held
                     .state
@@ -134,7 +139,7 @@ pub fn fold(repo: &Repo, held: &mut Held, branch: Option<&str>) -> Result<Vec<Pa
                     .position(|o| calls::pairs(o, key.as_deref(), &session));
                 if let Some(i) = found {
                     let open = held.state.open.remove(i);
-                    calls::checkpoint_of(repo, held, open, meta, seen)?;
+                    calls::checkpoint_of(repo, held, open, meta, seen, git)?;
                 }
             }
             _ => continue,

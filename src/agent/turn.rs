@@ -111,6 +111,8 @@ pub fn commit_turn(
     notes: &mut Vec<String>,
 ) -> Result<TurnOutcome, ApplyError> {
     let session = call.session.as_str();
+    // The agent's own staging (`git add`, `git mv`) is part of its change.
+    super::shell::give_back(repo, held, session)?;
     let mine: Vec<&Checkpoint> = held
         .state
         .checkpoints
@@ -131,6 +133,7 @@ pub fn commit_turn(
     let (sides, kept, untracked) = (split.sides, split.kept, split.untracked);
     turn_paths.retain(|p| !untracked.iter().any(|(before, _)| &before.path == p));
     let like = mine.last().map(|c| (*c).clone());
+    let moves = super::shell::moves_of(&mine);
     let head = repo.head()?;
     let Some(head_commit) = head.commit() else {
         return Err(ApplyError::Refused(format!(
@@ -185,6 +188,7 @@ pub fn commit_turn(
                 tool: opts.provenance.tool.clone().unwrap_or_default(),
                 model: opts.provenance.model.clone(),
                 conversation: opts.provenance.conversation.clone(),
+                moves,
             },
             untracked,
             turn: Some(turn_record(call, &mine, &turn_paths, opts)),

@@ -123,14 +123,9 @@ fn hook(agent: AgentKind, event: Option<&str>, global: Global) -> Outcome {
                     crate::base::term::Shown::Escaped.content(&note)
                 );
             }
-            match handled {
-                Handled::Turn(agent::turn::TurnOutcome::Ran(o))
-                | Handled::Edit(_, agent::turn::TurnOutcome::Ran(o))
-                    if o.commit.is_none() =>
-                {
-                    Outcome::Partial
-                }
-                _ => Outcome::Success,
+            match handled.incomplete() {
+                true => Outcome::Partial,
+                false => Outcome::Success,
             }
         }
         Err(e) => {
@@ -160,23 +155,40 @@ fn run_hook(
         return Ok(Handled::Nothing);
     }
     let cwd = std::env::current_dir().context("cannot determine the current directory")?;
-    let (cfg, root) = crate::config::load_with_root(&cwd)?;
-    let root = root.unwrap_or_else(|| cwd.clone());
-    let (engine, _) = engine_options_for(&ExecFlags::default(), &global, &cfg, &root)?;
-    let opts = crate::record::apply::ApplyOptions {
-        author: config_author(&cfg)?,
-        ..configured(&cfg, engine)
+    // The configuration of each repository the call is recorded in.
+    let options = |dir: &std::path::Path| {
+        let read = || -> anyhow::Result<_> {
+            let (cfg, root) = crate::config::load_with_root(dir)?;
+            let root = root.unwrap_or_else(|| dir.to_path_buf());
+            let (engine, _) = engine_options_for(&ExecFlags::default(), &global, &cfg, &root)?;
+            let opts = crate::record::apply::ApplyOptions {
+                author: config_author(&cfg)?,
+                ..configured(&cfg, engine)
+            };
+            Ok((opts, cfg.agent_commit.value))
+        };
+        read().map_err(|e| format!("{e:#}"))
     };
-    let mode = cfg.agent_commit.value;
-    Ok(agent::handle(
-        agent, event, &input, &cwd, &opts, mode, notes,
-    )?)
+    Ok(agent::handle(agent, event, &input, &cwd, &options, notes)?)
 }
 
 /// What the agent's user is told on stderr (Claude Code shows it in its debug log).
 fn note(handled: &Handled) -> Option<String> {
     use agent::calls::AfterOutcome;
     match handled {
+        Handled::Repos(all) => {
+            let said: Vec<String> = all
+                .iter()
+                .filter_map(|(repo, h)| {
+                    let what = match h {
+                        Ok(h) => note(h)?,
+                        Err(e) => format!("not recorded: {e}"),
+                    };
+                    Some(format!("in {}: {what}", repo.display()))
+                })
+                .collect();
+            (!said.is_empty()).then(|| said.join("; "))
+        }
         Handled::After(AfterOutcome::NoBefore) => Some(
             "no before-state was recorded for this tool call (its PreToolUse hook did not run), so its changes are not attributed to the agent".into(),
         ),

@@ -100,6 +100,14 @@ pub struct Open {
     /// a commit made during the call (the agent's own `git commit`) is seen by its after.
     #[serde(default)]
     pub head: String,
+    /// A shell call: what the index held at each path where it differed from HEAD's tree
+    /// (`None`: removed from the index), so the agent's own `git add`, `git mv` and `git
+    /// stash` are read from the index as well as the worktree.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub staged: Vec<FileState>,
+    /// A shell call: `refs/stash` when it started (empty: no stash).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub stash: String,
 }
 
 /// What one tool call changed.
@@ -130,6 +138,10 @@ pub struct Checkpoint {
     /// again.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub left_out: bool,
+    /// Files the call moved (`git mv old new`), as `(old, new)`: the new path's content
+    /// before the call is the old path's, which its written lines are counted from.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub moves: Vec<(String, String)>,
 }
 
 impl Checkpoint {
@@ -152,11 +164,49 @@ pub struct Change {
     pub lines: String,
 }
 
+/// What the index held at a path before a session's agent first changed it there in a
+/// turn (its own `git add`, `git mv`): the user's side of the index, given back before the
+/// turn's commit takes the agent's version (so the agent's staging is part of its change,
+/// and what the user had staged stays staged).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StagedBefore {
+    pub session: String,
+    pub path: String,
+    /// Whether the user had staged something there (else the index held HEAD's version).
+    pub staged: bool,
+    /// What the user had staged (`None`: the path removed from the index).
+    pub entry: Option<Stored>,
+}
+
+/// The agent's changes that its own `git stash` took out of the worktree: still its own,
+/// credited when they come back (a `stash pop` in a later call, or by the user).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Stashed {
+    /// The stash commit holding them.
+    pub stash: String,
+    /// The checkpoint they stand for (marked `left_out` once the stash is gone).
+    pub checkpoint: Checkpoint,
+}
+
 /// Everything recorded on one branch.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct State {
     pub open: Vec<Open>,
     pub checkpoints: Vec<Checkpoint>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub staged: Vec<StagedBefore>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stashed: Vec<Stashed>,
+}
+
+impl State {
+    /// Nothing is recorded.
+    pub fn is_empty(&self) -> bool {
+        self.open.is_empty()
+            && self.checkpoints.is_empty()
+            && self.staged.is_empty()
+            && self.stashed.is_empty()
+    }
 }
 
 /// The state of one branch, read under the agent lock, to be saved by [`Held::save`].
@@ -218,6 +268,24 @@ impl<'r> Held<'r> {
 
     /// Writes the state and moves the ref (compare-and-swap); an empty state removes it.
     pub fn save(self) -> Result<(), RepoError> {
+        self.write()
+    }
+
+    /// Saves this branch's state and reads `branch`'s, under the same lock (a hook that
+    /// finds the agent switched branches during a call).
+    pub fn save_then_read(self, branch: Option<&str>) -> Result<Held<'r>, RepoError> {
+        self.write()?;
+        let Held { repo, _lock, .. } = self;
+        Self::read_locked(repo, branch, _lock)
+    }
+
+    /// The branch whose state this is (a full ref name; `None` when detached).
+    pub fn branch(&self) -> Option<String> {
+        let short = self.name.strip_prefix("refs/clada/agent/")?;
+        (short != "HEAD").then(|| format!("refs/heads/{short}"))
+    }
+
+    fn write(&self) -> Result<(), RepoError> {
         let repo = self.repo;
         let expected = self.tree.map_or(Expected::MustNotExist, Expected::Value);
         match self.prepare()? {
@@ -237,7 +305,7 @@ impl<'r> Held<'r> {
     /// own (undo and redo of one call) while it still holds the lock.
     pub fn prepare(&self) -> Result<Option<ObjectId>, RepoError> {
         let repo = self.repo;
-        if self.state.open.is_empty() && self.state.checkpoints.is_empty() {
+        if self.state.is_empty() {
             return Ok(None);
         }
         let json = serde_json::to_vec(&self.state)
@@ -262,24 +330,27 @@ impl<'r> Held<'r> {
         changes.dedup_by(|a, b| a.path == b.path);
         // A state left with nothing of an earlier turn starts a fresh tree, so the blobs of
         // committed turns are not kept for ever.
-        let base = match self.state.checkpoints.is_empty() {
+        let base = match self.state.checkpoints.is_empty() && self.state.stashed.is_empty() {
             true => repo.empty_tree(),
             false => self.tree.unwrap_or_else(|| repo.empty_tree()),
         };
         let tree = repo.edit_tree(base, &changes)?;
         if base == repo.empty_tree() {
-            // The open calls' blobs must survive the fresh tree too.
-            let mut keep = Vec::new();
-            for o in &self.state.open {
-                for f in &o.files {
-                    if let Some(s) = f.entry {
-                        keep.push(TreeChange {
-                            path: BString::from(format!("o/{}", s.id)),
-                            entry: Some(s.entry()),
-                        });
-                    }
-                }
-            }
+            // The open calls' blobs, and the user's staged versions, must survive the fresh
+            // tree too.
+            let open = self.state.open.iter();
+            let named = open
+                .flat_map(|o| o.files.iter().chain(&o.staged).map(|f| f.entry))
+                .chain(self.state.staged.iter().map(|s| s.entry));
+            let mut keep: Vec<TreeChange> = named
+                .flatten()
+                .map(|s| TreeChange {
+                    path: BString::from(format!("o/{}", s.id)),
+                    entry: Some(s.entry()),
+                })
+                .collect();
+            keep.sort_by(|a, b| a.path.cmp(&b.path));
+            keep.dedup_by(|a, b| a.path == b.path);
             return Ok(Some(repo.edit_tree(tree, &keep)?));
         }
         Ok(Some(tree))

@@ -136,6 +136,10 @@ pub struct JournalAgent {
     pub tool: String,
     pub model: Option<String>,
     pub conversation: Option<String>,
+    /// Files the agent moved (`git mv old new`), as `(old, new)`: the log counts the new
+    /// path's lines from the old path's content.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub moves: Vec<(String, String)>,
 }
 
 /// A ref and the object it pointed to before an apply moved it.

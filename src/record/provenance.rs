@@ -84,6 +84,9 @@ pub struct AiVersion {
     pub path: BString,
     pub ai: Option<crate::repo::Entry>,
     pub before_reply: Option<Option<crate::repo::Entry>>,
+    /// The path the AI moved this one from (an agent's `git mv`): its lines are counted from
+    /// that path's version in the parent, not as all new.
+    pub moved_from: Option<BString>,
 }
 
 /// The paths of a commit that need [`AiVersion`]'s care.
@@ -111,9 +114,13 @@ pub fn commit_log(
         let Ok(path) = std::str::from_utf8(&d.path) else {
             continue; // a log is UTF-8 text; such a path stays unattributed
         };
-        let old = content(repo, d.old)?;
+        let version = ai_versions.iter().find(|v| v.path == d.path);
+        let old = match (d.old, version.and_then(|v| v.moved_from.as_ref())) {
+            (None, Some(from)) => content(repo, repo.tree_entry(parent_tree, from.as_ref())?)?,
+            (old, _) => content(repo, old)?,
+        };
         let mut written = carry::written_lines(old.as_deref(), &new);
-        if let Some(v) = ai_versions.iter().find(|v| v.path == d.path) {
+        if let Some(v) = version {
             let mut ours = still_as_ai_left(repo, v.ai, old.as_deref(), &new, &written)?;
             if let Some(before) = v.before_reply {
                 let before = content(repo, before)?;

@@ -55,3 +55,26 @@ pub fn attested(log: &str) -> Vec<(String, String)> {
     }
     out
 }
+
+/// A payload recorded from the real `agent` (`recorded/NAME.json`, tests/real_agents.rs) with
+/// `{ROOT}`, `{TRANSCRIPT}` and `{ID}` filled in, and each `(field, value)` of `set` put in:
+/// `tool_input.FIELD` (the command, file or patch the test's call runs) or a top-level field
+/// (`cwd`). The shape stays the CLI's own.
+pub fn recorded(
+    repo: &TestRepo,
+    agent: &str,
+    name: &str,
+    id: &str,
+    set: &[(&str, &str)],
+) -> String {
+    let text = payload(repo, agent, &format!("recorded/{name}"), &[("ID", id)]);
+    let mut v: serde_json::Value = serde_json::from_str(&text).expect("fixture is JSON");
+    for (k, val) in set {
+        let val = serde_json::Value::String(val.to_string());
+        match k.strip_prefix("tool_input.") {
+            Some(field) => v["tool_input"][field] = val,
+            None => v[*k] = val,
+        }
+    }
+    v.to_string()
+}

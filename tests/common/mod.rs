@@ -72,6 +72,8 @@ impl TestRepo {
             "GIT_CLADA_FAILPOINT",
             "NO_COLOR",
             "XDG_CONFIG_HOME",
+            // An agent session's memory of its repositories goes under HOME, the test's own.
+            "XDG_STATE_HOME",
         ] {
             cmd.env_remove(var);
         }

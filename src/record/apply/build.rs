@@ -127,6 +127,10 @@ impl Transaction<'_> {
             Ok(self.merge_onto_head(start, &changes, &execution.moves, &pending)?)
         };
         let displaced = self.displaced(start, &changes, &execution.moves, &pending)?;
+        // Files an agent moved (`git mv`): their lines count from where they were.
+        let moves = (taken.as_ref())
+            .and_then(|(_, j)| j.agent.as_ref())
+            .map_or(&[][..], |a| &a.moves[..]);
         let mut pending_ai = Vec::with_capacity(pending.len());
         for (p, pend) in &pending {
             let before = match added.contains(p) {
@@ -137,6 +141,9 @@ impl Transaction<'_> {
                 path: p.clone(),
                 ai: pend.ai,
                 before_reply: before,
+                moved_from: (moves.iter())
+                    .find(|(_, new)| *p == new.as_str())
+                    .map(|(old, _)| BString::from(old.as_str())),
             });
         }
         let before_tree = match pending.is_empty() {
