@@ -112,21 +112,23 @@ fn round_trip(before: &Tree, after: &Tree, fenced: bool, case: &str) -> bool {
     put(&repo, before, after);
     repo.git(&["add", "-A"]);
     let edited = repo.git(&["write-tree"]);
-    let diff = repo.git(&["diff", "--cached", "-M", "HEAD"]);
+    // Bytes: a Latin-1 file's diff is not UTF-8.
+    let diff = repo.git_output(&["diff", "--cached", "-M", "HEAD"]).stdout;
     if diff.is_empty() {
         return false;
     }
     repo.git(&["reset", "-q", "--hard"]);
-    repo.write("change.diff", &diff);
+    repo.write_bytes("change.diff", &diff);
     repo.git(&["apply", "--index", "change.diff"]);
     std::fs::remove_file(repo.path().join("change.diff")).expect("rm");
     let by_git = repo.git(&["write-tree"]);
     repo.git(&["reset", "-q", "--hard"]);
     let reply = match fenced {
-        true => format!("Here is the change:\n\n```diff\n{diff}```\n"),
+        true => [&b"Here is the change:\n\n```diff\n"[..], &diff, b"```\n"].concat(),
         false => diff.clone(),
     };
-    let out = repo.apply(&reply, &[]);
+    let out = repo.apply_bytes(&reply, &[]);
+    let diff = String::from_utf8_lossy(&diff);
     let case = format!("{case}; diff:\n{diff}\nreport:\n{}", output_text(&out));
     assert_eq!(exit_code(&out), 0, "{case}");
     let by_clada = repo.git(&["rev-parse", "HEAD^{tree}"]);
@@ -205,4 +207,110 @@ fn a_hunk_without_the_bom_still_edits_line_one_and_keeps_it() {
     let out = repo.apply(delete, &[]);
     assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
     assert!(!repo.exists("a.txt"));
+}
+
+/// Latin-1 (or Windows-1252) text as `before`'s bytes: every `e` is `é` (0xE9) and every `o`
+/// is `ö` (0xF6), so the same line is the same bytes on both sides of an edit.
+fn latin1(tree: &Tree) -> Tree {
+    tree.iter()
+        .map(|(p, (exec, bytes))| {
+            let b = bytes
+                .iter()
+                .map(|&c| match c {
+                    b'e' => 0xE9,
+                    b'o' => 0xF6,
+                    c => c,
+                })
+                .collect();
+            (p.clone(), (*exec, b))
+        })
+        .collect()
+}
+
+/// `git diff` of a Latin-1 file prints its bytes (issue 54.5): random edits of such files
+/// (changed lines, CRLF, no last line break, new, deleted and renamed files, mode changes)
+/// give the tree `git apply --index` gives.
+#[test]
+fn a_diff_of_latin1_files_gives_the_tree_git_apply_gives() {
+    let n = std::env::var("CLADA_ROUNDTRIP_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(40usize)
+        .div_ceil(2);
+    let mut rng = Rng::new(seed() ^ 0x1A71);
+    let mut checked = 0;
+    for i in 0..n {
+        let mut before = Tree::new();
+        for k in 0..1 + rng.below(3) {
+            let f = random_file(&mut rng, 2, 30);
+            before.insert(format!("src/l{k}.txt"), (rng.chance(15), f.bytes()));
+        }
+        let after = edit(&mut rng, &before);
+        let (before, after) = (latin1(&before), latin1(&after));
+        if round_trip(
+            &before,
+            &after,
+            rng.chance(50),
+            &format!("latin-1 case {i}"),
+        ) {
+            checked += 1;
+        }
+    }
+    assert!(
+        checked * 2 > n,
+        "too few cases had a change: {checked} of {n}"
+    );
+}
+
+/// The shapes of a Latin-1 diff one by one: a changed line, a hunk header whose section
+/// heading (a line git shows after `@@`) is Latin-1, a Windows-1252 CRLF file, a new and a
+/// deleted file, a UTF-8 file beside a Latin-1 one in one diff.
+#[test]
+fn latin1_hunks_apply_as_git_apply_applies_them() {
+    let file = |b: &[u8]| (false, b.to_vec());
+    let long: Vec<u8> = [
+        &b"caf\xe9 au lait\n"[..],
+        b"  line 2\n  line 3\n  line 4\n  line 5\n  line 6\n  line 7\n  line 8\n",
+        b"  na\xefve\n  line 10\n  line 11\n",
+    ]
+    .concat();
+    let cases: Vec<(&str, Tree, Tree)> = vec![
+        (
+            "a changed line",
+            Tree::from([("a.txt".into(), file(b"caf\xe9\nna\xefve\n"))]),
+            Tree::from([("a.txt".into(), file(b"caf\xe8\nna\xefve\n"))]),
+        ),
+        (
+            "a Latin-1 section heading",
+            Tree::from([("h.txt".into(), file(&long))]),
+            Tree::from([(
+                "h.txt".into(),
+                file(&common::replace_bytes(&long, b"na\xefve", b"NA\xcfVE")),
+            )]),
+        ),
+        (
+            "a Windows-1252 CRLF file",
+            Tree::from([("w.cs".into(), file(b"\x93one\x94\r\ntwo\r\n"))]),
+            Tree::from([("w.cs".into(), file(b"\x93one\x94\r\n\x96two\r\n"))]),
+        ),
+        (
+            "a new and a deleted file",
+            Tree::from([("old.txt".into(), file(b"\xe0 bient\xf4t\n"))]),
+            Tree::from([("new.txt".into(), file(b"gr\xfc\xdfe\n\xff"))]),
+        ),
+        (
+            "UTF-8 and Latin-1 in one diff",
+            Tree::from([
+                ("u.txt".into(), file("café\n".as_bytes())),
+                ("l.txt".into(), file(b"caf\xe9\n")),
+            ]),
+            Tree::from([
+                ("u.txt".into(), file("cafés\n".as_bytes())),
+                ("l.txt".into(), file(b"caf\xe9s\n")),
+            ]),
+        ),
+    ];
+    for (what, before, after) in cases {
+        assert!(round_trip(&before, &after, false, what), "{what}: no diff");
+    }
 }

@@ -16,7 +16,10 @@
 //! `old mode`/`new mode`, `rename from`/`rename to`, `similarity index`, `index`), `/dev/null`
 //! for new and deleted files, `a/` `b/` prefixes (stripped when both sides have them or after
 //! `diff --git`), C-quoted names, a tab and timestamp after a name (`diff -u`), hunks with
-//! `\ No newline at end of file`, and CRs kept as content (a CRLF file's diff).
+//! `\ No newline at end of file`, and CRs kept as content (a CRLF file's diff). A hunk's lines
+//! (after their first character), and the section heading after its header's `@@`, may hold
+//! bytes that are not UTF-8 ([`crate::raw`]: what `git diff` prints for a Latin-1 file); the
+//! spans read are reported so that [`crate::parse`] refuses such bytes anywhere else.
 //!
 //! A hunk is read by its header's line counts, as `git apply` reads it: within them a
 //! `--- x` / `+++ y` pair is a removed `-- x` and an added `++ y`, not a file header.
@@ -40,7 +43,7 @@
 use super::binary;
 use super::lines::{Line, Lines};
 use super::scan::{error, group, next_id, FrontEnd, Taken, TaskIds};
-use super::{Block, ErrorCode, Format, GroupKind, Registration};
+use super::{Block, ErrorCode, Format, GroupKind, ParseResult, Registration};
 use indexmap::IndexMap;
 
 impl Format {
@@ -59,13 +62,21 @@ pub(super) static FRONT_END: Registration = Registration {
     )],
     start: |text, only| {
         matches!(only, None | Some(Format::DIFF))
-            .then(|| Box::new(Diff { text }) as Box<dyn FrontEnd<'_> + '_>)
+            .then(|| {
+                Box::new(Diff {
+                    text,
+                    raw_spans: Vec::new(),
+                }) as Box<dyn FrontEnd<'_> + '_>
+            })
     },
 };
 
 /// The unified-diff front end.
 struct Diff<'a> {
     text: &'a str,
+    /// Where bytes that are not UTF-8 may stand ([`crate::raw`]): the hunk lines of the diffs
+    /// read, as byte ranges of the whole text.
+    raw_spans: Vec<std::ops::Range<usize>>,
 }
 
 impl<'a> FrontEnd<'a> for Diff<'a> {
@@ -82,11 +93,22 @@ impl<'a> FrontEnd<'a> for Diff<'a> {
         let mut reader = Reader {
             text,
             lines: Lines::new(text).peekable_lines(),
+            raw_spans: Vec::new(),
         };
         if !reader.opens() {
             return None;
         }
-        Some(read_diff(&mut reader, n, ids.counter()))
+        let taken = read_diff(&mut reader, n, ids.counter());
+        if taken.errors.is_empty() {
+            let at = line.start;
+            self.raw_spans
+                .extend(reader.raw_spans.iter().map(|r| r.start + at..r.end + at));
+        }
+        Some(taken)
+    }
+
+    fn finish(self: Box<Self>, result: &mut ParseResult) {
+        result.raw_spans.extend(self.raw_spans);
     }
 }
 
@@ -94,6 +116,9 @@ impl<'a> FrontEnd<'a> for Diff<'a> {
 struct Reader<'a> {
     text: &'a str,
     lines: Peek<'a>,
+    /// The byte ranges (of `text`) of the hunk lines read, after their first character: where
+    /// bytes that are not UTF-8 may stand.
+    raw_spans: Vec<std::ops::Range<usize>>,
 }
 
 /// A line iterator that can look two lines ahead and keeps every line's raw end (its CR).
@@ -158,6 +183,19 @@ impl<'a> Reader<'a> {
             }
             _ => l.text,
         }
+    }
+
+    /// Takes the next line as a line of a hunk (a CR before its LF kept); what follows its
+    /// first character may hold bytes that are not UTF-8, unless it is a `\` line.
+    fn body_line(&mut self) -> &'a str {
+        let Some(l) = self.lines.next() else {
+            return "";
+        };
+        let raw = self.raw(l);
+        if raw.len() > 1 && !raw.starts_with('\\') {
+            self.raw_spans.push(l.start + 1..l.start + raw.len());
+        }
+        raw
     }
 
     /// Whether a file section starts at the next line.
@@ -513,7 +551,18 @@ fn content_by_counts(r: &mut Reader<'_>, old: usize, new: usize) -> bool {
 /// else counting them as `git apply --recount` does.
 fn hunk(r: &mut Reader<'_>, f: &mut FileDiff) -> Result<(), Bad> {
     let at = r.lines.taken;
-    let header_line = r.lines.next().map(|l| l.text).unwrap_or_default();
+    let Some(header) = r.lines.next() else {
+        return Err((at, "a hunk header is missing".to_string()));
+    };
+    // The section heading after the closing `@@` (a line of the file, in the file's bytes as
+    // `git diff` prints it) is not read; it may hold bytes that are not UTF-8 too.
+    if let Some(end) = header.text.get(2..).and_then(|t| t.find("@@")) {
+        let from = header.start + 2 + end + 2;
+        r.raw_spans.push(from..header.start + header.text.len());
+    }
+    let header_line = header.text;
+    let shown = super::raw::shown(header_line);
+    let header_line: &str = &shown;
     let numbers = hunk_numbers(header_line).map_err(|()| {
         (
             at,
@@ -538,7 +587,7 @@ fn hunk(r: &mut Reader<'_>, f: &mut FileDiff) -> Result<(), Bad> {
             if !(body_line(t) || t.is_empty()) {
                 break;
             }
-            let l = r.lines.next().map(|l| r.raw(l)).unwrap_or_default();
+            let l = r.body_line();
             count(l, &mut old, &mut new);
             body.push(l.to_string());
         }
@@ -571,7 +620,7 @@ fn hunk(r: &mut Reader<'_>, f: &mut FileDiff) -> Result<(), Bad> {
                 .is_some_and(|x| body_line(x) && !x.starts_with("--- ") && !x.starts_with("@@"));
             if goes_on {
                 for _ in 1..run {
-                    let l = r.lines.next().map(|l| r.raw(l)).unwrap_or_default();
+                    let l = r.body_line();
                     count(l, &mut old, &mut new);
                     body.push(l.to_string());
                 }
@@ -583,7 +632,7 @@ fn hunk(r: &mut Reader<'_>, f: &mut FileDiff) -> Result<(), Bad> {
         if !extra {
             break;
         }
-        let l = r.lines.next().map(|l| r.raw(l)).unwrap_or_default();
+        let l = r.body_line();
         count(l, &mut old, &mut new);
         body.push(l.to_string());
     }

@@ -269,7 +269,7 @@ impl Transaction<'_> {
             )?,
             None => record,
         };
-        let replies_blob = repo.write_blob(reply.text.as_bytes())?;
+        let replies_blob = repo.write_blob(&reply.bytes())?;
         let mut updates = vec![RefUpdate {
             name,
             new: record,
@@ -391,7 +391,7 @@ fn notes_updates(
     updates.extend(reports.write(&format!("clada: results of {short}"))?);
     if let Some(reply) = reply {
         let mut replies = repo.note_book(REPLY_NOTES_REF)?;
-        replies.stage(commit, reply.text.as_bytes())?;
+        replies.stage(commit, &reply.bytes())?;
         updates.extend(replies.write(&format!("clada: reply of {short}"))?);
     }
     Ok(updates)
@@ -425,7 +425,7 @@ fn ai_log_update(
     };
     let session = by_agent.as_ref().unwrap_or(&opts.provenance).session(
         opts.session.as_deref(),
-        repo.blob_id(reply.text.as_bytes()),
+        repo.blob_id(&reply.bytes()),
         &human,
     );
     let parent_tree = repo.tree_of(parent)?;

@@ -188,3 +188,62 @@ fn binary_and_broken_diffs() {
     assert!(r.blocks.is_empty());
     assert!(r.errors[0].message.contains("not a hunk header"));
 }
+
+/// What `git diff` prints for a Latin-1 file, read as `input::decode_reply` reads its bytes.
+fn latin1(reply: &[u8], dialect: Dialect) -> Result<crate::ParseResult, crate::InvalidUtf8> {
+    let text = crate::raw::decode(reply).into_owned();
+    match crate::stray_byte(&text, dialect) {
+        Some(e) => Err(e),
+        None => Ok(parse(&text, dialect)),
+    }
+}
+
+#[test]
+fn bytes_that_are_not_utf8_are_read_in_a_hunks_lines_only() {
+    let diff = b"diff --git a/l.txt b/l.txt\n--- a/l.txt\n+++ b/l.txt\n@@ -1,2 +1,2 @@ caf\xe9()\n na\xefve\n-caf\xe9\n+caf\xe8\r\n";
+    let r = latin1(diff, Dialect::Auto).expect("read");
+    assert!(r.errors.is_empty(), "{:?}", r.errors);
+    let hunks = &r.blocks[0].properties["hunks"];
+    assert_eq!(
+        crate::raw::encode(hunks).as_ref(),
+        b"@@ -1,2 +1,2 @@\n na\xefve\n-caf\xe9\n+caf\xe8\r\n"
+    );
+    let r = latin1(diff, Dialect::Only(Format::DIFF)).expect("read");
+    assert_eq!(r.blocks.len(), 1);
+    // Anywhere else: refused with the byte's offset and line in the bytes read.
+    for reply in [
+        // In a path.
+        &b"--- a/caf\xe9\n+++ b/caf\xe9\n@@ -1 +1 @@\n-a\n+b\n"[..],
+        // In prose before the diff.
+        b"Voil\xe0:\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n",
+        // In a `\ No newline` line.
+        b"--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n\\ No newline \xe9\n+b\n",
+        // In a SHAM block's value.
+        b"#!nesl [@three-char-SHA-256: k1]\naction = \"file_write\"\npath = \"x\"\ncontent = \"\xe9\"\n#!end_k1\n",
+        // In an aider block.
+        b"x.py\n<<<<<<< SEARCH\n\xe9\n=======\nb\n>>>>>>> REPLACE\n",
+    ] {
+        let offset = reply.iter().position(|&b| b >= 0x80).expect("a byte");
+        let line = 1 + reply[..offset].iter().filter(|&&b| b == b'\n').count();
+        let e = latin1(reply, Dialect::Auto).expect_err("refused");
+        assert_eq!((e.offset, e.byte, e.line), (offset, reply[offset], line), "{e}");
+    }
+    // A forced dialect that does not read diffs reads none of it.
+    let e = latin1(diff, Dialect::Only(Format::AIDER)).expect_err("refused");
+    let first = diff.iter().position(|&b| b >= 0x80).expect("a byte");
+    assert_eq!((e.offset, e.line), (first, 4));
+    // `parse` itself refuses it the same way, as one fatal error and no block.
+    let text = crate::raw::decode(b"prose \xe9\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n");
+    let r = parse(&text, Dialect::Auto);
+    assert!(r.blocks.is_empty());
+    assert_eq!(r.errors.len(), 1);
+    assert_eq!(r.errors[0].code, ErrorCode::NotUtf8);
+    assert!(r.errors[0].code.is_fatal());
+    assert_eq!((r.errors[0].line, r.errors[0].column), (1, 7));
+    assert!(
+        r.errors[0].message.contains("byte offset 6"),
+        "{}",
+        r.errors[0].message
+    );
+    assert_eq!(r.errors[0].content, "prose \\xE9");
+}
