@@ -19,14 +19,22 @@ fn set_mode(repo: &TestRepo, rel: &str, exec: bool) {
     std::fs::set_permissions(&p, perm).expect("chmod");
 }
 
-/// Writes `tree` into the worktree (modes included) after removing what was there.
-fn put(repo: &TestRepo, before: &Tree, tree: &Tree) {
-    for p in before.keys() {
+/// Symbolic links of a tree: path → target.
+type Links = std::collections::BTreeMap<String, String>;
+
+/// Writes `tree` and `links` into the worktree after removing `before`'s files and links.
+fn put_all(repo: &TestRepo, before: (&Tree, &Links), (tree, links): (&Tree, &Links)) {
+    for p in before.0.keys().chain(before.1.keys()) {
         let _ = std::fs::remove_file(repo.path().join(p));
     }
     for (p, (exec, bytes)) in tree {
         repo.write_bytes(p, bytes);
         set_mode(repo, p, *exec);
+    }
+    for (p, target) in links {
+        let at = repo.path().join(p);
+        std::fs::create_dir_all(at.parent().expect("parent")).expect("mkdir");
+        std::os::unix::fs::symlink(target, &at).expect("symlink");
     }
 }
 
@@ -105,17 +113,36 @@ fn git_diff_applied_by_git_clada_gives_the_tree_git_apply_gives() {
 /// `git clada apply` (`fenced`: inside a markdown fence), must give the tree `git apply
 /// --index` gives, which is `after`'s. False when the two trees are the same (no diff).
 fn round_trip(before: &Tree, after: &Tree, fenced: bool, case: &str) -> bool {
+    let none = Links::new();
+    round_trip_links((before, &none), (after, &none), (fenced, true), case)
+}
+
+/// [`round_trip`] of trees with symbolic links; without `symlinks`, the repository is set to
+/// `core.symlinks = false` before the diff is applied (links are plain files holding their
+/// targets), as on a filesystem without links.
+fn round_trip_links(
+    before: (&Tree, &Links),
+    after: (&Tree, &Links),
+    (fenced, symlinks): (bool, bool),
+    case: &str,
+) -> bool {
     let repo = TestRepo::new();
-    put(&repo, &Tree::new(), before);
+    put_all(&repo, (&Tree::new(), &Links::new()), before);
     repo.git(&["add", "-A"]);
     repo.git(&["commit", "-q", "-m", "before"]);
-    put(&repo, before, after);
+    put_all(&repo, before, after);
     repo.git(&["add", "-A"]);
     let edited = repo.git(&["write-tree"]);
     // Bytes: a Latin-1 file's diff is not UTF-8.
     let diff = repo.git_output(&["diff", "--cached", "-M", "HEAD"]).stdout;
     if diff.is_empty() {
         return false;
+    }
+    if !symlinks {
+        repo.git(&["config", "core.symlinks", "false"]);
+        for p in before.1.keys().chain(after.1.keys()) {
+            let _ = std::fs::remove_file(repo.path().join(p));
+        }
     }
     repo.git(&["reset", "-q", "--hard"]);
     repo.write_bytes("change.diff", &diff);
@@ -136,6 +163,34 @@ fn round_trip(before: &Tree, after: &Tree, fenced: bool, case: &str) -> bool {
     assert_eq!(by_clada.trim(), by_git.trim(), "{case}");
     assert_eq!(repo.status(), "", "{case}");
     repo.assert_fsck();
+    // The worktree holds what the commit says: each link a link to its target, or without
+    // symlinks a plain file holding it.
+    for (p, target) in after.1 {
+        let at = repo.path().join(p);
+        match symlinks {
+            true => assert_eq!(
+                std::fs::read_link(&at).expect("a link").to_string_lossy(),
+                *target,
+                "{p}, {case}"
+            ),
+            false => assert_eq!(std::fs::read(&at).expect("a file"), target.as_bytes()),
+        }
+    }
+    // And `git clada undo` gives back the tree, links included.
+    let undo = repo.clada(&["undo"]);
+    assert_eq!(exit_code(&undo), 0, "undo: {}, {case}", output_text(&undo));
+    assert_eq!(repo.status(), "", "after undo, {case}");
+    for (p, target) in before.1 {
+        let at = repo.path().join(p);
+        match symlinks {
+            true => assert_eq!(
+                std::fs::read_link(&at).expect("a link").to_string_lossy(),
+                *target,
+                "undo: {p}, {case}"
+            ),
+            false => assert_eq!(std::fs::read(&at).expect("a file"), target.as_bytes()),
+        }
+    }
     true
 }
 
@@ -312,5 +367,96 @@ fn latin1_hunks_apply_as_git_apply_applies_them() {
     ];
     for (what, before, after) in cases {
         assert!(round_trip(&before, &after, false, what), "{what}: no diff");
+    }
+}
+
+/// Symbolic links in `git diff` (issue 54.3): made, retargeted, deleted, turned into files and
+/// back, renamed, to a folder and dangling — the tree `git apply --index` gives, the worktree
+/// the commit says and undo back to the start; and the same where `core.symlinks` is false
+/// (links are plain files holding their targets, committed as links).
+#[test]
+fn symbolic_links_in_a_diff_give_the_tree_git_apply_gives() {
+    let file = |b: &str| (false, b.as_bytes().to_vec());
+    let files = Tree::from([
+        ("d/t.txt".into(), file("t\n")),
+        ("x.txt".into(), file("x\n")),
+        ("sub/deep/y.txt".into(), file("y\n")),
+    ]);
+    let links = |l: &[(&str, &str)]| -> Links {
+        l.iter()
+            .map(|(p, t)| (p.to_string(), t.to_string()))
+            .collect()
+    };
+    let without = |t: &Tree, p: &str| {
+        let mut t = t.clone();
+        t.remove(p);
+        t
+    };
+    let with = |t: &Tree, p: &str, c: &str| {
+        let mut t = t.clone();
+        t.insert(p.into(), file(c));
+        t
+    };
+    type Side = (Tree, Links);
+    let cases: Vec<(&str, Side, Side)> = vec![
+        (
+            "new links, in a folder and up",
+            (files.clone(), links(&[])),
+            (
+                files.clone(),
+                links(&[
+                    ("d/l", "t.txt"),
+                    ("sub/deep/up", "../../x.txt"),
+                    ("top", "d"),
+                ]),
+            ),
+        ),
+        (
+            "a link's target changed",
+            (files.clone(), links(&[("d/l", "t.txt")])),
+            (files.clone(), links(&[("d/l", "../x.txt")])),
+        ),
+        (
+            "a link deleted",
+            (files.clone(), links(&[("d/l", "t.txt"), ("k", "x.txt")])),
+            (files.clone(), links(&[("k", "x.txt")])),
+        ),
+        (
+            "a file becomes a link",
+            (files.clone(), links(&[])),
+            (without(&files, "x.txt"), links(&[("x.txt", "d/t.txt")])),
+        ),
+        (
+            "a link becomes a file",
+            (without(&files, "x.txt"), links(&[("x.txt", "d/t.txt")])),
+            (with(&files, "x.txt", "now a file\n"), links(&[])),
+        ),
+        (
+            "a link renamed in its folder, and a dangling one",
+            (files.clone(), links(&[("d/l", "t.txt")])),
+            (
+                files.clone(),
+                links(&[("d/m", "t.txt"), ("d/gone", "missing/file")]),
+            ),
+        ),
+        (
+            "a link to a link",
+            (files.clone(), links(&[("d/l", "t.txt")])),
+            (files.clone(), links(&[("d/l", "t.txt"), ("chain", "d/l")])),
+        ),
+    ];
+    for (what, before, after) in &cases {
+        for symlinks in [true, false] {
+            let case = format!("{what} (core.symlinks {symlinks})");
+            assert!(
+                round_trip_links(
+                    (&before.0, &before.1),
+                    (&after.0, &after.1),
+                    (false, symlinks),
+                    &case
+                ),
+                "{case}: no diff"
+            );
+        }
     }
 }

@@ -65,12 +65,16 @@ pub struct Patch {
     pub binary: String,
     /// `OLD..NEW`, the blob ids of the diff's `index` line (a binary hunk needs them in full).
     pub index: Option<String>,
+    /// The path is a symbolic link whose target the hunks' one line is (`super::link`).
+    pub symlink: bool,
 }
 
 impl Patch {
-    /// Whether the file's directory entry (not only its content) changes.
+    /// Whether the file's directory entry (not only its content) changes; a link's always
+    /// does (it is replaced, never written through).
     pub fn moves_entry(&self) -> bool {
-        self.change != Change::Update
+        self.symlink
+            || self.change != Change::Update
             || self
                 .new_path
                 .as_ref()
@@ -84,6 +88,9 @@ pub(super) fn run(ctx: &mut Ctx<'_>, p: &Patch, tag: &Tag) -> Outcome {
         Ok(h) => h,
         Err(e) => return Outcome::fail(format!("{NAME}: hunks {e}")),
     };
+    if super::link::is_link_patch(ctx, p, &hunks) {
+        return super::link::run(ctx, p, &hunks);
+    }
     if !p.binary.is_empty() && !hunks.is_empty() {
         return Outcome::fail(format!(
             "{NAME}: '{}' has both text hunks and a binary hunk; a file's patch is one or the other",
@@ -201,6 +208,19 @@ fn patched(
     let mut out = bom.to_vec();
     out.extend(body);
     Ok((out, warnings))
+}
+
+/// `content` patched by unified `hunks` (bytes that are not UTF-8 in them included), without
+/// the file-level rules: a symbolic link's target (`super::link`).
+pub(super) fn patch_content(
+    content: &[u8],
+    p: &Patch,
+    hunks: &[Hunk],
+) -> Result<(Vec<u8>, Vec<String>), Box<Outcome>> {
+    match escaped(p, hunks) {
+        true => patched_raw(content, p, hunks),
+        false => patched(content, p, hunks, None),
+    }
 }
 
 /// Whether the hunks hold bytes that are not UTF-8 (a unified diff of a Latin-1 file, carried

@@ -30,8 +30,12 @@
 //! of the diff, as `git apply` refuses them: a last hunk with fewer old lines than its header
 //! promises and no context after its last change (the reply was cut off), and a corrupt
 //! binary patch. Invalid blocks (and with them the diff): `Binary files … differ` (no content),
-//! modes git does not write (anything but 100644, 100755, 120000, 160000), symbolic links,
-//! submodules, copies.
+//! modes git does not write (anything but 100644, 100755, 120000, 160000), submodules, copies,
+//! a type change (link ↔ file) within one section (git writes it as two).
+//!
+//! Symbolic links (mode 120000 on a `new file mode`, `deleted file mode`, `old`/`new mode` or
+//! `index` line) are `file_patch` blocks with `symlink = "true"`: their hunk's one line is the
+//! link's target, which the engine checks before it makes the link.
 //!
 //! Binary patches (`GIT binary patch`, [`super::binary`]) are decoded here and handed on as the
 //! forward hunk's text with the `index` line's ids; the engine checks the file against them.
@@ -235,6 +239,8 @@ struct FileDiff {
     copy: bool,
     /// The two ids of the `index OLD..NEW` line.
     index: Option<(String, String)>,
+    /// The mode after the ids (`index OLD..NEW MODE`: the file's mode when it stays).
+    index_mode: Option<String>,
     /// `Binary files … differ`: a binary change without its content.
     binary_without_data: bool,
     /// `GIT binary patch`: the forward hunk (`literal N` / `delta N` and its data lines).
@@ -421,10 +427,14 @@ fn extended_headers(r: &mut Reader<'_>, f: &mut FileDiff) -> Result<(), Bad> {
             f.copy = true;
         } else if let Some(v) = value("index ") {
             // `index OLD..NEW` or `index OLD..NEW MODE`.
-            let ids = v.split_whitespace().next().unwrap_or("");
+            let mut words = v.split_whitespace();
+            let ids = words.next().unwrap_or("");
             f.index = ids
                 .split_once("..")
                 .map(|(a, b)| (a.to_string(), b.to_string()));
+            if let Some(m) = words.next() {
+                f.index_mode = mode(f, "index", m);
+            }
         } else if t.starts_with("similarity index ") || t.starts_with("dissimilarity index ") {
         } else if t.starts_with("Binary files ") {
             f.binary_without_data = true;
@@ -796,19 +806,26 @@ fn refusals(f: &FileDiff, path: &str) -> Vec<String> {
              100755 (executable); write one of those"
         ));
     }
-    let special = [f.old_mode.as_deref(), f.new_mode.as_deref()]
-        .into_iter()
-        .flatten()
-        .find(|m| *m == "120000" || *m == "160000");
-    if let Some(m) = special {
-        out.push(format!(
-            "a {} (mode {m}): git-clada patches regular files only",
-            if m == "120000" {
-                "symbolic link"
-            } else {
-                "submodule"
-            }
-        ));
+    let modes = [
+        f.old_mode.as_deref(),
+        f.new_mode.as_deref(),
+        f.index_mode.as_deref(),
+    ];
+    if modes.into_iter().flatten().any(|m| m == "160000") {
+        out.push(
+            "a submodule (mode 160000): git-clada patches files and symbolic links only"
+                .to_string(),
+        );
+    }
+    let link = |m: Option<&str>| m == Some("120000");
+    if let (Some(o), Some(n)) = (f.old_mode.as_deref(), f.new_mode.as_deref()) {
+        if link(Some(o)) != link(Some(n)) {
+            out.push(format!(
+                "a type change between a symbolic link and a file (mode {o} to {n}) in one \
+                 section: git writes it as the deletion of one and the creation of the other, \
+                 two sections of the diff; write it so"
+            ));
+        }
     }
     if f.copy {
         out.push(
@@ -877,7 +894,18 @@ fn block(text: &str, f: FileDiff, n: usize, git: bool, counter: &mut usize) -> B
         .new_mode
         .as_deref()
         .filter(|m| Some(*m) != f.old_mode.as_deref());
-    if let Some(m) = mode.filter(|_| !delete) {
+    // A symbolic link (mode 120000): its one line, without a line break, is the target.
+    let link = [
+        f.old_mode.as_deref(),
+        f.new_mode.as_deref(),
+        f.index_mode.as_deref(),
+    ]
+    .into_iter()
+    .flatten()
+    .any(|m| m == "120000");
+    if link {
+        props.insert("symlink".into(), "true".into());
+    } else if let Some(m) = mode.filter(|_| !delete) {
         let exec = m == "100755";
         if !create || exec {
             props.insert("executable".into(), exec.to_string());

@@ -247,3 +247,40 @@ fn bytes_that_are_not_utf8_are_read_in_a_hunks_lines_only() {
     );
     assert_eq!(r.errors[0].content, "prose \\xE9");
 }
+
+#[test]
+fn symbolic_links_are_patches_marked_symlink_and_type_changes_in_one_section_are_refused() {
+    let r = parse(
+        "diff --git a/d/l b/d/l\nindex 32f64f4..a727136 120000\n--- a/d/l\n+++ b/d/l\n@@ -1 +1 @@\n-t\n\\ No newline at end of file\n+../f\n\\ No newline at end of file\ndiff --git a/f b/f\ndeleted file mode 100644\nindex 6a69f92..0000000\n--- a/f\n+++ /dev/null\n@@ -1 +0,0 @@\n-f\ndiff --git a/f b/f\nnew file mode 120000\nindex 0000000..855dbc2\n--- /dev/null\n+++ b/f\n@@ -0,0 +1 @@\n+d/t\n\\ No newline at end of file\n",
+        Dialect::Auto,
+    );
+    assert!(r.errors.is_empty(), "{:?}", r.errors);
+    let p: Vec<_> = r.blocks.iter().map(|b| &b.properties).collect();
+    assert!(r.blocks.iter().all(|b| b.invalid.is_none()));
+    assert_eq!(p[0]["symlink"], "true");
+    assert_eq!(p[0]["path"], "d/l");
+    assert!(!p[1].contains_key("symlink"));
+    assert_eq!(
+        (p[2]["symlink"].as_str(), p[2]["change"].as_str()),
+        ("true", "create")
+    );
+    assert!(!p[2].contains_key("executable"));
+    // A type change written in one section, and a submodule, are refused.
+    let r = parse(
+        "diff --git a/x b/x\nold mode 100644\nnew mode 120000\ndiff --git a/s b/s\nindex 1234567..89abcde 160000\n--- a/s\n+++ b/s\n@@ -1 +1 @@\n-Subproject commit 1\n+Subproject commit 2\n",
+        Dialect::Auto,
+    );
+    let invalid: Vec<&str> = r
+        .blocks
+        .iter()
+        .filter_map(|b| b.invalid.as_deref())
+        .collect();
+    assert!(
+        invalid[0].contains("two sections of the diff"),
+        "{invalid:?}"
+    );
+    assert!(
+        invalid[1].contains("a submodule (mode 160000)"),
+        "{invalid:?}"
+    );
+}
