@@ -202,6 +202,20 @@ impl<'a> Reader<'a> {
         raw
     }
 
+    /// Takes the next line as a hunk header. The section heading after its closing `@@` (a
+    /// line of the file, in the file's bytes as `git diff` prints it) is not read; it may hold
+    /// bytes that are not UTF-8 too.
+    fn hunk_header(&mut self) -> &'a str {
+        let Some(header) = self.lines.next() else {
+            return "";
+        };
+        if let Some(end) = header.text.get(2..).and_then(|t| t.find("@@")) {
+            let from = header.start + 2 + end + 2;
+            self.raw_spans.push(from..header.start + header.text.len());
+        }
+        header.text
+    }
+
     /// Whether a file section starts at the next line.
     fn opens(&mut self) -> bool {
         match self.peek_text(0) {
@@ -561,16 +575,7 @@ fn content_by_counts(r: &mut Reader<'_>, old: usize, new: usize) -> bool {
 /// else counting them as `git apply --recount` does.
 fn hunk(r: &mut Reader<'_>, f: &mut FileDiff) -> Result<(), Bad> {
     let at = r.lines.taken;
-    let Some(header) = r.lines.next() else {
-        return Err((at, "a hunk header is missing".to_string()));
-    };
-    // The section heading after the closing `@@` (a line of the file, in the file's bytes as
-    // `git diff` prints it) is not read; it may hold bytes that are not UTF-8 too.
-    if let Some(end) = header.text.get(2..).and_then(|t| t.find("@@")) {
-        let from = header.start + 2 + end + 2;
-        r.raw_spans.push(from..header.start + header.text.len());
-    }
-    let header_line = header.text;
+    let header_line = r.hunk_header();
     let shown = super::raw::shown(header_line);
     let header_line: &str = &shown;
     let numbers = hunk_numbers(header_line).map_err(|()| {
