@@ -495,3 +495,80 @@ fn a_dry_run_of_a_diff_changes_nothing() {
     );
     common::assert_same_user_state(&repo.state(), &state, "dry run");
 }
+
+/// A unified diff that is not UTF-8 (`git diff` of a Latin-1 file, issue 54.5) applies its
+/// bytes and is stored as the bytes it was; bytes that are not UTF-8 anywhere but in its hunks'
+/// lines, and a reply holding the code points git-clada carries such bytes as, are refused
+/// whole with the offset and line, changing nothing.
+#[test]
+fn a_diff_that_is_not_utf8_applies_its_bytes_and_only_it() {
+    let repo = TestRepo::with_files(&[("k.txt", "k\n")]);
+    repo.write_bytes("l.txt", b"caf\xe9\nna\xefve\n");
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "files"]);
+    let diff = b"diff --git a/l.txt b/l.txt\n--- a/l.txt\n+++ b/l.txt\n@@ -1,2 +1,2 @@\n-caf\xe9\n+caf\xe8\n na\xefve\n";
+    let out = repo.apply_bytes(diff, &[]);
+    assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
+    assert_eq!(
+        std::fs::read(repo.path().join("l.txt")).expect("read"),
+        b"caf\xe8\nna\xefve\n"
+    );
+    assert_eq!(repo.status(), "");
+    // The reply is kept as its bytes (the commit's Clada-Reply blob and the reply note).
+    let note = repo
+        .git_output(&["notes", "--ref=clada-reply", "show", "HEAD"])
+        .stdout;
+    assert_eq!(note, diff);
+    repo.assert_fsck();
+
+    let head = repo.head();
+    for (reply, byte_at) in [
+        // A path that is not UTF-8.
+        (
+            &b"--- a/caf\xe9\n+++ b/caf\xe9\n@@ -1 +1 @@\n-a\n+b\n"[..],
+            9,
+        ),
+        // Prose.
+        (
+            b"Voil\xe0 :\n\n--- a/l.txt\n+++ b/l.txt\n@@ -1 +1 @@\n-caf\xe8\n+cafe\n",
+            4,
+        ),
+    ] {
+        let out = repo.apply_bytes(reply, &[]);
+        assert_eq!(exit_code(&out), 2, "{}", output_text(&out));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("not valid UTF-8")
+                && err.contains(&format!("byte offset {byte_at} (line 1)"))
+                && err.contains("only the lines of a unified diff's hunks"),
+            "{err}"
+        );
+        assert_eq!(repo.head(), head);
+    }
+    // `--dialect aider` reads no diff, so none of its bytes may be other than UTF-8.
+    let out = repo.apply_bytes(diff, &["--dialect", "aider"]);
+    assert_eq!(exit_code(&out), 2, "{}", output_text(&out));
+    let out = repo.apply(
+        "--- a/l.txt\n+++ b/l.txt\n@@ -1 +1 @@\n-caf\u{10FFE8}\n+cafe\n",
+        &[],
+    );
+    assert_eq!(exit_code(&out), 2, "{}", output_text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("U+10FFE8 at byte offset") && err.contains("line 4"),
+        "{err}"
+    );
+    assert_eq!(repo.head(), head);
+    // A file that holds those code points itself cannot be matched with such bytes.
+    repo.write("r.txt", "x\u{10FFE9}\n");
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "reserved"]);
+    let head = repo.head();
+    let out = repo.apply_bytes(b"--- a/r.txt\n+++ b/r.txt\n@@ -1 +1 @@\n-x\xe9\n+y\n", &[]);
+    assert_eq!(exit_code(&out), 1, "{}", output_text(&out));
+    let report = TestRepo::report(&out);
+    let error = report["results"][0]["error"].as_str().unwrap_or("");
+    assert!(error.contains("holds U+10FFE9 (line 1)"), "{report:#}");
+    assert_eq!(repo.head(), head);
+    assert_eq!(repo.status(), "");
+}

@@ -181,6 +181,8 @@ pub struct Vfs {
     writer: usize,
     /// While an atomic group runs: every path it touched, with its state before the group.
     group: Option<IndexMap<PathBuf, FileState>>,
+    /// Plain files written to hold a symbolic link's target (no symlinks: `core.symlinks`).
+    link_files: Vec<PathBuf>,
 }
 
 /// A file whose newest content is kept in memory while consecutive actions of one reply edit
@@ -230,7 +232,19 @@ impl Vfs {
             held: None,
             writer: 0,
             group: None,
+            link_files: Vec::new(),
         }
+    }
+
+    /// The plain files that stand for links (no symlinks: `core.symlinks`), to begin with.
+    pub fn with_link_files(mut self, files: Vec<PathBuf>) -> Vfs {
+        self.link_files = files;
+        self
+    }
+
+    /// Whether the plain file at `p` stands for a link ([`Vfs::mark_link_file`]).
+    pub fn is_link_file(&self, p: &Path) -> bool {
+        self.link_files.iter().any(|q| q == p)
     }
 
     /// The disk under the overlay.
@@ -434,7 +448,11 @@ impl Vfs {
         match self.overlay_lookup(p) {
             Some(Ok(Node::File { bytes, .. })) => Ok(bytes),
             Some(Ok(Node::Dir { .. })) => Err(errno(libc::EISDIR)),
-            Some(Ok(Node::Symlink(t))) => self.read(&t),
+            // A relative target is read from the link's folder, as the kernel reads it.
+            Some(Ok(Node::Symlink(t))) => {
+                let folder = p.parent().unwrap_or(Path::new("/"));
+                self.read(&crate::sandbox::normalize(&folder.join(t)))
+            }
             Some(Ok(Node::Absent)) => Err(errno(libc::ENOENT)),
             Some(Err(e)) => Err(e),
             None => self.disk.read(p),
@@ -643,6 +661,42 @@ impl Vfs {
         Ok(())
     }
 
+    /// Makes `p` a symbolic link to `target`, replacing the file or link there (atomically on
+    /// disk). The target is the caller's to check: nothing here follows it.
+    pub fn write_symlink(&mut self, p: &Path, target: &Path) -> io::Result<()> {
+        if let Ok(EntryKind::Dir) = self.kind(p) {
+            return Err(errno(libc::EISDIR));
+        }
+        if self.held(p).is_some() {
+            self.flush().map_err(|e| e.error)?;
+        }
+        self.touch(p)?;
+        if self.dry_run {
+            self.overlay
+                .insert(p.to_path_buf(), Node::Symlink(target.to_path_buf()));
+            return Ok(());
+        }
+        self.disk.symlink(p, target)
+    }
+
+    /// Records that the plain file at `p` holds a symbolic link's target (see
+    /// [`super::Execution::link_files`]).
+    pub fn mark_link_file(&mut self, p: &Path) {
+        if !self.link_files.iter().any(|q| q == p) {
+            self.link_files.push(p.to_path_buf());
+        }
+    }
+
+    /// The root-relative paths of the files [`Vfs::mark_link_file`] recorded that are still
+    /// such files.
+    pub fn link_files(&self, sandbox: &Sandbox) -> Vec<String> {
+        self.link_files
+            .iter()
+            .filter(|p| matches!(self.kind(p), Ok(EntryKind::File { .. })))
+            .filter_map(|p| sandbox.rel(p))
+            .collect()
+    }
+
     /// Sets or clears the executable bits of a file (a diff's mode change): `x` where `r` is
     /// set, as git checks out a 100755 file, or none. Held content is written first.
     pub fn set_executable(&mut self, p: &Path, on: bool) -> io::Result<()> {
@@ -700,6 +754,7 @@ impl Vfs {
             EntryKind::File { .. } | EntryKind::Symlink => {}
         }
         self.touch(p)?;
+        self.link_files.retain(|q| q != p);
         if self.dry_run {
             self.overlay.insert(p.to_path_buf(), Node::Absent);
             Ok(())
@@ -777,6 +832,13 @@ impl Vfs {
         for (a, b) in &pairs {
             self.touch(a)?;
             self.touch(b)?;
+        }
+        for (a, b) in &pairs {
+            let moved = self.is_link_file(a);
+            self.link_files.retain(|q| q != a && q != b);
+            if moved {
+                self.link_files.push(b.clone());
+            }
         }
         if self.dry_run {
             let mut moved = Vec::new();

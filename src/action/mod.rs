@@ -14,6 +14,7 @@ pub mod fsx;
 mod groups;
 pub mod hunks;
 pub mod line_edits;
+mod link;
 pub mod locate;
 mod multi;
 pub mod patch;
@@ -116,7 +117,8 @@ impl<'a> Ctx<'a> {
         Ctx {
             sandbox,
             opts,
-            vfs: fsx::Vfs::new(opts.dry_run, fsx::Disk::new(sandbox.handle())),
+            vfs: fsx::Vfs::new(opts.dry_run, fsx::Disk::new(sandbox.handle()))
+                .with_link_files(opts.link_stand_ins.to_vec()),
             lines: line_edits::LineTracker::default(),
             exec: crate::exec::Runner::new(crate::exec::Settings {
                 policy: opts.exec,
@@ -334,6 +336,7 @@ pub fn execute(plan: &Plan, sandbox: &Sandbox, opts: &EngineOptions) -> Executio
     flush_held(&mut ctx, plan, &mut results);
     empty_dir_warnings(&ctx, plan, &mut results);
     let changes = ctx.vfs.changes(sandbox);
+    let link_files = ctx.vfs.link_files(sandbox);
     let mut result = ExecutionResult {
         success: false,
         total_blocks: plan.total_blocks,
@@ -349,6 +352,7 @@ pub fn execute(plan: &Plan, sandbox: &Sandbox, opts: &EngineOptions) -> Executio
         result,
         changes,
         moves,
+        link_files,
     }
 }
 
@@ -556,6 +560,8 @@ fn recheck(sandbox: &Sandbox, action: &Action) -> Result<(), PathError> {
             };
             check(&p.path, access)?;
             match &p.new_path {
+                // A link's patch checks its new target from the new place when it runs.
+                Some(n) if p.symlink => check(n, Access::Entry),
                 Some(n) => {
                     check(n, Access::Entry)?;
                     sandbox.check_move(&p.path, n)

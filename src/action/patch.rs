@@ -9,6 +9,10 @@
 //! changes nothing. apply_patch style ends the file with a line break, as Codex writes every
 //! file, where the final-newline rule of whole-file writes wants one.
 //!
+//! Unified hunks whose lines hold bytes that are not UTF-8 (escaped, `crate::read::raw`: a
+//! `git diff` of a Latin-1 file) patch the file read the same way, and the result is written
+//! back as bytes.
+//!
 //! A binary hunk (`git diff --binary`, decoded by `crate::read::binary`) is applied as
 //! `git apply` applies it: the file must hash to the `index` line's first id (a git blob id,
 //! SHA-1 or SHA-256 by its length, computed here without git) and the result to its second.
@@ -61,12 +65,16 @@ pub struct Patch {
     pub binary: String,
     /// `OLD..NEW`, the blob ids of the diff's `index` line (a binary hunk needs them in full).
     pub index: Option<String>,
+    /// The path is a symbolic link whose target the hunks' one line is (`super::link`).
+    pub symlink: bool,
 }
 
 impl Patch {
-    /// Whether the file's directory entry (not only its content) changes.
+    /// Whether the file's directory entry (not only its content) changes; a link's always
+    /// does (it is replaced, never written through).
     pub fn moves_entry(&self) -> bool {
-        self.change != Change::Update
+        self.symlink
+            || self.change != Change::Update
             || self
                 .new_path
                 .as_ref()
@@ -80,6 +88,9 @@ pub(super) fn run(ctx: &mut Ctx<'_>, p: &Patch, tag: &Tag) -> Outcome {
         Ok(h) => h,
         Err(e) => return Outcome::fail(format!("{NAME}: hunks {e}")),
     };
+    if super::link::is_link_patch(ctx, p, &hunks) {
+        return super::link::run(ctx, p, &hunks);
+    }
     if !p.binary.is_empty() && !hunks.is_empty() {
         return Outcome::fail(format!(
             "{NAME}: '{}' has both text hunks and a binary hunk; a file's patch is one or the other",
@@ -116,7 +127,12 @@ fn create(ctx: &mut Ctx<'_>, p: &Patch, hunks: &[Hunk]) -> Outcome {
         Ok(l) => l,
         Err(e) => return Outcome::fail(format!("{NAME}: {}", e.message)),
     };
-    let bytes = locate::assemble(&empty, &located.edits, false);
+    // Lines of a diff that are not UTF-8 are written as the bytes they are.
+    let assembled = locate::assemble(&empty, &located.edits, false);
+    let bytes = match std::str::from_utf8(&assembled) {
+        Ok(t) => crate::read::raw::encode(t).into_owned(),
+        Err(_) => assembled,
+    };
     if let Err(e) = make_parents(ctx, &p.path) {
         return Outcome::fail(node_error(&e, &p.path.given, "open", None));
     }
@@ -194,6 +210,59 @@ fn patched(
     Ok((out, warnings))
 }
 
+/// `content` patched by unified `hunks` (bytes that are not UTF-8 in them included), without
+/// the file-level rules: a symbolic link's target (`super::link`).
+pub(super) fn patch_content(
+    content: &[u8],
+    p: &Patch,
+    hunks: &[Hunk],
+) -> Result<(Vec<u8>, Vec<String>), Box<Outcome>> {
+    match escaped(p, hunks) {
+        true => patched_raw(content, p, hunks),
+        false => patched(content, p, hunks, None),
+    }
+}
+
+/// Whether the hunks hold bytes that are not UTF-8 (a unified diff of a Latin-1 file, carried
+/// as escaped bytes: `crate::read::raw`).
+fn escaped(p: &Patch, hunks: &[Hunk]) -> bool {
+    p.style == Style::Unified
+        && hunks.iter().any(|h| {
+            h.lines
+                .iter()
+                .any(|(_, l)| crate::read::raw::has_escapes(l))
+        })
+}
+
+/// [`patched`] for hunks holding escaped bytes: the file is read the same way (its bytes that
+/// are not UTF-8 escaped, line by line as the reply's were), patched, and written back as
+/// bytes, so the bytes `git apply` would match are matched and written. A file that holds the
+/// code points escaped bytes are written as is refused (its text would be ambiguous).
+fn patched_raw(
+    content: &[u8],
+    p: &Patch,
+    hunks: &[Hunk],
+) -> Result<(Vec<u8>, Vec<String>), Box<Outcome>> {
+    use crate::read::raw;
+    if let Some((offset, c)) = raw::reserved_at(content) {
+        let line = 1 + memchr::memchr_iter(b'\n', &content[..offset]).count();
+        return Err(Box::new(Outcome::fail(format!(
+            "{NAME}: '{}' holds U+{:X} (line {line}), one of the code points U+10FF80–U+10FFFF \
+             that stand for bytes that are not UTF-8 in a diff's lines, so this diff's bytes \
+             cannot be matched against it; edit it with a diff of UTF-8 lines, or file_write",
+            p.path.given,
+            u32::from(c)
+        ))));
+    }
+    let text = raw::decode(content);
+    let (out, warnings) = patched(text.as_bytes(), p, hunks, None)?;
+    let out = match std::str::from_utf8(&out) {
+        Ok(t) => raw::encode(t).into_owned(),
+        Err(_) => out,
+    };
+    Ok((out, warnings))
+}
+
 /// Whether the file to patch is one (a symbolic link is patched through, not moved).
 fn check_kind(ctx: &Ctx<'_>, p: &Patch) -> Result<(), String> {
     match ctx.vfs.kind(&p.path.abs) {
@@ -247,6 +316,8 @@ fn update(ctx: &mut Ctx<'_>, p: &Patch, hunks: &[Hunk], tag: &Tag) -> Outcome {
             .map_err(Outcome::fail)
     } else if hunks.is_empty() {
         Ok((content.clone(), Vec::new()))
+    } else if escaped(p, hunks) {
+        patched_raw(&content, p, hunks).map_err(|fail| *fail)
     } else {
         patched(&content, p, hunks, final_newline).map_err(|fail| *fail)
     };

@@ -528,7 +528,8 @@ fn typed(v: &Validated<'_>, sandbox: &Sandbox) -> Result<Action, PathError> {
 }
 
 /// `file_patch`: its path is an entry (like file_delete's) when the patch deletes or moves the
-/// file, else a written path; a move is checked like file_move's.
+/// file, or is a symbolic link (whose target the engine checks when it knows it), else a
+/// written path; a move is checked like file_move's.
 fn file_patch(v: &Validated<'_>, sandbox: &Sandbox) -> Result<Action, PathError> {
     use super::patch::{Change, Patch};
     let change = Change::parse(&v.str("change").unwrap_or_default());
@@ -538,15 +539,23 @@ fn file_patch(v: &Validated<'_>, sandbox: &Sandbox) -> Result<Action, PathError>
     };
     let given = v.str("path").unwrap_or_default();
     let moves = change != Change::Update || new_path.is_some();
-    let resolved = if moves {
+    let symlink = v.bool("symlink").unwrap_or(false);
+    let resolved = if moves || symlink {
         let r = sandbox.resolve(&given, Access::Entry)?;
-        sandbox.check_write(&r)?;
+        match symlink && change != Change::Delete {
+            true => sandbox.check_link_at(&r)?,
+            false => sandbox.check_write(&r)?,
+        }
         r
     } else {
         path(v, "path", sandbox)?
     };
     if let Some(n) = &new_path {
-        sandbox.check_move(&resolved, n)?;
+        // A link's new target is checked from the new place when the patch runs.
+        match symlink {
+            true => sandbox.check_link_at(n)?,
+            false => sandbox.check_move(&resolved, n)?,
+        }
     }
     Ok(Action::FilePatch(Patch {
         path: resolved,
@@ -557,6 +566,7 @@ fn file_patch(v: &Validated<'_>, sandbox: &Sandbox) -> Result<Action, PathError>
         executable: v.bool("executable"),
         binary: v.str("binary").unwrap_or_default(),
         index: v.str("index"),
+        symlink,
     }))
 }
 

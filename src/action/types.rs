@@ -396,6 +396,12 @@ pub struct EngineOptions {
     /// Whether an object id names a commit of the repository's history, for read-only git
     /// (see [`crate::exec::ReachableCommit`]); `None`: an object id always asks.
     pub reachable_commit: Option<Arc<crate::exec::ReachableCommit>>,
+    /// Symbolic links are links (git's `core.symlinks`, true by default); when false, a link a
+    /// diff makes is a plain file holding its target, as git checks it out.
+    pub symlinks: bool,
+    /// Where `symlinks` is false: the worktree files (absolute) that stand for links, the ones
+    /// the index has as links. A move carries that along, as `git mv` does.
+    pub link_stand_ins: Arc<Vec<std::path::PathBuf>>,
 }
 
 impl Default for EngineOptions {
@@ -412,6 +418,8 @@ impl Default for EngineOptions {
             whole_file: crate::config::editorconfig::WholeFile::default(),
             exec_watch: None,
             reachable_commit: None,
+            symlinks: true,
+            link_stand_ins: Arc::default(),
         }
     }
 }
@@ -566,4 +574,7 @@ pub struct Execution {
     /// order: what a new path's content came from, so the commit can move the committed
     /// version rather than the user's uncommitted one.
     pub moves: Vec<(String, String)>,
+    /// Root-relative paths of plain files that hold a symbolic link's target (written so where
+    /// `core.symlinks` is false): committed as links (mode 120000), as `git apply` records them.
+    pub link_files: Vec<String>,
 }

@@ -215,10 +215,7 @@ fn read_reply(args: &Args) -> anyhow::Result<crate::read::input::Reply> {
             )
             .into());
         }
-        return Ok(crate::read::input::Reply {
-            text,
-            source: "clipboard".into(),
-        });
+        return Ok(crate::read::input::text_reply(text, "clipboard".into())?);
     }
     let from_stdin = args
         .file
@@ -227,7 +224,10 @@ fn read_reply(args: &Args) -> anyhow::Result<crate::read::input::Reply> {
     if from_stdin && std::io::stdin().is_terminal() {
         eprintln!("reading the reply from stdin (end it with Ctrl-D, or pass a file: git clada apply reply.md)...");
     }
-    Ok(crate::read::input::read_reply(args.file.as_deref())?)
+    Ok(crate::read::input::read_reply(
+        args.file.as_deref(),
+        args.dialect.into(),
+    )?)
 }
 
 /// The engine options the command line and the configuration ask for: `--dry-run`, `--exec`

@@ -140,7 +140,7 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
     };
     let mut reports = Vec::new();
     for input in inputs {
-        let reply = crate::read::input::read_reply(input.as_deref())?;
+        let reply = crate::read::input::read_reply(input.as_deref(), args.dialect.into())?;
         crate::base::trace::phase("check: read");
         let parsed = read::parse(&reply.text, args.dialect.into());
         crate::base::trace::phase("check: parse");

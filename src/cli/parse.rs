@@ -32,7 +32,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
-    let reply = crate::read::input::read_reply(args.file.as_deref())?;
+    let reply = crate::read::input::read_reply(args.file.as_deref(), args.dialect.into())?;
     let result = read::parse(&reply.text, args.dialect.into());
     // Streamed: a reply with millions of errors would otherwise be held twice in memory.
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());

@@ -6,7 +6,8 @@
 //! - [`approvals`]: the user's stored approvals;
 //! - [`session`]: where an exec block without `cwd` starts (the previous block's end);
 //! - [`spawn`]: starting a process with its limits (closed stdin, own process group, timeout,
-//!   capped output) and collecting what it did;
+//!   capped output) and collecting what it did; `long_code`: code longer than one argument
+//!   may be, run from a read-only file;
 //! - [`hooks`]: the configured `hooks.before` / `hooks.after` commands;
 //! - [`hook_sandbox`]: the sandbox of every hook (those and git's own on an AI commit);
 //! - [`confine`]: the OS sandbox every one of those processes runs in.
@@ -23,6 +24,7 @@ pub(crate) mod git_refs;
 pub mod harden;
 pub mod hook_sandbox;
 pub mod init;
+mod long_code;
 pub mod modes;
 pub mod notices;
 pub(crate) mod pathspec;

@@ -298,7 +298,17 @@ pub(super) fn run(
     probe: Option<&Probe>,
     jail: &Jail,
 ) -> Run {
-    let Some((prog, args)) = command_for(lang, code) else {
+    // Held until the process ended: long code is read from this file (`long_code.rs`).
+    let (code, _file) = match super::long_code::argument(lang, code, jail.tmp()) {
+        Ok(c) => c,
+        Err(e) => {
+            return Run::done(ExecOutput::failed(format!(
+                "exec: cannot write the code ({} bytes) to a file for {lang}: {e}",
+                code.len()
+            )))
+        }
+    };
+    let Some((prog, args)) = command_for(lang, &code) else {
         return Run::done(ExecOutput::failed(format!(
             "exec: Unsupported language '{lang}' (LANG_UNSUPPORTED)"
         )));

@@ -238,6 +238,10 @@ pub fn engine_options(
             },
             exec_watch: None,
             reachable_commit,
+            // The repository's `core.symlinks` is read where the repository is opened
+            // (`record::apply`).
+            symlinks: true,
+            link_stand_ins: Default::default(),
         },
         approvals,
     ))

@@ -1,12 +1,13 @@
-//! Reading a reply from a file or standard input; the size limit and the strict decoding are
-//! the reading crate's (`clada_read::input`).
+//! Reading a reply from a file or standard input; the size limit and the decoding (UTF-8 but
+//! for a unified diff's hunk lines) are the reading crate's (`clada_read::input`).
 
 use std::path::Path;
 
 pub use clada_read::input::*;
 
-/// Reads `path` (or standard input for `None` / `-`).
-pub fn read_reply(path: Option<&Path>) -> Result<Reply, InputError> {
+/// Reads `path` (or standard input for `None` / `-`); `dialect` is what it will be parsed with
+/// (where bytes that are not UTF-8 may stand depends on it: [`decode_reply`]).
+pub fn read_reply(path: Option<&Path>, dialect: crate::read::Dialect) -> Result<Reply, InputError> {
     let (bytes, source) = match path {
         Some(p) if p != Path::new("-") => {
             let file = std::fs::File::open(p).map_err(|source| InputError::Read {
@@ -24,5 +25,5 @@ pub fn read_reply(path: Option<&Path>) -> Result<Reply, InputError> {
             "stdin".to_string(),
         ),
     };
-    decode_reply(bytes, source)
+    decode_reply(bytes, source, dialect)
 }

@@ -12,6 +12,7 @@
 //! root are permitted (they are never committed) but `.git` is still refused.
 
 pub mod gitname;
+mod links;
 pub mod protected;
 
 use std::ffi::OsStr;
@@ -152,6 +153,9 @@ pub struct Sandbox {
     /// The root as a directory handle: what checked paths are used through (the engine's
     /// disk, `base::beneath`), so a directory swapped after the check cannot redirect them.
     handle: std::sync::Arc<crate::base::beneath::Root>,
+    /// The repository's git directories (canonical), under whatever name: where no link a
+    /// reply makes may lead.
+    git_dirs: Vec<PathBuf>,
 }
 
 /// Directory lookups remembered while one reply is planned.
@@ -188,6 +192,7 @@ impl Sandbox {
             guarded: Default::default(),
             found: Default::default(),
             lookups: None,
+            git_dirs: Vec::new(),
         }
         .protect_hooks(&[]))
     }
@@ -606,8 +611,12 @@ impl Sandbox {
 
     /// Makes the repository's git directories (the git dir, the common dir) known to the
     /// handle by device and inode: no directory reached through it may be one of them.
-    pub fn guard_git_dirs(self, dirs: &[&Path]) -> Sandbox {
+    pub fn guard_git_dirs(mut self, dirs: &[&Path]) -> Sandbox {
         self.handle.guard_git_dirs(dirs);
+        self.git_dirs = dirs
+            .iter()
+            .map(|d| std::fs::canonicalize(d).unwrap_or_else(|_| d.to_path_buf()))
+            .collect();
         self
     }
 

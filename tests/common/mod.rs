@@ -147,6 +147,15 @@ impl TestRepo {
             .expect("wait git-clada")
     }
 
+    /// [`TestRepo::apply`] of a reply's bytes (which need not be UTF-8).
+    pub fn apply_bytes(&self, reply: &[u8], extra: &[&str]) -> Output {
+        let mut cmd = self.clada_cmd();
+        cmd.args(["--format", "json", "apply"]).args(extra).arg("-");
+        spawn_fed_bytes(cmd, reply)
+            .wait_with_output()
+            .expect("wait git-clada")
+    }
+
     /// Starts `git-clada apply --format json -` with `env` set, `reply` fed on stdin and
     /// stdout/stderr captured; the caller decides when to wait.
     pub fn spawn_apply(&self, env: &[(&str, &str)], reply: &str, extra: &[&str]) -> Child {
@@ -430,7 +439,12 @@ pub fn replace_block(id: &str, path: &str, old: &str, new: &str) -> String {
 }
 
 /// Spawns `cmd` with `input` written to its stdin (then closed) and stdout/stderr captured.
-pub fn spawn_fed(mut cmd: Command, input: &str) -> Child {
+pub fn spawn_fed(cmd: Command, input: &str) -> Child {
+    spawn_fed_bytes(cmd, input.as_bytes())
+}
+
+/// [`spawn_fed`] with bytes (which need not be UTF-8).
+pub fn spawn_fed_bytes(mut cmd: Command, input: &[u8]) -> Child {
     use std::io::Write;
     cmd.stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
@@ -440,7 +454,7 @@ pub fn spawn_fed(mut cmd: Command, input: &str) -> Child {
         .stdin
         .take()
         .expect("stdin")
-        .write_all(input.as_bytes())
+        .write_all(input)
         .expect("write stdin");
     child
 }

@@ -229,6 +229,18 @@ impl Repo {
             }
         }
         match entry.kind {
+            EntryKind::Link if !self.symlinks() => {
+                // As git checks a link out without symlinks: a plain file holding its target
+                // (the rename replaces a link there, never following it).
+                let data = self.read_blob(entry.id)?;
+                dir.write_atomic(
+                    name,
+                    &data,
+                    clada_base::fsutil::Perm::Restore(false),
+                    "checkout:before-rename",
+                )
+                .map_err(io_err("cannot write", &abs))?;
+            }
             EntryKind::Link => {
                 let data = self.read_blob(entry.id)?;
                 let target = std::path::Path::new(std::ffi::OsStr::from_bytes(&data));

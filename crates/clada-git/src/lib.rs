@@ -500,6 +500,15 @@ impl Repo {
         Ok(out)
     }
 
+    /// Whether the worktree has symbolic links (`core.symlinks`, true unless set false): where
+    /// not, git checks a link out as a plain file holding its target.
+    pub fn symlinks(&self) -> bool {
+        self.repo
+            .config_snapshot()
+            .boolean("core.symlinks")
+            .unwrap_or(true)
+    }
+
     /// A string value of git config (`clada.coauthor`, …), as git would read it.
     pub fn config_string(&self, key: &str) -> Option<String> {
         self.repo

@@ -397,9 +397,19 @@ impl Repo {
         } else {
             None
         };
+        let link_files = match self.symlinks() {
+            true => Default::default(),
+            false => index
+                .entries()
+                .into_iter()
+                .filter(|(_, e)| e.kind == EntryKind::Link)
+                .map(|(p, _)| p)
+                .collect(),
+        };
         Ok(Hasher {
             repo: self,
             filters,
+            link_files,
         })
     }
 
@@ -445,6 +455,9 @@ pub struct Hasher<'r> {
     repo: &'r Repo,
     /// `None` when no filter can apply: files are hashed as they are.
     filters: Option<Filters<'r>>,
+    /// Where `core.symlinks` is false: the paths the index has as links, whose plain files
+    /// hold a link's target and are hashed as links (git's `ce_mode_from_stat`).
+    link_files: std::collections::HashSet<BString>,
 }
 
 struct Filters<'r> {
@@ -501,6 +514,15 @@ impl Filters<'_> {
 }
 
 impl Hasher<'_> {
+    /// Hashes the plain files at `paths` as files even where the index has a link there and
+    /// `core.symlinks` is false: what an apply wrote there is a file (`git apply` records it
+    /// so), not a link's stand-in.
+    pub fn files_not_links<'p>(&mut self, paths: impl IntoIterator<Item = &'p BStr>) {
+        for p in paths {
+            self.link_files.remove(p);
+        }
+    }
+
     /// Writes the worktree file at `rel` as a blob and returns its entry and metadata; `None`
     /// when nothing trackable is there (missing, a directory, a socket…).
     pub fn hash(&mut self, rel: &BStr) -> Result<Option<(Entry, Meta)>> {
@@ -543,6 +565,13 @@ impl Hasher<'_> {
             }
             Some(Found::File(file, md)) => (file, md),
         };
+        if self.link_files.contains(rel) {
+            let mut target = Vec::new();
+            let mut file = file;
+            file.read_to_end(&mut target)
+                .map_err(|e| super::io_err("cannot read", &path())(e))?;
+            return Ok(Some((target, EntryKind::Link, md)));
+        }
         let kind = if md.is_executable() {
             EntryKind::Executable
         } else {

@@ -31,6 +31,9 @@ struct Policy {
     /// git treats a skip-worktree file that is present in the worktree as an ordinary
     /// tracked file (`clear_skip_worktree_from_present_files`), so its changes show.
     present_sparse: bool,
+    /// `core.symlinks`: where false, a link is checked out as a plain file, which is no type
+    /// change (git's `ce_mode_from_stat`).
+    symlinks: bool,
 }
 
 /// Tracked paths that differ from the index, and the untracked files.
@@ -117,7 +120,9 @@ fn judge(
         None => return Verdict::Suspect,
     };
     match kind {
-        EntryKind::Link if fmt != libc::S_IFLNK => return Verdict::Dirty(Dirt::TypeChanged),
+        EntryKind::Link if fmt != libc::S_IFLNK && (policy.symlinks || fmt != libc::S_IFREG) => {
+            return Verdict::Dirty(Dirt::TypeChanged)
+        }
         EntryKind::Blob | EntryKind::Executable if fmt != libc::S_IFREG => {
             return Verdict::Dirty(Dirt::TypeChanged)
         }
@@ -164,6 +169,7 @@ impl Repo {
             },
             file_mode,
             present_sparse,
+            symlinks: cfg.boolean("core.symlinks").unwrap_or(true),
         }
     }
 

@@ -157,12 +157,16 @@ pub enum ErrorCode {
     DiffSyntax,
     /// A line that looks like a block of some format but is none.
     NotABlock,
+    /// A byte that is not UTF-8 outside the lines of a unified diff's hunks (`raw`): the
+    /// reply is not read.
+    NotUtf8,
 }
 
 impl ErrorCode {
-    /// Errors that stop the whole reply (CSL's syntax errors, as its seed says).
+    /// Errors that stop the whole reply (CSL's syntax errors, as its seed says; bytes that are
+    /// not UTF-8 where only UTF-8 may stand).
     pub fn is_fatal(self) -> bool {
-        matches!(self, ErrorCode::CslSyntax)
+        matches!(self, ErrorCode::CslSyntax | ErrorCode::NotUtf8)
     }
 }
 
@@ -232,6 +236,10 @@ pub struct ParseResult {
     /// Near-miss headers and the like (not part of the reference shape).
     #[serde(skip)]
     pub notices: Vec<Notice>,
+    /// Byte ranges of the text where escaped bytes ([`crate::raw`]) may stand: the lines of
+    /// the unified diffs' hunks that were read. Sorted and disjoint.
+    #[serde(skip)]
+    pub(crate) raw_spans: Vec<std::ops::Range<usize>>,
 }
 
 impl ParseResult {
@@ -248,12 +256,13 @@ impl ParseResult {
         join(&mut self.blocks, other.blocks);
         join(&mut self.errors, other.errors);
         join(&mut self.notices, other.notices);
+        join(&mut self.raw_spans, other.raw_spans);
     }
 }
 
 /// The input was not valid UTF-8.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("input is not valid UTF-8: invalid byte 0x{byte:02X} at byte offset {offset} (line {line}); re-save the reply as UTF-8")]
+#[error("input is not valid UTF-8: invalid byte 0x{byte:02X} at byte offset {offset} (line {line}); re-save the reply as UTF-8 (only the lines of a unified diff's hunks may hold other bytes, taken as they are)")]
 pub struct InvalidUtf8 {
     pub offset: usize,
     pub byte: u8,

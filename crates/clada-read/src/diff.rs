@@ -16,7 +16,10 @@
 //! `old mode`/`new mode`, `rename from`/`rename to`, `similarity index`, `index`), `/dev/null`
 //! for new and deleted files, `a/` `b/` prefixes (stripped when both sides have them or after
 //! `diff --git`), C-quoted names, a tab and timestamp after a name (`diff -u`), hunks with
-//! `\ No newline at end of file`, and CRs kept as content (a CRLF file's diff).
+//! `\ No newline at end of file`, and CRs kept as content (a CRLF file's diff). A hunk's lines
+//! (after their first character), and the section heading after its header's `@@`, may hold
+//! bytes that are not UTF-8 ([`crate::raw`]: what `git diff` prints for a Latin-1 file); the
+//! spans read are reported so that [`crate::parse`] refuses such bytes anywhere else.
 //!
 //! A hunk is read by its header's line counts, as `git apply` reads it: within them a
 //! `--- x` / `+++ y` pair is a removed `-- x` and an added `++ y`, not a file header.
@@ -27,8 +30,12 @@
 //! of the diff, as `git apply` refuses them: a last hunk with fewer old lines than its header
 //! promises and no context after its last change (the reply was cut off), and a corrupt
 //! binary patch. Invalid blocks (and with them the diff): `Binary files … differ` (no content),
-//! modes git does not write (anything but 100644, 100755, 120000, 160000), symbolic links,
-//! submodules, copies.
+//! modes git does not write (anything but 100644, 100755, 120000, 160000), submodules, copies,
+//! a type change (link ↔ file) within one section (git writes it as two).
+//!
+//! Symbolic links (mode 120000 on a `new file mode`, `deleted file mode`, `old`/`new mode` or
+//! `index` line) are `file_patch` blocks with `symlink = "true"`: their hunk's one line is the
+//! link's target, which the engine checks before it makes the link.
 //!
 //! Binary patches (`GIT binary patch`, [`super::binary`]) are decoded here and handed on as the
 //! forward hunk's text with the `index` line's ids; the engine checks the file against them.
@@ -40,7 +47,7 @@
 use super::binary;
 use super::lines::{Line, Lines};
 use super::scan::{error, group, next_id, FrontEnd, Taken, TaskIds};
-use super::{Block, ErrorCode, Format, GroupKind, Registration};
+use super::{Block, ErrorCode, Format, GroupKind, ParseResult, Registration};
 use indexmap::IndexMap;
 
 impl Format {
@@ -59,13 +66,21 @@ pub(super) static FRONT_END: Registration = Registration {
     )],
     start: |text, only| {
         matches!(only, None | Some(Format::DIFF))
-            .then(|| Box::new(Diff { text }) as Box<dyn FrontEnd<'_> + '_>)
+            .then(|| {
+                Box::new(Diff {
+                    text,
+                    raw_spans: Vec::new(),
+                }) as Box<dyn FrontEnd<'_> + '_>
+            })
     },
 };
 
 /// The unified-diff front end.
 struct Diff<'a> {
     text: &'a str,
+    /// Where bytes that are not UTF-8 may stand ([`crate::raw`]): the hunk lines of the diffs
+    /// read, as byte ranges of the whole text.
+    raw_spans: Vec<std::ops::Range<usize>>,
 }
 
 impl<'a> FrontEnd<'a> for Diff<'a> {
@@ -82,11 +97,22 @@ impl<'a> FrontEnd<'a> for Diff<'a> {
         let mut reader = Reader {
             text,
             lines: Lines::new(text).peekable_lines(),
+            raw_spans: Vec::new(),
         };
         if !reader.opens() {
             return None;
         }
-        Some(read_diff(&mut reader, n, ids.counter()))
+        let taken = read_diff(&mut reader, n, ids.counter());
+        if taken.errors.is_empty() {
+            let at = line.start;
+            self.raw_spans
+                .extend(reader.raw_spans.iter().map(|r| r.start + at..r.end + at));
+        }
+        Some(taken)
+    }
+
+    fn finish(self: Box<Self>, result: &mut ParseResult) {
+        result.raw_spans.extend(self.raw_spans);
     }
 }
 
@@ -94,6 +120,9 @@ impl<'a> FrontEnd<'a> for Diff<'a> {
 struct Reader<'a> {
     text: &'a str,
     lines: Peek<'a>,
+    /// The byte ranges (of `text`) of the hunk lines read, after their first character: where
+    /// bytes that are not UTF-8 may stand.
+    raw_spans: Vec<std::ops::Range<usize>>,
 }
 
 /// A line iterator that can look two lines ahead and keeps every line's raw end (its CR).
@@ -160,6 +189,33 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// Takes the next line as a line of a hunk (a CR before its LF kept); what follows its
+    /// first character may hold bytes that are not UTF-8, unless it is a `\` line.
+    fn body_line(&mut self) -> &'a str {
+        let Some(l) = self.lines.next() else {
+            return "";
+        };
+        let raw = self.raw(l);
+        if raw.len() > 1 && !raw.starts_with('\\') {
+            self.raw_spans.push(l.start + 1..l.start + raw.len());
+        }
+        raw
+    }
+
+    /// Takes the next line as a hunk header. The section heading after its closing `@@` (a
+    /// line of the file, in the file's bytes as `git diff` prints it) is not read; it may hold
+    /// bytes that are not UTF-8 too.
+    fn hunk_header(&mut self) -> &'a str {
+        let Some(header) = self.lines.next() else {
+            return "";
+        };
+        if let Some(end) = header.text.get(2..).and_then(|t| t.find("@@")) {
+            let from = header.start + 2 + end + 2;
+            self.raw_spans.push(from..header.start + header.text.len());
+        }
+        header.text
+    }
+
     /// Whether a file section starts at the next line.
     fn opens(&mut self) -> bool {
         match self.peek_text(0) {
@@ -197,6 +253,8 @@ struct FileDiff {
     copy: bool,
     /// The two ids of the `index OLD..NEW` line.
     index: Option<(String, String)>,
+    /// The mode after the ids (`index OLD..NEW MODE`: the file's mode when it stays).
+    index_mode: Option<String>,
     /// `Binary files … differ`: a binary change without its content.
     binary_without_data: bool,
     /// `GIT binary patch`: the forward hunk (`literal N` / `delta N` and its data lines).
@@ -383,10 +441,14 @@ fn extended_headers(r: &mut Reader<'_>, f: &mut FileDiff) -> Result<(), Bad> {
             f.copy = true;
         } else if let Some(v) = value("index ") {
             // `index OLD..NEW` or `index OLD..NEW MODE`.
-            let ids = v.split_whitespace().next().unwrap_or("");
+            let mut words = v.split_whitespace();
+            let ids = words.next().unwrap_or("");
             f.index = ids
                 .split_once("..")
                 .map(|(a, b)| (a.to_string(), b.to_string()));
+            if let Some(m) = words.next() {
+                f.index_mode = mode(f, "index", m);
+            }
         } else if t.starts_with("similarity index ") || t.starts_with("dissimilarity index ") {
         } else if t.starts_with("Binary files ") {
             f.binary_without_data = true;
@@ -513,7 +575,9 @@ fn content_by_counts(r: &mut Reader<'_>, old: usize, new: usize) -> bool {
 /// else counting them as `git apply --recount` does.
 fn hunk(r: &mut Reader<'_>, f: &mut FileDiff) -> Result<(), Bad> {
     let at = r.lines.taken;
-    let header_line = r.lines.next().map(|l| l.text).unwrap_or_default();
+    let header_line = r.hunk_header();
+    let shown = super::raw::shown(header_line);
+    let header_line: &str = &shown;
     let numbers = hunk_numbers(header_line).map_err(|()| {
         (
             at,
@@ -538,7 +602,7 @@ fn hunk(r: &mut Reader<'_>, f: &mut FileDiff) -> Result<(), Bad> {
             if !(body_line(t) || t.is_empty()) {
                 break;
             }
-            let l = r.lines.next().map(|l| r.raw(l)).unwrap_or_default();
+            let l = r.body_line();
             count(l, &mut old, &mut new);
             body.push(l.to_string());
         }
@@ -571,7 +635,7 @@ fn hunk(r: &mut Reader<'_>, f: &mut FileDiff) -> Result<(), Bad> {
                 .is_some_and(|x| body_line(x) && !x.starts_with("--- ") && !x.starts_with("@@"));
             if goes_on {
                 for _ in 1..run {
-                    let l = r.lines.next().map(|l| r.raw(l)).unwrap_or_default();
+                    let l = r.body_line();
                     count(l, &mut old, &mut new);
                     body.push(l.to_string());
                 }
@@ -583,7 +647,7 @@ fn hunk(r: &mut Reader<'_>, f: &mut FileDiff) -> Result<(), Bad> {
         if !extra {
             break;
         }
-        let l = r.lines.next().map(|l| r.raw(l)).unwrap_or_default();
+        let l = r.body_line();
         count(l, &mut old, &mut new);
         body.push(l.to_string());
     }
@@ -747,19 +811,26 @@ fn refusals(f: &FileDiff, path: &str) -> Vec<String> {
              100755 (executable); write one of those"
         ));
     }
-    let special = [f.old_mode.as_deref(), f.new_mode.as_deref()]
-        .into_iter()
-        .flatten()
-        .find(|m| *m == "120000" || *m == "160000");
-    if let Some(m) = special {
-        out.push(format!(
-            "a {} (mode {m}): git-clada patches regular files only",
-            if m == "120000" {
-                "symbolic link"
-            } else {
-                "submodule"
-            }
-        ));
+    let modes = [
+        f.old_mode.as_deref(),
+        f.new_mode.as_deref(),
+        f.index_mode.as_deref(),
+    ];
+    if modes.into_iter().flatten().any(|m| m == "160000") {
+        out.push(
+            "a submodule (mode 160000): git-clada patches files and symbolic links only"
+                .to_string(),
+        );
+    }
+    let link = |m: Option<&str>| m == Some("120000");
+    if let (Some(o), Some(n)) = (f.old_mode.as_deref(), f.new_mode.as_deref()) {
+        if link(Some(o)) != link(Some(n)) {
+            out.push(format!(
+                "a type change between a symbolic link and a file (mode {o} to {n}) in one \
+                 section: git writes it as the deletion of one and the creation of the other, \
+                 two sections of the diff; write it so"
+            ));
+        }
     }
     if f.copy {
         out.push(
@@ -828,7 +899,18 @@ fn block(text: &str, f: FileDiff, n: usize, git: bool, counter: &mut usize) -> B
         .new_mode
         .as_deref()
         .filter(|m| Some(*m) != f.old_mode.as_deref());
-    if let Some(m) = mode.filter(|_| !delete) {
+    // A symbolic link (mode 120000): its one line, without a line break, is the target.
+    let link = [
+        f.old_mode.as_deref(),
+        f.new_mode.as_deref(),
+        f.index_mode.as_deref(),
+    ]
+    .into_iter()
+    .flatten()
+    .any(|m| m == "120000");
+    if link {
+        props.insert("symlink".into(), "true".into());
+    } else if let Some(m) = mode.filter(|_| !delete) {
         let exec = m == "100755";
         if !create || exec {
             props.insert("executable".into(), exec.to_string());

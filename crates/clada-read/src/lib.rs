@@ -12,7 +12,8 @@
 //!   `apply_patch.rs` (Codex), `diff.rs` (unified diffs), and `tool_call.rs` (JSON from agents'
 //!   tool calls, read only when forced); each registered once in [`FRONT_ENDS`];
 //! - [`detect`]: block-like text in a reply where no block was read;
-//! - [`input`]: a reply in memory (size limit, strict UTF-8); [`leftover`]: the pre-commit check
+//! - [`input`]: a reply in memory (size limit, UTF-8 but for a unified diff's hunks, whose other
+//!   bytes [`raw`] carries as escaped bytes); [`leftover`]: the pre-commit check
 //!   for block markers left in source files; [`text`]: the edit distance behind every "did you
 //!   mean".
 //!
@@ -32,6 +33,7 @@ mod diff;
 pub mod input;
 pub mod leftover;
 pub(crate) mod lines;
+pub mod raw;
 mod replacer;
 pub(crate) mod scan;
 mod sham;
@@ -76,9 +78,17 @@ pub fn format_by_id(id: &str) -> Option<Format> {
 ///
 /// A byte order mark at the start of the reply (an editor's UTF-8 signature) is not part of
 /// its first line.
+///
+/// Bytes that are not UTF-8, escaped by [`input::decode_reply`] ([`raw`]), may stand only in
+/// the lines of a unified diff's hunks: anywhere else the reply is not read (one fatal
+/// `NOT_UTF8` error, no block), as every other format and prose are UTF-8 only.
 pub fn parse(text: &str, dialect: Dialect) -> ParseResult {
+    let bom = text.starts_with('\u{feff}');
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut result = scan_with(text, dialect);
+    if let Some(at) = stray(text, &mut result) {
+        return not_utf8(text, at, bom);
+    }
     if result.blocks.is_empty() && result.errors.is_empty() {
         result.notices.extend(detect::block_like(text, dialect));
     }
@@ -90,6 +100,56 @@ pub fn parse(text: &str, dialect: Dialect) -> ParseResult {
         }
     }
     result
+}
+
+/// The offset of the first escaped byte of `text` outside the spans `result`'s diffs allow.
+fn stray(text: &str, result: &mut ParseResult) -> Option<usize> {
+    if !raw::has_escapes(text) {
+        return None;
+    }
+    result.raw_spans.sort_by_key(|r| r.start);
+    raw::outside(text, &result.raw_spans)
+}
+
+/// The reply's refusal for the escaped byte at `at`: where it was in the bytes read.
+fn not_utf8(text: &str, at: usize, bom: bool) -> ParseResult {
+    let err = stray_error(text, at, bom);
+    let line = err.line;
+    let before = text.get(..at).unwrap_or_default();
+    let column = len16(&before[before.rfind('\n').map_or(0, |i| i + 1)..]) + 1;
+    let mut e = scan::error(
+        ErrorCode::NotUtf8,
+        text,
+        1,
+        line,
+        column,
+        None,
+        err.to_string(),
+    );
+    e.content = raw::shown(&e.content).into_owned();
+    e.context = raw::shown(&e.context).into_owned();
+    ParseResult {
+        errors: vec![e],
+        ..ParseResult::default()
+    }
+}
+
+fn stray_error(text: &str, at: usize, bom: bool) -> InvalidUtf8 {
+    let (offset, byte, line) = raw::origin(text, at);
+    InvalidUtf8 {
+        offset: offset + if bom { 3 } else { 0 },
+        byte,
+        line,
+    }
+}
+
+/// The first byte of `text` that is not UTF-8 (escaped, [`raw`]) where a parse with `dialect`
+/// allows none ([`parse`]): what a reply read from bytes is refused with.
+pub fn stray_byte(text: &str, dialect: Dialect) -> Option<InvalidUtf8> {
+    let bom = text.starts_with('\u{feff}');
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut result = scan_with(text, dialect);
+    stray(text, &mut result).map(|at| stray_error(text, at, bom))
 }
 
 fn scan_with(text: &str, dialect: Dialect) -> ParseResult {

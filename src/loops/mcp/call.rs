@@ -156,10 +156,8 @@ fn apply_call(
     if text.len() as u64 > crate::read::input::MAX_REPLY_BYTES {
         return Err("the reply is larger than the 50 MiB limit".into());
     }
-    let reply = Reply {
-        text,
-        source: if dry_run { "mcp check" } else { "mcp apply" }.into(),
-    };
+    let source = if dry_run { "mcp check" } else { "mcp apply" };
+    let reply = crate::read::input::text_reply(text, source.into()).map_err(|e| e.to_string())?;
     Ok(transact(call, &reply, options, dry_run))
 }
 

@@ -188,7 +188,7 @@ impl Watcher {
     }
 
     fn read_text(&self) -> Result<String, WatchError> {
-        crate::read::input::read_reply(Some(&self.opts.file))
+        crate::read::input::read_reply(Some(&self.opts.file), self.opts.apply.dialect)
             .map(|r| r.text)
             .map_err(|e| WatchError::Read {
                 path: self.opts.file.display().to_string(),

@@ -87,7 +87,7 @@ impl<'r> Transaction<'r> {
             after_index: None,
             index_flags,
             blocks: Vec::new(),
-            reply: Some(repo.blob_id(reply.text.as_bytes()).to_string()),
+            reply: Some(repo.blob_id(&reply.bytes()).to_string()),
             uncommitted: Vec::new(),
             also_refs: Vec::new(),
             agent: None,

@@ -85,6 +85,16 @@ impl Transaction<'_> {
     ) -> Result<Built, ApplyError> {
         let repo = self.repo;
         let mut hasher = repo.hasher_with(&start.index)?;
+        // Files the reply wrote are files, unless they hold a link's target (no symlinks).
+        let files: Vec<BString> = execution
+            .changes
+            .iter()
+            .filter(|c| matches!(c.after, crate::action::FileState::File { .. }))
+            .filter_map(|c| c.rel.as_deref())
+            .filter(|r| !execution.link_files.iter().any(|l| l == r))
+            .map(BString::from)
+            .collect();
+        hasher.files_not_links(files.iter().map(|p| p.as_bstr()));
         let mut changes = Vec::with_capacity(order.len());
         let mut items = Vec::with_capacity(order.len());
         let mut add = |p: &BString, before, entry| {
@@ -101,7 +111,17 @@ impl Transaction<'_> {
         };
         let mut added = std::collections::BTreeSet::new();
         for p in order {
-            let entry = hasher.hash(p.as_bstr())?.map(|(e, _)| e);
+            let mut entry = hasher.hash(p.as_bstr())?.map(|(e, _)| e);
+            // A link written as a plain file (no symlinks here) is a link in the commit, as
+            // `git apply` records it.
+            if let Some(e) = entry.as_mut().filter(|_| {
+                execution
+                    .link_files
+                    .iter()
+                    .any(|l| l.as_bytes() == p.as_slice())
+            }) {
+                e.kind = EntryKind::Link;
+            }
             let before = file_entry(repo, self.base_tree, p)?;
             if before != entry {
                 add(p, before, entry);

@@ -283,7 +283,7 @@ fn apply_opened(
     // directories too.
     let nested = super::githooks::nested_git(repo, sandbox.root(), &start.index.gitlinks());
     let sandbox = sandbox.protect_git(nested);
-    let opts = &with_protected(opts, &sandbox);
+    let opts = &with_repository(opts, &sandbox, repo, &start.index);
     let mut plan = plan;
     if !opts.force
         && !matches!(opts.dialect, read::Dialect::Only(f) if f == read::Format::TOOL_CALL)
@@ -317,9 +317,27 @@ fn apply_opened(
 }
 
 /// `opts` with the sandbox's protected set for the hooks (what exec gets from the sandbox).
-fn with_protected(opts: &ApplyOptions, sandbox: &Sandbox) -> ApplyOptions {
+/// `opts` with what the repository decides: the protected set hooks keep, and whether its
+/// worktree has symbolic links (`core.symlinks`).
+fn with_repository(
+    opts: &ApplyOptions,
+    sandbox: &Sandbox,
+    repo: &Repo,
+    index: &crate::repo::Index,
+) -> ApplyOptions {
     let mut opts = opts.clone();
     opts.hooks.policy.protected = Some(sandbox.guarded());
+    opts.engine.symlinks = repo.symlinks();
+    if !opts.engine.symlinks {
+        // The files that stand for the index's links (git checks links out so here).
+        let links = index
+            .entries()
+            .into_iter()
+            .filter(|(_, e)| e.kind == crate::repo::EntryKind::Link)
+            .map(|(p, _)| sandbox.root().join(p.to_string()))
+            .collect();
+        opts.engine.link_stand_ins = std::sync::Arc::new(links);
+    }
     opts
 }
 

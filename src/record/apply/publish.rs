@@ -274,7 +274,7 @@ impl Transaction<'_> {
             )?,
             None => record,
         };
-        let replies_blob = repo.write_blob(reply.text.as_bytes())?;
+        let replies_blob = repo.write_blob(&reply.bytes())?;
         let mut updates = vec![RefUpdate {
             name,
             new: record,
@@ -396,7 +396,7 @@ fn notes_updates(
     updates.extend(reports.write(&format!("clada: results of {short}"))?);
     if let Some(reply) = reply {
         let mut replies = repo.note_book(REPLY_NOTES_REF)?;
-        replies.stage(commit, reply.text.as_bytes())?;
+        replies.stage(commit, &reply.bytes())?;
         updates.extend(replies.write(&format!("clada: reply of {short}"))?);
     }
     Ok(updates)
@@ -430,7 +430,7 @@ fn ai_log_update(
     };
     let session = by_agent.as_ref().unwrap_or(&opts.provenance).session(
         opts.session.as_deref(),
-        repo.blob_id(reply.text.as_bytes()),
+        repo.blob_id(&reply.bytes()),
         &human,
     );
     let parent_tree = repo.tree_of(parent)?;

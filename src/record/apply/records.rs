@@ -230,7 +230,9 @@ pub(super) fn mark_repeated_reply(
     if plan.actions.is_empty() {
         return Ok(());
     }
-    let reply = repo.blob_id(reply_text.as_bytes()).to_string();
+    let reply = repo
+        .blob_id(&crate::read::raw::encode(reply_text))
+        .to_string();
     let Some((journal, commit, label)) = last_apply(repo, head, branch)? else {
         return Ok(());
     };

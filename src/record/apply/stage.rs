@@ -660,7 +660,7 @@ fn commit_message(
             coauthor.as_deref(),
         ),
         None => {
-            let reply_blob = repo.write_blob(reply.text.as_bytes())?;
+            let reply_blob = repo.write_blob(&reply.bytes())?;
             // `-m`, else what the reply says it does, else the file list.
             let described = message::described(&reply.text);
             let msg = message::build(

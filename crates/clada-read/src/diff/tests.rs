@@ -188,3 +188,99 @@ fn binary_and_broken_diffs() {
     assert!(r.blocks.is_empty());
     assert!(r.errors[0].message.contains("not a hunk header"));
 }
+
+/// What `git diff` prints for a Latin-1 file, read as `input::decode_reply` reads its bytes.
+fn latin1(reply: &[u8], dialect: Dialect) -> Result<crate::ParseResult, crate::InvalidUtf8> {
+    let text = crate::raw::decode(reply).into_owned();
+    match crate::stray_byte(&text, dialect) {
+        Some(e) => Err(e),
+        None => Ok(parse(&text, dialect)),
+    }
+}
+
+#[test]
+fn bytes_that_are_not_utf8_are_read_in_a_hunks_lines_only() {
+    let diff = b"diff --git a/l.txt b/l.txt\n--- a/l.txt\n+++ b/l.txt\n@@ -1,2 +1,2 @@ caf\xe9()\n na\xefve\n-caf\xe9\n+caf\xe8\r\n";
+    let r = latin1(diff, Dialect::Auto).expect("read");
+    assert!(r.errors.is_empty(), "{:?}", r.errors);
+    let hunks = &r.blocks[0].properties["hunks"];
+    assert_eq!(
+        crate::raw::encode(hunks).as_ref(),
+        b"@@ -1,2 +1,2 @@\n na\xefve\n-caf\xe9\n+caf\xe8\r\n"
+    );
+    let r = latin1(diff, Dialect::Only(Format::DIFF)).expect("read");
+    assert_eq!(r.blocks.len(), 1);
+    // Anywhere else: refused with the byte's offset and line in the bytes read.
+    for reply in [
+        // In a path.
+        &b"--- a/caf\xe9\n+++ b/caf\xe9\n@@ -1 +1 @@\n-a\n+b\n"[..],
+        // In prose before the diff.
+        b"Voil\xe0:\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n",
+        // In a `\ No newline` line.
+        b"--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n\\ No newline \xe9\n+b\n",
+        // In a SHAM block's value.
+        b"#!nesl [@three-char-SHA-256: k1]\naction = \"file_write\"\npath = \"x\"\ncontent = \"\xe9\"\n#!end_k1\n",
+        // In an aider block.
+        b"x.py\n<<<<<<< SEARCH\n\xe9\n=======\nb\n>>>>>>> REPLACE\n",
+    ] {
+        let offset = reply.iter().position(|&b| b >= 0x80).expect("a byte");
+        let line = 1 + reply[..offset].iter().filter(|&&b| b == b'\n').count();
+        let e = latin1(reply, Dialect::Auto).expect_err("refused");
+        assert_eq!((e.offset, e.byte, e.line), (offset, reply[offset], line), "{e}");
+    }
+    // A forced dialect that does not read diffs reads none of it.
+    let e = latin1(diff, Dialect::Only(Format::AIDER)).expect_err("refused");
+    let first = diff.iter().position(|&b| b >= 0x80).expect("a byte");
+    assert_eq!((e.offset, e.line), (first, 4));
+    // `parse` itself refuses it the same way, as one fatal error and no block.
+    let text = crate::raw::decode(b"prose \xe9\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n");
+    let r = parse(&text, Dialect::Auto);
+    assert!(r.blocks.is_empty());
+    assert_eq!(r.errors.len(), 1);
+    assert_eq!(r.errors[0].code, ErrorCode::NotUtf8);
+    assert!(r.errors[0].code.is_fatal());
+    assert_eq!((r.errors[0].line, r.errors[0].column), (1, 7));
+    assert!(
+        r.errors[0].message.contains("byte offset 6"),
+        "{}",
+        r.errors[0].message
+    );
+    assert_eq!(r.errors[0].content, "prose \\xE9");
+}
+
+#[test]
+fn symbolic_links_are_patches_marked_symlink_and_type_changes_in_one_section_are_refused() {
+    let r = parse(
+        "diff --git a/d/l b/d/l\nindex 32f64f4..a727136 120000\n--- a/d/l\n+++ b/d/l\n@@ -1 +1 @@\n-t\n\\ No newline at end of file\n+../f\n\\ No newline at end of file\ndiff --git a/f b/f\ndeleted file mode 100644\nindex 6a69f92..0000000\n--- a/f\n+++ /dev/null\n@@ -1 +0,0 @@\n-f\ndiff --git a/f b/f\nnew file mode 120000\nindex 0000000..855dbc2\n--- /dev/null\n+++ b/f\n@@ -0,0 +1 @@\n+d/t\n\\ No newline at end of file\n",
+        Dialect::Auto,
+    );
+    assert!(r.errors.is_empty(), "{:?}", r.errors);
+    let p: Vec<_> = r.blocks.iter().map(|b| &b.properties).collect();
+    assert!(r.blocks.iter().all(|b| b.invalid.is_none()));
+    assert_eq!(p[0]["symlink"], "true");
+    assert_eq!(p[0]["path"], "d/l");
+    assert!(!p[1].contains_key("symlink"));
+    assert_eq!(
+        (p[2]["symlink"].as_str(), p[2]["change"].as_str()),
+        ("true", "create")
+    );
+    assert!(!p[2].contains_key("executable"));
+    // A type change written in one section, and a submodule, are refused.
+    let r = parse(
+        "diff --git a/x b/x\nold mode 100644\nnew mode 120000\ndiff --git a/s b/s\nindex 1234567..89abcde 160000\n--- a/s\n+++ b/s\n@@ -1 +1 @@\n-Subproject commit 1\n+Subproject commit 2\n",
+        Dialect::Auto,
+    );
+    let invalid: Vec<&str> = r
+        .blocks
+        .iter()
+        .filter_map(|b| b.invalid.as_deref())
+        .collect();
+    assert!(
+        invalid[0].contains("two sections of the diff"),
+        "{invalid:?}"
+    );
+    assert!(
+        invalid[1].contains("a submodule (mode 160000)"),
+        "{invalid:?}"
+    );
+}

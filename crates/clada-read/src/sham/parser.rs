@@ -659,6 +659,7 @@ impl<'a> Parser<'a> {
             blocks: self.blocks,
             errors: self.errors,
             notices: self.notices,
+            ..ParseResult::default()
         }
     }
 }
