@@ -6,10 +6,11 @@
 //! time): most of the cost of writing the dozen small objects of an apply. A repository
 //! opened with object memory (dry runs) keeps its writes in memory, as before.
 //!
-//! Reading: walks over many commits (squash, log, undo's checks) read them through
-//! [`Repo::read_loose`] first, with a reused decompressor and a plain `read` of the file:
-//! gix stats, maps and unmaps every loose object it reads, about half the cost of reading a
-//! small commit. Anything not loose (packed, or only in memory) is read by gix as before.
+//! Reading: commits, trees and blobs are read through [`Repo::read_loose`] first (a squash
+//! reads each member's commit, root tree and note, loose as the applies left them), with a
+//! reused decompressor and a plain `read` of the file: gix stats, maps and unmaps every loose
+//! object it reads and sets up a new decompressor for each, about half the cost of reading a
+//! small object. Anything not loose (packed, or only in memory) is read by gix as before.
 //!
 //! One command's memory ([`Known`]): the ids of the objects it found or wrote, and the bytes of
 //! the trees among them. An apply reads back the trees it has just written (the index's cache
@@ -141,12 +142,16 @@ impl Repo {
         if let Some(data) = self.known.borrow().trees.get(&id) {
             return Ok(data.clone());
         }
-        let data = self
-            .repo
-            .find_tree(id)
-            .with_ctx(|| format!("cannot read tree {id}"))?
-            .detach()
-            .data;
+        let data = match self.read_loose(id) {
+            Some((Kind::Tree, data)) => data,
+            _ => {
+                self.repo
+                    .find_tree(id)
+                    .with_ctx(|| format!("cannot read tree {id}"))?
+                    .detach()
+                    .data
+            }
+        };
         let mut known = self.known.borrow_mut();
         known.present.insert(id);
         known.keep_tree(id, &data);

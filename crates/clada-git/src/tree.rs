@@ -101,6 +101,9 @@ impl Repo {
     }
 
     pub fn read_blob(&self, id: ObjectId) -> Result<Vec<u8>> {
+        if let Some((gix::objs::Kind::Blob, data)) = self.read_loose(id) {
+            return Ok(data);
+        }
         let blob = self
             .repo
             .find_blob(id)
