@@ -197,29 +197,30 @@ impl Repo {
         let mut file = unsafe { std::fs::File::from_raw_fd(fd) };
         RAW.with(|cell| {
             let mut raw = cell.borrow_mut();
-            raw.clear();
+            // The buffer keeps its length (zeroed once, as it grows) and `used` says how much
+            // this object filled: zeroing its whole room before every read cost more than the
+            // read of a small object.
+            let mut used = 0;
             // No `stat` for the size: a read that comes back short is the end of a regular
             // file. Should one ever stop short elsewhere, the stream is cut and fails to
             // inflate, and gix reads the object instead.
             loop {
-                if raw.capacity() - raw.len() < 4096 {
-                    let more = raw.capacity().max(8192);
-                    raw.reserve(more);
+                let room = raw.len();
+                if room - used < 4096 {
+                    raw.resize(room + room.max(8192), 0);
                 }
-                let len = raw.len();
-                let spare = raw.capacity() - len;
-                raw.resize(len + spare, 0);
-                let n = match file.read(&mut raw[len..]) {
+                let spare = raw.len() - used;
+                let n = match file.read(&mut raw[used..]) {
                     Ok(n) => n,
                     Err(e) if e.kind() == std::io::ErrorKind::Interrupted => 0,
                     Err(_) => return None,
                 };
-                raw.truncate(len + n);
+                used += n;
                 if n < spare {
                     break;
                 }
             }
-            inflate_loose(&raw).ok()
+            inflate_loose(&raw[..used]).ok()
         })
     }
 

@@ -237,21 +237,29 @@ impl Repo {
         let mut components = path.split(|b| *b == b'/').peekable();
         while let Some(name) = components.next() {
             let data = self.tree_data(current)?;
-            let decoded = gix::objs::TreeRef::from_bytes(&data, self.repo.object_hash())
-                .with_ctx(|| format!("cannot decode tree {current}"))?;
-            let Some(found) = decoded.entries.iter().find(|e| e.filename == name) else {
+            // Entry by entry up to the one named, not the whole tree decoded first: a
+            // squash's walk looks up 500 commits in a records tree of thousands.
+            let mut found = None;
+            for e in gix::objs::TreeRefIter::from_bytes(&data, self.repo.object_hash()) {
+                let e = e.with_ctx(|| format!("cannot decode tree {current}"))?;
+                if e.filename == name {
+                    found = Some((e.mode, e.oid.to_owned()));
+                    break;
+                }
+            }
+            let Some((mode, id)) = found else {
                 return Ok(None);
             };
             if components.peek().is_none() {
                 return Ok(Some(Entry {
-                    kind: EntryKind::from_mode(found.mode),
-                    id: found.oid.to_owned(),
+                    kind: EntryKind::from_mode(mode),
+                    id,
                 }));
             }
-            if !found.mode.is_tree() {
+            if !mode.is_tree() {
                 return Ok(None);
             }
-            current = found.oid.to_owned();
+            current = id;
         }
         Ok(None)
     }
