@@ -222,6 +222,14 @@ fn edges_turn(agent: &Agent) {
     assert_eq!(run.code, Some(0), "{} failed\n{ctx}", agent.name);
     assert_eq!(server.tool_results().len(), calls, "{ctx}");
     assert_eq!(server.outside(), Vec::<String>::new(), "{ctx}");
+    // `status` heard the turn end.
+    let end = if agent.name == GEMINI.name {
+        "AfterAgent"
+    } else {
+        "Stop"
+    };
+    let heard = status_of(&repo, agent.name);
+    assert_eq!(heard["last_heard"]["event"], end, "{heard}\n{ctx}");
 
     // One AI commit: the far hunk of big.txt and the failing call's edit.
     assert_eq!(repo.git(&["rev-parse", "HEAD~1"]).trim(), initial, "{ctx}");
