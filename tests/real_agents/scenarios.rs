@@ -3,7 +3,12 @@
 //! leaves them, and checked with git. To keep the suite short, one turn holds the rules
 //! that do not exclude each other (a failing shell call, an ignored file, the user's
 //! untracked file, a human edit next to the agent's); a turn the repository's pre-commit
-//! hook refuses is a turn of its own, and two sessions at once run the three CLIs together.
+//! hook refuses is a turn of its own, so are tool calls left uncommitted (`agent.commit:
+//! none`), and two sessions at once run the three CLIs together. Undo and redo are checked
+//! on what each turn leaves: a turn's undo refused where the user's edit touches the
+//! agent's lines, a pending turn and the commit `git clada commit` makes of it taken back
+//! and put back whole, uncommitted tool calls one by one. (The ordinary turn's undo and redo
+//! are in `real_agents.rs`.)
 //!
 //! What git-clada's hooks print on stderr is read where each CLI shows it: Claude Code in
 //! its debug log (`--debug-file`), Gemini CLI on its own stderr ("Hook system message");
@@ -17,7 +22,7 @@ use serde_json::{json, Value};
 use super::common::{self, TestRepo};
 use super::model_server::{Action, ModelServer, Step};
 use super::{
-    context, finish, install, run, start, Agent, Run, CLAUDE, CODEX_AGENT, FAILING, GEMINI,
+    context, finish, install, run, start, Agent, Run, CLAUDE, CODEX_AGENT, FAILING, GEMINI, SED,
 };
 
 /// `line 1` … `line N`, one a line.
@@ -97,6 +102,25 @@ fn attested(repo: &TestRepo, rev: &str) -> Vec<(String, String)> {
 fn pairs(p: &[(&str, &str)]) -> Vec<(String, String)> {
     p.iter()
         .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect()
+}
+
+/// `git clada undo` or `redo`, which must succeed.
+fn clada_ok(repo: &TestRepo, args: &[&str]) {
+    let out = repo.clada(args);
+    common::assert_ok(&out, &format!("git clada {}", args.join(" ")));
+}
+
+/// The kinds `git clada undo --list` names, newest first.
+fn undo_kinds(repo: &TestRepo) -> Vec<String> {
+    let out = repo.clada(&["--format", "json", "undo", "--list"]);
+    common::assert_ok(&out, "undo --list");
+    let list: Value = serde_json::from_slice(&out.stdout).expect("undo --list is JSON");
+    list["undo"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|op| op["kind"].as_str().unwrap_or_default().to_string())
         .collect()
 }
 
@@ -292,6 +316,15 @@ fn edges_turn(agent: &Agent) {
         }
     }
 
+    // One undo of the turn would lose the user's line 6 or the agent's line 5 next to it:
+    // it refuses, naming the file and the lines, and changes nothing.
+    let before = repo.state();
+    let out = repo.clada(&["undo"]);
+    let said = common::output_text(&out);
+    assert_eq!(common::exit_code(&out), 3, "{said}");
+    assert!(said.contains("big.txt lines 5-6"), "{said}");
+    common::assert_same_user_state(&repo.state(), &before, "a refused undo");
+
     // The user commits their files: the agent's lines left out are credited then, the user's
     // are not.
     repo.git(&["add", "big.txt", "notes.txt"]);
@@ -371,6 +404,20 @@ fn refused_turn(agent: &Agent) {
         }
     }
 
+    // The pending turn is one operation: undo takes it back, the user's edit kept; redo puts
+    // it back.
+    let pending = repo.state();
+    assert_eq!(
+        undo_kinds(&repo).first().map(String::as_str),
+        Some("uncommitted-turn")
+    );
+    clada_ok(&repo, &["undo"]);
+    assert_eq!(repo.head(), initial);
+    assert_eq!(repo.status(), " M user.txt\n");
+    assert_eq!(repo.read("app.txt"), "one\ntwo\nthree\n");
+    clada_ok(&repo, &["redo"]);
+    common::assert_same_user_state(&repo.state(), &pending, "redo of the pending turn");
+
     // Fixed: the agent's changes are committed alone, attributed to the agent.
     repo.write(".git/hooks/pre-commit", "#!/bin/sh\nexit 0\n");
     let out = repo.clada(&["commit"]);
@@ -392,6 +439,18 @@ fn refused_turn(agent: &Agent) {
         "{log}"
     );
     assert_eq!(repo.git(&["for-each-ref", "refs/clada/agent/"]), "");
+
+    // That commit is one operation too: one undo takes it back whole, redo puts it back.
+    let (commit, committed) = (repo.head(), repo.state());
+    assert_eq!(undo_kinds(&repo).first().map(String::as_str), Some("turn"));
+    clada_ok(&repo, &["undo"]);
+    assert_eq!(repo.head(), initial);
+    assert_eq!(repo.status(), " M user.txt\n");
+    assert_eq!(repo.read("app.txt"), "one\ntwo\nthree\n");
+    assert!(!repo.exists("new.txt"));
+    clada_ok(&repo, &["redo"]);
+    assert_eq!(repo.head(), commit);
+    common::assert_same_user_state(&repo.state(), &committed, "redo of the commit");
     repo.assert_fsck();
 }
 
@@ -614,4 +673,86 @@ fn three_agents_at_once_make_three_ai_commits_each_of_its_own_lines() {
         "{ctx}"
     );
     repo.assert_fsck();
+}
+
+// ---------------------------------------------------------------------------------------
+// Tool calls nobody committed (`agent.commit: none`).
+
+/// With `agent.commit: none` the turn ends with its tool calls uncommitted: `undo` takes
+/// them back one by one, newest first (the user's edit kept), `redo` puts them back in
+/// order, and the user's own commit of everything credits the agent's lines.
+fn uncommitted_calls(agent: &Agent) {
+    let mut repo = TestRepo::with_files(&[
+        ("app.txt", "one\ntwo\nthree\n"),
+        ("util.txt", "alpha\nbeta\n"),
+        ("notes.txt", "notes\n"),
+    ]);
+    let initial = repo.head();
+    let root = repo.path().to_path_buf();
+    let mut script = (agent.edit)(&root, "app.txt", &[("two", "two by the agent")]);
+    script.push((agent.create)(&root, "new.txt", "created by the agent\n"));
+    script.push((agent.shell)(SED));
+    let calls = script.len();
+    script.push(Step::answer("Done."));
+    let server = ModelServer::start(agent.api, agent.model, script);
+    set_up(agent, &mut repo, &server);
+    repo.user_config("agent:\n  commit: none\n");
+    repo.write("notes.txt", "notes\nmine\n");
+    let run = run(command(agent, &repo, &server), agent.name, &server);
+    let ctx = context(&run, &server);
+    assert_eq!(run.code, Some(0), "{} failed\n{ctx}", agent.name);
+    assert_eq!(server.tool_results().len(), calls, "{ctx}");
+
+    assert_eq!(repo.head(), initial, "nothing committed\n{ctx}");
+    let turn = repo.state();
+    assert_eq!(
+        turn.status, " M app.txt\n M notes.txt\n M util.txt\n?? new.txt\n",
+        "{ctx}"
+    );
+    assert_eq!(
+        undo_kinds(&repo)[..3],
+        ["agent-call", "agent-call", "agent-call"],
+        "{ctx}"
+    );
+    // The shell call's sed, then the created file.
+    clada_ok(&repo, &["undo"]);
+    assert_eq!(repo.read("util.txt"), "alpha\nbeta\n");
+    assert!(repo.exists("new.txt"));
+    clada_ok(&repo, &["undo"]);
+    assert!(!repo.exists("new.txt"));
+    assert_eq!(repo.status(), " M app.txt\n M notes.txt\n");
+    assert_eq!(repo.read("notes.txt"), "notes\nmine\n");
+    clada_ok(&repo, &["redo"]);
+    assert_eq!(repo.read("new.txt"), "created by the agent\n");
+    clada_ok(&repo, &["redo"]);
+    common::assert_same_user_state(&repo.state(), &turn, "redo of both calls");
+
+    // The user commits everything: the agent's lines are credited to it, the user's are not.
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-qm", "mine and the agent's"]);
+    assert_eq!(
+        attested(&repo, "HEAD"),
+        pairs(&[("app.txt", "2"), ("new.txt", "1"), ("util.txt", "2")]),
+        "{ctx}"
+    );
+    assert_eq!(repo.git(&["for-each-ref", "refs/clada/agent/"]), "");
+    repo.assert_fsck();
+}
+
+#[test]
+#[cfg_attr(not(has_agents), ignore = "needs the agent CLIs (scripts/test)")]
+fn claude_code_calls_left_uncommitted_are_undone_and_redone_one_by_one() {
+    uncommitted_calls(&CLAUDE);
+}
+
+#[test]
+#[cfg_attr(not(has_agents), ignore = "needs the agent CLIs (scripts/test)")]
+fn codex_calls_left_uncommitted_are_undone_and_redone_one_by_one() {
+    uncommitted_calls(&CODEX_AGENT);
+}
+
+#[test]
+#[cfg_attr(not(has_agents), ignore = "needs the agent CLIs (scripts/test)")]
+fn gemini_cli_calls_left_uncommitted_are_undone_and_redone_one_by_one() {
+    uncommitted_calls(&GEMINI);
 }
