@@ -442,6 +442,17 @@ env_key = "SCRIPTED_API_KEY"
     write_file(&repo.home.path().join(".codex/config.toml"), &config);
 }
 
+/// `codex exec` with the sandbox `sandbox` (`workspace-write`, Codex's own for a headless
+/// run, keeps `.git` read-only: the agent's own `git add` needs `danger-full-access`).
+fn codex_command(repo: &TestRepo, server: &ModelServer, sandbox: &str) -> Command {
+    let mut cmd = agent_cmd(repo, server, &cli(CODEX));
+    // Codex runs only hooks the user trusted: the trust `install codex` wrote, no
+    // --dangerously-bypass-hook-trust (headless `codex exec` skips untrusted ones).
+    cmd.env("SCRIPTED_API_KEY", "scripted")
+        .args(["exec", "--sandbox", sandbox, "--json", PROMPT]);
+    cmd
+}
+
 const CODEX_AGENT: Agent = Agent {
     name: "codex",
     tool: "codex",
@@ -461,19 +472,7 @@ const CODEX_AGENT: Agent = Agent {
         ]
     },
     configure: codex_config,
-    command: |repo, server| {
-        let mut cmd = agent_cmd(repo, server, &cli(CODEX));
-        // Codex runs only hooks the user trusted: the trust `install codex` wrote, no
-        // --dangerously-bypass-hook-trust (headless `codex exec` skips untrusted ones).
-        cmd.env("SCRIPTED_API_KEY", "scripted").args([
-            "exec",
-            "--sandbox",
-            "workspace-write",
-            "--json",
-            PROMPT,
-        ]);
-        cmd
-    },
+    command: |repo, server| codex_command(repo, server, "workspace-write"),
     // One apply_patch per file, a hunk per line.
     edit: |_, rel, lines| {
         let mut patch = format!("*** Begin Patch\n*** Update File: {rel}\n");

@@ -8,7 +8,8 @@
 //! on what each turn leaves: a turn's undo refused where the user's edit touches the
 //! agent's lines, a pending turn and the commit `git clada commit` makes of it taken back
 //! and put back whole, uncommitted tool calls one by one. (The ordinary turn's undo and redo
-//! are in `real_agents.rs`.)
+//! are in `real_agents.rs`.) The agent's own `git add`, `git mv` and branch switch are one
+//! turn, and a session started in a folder holding two repositories another.
 //!
 //! What git-clada's hooks print on stderr is read where each CLI shows it: Claude Code in
 //! its debug log (`--debug-file`), Gemini CLI on its own stderr ("Hook system message");
@@ -755,4 +756,243 @@ fn codex_calls_left_uncommitted_are_undone_and_redone_one_by_one() {
 #[cfg_attr(not(has_agents), ignore = "needs the agent CLIs (scripts/test)")]
 fn gemini_cli_calls_left_uncommitted_are_undone_and_redone_one_by_one() {
     uncommitted_calls(&GEMINI);
+}
+
+// ---------------------------------------------------------------------------------------
+// The agent's own git commands (issue 50 item 5).
+
+const GREEK: &str = "alpha\nbeta\ngamma\ndelta\n";
+
+/// `git diff-tree --name-status -M` of `rev`, a rename's similarity left out.
+fn name_status(repo: &TestRepo, rev: &str) -> String {
+    let out = repo.git(&[
+        "diff-tree",
+        "-r",
+        "-M",
+        "--name-status",
+        "--no-commit-id",
+        rev,
+    ]);
+    out.lines()
+        .map(|l| match l.split_once('\t') {
+            Some((s, rest)) if s.starts_with('R') => format!("R\t{rest}\n"),
+            _ => format!("{l}\n"),
+        })
+        .collect()
+}
+
+/// In its shell tool the agent edits `a.txt` and stages everything with `git add -A` (the
+/// user's uncommitted edit of `u.txt` with it), renames `b.txt` with `git mv` and edits it,
+/// and switches to a new branch `fix`; then it creates a file there. The turn so far is one
+/// AI commit on `main` — the rename and the agent's lines only — and the rest one on `fix`
+/// (made where `main` was when the agent switched). The user's edit stays staged as the
+/// agent's `git add -A` left it, committed nowhere. Codex runs with `--sandbox
+/// danger-full-access`: its `workspace-write` keeps `.git` read-only, so no git command
+/// that writes runs there.
+fn git_commands_turn(agent: &Agent) {
+    let mut repo = TestRepo::with_files(&[("a.txt", "a\n"), ("b.txt", GREEK), ("u.txt", "u\n")]);
+    let initial = repo.head();
+    let root = repo.path().to_path_buf();
+    let mut script = vec![
+        (agent.shell)("printf 'a\\nby the agent\\n' > a.txt && git add -A"),
+        (agent.shell)("git mv b.txt c.txt && sed -i 's/^gamma$/gamma (agent)/' c.txt"),
+        (agent.shell)("git checkout -q -b fix"),
+    ];
+    script.push((agent.create)(&root, "new.txt", "on fix\n"));
+    let calls = script.len();
+    script.push(Step::answer("Done."));
+    let server = ModelServer::start(agent.api, agent.model, script);
+    set_up(agent, &mut repo, &server);
+    repo.write("u.txt", "u\nmine\n");
+    let cmd = match agent.name {
+        "codex" => super::codex_command(&repo, &server, "danger-full-access"),
+        _ => command(agent, &repo, &server),
+    };
+    let run = run(cmd, agent.name, &server);
+    let ctx = context(&run, &server);
+    assert_eq!(run.code, Some(0), "{} failed\n{ctx}", agent.name);
+    assert_eq!(server.tool_results().len(), calls, "{ctx}");
+
+    // On main: the turn up to the switch.
+    assert_eq!(repo.git(&["rev-parse", "main~1"]).trim(), initial, "{ctx}");
+    assert!(repo.subject("main").starts_with("AI:"), "{ctx}");
+    assert_eq!(
+        name_status(&repo, "main"),
+        "M\ta.txt\nR\tb.txt\tc.txt\n",
+        "{ctx}"
+    );
+    assert_eq!(repo.git(&["show", "main:a.txt"]), "a\nby the agent\n");
+    assert_eq!(
+        repo.git(&["show", "main:c.txt"]),
+        "alpha\nbeta\ngamma (agent)\ndelta\n"
+    );
+    assert_eq!(
+        attested(&repo, "main"),
+        pairs(&[("a.txt", "2"), ("c.txt", "3")]),
+        "{ctx}"
+    );
+    // On fix: the rest of the turn.
+    assert_eq!(repo.git(&["symbolic-ref", "--short", "HEAD"]), "fix\n");
+    assert_eq!(repo.git(&["rev-parse", "fix~1"]).trim(), initial, "{ctx}");
+    assert_eq!(changed(&repo, "fix"), "new.txt\n", "{ctx}");
+    assert_eq!(attested(&repo, "fix"), pairs(&[("new.txt", "1")]), "{ctx}");
+    // The worktree and the index as the switch left them to fix: the agent's changes
+    // (committed on main) and the user's edit, staged by the agent, committed nowhere.
+    assert_eq!(
+        repo.status(),
+        "M  a.txt\nRM b.txt -> c.txt\nM  u.txt\n",
+        "{ctx}"
+    );
+    assert_eq!(repo.git(&["show", ":u.txt"]), "u\nmine\n");
+    if let Some(shown) = hook_output(agent, &repo, &run) {
+        let said = "the agent switched from branch main to branch fix";
+        assert!(shown.contains(said), "the switch is named:\n{shown}");
+        assert!(!shown.contains("untracked"), "{shown}");
+    }
+    assert_eq!(
+        repo.git(&["for-each-ref", "refs/clada/agent/"]),
+        "",
+        "{ctx}"
+    );
+    repo.assert_fsck();
+}
+
+#[test]
+#[cfg_attr(not(has_agents), ignore = "needs the agent CLIs (scripts/test)")]
+fn claude_code_git_add_git_mv_and_a_branch_switch_in_its_shell() {
+    git_commands_turn(&CLAUDE);
+}
+
+#[test]
+#[cfg_attr(not(has_agents), ignore = "needs the agent CLIs (scripts/test)")]
+fn codex_git_add_git_mv_and_a_branch_switch_in_its_shell() {
+    git_commands_turn(&CODEX_AGENT);
+}
+
+#[test]
+#[cfg_attr(not(has_agents), ignore = "needs the agent CLIs (scripts/test)")]
+fn gemini_cli_git_add_git_mv_and_a_branch_switch_in_its_shell() {
+    git_commands_turn(&GEMINI);
+}
+
+// ---------------------------------------------------------------------------------------
+// A session in a folder holding two repositories (issue 50 item 8).
+
+/// `git -C <repository> ARGS` in the parent folder.
+fn git_in(parent: &TestRepo, repo: &str, args: &[&str]) -> String {
+    let mut all = vec!["-C", repo];
+    all.extend_from_slice(args);
+    parent.git(&all)
+}
+
+/// The CLI started in a folder that is no repository, holding `r1` and `r2`: it edits
+/// `r1/a.txt` and creates `r2/b.txt` with its file tools, by path, and appends to
+/// `r2/a.txt` through its shell in the folder. Each repository gets its own AI commit of
+/// its own files; the user's edit in `r1` stays theirs.
+fn parent_folder_turn(agent: &Agent) {
+    let parent = TestRepo::new();
+    std::fs::remove_dir_all(parent.path().join(".git")).expect("remove .git");
+    for r in ["r1", "r2"] {
+        parent.git(&["init", "-q", "-b", "main", r]);
+        parent.write(&format!("{r}/a.txt"), "a\n");
+        parent.write(&format!("{r}/u.txt"), "u\n");
+        git_in(&parent, r, &["add", "-A"]);
+        git_in(&parent, r, &["commit", "-qm", "initial"]);
+    }
+    let initial: Vec<String> = ["r1", "r2"]
+        .iter()
+        .map(|r| git_in(&parent, r, &["rev-parse", "HEAD"]))
+        .collect();
+    let root = parent.path().to_path_buf();
+    let mut script = (agent.edit)(&root, "r1/a.txt", &[("a", "a by the agent")]);
+    script.push((agent.create)(&root, "r2/b.txt", "new in r2\n"));
+    script.push((agent.shell)("printf 'more\\n' >> r2/a.txt"));
+    let calls = script.len();
+    script.push(Step::answer("Done."));
+    let server = ModelServer::start(agent.api, agent.model, script);
+    (agent.configure)(&parent, &server);
+    install(&parent, agent.name);
+    parent.write("r1/u.txt", "u\nmine\n");
+    let mut cmd = command(agent, &parent, &server);
+    if agent.name == CODEX_AGENT.name {
+        // `codex exec` refuses a folder that is no repository without it.
+        cmd.arg("--skip-git-repo-check");
+    }
+    let run = run(cmd, agent.name, &server);
+    let ctx = context(&run, &server);
+    assert_eq!(run.code, Some(0), "{} failed\n{ctx}", agent.name);
+    assert_eq!(server.tool_results().len(), calls, "{ctx}");
+
+    for (r, (files, initial)) in ["r1", "r2"]
+        .iter()
+        .zip([("a.txt\n", &initial[0]), ("a.txt\nb.txt\n", &initial[1])])
+    {
+        assert_eq!(
+            git_in(&parent, r, &["rev-parse", "HEAD~1"]),
+            *initial,
+            "{r}\n{ctx}"
+        );
+        assert_eq!(
+            git_in(
+                &parent,
+                r,
+                &["diff-tree", "--no-commit-id", "--name-only", "-r", "HEAD"]
+            ),
+            files,
+            "{r}\n{ctx}"
+        );
+        let log = git_in(&parent, r, &["notes", "--ref", "ai", "show", "HEAD"]);
+        assert!(
+            log.contains(&format!("\"tool\": \"{}\"", agent.tool)),
+            "{r}: {log}"
+        );
+    }
+    if let Some(shown) = hook_output(agent, &parent, &run) {
+        // The shell call in the folder says what it compares; each repository's commit.
+        assert!(shown.contains("in no git repository"), "{shown}");
+        for r in ["r1", "r2"] {
+            let path = parent.path().join(r).display().to_string();
+            assert!(shown.contains(&path), "{r} named:\n{shown}");
+        }
+    }
+    assert_eq!(
+        git_in(&parent, "r1", &["show", "HEAD:a.txt"]),
+        "a by the agent\n"
+    );
+    assert_eq!(git_in(&parent, "r2", &["show", "HEAD:a.txt"]), "a\nmore\n");
+    assert_eq!(
+        git_in(&parent, "r1", &["status", "--porcelain"]),
+        " M u.txt\n"
+    );
+    assert_eq!(git_in(&parent, "r2", &["status", "--porcelain"]), "");
+    for r in ["r1", "r2"] {
+        assert_eq!(
+            git_in(&parent, r, &["for-each-ref", "refs/clada/agent/"]),
+            ""
+        );
+        let fsck = parent.git_output(&["-C", r, "fsck", "--strict", "--no-progress"]);
+        let err = String::from_utf8_lossy(&fsck.stderr);
+        assert!(
+            fsck.status.success() && !err.contains("error"),
+            "{r}: {err}"
+        );
+    }
+}
+
+#[test]
+#[cfg_attr(not(has_agents), ignore = "needs the agent CLIs (scripts/test)")]
+fn claude_code_session_in_a_parent_folder_commits_in_each_repository() {
+    parent_folder_turn(&CLAUDE);
+}
+
+#[test]
+#[cfg_attr(not(has_agents), ignore = "needs the agent CLIs (scripts/test)")]
+fn codex_session_in_a_parent_folder_commits_in_each_repository() {
+    parent_folder_turn(&CODEX_AGENT);
+}
+
+#[test]
+#[cfg_attr(not(has_agents), ignore = "needs the agent CLIs (scripts/test)")]
+fn gemini_cli_session_in_a_parent_folder_commits_in_each_repository() {
+    parent_folder_turn(&GEMINI);
 }
