@@ -359,6 +359,11 @@ fn stop_call(
     notes: &mut Vec<String>,
 ) -> Result<Handled, AgentError> {
     committed::catch_up(repo, &mut held, !opts.provenance.off)?;
+    // The turn is over, so a call of this session still open never ends: Codex fires only
+    // PreToolUse for an apply_patch that fails, and a call refused or cancelled may have no
+    // after. Left open, it would stay in the state for good, and a later call of an agent
+    // without call ids (Gemini CLI, paired in arrival order) would pair with it.
+    held.state.open.retain(|o| o.session != call.session);
     let unreported = unreported_at_end(repo, &held, head.branch(), &call.session)?;
     if !unreported.is_empty() {
         notes.push(unreported::said(&unreported, "during the agent's turn"));

@@ -128,7 +128,7 @@ pub fn commit_turn(
     // which the record's untracked paths take back.
     let mut turn_paths: Vec<String> = all_sides.keys().cloned().collect();
     // What enters the commit (`record::admit`): the rest stays in the worktree, said.
-    let split = super::admitted::split(repo, all_sides)?;
+    let split = super::admitted::split(repo, all_sides, None)?;
     notes.extend(split.notes);
     let (sides, kept, untracked) = (split.sides, split.kept, split.untracked);
     turn_paths.retain(|p| !untracked.iter().any(|(before, _)| &before.path == p));
