@@ -34,7 +34,8 @@ pub fn uncommitted_calls(
         .checkpoints
         .iter()
         .rev()
-        .take_while(|cp| cp.head == tip)
+        // Undo stops at what a turn's commit left out (`undo_agent_call`): so does the list.
+        .take_while(|cp| cp.head == tip && !cp.left_out)
         .map(|cp| format!("the agent's {} ({})", call_name(cp), cp.session))
         .collect())
 }
