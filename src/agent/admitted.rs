@@ -13,9 +13,9 @@ use crate::record::admit::{self, LeftOut};
 use crate::record::journal::{Before, JournalPath};
 use crate::repo::{BString, ByteSlice, ObjectId, Repo, RepoError};
 
-use super::calls::written;
+use super::observed::written;
+use super::sides::Sides;
 use super::state::{Change, Checkpoint, Held, Stored, StoredKind};
-use super::turn::Sides;
 
 /// A turn's paths sorted by what enters its commit.
 #[derive(Debug, Default)]
@@ -237,7 +237,7 @@ pub fn keep(
         held.keep(c.before);
         held.keep(c.after);
     }
-    let head = super::calls::head_id(repo)?;
+    let head = super::observed::head_id(repo)?;
     held.state.checkpoints.push(Checkpoint {
         key: None,
         session: session.to_string(),

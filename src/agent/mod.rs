@@ -18,6 +18,7 @@ pub mod calls;
 pub mod codex_trust;
 pub mod committed;
 pub mod model;
+pub mod observed;
 pub mod payload;
 pub mod prompt;
 pub mod rebuilt;
@@ -25,6 +26,7 @@ pub mod route;
 pub mod settings;
 pub mod setup;
 pub mod shell;
+pub mod sides;
 pub mod spill;
 pub mod stash;
 pub mod state;
@@ -457,6 +459,6 @@ fn unreported_at_end(
         .iter()
         .filter(|c| c.session == session && !c.left_out)
         .collect();
-    let sides = turn::sides(repo, &mine)?;
+    let sides = sides::sides(repo, &mine)?;
     unreported::at_end(repo, branch, session, &sides)
 }

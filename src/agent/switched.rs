@@ -24,8 +24,8 @@ use crate::repo::{BString, ByteSlice, Expected, ObjectId, RefUpdate, Repo, RepoE
 
 use super::calls::{self, AfterMeta, AfterOutcome};
 use super::payload::Call;
+use super::sides::Sides;
 use super::state::{self, Held, Stored, StoredKind};
-use super::turn::Sides;
 
 /// The branch (a full ref name; `None`: detached) whose state holds the before-state of
 /// `call`, when it is not `held`'s: the call switched branches.
@@ -163,7 +163,7 @@ pub fn commit_on(
         None => None,
     };
     let tip_tree = tip.map(|t| repo.tree_of(t)).transpose()?;
-    let split = super::admitted::split(repo, super::turn::sides(repo, &mine)?, tip_tree)?;
+    let split = super::admitted::split(repo, super::sides::sides(repo, &mine)?, tip_tree)?;
     notes.extend(split.notes);
     let drop_turn = |held: &mut Held, kept| -> Result<(), RepoError> {
         held.state.checkpoints.retain(|c| c.session != session);
