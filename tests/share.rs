@@ -228,7 +228,10 @@ fn a_remote_without_logs_is_no_error() {
     let url = format!("file://{}", dir.path().join("r.git").display());
     let r = clone(&url, true);
     let specs = r.git(&["config", "--get-all", "remote.origin.fetch"]);
-    assert!(specs.contains("refs/notes/ai*:refs/notes/remotes/origin/ai*"), "{specs}");
+    assert!(
+        specs.contains("refs/notes/ai*:refs/notes/remotes/origin/ai*"),
+        "{specs}"
+    );
     run(&r, &["fetch"]);
     run(&r, &["pull"]);
     r.write("h.txt", "human\n");
