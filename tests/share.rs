@@ -380,3 +380,81 @@ fn a_fetched_note_that_is_no_log_is_never_taken() {
         .starts_with(b"error: no note found"));
     assert_eq!(fresh.git(&["notes", "--ref=ai", "list"]).lines().count(), 1);
 }
+
+/// A git-clada log of `commit` crediting line `line` of `path` to cursor.
+fn cursor_log(commit: &str, path: &str, line: u32) -> String {
+    use git_clada::authorship::{ids, LineSet, Metadata};
+    let sid = ids::session_id("cursor", "conv-1");
+    let mut log = Log {
+        files: Vec::new(),
+        meta: Metadata::new(commit),
+    };
+    log.meta.sessions.insert(
+        sid.clone(),
+        serde_json::from_value(serde_json::json!({
+            "agent_id": {"tool": "cursor", "id": "conv-1", "model": "m"}
+        }))
+        .expect("session"),
+    );
+    log.attest(
+        path,
+        &format!("{sid}::t_0123456789abcd"),
+        &LineSet::from_lines([line]),
+    );
+    log.serialize()
+}
+
+#[test]
+fn two_git_clada_logs_of_one_commit_merge_line_by_line_the_later_winning() {
+    let dir = remote();
+    let bare = dir.path().join("r.git");
+    let url = format!("file://{}", bare.display());
+    let a = clone(&url, true);
+    let b = clone(&url, true);
+    ai_commit(&a, "a01", "a.txt"); // claude: lines 1-2
+    run(&a, &["push", "-q", "origin", "main"]);
+    // b takes the commit without its log and, later, writes its own log of it: line 2 cursor's.
+    b.git(&["-c", "core.hooksPath=/dev/null", "pull", "-q"]);
+    let head = b.git(&["rev-parse", "HEAD"]).trim().to_string();
+    let mut add = b.git_cmd();
+    add.env("GIT_COMMITTER_DATE", "2026-01-02T12:00:00 +0000")
+        .args([
+            "notes",
+            "--ref=ai",
+            "add",
+            "-m",
+            &cursor_log(&head, "a.txt", 2),
+            &head,
+        ]);
+    ok(&add.output().expect("git notes"), "notes add");
+    // b's notes push is rejected, fetched, merged and pushed again.
+    b.write("h.txt", "human\n");
+    b.git(&["add", "h.txt"]);
+    b.git(&["commit", "-qm", "human"]);
+    run(&b, &["push", "-q", "origin", "main"]);
+    let text = git_in(&bare, &["notes", "--ref=ai", "show", &head]);
+    let log = Log::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let tools: Vec<(String, String)> = log.files[0]
+        .entries
+        .iter()
+        .map(|e| {
+            (
+                log.session_of(&e.key)
+                    .expect("session")
+                    .agent_id
+                    .tool
+                    .clone(),
+                e.lines.to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        tools,
+        vec![
+            ("claude".to_string(), "1".to_string()),
+            ("cursor".to_string(), "2".to_string())
+        ],
+        "{text}"
+    );
+    assert_eq!(remote_logs(&bare), 1);
+}
