@@ -220,8 +220,14 @@ _git__clada() {
             git__clada__subcmd__help__subcmd__provenance,backfill)
                 cmd="git__clada__subcmd__help__subcmd__provenance__subcmd__backfill"
                 ;;
+            git__clada__subcmd__help__subcmd__provenance,fetched)
+                cmd="git__clada__subcmd__help__subcmd__provenance__subcmd__fetched"
+                ;;
             git__clada__subcmd__help__subcmd__provenance,post-commit)
                 cmd="git__clada__subcmd__help__subcmd__provenance__subcmd__post__subcmd__commit"
+                ;;
+            git__clada__subcmd__help__subcmd__provenance,pre-push)
+                cmd="git__clada__subcmd__help__subcmd__provenance__subcmd__pre__subcmd__push"
                 ;;
             git__clada__subcmd__help__subcmd__provenance,rewritten)
                 cmd="git__clada__subcmd__help__subcmd__provenance__subcmd__rewritten"
@@ -259,11 +265,17 @@ _git__clada() {
             git__clada__subcmd__provenance,backfill)
                 cmd="git__clada__subcmd__provenance__subcmd__backfill"
                 ;;
+            git__clada__subcmd__provenance,fetched)
+                cmd="git__clada__subcmd__provenance__subcmd__fetched"
+                ;;
             git__clada__subcmd__provenance,help)
                 cmd="git__clada__subcmd__provenance__subcmd__help"
                 ;;
             git__clada__subcmd__provenance,post-commit)
                 cmd="git__clada__subcmd__provenance__subcmd__post__subcmd__commit"
+                ;;
+            git__clada__subcmd__provenance,pre-push)
+                cmd="git__clada__subcmd__provenance__subcmd__pre__subcmd__push"
                 ;;
             git__clada__subcmd__provenance,rewritten)
                 cmd="git__clada__subcmd__provenance__subcmd__rewritten"
@@ -271,11 +283,17 @@ _git__clada() {
             git__clada__subcmd__provenance__subcmd__help,backfill)
                 cmd="git__clada__subcmd__provenance__subcmd__help__subcmd__backfill"
                 ;;
+            git__clada__subcmd__provenance__subcmd__help,fetched)
+                cmd="git__clada__subcmd__provenance__subcmd__help__subcmd__fetched"
+                ;;
             git__clada__subcmd__provenance__subcmd__help,help)
                 cmd="git__clada__subcmd__provenance__subcmd__help__subcmd__help"
                 ;;
             git__clada__subcmd__provenance__subcmd__help,post-commit)
                 cmd="git__clada__subcmd__provenance__subcmd__help__subcmd__post__subcmd__commit"
+                ;;
+            git__clada__subcmd__provenance__subcmd__help,pre-push)
+                cmd="git__clada__subcmd__provenance__subcmd__help__subcmd__pre__subcmd__push"
                 ;;
             git__clada__subcmd__provenance__subcmd__help,rewritten)
                 cmd="git__clada__subcmd__provenance__subcmd__help__subcmd__rewritten"
@@ -1019,7 +1037,7 @@ _git__clada() {
             return 0
             ;;
         git__clada__subcmd__help__subcmd__provenance)
-            opts="backfill rewritten post-commit"
+            opts="backfill rewritten post-commit pre-push fetched"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1046,7 +1064,35 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        git__clada__subcmd__help__subcmd__provenance__subcmd__fetched)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         git__clada__subcmd__help__subcmd__provenance__subcmd__post__subcmd__commit)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__clada__subcmd__help__subcmd__provenance__subcmd__pre__subcmd__push)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1343,7 +1389,7 @@ _git__clada() {
             return 0
             ;;
         git__clada__subcmd__hooks__subcmd__install)
-            opts="-C -h -V --format --dry-run --help --version"
+            opts="-C -h -V --no-share --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1575,7 +1621,7 @@ _git__clada() {
             return 0
             ;;
         git__clada__subcmd__provenance)
-            opts="-C -h -V --format --dry-run --help --version backfill rewritten post-commit help"
+            opts="-C -h -V --format --dry-run --help --version backfill rewritten post-commit pre-push fetched help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1618,8 +1664,30 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        git__clada__subcmd__provenance__subcmd__fetched)
+            opts="-C -h -V --format --dry-run --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         git__clada__subcmd__provenance__subcmd__help)
-            opts="backfill rewritten post-commit help"
+            opts="backfill rewritten post-commit pre-push fetched help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1633,6 +1701,20 @@ _git__clada() {
             return 0
             ;;
         git__clada__subcmd__provenance__subcmd__help__subcmd__backfill)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__clada__subcmd__provenance__subcmd__help__subcmd__fetched)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1674,6 +1756,20 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        git__clada__subcmd__provenance__subcmd__help__subcmd__pre__subcmd__push)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         git__clada__subcmd__provenance__subcmd__help__subcmd__rewritten)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
@@ -1689,6 +1785,28 @@ _git__clada() {
             return 0
             ;;
         git__clada__subcmd__provenance__subcmd__post__subcmd__commit)
+            opts="-C -h -V --format --dry-run --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__clada__subcmd__provenance__subcmd__pre__subcmd__push)
             opts="-C -h -V --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

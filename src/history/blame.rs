@@ -56,6 +56,8 @@ pub fn blame(
     rev: Option<&str>,
     range: Option<(u32, u32)>,
 ) -> Result<BlameReport, HistoryError> {
+    // Logs a fetch brought in count as soon as they are read.
+    crate::record::shared_logs::merge_on_read(repo);
     let commit = resolve(repo, rev)?;
     let blamed = repo.blame(commit, path, range)?;
     let mut origins = Origins::new(repo)?;

@@ -42,6 +42,8 @@ pub struct StatsReport {
 
 /// Stats of `range` (`A..B` or `B`, first-parent; default HEAD).
 pub fn stats(repo: &Repo, range: Option<&str>) -> Result<StatsReport, HistoryError> {
+    // Logs a fetch brought in count as soon as they are read.
+    crate::record::shared_logs::merge_on_read(repo);
     let range = range.unwrap_or("HEAD");
     let (stop, tip) = match range.split_once("..") {
         Some((a, b)) => (
