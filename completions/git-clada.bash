@@ -298,7 +298,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -320,7 +320,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -412,7 +412,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -434,7 +434,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -456,7 +456,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -526,7 +526,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -552,7 +552,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -578,7 +578,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -608,7 +608,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -630,7 +630,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -664,7 +664,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -686,7 +686,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1226,7 +1226,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1248,7 +1248,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1354,7 +1354,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1376,7 +1376,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1398,7 +1398,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1424,7 +1424,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1454,7 +1454,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1508,7 +1508,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1534,7 +1534,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1564,7 +1564,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1586,7 +1586,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1608,7 +1608,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1700,7 +1700,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1722,7 +1722,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1744,7 +1744,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1766,7 +1766,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1788,7 +1788,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1834,7 +1834,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1856,7 +1856,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1882,7 +1882,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1904,7 +1904,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1926,7 +1926,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1948,7 +1948,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1998,7 +1998,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
