@@ -316,7 +316,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -338,7 +338,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -430,7 +430,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -452,7 +452,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -474,7 +474,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -544,7 +544,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -570,7 +570,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -596,7 +596,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -626,7 +626,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -648,7 +648,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -682,7 +682,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -704,7 +704,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1272,7 +1272,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1294,7 +1294,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1400,7 +1400,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1422,7 +1422,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1444,7 +1444,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1470,7 +1470,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1500,7 +1500,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1554,7 +1554,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1580,7 +1580,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1610,7 +1610,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1632,7 +1632,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1654,7 +1654,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1676,7 +1676,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1796,7 +1796,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1818,7 +1818,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1840,7 +1840,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1862,7 +1862,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1884,7 +1884,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1906,7 +1906,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1952,7 +1952,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1974,7 +1974,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2000,7 +2000,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2022,7 +2022,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2044,7 +2044,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2066,7 +2066,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -2116,7 +2116,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)

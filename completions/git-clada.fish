@@ -28,8 +28,9 @@ complete -c git-clada -n "__fish_git_clada_needs_command" -s C -d 'Run as if git
 complete -c git-clada -n "__fish_git_clada_needs_command" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_needs_command" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_needs_command" -s V -l version -d 'Print version'
@@ -47,7 +48,7 @@ complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "repair-index" -
 complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "log" -d 'List git-clada commits on the current branch: short hash, age, subject, blocks ok/failed'
 complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "show" -d 'Show the reply an AI commit was made from and its result report'
 complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "blame" -d 'Show who wrote each line of a file: the last commit that changed it and whether an AI wrote it'
-complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "stats" -d 'Count the lines of each commit still present, by who wrote them: AI, human or unknown'
+complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "stats" -d 'Count the lines of a range by who wrote them: AI (per agent and model), human or unknown'
 complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "provenance" -d 'Line-level AI attribution: the Git AI Standard\'s authorship logs in refs/notes/ai'
 complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "watch" -d 'Watch FILE and apply each new complete block once, whenever the file changes'
 complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "mcp" -d 'Serve git-clada as an MCP server over stdio: the edit tool an agent calls'
@@ -87,8 +88,9 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -s C -d 'Run 
 complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -l no-git -d 'Run the actions without git: paths are relative to the current directory, nothing is committed'
 complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -l allow-outside -d 'Permit absolute paths outside the worktree (such changes are never committed)'
 complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -l atomic -d 'All-or-nothing: if any block fails, restore every file and commit nothing'
@@ -106,8 +108,9 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand commit" -s C -d 'Run
 complete -c git-clada -n "__fish_git_clada_using_subcommand commit" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand commit" -l no-verify -d 'Do not run the pre-commit, commit-msg and post-commit hooks'
 complete -c git-clada -n "__fish_git_clada_using_subcommand commit" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand commit" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -127,8 +130,9 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand check" -s C -d 'Run 
 complete -c git-clada -n "__fish_git_clada_using_subcommand check" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand check" -l staged -d 'Check the staged content for leftover block markers (the pre-commit hook\'s check)'
 complete -c git-clada -n "__fish_git_clada_using_subcommand check" -l no-git -d 'Resolve paths against the current directory instead of the worktree root'
 complete -c git-clada -n "__fish_git_clada_using_subcommand check" -l allow-outside -d 'Accept absolute paths outside the root (as `apply --allow-outside` would)'
@@ -150,8 +154,9 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand parse" -s C -d 'Run 
 complete -c git-clada -n "__fish_git_clada_using_subcommand parse" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand parse" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand parse" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand parse" -s V -l version -d 'Print version'
@@ -159,8 +164,9 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand undo" -s C -d 'Run a
 complete -c git-clada -n "__fish_git_clada_using_subcommand undo" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand undo" -l list -d 'List what undo takes back (newest first) and what redo puts back, and change nothing'
 complete -c git-clada -n "__fish_git_clada_using_subcommand undo" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand undo" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -169,8 +175,9 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand redo" -s C -d 'Run a
 complete -c git-clada -n "__fish_git_clada_using_subcommand redo" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand redo" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand redo" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand redo" -s V -l version -d 'Print version'
@@ -189,8 +196,9 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand squash" -s C -d 'Run
 complete -c git-clada -n "__fish_git_clada_using_subcommand squash" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand squash" -l contiguous-only -d 'Squash each contiguous run separately, keeping human commits in between (default)'
 complete -c git-clada -n "__fish_git_clada_using_subcommand squash" -l no-contiguous-only -d 'Gather the selected commits across human commits, if that needs no conflict resolution'
 complete -c git-clada -n "__fish_git_clada_using_subcommand squash" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
@@ -200,8 +208,9 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand step-back" -s C -d '
 complete -c git-clada -n "__fish_git_clada_using_subcommand step-back" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand step-back" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand step-back" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand step-back" -s V -l version -d 'Print version'
@@ -209,8 +218,9 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand step-forward" -s C -
 complete -c git-clada -n "__fish_git_clada_using_subcommand step-forward" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand step-forward" -l all -d 'Return to the tip at once'
 complete -c git-clada -n "__fish_git_clada_using_subcommand step-forward" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand step-forward" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -220,8 +230,9 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand status" -s C -d 'Run
 complete -c git-clada -n "__fish_git_clada_using_subcommand status" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand status" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand status" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand status" -s V -l version -d 'Print version'
@@ -229,8 +240,9 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand repair-index" -s C -
 complete -c git-clada -n "__fish_git_clada_using_subcommand repair-index" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand repair-index" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand repair-index" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand repair-index" -s V -l version -d 'Print version'
@@ -239,8 +251,9 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand log" -s C -d 'Run as
 complete -c git-clada -n "__fish_git_clada_using_subcommand log" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand log" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand log" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand log" -s V -l version -d 'Print version'
@@ -248,8 +261,9 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand show" -s C -d 'Run a
 complete -c git-clada -n "__fish_git_clada_using_subcommand show" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand show" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand show" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand show" -s V -l version -d 'Print version'
@@ -258,8 +272,9 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand blame" -s C -d 'Run 
 complete -c git-clada -n "__fish_git_clada_using_subcommand blame" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand blame" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand blame" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand blame" -s V -l version -d 'Print version'
@@ -267,8 +282,9 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand stats" -s C -d 'Run 
 complete -c git-clada -n "__fish_git_clada_using_subcommand stats" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand stats" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand stats" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand stats" -s V -l version -d 'Print version'
@@ -276,8 +292,9 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and not 
 complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and not __fish_seen_subcommand_from backfill rewritten post-commit pre-push fetched help" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and not __fish_seen_subcommand_from backfill rewritten post-commit pre-push fetched help" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and not __fish_seen_subcommand_from backfill rewritten post-commit pre-push fetched help" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and not __fish_seen_subcommand_from backfill rewritten post-commit pre-push fetched help" -s V -l version -d 'Print version'
@@ -291,8 +308,9 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and __fi
 complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and __fish_seen_subcommand_from backfill" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and __fish_seen_subcommand_from backfill" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and __fish_seen_subcommand_from backfill" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and __fish_seen_subcommand_from backfill" -s V -l version -d 'Print version'
@@ -300,8 +318,9 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and __fi
 complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and __fish_seen_subcommand_from rewritten" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and __fish_seen_subcommand_from rewritten" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and __fish_seen_subcommand_from rewritten" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and __fish_seen_subcommand_from rewritten" -s V -l version -d 'Print version'
@@ -309,8 +328,9 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and __fi
 complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and __fish_seen_subcommand_from post-commit" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and __fish_seen_subcommand_from post-commit" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and __fish_seen_subcommand_from post-commit" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and __fish_seen_subcommand_from post-commit" -s V -l version -d 'Print version'
@@ -318,8 +338,9 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and __fi
 complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and __fish_seen_subcommand_from pre-push" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and __fish_seen_subcommand_from pre-push" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and __fish_seen_subcommand_from pre-push" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and __fish_seen_subcommand_from pre-push" -s V -l version -d 'Print version'
@@ -327,8 +348,9 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and __fi
 complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and __fish_seen_subcommand_from fetched" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and __fish_seen_subcommand_from fetched" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and __fish_seen_subcommand_from fetched" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and __fish_seen_subcommand_from fetched" -s V -l version -d 'Print version'
@@ -361,8 +383,9 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand watch" -s C -d 'Run 
 complete -c git-clada -n "__fish_git_clada_using_subcommand watch" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand watch" -l copy -d 'Put each batch\'s llm report on the clipboard (OSC 52 to the terminal when no display server is reachable). Also on with config `clipboard.copy: true`'
 complete -c git-clada -n "__fish_git_clada_using_subcommand watch" -l prepend -d 'Write each batch\'s summary at the top of the watched file, as the original listener did'
 complete -c git-clada -n "__fish_git_clada_using_subcommand watch" -l no-verify -d 'Do not run the pre-commit, commit-msg and post-commit hooks'
@@ -386,8 +409,9 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand mcp" -s C -d 'Run as
 complete -c git-clada -n "__fish_git_clada_using_subcommand mcp" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand mcp" -l no-git -d 'Serve a plain folder (the current one, or -C DIR) without git: nothing is committed, and undo, redo, status, log and show are not available'
 complete -c git-clada -n "__fish_git_clada_using_subcommand mcp" -l no-verify -d 'Do not run the pre-commit, commit-msg and post-commit hooks on the AI commits'
 complete -c git-clada -n "__fish_git_clada_using_subcommand mcp" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
@@ -404,8 +428,9 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand prompt" -s C -d 'Run
 complete -c git-clada -n "__fish_git_clada_using_subcommand prompt" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand prompt" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand prompt" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand prompt" -s V -l version -d 'Print version'
@@ -413,8 +438,9 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand config" -s C -d 'Run
 complete -c git-clada -n "__fish_git_clada_using_subcommand config" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand config" -l trust -d 'Trust the repository\'s `.clada.yml` as it is now, so the commands and looser settings it sets apply; also imports the commands of an old `.clada/allowed-commands.json` into your approvals (read both first)'
 complete -c git-clada -n "__fish_git_clada_using_subcommand config" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand config" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -431,8 +457,9 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand context" -s C -d 'Ru
 complete -c git-clada -n "__fish_git_clada_using_subcommand context" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand context" -l copy -d 'Copy the context to the clipboard (what happened is said on stderr)'
 complete -c git-clada -n "__fish_git_clada_using_subcommand context" -l no-instructions -d 'Leave the instructions out (the model already has them)'
 complete -c git-clada -n "__fish_git_clada_using_subcommand context" -l no-map -d 'Leave the repository map out'
@@ -443,8 +470,9 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and not __fis
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall check prepare help" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall check prepare help" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall check prepare help" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall check prepare help" -s V -l version -d 'Print version'
@@ -457,8 +485,9 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_se
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from install" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from install" -l no-share -d 'Leave sharing out (and stop it where an earlier install set it up)'
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from install" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from install" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -467,8 +496,9 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_se
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -s V -l version -d 'Print version'
@@ -476,8 +506,9 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_se
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from check" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from check" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from check" -s V -l version -d 'Print version'
@@ -485,8 +516,9 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_se
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from prepare" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from prepare" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from prepare" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from prepare" -s V -l version -d 'Print version'
@@ -499,8 +531,9 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and not 
 complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and not __fish_seen_subcommand_from install uninstall status help" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and not __fish_seen_subcommand_from install uninstall status help" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and not __fish_seen_subcommand_from install uninstall status help" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and not __fish_seen_subcommand_from install uninstall status help" -s V -l version -d 'Print version'
@@ -512,8 +545,9 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and __fi
 complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and __fish_seen_subcommand_from install" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and __fish_seen_subcommand_from install" -l user -d 'Your own settings for every project (the default): ~/.claude/settings.json, ~/.cursor/hooks.json, ~/.gemini/settings.json, ~/.codex/hooks.json'
 complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and __fish_seen_subcommand_from install" -l project-local -d 'Your own settings for this repository only (.claude/settings.local.json; Claude Code only)'
 complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and __fish_seen_subcommand_from install" -l shared -d 'The repository\'s committed settings (.claude/settings.json, .cursor/hooks.json, .gemini/settings.json, .codex/hooks.json), guarded so teammates without git-clada are not broken'
@@ -524,8 +558,9 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and __fi
 complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and __fish_seen_subcommand_from uninstall" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and __fish_seen_subcommand_from uninstall" -l user -d 'Your own settings for every project (the default): ~/.claude/settings.json, ~/.cursor/hooks.json, ~/.gemini/settings.json, ~/.codex/hooks.json'
 complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and __fish_seen_subcommand_from uninstall" -l project-local -d 'Your own settings for this repository only (.claude/settings.local.json; Claude Code only)'
 complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and __fish_seen_subcommand_from uninstall" -l shared -d 'The repository\'s committed settings (.claude/settings.json, .cursor/hooks.json, .gemini/settings.json, .codex/hooks.json), guarded so teammates without git-clada are not broken'
@@ -536,8 +571,9 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and __fi
 complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and __fish_seen_subcommand_from status" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and __fish_seen_subcommand_from status" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and __fish_seen_subcommand_from status" -s V -l version -d 'Print version'
@@ -550,8 +586,9 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand install-man" -s C -d
 complete -c git-clada -n "__fish_git_clada_using_subcommand install-man" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand install-man" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand install-man" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand install-man" -s V -l version -d 'Print version'
@@ -559,8 +596,9 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand demo" -s C -d 'Run a
 complete -c git-clada -n "__fish_git_clada_using_subcommand demo" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand demo" -l keep -d 'Keep the scratch repository (its path is printed) instead of deleting it'
 complete -c git-clada -n "__fish_git_clada_using_subcommand demo" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand demo" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -579,7 +617,7 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish
 complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status repair-index log show blame stats provenance watch mcp prompt config context hooks agent-hook install-man demo help" -f -a "log" -d 'List git-clada commits on the current branch: short hash, age, subject, blocks ok/failed'
 complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status repair-index log show blame stats provenance watch mcp prompt config context hooks agent-hook install-man demo help" -f -a "show" -d 'Show the reply an AI commit was made from and its result report'
 complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status repair-index log show blame stats provenance watch mcp prompt config context hooks agent-hook install-man demo help" -f -a "blame" -d 'Show who wrote each line of a file: the last commit that changed it and whether an AI wrote it'
-complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status repair-index log show blame stats provenance watch mcp prompt config context hooks agent-hook install-man demo help" -f -a "stats" -d 'Count the lines of each commit still present, by who wrote them: AI, human or unknown'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status repair-index log show blame stats provenance watch mcp prompt config context hooks agent-hook install-man demo help" -f -a "stats" -d 'Count the lines of a range by who wrote them: AI (per agent and model), human or unknown'
 complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status repair-index log show blame stats provenance watch mcp prompt config context hooks agent-hook install-man demo help" -f -a "provenance" -d 'Line-level AI attribution: the Git AI Standard\'s authorship logs in refs/notes/ai'
 complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status repair-index log show blame stats provenance watch mcp prompt config context hooks agent-hook install-man demo help" -f -a "watch" -d 'Watch FILE and apply each new complete block once, whenever the file changes'
 complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status repair-index log show blame stats provenance watch mcp prompt config context hooks agent-hook install-man demo help" -f -a "mcp" -d 'Serve git-clada as an MCP server over stdio: the edit tool an agent calls'
