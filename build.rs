@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 /// Each `cfg` the tests read, and what it stands for.
-const NEEDS: [(&str, &str); 12] = [
+const NEEDS: [(&str, &str); 13] = [
     (
         "has_shared",
         "the conformance data ../shared/conformance (or CLADA_SHARED)",
@@ -32,6 +32,10 @@ const NEEDS: [(&str, &str); 12] = [
         "Claude Code, Codex and Gemini CLI in the tools cache (scripts/test)",
     ),
     ("has_ruby", "ruby (exec blocks in ruby)"),
+    (
+        "has_chromium",
+        "Debian's chromium (the stats page, headless)",
+    ),
 ];
 
 fn main() {
@@ -103,6 +107,7 @@ fn has(cfg: &str, root: &Path, tools: &Path) -> bool {
         "has_script" => runs(Path::new("script"), &["--version"]),
         "has_setcap" => runs(Path::new("setcap"), &["-h"]),
         "has_ruby" => runs(Path::new("ruby"), &["--version"]),
+        "has_chromium" => runs(Path::new("chromium"), &["--version"]),
         "has_bash_completion" => [
             "/usr/share/bash-completion/completions/git",
             "/usr/share/git/completion/git-completion.bash",

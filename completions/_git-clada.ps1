@@ -42,14 +42,14 @@ Register-ArgumentCompleter -Native -CommandName 'git-clada' -ScriptBlock {
             [CompletionResult]::new('log', 'log', [CompletionResultType]::ParameterValue, 'List git-clada commits on the current branch: short hash, age, subject, blocks ok/failed')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show the reply an AI commit was made from and its result report')
             [CompletionResult]::new('blame', 'blame', [CompletionResultType]::ParameterValue, 'Show who wrote each line of a file: the last commit that changed it and whether an AI wrote it')
-            [CompletionResult]::new('stats', 'stats', [CompletionResultType]::ParameterValue, 'Count the lines of each commit still present, by who wrote them: AI, human or unknown')
+            [CompletionResult]::new('stats', 'stats', [CompletionResultType]::ParameterValue, 'Count the lines of a range by who wrote them: AI (per agent and model), human or unknown')
             [CompletionResult]::new('provenance', 'provenance', [CompletionResultType]::ParameterValue, 'Line-level AI attribution: the Git AI Standard''s authorship logs in refs/notes/ai')
             [CompletionResult]::new('watch', 'watch', [CompletionResultType]::ParameterValue, 'Watch FILE and apply each new complete block once, whenever the file changes')
             [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve git-clada as an MCP server over stdio: the edit tool an agent calls')
             [CompletionResult]::new('prompt', 'prompt', [CompletionResultType]::ParameterValue, 'Print the instructions to give a model (system prompt or custom instructions)')
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Show the effective configuration: every key, its value and where it came from (default, the repository''s `.clada.yml`, the user''s `<config dir>/clada/config.yml`, or git config)')
             [CompletionResult]::new('context', 'context', [CompletionResultType]::ParameterValue, 'Print what a model needs for its first turn: the instructions, a map of the repository, and the chosen files with line numbers')
-            [CompletionResult]::new('hooks', 'hooks', [CompletionResultType]::ParameterValue, 'Install or remove git-clada''s git hooks (a pre-commit hook that refuses stray block markers; post-commit and post-rewrite hooks that keep AI line attribution through cherry-pick, amend and rebase), or try the repository''s hooks in the sandbox AI commits run them in. Existing hook content is preserved; core.hooksPath is respected')
+            [CompletionResult]::new('hooks', 'hooks', [CompletionResultType]::ParameterValue, 'Install or remove git-clada''s git hooks (a pre-commit hook that refuses stray block markers; post-commit and post-rewrite hooks that keep AI line attribution through cherry-pick, amend and rebase; pre-push, post-merge and post-checkout hooks and a fetch refspec per remote that share the attribution logs with your remotes), or try the repository''s hooks in the sandbox AI commits run them in. Existing hook content is preserved; core.hooksPath is respected')
             [CompletionResult]::new('agent-hook', 'agent-hook', [CompletionResultType]::ParameterValue, 'Record an agent''s own edits: checkpoints per tool call, one AI commit per turn')
             [CompletionResult]::new('install-man', 'install-man', [CompletionResultType]::ParameterValue, 'Install the man pages, so `git clada --help` and `man git-clada` work')
             [CompletionResult]::new('demo', 'demo', [CompletionResultType]::ParameterValue, 'Create a scratch repository in a temporary directory, apply the bundled example reply, print the report and the commit, then undo it')
@@ -260,6 +260,8 @@ Register-ArgumentCompleter -Native -CommandName 'git-clada' -ScriptBlock {
             [CompletionResult]::new('backfill', 'backfill', [CompletionResultType]::ParameterValue, 'Write the logs of AI commits made before git-clada wrote them')
             [CompletionResult]::new('rewritten', 'rewritten', [CompletionResultType]::ParameterValue, 'For git''s post-rewrite hook (installed by `git clada hooks install`): carry the logs of rewritten commits to their new ids, reading git''s `<old> <new>` lines on standard input. Never fails the rewrite: problems are printed and the exit status is 0')
             [CompletionResult]::new('post-commit', 'post-commit', [CompletionResultType]::ParameterValue, 'For git''s post-commit hook: after a cherry-pick, a merge --squash or a reset --soft, carry the logs of the commits the new one replaces, where git''s evidence names them; and write the log of a commit holding lines an agent''s open checkpoints attribute. Never fails: problems are printed and the exit status is 0')
+            [CompletionResult]::new('pre-push', 'pre-push', [CompletionResultType]::ParameterValue, 'For git''s pre-push hook: push refs/notes/ai to REMOTE where its logs are shared, after merging what it has (fetching, merging and pushing again when another clone pushed first). Never asks for credentials and never fails the push: a problem is one line')
+            [CompletionResult]::new('fetched', 'fetched', [CompletionResultType]::ParameterValue, 'For git''s post-merge and post-checkout hooks: merge the logs fetched from the remotes (refs/notes/remotes/<remote>/ai) into refs/notes/ai. Never fails')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -293,10 +295,32 @@ Register-ArgumentCompleter -Native -CommandName 'git-clada' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'git-clada;provenance;pre-push' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Show what would happen without changing any file, ref or the index')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'git-clada;provenance;fetched' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Show what would happen without changing any file, ref or the index')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'git-clada;provenance;help' {
             [CompletionResult]::new('backfill', 'backfill', [CompletionResultType]::ParameterValue, 'Write the logs of AI commits made before git-clada wrote them')
             [CompletionResult]::new('rewritten', 'rewritten', [CompletionResultType]::ParameterValue, 'For git''s post-rewrite hook (installed by `git clada hooks install`): carry the logs of rewritten commits to their new ids, reading git''s `<old> <new>` lines on standard input. Never fails the rewrite: problems are printed and the exit status is 0')
             [CompletionResult]::new('post-commit', 'post-commit', [CompletionResultType]::ParameterValue, 'For git''s post-commit hook: after a cherry-pick, a merge --squash or a reset --soft, carry the logs of the commits the new one replaces, where git''s evidence names them; and write the log of a commit holding lines an agent''s open checkpoints attribute. Never fails: problems are printed and the exit status is 0')
+            [CompletionResult]::new('pre-push', 'pre-push', [CompletionResultType]::ParameterValue, 'For git''s pre-push hook: push refs/notes/ai to REMOTE where its logs are shared, after merging what it has (fetching, merging and pushing again when another clone pushed first). Never asks for credentials and never fails the push: a problem is one line')
+            [CompletionResult]::new('fetched', 'fetched', [CompletionResultType]::ParameterValue, 'For git''s post-merge and post-checkout hooks: merge the logs fetched from the remotes (refs/notes/remotes/<remote>/ai) into refs/notes/ai. Never fails')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -307,6 +331,12 @@ Register-ArgumentCompleter -Native -CommandName 'git-clada' -ScriptBlock {
             break
         }
         'git-clada;provenance;help;post-commit' {
+            break
+        }
+        'git-clada;provenance;help;pre-push' {
+            break
+        }
+        'git-clada;provenance;help;fetched' {
             break
         }
         'git-clada;provenance;help;help' {
@@ -402,8 +432,8 @@ Register-ArgumentCompleter -Native -CommandName 'git-clada' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
-            [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Install the hooks')
-            [CompletionResult]::new('uninstall', 'uninstall', [CompletionResultType]::ParameterValue, 'Remove the hooks, keeping any other content of the hook files')
+            [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Install the hooks, and share the AI attribution logs (refs/notes/ai) with every remote: a plain `git push` also pushes them (never forced, asking for no credentials), a plain `git fetch`/`git pull` brings the remote''s into refs/notes/remotes/<remote>/ai, merged at the next merge, checkout or rewrite, or when git-clada reads them. A remote added later is shared once you run this again')
+            [CompletionResult]::new('uninstall', 'uninstall', [CompletionResultType]::ParameterValue, 'Remove the hooks, keeping any other content of the hook files, and the fetch refspecs that share the logs')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Run the repository''s pre-commit and commit-msg hooks and hooks.after in the sandbox an AI commit runs them in, on the current index (nothing is committed; a fixer may rewrite files, as with git commit), and print what failed and the configuration line that would allow it')
             [CompletionResult]::new('prepare', 'prepare', [CompletionResultType]::ParameterValue, 'Fill git-clada''s own hook caches once, with network, in the sandbox (pre-commit install-hooks for a .pre-commit-config.yaml)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -412,6 +442,7 @@ Register-ArgumentCompleter -Native -CommandName 'git-clada' -ScriptBlock {
         'git-clada;hooks;install' {
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)')
+            [CompletionResult]::new('--no-share', '--no-share', [CompletionResultType]::ParameterName, 'Leave sharing out (and stop it where an earlier install set it up)')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Show what would happen without changing any file, ref or the index')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -450,8 +481,8 @@ Register-ArgumentCompleter -Native -CommandName 'git-clada' -ScriptBlock {
             break
         }
         'git-clada;hooks;help' {
-            [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Install the hooks')
-            [CompletionResult]::new('uninstall', 'uninstall', [CompletionResultType]::ParameterValue, 'Remove the hooks, keeping any other content of the hook files')
+            [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Install the hooks, and share the AI attribution logs (refs/notes/ai) with every remote: a plain `git push` also pushes them (never forced, asking for no credentials), a plain `git fetch`/`git pull` brings the remote''s into refs/notes/remotes/<remote>/ai, merged at the next merge, checkout or rewrite, or when git-clada reads them. A remote added later is shared once you run this again')
+            [CompletionResult]::new('uninstall', 'uninstall', [CompletionResultType]::ParameterValue, 'Remove the hooks, keeping any other content of the hook files, and the fetch refspecs that share the logs')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Run the repository''s pre-commit and commit-msg hooks and hooks.after in the sandbox an AI commit runs them in, on the current index (nothing is committed; a fixer may rewrite files, as with git commit), and print what failed and the configuration line that would allow it')
             [CompletionResult]::new('prepare', 'prepare', [CompletionResultType]::ParameterValue, 'Fill git-clada''s own hook caches once, with network, in the sandbox (pre-commit install-hooks for a .pre-commit-config.yaml)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -578,14 +609,14 @@ Register-ArgumentCompleter -Native -CommandName 'git-clada' -ScriptBlock {
             [CompletionResult]::new('log', 'log', [CompletionResultType]::ParameterValue, 'List git-clada commits on the current branch: short hash, age, subject, blocks ok/failed')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show the reply an AI commit was made from and its result report')
             [CompletionResult]::new('blame', 'blame', [CompletionResultType]::ParameterValue, 'Show who wrote each line of a file: the last commit that changed it and whether an AI wrote it')
-            [CompletionResult]::new('stats', 'stats', [CompletionResultType]::ParameterValue, 'Count the lines of each commit still present, by who wrote them: AI, human or unknown')
+            [CompletionResult]::new('stats', 'stats', [CompletionResultType]::ParameterValue, 'Count the lines of a range by who wrote them: AI (per agent and model), human or unknown')
             [CompletionResult]::new('provenance', 'provenance', [CompletionResultType]::ParameterValue, 'Line-level AI attribution: the Git AI Standard''s authorship logs in refs/notes/ai')
             [CompletionResult]::new('watch', 'watch', [CompletionResultType]::ParameterValue, 'Watch FILE and apply each new complete block once, whenever the file changes')
             [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve git-clada as an MCP server over stdio: the edit tool an agent calls')
             [CompletionResult]::new('prompt', 'prompt', [CompletionResultType]::ParameterValue, 'Print the instructions to give a model (system prompt or custom instructions)')
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Show the effective configuration: every key, its value and where it came from (default, the repository''s `.clada.yml`, the user''s `<config dir>/clada/config.yml`, or git config)')
             [CompletionResult]::new('context', 'context', [CompletionResultType]::ParameterValue, 'Print what a model needs for its first turn: the instructions, a map of the repository, and the chosen files with line numbers')
-            [CompletionResult]::new('hooks', 'hooks', [CompletionResultType]::ParameterValue, 'Install or remove git-clada''s git hooks (a pre-commit hook that refuses stray block markers; post-commit and post-rewrite hooks that keep AI line attribution through cherry-pick, amend and rebase), or try the repository''s hooks in the sandbox AI commits run them in. Existing hook content is preserved; core.hooksPath is respected')
+            [CompletionResult]::new('hooks', 'hooks', [CompletionResultType]::ParameterValue, 'Install or remove git-clada''s git hooks (a pre-commit hook that refuses stray block markers; post-commit and post-rewrite hooks that keep AI line attribution through cherry-pick, amend and rebase; pre-push, post-merge and post-checkout hooks and a fetch refspec per remote that share the attribution logs with your remotes), or try the repository''s hooks in the sandbox AI commits run them in. Existing hook content is preserved; core.hooksPath is respected')
             [CompletionResult]::new('agent-hook', 'agent-hook', [CompletionResultType]::ParameterValue, 'Record an agent''s own edits: checkpoints per tool call, one AI commit per turn')
             [CompletionResult]::new('install-man', 'install-man', [CompletionResultType]::ParameterValue, 'Install the man pages, so `git clada --help` and `man git-clada` work')
             [CompletionResult]::new('demo', 'demo', [CompletionResultType]::ParameterValue, 'Create a scratch repository in a temporary directory, apply the bundled example reply, print the report and the commit, then undo it')
@@ -641,6 +672,8 @@ Register-ArgumentCompleter -Native -CommandName 'git-clada' -ScriptBlock {
             [CompletionResult]::new('backfill', 'backfill', [CompletionResultType]::ParameterValue, 'Write the logs of AI commits made before git-clada wrote them')
             [CompletionResult]::new('rewritten', 'rewritten', [CompletionResultType]::ParameterValue, 'For git''s post-rewrite hook (installed by `git clada hooks install`): carry the logs of rewritten commits to their new ids, reading git''s `<old> <new>` lines on standard input. Never fails the rewrite: problems are printed and the exit status is 0')
             [CompletionResult]::new('post-commit', 'post-commit', [CompletionResultType]::ParameterValue, 'For git''s post-commit hook: after a cherry-pick, a merge --squash or a reset --soft, carry the logs of the commits the new one replaces, where git''s evidence names them; and write the log of a commit holding lines an agent''s open checkpoints attribute. Never fails: problems are printed and the exit status is 0')
+            [CompletionResult]::new('pre-push', 'pre-push', [CompletionResultType]::ParameterValue, 'For git''s pre-push hook: push refs/notes/ai to REMOTE where its logs are shared, after merging what it has (fetching, merging and pushing again when another clone pushed first). Never asks for credentials and never fails the push: a problem is one line')
+            [CompletionResult]::new('fetched', 'fetched', [CompletionResultType]::ParameterValue, 'For git''s post-merge and post-checkout hooks: merge the logs fetched from the remotes (refs/notes/remotes/<remote>/ai) into refs/notes/ai. Never fails')
             break
         }
         'git-clada;help;provenance;backfill' {
@@ -650,6 +683,12 @@ Register-ArgumentCompleter -Native -CommandName 'git-clada' -ScriptBlock {
             break
         }
         'git-clada;help;provenance;post-commit' {
+            break
+        }
+        'git-clada;help;provenance;pre-push' {
+            break
+        }
+        'git-clada;help;provenance;fetched' {
             break
         }
         'git-clada;help;watch' {
@@ -668,8 +707,8 @@ Register-ArgumentCompleter -Native -CommandName 'git-clada' -ScriptBlock {
             break
         }
         'git-clada;help;hooks' {
-            [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Install the hooks')
-            [CompletionResult]::new('uninstall', 'uninstall', [CompletionResultType]::ParameterValue, 'Remove the hooks, keeping any other content of the hook files')
+            [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Install the hooks, and share the AI attribution logs (refs/notes/ai) with every remote: a plain `git push` also pushes them (never forced, asking for no credentials), a plain `git fetch`/`git pull` brings the remote''s into refs/notes/remotes/<remote>/ai, merged at the next merge, checkout or rewrite, or when git-clada reads them. A remote added later is shared once you run this again')
+            [CompletionResult]::new('uninstall', 'uninstall', [CompletionResultType]::ParameterValue, 'Remove the hooks, keeping any other content of the hook files, and the fetch refspecs that share the logs')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Run the repository''s pre-commit and commit-msg hooks and hooks.after in the sandbox an AI commit runs them in, on the current index (nothing is committed; a fixer may rewrite files, as with git commit), and print what failed and the configuration line that would allow it')
             [CompletionResult]::new('prepare', 'prepare', [CompletionResultType]::ParameterValue, 'Fill git-clada''s own hook caches once, with network, in the sandbox (pre-commit install-hooks for a .pre-commit-config.yaml)')
             break

@@ -220,8 +220,14 @@ _git__clada() {
             git__clada__subcmd__help__subcmd__provenance,backfill)
                 cmd="git__clada__subcmd__help__subcmd__provenance__subcmd__backfill"
                 ;;
+            git__clada__subcmd__help__subcmd__provenance,fetched)
+                cmd="git__clada__subcmd__help__subcmd__provenance__subcmd__fetched"
+                ;;
             git__clada__subcmd__help__subcmd__provenance,post-commit)
                 cmd="git__clada__subcmd__help__subcmd__provenance__subcmd__post__subcmd__commit"
+                ;;
+            git__clada__subcmd__help__subcmd__provenance,pre-push)
+                cmd="git__clada__subcmd__help__subcmd__provenance__subcmd__pre__subcmd__push"
                 ;;
             git__clada__subcmd__help__subcmd__provenance,rewritten)
                 cmd="git__clada__subcmd__help__subcmd__provenance__subcmd__rewritten"
@@ -259,11 +265,17 @@ _git__clada() {
             git__clada__subcmd__provenance,backfill)
                 cmd="git__clada__subcmd__provenance__subcmd__backfill"
                 ;;
+            git__clada__subcmd__provenance,fetched)
+                cmd="git__clada__subcmd__provenance__subcmd__fetched"
+                ;;
             git__clada__subcmd__provenance,help)
                 cmd="git__clada__subcmd__provenance__subcmd__help"
                 ;;
             git__clada__subcmd__provenance,post-commit)
                 cmd="git__clada__subcmd__provenance__subcmd__post__subcmd__commit"
+                ;;
+            git__clada__subcmd__provenance,pre-push)
+                cmd="git__clada__subcmd__provenance__subcmd__pre__subcmd__push"
                 ;;
             git__clada__subcmd__provenance,rewritten)
                 cmd="git__clada__subcmd__provenance__subcmd__rewritten"
@@ -271,11 +283,17 @@ _git__clada() {
             git__clada__subcmd__provenance__subcmd__help,backfill)
                 cmd="git__clada__subcmd__provenance__subcmd__help__subcmd__backfill"
                 ;;
+            git__clada__subcmd__provenance__subcmd__help,fetched)
+                cmd="git__clada__subcmd__provenance__subcmd__help__subcmd__fetched"
+                ;;
             git__clada__subcmd__provenance__subcmd__help,help)
                 cmd="git__clada__subcmd__provenance__subcmd__help__subcmd__help"
                 ;;
             git__clada__subcmd__provenance__subcmd__help,post-commit)
                 cmd="git__clada__subcmd__provenance__subcmd__help__subcmd__post__subcmd__commit"
+                ;;
+            git__clada__subcmd__provenance__subcmd__help,pre-push)
+                cmd="git__clada__subcmd__provenance__subcmd__help__subcmd__pre__subcmd__push"
                 ;;
             git__clada__subcmd__provenance__subcmd__help,rewritten)
                 cmd="git__clada__subcmd__provenance__subcmd__help__subcmd__rewritten"
@@ -298,7 +316,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -320,7 +338,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -412,7 +430,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -434,7 +452,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -456,7 +474,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -526,7 +544,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -552,7 +570,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -578,7 +596,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -608,7 +626,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -630,7 +648,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -664,7 +682,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -686,7 +704,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1019,7 +1037,7 @@ _git__clada() {
             return 0
             ;;
         git__clada__subcmd__help__subcmd__provenance)
-            opts="backfill rewritten post-commit"
+            opts="backfill rewritten post-commit pre-push fetched"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1046,7 +1064,35 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        git__clada__subcmd__help__subcmd__provenance__subcmd__fetched)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         git__clada__subcmd__help__subcmd__provenance__subcmd__post__subcmd__commit)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__clada__subcmd__help__subcmd__provenance__subcmd__pre__subcmd__push)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1226,7 +1272,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1248,7 +1294,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1343,7 +1389,7 @@ _git__clada() {
             return 0
             ;;
         git__clada__subcmd__hooks__subcmd__install)
-            opts="-C -h -V --format --dry-run --help --version"
+            opts="-C -h -V --no-share --format --dry-run --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1354,7 +1400,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1376,7 +1422,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1398,7 +1444,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1424,7 +1470,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1454,7 +1500,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1508,7 +1554,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1534,7 +1580,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1564,7 +1610,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1575,7 +1621,7 @@ _git__clada() {
             return 0
             ;;
         git__clada__subcmd__provenance)
-            opts="-C -h -V --format --dry-run --help --version backfill rewritten post-commit help"
+            opts="-C -h -V --format --dry-run --help --version backfill rewritten post-commit pre-push fetched help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1586,7 +1632,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1608,7 +1654,29 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__clada__subcmd__provenance__subcmd__fetched)
+            opts="-C -h -V --format --dry-run --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1619,7 +1687,7 @@ _git__clada() {
             return 0
             ;;
         git__clada__subcmd__provenance__subcmd__help)
-            opts="backfill rewritten post-commit help"
+            opts="backfill rewritten post-commit pre-push fetched help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1633,6 +1701,20 @@ _git__clada() {
             return 0
             ;;
         git__clada__subcmd__provenance__subcmd__help__subcmd__backfill)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__clada__subcmd__provenance__subcmd__help__subcmd__fetched)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1674,6 +1756,20 @@ _git__clada() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        git__clada__subcmd__provenance__subcmd__help__subcmd__pre__subcmd__push)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         git__clada__subcmd__provenance__subcmd__help__subcmd__rewritten)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
@@ -1700,7 +1796,29 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        git__clada__subcmd__provenance__subcmd__pre__subcmd__push)
+            opts="-C -h -V --format --dry-run --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1722,7 +1840,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1744,7 +1862,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1766,7 +1884,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1788,7 +1906,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1834,7 +1952,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1856,7 +1974,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1882,7 +2000,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1904,7 +2022,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1926,7 +2044,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1948,7 +2066,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -1998,7 +2116,7 @@ _git__clada() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json llm markdown text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json llm markdown text html" -- "${cur}"))
                     return 0
                     ;;
                 *)

@@ -39,14 +39,14 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand log 'List git-clada commits on the current branch: short hash, age, subject, blocks ok/failed'
             cand show 'Show the reply an AI commit was made from and its result report'
             cand blame 'Show who wrote each line of a file: the last commit that changed it and whether an AI wrote it'
-            cand stats 'Count the lines of each commit still present, by who wrote them: AI, human or unknown'
+            cand stats 'Count the lines of a range by who wrote them: AI (per agent and model), human or unknown'
             cand provenance 'Line-level AI attribution: the Git AI Standard''s authorship logs in refs/notes/ai'
             cand watch 'Watch FILE and apply each new complete block once, whenever the file changes'
             cand mcp 'Serve git-clada as an MCP server over stdio: the edit tool an agent calls'
             cand prompt 'Print the instructions to give a model (system prompt or custom instructions)'
             cand config 'Show the effective configuration: every key, its value and where it came from (default, the repository''s `.clada.yml`, the user''s `<config dir>/clada/config.yml`, or git config)'
             cand context 'Print what a model needs for its first turn: the instructions, a map of the repository, and the chosen files with line numbers'
-            cand hooks 'Install or remove git-clada''s git hooks (a pre-commit hook that refuses stray block markers; post-commit and post-rewrite hooks that keep AI line attribution through cherry-pick, amend and rebase), or try the repository''s hooks in the sandbox AI commits run them in. Existing hook content is preserved; core.hooksPath is respected'
+            cand hooks 'Install or remove git-clada''s git hooks (a pre-commit hook that refuses stray block markers; post-commit and post-rewrite hooks that keep AI line attribution through cherry-pick, amend and rebase; pre-push, post-merge and post-checkout hooks and a fetch refspec per remote that share the attribution logs with your remotes), or try the repository''s hooks in the sandbox AI commits run them in. Existing hook content is preserved; core.hooksPath is respected'
             cand agent-hook 'Record an agent''s own edits: checkpoints per tool call, one AI commit per turn'
             cand install-man 'Install the man pages, so `git clada --help` and `man git-clada` work'
             cand demo 'Create a scratch repository in a temporary directory, apply the bundled example reply, print the report and the commit, then undo it'
@@ -241,6 +241,8 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand backfill 'Write the logs of AI commits made before git-clada wrote them'
             cand rewritten 'For git''s post-rewrite hook (installed by `git clada hooks install`): carry the logs of rewritten commits to their new ids, reading git''s `<old> <new>` lines on standard input. Never fails the rewrite: problems are printed and the exit status is 0'
             cand post-commit 'For git''s post-commit hook: after a cherry-pick, a merge --squash or a reset --soft, carry the logs of the commits the new one replaces, where git''s evidence names them; and write the log of a commit holding lines an agent''s open checkpoints attribute. Never fails: problems are printed and the exit status is 0'
+            cand pre-push 'For git''s pre-push hook: push refs/notes/ai to REMOTE where its logs are shared, after merging what it has (fetching, merging and pushing again when another clone pushed first). Never asks for credentials and never fails the push: a problem is one line'
+            cand fetched 'For git''s post-merge and post-checkout hooks: merge the logs fetched from the remotes (refs/notes/remotes/<remote>/ai) into refs/notes/ai. Never fails'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'git-clada;provenance;backfill'= {
@@ -270,10 +272,30 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'git-clada;provenance;pre-push'= {
+            cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
+            cand --dry-run 'Show what would happen without changing any file, ref or the index'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'git-clada;provenance;fetched'= {
+            cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
+            cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
+            cand --dry-run 'Show what would happen without changing any file, ref or the index'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'git-clada;provenance;help'= {
             cand backfill 'Write the logs of AI commits made before git-clada wrote them'
             cand rewritten 'For git''s post-rewrite hook (installed by `git clada hooks install`): carry the logs of rewritten commits to their new ids, reading git''s `<old> <new>` lines on standard input. Never fails the rewrite: problems are printed and the exit status is 0'
             cand post-commit 'For git''s post-commit hook: after a cherry-pick, a merge --squash or a reset --soft, carry the logs of the commits the new one replaces, where git''s evidence names them; and write the log of a commit holding lines an agent''s open checkpoints attribute. Never fails: problems are printed and the exit status is 0'
+            cand pre-push 'For git''s pre-push hook: push refs/notes/ai to REMOTE where its logs are shared, after merging what it has (fetching, merging and pushing again when another clone pushed first). Never asks for credentials and never fails the push: a problem is one line'
+            cand fetched 'For git''s post-merge and post-checkout hooks: merge the logs fetched from the remotes (refs/notes/remotes/<remote>/ai) into refs/notes/ai. Never fails'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'git-clada;provenance;help;backfill'= {
@@ -281,6 +303,10 @@ set edit:completion:arg-completer[git-clada] = {|@words|
         &'git-clada;provenance;help;rewritten'= {
         }
         &'git-clada;provenance;help;post-commit'= {
+        }
+        &'git-clada;provenance;help;pre-push'= {
+        }
+        &'git-clada;provenance;help;fetched'= {
         }
         &'git-clada;provenance;help;help'= {
         }
@@ -369,8 +395,8 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
-            cand install 'Install the hooks'
-            cand uninstall 'Remove the hooks, keeping any other content of the hook files'
+            cand install 'Install the hooks, and share the AI attribution logs (refs/notes/ai) with every remote: a plain `git push` also pushes them (never forced, asking for no credentials), a plain `git fetch`/`git pull` brings the remote''s into refs/notes/remotes/<remote>/ai, merged at the next merge, checkout or rewrite, or when git-clada reads them. A remote added later is shared once you run this again'
+            cand uninstall 'Remove the hooks, keeping any other content of the hook files, and the fetch refspecs that share the logs'
             cand check 'Run the repository''s pre-commit and commit-msg hooks and hooks.after in the sandbox an AI commit runs them in, on the current index (nothing is committed; a fixer may rewrite files, as with git commit), and print what failed and the configuration line that would allow it'
             cand prepare 'Fill git-clada''s own hook caches once, with network, in the sandbox (pre-commit install-hooks for a .pre-commit-config.yaml)'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -378,6 +404,7 @@ set edit:completion:arg-completer[git-clada] = {|@words|
         &'git-clada;hooks;install'= {
             cand -C 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)'
             cand --format 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)'
+            cand --no-share 'Leave sharing out (and stop it where an earlier install set it up)'
             cand --dry-run 'Show what would happen without changing any file, ref or the index'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
@@ -412,8 +439,8 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand --version 'Print version'
         }
         &'git-clada;hooks;help'= {
-            cand install 'Install the hooks'
-            cand uninstall 'Remove the hooks, keeping any other content of the hook files'
+            cand install 'Install the hooks, and share the AI attribution logs (refs/notes/ai) with every remote: a plain `git push` also pushes them (never forced, asking for no credentials), a plain `git fetch`/`git pull` brings the remote''s into refs/notes/remotes/<remote>/ai, merged at the next merge, checkout or rewrite, or when git-clada reads them. A remote added later is shared once you run this again'
+            cand uninstall 'Remove the hooks, keeping any other content of the hook files, and the fetch refspecs that share the logs'
             cand check 'Run the repository''s pre-commit and commit-msg hooks and hooks.after in the sandbox an AI commit runs them in, on the current index (nothing is committed; a fixer may rewrite files, as with git commit), and print what failed and the configuration line that would allow it'
             cand prepare 'Fill git-clada''s own hook caches once, with network, in the sandbox (pre-commit install-hooks for a .pre-commit-config.yaml)'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -523,14 +550,14 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand log 'List git-clada commits on the current branch: short hash, age, subject, blocks ok/failed'
             cand show 'Show the reply an AI commit was made from and its result report'
             cand blame 'Show who wrote each line of a file: the last commit that changed it and whether an AI wrote it'
-            cand stats 'Count the lines of each commit still present, by who wrote them: AI, human or unknown'
+            cand stats 'Count the lines of a range by who wrote them: AI (per agent and model), human or unknown'
             cand provenance 'Line-level AI attribution: the Git AI Standard''s authorship logs in refs/notes/ai'
             cand watch 'Watch FILE and apply each new complete block once, whenever the file changes'
             cand mcp 'Serve git-clada as an MCP server over stdio: the edit tool an agent calls'
             cand prompt 'Print the instructions to give a model (system prompt or custom instructions)'
             cand config 'Show the effective configuration: every key, its value and where it came from (default, the repository''s `.clada.yml`, the user''s `<config dir>/clada/config.yml`, or git config)'
             cand context 'Print what a model needs for its first turn: the instructions, a map of the repository, and the chosen files with line numbers'
-            cand hooks 'Install or remove git-clada''s git hooks (a pre-commit hook that refuses stray block markers; post-commit and post-rewrite hooks that keep AI line attribution through cherry-pick, amend and rebase), or try the repository''s hooks in the sandbox AI commits run them in. Existing hook content is preserved; core.hooksPath is respected'
+            cand hooks 'Install or remove git-clada''s git hooks (a pre-commit hook that refuses stray block markers; post-commit and post-rewrite hooks that keep AI line attribution through cherry-pick, amend and rebase; pre-push, post-merge and post-checkout hooks and a fetch refspec per remote that share the attribution logs with your remotes), or try the repository''s hooks in the sandbox AI commits run them in. Existing hook content is preserved; core.hooksPath is respected'
             cand agent-hook 'Record an agent''s own edits: checkpoints per tool call, one AI commit per turn'
             cand install-man 'Install the man pages, so `git clada --help` and `man git-clada` work'
             cand demo 'Create a scratch repository in a temporary directory, apply the bundled example reply, print the report and the commit, then undo it'
@@ -570,12 +597,18 @@ set edit:completion:arg-completer[git-clada] = {|@words|
             cand backfill 'Write the logs of AI commits made before git-clada wrote them'
             cand rewritten 'For git''s post-rewrite hook (installed by `git clada hooks install`): carry the logs of rewritten commits to their new ids, reading git''s `<old> <new>` lines on standard input. Never fails the rewrite: problems are printed and the exit status is 0'
             cand post-commit 'For git''s post-commit hook: after a cherry-pick, a merge --squash or a reset --soft, carry the logs of the commits the new one replaces, where git''s evidence names them; and write the log of a commit holding lines an agent''s open checkpoints attribute. Never fails: problems are printed and the exit status is 0'
+            cand pre-push 'For git''s pre-push hook: push refs/notes/ai to REMOTE where its logs are shared, after merging what it has (fetching, merging and pushing again when another clone pushed first). Never asks for credentials and never fails the push: a problem is one line'
+            cand fetched 'For git''s post-merge and post-checkout hooks: merge the logs fetched from the remotes (refs/notes/remotes/<remote>/ai) into refs/notes/ai. Never fails'
         }
         &'git-clada;help;provenance;backfill'= {
         }
         &'git-clada;help;provenance;rewritten'= {
         }
         &'git-clada;help;provenance;post-commit'= {
+        }
+        &'git-clada;help;provenance;pre-push'= {
+        }
+        &'git-clada;help;provenance;fetched'= {
         }
         &'git-clada;help;watch'= {
         }
@@ -588,8 +621,8 @@ set edit:completion:arg-completer[git-clada] = {|@words|
         &'git-clada;help;context'= {
         }
         &'git-clada;help;hooks'= {
-            cand install 'Install the hooks'
-            cand uninstall 'Remove the hooks, keeping any other content of the hook files'
+            cand install 'Install the hooks, and share the AI attribution logs (refs/notes/ai) with every remote: a plain `git push` also pushes them (never forced, asking for no credentials), a plain `git fetch`/`git pull` brings the remote''s into refs/notes/remotes/<remote>/ai, merged at the next merge, checkout or rewrite, or when git-clada reads them. A remote added later is shared once you run this again'
+            cand uninstall 'Remove the hooks, keeping any other content of the hook files, and the fetch refspecs that share the logs'
             cand check 'Run the repository''s pre-commit and commit-msg hooks and hooks.after in the sandbox an AI commit runs them in, on the current index (nothing is committed; a fixer may rewrite files, as with git commit), and print what failed and the configuration line that would allow it'
             cand prepare 'Fill git-clada''s own hook caches once, with network, in the sandbox (pre-commit install-hooks for a .pre-commit-config.yaml)'
         }

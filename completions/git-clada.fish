@@ -28,8 +28,9 @@ complete -c git-clada -n "__fish_git_clada_needs_command" -s C -d 'Run as if git
 complete -c git-clada -n "__fish_git_clada_needs_command" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_needs_command" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_needs_command" -s V -l version -d 'Print version'
@@ -47,14 +48,14 @@ complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "repair-index" -
 complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "log" -d 'List git-clada commits on the current branch: short hash, age, subject, blocks ok/failed'
 complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "show" -d 'Show the reply an AI commit was made from and its result report'
 complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "blame" -d 'Show who wrote each line of a file: the last commit that changed it and whether an AI wrote it'
-complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "stats" -d 'Count the lines of each commit still present, by who wrote them: AI, human or unknown'
+complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "stats" -d 'Count the lines of a range by who wrote them: AI (per agent and model), human or unknown'
 complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "provenance" -d 'Line-level AI attribution: the Git AI Standard\'s authorship logs in refs/notes/ai'
 complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "watch" -d 'Watch FILE and apply each new complete block once, whenever the file changes'
 complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "mcp" -d 'Serve git-clada as an MCP server over stdio: the edit tool an agent calls'
 complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "prompt" -d 'Print the instructions to give a model (system prompt or custom instructions)'
 complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "config" -d 'Show the effective configuration: every key, its value and where it came from (default, the repository\'s `.clada.yml`, the user\'s `<config dir>/clada/config.yml`, or git config)'
 complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "context" -d 'Print what a model needs for its first turn: the instructions, a map of the repository, and the chosen files with line numbers'
-complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "hooks" -d 'Install or remove git-clada\'s git hooks (a pre-commit hook that refuses stray block markers; post-commit and post-rewrite hooks that keep AI line attribution through cherry-pick, amend and rebase), or try the repository\'s hooks in the sandbox AI commits run them in. Existing hook content is preserved; core.hooksPath is respected'
+complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "hooks" -d 'Install or remove git-clada\'s git hooks (a pre-commit hook that refuses stray block markers; post-commit and post-rewrite hooks that keep AI line attribution through cherry-pick, amend and rebase; pre-push, post-merge and post-checkout hooks and a fetch refspec per remote that share the attribution logs with your remotes), or try the repository\'s hooks in the sandbox AI commits run them in. Existing hook content is preserved; core.hooksPath is respected'
 complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "agent-hook" -d 'Record an agent\'s own edits: checkpoints per tool call, one AI commit per turn'
 complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "install-man" -d 'Install the man pages, so `git clada --help` and `man git-clada` work'
 complete -c git-clada -n "__fish_git_clada_needs_command" -f -a "demo" -d 'Create a scratch repository in a temporary directory, apply the bundled example reply, print the report and the commit, then undo it'
@@ -87,8 +88,9 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -s C -d 'Run 
 complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -l no-git -d 'Run the actions without git: paths are relative to the current directory, nothing is committed'
 complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -l allow-outside -d 'Permit absolute paths outside the worktree (such changes are never committed)'
 complete -c git-clada -n "__fish_git_clada_using_subcommand apply" -l atomic -d 'All-or-nothing: if any block fails, restore every file and commit nothing'
@@ -106,8 +108,9 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand commit" -s C -d 'Run
 complete -c git-clada -n "__fish_git_clada_using_subcommand commit" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand commit" -l no-verify -d 'Do not run the pre-commit, commit-msg and post-commit hooks'
 complete -c git-clada -n "__fish_git_clada_using_subcommand commit" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand commit" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -127,8 +130,9 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand check" -s C -d 'Run 
 complete -c git-clada -n "__fish_git_clada_using_subcommand check" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand check" -l staged -d 'Check the staged content for leftover block markers (the pre-commit hook\'s check)'
 complete -c git-clada -n "__fish_git_clada_using_subcommand check" -l no-git -d 'Resolve paths against the current directory instead of the worktree root'
 complete -c git-clada -n "__fish_git_clada_using_subcommand check" -l allow-outside -d 'Accept absolute paths outside the root (as `apply --allow-outside` would)'
@@ -150,8 +154,9 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand parse" -s C -d 'Run 
 complete -c git-clada -n "__fish_git_clada_using_subcommand parse" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand parse" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand parse" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand parse" -s V -l version -d 'Print version'
@@ -159,8 +164,9 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand undo" -s C -d 'Run a
 complete -c git-clada -n "__fish_git_clada_using_subcommand undo" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand undo" -l list -d 'List what undo takes back (newest first) and what redo puts back, and change nothing'
 complete -c git-clada -n "__fish_git_clada_using_subcommand undo" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand undo" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -169,8 +175,9 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand redo" -s C -d 'Run a
 complete -c git-clada -n "__fish_git_clada_using_subcommand redo" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand redo" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand redo" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand redo" -s V -l version -d 'Print version'
@@ -189,8 +196,9 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand squash" -s C -d 'Run
 complete -c git-clada -n "__fish_git_clada_using_subcommand squash" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand squash" -l contiguous-only -d 'Squash each contiguous run separately, keeping human commits in between (default)'
 complete -c git-clada -n "__fish_git_clada_using_subcommand squash" -l no-contiguous-only -d 'Gather the selected commits across human commits, if that needs no conflict resolution'
 complete -c git-clada -n "__fish_git_clada_using_subcommand squash" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
@@ -200,8 +208,9 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand step-back" -s C -d '
 complete -c git-clada -n "__fish_git_clada_using_subcommand step-back" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand step-back" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand step-back" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand step-back" -s V -l version -d 'Print version'
@@ -209,8 +218,9 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand step-forward" -s C -
 complete -c git-clada -n "__fish_git_clada_using_subcommand step-forward" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand step-forward" -l all -d 'Return to the tip at once'
 complete -c git-clada -n "__fish_git_clada_using_subcommand step-forward" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand step-forward" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -220,8 +230,9 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand status" -s C -d 'Run
 complete -c git-clada -n "__fish_git_clada_using_subcommand status" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand status" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand status" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand status" -s V -l version -d 'Print version'
@@ -229,8 +240,9 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand repair-index" -s C -
 complete -c git-clada -n "__fish_git_clada_using_subcommand repair-index" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand repair-index" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand repair-index" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand repair-index" -s V -l version -d 'Print version'
@@ -239,8 +251,9 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand log" -s C -d 'Run as
 complete -c git-clada -n "__fish_git_clada_using_subcommand log" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand log" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand log" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand log" -s V -l version -d 'Print version'
@@ -248,8 +261,9 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand show" -s C -d 'Run a
 complete -c git-clada -n "__fish_git_clada_using_subcommand show" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand show" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand show" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand show" -s V -l version -d 'Print version'
@@ -258,8 +272,9 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand blame" -s C -d 'Run 
 complete -c git-clada -n "__fish_git_clada_using_subcommand blame" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand blame" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand blame" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand blame" -s V -l version -d 'Print version'
@@ -267,30 +282,35 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand stats" -s C -d 'Run 
 complete -c git-clada -n "__fish_git_clada_using_subcommand stats" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand stats" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand stats" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand stats" -s V -l version -d 'Print version'
-complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and not __fish_seen_subcommand_from backfill rewritten post-commit help" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
-complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and not __fish_seen_subcommand_from backfill rewritten post-commit help" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
+complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and not __fish_seen_subcommand_from backfill rewritten post-commit pre-push fetched help" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
+complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and not __fish_seen_subcommand_from backfill rewritten post-commit pre-push fetched help" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
-complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and not __fish_seen_subcommand_from backfill rewritten post-commit help" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
-complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and not __fish_seen_subcommand_from backfill rewritten post-commit help" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and not __fish_seen_subcommand_from backfill rewritten post-commit help" -s V -l version -d 'Print version'
-complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and not __fish_seen_subcommand_from backfill rewritten post-commit help" -f -a "backfill" -d 'Write the logs of AI commits made before git-clada wrote them'
-complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and not __fish_seen_subcommand_from backfill rewritten post-commit help" -f -a "rewritten" -d 'For git\'s post-rewrite hook (installed by `git clada hooks install`): carry the logs of rewritten commits to their new ids, reading git\'s `<old> <new>` lines on standard input. Never fails the rewrite: problems are printed and the exit status is 0'
-complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and not __fish_seen_subcommand_from backfill rewritten post-commit help" -f -a "post-commit" -d 'For git\'s post-commit hook: after a cherry-pick, a merge --squash or a reset --soft, carry the logs of the commits the new one replaces, where git\'s evidence names them; and write the log of a commit holding lines an agent\'s open checkpoints attribute. Never fails: problems are printed and the exit status is 0'
-complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and not __fish_seen_subcommand_from backfill rewritten post-commit help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
+complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and not __fish_seen_subcommand_from backfill rewritten post-commit pre-push fetched help" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
+complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and not __fish_seen_subcommand_from backfill rewritten post-commit pre-push fetched help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and not __fish_seen_subcommand_from backfill rewritten post-commit pre-push fetched help" -s V -l version -d 'Print version'
+complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and not __fish_seen_subcommand_from backfill rewritten post-commit pre-push fetched help" -f -a "backfill" -d 'Write the logs of AI commits made before git-clada wrote them'
+complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and not __fish_seen_subcommand_from backfill rewritten post-commit pre-push fetched help" -f -a "rewritten" -d 'For git\'s post-rewrite hook (installed by `git clada hooks install`): carry the logs of rewritten commits to their new ids, reading git\'s `<old> <new>` lines on standard input. Never fails the rewrite: problems are printed and the exit status is 0'
+complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and not __fish_seen_subcommand_from backfill rewritten post-commit pre-push fetched help" -f -a "post-commit" -d 'For git\'s post-commit hook: after a cherry-pick, a merge --squash or a reset --soft, carry the logs of the commits the new one replaces, where git\'s evidence names them; and write the log of a commit holding lines an agent\'s open checkpoints attribute. Never fails: problems are printed and the exit status is 0'
+complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and not __fish_seen_subcommand_from backfill rewritten post-commit pre-push fetched help" -f -a "pre-push" -d 'For git\'s pre-push hook: push refs/notes/ai to REMOTE where its logs are shared, after merging what it has (fetching, merging and pushing again when another clone pushed first). Never asks for credentials and never fails the push: a problem is one line'
+complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and not __fish_seen_subcommand_from backfill rewritten post-commit pre-push fetched help" -f -a "fetched" -d 'For git\'s post-merge and post-checkout hooks: merge the logs fetched from the remotes (refs/notes/remotes/<remote>/ai) into refs/notes/ai. Never fails'
+complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and not __fish_seen_subcommand_from backfill rewritten post-commit pre-push fetched help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and __fish_seen_subcommand_from backfill" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
 complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and __fish_seen_subcommand_from backfill" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and __fish_seen_subcommand_from backfill" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and __fish_seen_subcommand_from backfill" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and __fish_seen_subcommand_from backfill" -s V -l version -d 'Print version'
@@ -298,8 +318,9 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and __fi
 complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and __fish_seen_subcommand_from rewritten" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and __fish_seen_subcommand_from rewritten" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and __fish_seen_subcommand_from rewritten" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and __fish_seen_subcommand_from rewritten" -s V -l version -d 'Print version'
@@ -307,14 +328,37 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and __fi
 complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and __fish_seen_subcommand_from post-commit" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and __fish_seen_subcommand_from post-commit" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and __fish_seen_subcommand_from post-commit" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and __fish_seen_subcommand_from post-commit" -s V -l version -d 'Print version'
+complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and __fish_seen_subcommand_from pre-push" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
+complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and __fish_seen_subcommand_from pre-push" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
+json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
+llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
+complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and __fish_seen_subcommand_from pre-push" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
+complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and __fish_seen_subcommand_from pre-push" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and __fish_seen_subcommand_from pre-push" -s V -l version -d 'Print version'
+complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and __fish_seen_subcommand_from fetched" -s C -d 'Run as if git-clada was started in DIR instead of the current directory (like `git -C`)' -r -F
+complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and __fish_seen_subcommand_from fetched" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
+json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
+llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
+complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and __fish_seen_subcommand_from fetched" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
+complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and __fish_seen_subcommand_from fetched" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and __fish_seen_subcommand_from fetched" -s V -l version -d 'Print version'
 complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and __fish_seen_subcommand_from help" -f -a "backfill" -d 'Write the logs of AI commits made before git-clada wrote them'
 complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and __fish_seen_subcommand_from help" -f -a "rewritten" -d 'For git\'s post-rewrite hook (installed by `git clada hooks install`): carry the logs of rewritten commits to their new ids, reading git\'s `<old> <new>` lines on standard input. Never fails the rewrite: problems are printed and the exit status is 0'
 complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and __fish_seen_subcommand_from help" -f -a "post-commit" -d 'For git\'s post-commit hook: after a cherry-pick, a merge --squash or a reset --soft, carry the logs of the commits the new one replaces, where git\'s evidence names them; and write the log of a commit holding lines an agent\'s open checkpoints attribute. Never fails: problems are printed and the exit status is 0'
+complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and __fish_seen_subcommand_from help" -f -a "pre-push" -d 'For git\'s pre-push hook: push refs/notes/ai to REMOTE where its logs are shared, after merging what it has (fetching, merging and pushing again when another clone pushed first). Never asks for credentials and never fails the push: a problem is one line'
+complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and __fish_seen_subcommand_from help" -f -a "fetched" -d 'For git\'s post-merge and post-checkout hooks: merge the logs fetched from the remotes (refs/notes/remotes/<remote>/ai) into refs/notes/ai. Never fails'
 complete -c git-clada -n "__fish_git_clada_using_subcommand provenance; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c git-clada -n "__fish_git_clada_using_subcommand watch" -l agent -d 'The agent that wrote the reply, as the Git AI Standard names it (claude, cursor, gemini, codex, …), for the authorship log in refs/notes/ai. Default: config provenance.agent, the MCP client\'s name, else git-clada' -r
 complete -c git-clada -n "__fish_git_clada_using_subcommand watch" -l model -d 'The model that wrote the reply. Default: config provenance.model, else unknown' -r
@@ -339,8 +383,9 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand watch" -s C -d 'Run 
 complete -c git-clada -n "__fish_git_clada_using_subcommand watch" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand watch" -l copy -d 'Put each batch\'s llm report on the clipboard (OSC 52 to the terminal when no display server is reachable). Also on with config `clipboard.copy: true`'
 complete -c git-clada -n "__fish_git_clada_using_subcommand watch" -l prepend -d 'Write each batch\'s summary at the top of the watched file, as the original listener did'
 complete -c git-clada -n "__fish_git_clada_using_subcommand watch" -l no-verify -d 'Do not run the pre-commit, commit-msg and post-commit hooks'
@@ -364,8 +409,9 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand mcp" -s C -d 'Run as
 complete -c git-clada -n "__fish_git_clada_using_subcommand mcp" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand mcp" -l no-git -d 'Serve a plain folder (the current one, or -C DIR) without git: nothing is committed, and undo, redo, status, log and show are not available'
 complete -c git-clada -n "__fish_git_clada_using_subcommand mcp" -l no-verify -d 'Do not run the pre-commit, commit-msg and post-commit hooks on the AI commits'
 complete -c git-clada -n "__fish_git_clada_using_subcommand mcp" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
@@ -382,8 +428,9 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand prompt" -s C -d 'Run
 complete -c git-clada -n "__fish_git_clada_using_subcommand prompt" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand prompt" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand prompt" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand prompt" -s V -l version -d 'Print version'
@@ -391,8 +438,9 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand config" -s C -d 'Run
 complete -c git-clada -n "__fish_git_clada_using_subcommand config" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand config" -l trust -d 'Trust the repository\'s `.clada.yml` as it is now, so the commands and looser settings it sets apply; also imports the commands of an old `.clada/allowed-commands.json` into your approvals (read both first)'
 complete -c git-clada -n "__fish_git_clada_using_subcommand config" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand config" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -409,8 +457,9 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand context" -s C -d 'Ru
 complete -c git-clada -n "__fish_git_clada_using_subcommand context" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand context" -l copy -d 'Copy the context to the clipboard (what happened is said on stderr)'
 complete -c git-clada -n "__fish_git_clada_using_subcommand context" -l no-instructions -d 'Leave the instructions out (the model already has them)'
 complete -c git-clada -n "__fish_git_clada_using_subcommand context" -l no-map -d 'Leave the repository map out'
@@ -421,13 +470,14 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and not __fis
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall check prepare help" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall check prepare help" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall check prepare help" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall check prepare help" -s V -l version -d 'Print version'
-complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall check prepare help" -f -a "install" -d 'Install the hooks'
-complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall check prepare help" -f -a "uninstall" -d 'Remove the hooks, keeping any other content of the hook files'
+complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall check prepare help" -f -a "install" -d 'Install the hooks, and share the AI attribution logs (refs/notes/ai) with every remote: a plain `git push` also pushes them (never forced, asking for no credentials), a plain `git fetch`/`git pull` brings the remote\'s into refs/notes/remotes/<remote>/ai, merged at the next merge, checkout or rewrite, or when git-clada reads them. A remote added later is shared once you run this again'
+complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall check prepare help" -f -a "uninstall" -d 'Remove the hooks, keeping any other content of the hook files, and the fetch refspecs that share the logs'
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall check prepare help" -f -a "check" -d 'Run the repository\'s pre-commit and commit-msg hooks and hooks.after in the sandbox an AI commit runs them in, on the current index (nothing is committed; a fixer may rewrite files, as with git commit), and print what failed and the configuration line that would allow it'
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall check prepare help" -f -a "prepare" -d 'Fill git-clada\'s own hook caches once, with network, in the sandbox (pre-commit install-hooks for a .pre-commit-config.yaml)'
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall check prepare help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -435,8 +485,10 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_se
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from install" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
+complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from install" -l no-share -d 'Leave sharing out (and stop it where an earlier install set it up)'
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from install" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from install" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from install" -s V -l version -d 'Print version'
@@ -444,8 +496,9 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_se
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -s V -l version -d 'Print version'
@@ -453,8 +506,9 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_se
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from check" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from check" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from check" -s V -l version -d 'Print version'
@@ -462,13 +516,14 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_se
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from prepare" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from prepare" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from prepare" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from prepare" -s V -l version -d 'Print version'
-complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from help" -f -a "install" -d 'Install the hooks'
-complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from help" -f -a "uninstall" -d 'Remove the hooks, keeping any other content of the hook files'
+complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from help" -f -a "install" -d 'Install the hooks, and share the AI attribution logs (refs/notes/ai) with every remote: a plain `git push` also pushes them (never forced, asking for no credentials), a plain `git fetch`/`git pull` brings the remote\'s into refs/notes/remotes/<remote>/ai, merged at the next merge, checkout or rewrite, or when git-clada reads them. A remote added later is shared once you run this again'
+complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from help" -f -a "uninstall" -d 'Remove the hooks, keeping any other content of the hook files, and the fetch refspecs that share the logs'
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from help" -f -a "check" -d 'Run the repository\'s pre-commit and commit-msg hooks and hooks.after in the sandbox an AI commit runs them in, on the current index (nothing is committed; a fixer may rewrite files, as with git commit), and print what failed and the configuration line that would allow it'
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from help" -f -a "prepare" -d 'Fill git-clada\'s own hook caches once, with network, in the sandbox (pre-commit install-hooks for a .pre-commit-config.yaml)'
 complete -c git-clada -n "__fish_git_clada_using_subcommand hooks; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -476,8 +531,9 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and not 
 complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and not __fish_seen_subcommand_from install uninstall status help" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and not __fish_seen_subcommand_from install uninstall status help" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and not __fish_seen_subcommand_from install uninstall status help" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and not __fish_seen_subcommand_from install uninstall status help" -s V -l version -d 'Print version'
@@ -489,8 +545,9 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and __fi
 complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and __fish_seen_subcommand_from install" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and __fish_seen_subcommand_from install" -l user -d 'Your own settings for every project (the default): ~/.claude/settings.json, ~/.cursor/hooks.json, ~/.gemini/settings.json, ~/.codex/hooks.json'
 complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and __fish_seen_subcommand_from install" -l project-local -d 'Your own settings for this repository only (.claude/settings.local.json; Claude Code only)'
 complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and __fish_seen_subcommand_from install" -l shared -d 'The repository\'s committed settings (.claude/settings.json, .cursor/hooks.json, .gemini/settings.json, .codex/hooks.json), guarded so teammates without git-clada are not broken'
@@ -501,8 +558,9 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and __fi
 complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and __fish_seen_subcommand_from uninstall" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and __fish_seen_subcommand_from uninstall" -l user -d 'Your own settings for every project (the default): ~/.claude/settings.json, ~/.cursor/hooks.json, ~/.gemini/settings.json, ~/.codex/hooks.json'
 complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and __fish_seen_subcommand_from uninstall" -l project-local -d 'Your own settings for this repository only (.claude/settings.local.json; Claude Code only)'
 complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and __fish_seen_subcommand_from uninstall" -l shared -d 'The repository\'s committed settings (.claude/settings.json, .cursor/hooks.json, .gemini/settings.json, .codex/hooks.json), guarded so teammates without git-clada are not broken'
@@ -513,8 +571,9 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and __fi
 complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and __fish_seen_subcommand_from status" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and __fish_seen_subcommand_from status" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand agent-hook; and __fish_seen_subcommand_from status" -s V -l version -d 'Print version'
@@ -527,8 +586,9 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand install-man" -s C -d
 complete -c git-clada -n "__fish_git_clada_using_subcommand install-man" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand install-man" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand install-man" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c git-clada -n "__fish_git_clada_using_subcommand install-man" -s V -l version -d 'Print version'
@@ -536,8 +596,9 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand demo" -s C -d 'Run a
 complete -c git-clada -n "__fish_git_clada_using_subcommand demo" -l format -d 'Output format. Default: human on a terminal, llm otherwise (json for `parse`, markdown for `prompt`)' -r -f -a "human\t'One line per block with ✅/❌/⏸, hints and outputs; meant for people'
 json\t'Stable machine-readable JSON (documented in docs/json-format.md)'
 llm\t'A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`)'
-markdown\t'Markdown (`prompt` only)'
-text\t'Plain text (`prompt` only)'"
+markdown\t'Markdown (`prompt`, and `stats`\' summary for a pull request)'
+text\t'Plain text (`prompt` only)'
+html\t'One self-contained HTML page (`stats` only)'"
 complete -c git-clada -n "__fish_git_clada_using_subcommand demo" -l keep -d 'Keep the scratch repository (its path is printed) instead of deleting it'
 complete -c git-clada -n "__fish_git_clada_using_subcommand demo" -l dry-run -d 'Show what would happen without changing any file, ref or the index'
 complete -c git-clada -n "__fish_git_clada_using_subcommand demo" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -556,14 +617,14 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish
 complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status repair-index log show blame stats provenance watch mcp prompt config context hooks agent-hook install-man demo help" -f -a "log" -d 'List git-clada commits on the current branch: short hash, age, subject, blocks ok/failed'
 complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status repair-index log show blame stats provenance watch mcp prompt config context hooks agent-hook install-man demo help" -f -a "show" -d 'Show the reply an AI commit was made from and its result report'
 complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status repair-index log show blame stats provenance watch mcp prompt config context hooks agent-hook install-man demo help" -f -a "blame" -d 'Show who wrote each line of a file: the last commit that changed it and whether an AI wrote it'
-complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status repair-index log show blame stats provenance watch mcp prompt config context hooks agent-hook install-man demo help" -f -a "stats" -d 'Count the lines of each commit still present, by who wrote them: AI, human or unknown'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status repair-index log show blame stats provenance watch mcp prompt config context hooks agent-hook install-man demo help" -f -a "stats" -d 'Count the lines of a range by who wrote them: AI (per agent and model), human or unknown'
 complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status repair-index log show blame stats provenance watch mcp prompt config context hooks agent-hook install-man demo help" -f -a "provenance" -d 'Line-level AI attribution: the Git AI Standard\'s authorship logs in refs/notes/ai'
 complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status repair-index log show blame stats provenance watch mcp prompt config context hooks agent-hook install-man demo help" -f -a "watch" -d 'Watch FILE and apply each new complete block once, whenever the file changes'
 complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status repair-index log show blame stats provenance watch mcp prompt config context hooks agent-hook install-man demo help" -f -a "mcp" -d 'Serve git-clada as an MCP server over stdio: the edit tool an agent calls'
 complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status repair-index log show blame stats provenance watch mcp prompt config context hooks agent-hook install-man demo help" -f -a "prompt" -d 'Print the instructions to give a model (system prompt or custom instructions)'
 complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status repair-index log show blame stats provenance watch mcp prompt config context hooks agent-hook install-man demo help" -f -a "config" -d 'Show the effective configuration: every key, its value and where it came from (default, the repository\'s `.clada.yml`, the user\'s `<config dir>/clada/config.yml`, or git config)'
 complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status repair-index log show blame stats provenance watch mcp prompt config context hooks agent-hook install-man demo help" -f -a "context" -d 'Print what a model needs for its first turn: the instructions, a map of the repository, and the chosen files with line numbers'
-complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status repair-index log show blame stats provenance watch mcp prompt config context hooks agent-hook install-man demo help" -f -a "hooks" -d 'Install or remove git-clada\'s git hooks (a pre-commit hook that refuses stray block markers; post-commit and post-rewrite hooks that keep AI line attribution through cherry-pick, amend and rebase), or try the repository\'s hooks in the sandbox AI commits run them in. Existing hook content is preserved; core.hooksPath is respected'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status repair-index log show blame stats provenance watch mcp prompt config context hooks agent-hook install-man demo help" -f -a "hooks" -d 'Install or remove git-clada\'s git hooks (a pre-commit hook that refuses stray block markers; post-commit and post-rewrite hooks that keep AI line attribution through cherry-pick, amend and rebase; pre-push, post-merge and post-checkout hooks and a fetch refspec per remote that share the attribution logs with your remotes), or try the repository\'s hooks in the sandbox AI commits run them in. Existing hook content is preserved; core.hooksPath is respected'
 complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status repair-index log show blame stats provenance watch mcp prompt config context hooks agent-hook install-man demo help" -f -a "agent-hook" -d 'Record an agent\'s own edits: checkpoints per tool call, one AI commit per turn'
 complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status repair-index log show blame stats provenance watch mcp prompt config context hooks agent-hook install-man demo help" -f -a "install-man" -d 'Install the man pages, so `git clada --help` and `man git-clada` work'
 complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish_seen_subcommand_from apply commit check parse undo redo squash step-back step-forward status repair-index log show blame stats provenance watch mcp prompt config context hooks agent-hook install-man demo help" -f -a "demo" -d 'Create a scratch repository in a temporary directory, apply the bundled example reply, print the report and the commit, then undo it'
@@ -571,8 +632,10 @@ complete -c git-clada -n "__fish_git_clada_using_subcommand help; and not __fish
 complete -c git-clada -n "__fish_git_clada_using_subcommand help; and __fish_seen_subcommand_from provenance" -f -a "backfill" -d 'Write the logs of AI commits made before git-clada wrote them'
 complete -c git-clada -n "__fish_git_clada_using_subcommand help; and __fish_seen_subcommand_from provenance" -f -a "rewritten" -d 'For git\'s post-rewrite hook (installed by `git clada hooks install`): carry the logs of rewritten commits to their new ids, reading git\'s `<old> <new>` lines on standard input. Never fails the rewrite: problems are printed and the exit status is 0'
 complete -c git-clada -n "__fish_git_clada_using_subcommand help; and __fish_seen_subcommand_from provenance" -f -a "post-commit" -d 'For git\'s post-commit hook: after a cherry-pick, a merge --squash or a reset --soft, carry the logs of the commits the new one replaces, where git\'s evidence names them; and write the log of a commit holding lines an agent\'s open checkpoints attribute. Never fails: problems are printed and the exit status is 0'
-complete -c git-clada -n "__fish_git_clada_using_subcommand help; and __fish_seen_subcommand_from hooks" -f -a "install" -d 'Install the hooks'
-complete -c git-clada -n "__fish_git_clada_using_subcommand help; and __fish_seen_subcommand_from hooks" -f -a "uninstall" -d 'Remove the hooks, keeping any other content of the hook files'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and __fish_seen_subcommand_from provenance" -f -a "pre-push" -d 'For git\'s pre-push hook: push refs/notes/ai to REMOTE where its logs are shared, after merging what it has (fetching, merging and pushing again when another clone pushed first). Never asks for credentials and never fails the push: a problem is one line'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and __fish_seen_subcommand_from provenance" -f -a "fetched" -d 'For git\'s post-merge and post-checkout hooks: merge the logs fetched from the remotes (refs/notes/remotes/<remote>/ai) into refs/notes/ai. Never fails'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and __fish_seen_subcommand_from hooks" -f -a "install" -d 'Install the hooks, and share the AI attribution logs (refs/notes/ai) with every remote: a plain `git push` also pushes them (never forced, asking for no credentials), a plain `git fetch`/`git pull` brings the remote\'s into refs/notes/remotes/<remote>/ai, merged at the next merge, checkout or rewrite, or when git-clada reads them. A remote added later is shared once you run this again'
+complete -c git-clada -n "__fish_git_clada_using_subcommand help; and __fish_seen_subcommand_from hooks" -f -a "uninstall" -d 'Remove the hooks, keeping any other content of the hook files, and the fetch refspecs that share the logs'
 complete -c git-clada -n "__fish_git_clada_using_subcommand help; and __fish_seen_subcommand_from hooks" -f -a "check" -d 'Run the repository\'s pre-commit and commit-msg hooks and hooks.after in the sandbox an AI commit runs them in, on the current index (nothing is committed; a fixer may rewrite files, as with git commit), and print what failed and the configuration line that would allow it'
 complete -c git-clada -n "__fish_git_clada_using_subcommand help; and __fish_seen_subcommand_from hooks" -f -a "prepare" -d 'Fill git-clada\'s own hook caches once, with network, in the sandbox (pre-commit install-hooks for a .pre-commit-config.yaml)'
 complete -c git-clada -n "__fish_git_clada_using_subcommand help; and __fish_seen_subcommand_from agent-hook" -f -a "install" -d 'Add git-clada\'s hooks to the agent\'s settings (again: no change; your other hooks stay)'

@@ -216,6 +216,38 @@ fn a_branch_switch_commits_the_turn_so_far_on_the_old_branch_and_records_on_the_
     repo.assert_fsck();
 }
 
+/// `git mv b.txt c.txt && sed -i …`, then `git checkout -b fix` (seen under the real Claude
+/// Code, Codex and Gemini CLI, tests/real_agents.rs): the commit of the turn so far on
+/// `main` holds the rename, b.txt gone, though fix's index, which the checkout left, does
+/// not hold b.txt; b.txt is not called the user's untracked file.
+#[test]
+fn a_branch_switch_after_the_agents_git_mv_commits_the_rename_on_the_old_branch() {
+    let body = "alpha\nbeta\ngamma\ndelta\n";
+    let repo = TestRepo::with_files(&[("b.txt", body), ("u.txt", "u\n")]);
+    let initial = repo.head();
+    let mv = "git mv b.txt c.txt && sed -i 's/^gamma$/gamma (agent)/' c.txt";
+    let mut said = shell(&repo, "claude-code", "toolu_1", mv);
+    said += &shell(&repo, "claude-code", "toolu_2", "git checkout -q -b fix");
+    assert!(!said.contains("untracked"), "{said}");
+    let err = stop(&repo, "claude-code");
+    assert_eq!(repo.git(&["rev-parse", "main~1"]).trim_end(), initial);
+    let renamed = repo.git(&["show", "-M", "--name-status", "--format=", "main"]);
+    assert!(
+        renamed.starts_with('R') && renamed.trim_end().ends_with("b.txt\tc.txt"),
+        "{renamed}{said}{err}"
+    );
+    assert_eq!(
+        repo.git(&["show", "main:c.txt"]),
+        body.replace("gamma\n", "gamma (agent)\n")
+    );
+    assert_eq!(lines(&repo, "main"), pairs(&[("c.txt", "3")]));
+    // fix has nothing of its own; the rename came along with the checkout, uncommitted.
+    assert_eq!(repo.git(&["rev-parse", "fix"]).trim_end(), initial, "{err}");
+    assert_eq!(repo.status(), "RM b.txt -> c.txt\n");
+    assert_eq!(repo.git(&["for-each-ref", "refs/clada/agent/"]), "");
+    repo.assert_fsck();
+}
+
 /// The agent stashes its edit (with the user's) and ends its turn: nothing is committed,
 /// the user's edit is not claimed; the agent's stashed edit stays its own, and when the user
 /// pops the stash and commits, the commit's log credits the agent's line only.

@@ -829,3 +829,50 @@ fn recorded_gemini_cli_turn_replayed_is_one_ai_commit() {
     replay(&repo, "gemini", turn, &[("TRANSCRIPT", &path)]);
     assert_recorded_turn(&repo, &initial, "gemini", "gemini-2.5-flash");
 }
+
+/// The end of a turn drops the session's tool calls that never ended. Codex 0.171.0 fires
+/// only PreToolUse for an apply_patch that fails (seen under the real CLI,
+/// tests/real_agents.rs): nothing is left open in `refs/clada/agent/<branch>` after the turn.
+#[test]
+fn a_codex_apply_patch_that_failed_leaves_nothing_open_after_the_turn() {
+    let (repo, initial) = recorded_repo();
+    let turn: &[(&str, &[(&str, &str)])] = &[
+        ("PreToolUse.apply-patch-update", &[]),
+        ("PostToolUse.apply-patch-update", &[("app.txt", APP_EDITED)]),
+        // The patch did not apply: no PostToolUse, nothing written.
+        ("PreToolUse.apply-patch-add", &[]),
+        ("Stop", &[]),
+    ];
+    replay(&repo, "codex", turn, &[]);
+    assert_eq!(repo.git(&["rev-parse", "HEAD~1"]).trim_end(), initial);
+    assert_eq!(changed(&repo, "HEAD"), "app.txt");
+    assert_eq!(repo.git(&["for-each-ref", "refs/clada/agent/"]), "");
+    repo.assert_fsck();
+}
+
+/// Gemini CLI's BeforeTool of a call that then never ran (cancelled) has no AfterTool, and
+/// its calls pair in arrival order: once the turn is over, that before-state is dropped, so
+/// the next turn's AfterTool pairs with its own call's BeforeTool.
+#[test]
+fn a_gemini_call_that_never_ended_does_not_pair_with_the_next_turns_call() {
+    let (repo, initial) = recorded_repo();
+    let transcript = repo.home.path().join("session.jsonl");
+    std::fs::write(&transcript, "").unwrap();
+    let path = transcript.display().to_string();
+    let vars = [("TRANSCRIPT", path.as_str())];
+    let turn: &[(&str, &[(&str, &str)])] = &[("BeforeTool.write-file", &[]), ("AfterAgent", &[])];
+    replay(&repo, "gemini", turn, &vars);
+    assert_eq!(repo.head(), initial);
+    assert_eq!(repo.git(&["for-each-ref", "refs/clada/agent/"]), "");
+    let turn: &[(&str, &[(&str, &str)])] = &[
+        ("BeforeTool.replace", &[]),
+        ("AfterTool.replace", &[("app.txt", APP_EDITED)]),
+        ("AfterAgent", &[]),
+    ];
+    replay(&repo, "gemini", turn, &vars);
+    assert_eq!(repo.git(&["rev-parse", "HEAD~1"]).trim_end(), initial);
+    assert_eq!(changed(&repo, "HEAD"), "app.txt");
+    assert_eq!(repo.status(), "");
+    assert_eq!(repo.git(&["for-each-ref", "refs/clada/agent/"]), "");
+    repo.assert_fsck();
+}

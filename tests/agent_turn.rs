@@ -542,3 +542,40 @@ fn one_undo_takes_back_an_ignored_file_the_turn_wrote_and_redo_writes_it_again()
     assert_eq!(repo.status(), "");
     repo.assert_fsck();
 }
+
+/// A turn's pending record is its commit's own once the commit takes it: after a day of
+/// turns no pending record is left on the branch (it used to stay, nesting every taken
+/// record under the next), and undo and redo of three turns still walk them one by one.
+#[test]
+fn turn_commits_leave_no_pending_record_behind() {
+    let repo = TestRepo::with_files(&[("a.txt", "1\n2\n3\n")]);
+    let initial = repo.head();
+    let pending = || {
+        repo.git_output(&["rev-parse", "--verify", "-q", "refs/clada/pending/main"])
+            .status
+            .success()
+    };
+    for (n, content) in ["1a\n2\n3\n", "1a\n2b\n3\n", "1a\n2b\n3c\n"]
+        .iter()
+        .enumerate()
+    {
+        agent_edit(&repo, "edit", &format!("toolu_{n}"), "a.txt", content);
+        stop(&repo);
+        assert!(!pending(), "turn {n} left a pending record");
+    }
+    let third = repo.head();
+    for _ in 0..3 {
+        clada_ok(&repo, &["undo"]);
+        assert!(!pending(), "an undo left a pending record");
+    }
+    assert_eq!(repo.head(), initial);
+    assert_eq!(repo.read("a.txt"), "1\n2\n3\n");
+    for _ in 0..3 {
+        clada_ok(&repo, &["redo"]);
+        assert!(!pending(), "a redo left a pending record");
+    }
+    assert_eq!(repo.head(), third);
+    assert_eq!(repo.read("a.txt"), "1a\n2b\n3c\n");
+    assert_eq!(repo.status(), "");
+    repo.assert_fsck();
+}

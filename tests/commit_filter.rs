@@ -154,8 +154,12 @@ fn the_users_untracked_file_the_agent_edited_stays_out_and_its_lines_are_credite
         repo.read("notes.txt"),
         "my private line\nanother of mine\nby the agent\n"
     );
-    // The agent's line stays recorded until someone commits it.
+    // The agent's line stays recorded until someone commits it; it is part of the turn, not
+    // an uncommitted call that `undo --list` offers.
     assert_ne!(repo.git(&["for-each-ref", "refs/clada/agent/"]), "");
+    let list = repo.clada(&["undo", "--list"]);
+    let list = String::from_utf8_lossy(&list.stdout).to_string();
+    assert!(!list.contains("left out"), "{list}");
     // The user commits the file: the agent's line is credited to it, the user's are theirs.
     repo.git(&["add", "notes.txt"]);
     repo.git(&["commit", "-qm", "my notes"]);

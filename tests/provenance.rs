@@ -431,8 +431,9 @@ fn stats_count_the_lines_still_present_by_origin() {
         json!({"ai": 3, "human": 0, "unknown": 3}),
         "{report:#}"
     );
+    // Per commit: the files a log names (s.txt, which none names, is in the total only).
     let commits = report["commits"].as_array().expect("commits");
-    assert_eq!(commits.len(), 3, "{report:#}");
+    assert_eq!(commits.len(), 2, "{report:#}");
     assert_eq!(commits[1]["ai"], 3, "{report:#}");
     assert_eq!(commits[0]["unknown"], 1, "{report:#}");
     let out = repo.clada(&["stats", "HEAD~1..HEAD"]);
@@ -442,7 +443,12 @@ fn stats_count_the_lines_still_present_by_origin() {
         text.contains("total") && text.contains("you ") && text.contains(" ai "),
         "{text}"
     );
-    assert_eq!(text.lines().count(), 2, "{text}");
+    // The commit, the total at the tip, the lines the range added; no agent wrote in it.
+    assert_eq!(text.lines().count(), 3, "{text}");
+    assert!(
+        text.lines().nth(2).is_some_and(|l| l.starts_with("added ")),
+        "{text}"
+    );
 }
 
 fn install_pre_commit(repo: &TestRepo, script: &str) {

@@ -8,12 +8,18 @@
 //! uncommitted, the authorship log naming the agent and the model, `git fsck` clean, and
 //! nothing but loopback reached (the server is the CLIs' proxy too).
 //!
+//! The rest of a day's use — a failing shell call, an ignored file, the user's untracked file,
+//! a human edit next to the agent's, a turn the pre-commit hook refuses, three agents at once
+//! — is in `real_agents/scenarios.rs`, on the same harness.
+//!
 //! Each CLI run is killed after `RUN_LIMIT`, and a failure shows the CLI's output and the
 //! server's request log.
 
 mod common;
 #[path = "common/model_server.rs"]
 mod model_server;
+#[path = "real_agents/scenarios.rs"]
+mod scenarios;
 
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -96,35 +102,50 @@ fn agent_cmd(repo: &TestRepo, server: &ModelServer, program: &Path) -> Command {
     cmd
 }
 
-/// Runs `cmd` with its own process group, killed with it after `RUN_LIMIT`.
-fn run(mut cmd: Command, what: &str, server: &ModelServer) -> Run {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let out_path = dir.path().join("stdout");
-    let err_path = dir.path().join("stderr");
+/// A CLI run under way: its process (a group of its own) and where its output goes.
+struct Running {
+    child: std::process::Child,
+    out: tempfile::TempDir,
+    started: Instant,
+}
+
+/// Starts `cmd` in a process group of its own, its output to files.
+fn start(mut cmd: Command, what: &str) -> Running {
+    let out = tempfile::tempdir().expect("tempdir");
     cmd.stdin(Stdio::null())
-        .stdout(std::fs::File::create(&out_path).expect("stdout file"))
-        .stderr(std::fs::File::create(&err_path).expect("stderr file"))
+        .stdout(std::fs::File::create(out.path().join("stdout")).expect("stdout file"))
+        .stderr(std::fs::File::create(out.path().join("stderr")).expect("stderr file"))
         .process_group(0);
-    let mut child = cmd.spawn().unwrap_or_else(|e| panic!("start {what}: {e}"));
-    let start = Instant::now();
+    let child = cmd.spawn().unwrap_or_else(|e| panic!("start {what}: {e}"));
+    Running {
+        child,
+        out,
+        started: Instant::now(),
+    }
+}
+
+/// Waits for a run to end, killing its process group once it has run `RUN_LIMIT`.
+fn finish(mut r: Running, what: &str, server: &ModelServer) -> Run {
     let status = loop {
-        if let Some(status) = child.try_wait().expect("wait") {
+        if let Some(status) = r.child.try_wait().expect("wait") {
             break Some(status);
         }
-        if start.elapsed() > RUN_LIMIT {
+        if r.started.elapsed() > RUN_LIMIT {
             // SAFETY: signals the process group this test started (its id is the child's).
-            unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
-            let _ = child.wait();
+            unsafe { libc::kill(-(r.child.id() as i32), libc::SIGKILL) };
+            let _ = r.child.wait();
             break None;
         }
         std::thread::sleep(Duration::from_millis(50));
     };
-    let read =
-        |p: &Path| String::from_utf8_lossy(&std::fs::read(p).unwrap_or_default()).into_owned();
+    let read = |name: &str| {
+        String::from_utf8_lossy(&std::fs::read(r.out.path().join(name)).unwrap_or_default())
+            .into_owned()
+    };
     let run = Run {
         code: status.and_then(|s| s.code()),
-        stdout: read(&out_path),
-        stderr: read(&err_path),
+        stdout: read("stdout"),
+        stderr: read("stderr"),
     };
     assert!(
         status.is_some(),
@@ -133,6 +154,11 @@ fn run(mut cmd: Command, what: &str, server: &ModelServer) -> Run {
         context(&run, server)
     );
     run
+}
+
+/// Runs `cmd` to its end (`start`, `finish`).
+fn run(cmd: Command, what: &str, server: &ModelServer) -> Run {
+    finish(start(cmd, what), what, server)
 }
 
 /// A CLI's output and the server's requests, for a failing assertion.
@@ -177,7 +203,18 @@ struct Agent {
     configure: fn(&TestRepo, &ModelServer),
     /// The CLI's command line for a headless turn.
     command: fn(&TestRepo, &ModelServer) -> Command,
+    /// The calls that replace each `(old, new)` line of a file, given the folder the CLI
+    /// runs in and the file's path from there (Claude Code reads the file first: its Edit
+    /// refuses one it has not read).
+    edit: fn(&Path, &str, &[Change]) -> Vec<Step>,
+    /// The call that creates a file holding a text, given the folder and the file's path.
+    create: fn(&Path, &str, &str) -> Step,
+    /// The shell tool's call running a command in the repository.
+    shell: fn(&str) -> Step,
 }
+
+/// One line's change, `(old, new)` (`new` may be several lines).
+type Change<'a> = (&'a str, &'a str);
 
 const PROMPT: &str = "Make the change the script describes.";
 
@@ -351,6 +388,24 @@ const CLAUDE: Agent = Agent {
             ]);
         cmd
     },
+    edit: |root, rel, lines| {
+        let file = root.join(rel).display().to_string();
+        let mut calls = vec![Step::call("Read", json!({"file_path": file}))];
+        calls.extend(lines.iter().map(|(old, new)| {
+            Step::call(
+                "Edit",
+                json!({"file_path": file, "old_string": format!("{old}\n"), "new_string": format!("{new}\n")}),
+            )
+        }));
+        calls
+    },
+    create: |root, rel, text| {
+        Step::call(
+            "Write",
+            json!({"file_path": root.join(rel), "content": text}),
+        )
+    },
+    shell: |command| Step::call("Bash", json!({"command": command, "description": "Run it"})),
 };
 
 #[test]
@@ -387,6 +442,17 @@ env_key = "SCRIPTED_API_KEY"
     write_file(&repo.home.path().join(".codex/config.toml"), &config);
 }
 
+/// `codex exec` with the sandbox `sandbox` (`workspace-write`, Codex's own for a headless
+/// run, keeps `.git` read-only: the agent's own `git add` needs `danger-full-access`).
+fn codex_command(repo: &TestRepo, server: &ModelServer, sandbox: &str) -> Command {
+    let mut cmd = agent_cmd(repo, server, &cli(CODEX));
+    // Codex runs only hooks the user trusted: the trust `install codex` wrote, no
+    // --dangerously-bypass-hook-trust (headless `codex exec` skips untrusted ones).
+    cmd.env("SCRIPTED_API_KEY", "scripted")
+        .args(["exec", "--sandbox", sandbox, "--json", PROMPT]);
+    cmd
+}
+
 const CODEX_AGENT: Agent = Agent {
     name: "codex",
     tool: "codex",
@@ -406,19 +472,29 @@ const CODEX_AGENT: Agent = Agent {
         ]
     },
     configure: codex_config,
-    command: |repo, server| {
-        let mut cmd = agent_cmd(repo, server, &cli(CODEX));
-        // Codex runs only hooks the user trusted: the trust `install codex` wrote, no
-        // --dangerously-bypass-hook-trust (headless `codex exec` skips untrusted ones).
-        cmd.env("SCRIPTED_API_KEY", "scripted").args([
-            "exec",
-            "--sandbox",
-            "workspace-write",
-            "--json",
-            PROMPT,
-        ]);
-        cmd
+    command: |repo, server| codex_command(repo, server, "workspace-write"),
+    // One apply_patch per file, a hunk per line.
+    edit: |_, rel, lines| {
+        let mut patch = format!("*** Begin Patch\n*** Update File: {rel}\n");
+        for (old, new) in lines {
+            patch.push_str(&format!("@@\n-{old}\n"));
+            for line in new.lines() {
+                patch.push_str(&format!("+{line}\n"));
+            }
+        }
+        patch.push_str("*** End Patch\n");
+        vec![Step::call("apply_patch", json!(patch))]
     },
+    create: |_, rel, text| {
+        let body: String = text.lines().map(|l| format!("+{l}\n")).collect();
+        Step::call(
+            "apply_patch",
+            json!(format!(
+                "*** Begin Patch\n*** Add File: {rel}\n{body}*** End Patch\n"
+            )),
+        )
+    },
+    shell: |command| Step::call("exec_command", json!({"cmd": command})),
 };
 
 #[test]
@@ -480,6 +556,30 @@ const GEMINI: Agent = Agent {
                 "gemini-2.5-flash",
             ]);
         cmd
+    },
+    edit: |root, rel, lines| {
+        lines
+            .iter()
+            .map(|(old, new)| {
+                Step::call(
+                    "replace",
+                    json!({"file_path": root.join(rel), "old_string": format!("{old}\n"), "new_string": format!("{new}\n"),
+                        "instruction": "Change the line as the script says."}),
+                )
+            })
+            .collect()
+    },
+    create: |root, rel, text| {
+        Step::call(
+            "write_file",
+            json!({"file_path": root.join(rel), "content": text}),
+        )
+    },
+    shell: |command| {
+        Step::call(
+            "run_shell_command",
+            json!({"command": command, "description": "Run it"}),
+        )
     },
 };
 

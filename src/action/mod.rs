@@ -654,7 +654,13 @@ fn run(ctx: &mut Ctx<'_>, pa: &PlannedAction, action: &Action) -> Outcome {
             search,
             replace,
         } => search_replace::run(ctx, path, search, replace, &tag),
-        Action::FilePatch(p) => patch::run(ctx, p, &tag),
+        // A link's patch is its own room (`link`): it replaces the entry, never writes
+        // through it.
+        Action::FilePatch(p) => match hunks::parse(&p.hunks, p.style) {
+            Err(e) => Outcome::fail(format!("file_patch: hunks {e}")),
+            Ok(h) if link::is_link_patch(ctx, p, &h) => link::run(ctx, p, &h),
+            Ok(h) => patch::run(ctx, p, &h, &tag),
+        },
         Action::FileReplaceRange {
             path,
             start_text,

@@ -20,7 +20,7 @@
 use serde_json::json;
 
 use super::fsx::{node_error, EntryKind};
-use super::hunks::{self, Hunk, Style};
+use super::hunks::{Hunk, Style};
 use super::line_edits::Tag;
 use super::locate::{self, Text};
 use super::textmatch;
@@ -82,15 +82,8 @@ impl Patch {
     }
 }
 
-/// The executor.
-pub(super) fn run(ctx: &mut Ctx<'_>, p: &Patch, tag: &Tag) -> Outcome {
-    let hunks = match hunks::parse(&p.hunks, p.style) {
-        Ok(h) => h,
-        Err(e) => return Outcome::fail(format!("{NAME}: hunks {e}")),
-    };
-    if super::link::is_link_patch(ctx, p, &hunks) {
-        return super::link::run(ctx, p, &hunks);
-    }
+/// The executor, with the patch's hunks parsed (a link's patch goes to `super::link`).
+pub(super) fn run(ctx: &mut Ctx<'_>, p: &Patch, hunks: &[Hunk], tag: &Tag) -> Outcome {
     if !p.binary.is_empty() && !hunks.is_empty() {
         return Outcome::fail(format!(
             "{NAME}: '{}' has both text hunks and a binary hunk; a file's patch is one or the other",
@@ -99,8 +92,8 @@ pub(super) fn run(ctx: &mut Ctx<'_>, p: &Patch, tag: &Tag) -> Outcome {
     }
     match p.change {
         Change::Create if !p.binary.is_empty() => create_binary(ctx, p),
-        Change::Create => create(ctx, p, &hunks),
-        Change::Update | Change::Delete => update(ctx, p, &hunks, tag),
+        Change::Create => create(ctx, p, hunks),
+        Change::Update | Change::Delete => update(ctx, p, hunks, tag),
     }
 }
 

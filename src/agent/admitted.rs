@@ -11,11 +11,11 @@ use std::collections::BTreeMap;
 
 use crate::record::admit::{self, LeftOut};
 use crate::record::journal::{Before, JournalPath};
-use crate::repo::{BString, ByteSlice, Repo, RepoError};
+use crate::repo::{BString, ByteSlice, ObjectId, Repo, RepoError};
 
-use super::calls::written;
+use super::observed::written;
+use super::sides::Sides;
 use super::state::{Change, Checkpoint, Held, Stored, StoredKind};
-use super::turn::Sides;
 
 /// A turn's paths sorted by what enters its commit.
 #[derive(Debug, Default)]
@@ -32,15 +32,33 @@ pub struct Split {
     pub notes: Vec<String>,
 }
 
-/// Sorts the turn's `sides` (from its checkpoints) by what enters its commit.
-pub fn split(repo: &Repo, sides: BTreeMap<String, Sides>) -> Result<Split, RepoError> {
+/// Sorts the turn's `sides` (from its checkpoints) by what enters its commit. `tracked`:
+/// the tree of a commit the turn goes on other than HEAD's (the branch the agent switched
+/// away from), whose paths count as tracked too: the index now is the new branch's, and a
+/// file the agent's `git mv` took out of it was tracked there, not the user's untracked one.
+pub fn split(
+    repo: &Repo,
+    sides: BTreeMap<String, Sides>,
+    tracked: Option<ObjectId>,
+) -> Result<Split, RepoError> {
     let index = repo.read_index()?;
     let mut hasher = repo.hasher_with(&index)?;
     let paths: Vec<(BString, bool)> = sides
         .iter()
         .map(|(p, s)| (BString::from(p.as_str()), !s.created))
         .collect();
-    let out_of = admit::agent_paths(repo, &index, &paths)?;
+    let mut out_of = admit::agent_paths(repo, &index, &paths)?;
+    if let Some(tree) = tracked {
+        let mut in_tree = Vec::new();
+        for path in out_of.keys() {
+            if repo.tree_entry(tree, path.as_bstr())?.is_some() {
+                in_tree.push(path.clone());
+            }
+        }
+        for path in in_tree {
+            out_of.remove(&path);
+        }
+    }
     let mut split = Split::default();
     let mut ignored = Vec::new();
     let mut users = Vec::new();
@@ -219,7 +237,7 @@ pub fn keep(
         held.keep(c.before);
         held.keep(c.after);
     }
-    let head = super::calls::head_id(repo)?;
+    let head = super::observed::head_id(repo)?;
     held.state.checkpoints.push(Checkpoint {
         key: None,
         session: session.to_string(),

@@ -5,9 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::authorship::carry;
 use crate::repo::{BString, ByteSlice, ObjectId, Repo, RepoError};
 
+use super::observed::{head_id, written, Seen};
 use super::payload::{Call, Touches};
 use super::shell::GitSeen;
 use super::state::{Change, Checkpoint, FileState, Held, Open, Stored};
@@ -84,15 +84,6 @@ pub fn store_before(held: &mut Held, open: Open) {
     held.state.open.push(open);
 }
 
-/// HEAD's commit id, empty on an unborn branch.
-pub fn head_id(repo: &Repo) -> Result<String, RepoError> {
-    Ok(repo
-        .head()?
-        .commit()
-        .map(|c| c.to_string())
-        .unwrap_or_default())
-}
-
 /// What `after` did with a call.
 #[derive(Debug, PartialEq, Eq)]
 pub enum AfterOutcome {
@@ -158,9 +149,6 @@ pub fn pairs(open: &Open, id: Option<&str>, session: &str) -> bool {
         None => open.key.is_none() && open.session == session,
     }
 }
-
-/// Each path a call may have changed: its content before the call and now.
-pub type Seen = Vec<(String, Option<Stored>, Option<Stored>)>;
 
 /// What a checkpoint says of its call besides the changes.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
@@ -316,24 +304,6 @@ pub(super) fn push(held: &mut Held, mut cp: Checkpoint) -> Result<AfterOutcome, 
     let paths = cp.changes.iter().map(|c| c.path.clone()).collect();
     held.state.checkpoints.push(cp);
     Ok(AfterOutcome::Recorded(paths))
-}
-
-/// The lines of `after` that differ from `before`, as ranges.
-pub(super) fn written(
-    repo: &Repo,
-    before: Option<Stored>,
-    after: Option<Stored>,
-) -> Result<String, RepoError> {
-    let read = |s: Option<Stored>| -> Result<Option<Vec<u8>>, RepoError> {
-        match s {
-            Some(s) if s.kind != super::state::StoredKind::Link => Ok(Some(repo.read_blob(s.id)?)),
-            _ => Ok(None),
-        }
-    };
-    let Some(new) = read(after)? else {
-        return Ok(String::new());
-    };
-    Ok(carry::written_lines(read(before)?.as_deref(), &new).to_string())
 }
 
 /// The repository-relative form of each path (absolute, or relative to `cwd`); paths outside

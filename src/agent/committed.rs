@@ -19,13 +19,9 @@ use crate::authorship::{carry, ids, Log, Metadata};
 use crate::record::provenance::{self, AI_NOTES_REF};
 use crate::repo::{CommitInfo, EntryKind, ObjectId, Repo, RepoError};
 
-use super::calls::head_id;
+use super::observed::{head_id, WALK_LIMIT};
+use super::sides::{sides, Sides};
 use super::state::{self, Change, Checkpoint, Held, Stored};
-use super::turn::{sides, Sides};
-
-/// How many commits past the checkpoints' HEAD are looked at: commits further away (a
-/// long rebase, a reset) leave the checkpoints to the end of the turn.
-pub const WALK_LIMIT: usize = 100;
 
 /// For git's `post-commit` hook: annotates the commits that took the agent's lines and drops
 /// their checkpoints. Nothing when no agent state is recorded on the branch.

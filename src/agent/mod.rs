@@ -18,6 +18,7 @@ pub mod calls;
 pub mod codex_trust;
 pub mod committed;
 pub mod model;
+pub mod observed;
 pub mod payload;
 pub mod prompt;
 pub mod rebuilt;
@@ -25,6 +26,7 @@ pub mod route;
 pub mod settings;
 pub mod setup;
 pub mod shell;
+pub mod sides;
 pub mod spill;
 pub mod stash;
 pub mod state;
@@ -359,6 +361,11 @@ fn stop_call(
     notes: &mut Vec<String>,
 ) -> Result<Handled, AgentError> {
     committed::catch_up(repo, &mut held, !opts.provenance.off)?;
+    // The turn is over, so a call of this session still open never ends: Codex fires only
+    // PreToolUse for an apply_patch that fails, and a call refused or cancelled may have no
+    // after. Left open, it would stay in the state for good, and a later call of an agent
+    // without call ids (Gemini CLI, paired in arrival order) would pair with it.
+    held.state.open.retain(|o| o.session != call.session);
     let unreported = unreported_at_end(repo, &held, head.branch(), &call.session)?;
     if !unreported.is_empty() {
         notes.push(unreported::said(&unreported, "during the agent's turn"));
@@ -452,6 +459,6 @@ fn unreported_at_end(
         .iter()
         .filter(|c| c.session == session && !c.left_out)
         .collect();
-    let sides = turn::sides(repo, &mine)?;
+    let sides = sides::sides(repo, &mine)?;
     unreported::at_end(repo, branch, session, &sides)
 }

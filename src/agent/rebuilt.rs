@@ -6,7 +6,8 @@
 
 use crate::repo::{ByteSlice, Repo, RepoError};
 
-use super::calls::{push, relative_paths, written, AfterOutcome};
+use super::calls::{push, relative_paths, AfterOutcome};
+use super::observed::written;
 use super::payload::{Call, FileEdit, Touches};
 use super::state::{Change, Checkpoint, Held, Stored, StoredKind};
 

@@ -106,7 +106,7 @@ fn base_tree(repo: &Repo, before: &str, now: &str) -> Result<Option<ObjectId>, R
 
 /// Whether `old` is on `tip`'s first-parent chain (as far as `committed` looks).
 pub fn descends(repo: &Repo, tip: ObjectId, old: ObjectId) -> Result<bool, RepoError> {
-    let chain = repo.first_parent_chain(tip, super::committed::WALK_LIMIT + 1)?;
+    let chain = repo.first_parent_chain(tip, super::observed::WALK_LIMIT + 1)?;
     Ok(chain.iter().any(|c| c.id == old))
 }
 

@@ -14,7 +14,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::repo::{Repo, RepoError};
 
-use super::calls::{self, AfterMeta, AfterOutcome, Seen};
+use super::calls::{self, AfterMeta, AfterOutcome};
+use super::observed::Seen;
 use super::payload::Call;
 use super::shell::GitSeen;
 use super::state::{self, Held, Open};

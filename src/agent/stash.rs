@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 
 use crate::repo::{ByteSlice, ObjectId, Repo, RepoError};
 
-use super::calls::{written, Seen};
+use super::observed::{written, Seen};
 use super::shell::GitSeen;
 use super::state::{Change, Checkpoint, Held, Open, Stashed, Stored};
 

@@ -3,7 +3,8 @@
 //! the agent trusts the hooks (Codex's hook trust, Gemini CLI's folder trust; Claude Code
 //! asks none; Cursor's workspace trust cannot be read from outside Cursor), when git-clada
 //! last heard from that agent in this repository, and whether git's hooks that keep the
-//! agent's line attribution through amend and rebase are installed. The last hook time is
+//! agent's line attribution through amend and rebase are installed, and with which remotes
+//! the attribution logs are shared (`record::shared_logs`). The last hook time is
 //! recorded by the hook itself ([`heard`]): one small file per agent under `.git/clada/`.
 
 use std::path::{Path, PathBuf};
@@ -53,6 +54,37 @@ pub struct Report {
     /// One entry per agent and settings file holding git-clada's hooks.
     pub agents: Vec<AgentStatus>,
     pub git_hooks: Option<GitHooks>,
+    /// With which remotes the attribution logs are shared (`None` outside a repository).
+    pub sharing: Option<Sharing>,
+}
+
+/// Sharing the attribution logs (`refs/notes/ai`) with the remotes.
+#[derive(Debug, Serialize)]
+pub struct Sharing {
+    /// Remotes whose logs are fetched (git-clada's fetch refspec in place).
+    pub shared: Vec<String>,
+    /// Remotes without it: added after `git clada hooks install`, or `--no-share`.
+    pub not_shared: Vec<String>,
+    /// Whether git-clada's pre-push hook (which pushes the logs) is installed.
+    pub pre_push: bool,
+    pub fix: Option<String>,
+}
+
+/// The sharing state of `repo`; `None` when its remotes cannot be read.
+pub fn sharing(repo: &Repo) -> Option<Sharing> {
+    let remotes = crate::record::shared_logs::sharing(repo).ok()?;
+    let (shared, not_shared): (Vec<_>, Vec<_>) = remotes.into_iter().partition(|(_, s)| *s);
+    let shared: Vec<String> = shared.into_iter().map(|(r, _)| r).collect();
+    let not_shared: Vec<String> = not_shared.into_iter().map(|(r, _)| r).collect();
+    let pre_push = hook_runs(repo, "pre-push", "git-clada provenance pre-push");
+    let fix = (!not_shared.is_empty() || (!shared.is_empty() && !pre_push))
+        .then(|| "git clada hooks install".to_string());
+    Some(Sharing {
+        shared,
+        not_shared,
+        pre_push,
+        fix,
+    })
 }
 
 #[derive(Debug, Serialize)]
@@ -103,21 +135,9 @@ const GIT_HOOKS: [(&str, &str); 2] = [
 /// (`core.hooksPath` respected), the `.legacy` file the pre-commit framework runs from its
 /// own, or husky 9's `.husky/<name>`; installed when it is executable and runs git-clada.
 pub fn git_hooks(repo: &Repo) -> GitHooks {
-    use std::os::unix::fs::PermissionsExt;
-    let dir = repo.hooks_dir();
-    let husky = dir.file_name().is_some_and(|n| n == "_") && dir.join("h").is_file();
     let (mut installed, mut missing) = (Vec::new(), Vec::new());
     for (name, runs) in GIT_HOOKS {
-        let mut files = vec![dir.join(name), dir.join(format!("{name}.legacy"))];
-        if let (true, Some(parent)) = (husky, dir.parent()) {
-            files.push(parent.join(name));
-        }
-        let found = files.iter().any(|f| {
-            let executable =
-                std::fs::metadata(f).is_ok_and(|m| m.permissions().mode() & 0o111 != 0);
-            executable && std::fs::read(f).is_ok_and(|b| String::from_utf8_lossy(&b).contains(runs))
-        });
-        match found {
+        match hook_runs(repo, name, runs) {
             true => installed.push(name),
             false => missing.push(name),
         }
@@ -128,6 +148,23 @@ pub fn git_hooks(repo: &Repo) -> GitHooks {
         missing,
         fix,
     }
+}
+
+/// Whether git's hook `name` in `repo` runs `runs`: the hook file in git's hooks directory
+/// (`core.hooksPath` respected), the `.legacy` file the pre-commit framework runs from its
+/// own, or husky 9's `.husky/<name>`, executable.
+fn hook_runs(repo: &Repo, name: &str, runs: &str) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = repo.hooks_dir();
+    let husky = dir.file_name().is_some_and(|n| n == "_") && dir.join("h").is_file();
+    let mut files = vec![dir.join(name), dir.join(format!("{name}.legacy"))];
+    if let (true, Some(parent)) = (husky, dir.parent()) {
+        files.push(parent.join(name));
+    }
+    files.iter().any(|f| {
+        let executable = std::fs::metadata(f).is_ok_and(|m| m.permissions().mode() & 0o111 != 0);
+        executable && std::fs::read(f).is_ok_and(|b| String::from_utf8_lossy(&b).contains(runs))
+    })
 }
 
 /// The report for the user whose home is `home`, in `repo` (if any).
@@ -173,6 +210,7 @@ pub fn report(home: Option<&Path>, repo: Option<&Repo>) -> Report {
         repository: root.map(|r| r.display().to_string()),
         agents,
         git_hooks: repo.map(git_hooks),
+        sharing: repo.and_then(sharing),
     }
 }
 
@@ -357,6 +395,36 @@ fn home() -> Option<PathBuf> {
         .map(PathBuf::from)
 }
 
+impl Sharing {
+    /// The line for a person.
+    fn line(&self) -> String {
+        let what = "the attribution logs (refs/notes/ai)";
+        let mut parts = Vec::new();
+        if !self.shared.is_empty() {
+            let pushed = if self.pre_push {
+                ""
+            } else {
+                " (fetched only: the pre-push hook is not installed)"
+            };
+            parts.push(format!("shared with {}{pushed}", self.shared.join(", ")));
+        }
+        if !self.not_shared.is_empty() {
+            parts.push(format!(
+                "not shared with {} (added after `git clada hooks install`, or --no-share)",
+                self.not_shared.join(", ")
+            ));
+        }
+        if parts.is_empty() {
+            parts.push("no remote to share with".into());
+        }
+        let fix = match &self.fix {
+            Some(f) => format!("; run: {f}"),
+            None => String::new(),
+        };
+        format!("{what}: {}{fix}", parts.join("; "))
+    }
+}
+
 impl Report {
     /// The report as lines for a person.
     pub fn lines(&self) -> Vec<String> {
@@ -394,6 +462,9 @@ impl Report {
                 None => out.push(format!("git's hooks that keep the agent's attribution through amend and rebase: installed ({})", g.installed.join(", "))),
                 Some(f) => out.push(format!("git's hooks that keep the agent's attribution through amend and rebase: not installed ({}); run: {f}", g.missing.join(", "))),
             }
+        }
+        if let Some(s) = &self.sharing {
+            out.push(s.line());
         }
         out
     }

@@ -24,8 +24,8 @@ use crate::repo::{BString, ByteSlice, Expected, ObjectId, RefUpdate, Repo, RepoE
 
 use super::calls::{self, AfterMeta, AfterOutcome};
 use super::payload::Call;
+use super::sides::Sides;
 use super::state::{self, Held, Stored, StoredKind};
-use super::turn::Sides;
 
 /// The branch (a full ref name; `None`: detached) whose state holds the before-state of
 /// `call`, when it is not `held`'s: the call switched branches.
@@ -158,7 +158,12 @@ pub fn commit_on(
         return Ok(None);
     };
     let moves = super::shell::moves_of(&mine);
-    let split = super::admitted::split(repo, super::turn::sides(repo, &mine)?)?;
+    let tip = match branch {
+        Some(name) => repo.read_ref(name)?,
+        None => None,
+    };
+    let tip_tree = tip.map(|t| repo.tree_of(t)).transpose()?;
+    let split = super::admitted::split(repo, super::sides::sides(repo, &mine)?, tip_tree)?;
     notes.extend(split.notes);
     let drop_turn = |held: &mut Held, kept| -> Result<(), RepoError> {
         held.state.checkpoints.retain(|c| c.session != session);
@@ -170,11 +175,10 @@ pub fn commit_on(
         drop_turn(held, Vec::new())?;
         return Ok(None);
     };
-    let Some(tip) = repo.read_ref(name)? else {
+    let (Some(tip), Some(tip_tree)) = (tip, tip_tree) else {
         drop_turn(held, split.kept)?;
         return Ok(None);
     };
-    let tip_tree = repo.tree_of(tip)?;
     let (edits, versions, items, skipped) = onto(repo, tip_tree, &split.sides, &moves)?;
     if !skipped.is_empty() {
         notes.push(format!(

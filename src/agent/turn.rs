@@ -4,8 +4,6 @@
 //! stays uncommitted, git's commit hooks run (contained), and the commit carries its
 //! authorship log.
 
-use std::collections::BTreeMap;
-
 use crate::read::input::Reply;
 use crate::record::apply::{
     put_pending, restore_pending, AgentChanges, ApplyError, ApplyOptions, ApplyOutcome,
@@ -14,77 +12,8 @@ use crate::record::journal::JournalAgent;
 use crate::repo::{BString, ByteSlice, Repo, RepoError, TreeChange};
 
 use super::payload::Call;
+use super::sides::sides;
 use super::state::{Checkpoint, Held, Stored};
-
-/// One path over the turn: the user's version (the path before the agent's first change of
-/// it, with edits made by others between the agent's calls) and the agent's last version.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Sides {
-    pub user: Option<Stored>,
-    pub agent: Option<Stored>,
-    /// The agent's first change of the path created it (`record::admit`: a file the user
-    /// had untracked before is never the turn's to commit).
-    pub created: bool,
-}
-
-/// The turn's paths and their sides, from its checkpoints in order. When a path changed
-/// between two of the agent's calls (the user edited it), that edit is carried into the
-/// user's version by a three-way merge (base: the agent's version, ours: the path before the
-/// next call, theirs: the user's version), so it stays the user's; where the merge cannot
-/// tell (a conflict, binary content), the agent's earlier change counts as the user's: a gap
-/// in attribution, never the user's lines counted as the agent's.
-pub fn sides(
-    repo: &Repo,
-    checkpoints: &[&Checkpoint],
-) -> Result<BTreeMap<String, Sides>, RepoError> {
-    let mut out: BTreeMap<String, Sides> = BTreeMap::new();
-    for cp in checkpoints {
-        for ch in &cp.changes {
-            let Some(s) = out.get_mut(&ch.path) else {
-                out.insert(
-                    ch.path.clone(),
-                    Sides {
-                        user: ch.before,
-                        agent: ch.after,
-                        created: ch.before.is_none(),
-                    },
-                );
-                continue;
-            };
-            if ch.before != s.agent {
-                s.user = carry_edit(repo, s.agent, ch.before, s.user)?;
-            }
-            s.agent = ch.after;
-        }
-    }
-    out.retain(|_, s| s.user != s.agent);
-    Ok(out)
-}
-
-/// The user's version with the edit `agent` → `now` (made by someone else) carried in; the
-/// agent's hunks that touch that edit stay on the user's side (`record::admit`).
-pub(super) fn carry_edit(
-    repo: &Repo,
-    agent: Option<Stored>,
-    now: Option<Stored>,
-    user: Option<Stored>,
-) -> Result<Option<Stored>, RepoError> {
-    let (Some(a), Some(n), Some(u)) = (agent, now, user) else {
-        return Ok(now);
-    };
-    let (a_b, n_b, u_b) = (
-        repo.read_blob(a.id)?,
-        repo.read_blob(n.id)?,
-        repo.read_blob(u.id)?,
-    );
-    Ok(match crate::record::admit::users_edit(&a_b, &n_b, &u_b) {
-        Some(carried) => Some(Stored {
-            kind: n.kind,
-            id: repo.write_blob(&carried.user)?,
-        }),
-        None => Some(n),
-    })
-}
 
 /// What the end of a turn did.
 #[derive(Debug)]
@@ -128,7 +57,7 @@ pub fn commit_turn(
     // which the record's untracked paths take back.
     let mut turn_paths: Vec<String> = all_sides.keys().cloned().collect();
     // What enters the commit (`record::admit`): the rest stays in the worktree, said.
-    let split = super::admitted::split(repo, all_sides)?;
+    let split = super::admitted::split(repo, all_sides, None)?;
     notes.extend(split.notes);
     let (sides, kept, untracked) = (split.sides, split.kept, split.untracked);
     turn_paths.retain(|p| !untracked.iter().any(|(before, _)| &before.path == p));

@@ -17,8 +17,8 @@ use std::path::PathBuf;
 
 use crate::repo::{BString, ByteSlice, Repo, RepoError};
 
+use super::sides::Sides;
 use super::state::{state_ref, FileState, Held, Open, Stored};
-use super::turn::Sides;
 
 /// The turn's baseline: the worktree's dirty files when it began, and what was named since.
 #[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
@@ -187,7 +187,7 @@ fn sides_of(repo: &Repo, held: &Held, session: &str) -> Result<BTreeMap<String, 
     let mine: Vec<&super::state::Checkpoint> = (held.state.checkpoints.iter())
         .filter(|c| c.session == session && !c.left_out)
         .collect();
-    super::turn::sides(repo, &mine)
+    super::sides::sides(repo, &mine)
 }
 
 /// What a hook says of edits no hook reported.

@@ -177,6 +177,35 @@ pub fn merge_metadata(into: &mut Metadata, from: &Metadata) {
     }
 }
 
+/// Two logs of one commit (two clones' logs of it) as one, line by line as a squash of two
+/// versions with the same content: `later`'s lines stand, `earlier`'s lines stay where `later`
+/// attests nothing; sessions of both kept (`later`'s record of an id first).
+pub fn overlay(earlier: &Log, later: &Log) -> Log {
+    let mut out = Log {
+        files: Vec::new(),
+        meta: later.meta.clone(),
+    };
+    merge_metadata(&mut out.meta, &earlier.meta);
+    for file in &later.files {
+        for e in &file.entries {
+            out.attest(&file.path, &e.key, &e.lines);
+        }
+    }
+    for file in &earlier.files {
+        let taken = later
+            .files
+            .iter()
+            .filter(|f| f.path == file.path)
+            .flat_map(|f| f.entries.iter())
+            .fold(LineSet::new(), |all, e| all.union(&e.lines));
+        for e in &file.entries {
+            out.attest(&file.path, &e.key, &e.lines.minus(&taken));
+        }
+    }
+    prune_metadata(&mut out);
+    out
+}
+
 /// Drops from `log`'s metadata the records no entry uses any more.
 pub fn prune_metadata(log: &mut Log) {
     let used: Vec<String> = log
@@ -311,6 +340,43 @@ mod tests {
         let got = squash_file(Some(b"a\n\nb\n"), &steps);
         assert_eq!(got.len(), 1, "{got:?}");
         assert_eq!(got[0].1.len(), 1, "{got:?}");
+    }
+
+    #[test]
+    fn overlay_keeps_both_logs_lines_the_later_winning_where_both_attest() {
+        let log = |sid: &str, lines: &str| {
+            let mut l = Log {
+                files: Vec::new(),
+                meta: Metadata::new("c0ffee"),
+            };
+            let key = format!("{sid}::t_00000000000000");
+            l.meta.sessions.insert(
+                sid.to_string(),
+                serde_json::from_value(serde_json::json!({
+                    "agent_id": {"tool": "claude", "id": sid, "model": "m"}
+                }))
+                .unwrap(),
+            );
+            l.attest("a.rs", &key, &set(lines));
+            l
+        };
+        let a = log("s_aaaaaaaaaaaaaa", "1-4");
+        let b = log("s_bbbbbbbbbbbbbb", "3-6");
+        let got = overlay(&a, &b);
+        let lines: Vec<(String, String)> = got.files[0]
+            .entries
+            .iter()
+            .map(|e| (e.key[..16].to_string(), e.lines.to_string()))
+            .collect();
+        assert_eq!(
+            lines,
+            vec![
+                ("s_bbbbbbbbbbbbbb".to_string(), "3-6".to_string()),
+                ("s_aaaaaaaaaaaaaa".to_string(), "1-2".to_string())
+            ]
+        );
+        assert_eq!(got.meta.sessions.len(), 2);
+        assert!(Log::parse(&got.serialize()).is_ok());
     }
 
     #[test]

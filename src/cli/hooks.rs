@@ -1,8 +1,10 @@
 //! `git clada hooks install|uninstall`: git-clada's own git hooks (DESIGN §7.6); `check` and
 //! `prepare` (the hook sandbox, docs/hooks-sandbox.md) are in `hooks_check.rs`.
 //!
-//! The shipped hooks (`hooks/pre-commit`, and `hooks/post-commit` and `hooks/post-rewrite`,
-//! which carry AI line attribution through cherry-pick, amend and rebase) are each put into
+//! The shipped hooks (`hooks/pre-commit`; `hooks/post-commit` and `hooks/post-rewrite`,
+//! which carry AI line attribution through cherry-pick, amend and rebase; and, unless
+//! `--no-share`, `hooks/pre-push`, `hooks/post-merge` and `hooks/post-checkout`, which share
+//! the logs with the remotes, with a fetch refspec per remote: `record::shared_logs`) are each put into
 //! the hooks directory git really uses (`core.hooksPath` respected; under husky 9 the new
 //! ones go to `.husky/<name>`) between marker lines, right after an existing hook's `#!`
 //! line, so whatever the hook already did is kept and still runs (the post-rewrite part
@@ -17,15 +19,18 @@ use anyhow::Context;
 
 use crate::base::error::Outcome;
 use crate::cli::Global;
+use crate::record::shared_logs;
 use crate::repo::Repo;
 
 /// Install or remove git-clada's git hooks (a pre-commit hook that refuses stray block
 /// markers; post-commit and post-rewrite hooks that keep AI line attribution through
-/// cherry-pick, amend and rebase), or try the repository's hooks in the sandbox AI commits
-/// run them in. Existing hook content is preserved; core.hooksPath is respected.
+/// cherry-pick, amend and rebase; pre-push, post-merge and post-checkout hooks and a fetch
+/// refspec per remote that share the attribution logs with your remotes), or try the
+/// repository's hooks in the sandbox AI commits run them in. Existing hook content is
+/// preserved; core.hooksPath is respected.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Examples:\n  git clada hooks install\n  git clada hooks check\n  git clada hooks prepare"
+    after_help = "Examples:\n  git clada hooks install\n  git clada hooks install --no-share\n  git clada hooks check\n  git clada hooks prepare"
 )]
 pub struct Args {
     #[command(subcommand)]
@@ -34,9 +39,18 @@ pub struct Args {
 
 #[derive(Debug, clap::Subcommand)]
 pub enum HooksAction {
-    /// Install the hooks.
-    Install,
-    /// Remove the hooks, keeping any other content of the hook files.
+    /// Install the hooks, and share the AI attribution logs (refs/notes/ai) with every remote:
+    /// a plain `git push` also pushes them (never forced, asking for no credentials), a plain
+    /// `git fetch`/`git pull` brings the remote's into refs/notes/remotes/<remote>/ai, merged
+    /// at the next merge, checkout or rewrite, or when git-clada reads them. A remote added
+    /// later is shared once you run this again.
+    Install {
+        /// Leave sharing out (and stop it where an earlier install set it up).
+        #[arg(long)]
+        no_share: bool,
+    },
+    /// Remove the hooks, keeping any other content of the hook files, and the fetch refspecs
+    /// that share the logs.
     Uninstall,
     /// Run the repository's pre-commit and commit-msg hooks and hooks.after in the sandbox an
     /// AI commit runs them in, on the current index (nothing is committed; a fixer may rewrite
@@ -48,27 +62,46 @@ pub enum HooksAction {
     Prepare,
 }
 
-/// A hook git-clada ships: its name and text.
+/// A hook git-clada ships: its name and text, and whether it is part of sharing the logs.
 #[derive(Clone, Copy)]
 struct Shipped {
     name: &'static str,
     text: &'static str,
+    share: bool,
 }
 
-/// The shipped hooks: the block-marker check, and the two that carry AI line attribution
-/// through the user's own rewrites (docs/provenance.md).
-const SHIPPED: [Shipped; 3] = [
+/// The shipped hooks: the block-marker check, the two that carry AI line attribution through
+/// the user's own rewrites, and the three that share it with the remotes (docs/provenance.md).
+const SHIPPED: [Shipped; 6] = [
     Shipped {
         name: "pre-commit",
         text: include_str!("../../hooks/pre-commit"),
+        share: false,
     },
     Shipped {
         name: "post-commit",
         text: include_str!("../../hooks/post-commit"),
+        share: false,
     },
     Shipped {
         name: "post-rewrite",
         text: include_str!("../../hooks/post-rewrite"),
+        share: false,
+    },
+    Shipped {
+        name: "pre-push",
+        text: include_str!("../../hooks/pre-push"),
+        share: true,
+    },
+    Shipped {
+        name: "post-merge",
+        text: include_str!("../../hooks/post-merge"),
+        share: true,
+    },
+    Shipped {
+        name: "post-checkout",
+        text: include_str!("../../hooks/post-checkout"),
+        share: true,
     },
 ];
 
@@ -330,7 +363,7 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
     match &args.action {
         HooksAction::Check => return super::hooks_check::check(&global),
         HooksAction::Prepare => return super::hooks_check::prepare(&global),
-        HooksAction::Install | HooksAction::Uninstall => {}
+        HooksAction::Install { .. } | HooksAction::Uninstall => {}
     }
     let cwd = std::env::current_dir().context("cannot determine the current directory")?;
     let repo = Repo::discover(&cwd)?;
@@ -349,12 +382,31 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
             .into());
         }
     }
+    let share = matches!(args.action, HooksAction::Install { no_share: false });
     for (path, hook) in paths {
         match args.action {
-            HooksAction::Install => install_one(&path, hook, &global)?,
+            HooksAction::Install { .. } if hook.share && !share => {
+                if located(&path, hook)?
+                    .1
+                    .is_some_and(|t| find_block(&marks(hook.name), &t).is_some())
+                {
+                    uninstall_one(&path, hook, &global)?;
+                }
+            }
+            HooksAction::Install { .. } => install_one(&path, hook, &global)?,
             HooksAction::Uninstall => uninstall_one(&path, hook, &global)?,
             HooksAction::Check | HooksAction::Prepare => {}
         }
+    }
+    let lines = match (&args.action, share) {
+        (HooksAction::Install { .. }, true) => shared_logs::set_up(&repo, global.dry_run)?,
+        _ => shared_logs::remove(&repo, global.dry_run)?,
+    };
+    if matches!(args.action, HooksAction::Install { no_share: true }) {
+        println!("sharing the AI attribution logs with the remotes: left out (--no-share)");
+    }
+    for line in lines {
+        println!("{line}");
     }
     Ok(Outcome::Success)
 }

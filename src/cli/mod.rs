@@ -104,10 +104,12 @@ pub enum FormatArg {
     Json,
     /// A paste-back block for the LLM (`=== CLADA RESULTS ===` … `=== END ===`).
     Llm,
-    /// Markdown (`prompt` only).
+    /// Markdown (`prompt`, and `stats`' summary for a pull request).
     Markdown,
     /// Plain text (`prompt` only).
     Text,
+    /// One self-contained HTML page (`stats` only).
+    Html,
 }
 
 /// Options every subcommand sees.
@@ -224,7 +226,7 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         std::env::set_current_dir(dir)
             .map_err(|e| anyhow::anyhow!("cannot change to directory '{}': {e}", dir.display()))?;
     }
-    let (format, prompt_format) = split_format(cli.format, &cli.command)?;
+    let (format, document) = split_format(cli.format, &cli.command)?;
     let global = Global {
         format,
         dry_run: cli.dry_run,
@@ -244,11 +246,11 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Log(args) => log::run(args, global),
         Command::Show(args) => show::run(args, global),
         Command::Blame(args) => blame::run(args, global),
-        Command::Stats(args) => stats::run(args, global),
+        Command::Stats(args) => stats::run(args, global, document),
         Command::Provenance(args) => provenance::run(args, global),
         Command::Watch(args) => watch::run(args, global),
         Command::Mcp(args) => mcp::run(args, global),
-        Command::Prompt(args) => prompt::run(args, global, prompt_format),
+        Command::Prompt(args) => prompt::run(args, global, document.and_then(prompt_format)),
         Command::Config(args) => config::run(args, global),
         Command::Context(args) => context::run(args, global),
         Command::Hooks(args) => hooks::run(args, global),
@@ -259,34 +261,46 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
     }
 }
 
-/// Splits `--format` into the report format every command uses and the document format of
-/// `prompt`, refusing a value the command does not print.
+/// Splits `--format` into the report format every command uses and the document format
+/// `prompt` or `stats` prints, refusing a value the command does not print.
 fn split_format(
     arg: Option<FormatArg>,
     command: &Command,
-) -> anyhow::Result<(Option<Format>, Option<crate::loops::prompt::PromptFormat>)> {
-    use crate::loops::prompt::PromptFormat;
-    let is_prompt = matches!(command, Command::Prompt(_));
+) -> anyhow::Result<(Option<Format>, Option<FormatArg>)> {
     let refuse = |why: &str| -> anyhow::Error { UsageError(why.to_string()).into() };
-    Ok(match (arg, is_prompt) {
-        (None, _) => (None, None),
-        (Some(FormatArg::Json), true) => (None, Some(PromptFormat::Json)),
-        (Some(FormatArg::Markdown), true) => (None, Some(PromptFormat::Markdown)),
-        (Some(FormatArg::Text), true) => (None, Some(PromptFormat::Text)),
-        (Some(FormatArg::Human | FormatArg::Llm), true) => {
+    let documents: &[FormatArg] = match command {
+        Command::Prompt(_) => &[FormatArg::Json, FormatArg::Markdown, FormatArg::Text],
+        Command::Stats(_) => &[FormatArg::Markdown, FormatArg::Html],
+        _ => &[],
+    };
+    Ok(match arg {
+        None => (None, None),
+        Some(doc) if documents.contains(&doc) => (None, Some(doc)),
+        Some(FormatArg::Human | FormatArg::Llm) if matches!(command, Command::Prompt(_)) => {
             return Err(refuse(
                 "`prompt` prints markdown, text or json; use --format markdown|text|json",
             ))
         }
-        (Some(FormatArg::Human), false) => (Some(Format::Human), None),
-        (Some(FormatArg::Json), false) => (Some(Format::Json), None),
-        (Some(FormatArg::Llm), false) => (Some(Format::Llm), None),
-        (Some(FormatArg::Markdown | FormatArg::Text), false) => {
+        Some(FormatArg::Human) => (Some(Format::Human), None),
+        Some(FormatArg::Json) => (Some(Format::Json), None),
+        Some(FormatArg::Llm) => (Some(Format::Llm), None),
+        Some(FormatArg::Markdown | FormatArg::Text | FormatArg::Html) => {
             return Err(refuse(
-                "--format markdown and text are only for `git clada prompt`; reports are human, json or llm",
+                "--format markdown and text are only for `git clada prompt` (markdown and html for `git clada stats`); reports are human, json or llm",
             ))
         }
     })
+}
+
+/// `prompt`'s document format from `--format`.
+fn prompt_format(doc: FormatArg) -> Option<crate::loops::prompt::PromptFormat> {
+    use crate::loops::prompt::PromptFormat;
+    match doc {
+        FormatArg::Json => Some(PromptFormat::Json),
+        FormatArg::Markdown => Some(PromptFormat::Markdown),
+        FormatArg::Text => Some(PromptFormat::Text),
+        _ => None,
+    }
 }
 
 /// Prints a history command's report — its JSON form, or `human`'s rendering — or hands its

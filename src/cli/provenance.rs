@@ -4,7 +4,7 @@
 use crate::base::error::{Outcome, Refusal};
 use crate::cli::{Format, Global};
 use crate::history::{provenance, HistoryError};
-use crate::record::{commit_evidence, rewritten};
+use crate::record::{commit_evidence, rewritten, shared_logs};
 use crate::repo::Repo;
 
 /// Line-level AI attribution: the Git AI Standard's authorship logs in refs/notes/ai.
@@ -49,6 +49,19 @@ pub enum Action {
     /// Never fails: problems are printed and the exit status is 0.
     #[command(hide = true)]
     PostCommit,
+    /// For git's pre-push hook: push refs/notes/ai to REMOTE where its logs are shared, after
+    /// merging what it has (fetching, merging and pushing again when another clone pushed
+    /// first). Never asks for credentials and never fails the push: a problem is one line.
+    #[command(hide = true)]
+    PrePush {
+        /// The remote git pushes to (a name; a URL is not shared with).
+        #[arg(value_name = "REMOTE")]
+        remote: String,
+    },
+    /// For git's post-merge and post-checkout hooks: merge the logs fetched from the remotes
+    /// (refs/notes/remotes/<remote>/ai) into refs/notes/ai. Never fails.
+    #[command(hide = true)]
+    Fetched,
 }
 
 /// Runs a hook's part, printing what went wrong and never failing git's own command.
@@ -77,13 +90,32 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
                 if !logs_on(&repo)? {
                     return Ok(());
                 }
+                // A pull --rebase fetched the logs of the commits it rebases onto.
+                shared_logs::merge_on_read(&repo);
                 let (rewrites, bad) = rewritten::parse_rewritten(&input);
                 for b in bad {
                     eprintln!("git-clada post-rewrite hook: skipped {b}");
                 }
                 rewritten::carry_rewritten(&repo, &rewrites, &how)?;
                 Ok(())
-            })
+            });
+        }
+        Action::PrePush { remote } => {
+            let pushed = Repo::discover(&std::env::current_dir()?)
+                .map_err(anyhow::Error::from)
+                .and_then(|repo| Ok(shared_logs::push_logs(&repo, &remote)?));
+            match pushed {
+                Ok(None) => {}
+                Ok(Some(line)) => eprintln!("{line}"),
+                Err(e) => eprintln!("git-clada: the AI attribution logs (refs/notes/ai) were not pushed to {remote}: {e:#}; your push is not affected"),
+            }
+            return Ok(Outcome::Success);
+        }
+        Action::Fetched => {
+            if let Ok(repo) = Repo::discover(&std::env::current_dir()?) {
+                shared_logs::merge_on_read(&repo);
+            }
+            return Ok(Outcome::Success);
         }
         Action::PostCommit => {
             return from_hook("post-commit", || {

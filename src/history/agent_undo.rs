@@ -34,7 +34,8 @@ pub fn uncommitted_calls(
         .checkpoints
         .iter()
         .rev()
-        .take_while(|cp| cp.head == tip)
+        // Undo stops at what a turn's commit left out (`undo_agent_call`): so does the list.
+        .take_while(|cp| cp.head == tip && !cp.left_out)
         .map(|cp| format!("the agent's {} ({})", call_name(cp), cp.session))
         .collect())
 }
@@ -74,56 +75,13 @@ pub fn undo_agent_call(
     let cp = last.clone();
     let call = call_name(&cp);
     let index = repo.read_index()?;
-    let mut hasher = repo.hasher_with(&index)?;
-    for ch in &cp.changes {
-        let now = Stored::of(hasher.hash(ch.path.as_bytes().into())?.map(|(e, _)| e));
-        if now != ch.after {
-            return Err(HistoryError::Refused(format!(
-                "{} changed since the agent's {call} wrote it, so undo would lose that change: nothing was changed. Put the agent's version back or take its change back yourself (`git diff -- {}` shows the file), then `git clada undo` again",
-                ch.path, ch.path
-            )));
-        }
+    if let Some(path) = changed_since(repo, &index, &cp, Way::Undo)? {
+        return Err(HistoryError::Refused(format!(
+            "{path} changed since the agent's {call} wrote it, so undo would lose that change: nothing was changed. Put the agent's version back or take its change back yourself (`git diff -- {path}` shows the file), then `git clada undo` again"
+        )));
     }
-    let side = |after: bool| -> Vec<TreeChange> {
-        cp.changes
-            .iter()
-            .map(|ch| TreeChange {
-                path: BString::from(ch.path.as_str()),
-                entry: match after {
-                    true => ch.after,
-                    false => ch.before,
-                }
-                .map(Stored::entry),
-            })
-            .collect()
-    };
-    let head_tree = repo.tree_of(tip)?;
-    let worktree_tree = repo.edit_tree(head_tree, &side(false))?;
-    let index_tree = repo.tree_of_index(head_tree, &index)?;
-    let paths: Vec<String> = cp.changes.iter().map(|c| c.path.clone()).collect();
-    let reason = format!("undo of the agent's {call}");
-    let mut plan = RestorePlan::new(
-        reason.clone(),
-        tip,
-        Some(branch.to_string()),
-        worktree_tree,
-        index_tree,
-        paths.clone(),
-    );
-    plan.keep_index = true;
-    plan.head_from = vec![tip_hex.clone()];
-    let subject = format!("the agent's {call}");
-    let report = UndoReport {
-        operation: "undo".into(),
-        kind: "agent-call".into(),
-        commit: None,
-        subject: Some(subject.clone()),
-        from: tip_hex.clone(),
-        to: tip_hex,
-        paths,
-        restored_work: None,
-        dry_run,
-    };
+    let (mut plan, report) = call_plan(repo, branch, tip, &index, &cp, Way::Undo, dry_run)?;
+    let (reason, subject) = (plan.reason.clone(), format!("the agent's {call}"));
     if dry_run {
         return Ok(Some(report));
     }
@@ -171,50 +129,13 @@ pub fn redo_agent_call(
         )));
     }
     let index = repo.read_index()?;
-    let mut hasher = repo.hasher_with(&index)?;
-    for ch in &cp.changes {
-        let now = Stored::of(hasher.hash(ch.path.as_bytes().into())?.map(|(e, _)| e));
-        if now != ch.before {
-            return Err(HistoryError::Refused(format!(
-                "{} changed since the undo of the agent's {call}; redo would lose that change, so nothing was changed: move it away first",
-                ch.path
-            )));
-        }
+    if let Some(path) = changed_since(repo, &index, &cp, Way::Redo)? {
+        return Err(HistoryError::Refused(format!(
+            "{path} changed since the undo of the agent's {call}; redo would lose that change, so nothing was changed: move it away first"
+        )));
     }
-    let head_tree = repo.tree_of(tip)?;
-    let after: Vec<TreeChange> = cp
-        .changes
-        .iter()
-        .map(|ch| TreeChange {
-            path: BString::from(ch.path.as_str()),
-            entry: ch.after.map(Stored::entry),
-        })
-        .collect();
-    let worktree_tree = repo.edit_tree(head_tree, &after)?;
-    let index_tree = repo.tree_of_index(head_tree, &index)?;
-    let paths: Vec<String> = cp.changes.iter().map(|c| c.path.clone()).collect();
-    let reason = format!("redo of the agent's {call}");
-    let mut plan = RestorePlan::new(
-        reason.clone(),
-        tip,
-        Some(branch.to_string()),
-        worktree_tree,
-        index_tree,
-        paths.clone(),
-    );
-    plan.keep_index = true;
-    plan.head_from = vec![tip.to_string()];
-    let report = UndoReport {
-        operation: "redo".into(),
-        kind: "agent-call".into(),
-        commit: None,
-        subject: Some(format!("the agent's {call}")),
-        from: tip.to_string(),
-        to: tip.to_string(),
-        paths,
-        restored_work: None,
-        dry_run,
-    };
+    let (mut plan, report) = call_plan(repo, branch, tip, &index, &cp, Way::Redo, dry_run)?;
+    let reason = plan.reason.clone();
     if dry_run {
         return Ok(report);
     }
@@ -228,4 +149,95 @@ pub fn redo_agent_call(
     restore::run(repo, &plan, &format!("clada: {reason}"))?;
     drop(held);
     Ok(report)
+}
+
+/// Which way a tool call is replayed: undo puts its files back as they were before it, redo
+/// as it left them.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Way {
+    Undo,
+    Redo,
+}
+
+impl Way {
+    fn name(self) -> &'static str {
+        match self {
+            Way::Undo => "undo",
+            Way::Redo => "redo",
+        }
+    }
+}
+
+/// The first of `cp`'s paths whose content is no longer what the move starts from (the
+/// call's result for an undo, what it replaced for a redo): moving it would lose a change.
+fn changed_since(
+    repo: &Repo,
+    index: &crate::repo::Index,
+    cp: &Checkpoint,
+    way: Way,
+) -> Result<Option<String>, HistoryError> {
+    let mut hasher = repo.hasher_with(index)?;
+    for ch in &cp.changes {
+        let now = Stored::of(hasher.hash(ch.path.as_bytes().into())?.map(|(e, _)| e));
+        let from = match way {
+            Way::Undo => ch.after,
+            Way::Redo => ch.before,
+        };
+        if now != from {
+            return Ok(Some(ch.path.clone()));
+        }
+    }
+    Ok(None)
+}
+
+/// The restore plan that moves `cp`'s files `way` on the branch at `tip` (HEAD and the index
+/// stay), and its report.
+fn call_plan(
+    repo: &Repo,
+    branch: &str,
+    tip: ObjectId,
+    index: &crate::repo::Index,
+    cp: &Checkpoint,
+    way: Way,
+    dry_run: bool,
+) -> Result<(RestorePlan, UndoReport), HistoryError> {
+    let changes: Vec<TreeChange> = cp
+        .changes
+        .iter()
+        .map(|ch| TreeChange {
+            path: BString::from(ch.path.as_str()),
+            entry: match way {
+                Way::Undo => ch.before,
+                Way::Redo => ch.after,
+            }
+            .map(Stored::entry),
+        })
+        .collect();
+    let head_tree = repo.tree_of(tip)?;
+    let worktree_tree = repo.edit_tree(head_tree, &changes)?;
+    let index_tree = repo.tree_of_index(head_tree, index)?;
+    let paths: Vec<String> = cp.changes.iter().map(|c| c.path.clone()).collect();
+    let call = call_name(cp);
+    let mut plan = RestorePlan::new(
+        format!("{} of the agent's {call}", way.name()),
+        tip,
+        Some(branch.to_string()),
+        worktree_tree,
+        index_tree,
+        paths.clone(),
+    );
+    plan.keep_index = true;
+    plan.head_from = vec![tip.to_string()];
+    let report = UndoReport {
+        operation: way.name().into(),
+        kind: "agent-call".into(),
+        commit: None,
+        subject: Some(format!("the agent's {call}")),
+        from: tip.to_string(),
+        to: tip.to_string(),
+        paths,
+        restored_work: None,
+        dry_run,
+    };
+    Ok((plan, report))
 }

@@ -56,6 +56,8 @@ pub fn blame(
     rev: Option<&str>,
     range: Option<(u32, u32)>,
 ) -> Result<BlameReport, HistoryError> {
+    // Logs a fetch brought in count as soon as they are read.
+    crate::record::shared_logs::merge_on_read(repo);
     let commit = resolve(repo, rev)?;
     let blamed = repo.blame(commit, path, range)?;
     let mut origins = Origins::new(repo)?;
@@ -96,28 +98,52 @@ impl<'r> Origins<'r> {
         })
     }
 
-    /// Where line `b` came from.
-    pub(super) fn of(&mut self, b: BlameLine) -> Result<BlamedLine, HistoryError> {
-        if !self.known.contains_key(&b.commit) {
-            let info = self.repo.commit_info(b.commit)?;
+    /// What is known of `commit`: its log, whether it is a snapshot, its reply.
+    fn known(&mut self, commit: ObjectId) -> Result<&Known, HistoryError> {
+        if !self.known.contains_key(&commit) {
+            let info = self.repo.commit_info(commit)?;
             let k = Known {
-                log: log_in(&mut self.book, b.commit)?,
+                log: log_in(&mut self.book, commit)?,
                 snapshot: classify(&info) == Some(CladaCommit::Snapshot),
                 reply: info.trailer(trailer::REPLY).map(|r| r.trim().to_string()),
             };
-            self.known.insert(b.commit, k);
+            self.known.insert(commit, k);
         }
-        Ok(match self.known.get(&b.commit) {
-            Some(k) => origin_of(b, k),
-            None => origin_of(
-                b,
-                &Known {
-                    log: None,
-                    snapshot: false,
-                    reply: None,
-                },
-            ),
-        })
+        self.known
+            .get(&commit)
+            .ok_or_else(|| HistoryError::Refused(format!("cannot read commit {commit}")))
+    }
+
+    /// `commit`'s authorship log, and whether it is a snapshot of the user's own work.
+    pub(super) fn log_of(
+        &mut self,
+        commit: ObjectId,
+    ) -> Result<(Option<&Log>, bool), HistoryError> {
+        let k = self.known(commit)?;
+        Ok((k.log.as_ref(), k.snapshot))
+    }
+
+    /// Where line `b` came from.
+    pub(super) fn of(&mut self, b: BlameLine) -> Result<BlamedLine, HistoryError> {
+        let k = self.known(b.commit)?;
+        Ok(origin_of(b, k))
+    }
+}
+
+/// The agent and model of a log's attestation key: its session's, or an older log's prompt.
+pub(super) fn agent_model(log: &Log, key: &str) -> (Option<String>, Option<String>) {
+    if let Some(s) = log.session_of(key) {
+        return (
+            Some(s.agent_id.tool.clone()),
+            Some(s.agent_id.model.clone()),
+        );
+    }
+    match log.meta.prompts.get(key) {
+        Some(p) => {
+            let field = |f: &str| p["agent_id"][f].as_str().map(str::to_string);
+            (field("tool"), field("model"))
+        }
+        None => (None, None),
     }
 }
 
@@ -150,14 +176,7 @@ fn origin_of(b: BlameLine, k: &Known) -> BlamedLine {
         Some(e) => {
             out.origin = "ai";
             out.session = Some(e.key.split("::").next().unwrap_or_default().to_string());
-            if let Some(s) = log.session_of(&e.key) {
-                out.agent = Some(s.agent_id.tool.clone());
-                out.model = Some(s.agent_id.model.clone());
-            } else if let Some(p) = log.meta.prompts.get(&e.key) {
-                let field = |f: &str| p["agent_id"][f].as_str().map(str::to_string);
-                out.agent = field("tool");
-                out.model = field("model");
-            }
+            (out.agent, out.model) = agent_model(log, &e.key);
             out.reply = k.reply.clone();
         }
         // git-clada's own log claims every line its AI wrote: the others were yours.

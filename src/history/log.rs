@@ -282,6 +282,8 @@ impl ShownReply {
 /// `git clada show [REV]`: the reply a git-clada commit was made from and its results.
 /// Refuses (nothing to show) for a commit git-clada did not make.
 pub fn show(repo: &Repo, rev: &str) -> Result<ShowReport, HistoryError> {
+    // Logs a fetch brought in count as soon as they are read.
+    crate::record::shared_logs::merge_on_read(repo);
     // A revision that does not resolve is a usage error (exit 2), not a safety refusal.
     let id = repo.resolve_commit(rev)?;
     let info = repo.commit_info(id)?;

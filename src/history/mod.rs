@@ -22,6 +22,7 @@ pub mod repair;
 pub mod squash;
 pub mod stack;
 pub mod stats;
+pub mod stats_page;
 pub mod step;
 mod step_undo;
 pub mod undo;

@@ -320,10 +320,7 @@ fn pending_record(repo: &Repo, branch: &str) -> Result<Option<(ObjectId, Journal
 /// The record of the uncommitted apply before the one recorded in `tree` (kept under
 /// `previous`, so undo reaches them one after the other).
 fn previous_pending(repo: &Repo, tree: ObjectId) -> Result<Option<ObjectId>, HistoryError> {
-    Ok(repo
-        .tree_entry(tree, b"previous".as_bstr())?
-        .filter(|e| e.kind == crate::repo::EntryKind::Tree)
-        .map(|e| e.id))
+    Ok(crate::record::apply::previous_pending(repo, tree)?)
 }
 
 /// HEAD, the index's tree and the worktree's tree before and after the uncommitted apply
@@ -360,14 +357,16 @@ fn taken(repo: &Repo, journal: &Journal) -> Result<Option<(ObjectId, Journal)>, 
 }
 
 /// The ref change that leaves the pending record of `branch` as it was before the AI changes
-/// of `taken` (a record's tree) were handed over: its `previous`, or none.
-fn pending_before(repo: &Repo, branch: &str, taken: ObjectId) -> Result<RefChange, HistoryError> {
+/// of `taken` (a record's tree) were handed over: its `previous`, or none — after the undo
+/// of the commit that took them, as after that commit itself (and its redo).
+pub(super) fn pending_before(
+    repo: &Repo,
+    branch: &str,
+    taken: ObjectId,
+    reason: &str,
+) -> Result<RefChange, HistoryError> {
     Ok(match previous_pending(repo, taken)? {
-        Some(previous) => RefChange::set(
-            pending_ref(Some(branch)),
-            previous,
-            "clada: undo of the commit that took pending AI changes",
-        ),
+        Some(previous) => RefChange::set(pending_ref(Some(branch)), previous, reason),
         None => RefChange::delete(pending_ref(Some(branch))),
     })
 }
@@ -504,7 +503,12 @@ fn undo_apply(
         .unwrap_or_default();
     // The pending record the commit took is taken back with it.
     if let Some((tree, _)) = &took {
-        plan.refs_after.push(pending_before(repo, branch, *tree)?);
+        plan.refs_after.push(pending_before(
+            repo,
+            branch,
+            *tree,
+            "clada: undo of the commit that took pending AI changes",
+        )?);
     }
 
     crate::base::trace::phase("undo: state checked");

@@ -17,6 +17,7 @@ pub mod message;
 pub mod provenance;
 pub mod restore;
 pub mod rewritten;
+pub mod shared_logs;
 pub mod snapshot;
 
 /// The notes ref holding each AI commit's reply text (its blob id is the `Clada-Reply`

@@ -64,6 +64,13 @@ impl TestRepo {
     }
 
     fn apply_env(&self, cmd: &mut Command) {
+        // The machine's own variables stay out (a CI image's AWS_CA_BUNDLE would make every
+        // report that ran code name it as withheld): only what a test needs is inherited.
+        for (var, _) in std::env::vars_os() {
+            if !inherited(&var.to_string_lossy()) {
+                cmd.env_remove(&var);
+            }
+        }
         for var in [
             "GIT_DIR",
             "GIT_WORK_TREE",
@@ -475,4 +482,16 @@ pub fn path_with_clada(first: &[PathBuf]) -> String {
         .expect("PATH")
         .to_string_lossy()
         .into_owned()
+}
+
+/// Whether a variable of the test process reaches the programs a test runs: the search path,
+/// the temp folder, who and where the user is, the terminal, and the toolchain's and the
+/// tests' own switches.
+fn inherited(name: &str) -> bool {
+    matches!(
+        name,
+        "PATH" | "TMPDIR" | "USER" | "LOGNAME" | "SHELL" | "TERM" | "LD_LIBRARY_PATH"
+    ) || ["RUST", "CARGO", "CLADA_", "GIT_CLADA_"]
+        .iter()
+        .any(|p| name.starts_with(p))
 }

@@ -9,6 +9,10 @@
 //!
 //! Which step a request gets is read from the conversation it carries (the number of model
 //! turns in its history), not from a counter: a retried request gets the same step again.
+//! A test may attach an action to a step (`ModelServer::start_with`), run once when that step
+//! is first asked for, before it is answered: the agent's tool calls before it are done, its
+//! hooks included, and the agent waits for the model — the moment a human edits a file, or
+//! another session catches up.
 //! std threads and `TcpListener` only; HTTP/1.1, one request per connection.
 // Included by path by the tests and the benchmark that drive the agents; each uses a part.
 #![allow(dead_code)]
@@ -17,7 +21,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
@@ -52,6 +56,9 @@ impl Step {
     }
 }
 
+/// What a test does when a step is first asked for, before the server answers it.
+pub type Action = Box<dyn FnOnce() + Send>;
+
 /// A request the server got.
 #[derive(Clone, Debug)]
 pub struct Request {
@@ -62,6 +69,8 @@ pub struct Request {
     pub body: Value,
     /// Whether it was for another host (a proxy request), refused.
     pub outside: bool,
+    /// When it arrived, counted from the server's start.
+    pub at: Duration,
 }
 
 struct Shared {
@@ -70,6 +79,8 @@ struct Shared {
     script: Vec<Step>,
     requests: Mutex<Vec<Request>>,
     stop: AtomicBool,
+    started: Instant,
+    actions: Mutex<Vec<(usize, Action)>>,
 }
 
 /// A running server; it stops when dropped.
@@ -81,6 +92,17 @@ pub struct ModelServer {
 impl ModelServer {
     /// Starts a server speaking `api` that names itself `model` and plays `script`.
     pub fn start(api: Api, model: &str, script: Vec<Step>) -> ModelServer {
+        ModelServer::start_with(api, model, script, Vec::new())
+    }
+
+    /// `start`, with `actions`: each `(step, action)` runs once, when the step is first asked
+    /// for, before the server answers it.
+    pub fn start_with(
+        api: Api,
+        model: &str,
+        script: Vec<Step>,
+        actions: Vec<(usize, Action)>,
+    ) -> ModelServer {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
         let addr = listener.local_addr().expect("local address");
         let shared = Arc::new(Shared {
@@ -89,6 +111,8 @@ impl ModelServer {
             script,
             requests: Mutex::new(Vec::new()),
             stop: AtomicBool::new(false),
+            started: Instant::now(),
+            actions: Mutex::new(actions),
         });
         let s = Arc::clone(&shared);
         std::thread::spawn(move || {
@@ -143,7 +167,12 @@ impl ModelServer {
         let api = self.shared.api;
         let mut out = String::new();
         for r in self.requests() {
-            out.push_str(&format!("{} {}", r.method, r.target));
+            out.push_str(&format!(
+                "{:>7.3}s {} {}",
+                r.at.as_secs_f64(),
+                r.method,
+                r.target
+            ));
             if !r.outside && is_turn_request(api, &r) {
                 let i = step_index(api, &r.body);
                 let step = match step(&self.shared, i) {
@@ -199,12 +228,26 @@ fn serve(s: &Shared, conn: TcpStream) {
     let outside =
         method == "CONNECT" || target.starts_with("http://") || target.starts_with("https://");
     let parsed = serde_json::from_slice(&body).unwrap_or(Value::Null);
-    s.requests.lock().expect("request log").push(Request {
+    let request = Request {
         method: method.clone(),
         target: target.clone(),
         body: parsed.clone(),
         outside,
-    });
+        at: s.started.elapsed(),
+    };
+    let turn = !outside && is_turn_request(s.api, &request);
+    s.requests.lock().expect("request log").push(request);
+    if turn {
+        let index = step_index(s.api, &parsed);
+        let action = {
+            let mut actions = s.actions.lock().expect("actions");
+            let at = actions.iter().position(|(i, _)| *i == index);
+            at.map(|at| actions.remove(at).1)
+        };
+        if let Some(action) = action {
+            action();
+        }
+    }
     let mut out = conn;
     if s.stop.load(Ordering::SeqCst) {
         return;

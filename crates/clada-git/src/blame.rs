@@ -1,7 +1,9 @@
 //! `git blame --line-porcelain` of one file at one commit, for `git clada blame`: the commit
 //! that last changed each line, and the line's number and path in that commit. Run through
 //! the `git` CLI (gix's blame is not held to git's answers here); always at a commit, never
-//! the worktree, so no filter or hook of the repository runs.
+//! the worktree, so no filter or hook of the repository runs. Paths are read unquoted
+//! (`core.quotePath=false`, and git's C-style quoting undone for the characters it still
+//! quotes), so they match the paths the authorship logs name.
 
 use std::process::{Command, Stdio};
 
@@ -33,6 +35,8 @@ impl Repo {
         cmd.arg("-C").arg(self.workdir()).args([
             "-c",
             "core.fsmonitor=false",
+            "-c",
+            "core.quotePath=false",
             "blame",
             "--line-porcelain",
             "--no-textconv",
@@ -100,13 +104,55 @@ fn parse_porcelain(out: &[u8]) -> Result<Vec<BlameLine>> {
                 if let Some(a) = text.strip_prefix("author ") {
                     l.author = a.to_string();
                 } else if let Some(f) = text.strip_prefix("filename ") {
-                    l.orig_path = f.to_string();
+                    l.orig_path = unquote(f);
                 }
             }
             None => {}
         }
     }
     Ok(lines)
+}
+
+/// A path as git prints it: as is, or in double quotes with C-style escapes (`\"`, `\\`,
+/// `\t`, `\n`, octal bytes) when it holds a character git still quotes.
+pub(crate) fn unquote(text: &str) -> String {
+    let Some(inner) = text.strip_prefix('"').and_then(|t| t.strip_suffix('"')) else {
+        return text.to_string();
+    };
+    let bytes = inner.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'\\' || i + 1 == bytes.len() {
+            out.push(bytes[i]);
+            i += 1;
+            continue;
+        }
+        let c = bytes[i + 1];
+        let octal = bytes
+            .get(i + 1..i + 4)
+            .filter(|d| d.iter().all(|b| (b'0'..=b'7').contains(b)));
+        if let Some(d) = octal {
+            out.push(
+                d.iter()
+                    .fold(0u8, |n, b| n.wrapping_mul(8).wrapping_add(b - b'0')),
+            );
+            i += 4;
+            continue;
+        }
+        out.push(match c {
+            b'n' => b'\n',
+            b't' => b'\t',
+            b'r' => b'\r',
+            b'a' => 7,
+            b'b' => 8,
+            b'f' => 12,
+            b'v' => 11,
+            other => other,
+        });
+        i += 2;
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 #[cfg(test)]
@@ -125,5 +171,12 @@ mod tests {
         assert_eq!(got[1].orig_path, "src/x.rs");
         assert_eq!(got[1].content, b"}");
         assert_eq!(got[0].author, "A B");
+    }
+
+    #[test]
+    fn reads_quoted_paths() {
+        assert_eq!(unquote("caf\u{e9}.txt"), "caf\u{e9}.txt");
+        assert_eq!(unquote("\"caf\\303\\251.txt\""), "caf\u{e9}.txt");
+        assert_eq!(unquote("\"a\\tb\\\"c\\\\d\""), "a\tb\"c\\d");
     }
 }

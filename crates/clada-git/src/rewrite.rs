@@ -123,16 +123,29 @@ impl NoteBook<'_> {
     /// Writes the staged edits as one notes commit without moving the notes ref, and returns
     /// the move to make (compare-and-swap against the commit the book was opened at), so it
     /// can join other reference moves in one transaction. `None` when nothing was staged.
-    pub fn write(mut self, message: &str) -> Result<Option<RefUpdate>> {
+    pub fn write(self, message: &str) -> Result<Option<RefUpdate>> {
         if self.staged == 0 {
             return Ok(None);
         }
+        self.write_with(message, None).map(Some)
+    }
+
+    /// Writes the staged edits (even none) as a merge of the notes commit the book was opened
+    /// at and `other` (another clone's notes commit, which then is in this ref's history), and
+    /// moves the notes ref to it, provided nobody else moved it since the book was opened.
+    pub fn commit_merge(self, message: &str, other: ObjectId) -> Result<()> {
+        let repo = self.repo;
+        let update = self.write_with(message, Some(other))?;
+        repo.update_ref(&update.name, update.new, update.expected, &update.reflog)
+    }
+
+    fn write_with(mut self, message: &str, other: Option<ObjectId>) -> Result<RefUpdate> {
         let tree = self
             .state
             .write(&super::odb::ObjectWriter(self.repo))
             .ctx(format!("cannot write the notes tree of {}", self.notes_ref))?;
         let (_, committer) = self.repo.identity()?;
-        let parents: Vec<ObjectId> = self.parent.into_iter().collect();
+        let parents: Vec<ObjectId> = self.parent.into_iter().chain(other).collect();
         let commit = self
             .repo
             .write_commit(tree, &parents, message, &committer, &committer)?;
@@ -140,12 +153,12 @@ impl NoteBook<'_> {
             Some(p) => Expected::Value(p),
             None => Expected::MustNotExist,
         };
-        Ok(Some(RefUpdate {
+        Ok(RefUpdate {
             name: self.notes_ref,
             new: commit,
             expected,
             reflog: format!("notes: {message}"),
-        }))
+        })
     }
 }
 

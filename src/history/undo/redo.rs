@@ -101,11 +101,12 @@ pub(super) fn redo_commit(
     plan.refs_after = vec![stack::pop(&branch, entry)?];
     if let Some((tree, tj)) = &took {
         plan.untracked.extend(untracked_redo(repo, Some(tj))?);
-        plan.refs_after.push(RefChange::set(
-            pending_ref(Some(&branch)),
+        plan.refs_after.push(super::pending_before(
+            repo,
+            &branch,
             *tree,
             "clada: redo of the commit that took pending AI changes",
-        ));
+        )?);
     }
     plan.paths.sort();
     let report = UndoReport {

@@ -48,8 +48,8 @@ use super::journal::JournalError;
 use super::restore::RestoreError;
 
 pub use records::{
-    is_recorded, kept_ref, pending_ref, put_pending, read_record, record_journal, record_ref,
-    restore_pending, AgentChanges, RECORDS_REF,
+    is_recorded, kept_ref, pending_ref, previous_pending, put_pending, read_record, record_journal,
+    record_ref, restore_pending, AgentChanges, RECORDS_REF,
 };
 pub use stage::HOOK_REFUSED_TURN;
 pub use state::refuse_if_busy;

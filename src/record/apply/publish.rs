@@ -132,6 +132,13 @@ impl Transaction<'_> {
         crate::base::failpoint::hit("apply:after-index");
         // An uncommitted apply recorded earlier is part of the user's work now (its changes
         // are in this apply's "before"): undo reaches it again once this commit is undone.
+        // The pending record this commit took is the commit's own (one undo takes both
+        // back): the branch's pending record is the one before it again, so a day of turns
+        // does not nest every taken record under the next.
+        if let Some(took) = built.took {
+            let previous = super::records::previous_pending(repo, took)?;
+            super::records::restore_pending(repo, start.head.branch(), previous)?;
+        }
 
         let contain = super::stage::changed_hook_files(repo, opts, built);
         post_commit(repo, opts, contain, &mut execution)?;

@@ -492,6 +492,15 @@ pub fn put_pending(
     Ok((record, previous))
 }
 
+/// The pending record before the one recorded in `tree` (kept under `previous` by
+/// [`put_pending`]), if any.
+pub fn previous_pending(repo: &Repo, tree: ObjectId) -> Result<Option<ObjectId>, ApplyError> {
+    Ok(repo
+        .tree_entry(tree, b"previous".as_bstr())?
+        .filter(|e| e.kind == EntryKind::Tree)
+        .map(|e| e.id))
+}
+
 /// Sets the pending record of `branch` back to `previous` (what [`put_pending`] returned),
 /// when the changes it handed over were not taken.
 pub fn restore_pending(

@@ -50,27 +50,11 @@ impl Transaction<'_> {
         lock: crate::repo::IndexLock,
     ) -> Result<ApplyOutcome, ApplyError> {
         let repo = self.repo;
-        if let Ok(on_head) = &built.on_head {
-            warn_uncommitted(&mut execution, on_head);
-        }
         // An agent's turn committed on its own is no reply: its message is the turn's, and
         // its pending changes are what it commits, not something an earlier apply left.
         let turn = built.turn.as_ref().filter(|_| !has_blocks(&execution));
-        if !built.pending.is_empty() && turn.is_none() {
-            let paths: Vec<String> = built.pending.iter().map(|p| p.to_string()).collect();
-            execution.result.warnings.push(format!(
-                "this commit also holds the AI's changes an earlier apply left pending when a hook stopped its commit: {}",
-                paths.join(", ")
-            ));
-        }
-        if let Some(what) = changed_protected(&execution.result) {
-            // A contained step changed the protected set (put back): the user looks first.
-            execution.result.warnings.push(format!(
-                "⏸ nothing was committed: {what} changed what your own next `git commit` or \
-                 `git status` runs (it was put back); the AI's changes are in the worktree and \
-                 stay pending: `git clada commit` commits them once you have looked, `git clada \
-                 undo` takes them back"
-            ));
+        warn_before_commit(&mut execution, &built, turn.is_some());
+        if paused_for_the_user(repo, opts, &built, &mut execution)? {
             lock.commit(&start.index)?;
             let index_tree = self.index_tree;
             return self.close_uncommitted(
@@ -81,58 +65,7 @@ impl Transaction<'_> {
                 Some((built.after_tree, index_tree)),
             );
         }
-        if let Some(step) = changed_called(repo, opts, &built)? {
-            // A file the user's own next commit runs, changed by this reply: the user looks
-            // first (and the contained hooks do not run it now).
-            execution.result.steps.push(step);
-            lock.commit(&start.index)?;
-            let index_tree = self.index_tree;
-            return self.close_uncommitted(
-                start,
-                opts,
-                reply,
-                execution,
-                Some((built.after_tree, index_tree)),
-            );
-        }
-        // The index to commit from, and the one to leave behind: with the user's work kept
-        // uncommitted they differ (the user's staged work stays staged, not committed).
-        let paths: Vec<String> = built.changes.iter().map(|c| c.path.to_string()).collect();
-        let hook_files =
-            super::super::githooks::hook_files_among(repo, paths.iter().map(String::as_str));
-        if let Some((path, what)) = hook_files.first() {
-            execution.result.warnings.push(format!(
-                "this commit changes {path} ({what}), which your own next git commit runs outside \
-                 any sandbox: read it before you commit yourself (git clada show){}",
-                if hook_files.len() > 1 {
-                    format!(", and {} more such files", hook_files.len() - 1)
-                } else {
-                    String::new()
-                }
-            ));
-        }
-        let contain = opts.hooks.policy.unconfined.is_some() && !hook_files.is_empty();
-        let githooks = super::super::githooks::GitHooks::new(repo, &opts.hooks.policy, contain);
-        let has_hooks = !opts.no_verify && githooks.any_before_commit();
-        let runs_hooks = has_hooks && !opts.hooks.exec_denied;
-        if runs_hooks {
-            execution
-                .result
-                .warnings
-                .extend(super::super::githooks::unconfined_warning(
-                    &opts.hooks.policy,
-                    contain,
-                ));
-        }
-        let skipped = has_hooks && opts.hooks.exec_denied;
-        if skipped {
-            execution.result.warnings.push(
-                "the repository's pre-commit/commit-msg hooks did not run: the exec policy is \
-                 deny, and hooks may run code the reply changed; the commit says so \
-                 (Clada-Hooks: skipped)"
-                    .into(),
-            );
-        }
+        let (githooks, runs_hooks, skipped) = plan_hooks(repo, opts, &built, &mut execution);
         let staged = self.stage(start, &built, runs_hooks)?;
         crate::base::trace::phase("index: apply");
 
@@ -176,16 +109,10 @@ impl Transaction<'_> {
             );
         };
         crate::base::trace::phase("write index");
-        if !written.left_out.is_empty() {
-            let paths: Vec<String> = written.left_out.iter().map(|p| p.to_string()).collect();
-            execution.result.warnings.push(format!(
-                "the commit's hooks staged {} this AI commit does not change, so {} left out of it (as you had {} in the index and the worktree): {}",
-                if paths.len() == 1 { "a path" } else { "paths" },
-                if paths.len() == 1 { "it was" } else { "they were" },
-                if paths.len() == 1 { "it" } else { "them" },
-                paths.join(", ")
-            ));
-        }
+        execution
+            .result
+            .warnings
+            .extend(left_out_warning(&written.left_out));
         self.publish(start, opts, reply, execution, &built, written)
     }
 
@@ -683,4 +610,109 @@ pub const HOOK_REFUSED_TURN: &str = "the agent's changes stay in the worktree as
 /// committed on its own.
 pub(super) fn has_blocks(execution: &Execution) -> bool {
     !execution.result.results.is_empty() || !execution.result.parse_errors.is_empty()
+}
+
+/// The warnings every commit of `built` carries: the user's work left uncommitted, and what
+/// an earlier apply left pending that this commit takes (not for an agent's `turn`, whose
+/// pending changes are its own).
+fn warn_before_commit(execution: &mut Execution, built: &Built, turn: bool) {
+    if let Ok(on_head) = &built.on_head {
+        warn_uncommitted(execution, on_head);
+    }
+    if !built.pending.is_empty() && !turn {
+        let paths: Vec<String> = built.pending.iter().map(|p| p.to_string()).collect();
+        execution.result.warnings.push(format!(
+            "this commit also holds the AI's changes an earlier apply left pending when a hook stopped its commit: {}",
+            paths.join(", ")
+        ));
+    }
+}
+
+/// Whether the user looks before anything is committed (said in `execution`): a contained
+/// step changed the protected set (put back), or the reply changed a file the user's own
+/// next commit runs (the contained hooks do not run it now).
+fn paused_for_the_user(
+    repo: &Repo,
+    opts: &ApplyOptions,
+    built: &Built,
+    execution: &mut Execution,
+) -> Result<bool, ApplyError> {
+    if let Some(what) = changed_protected(&execution.result) {
+        execution.result.warnings.push(format!(
+            "⏸ nothing was committed: {what} changed what your own next `git commit` or \
+             `git status` runs (it was put back); the AI's changes are in the worktree and \
+             stay pending: `git clada commit` commits them once you have looked, `git clada \
+             undo` takes them back"
+        ));
+        return Ok(true);
+    }
+    if let Some(step) = changed_called(repo, opts, built)? {
+        execution.result.steps.push(step);
+        return Ok(true);
+    }
+    Ok(false)
+}
+
+/// The repository's git hooks for this commit, whether they run, and whether they were
+/// skipped (exec deny), each said in `execution`; contained even under the user's
+/// `hooks.sandbox: off` when the commit changes a hook file.
+fn plan_hooks<'a>(
+    repo: &'a Repo,
+    opts: &'a ApplyOptions,
+    built: &Built,
+    execution: &mut Execution,
+) -> (super::super::githooks::GitHooks<'a>, bool, bool) {
+    let paths: Vec<String> = built.changes.iter().map(|c| c.path.to_string()).collect();
+    let hook_files =
+        super::super::githooks::hook_files_among(repo, paths.iter().map(String::as_str));
+    if let Some((path, what)) = hook_files.first() {
+        execution.result.warnings.push(format!(
+            "this commit changes {path} ({what}), which your own next git commit runs outside \
+             any sandbox: read it before you commit yourself (git clada show){}",
+            if hook_files.len() > 1 {
+                format!(", and {} more such files", hook_files.len() - 1)
+            } else {
+                String::new()
+            }
+        ));
+    }
+    let contain = opts.hooks.policy.unconfined.is_some() && !hook_files.is_empty();
+    let githooks = super::super::githooks::GitHooks::new(repo, &opts.hooks.policy, contain);
+    let has_hooks = !opts.no_verify && githooks.any_before_commit();
+    let runs_hooks = has_hooks && !opts.hooks.exec_denied;
+    if runs_hooks {
+        execution
+            .result
+            .warnings
+            .extend(super::super::githooks::unconfined_warning(
+                &opts.hooks.policy,
+                contain,
+            ));
+    }
+    let skipped = has_hooks && opts.hooks.exec_denied;
+    if skipped {
+        execution.result.warnings.push(
+            "the repository's pre-commit/commit-msg hooks did not run: the exec policy is \
+             deny, and hooks may run code the reply changed; the commit says so \
+             (Clada-Hooks: skipped)"
+                .into(),
+        );
+    }
+    (githooks, runs_hooks, skipped)
+}
+
+/// The warning naming the paths a commit's hooks staged that the AI commit left out.
+fn left_out_warning(left_out: &[crate::repo::BString]) -> Option<String> {
+    if left_out.is_empty() {
+        return None;
+    }
+    let paths: Vec<String> = left_out.iter().map(|p| p.to_string()).collect();
+    let one = paths.len() == 1;
+    Some(format!(
+        "the commit's hooks staged {} this AI commit does not change, so {} left out of it (as you had {} in the index and the worktree): {}",
+        if one { "a path" } else { "paths" },
+        if one { "it was" } else { "they were" },
+        if one { "it" } else { "them" },
+        paths.join(", ")
+    ))
 }
