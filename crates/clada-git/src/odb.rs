@@ -58,6 +58,12 @@ pub(crate) struct Known {
     present: HashSet<ObjectId>,
     trees: HashMap<ObjectId, Vec<u8>>,
     tree_bytes: usize,
+    /// Trees looked up by name more than once, as name → entry: a walk over many commits
+    /// asks the same records or notes tree for one name each (500 names in a tree of 256
+    /// folders), which a scan answers in time growing with the tree.
+    pub(super) names: HashMap<ObjectId, std::rc::Rc<super::tree::NameIndex>>,
+    /// How often each tree was looked up by name (it gets a name index at the second).
+    pub(super) lookups: HashMap<ObjectId, u32>,
     /// The last few tree edits (base, changes, result): an apply edits the same tree with
     /// the same changes for the commit, the worktree and the index it leaves.
     pub(super) edits: Vec<(ObjectId, Vec<super::TreeChange>, ObjectId)>,
@@ -69,6 +75,16 @@ impl Known {
         if kind == Kind::Tree {
             self.keep_tree(id, data);
         }
+    }
+
+    /// Counts against the same budget as the trees' bytes (an index holds each name once
+    /// more, plus its entry).
+    pub(super) fn may_index(&mut self, bytes: usize) -> bool {
+        if self.tree_bytes + 2 * bytes > KNOWN_TREE_BYTES {
+            return false;
+        }
+        self.tree_bytes += 2 * bytes;
+        true
     }
 
     fn keep_tree(&mut self, id: ObjectId, data: &[u8]) {
@@ -566,5 +582,37 @@ mod tests {
         std::fs::write(&path, &bytes[..bytes.len() / 3]).unwrap();
         assert!(repo.read_loose(ids[ids.len() - 1]).is_none());
         assert!(repo.read_blob(ids[ids.len() - 1]).is_err());
+    }
+}
+
+/// The repository's objects as gix's [`gix::objs::Find`], read the way [`Repo::tree_data`]
+/// reads: from this command's memory, then loose, then through gix. gix's notes reader loads
+/// the subtrees of a notes tree through it (a squash asks one notes tree for 500 commits).
+pub(crate) struct LooseFirst<'r>(pub(crate) &'r Repo);
+
+impl gix::objs::Find for LooseFirst<'_> {
+    fn try_find<'a>(
+        &self,
+        id: &gix::oid,
+        buffer: &'a mut Vec<u8>,
+    ) -> gix::error::Result<Option<gix::objs::Data<'a>>> {
+        let repo = self.0;
+        let known = repo.known.borrow().trees.get(id).cloned();
+        let found = match known {
+            Some(data) => Some((Kind::Tree, data)),
+            None => repo.read_loose(id.to_owned()),
+        };
+        let Some((kind, data)) = found else {
+            return repo.repo.objects.try_find(id, buffer);
+        };
+        if kind == Kind::Tree {
+            repo.known.borrow_mut().remember(id.to_owned(), kind, &data);
+        }
+        *buffer = data;
+        Ok(Some(gix::objs::Data {
+            kind,
+            object_hash: repo.repo.object_hash(),
+            data: buffer,
+        }))
     }
 }

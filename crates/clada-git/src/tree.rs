@@ -8,6 +8,10 @@ use gix::objs::tree::EntryKind as GixKind;
 use gix::ObjectId;
 
 use super::{GixContext, Repo, RepoError, Result};
+use gix::objs::tree::EntryMode;
+
+/// A tree's entries by name (see `Repo::find_name`).
+pub(crate) type NameIndex = std::collections::HashMap<Vec<u8>, (EntryMode, ObjectId)>;
 use clada_base::beneath::Meta;
 
 /// Edits with at most this many changes are remembered (see `odb::Known::edits`)...
@@ -236,18 +240,7 @@ impl Repo {
         let mut current = tree;
         let mut components = path.split(|b| *b == b'/').peekable();
         while let Some(name) = components.next() {
-            let data = self.tree_data(current)?;
-            // Entry by entry up to the one named, not the whole tree decoded first: a
-            // squash's walk looks up 500 commits in a records tree of thousands.
-            let mut found = None;
-            for e in gix::objs::TreeRefIter::from_bytes(&data, self.repo.object_hash()) {
-                let e = e.with_ctx(|| format!("cannot decode tree {current}"))?;
-                if e.filename == name {
-                    found = Some((e.mode, e.oid.to_owned()));
-                    break;
-                }
-            }
-            let Some((mode, id)) = found else {
+            let Some((mode, id)) = self.find_name(current, name)? else {
                 return Ok(None);
             };
             if components.peek().is_none() {
@@ -260,6 +253,42 @@ impl Repo {
                 return Ok(None);
             }
             current = id;
+        }
+        Ok(None)
+    }
+
+    /// The entry `name` of tree `tree`. The first lookup scans the entries up to it; a tree
+    /// asked again gets a name index, so a walk asking one tree for many names (a records or
+    /// notes tree, once per commit) does not scan it each time.
+    fn find_name(&self, tree: ObjectId, name: &[u8]) -> Result<Option<(EntryMode, ObjectId)>> {
+        if let Some(index) = self.known.borrow().names.get(&tree) {
+            return Ok(index.get(name).copied());
+        }
+        let data = self.tree_data(tree)?;
+        let again = {
+            let mut known = self.known.borrow_mut();
+            let seen = known.lookups.entry(tree).or_insert(0);
+            *seen += 1;
+            *seen > 1 && known.may_index(data.len())
+        };
+        if again {
+            let mut index = NameIndex::with_capacity(data.len() / 32);
+            for e in gix::objs::TreeRefIter::from_bytes(&data, self.repo.object_hash()) {
+                let e = e.with_ctx(|| format!("cannot decode tree {tree}"))?;
+                index.insert(e.filename.to_vec(), (e.mode, e.oid.to_owned()));
+            }
+            let found = index.get(name).copied();
+            self.known
+                .borrow_mut()
+                .names
+                .insert(tree, std::rc::Rc::new(index));
+            return Ok(found);
+        }
+        for e in gix::objs::TreeRefIter::from_bytes(&data, self.repo.object_hash()) {
+            let e = e.with_ctx(|| format!("cannot decode tree {tree}"))?;
+            if e.filename == name {
+                return Ok(Some((e.mode, e.oid.to_owned())));
+            }
         }
         Ok(None)
     }
