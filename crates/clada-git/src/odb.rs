@@ -483,6 +483,38 @@ fn temp_name(dir: &Path) -> PathBuf {
     dir.join(format!("tmp_obj_{}_{n}", std::process::id()))
 }
 
+/// The repository's objects as gix's [`gix::objs::Find`], read the way [`Repo::tree_data`]
+/// reads: from this command's memory, then loose, then through gix. gix's notes reader loads
+/// the subtrees of a notes tree through it (a squash asks one notes tree for 500 commits).
+pub(crate) struct LooseFirst<'r>(pub(crate) &'r Repo);
+
+impl gix::objs::Find for LooseFirst<'_> {
+    fn try_find<'a>(
+        &self,
+        id: &gix::oid,
+        buffer: &'a mut Vec<u8>,
+    ) -> gix::error::Result<Option<gix::objs::Data<'a>>> {
+        let repo = self.0;
+        let known = repo.known.borrow().trees.get(id).cloned();
+        let found = match known {
+            Some(data) => Some((Kind::Tree, data)),
+            None => repo.read_loose(id.to_owned()),
+        };
+        let Some((kind, data)) = found else {
+            return repo.repo.objects.try_find(id, buffer);
+        };
+        if kind == Kind::Tree {
+            repo.known.borrow_mut().remember(id.to_owned(), kind, &data);
+        }
+        *buffer = data;
+        Ok(Some(gix::objs::Data {
+            kind,
+            object_hash: repo.repo.object_hash(),
+            data: buffer,
+        }))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -582,37 +614,5 @@ mod tests {
         std::fs::write(&path, &bytes[..bytes.len() / 3]).unwrap();
         assert!(repo.read_loose(ids[ids.len() - 1]).is_none());
         assert!(repo.read_blob(ids[ids.len() - 1]).is_err());
-    }
-}
-
-/// The repository's objects as gix's [`gix::objs::Find`], read the way [`Repo::tree_data`]
-/// reads: from this command's memory, then loose, then through gix. gix's notes reader loads
-/// the subtrees of a notes tree through it (a squash asks one notes tree for 500 commits).
-pub(crate) struct LooseFirst<'r>(pub(crate) &'r Repo);
-
-impl gix::objs::Find for LooseFirst<'_> {
-    fn try_find<'a>(
-        &self,
-        id: &gix::oid,
-        buffer: &'a mut Vec<u8>,
-    ) -> gix::error::Result<Option<gix::objs::Data<'a>>> {
-        let repo = self.0;
-        let known = repo.known.borrow().trees.get(id).cloned();
-        let found = match known {
-            Some(data) => Some((Kind::Tree, data)),
-            None => repo.read_loose(id.to_owned()),
-        };
-        let Some((kind, data)) = found else {
-            return repo.repo.objects.try_find(id, buffer);
-        };
-        if kind == Kind::Tree {
-            repo.known.borrow_mut().remember(id.to_owned(), kind, &data);
-        }
-        *buffer = data;
-        Ok(Some(gix::objs::Data {
-            kind,
-            object_hash: repo.repo.object_hash(),
-            data: buffer,
-        }))
     }
 }
