@@ -38,5 +38,22 @@ for c in "${COUNTS[@]}"; do
         "git rev-parse HEAD^{tree} HEAD~1 && git rev-list --count HEAD && git status --porcelain" \
         "$BENCH_DIR/squash-$c.json"
 done
+# The floor: a squash carries each line's origin through every member's change, so it reads
+# every member's commit, root tree, changed blobs and authorship log once. git reading those
+# same objects (`git cat-file --batch`, one process, through `sh -c` for its standard input):
+# what no squash that keeps attribution can go under with loose objects.
+for c in "${COUNTS[@]}"; do
+    list="$BENCH_DIR/squash-$c.objects"
+    (
+        cd "$dir"
+        git rev-list --objects "refs/bench/base..refs/bench/tip-$c" | cut -d' ' -f1
+        git rev-list "refs/bench/base..refs/bench/tip-$c" >"$list.commits"
+        git notes --ref=ai list | grep -F -f "$list.commits" | cut -d' ' -f1
+    ) >"$list"
+    prep="git update-ref refs/heads/main refs/bench/tip-$c && git reset -q --hard"
+    python3 "$LIB/interleave.py" --title "squash of $c AI commits against git reading its objects" \
+        --cwd "$dir" --side git-clada "$BIN squash --mode auto_ai" "$prep" \
+        --side "git cat-file" "sh -c 'git cat-file --batch <$list >/dev/null'" "$prep"
+done
 (cd "$dir" && git update-ref refs/heads/main "refs/bench/tip-$max" && git reset -q --hard)
 trace "squash of $max commits" "$dir" "$BIN" squash --mode auto_ai

@@ -150,3 +150,59 @@ fn without_a_date_the_ai_commit_has_the_local_offset_git_would_give_it() {
     let gits = repo.git(&["log", "-1", "--format=%ad|%cd", "--date=format:%z"]);
     assert_eq!(gits, ours, "git's own commit");
 }
+
+/// The AI commit's author and committer offsets (`%ad %cd` as `%z`) with no date given, under
+/// `tz` (`None`: unset), and the same of a plain `git commit` made beside it.
+fn offsets_under(tz: Option<&str>, id: &str) -> (String, String) {
+    let repo = TestRepo::with_files(&[("README.md", "readme\n")]);
+    let set = |cmd: &mut std::process::Command| {
+        cmd.env_remove("GIT_AUTHOR_DATE")
+            .env_remove("GIT_COMMITTER_DATE")
+            .env_remove("TZ");
+        if let Some(tz) = tz {
+            cmd.env("TZ", tz);
+        }
+    };
+    let fmt = ["log", "-1", "--format=%ad %cd", "--date=format:%z"];
+    let mut cmd = repo.clada_cmd();
+    set(&mut cmd);
+    cmd.args(["--format", "json", "apply", "-"]);
+    let out = common::spawn_fed(cmd, &write_block(id, "new.txt", "x\n"))
+        .wait_with_output()
+        .unwrap();
+    assert_eq!(
+        exit_code(&out),
+        0,
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ours = repo.git(&fmt);
+    repo.write("human.txt", "y\n");
+    repo.git(&["add", "human.txt"]);
+    let mut git = repo.git_cmd();
+    set(&mut git);
+    assert!(git
+        .args(["commit", "-qm", "human"])
+        .status()
+        .unwrap()
+        .success());
+    (ours.trim().to_string(), repo.git(&fmt).trim().to_string())
+}
+
+#[test]
+fn a_commit_without_a_date_has_the_offset_git_gives_it_under_every_tz() {
+    let mut zones = vec![
+        None,
+        Some("UTC"),
+        Some("EST5EDT"),
+        Some("<+0530>-5:30"),
+        Some(""),
+    ];
+    if std::path::Path::new("/usr/share/zoneinfo/America/New_York").exists() {
+        zones.extend([Some("America/New_York"), Some(":Europe/Paris")]);
+    }
+    for (i, tz) in zones.into_iter().enumerate() {
+        let (ours, gits) = offsets_under(tz, &format!("z{i:02}"));
+        assert_eq!(ours, gits, "TZ={tz:?}");
+    }
+}

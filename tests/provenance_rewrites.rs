@@ -399,3 +399,99 @@ fn an_ambiguous_patch_attributes_nothing() {
     assert_ne!(r.git(&["rev-parse", "f1"]), r.git(&["rev-parse", "f2"]));
     assert!(blame(&r, "app.py", "HEAD").iter().all(|l| l.1 != "ai"));
 }
+
+/// The origins `git clada blame` gives the lines of `path` at `rev`, `ai` or not, in order.
+fn ai_or_not(repo: &TestRepo, path: &str, rev: &str) -> Vec<bool> {
+    blame(repo, path, rev).iter().map(|l| l.1 == "ai").collect()
+}
+
+/// The line ranges `rev`'s log attests in `path`, by agent tool, sorted.
+fn attested(repo: &TestRepo, rev: &str, path: &str) -> Vec<(String, String)> {
+    let text = repo.git(&["notes", "--ref=ai", "show", rev]);
+    let log = Log::parse(&text).unwrap_or_else(|e| panic!("note on {rev}: {e}\n{text}"));
+    let mut out: Vec<(String, String)> = log
+        .files
+        .iter()
+        .filter(|f| f.path == path)
+        .flat_map(|f| f.entries.iter())
+        .map(|e| {
+            let tool = log.session_of(&e.key).map(|s| s.agent_id.tool.clone());
+            (tool.unwrap_or_default(), e.lines.to_string())
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// Issue 52 item 3: an AI commit adds a blank line below an old one (its log: line 3), a
+/// second writes `X` above both. The squashed commit's diff calls `X` and the first blank
+/// line new: both are the AI's, and its log credits exactly them (re-diffing first against
+/// last credited the user with that blank line and left the AI's one unknown).
+#[test]
+fn a_squash_keeps_an_ai_blank_line_beside_an_old_one_the_ais() {
+    let r = repo(&[("f.txt", "a\n\nb\n")]);
+    ok(&r.apply(
+        &write_block("k01", "f.txt", "a\n\n\nb\n"),
+        &["--agent", "claude"],
+    ));
+    assert_eq!(
+        attested(&r, "HEAD", "f.txt"),
+        [("claude".into(), "3".into())]
+    );
+    ok(&r.apply(
+        &write_block("k02", "f.txt", "a\nX\n\n\nb\n"),
+        &["--agent", "codex"],
+    ));
+    assert_eq!(r.git(&["show", "HEAD:f.txt"]), "a\nX\n\n\nb\n");
+    ok(&r.clada(&["squash", "--mode", "auto_ai"]));
+    assert_eq!(r.git(&["rev-list", "--count", "HEAD"]).trim(), "2");
+    assert_eq!(
+        attested(&r, "HEAD", "f.txt"),
+        [("claude".into(), "3".into()), ("codex".into(), "2".into())]
+    );
+    assert_eq!(
+        ai_or_not(&r, "f.txt", "HEAD"),
+        [false, true, true, false, false]
+    );
+    assert_every_note_valid(&r);
+}
+
+/// The same through the user's own rewrites with the hooks installed: an amend that adds a
+/// human line above the AI's blank line, and a `rebase -i` fixup of the second AI commit
+/// into the first.
+#[test]
+fn an_amend_and_a_fixup_keep_an_ai_blank_line_beside_an_old_one_the_ais() {
+    let r = repo(&[("f.txt", "a\n\nb\n"), ("g.txt", "c\n\nd\n")]);
+    ok(&r.clada(&["hooks", "install"]));
+    r.git(&["checkout", "-qb", "feature"]);
+    apply_ai(&r, &write_block("m01", "f.txt", "a\n\n\nb\n"));
+    r.write("f.txt", "a\nX\n\n\nb\n");
+    r.git(&["commit", "-qa", "--amend", "--no-edit"]);
+    assert_eq!(
+        attested(&r, "HEAD", "f.txt"),
+        [("claude".into(), "3".into())]
+    );
+    assert_eq!(
+        ai_or_not(&r, "f.txt", "HEAD"),
+        [false, false, true, false, false]
+    );
+
+    apply_ai(&r, &write_block("m02", "g.txt", "c\n\n\nd\n"));
+    apply_ai(&r, &write_block("m03", "g.txt", "c\nY\n\n\nd\n"));
+    let mut rebase = r.git_cmd();
+    rebase
+        .env("GIT_SEQUENCE_EDITOR", "sed -i '2s/^pick/fixup/'")
+        .args(["rebase", "-qi", "HEAD~2"]);
+    ok(&rebase.output().expect("rebase -i"));
+    assert_eq!(r.git(&["rev-list", "--count", "main..HEAD"]).trim(), "2");
+    assert_eq!(
+        attested(&r, "HEAD", "g.txt"),
+        [("claude".into(), "2".into()), ("claude".into(), "3".into())]
+    );
+    assert_eq!(
+        ai_or_not(&r, "g.txt", "HEAD"),
+        [false, true, true, false, false]
+    );
+    assert_every_note_valid(&r);
+    r.assert_fsck();
+}

@@ -12,7 +12,8 @@ use super::ranges::LineSet;
 /// inside one changed region then count as written (never lines outside it).
 const DIFF_BUDGET: Duration = Duration::from_secs(2);
 
-fn split(text: &[u8]) -> Vec<&[u8]> {
+/// The lines of `text` as git counts them (a last line without a newline is a line).
+pub fn split(text: &[u8]) -> Vec<&[u8]> {
     if text.is_empty() {
         return Vec::new();
     }

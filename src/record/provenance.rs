@@ -234,60 +234,67 @@ pub fn squash_log(
 }
 
 /// [`squash_log`] on logs already read: each member's log (if any) and tree, oldest first.
+/// One pass over the members: each one's change from the tree before it names the paths it
+/// changed, and only those of the paths the logs name are read (a file no member changed is
+/// read once, if a log names it).
 pub fn squash_logs(
     repo: &Repo,
     base_tree: ObjectId,
     logs: &[(Option<Log>, ObjectId)],
     (new_commit, new_tree): (ObjectId, ObjectId),
 ) -> Result<Option<Log>, RepoError> {
-    use crate::authorship::squash::{merge_metadata, prune_metadata, squash_file, Step};
-    let mut paths: Vec<String> = logs
+    use crate::authorship::squash::{merge_metadata, prune_metadata, Keys, Lineage};
+    use std::collections::btree_map::{BTreeMap, Entry as Slot};
+    let named: std::collections::BTreeSet<&str> = logs
         .iter()
         .filter_map(|(l, _)| l.as_ref())
-        .flat_map(|l| l.files.iter().map(|f| f.path.clone()))
+        .flat_map(|l| l.files.iter().map(|f| f.path.as_str()))
         .collect();
-    paths.sort();
-    paths.dedup();
-    if paths.is_empty() {
+    if named.is_empty() {
         return Ok(None);
     }
     let mut out = Log {
         files: Vec::new(),
         meta: Metadata::new(&new_commit.to_string()),
     };
-    for (log, _) in logs {
-        if let Some(l) = log {
-            merge_metadata(&mut out.meta, &l.meta);
+    let mut files: BTreeMap<&str, Lineage> = BTreeMap::new();
+    let mut keys = Keys::default();
+    let mut before = base_tree;
+    let versions = logs.iter().map(|(l, t)| (l.as_ref(), *t));
+    for (log, tree) in versions.chain(std::iter::once((None, new_tree))) {
+        if tree != before {
+            for d in repo.diff_trees(before, tree)? {
+                let Some(path) = std::str::from_utf8(&d.path)
+                    .ok()
+                    .and_then(|p| named.get(p).copied())
+                else {
+                    continue;
+                };
+                let now = content(repo, d.new)?;
+                match files.entry(path) {
+                    Slot::Occupied(f) => f.into_mut().step(now),
+                    Slot::Vacant(f) => f.insert(Lineage::new(content(repo, d.old)?)).step(now),
+                }
+            }
+            before = tree;
+        }
+        let Some(log) = log else { continue };
+        merge_metadata(&mut out.meta, &log.meta);
+        for f in &log.files {
+            let lineage = match files.entry(f.path.as_str()) {
+                Slot::Occupied(l) => l.into_mut(),
+                // No member changed it yet: it is as it was before the first.
+                Slot::Vacant(l) => l.insert(Lineage::new(content_at(repo, base_tree, &f.path)?)),
+            };
+            for e in &f.entries {
+                lineage.attest(keys.index(&e.key), &e.lines);
+            }
         }
     }
     out.meta.base_commit_sha = new_commit.to_string();
-    for path in &paths {
-        let base = content_at(repo, base_tree, path)?;
-        let mut contents = Vec::with_capacity(logs.len() + 1);
-        for (_, tree) in logs {
-            contents.push(content_at(repo, *tree, path)?);
-        }
-        contents.push(content_at(repo, new_tree, path)?);
-        let mut steps: Vec<Step<'_>> = Vec::with_capacity(contents.len());
-        for (i, c) in contents.iter().enumerate() {
-            let entries = logs
-                .get(i)
-                .and_then(|(l, _)| l.as_ref())
-                .and_then(|l| l.files.iter().find(|f| f.path == *path))
-                .map(|f| {
-                    f.entries
-                        .iter()
-                        .map(|e| (e.key.clone(), e.lines.clone()))
-                        .collect()
-                })
-                .unwrap_or_default();
-            steps.push(Step {
-                content: c.as_deref(),
-                entries,
-            });
-        }
-        for (key, lines) in squash_file(base.as_deref(), &steps) {
-            out.attest(path, &key, &lines);
+    for (path, lineage) in &files {
+        for (key, lines) in lineage.finish() {
+            out.attest(path, keys.name(key), &lines);
         }
     }
     prune_metadata(&mut out);

@@ -68,8 +68,10 @@ impl CommitInfo {
 /// Now, as Unix seconds, with the local UTC offset (`TZ`, else `/etc/localtime`, as git
 /// reads them; UTC when neither names a zone that can be read).
 fn now_local() -> (i64, i32) {
-    let t = gix::date::Time::now_local_or_utc();
-    (t.seconds, t.offset)
+    let seconds = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
+    (seconds, super::local_time::local_offset(seconds))
 }
 
 /// The trailer block of `message` as git reads it (`git interpret-trailers --parse`): the last

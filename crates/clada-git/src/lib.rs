@@ -24,6 +24,7 @@ mod commit_cache;
 mod hook_files;
 mod index;
 mod index_stream;
+mod local_time;
 mod lock;
 mod lockfile;
 mod notes;

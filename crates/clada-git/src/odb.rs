@@ -6,10 +6,11 @@
 //! time): most of the cost of writing the dozen small objects of an apply. A repository
 //! opened with object memory (dry runs) keeps its writes in memory, as before.
 //!
-//! Reading: walks over many commits (squash, log, undo's checks) read them through
-//! [`Repo::read_loose`] first, with a reused decompressor and a plain `read` of the file:
-//! gix stats, maps and unmaps every loose object it reads, about half the cost of reading a
-//! small commit. Anything not loose (packed, or only in memory) is read by gix as before.
+//! Reading: commits, trees and blobs are read through [`Repo::read_loose`] first (a squash
+//! reads each member's commit, root tree and note, loose as the applies left them), with a
+//! reused decompressor and a plain `read` of the file: gix stats, maps and unmaps every loose
+//! object it reads and sets up a new decompressor for each, about half the cost of reading a
+//! small object. Anything not loose (packed, or only in memory) is read by gix as before.
 //!
 //! One command's memory ([`Known`]): the ids of the objects it found or wrote, and the bytes of
 //! the trees among them. An apply reads back the trees it has just written (the index's cache
@@ -43,6 +44,12 @@ thread_local! {
     static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
+/// After this many loose reads in a row found no file, the next [`LOOSE_SKIP`] reads go to gix
+/// (packs first) without trying the loose file; then loose is tried again, since a squash reads
+/// packed notes beside loose commits. In a packed repository that wastes 16 `openat` in 272.
+const LOOSE_MISSES: u32 = 16;
+const LOOSE_SKIP: u32 = 256;
+
 /// The most tree bytes one command keeps in [`Known`].
 const KNOWN_TREE_BYTES: usize = 8 << 20;
 
@@ -57,6 +64,17 @@ pub(crate) struct Known {
     present: HashSet<ObjectId>,
     trees: HashMap<ObjectId, Vec<u8>>,
     tree_bytes: usize,
+    /// Trees looked up by name more than once, as name → entry: a walk over many commits
+    /// asks the same records or notes tree for one name each (500 names in a tree of 256
+    /// folders), which a scan answers in time growing with the tree.
+    pub(super) names: HashMap<ObjectId, std::rc::Rc<super::tree::NameIndex>>,
+    /// How often each tree was looked up by name (it gets a name index at the second).
+    pub(super) lookups: HashMap<ObjectId, u32>,
+    /// Loose reads that found no file, in a row, and how many reads are left to go straight
+    /// to gix: in a packed repository (a blame over old history) every loose try is a
+    /// wasted `openat`, one per object.
+    loose_misses: u32,
+    loose_skip: u32,
     /// The last few tree edits (base, changes, result): an apply edits the same tree with
     /// the same changes for the commit, the worktree and the index it leaves.
     pub(super) edits: Vec<(ObjectId, Vec<super::TreeChange>, ObjectId)>,
@@ -68,6 +86,16 @@ impl Known {
         if kind == Kind::Tree {
             self.keep_tree(id, data);
         }
+    }
+
+    /// Counts against the same budget as the trees' bytes (an index holds each name once
+    /// more, plus its entry).
+    pub(super) fn may_index(&mut self, bytes: usize) -> bool {
+        if self.tree_bytes + 2 * bytes > KNOWN_TREE_BYTES {
+            return false;
+        }
+        self.tree_bytes += 2 * bytes;
+        true
     }
 
     fn keep_tree(&mut self, id: ObjectId, data: &[u8]) {
@@ -141,12 +169,16 @@ impl Repo {
         if let Some(data) = self.known.borrow().trees.get(&id) {
             return Ok(data.clone());
         }
-        let data = self
-            .repo
-            .find_tree(id)
-            .with_ctx(|| format!("cannot read tree {id}"))?
-            .detach()
-            .data;
+        let data = match self.read_loose(id) {
+            Some((Kind::Tree, data)) => data,
+            _ => {
+                self.repo
+                    .find_tree(id)
+                    .with_ctx(|| format!("cannot read tree {id}"))?
+                    .detach()
+                    .data
+            }
+        };
         let mut known = self.known.borrow_mut();
         known.present.insert(id);
         known.keep_tree(id, &data);
@@ -156,7 +188,30 @@ impl Repo {
     /// The kind and bytes of object `id` if it is stored loose; `None` when it is not (it may
     /// still be packed) or its file cannot be read as a loose object (gix then reports why).
     pub(crate) fn read_loose(&self, id: ObjectId) -> Option<(Kind, Vec<u8>)> {
-        use std::io::Read;
+        {
+            let mut known = self.known.borrow_mut();
+            if known.loose_skip > 0 {
+                known.loose_skip -= 1;
+                return None;
+            }
+        }
+        let found = self.open_loose(id);
+        let mut known = self.known.borrow_mut();
+        if found.is_some() {
+            known.loose_misses = 0;
+        } else {
+            known.loose_misses += 1;
+            if known.loose_misses >= LOOSE_MISSES {
+                known.loose_misses = 0;
+                known.loose_skip = LOOSE_SKIP;
+            }
+        }
+        drop(known);
+        found.and_then(|file| self.inflate_file(file))
+    }
+
+    /// The loose file of `id`, opened for reading (`None`: there is none).
+    fn open_loose(&self, id: ObjectId) -> Option<std::fs::File> {
         use std::os::fd::{AsRawFd, FromRawFd};
         let dir = self
             .objects_fd
@@ -189,32 +244,38 @@ impl Repo {
             return None;
         }
         // SAFETY: `fd` was just opened and is owned by nothing else.
-        let mut file = unsafe { std::fs::File::from_raw_fd(fd) };
+        Some(unsafe { std::fs::File::from_raw_fd(fd) })
+    }
+
+    /// The kind and bytes of the loose object in `file`.
+    fn inflate_file(&self, mut file: std::fs::File) -> Option<(Kind, Vec<u8>)> {
+        use std::io::Read;
         RAW.with(|cell| {
             let mut raw = cell.borrow_mut();
-            raw.clear();
+            // The buffer keeps its length (zeroed once, as it grows) and `used` says how much
+            // this object filled: zeroing its whole room before every read cost more than the
+            // read of a small object.
+            let mut used = 0;
             // No `stat` for the size: a read that comes back short is the end of a regular
             // file. Should one ever stop short elsewhere, the stream is cut and fails to
             // inflate, and gix reads the object instead.
             loop {
-                if raw.capacity() - raw.len() < 4096 {
-                    let more = raw.capacity().max(8192);
-                    raw.reserve(more);
+                let room = raw.len();
+                if room - used < 4096 {
+                    raw.resize(room + room.max(8192), 0);
                 }
-                let len = raw.len();
-                let spare = raw.capacity() - len;
-                raw.resize(len + spare, 0);
-                let n = match file.read(&mut raw[len..]) {
+                let spare = raw.len() - used;
+                let n = match file.read(&mut raw[used..]) {
                     Ok(n) => n,
                     Err(e) if e.kind() == std::io::ErrorKind::Interrupted => 0,
                     Err(_) => return None,
                 };
-                raw.truncate(len + n);
+                used += n;
                 if n < spare {
                     break;
                 }
             }
-            inflate_loose(&raw).ok()
+            inflate_loose(&raw[..used]).ok()
         })
     }
 
@@ -459,6 +520,38 @@ fn temp_name(dir: &Path) -> PathBuf {
     static NEXT: AtomicUsize = AtomicUsize::new(0);
     let n = NEXT.fetch_add(1, Ordering::Relaxed);
     dir.join(format!("tmp_obj_{}_{n}", std::process::id()))
+}
+
+/// The repository's objects as gix's [`gix::objs::Find`], read the way [`Repo::tree_data`]
+/// reads: from this command's memory, then loose, then through gix. gix's notes reader loads
+/// the subtrees of a notes tree through it (a squash asks one notes tree for 500 commits).
+pub(crate) struct LooseFirst<'r>(pub(crate) &'r Repo);
+
+impl gix::objs::Find for LooseFirst<'_> {
+    fn try_find<'a>(
+        &self,
+        id: &gix::oid,
+        buffer: &'a mut Vec<u8>,
+    ) -> gix::error::Result<Option<gix::objs::Data<'a>>> {
+        let repo = self.0;
+        let known = repo.known.borrow().trees.get(id).cloned();
+        let found = match known {
+            Some(data) => Some((Kind::Tree, data)),
+            None => repo.read_loose(id.to_owned()),
+        };
+        let Some((kind, data)) = found else {
+            return repo.repo.objects.try_find(id, buffer);
+        };
+        if kind == Kind::Tree {
+            repo.known.borrow_mut().remember(id.to_owned(), kind, &data);
+        }
+        *buffer = data;
+        Ok(Some(gix::objs::Data {
+            kind,
+            object_hash: repo.repo.object_hash(),
+            data: buffer,
+        }))
+    }
 }
 
 #[cfg(test)]

@@ -61,7 +61,8 @@ impl Repo {
 impl NoteBook<'_> {
     /// The note on `target` (including edits staged in this book).
     pub fn get(&mut self, target: ObjectId) -> Result<Option<Vec<u8>>> {
-        let found = self.state.get(&target, &self.repo.repo).ctx(format!(
+        let objects = super::odb::LooseFirst(self.repo);
+        let found = self.state.get(&target, &objects).ctx(format!(
             "cannot read the note on {target} in {}",
             self.notes_ref
         ))?;

@@ -8,6 +8,10 @@ use gix::objs::tree::EntryKind as GixKind;
 use gix::ObjectId;
 
 use super::{GixContext, Repo, RepoError, Result};
+use gix::objs::tree::EntryMode;
+
+/// A tree's entries by name (see `Repo::find_name`).
+pub(crate) type NameIndex = std::collections::HashMap<Vec<u8>, (EntryMode, ObjectId)>;
 use clada_base::beneath::Meta;
 
 /// Edits with at most this many changes are remembered (see `odb::Known::edits`)...
@@ -101,6 +105,9 @@ impl Repo {
     }
 
     pub fn read_blob(&self, id: ObjectId) -> Result<Vec<u8>> {
+        if let Some((gix::objs::Kind::Blob, data)) = self.read_loose(id) {
+            return Ok(data);
+        }
         let blob = self
             .repo
             .find_blob(id)
@@ -233,22 +240,55 @@ impl Repo {
         let mut current = tree;
         let mut components = path.split(|b| *b == b'/').peekable();
         while let Some(name) = components.next() {
-            let data = self.tree_data(current)?;
-            let decoded = gix::objs::TreeRef::from_bytes(&data, self.repo.object_hash())
-                .with_ctx(|| format!("cannot decode tree {current}"))?;
-            let Some(found) = decoded.entries.iter().find(|e| e.filename == name) else {
+            let Some((mode, id)) = self.find_name(current, name)? else {
                 return Ok(None);
             };
             if components.peek().is_none() {
                 return Ok(Some(Entry {
-                    kind: EntryKind::from_mode(found.mode),
-                    id: found.oid.to_owned(),
+                    kind: EntryKind::from_mode(mode),
+                    id,
                 }));
             }
-            if !found.mode.is_tree() {
+            if !mode.is_tree() {
                 return Ok(None);
             }
-            current = found.oid.to_owned();
+            current = id;
+        }
+        Ok(None)
+    }
+
+    /// The entry `name` of tree `tree`. The first lookup scans the entries up to it; a tree
+    /// asked again gets a name index, so a walk asking one tree for many names (a records or
+    /// notes tree, once per commit) does not scan it each time.
+    fn find_name(&self, tree: ObjectId, name: &[u8]) -> Result<Option<(EntryMode, ObjectId)>> {
+        if let Some(index) = self.known.borrow().names.get(&tree) {
+            return Ok(index.get(name).copied());
+        }
+        let data = self.tree_data(tree)?;
+        let again = {
+            let mut known = self.known.borrow_mut();
+            let seen = known.lookups.entry(tree).or_insert(0);
+            *seen += 1;
+            *seen > 1 && known.may_index(data.len())
+        };
+        if again {
+            let mut index = NameIndex::with_capacity(data.len() / 32);
+            for e in gix::objs::TreeRefIter::from_bytes(&data, self.repo.object_hash()) {
+                let e = e.with_ctx(|| format!("cannot decode tree {tree}"))?;
+                index.insert(e.filename.to_vec(), (e.mode, e.oid.to_owned()));
+            }
+            let found = index.get(name).copied();
+            self.known
+                .borrow_mut()
+                .names
+                .insert(tree, std::rc::Rc::new(index));
+            return Ok(found);
+        }
+        for e in gix::objs::TreeRefIter::from_bytes(&data, self.repo.object_hash()) {
+            let e = e.with_ctx(|| format!("cannot decode tree {tree}"))?;
+            if e.filename == name {
+                return Ok(Some((e.mode, e.oid.to_owned())));
+            }
         }
         Ok(None)
     }
@@ -694,6 +734,7 @@ mod tests {
         // lookup is the reference.
         let fresh = Repo::discover(dir.path()).unwrap();
         let gix_tree = fresh.repo.find_tree(tree).unwrap();
+        // Twice: the second round asks every tree again, answered by its name index.
         for path in [
             "src/x/a.txt",
             "src/b.txt",
@@ -705,7 +746,9 @@ mod tests {
             "top.txt/below",
             "src/x/a.txt/deeper",
             "",
-        ] {
+        ]
+        .repeat(2)
+        {
             let ours = repo.tree_entry(tree, path.into()).unwrap();
             assert_eq!(ours, fresh.tree_entry(tree, path.into()).unwrap(), "{path}");
             let by_gix = gix_tree
