@@ -8,3 +8,13 @@ source "$(dirname "$0")/lib/common.sh"
 for store in packed loose; do
     apply_row 1000 "$store"
 done
+# The same row under each way of naming the local zone (the commit's offsets are checked equal):
+# TZ unset (/etc/localtime), a zone file, a zone file named with ':', a POSIX rule.
+if [ "${TZ_ROWS:-1}" = 1 ]; then
+    for tz in unset America/New_York :Europe/Paris EST5EDT; do
+        (
+            if [ "$tz" = unset ]; then unset TZ; else export TZ=$tz; fi
+            TZ_LABEL=", TZ $tz" RUNS=${TZ_RUNS:-5} TRACE=0 apply_row 1000 packed
+        )
+    done
+fi

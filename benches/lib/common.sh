@@ -147,10 +147,13 @@ setup_row() {
 apply_row() {
     local n=$1 store=$2 dir reply patch
     setup_row "$n" "$store"
-    interleave "apply + commit, $n files ($store)" "$dir" \
+    # The check compares the commit's author and committer offsets too (as git writes them
+    # from TZ, or /etc/localtime when TZ is unset).
+    interleave "apply + commit, $n files ($store)${TZ_LABEL:-}" "$dir" \
         "$BIN --format json apply --no-verify $reply" "git reset -q --hard refs/bench/base" \
         "git apply --index $patch && git commit -q --no-verify -m ai" "git reset -q --hard refs/bench/base" \
-        "git rev-parse HEAD^{tree} && git status --porcelain" "$BENCH_DIR/apply-$n-$store.json"
+        "git rev-parse HEAD^{tree} && git status --porcelain && git log -1 --format='%ad %cd' --date=format:%z" \
+        "$BENCH_DIR/apply-$n-$store.json"
     git -C "$dir" reset -q --hard refs/bench/base
     trace "apply ($n files, $store)" "$dir" "$BIN" --format json apply --no-verify "$reply"
     git -C "$dir" reset -q --hard refs/bench/base

@@ -57,6 +57,8 @@ pub use lock::{CladaLock, StateLock};
 pub use lockfile::StaleLocks;
 pub use notes::NOTES_REF;
 pub use object_cache::ObjectCache;
+#[doc(hidden)]
+pub use odb::fuzz_loose_round_trip;
 pub use open_cache::OpenCache;
 pub use range_log::{AddedLines, RangeCommit};
 pub use refs::ReflogEntry;
