@@ -207,6 +207,34 @@ fn a_swap_by_exec_never_puts_git_config_into_a_commit() {
     repo.assert_fsck();
 }
 
+/// A folder handle the engine keeps for one block's operations on a file serves that block
+/// only: after an exec block moved `d` away and made a new `d`, the next write to `d/…` lands in
+/// the new folder, not in the one moved to `d.old`.
+#[test]
+fn a_write_after_an_exec_that_moved_its_folder_goes_to_the_folder_now_there() {
+    let repo = TestRepo::with_files(&[("d/keep.txt", "keep\n"), ("a.txt", "a\n")]);
+    let reply = format!(
+        "{}{}{}",
+        write_block("w01", "d/first.txt", "first\n"),
+        block(
+            "x01",
+            &[
+                ("action", "exec"),
+                ("lang", "bash"),
+                ("code", "mv d d.old && mkdir d"),
+            ],
+        ),
+        write_block("w02", "d/second.txt", "second\n"),
+    );
+    let out = repo.apply(&reply, &["--exec", "allow"]);
+    let text = output_text(&out);
+    assert_eq!(exit_code(&out), 0, "{text}");
+    assert_eq!(repo.read("d/second.txt"), "second\n", "{text}");
+    assert!(!repo.exists("d.old/second.txt"), "{text}");
+    assert_eq!(repo.read("d.old/first.txt"), "first\n", "{text}");
+    repo.assert_fsck();
+}
+
 /// `--atomic` rolls the reply back after a block failed; by then an exec block swapped `d`
 /// for a link to `.git`. The roll-back of the new `d/config` must not delete `.git/config`
 /// through the link: it stops, keeps the journal and says so.

@@ -8,8 +8,8 @@
 use std::ffi::OsStr;
 use std::io;
 use std::os::unix::fs::PermissionsExt;
-use std::path::Path;
-use std::sync::Arc;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use crate::base::beneath::{Dir, Meta, Root};
 use crate::base::fsutil::Perm;
@@ -41,15 +41,35 @@ fn missing(e: &io::Error) -> bool {
 /// How many symlinks a read follows (within the worktree) before it gives up, as `ELOOP`.
 const MAX_LINKS: usize = 8;
 
+/// A folder handle and the root-relative path it was opened at.
+type KeptDir = (PathBuf, Arc<Dir>);
+
 /// The worktree's disk, for one reply.
 #[derive(Debug, Clone)]
 pub struct Disk {
     root: Arc<Root>,
+    /// The folder the last operation opened, by its root-relative path: one block's
+    /// operations on one file (its state for the journal, the read, the write) go through the
+    /// handle opened once, what the lesson "check what you opened" asks. Forgotten at the
+    /// start of every block ([`Disk::forget`], since an exec block may have moved folders) and
+    /// by every operation here that makes, removes or moves an entry other than a file's
+    /// content.
+    last: Arc<Mutex<Option<KeptDir>>>,
 }
 
 impl Disk {
     pub fn new(root: Arc<Root>) -> Disk {
-        Disk { root }
+        Disk {
+            root,
+            last: Default::default(),
+        }
+    }
+
+    /// Forgets the folder handle kept from earlier operations.
+    pub fn forget(&self) {
+        if let Ok(mut last) = self.last.lock() {
+            *last = None;
+        }
     }
 
     pub fn root(&self) -> &Root {
@@ -58,9 +78,24 @@ impl Disk {
 
     /// The parent handle and final name of `p`, or `None` when `p` is outside the root (or is
     /// the root itself, which the user chose and no action changes).
-    fn at<'a>(&self, p: &'a Path) -> Option<io::Result<(Dir, &'a OsStr)>> {
+    fn at<'a>(&self, p: &'a Path) -> Option<io::Result<(Arc<Dir>, &'a OsStr)>> {
         let rel = self.root.rel(p).filter(|r| !r.as_os_str().is_empty())?;
-        Some(self.root.parent(rel))
+        let parent = rel.parent().unwrap_or(Path::new(""));
+        let kept = self.last.lock().ok().and_then(|last| {
+            last.as_ref()
+                .filter(|(at, _)| at == parent)
+                .map(|(_, dir)| dir.clone())
+        });
+        if let Some(dir) = kept {
+            return Some(Root::final_name(rel).map(|name| (dir, name)));
+        }
+        Some(self.root.parent(rel).map(|(dir, name)| {
+            let dir = Arc::new(dir);
+            if let Ok(mut last) = self.last.lock() {
+                *last = Some((parent.to_path_buf(), dir.clone()));
+            }
+            (dir, name)
+        }))
     }
 
     /// What is at `p` (a final symlink is not followed).
@@ -179,6 +214,7 @@ impl Disk {
 
     /// Creates the directory `p` (its parent exists).
     pub fn mkdir(&self, p: &Path) -> io::Result<()> {
+        self.forget();
         match self.at(p) {
             Some(at) => {
                 let (dir, name) = at?;
@@ -235,6 +271,7 @@ impl Disk {
 
     /// Removes the empty directory `p`.
     pub fn rmdir(&self, p: &Path) -> io::Result<()> {
+        self.forget();
         match self.at(p) {
             Some(at) => {
                 let (dir, name) = at?;
@@ -246,6 +283,7 @@ impl Disk {
 
     /// Removes the file or symlink `p`.
     pub fn unlink(&self, p: &Path) -> io::Result<()> {
+        self.forget();
         match self.at(p) {
             Some(at) => {
                 let (dir, name) = at?;
@@ -258,6 +296,7 @@ impl Disk {
     /// Removes whatever is at `p` (a directory with everything below it); nothing there is
     /// fine.
     pub fn remove_any(&self, p: &Path) -> io::Result<()> {
+        self.forget();
         match self.at(p) {
             Some(at) => {
                 let (dir, name) = match at {
@@ -278,6 +317,7 @@ impl Disk {
 
     /// Renames `from` to `to` (both inside the root, or both outside it).
     pub fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
+        self.forget();
         match (self.at(from), self.at(to)) {
             (Some(a), Some(b)) => {
                 let ((da, na), (db, nb)) = (a?, b?);
@@ -291,6 +331,7 @@ impl Disk {
 
     /// Replaces whatever is at `p` with a symlink to `target`.
     pub fn symlink(&self, p: &Path, target: &Path) -> io::Result<()> {
+        self.forget();
         match self.at(p) {
             Some(at) => {
                 let (dir, name) = at?;
@@ -302,6 +343,7 @@ impl Disk {
 
     /// Creates the directory `p` and its missing parents.
     pub fn create_dirs(&self, p: &Path) -> io::Result<()> {
+        self.forget();
         match self.root.rel(p) {
             Some(rel) => self.root.create_dirs(rel).map(|_| ()),
             None => std::fs::create_dir_all(p),

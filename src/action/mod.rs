@@ -172,6 +172,9 @@ fn not_run(pa: &PlannedAction, i: usize, group: Option<&GroupRun>) -> Option<Act
 /// code.
 fn run_block(ctx: &mut Ctx<'_>, pa: &PlannedAction, i: usize) -> ActionResult {
     ctx.vfs.set_writer(i);
+    // A folder handle kept by the disk serves one block: whatever ran before (an exec block)
+    // may have moved folders, and this block may run code that does.
+    ctx.vfs.disk().forget();
     let (mut outcome, refused) = match &pa.op {
         Err(e) => (refusal(e), true),
         Ok(action) => match recheck(ctx.sandbox, action) {
@@ -179,6 +182,7 @@ fn run_block(ctx: &mut Ctx<'_>, pa: &PlannedAction, i: usize) -> ActionResult {
             Ok(()) => keeping_keys(ctx, action, |ctx| run(ctx, pa, action)),
         },
     };
+    ctx.vfs.disk().forget();
     if let (Ok(action), Some(error), None) = (&pa.op, &outcome.error, &outcome.hint) {
         outcome.hint = suggest::missing_path_hint(ctx, action, error);
     }

@@ -252,14 +252,20 @@ impl Root {
 
     /// The parent directory of `rel` and its final name.
     pub fn parent<'a>(&self, rel: &'a Path) -> io::Result<(Dir, &'a OsStr)> {
+        let name = Root::final_name(rel)?;
+        let dir = self.dir(rel.parent().unwrap_or(Path::new("")))?;
+        Ok((dir, name))
+    }
+
+    /// The final name of `rel`, as [`Root::parent`] checks it (none, or `.git`, refused).
+    pub fn final_name(rel: &Path) -> io::Result<&OsStr> {
         let name = rel
             .file_name()
             .ok_or_else(|| io::Error::from_raw_os_error(libc::EINVAL))?;
         if is_git_name(name) {
             return Err(refused(Refused::GitDir));
         }
-        let dir = self.dir(rel.parent().unwrap_or(Path::new("")))?;
-        Ok((dir, name))
+        Ok(name)
     }
 
     /// The directory `rel`, created with its missing parents (mode 0777 less the umask);
@@ -484,8 +490,22 @@ impl Dir {
         if !meta.is_file() {
             return Err(io::Error::from_raw_os_error(libc::EINVAL));
         }
-        let mut bytes = Vec::with_capacity(meta.len as usize);
-        f.read_to_end(&mut bytes)?;
+        // Sized from the `fstat` just made, one byte more to see the end: `read_to_end`
+        // would ask the kernel for the size and the position again first.
+        let mut bytes = vec![0u8; meta.len as usize + 1];
+        let mut filled = 0;
+        loop {
+            if filled == bytes.len() {
+                bytes.resize(filled + filled.max(8192), 0);
+            }
+            match f.read(&mut bytes[filled..]) {
+                Ok(0) => break,
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        bytes.truncate(filled);
         Ok((bytes, meta))
     }
 

@@ -44,6 +44,9 @@ thread_local! {
     static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
+/// A tree's entries by name (see `Repo::find_name` in `tree.rs`).
+pub(crate) type NameIndex = HashMap<Vec<u8>, (gix::objs::tree::EntryMode, ObjectId)>;
+
 /// After this many loose reads in a row found no file, the next [`LOOSE_SKIP`] reads go to gix
 /// (packs first) without trying the loose file; then loose is tried again, since a squash reads
 /// packed notes beside loose commits. In a packed repository that wastes 16 `openat` in 272.
@@ -67,7 +70,7 @@ pub(crate) struct Known {
     /// Trees looked up by name more than once, as name → entry: a walk over many commits
     /// asks the same records or notes tree for one name each (500 names in a tree of 256
     /// folders), which a scan answers in time growing with the tree.
-    pub(super) names: HashMap<ObjectId, std::rc::Rc<super::tree::NameIndex>>,
+    pub(super) names: HashMap<ObjectId, std::rc::Rc<NameIndex>>,
     /// How often each tree was looked up by name (it gets a name index at the second).
     pub(super) lookups: HashMap<ObjectId, u32>,
     /// Loose reads that found no file, in a row, and how many reads are left to go straight

@@ -7,12 +7,10 @@ use gix::bstr::{BStr, BString, ByteSlice};
 use gix::objs::tree::EntryKind as GixKind;
 use gix::ObjectId;
 
+use super::odb::NameIndex;
 use super::{GixContext, Repo, RepoError, Result};
-use gix::objs::tree::EntryMode;
-
-/// A tree's entries by name (see `Repo::find_name`).
-pub(crate) type NameIndex = std::collections::HashMap<Vec<u8>, (EntryMode, ObjectId)>;
 use clada_base::beneath::Meta;
+use gix::objs::tree::EntryMode;
 
 /// Edits with at most this many changes are remembered (see `odb::Known::edits`)...
 const MEMO_CHANGES: usize = 256;

@@ -123,3 +123,31 @@ fn overlay_sees_its_own_writes_and_leaves_disk_alone() {
     let names: Vec<String> = v.list_dir(root).unwrap().into_iter().map(|e| e.0).collect();
     assert_eq!(names, vec!["a.txt", "m"]);
 }
+
+#[test]
+fn a_kept_folder_handle_serves_until_forgotten_or_a_folder_changes() {
+    let (_dir, root, disk) = disk();
+    std::fs::create_dir(root.join("d")).unwrap();
+    disk.write(&root.join("d/first.txt"), b"1", false).unwrap();
+    // Someone else (an exec block) moves the folder and makes a new one: the handle kept from
+    // the write above still names the old folder, so the disk is told to forget it.
+    std::fs::rename(root.join("d"), root.join("d.old")).unwrap();
+    std::fs::create_dir(root.join("d")).unwrap();
+    disk.forget();
+    disk.write(&root.join("d/second.txt"), b"2", false).unwrap();
+    assert!(root.join("d/second.txt").exists());
+    assert!(!root.join("d.old/second.txt").exists());
+    // Without being told, the handle serves the folder it opened (what one block's
+    // operations on one file share)...
+    disk.write(&root.join("d/third.txt"), b"3", false).unwrap();
+    std::fs::rename(root.join("d"), root.join("d.gone")).unwrap();
+    std::fs::create_dir(root.join("d")).unwrap();
+    disk.write(&root.join("d/fourth.txt"), b"4", false).unwrap();
+    assert!(root.join("d.gone/fourth.txt").exists());
+    // ...until an operation of its own changes folders.
+    disk.mkdir(&root.join("e")).unwrap();
+    std::fs::rename(root.join("d"), root.join("d.again")).unwrap();
+    std::fs::create_dir(root.join("d")).unwrap();
+    disk.write(&root.join("d/fifth.txt"), b"5", false).unwrap();
+    assert!(root.join("d/fifth.txt").exists());
+}
