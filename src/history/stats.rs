@@ -315,22 +315,8 @@ fn week_of(seconds: i64) -> String {
     let days = seconds.div_euclid(86_400);
     // 1970-01-01 was a Thursday: three days after a Monday.
     let monday = days - (days + 3).rem_euclid(7);
-    let (y, m, d) = civil(monday);
+    let (y, m, d) = crate::base::clock::civil_from_days(monday);
     format!("{y:04}-{m:02}-{d:02}")
-}
-
-/// The proleptic Gregorian date `days` after 1970-01-01 (eras of 400 years).
-fn civil(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
 }
 
 /// A bar of `width` cells: human and unknown lines (`█`) on the left, AI lines (`░`) right.

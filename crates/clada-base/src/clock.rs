@@ -45,7 +45,7 @@ fn date(days: i64) -> String {
 
 /// The proleptic Gregorian date of a day count since 1970-01-01 (eras of 400 years of 146 097
 /// days, each era's years counted from March so the leap day is last).
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
+pub fn civil_from_days(z: i64) -> (i64, u32, u32) {
     let z = z + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z.rem_euclid(146_097);
