@@ -31,31 +31,47 @@ impl Repo {
         path: &str,
         range: Option<(u32, u32)>,
     ) -> Result<Vec<BlameLine>> {
+        let out = self.read_git("blame", &format!("of {path} at {rev}"), |cmd| {
+            cmd.args(["--line-porcelain", "--no-textconv"]);
+            if let Some((a, b)) = range {
+                cmd.arg(format!("-L{a},{b}"));
+            }
+            cmd.arg(rev.to_string()).arg("--").arg(path);
+        })?;
+        parse_porcelain(&out)
+    }
+}
+
+impl Repo {
+    /// The output of the read-only `git <sub> …` (arguments added by `args`) run in this
+    /// worktree with git's own fsmonitor off and paths unquoted, standard input closed; an
+    /// error names the command and `what` it was for (`of <path> at <rev>`) with git's words.
+    pub(crate) fn read_git(
+        &self,
+        sub: &str,
+        what: &str,
+        args: impl FnOnce(&mut Command),
+    ) -> Result<Vec<u8>> {
         let mut cmd = Command::new("git");
         cmd.arg("-C").arg(self.workdir()).args([
             "-c",
             "core.fsmonitor=false",
             "-c",
             "core.quotePath=false",
-            "blame",
-            "--line-porcelain",
-            "--no-textconv",
+            sub,
         ]);
-        if let Some((a, b)) = range {
-            cmd.arg(format!("-L{a},{b}"));
-        }
-        cmd.arg(rev.to_string()).arg("--").arg(path);
+        args(&mut cmd);
         let out = cmd
             .stdin(Stdio::null())
             .output()
-            .map_err(|e| RepoError::Invalid(format!("cannot run git blame: {e}")))?;
+            .map_err(|e| RepoError::Invalid(format!("cannot run git {sub}: {e}")))?;
         if !out.status.success() {
             return Err(RepoError::Invalid(format!(
-                "git blame of {path} at {rev} failed: {}",
+                "git {sub} {what} failed: {}",
                 String::from_utf8_lossy(&out.stderr).trim()
             )));
         }
-        parse_porcelain(&out.stdout)
+        Ok(out.stdout)
     }
 }
 

@@ -5,8 +5,6 @@
 //! options a cloned repository's configuration could otherwise change (external diffs,
 //! textconv, colour, relative paths, signatures, the merges' diff) set on the command line.
 
-use std::process::{Command, Stdio};
-
 use super::{ObjectId, Repo, RepoError, Result};
 
 /// One commit of a range.
@@ -34,41 +32,27 @@ impl Repo {
     /// The commits reachable from `tip` and not from `stop` (all of them without one), newest
     /// first, with the lines each added.
     pub fn range_commits(&self, tip: ObjectId, stop: Option<ObjectId>) -> Result<Vec<RangeCommit>> {
-        let mut cmd = Command::new("git");
-        cmd.arg("-C").arg(self.workdir()).args([
-            "-c",
-            "core.fsmonitor=false",
-            "-c",
-            "core.quotePath=false",
-            "log",
-            "-z",
-            "--numstat",
-            "-M",
-            "--root",
-            "--diff-merges=off",
-            "--no-ext-diff",
-            "--no-textconv",
-            "--no-color",
-            "--no-relative",
-            "--no-show-signature",
-            "--format=commit %H %at%x09%P",
-        ]);
-        cmd.arg(tip.to_string());
-        if let Some(stop) = stop {
-            cmd.arg(format!("^{stop}"));
-        }
-        cmd.arg("--");
-        let out = cmd
-            .stdin(Stdio::null())
-            .output()
-            .map_err(|e| RepoError::Invalid(format!("cannot run git log: {e}")))?;
-        if !out.status.success() {
-            return Err(RepoError::Invalid(format!(
-                "git log of {tip} failed: {}",
-                String::from_utf8_lossy(&out.stderr).trim()
-            )));
-        }
-        parse_numstat(&out.stdout)
+        let out = self.read_git("log", &format!("of {tip}"), |cmd| {
+            cmd.args([
+                "-z",
+                "--numstat",
+                "-M",
+                "--root",
+                "--diff-merges=off",
+                "--no-ext-diff",
+                "--no-textconv",
+                "--no-color",
+                "--no-relative",
+                "--no-show-signature",
+                "--format=commit %H %at%x09%P",
+            ]);
+            cmd.arg(tip.to_string());
+            if let Some(stop) = stop {
+                cmd.arg(format!("^{stop}"));
+            }
+            cmd.arg("--");
+        })?;
+        parse_numstat(&out)
     }
 }
 
