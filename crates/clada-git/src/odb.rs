@@ -390,8 +390,10 @@ const STORED_MAX: usize = 4000;
 /// The loose form of an object: zlib of `"<kind> <size>\0" + data`.
 fn compress(kind: Kind, data: &[u8], level: i32) -> std::io::Result<Vec<u8>> {
     let header = gix::objs::encode::loose_header(kind, data.len() as u64);
-    if level <= 1 && header.len() + data.len() <= STORED_MAX {
-        return Ok(stored_zlib(&header, data));
+    if level <= 1 {
+        if let Some(z) = stored_zlib(&header, data) {
+            return Ok(z);
+        }
     }
     COMPRESSOR.with(|cell| {
         let mut slot = cell.borrow_mut();
@@ -412,10 +414,14 @@ fn compress(kind: Kind, data: &[u8], level: i32) -> std::io::Result<Vec<u8>> {
     })
 }
 
-/// A zlib stream (RFC 1950) of `head` + `tail` in one stored deflate block (RFC 1951 §3.2.4):
-/// at most 65,535 bytes, which [`STORED_MAX`] keeps it under.
-fn stored_zlib(head: &[u8], tail: &[u8]) -> Vec<u8> {
-    let len = u16::try_from(head.len() + tail.len()).unwrap_or(u16::MAX);
+/// A zlib stream (RFC 1950) of `head` + `tail` in one stored deflate block (RFC 1951 §3.2.4),
+/// when they are at most [`STORED_MAX`] bytes together (`None`: compress them instead).
+fn stored_zlib(head: &[u8], tail: &[u8]) -> Option<Vec<u8>> {
+    let total = head.len() + tail.len();
+    if total > STORED_MAX {
+        return None;
+    }
+    let len = u16::try_from(total).ok()?;
     let mut out = Vec::with_capacity(usize::from(len) + 11);
     // CMF 0x78 (deflate, 32 KiB window), FLG 0x01 (fastest; 0x7801 is a multiple of 31).
     out.extend_from_slice(&[0x78, 0x01]);
@@ -426,7 +432,7 @@ fn stored_zlib(head: &[u8], tail: &[u8]) -> Vec<u8> {
     out.extend_from_slice(head);
     out.extend_from_slice(tail);
     out.extend_from_slice(&adler32(adler32(1, head), tail).to_be_bytes());
-    out
+    Some(out)
 }
 
 /// The Adler-32 checksum (RFC 1950 §8.2) of `data`, continued from `adler`.

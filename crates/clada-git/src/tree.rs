@@ -273,7 +273,11 @@ impl Repo {
             let mut index = NameIndex::with_capacity(data.len() / 32);
             for e in gix::objs::TreeRefIter::from_bytes(&data, self.repo.object_hash()) {
                 let e = e.with_ctx(|| format!("cannot decode tree {tree}"))?;
-                index.insert(e.filename.to_vec(), (e.mode, e.oid.to_owned()));
+                // The first of two entries of one name (a tree git would not write) is the
+                // one a scan finds: kept, as the scan below would answer.
+                index
+                    .entry(e.filename.to_vec())
+                    .or_insert((e.mode, e.oid.to_owned()));
             }
             let found = index.get(name).copied();
             self.known
