@@ -24,7 +24,7 @@ fi
 files=${FILES:-2001}
 base="$BENCH_DIR/tree-$files-packed"
 make_tree "$files" "$base" packed
-# The two copies are kept between runs and put back to the base commit in place (the branch
+# The two copies (one pair per FILES) are kept between runs and put back to the base commit in place (the branch
 # reset, git-clada's refs and notes deleted), not removed and copied again: on an ext4 without
 # a journal (this project's VM) the kernel skips every inode freed in the last minutes when it
 # allocates one in the same block group, so after an `rm -rf` of a 2,001-file copy each file
@@ -39,9 +39,9 @@ fresh() { # DIR — the base repository at its first commit, reusing DIR when it
     git -C "$1" reset -q --hard refs/bench/base
 }
 run() { # ROUNDS [--trace]
-    fresh "$BENCH_DIR/mcp-clada" && fresh "$BENCH_DIR/mcp-fs"
-    python3 "$LIB/mcp_compare.py" --clada "$BIN" --clada-repo "$BENCH_DIR/mcp-clada" \
-        --fs-cmd "node $fs_main" --fs-repo "$BENCH_DIR/mcp-fs" --rounds "$@"
+    fresh "$BENCH_DIR/mcp-clada-$files" && fresh "$BENCH_DIR/mcp-fs-$files"
+    python3 "$LIB/mcp_compare.py" --clada "$BIN" --clada-repo "$BENCH_DIR/mcp-clada-$files" \
+        --fs-cmd "node $fs_main" --fs-repo "$BENCH_DIR/mcp-fs-$files" --rounds "$@"
 }
 run "${ROUNDS:-200}"
 if [ "${TRACE:-1}" != 0 ]; then
