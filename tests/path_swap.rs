@@ -356,3 +356,66 @@ fn the_roll_back_of_an_interrupted_apply_stops_at_a_swapped_directory() {
     common::assert_same_user_state(&repo.state(), &before_state, "after undo");
     repo.assert_fsck();
 }
+
+/// The checks made again before each block remember the folders they looked up, until a
+/// block runs code: after an exec block swapped `d` for a link (inside the worktree), a write
+/// to `d/…` is refused by that check, which names both places, not let through on the memory
+/// of the `d` it saw before.
+#[test]
+fn the_check_before_a_block_looks_again_after_an_exec_block() {
+    let repo = TestRepo::with_files(&[("d/keep.txt", "keep\n"), ("a.txt", "a\n")]);
+    let reply = format!(
+        "{}{}{}",
+        write_block("w01", "d/first.txt", "first\n"),
+        block(
+            "x01",
+            &[
+                ("action", "exec"),
+                ("lang", "bash"),
+                ("code", "mv d d.old && ln -s d.old d"),
+            ],
+        ),
+        write_block("w02", "d/second.txt", "second\n"),
+    );
+    let out = repo.apply(&reply, &["--exec", "allow"]);
+    let text = output_text(&out);
+    assert!(
+        text.contains("when the reply was checked but to"),
+        "the check before w02 saw the link: {text}"
+    );
+    assert!(!repo.exists("d.old/second.txt"), "{text}");
+    repo.assert_fsck();
+}
+
+/// The same after a block that moved a folder: `lnk` leads to `real`, a block moves `real`
+/// away, and the next write through `lnk/…` is refused by the check before it instead of
+/// making a new `real/` where the remembered lookup said `lnk` led.
+#[test]
+fn the_check_before_a_block_looks_again_after_a_block_moved_a_folder() {
+    let repo = TestRepo::with_files(&[("real/keep.txt", "keep\n"), ("a.txt", "a\n")]);
+    symlink("real", repo.path().join("lnk")).expect("symlink");
+    repo.git(&["add", "lnk"]);
+    repo.git(&["commit", "-qm", "link"]);
+    let reply = format!(
+        "{}{}{}",
+        write_block("w01", "lnk/first.txt", "first\n"),
+        block(
+            "m01",
+            &[
+                ("action", "file_move"),
+                ("old_path", "real"),
+                ("new_path", "moved"),
+            ],
+        ),
+        write_block("w02", "lnk/second.txt", "second\n"),
+    );
+    let out = repo.apply(&reply, &[]);
+    let text = output_text(&out);
+    assert!(
+        text.contains("when the reply was checked but to"),
+        "the check before w02 saw the move: {text}"
+    );
+    assert!(!repo.exists("real/second.txt"), "{text}");
+    assert!(!repo.exists("real"), "{text}");
+    repo.assert_fsck();
+}

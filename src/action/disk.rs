@@ -55,6 +55,10 @@ pub struct Disk {
     /// by every operation here that makes, removes or moves an entry other than a file's
     /// content.
     last: Arc<Mutex<Option<KeptDir>>>,
+    /// How many operations made, removed or moved an entry other than a file's content:
+    /// what a folder looked up before may no longer be where it was (see
+    /// [`Disk::changes`]).
+    changes: Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl Disk {
@@ -62,7 +66,22 @@ impl Disk {
         Disk {
             root,
             last: Default::default(),
+            changes: Default::default(),
         }
+    }
+
+    /// A count that grows with every operation that made, removed or moved a folder entry
+    /// (not a file's content): equal counts mean the folders are as they were.
+    pub fn changes(&self) -> u64 {
+        self.changes.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Before an operation that makes, removes or moves an entry: the kept handle is
+    /// forgotten and the change counted.
+    fn changing(&self) {
+        self.forget();
+        self.changes
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Forgets the folder handle kept from earlier operations.
@@ -214,7 +233,7 @@ impl Disk {
 
     /// Creates the directory `p` (its parent exists).
     pub fn mkdir(&self, p: &Path) -> io::Result<()> {
-        self.forget();
+        self.changing();
         match self.at(p) {
             Some(at) => {
                 let (dir, name) = at?;
@@ -271,7 +290,7 @@ impl Disk {
 
     /// Removes the empty directory `p`.
     pub fn rmdir(&self, p: &Path) -> io::Result<()> {
-        self.forget();
+        self.changing();
         match self.at(p) {
             Some(at) => {
                 let (dir, name) = at?;
@@ -283,7 +302,7 @@ impl Disk {
 
     /// Removes the file or symlink `p`.
     pub fn unlink(&self, p: &Path) -> io::Result<()> {
-        self.forget();
+        self.changing();
         match self.at(p) {
             Some(at) => {
                 let (dir, name) = at?;
@@ -296,7 +315,7 @@ impl Disk {
     /// Removes whatever is at `p` (a directory with everything below it); nothing there is
     /// fine.
     pub fn remove_any(&self, p: &Path) -> io::Result<()> {
-        self.forget();
+        self.changing();
         match self.at(p) {
             Some(at) => {
                 let (dir, name) = match at {
@@ -317,7 +336,7 @@ impl Disk {
 
     /// Renames `from` to `to` (both inside the root, or both outside it).
     pub fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
-        self.forget();
+        self.changing();
         match (self.at(from), self.at(to)) {
             (Some(a), Some(b)) => {
                 let ((da, na), (db, nb)) = (a?, b?);
@@ -331,7 +350,7 @@ impl Disk {
 
     /// Replaces whatever is at `p` with a symlink to `target`.
     pub fn symlink(&self, p: &Path, target: &Path) -> io::Result<()> {
-        self.forget();
+        self.changing();
         match self.at(p) {
             Some(at) => {
                 let (dir, name) = at?;
@@ -343,7 +362,7 @@ impl Disk {
 
     /// Creates the directory `p` and its missing parents.
     pub fn create_dirs(&self, p: &Path) -> io::Result<()> {
-        self.forget();
+        self.changing();
         match self.root.rel(p) {
             Some(rel) => self.root.create_dirs(rel).map(|_| ()),
             None => std::fs::create_dir_all(p),

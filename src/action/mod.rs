@@ -105,6 +105,9 @@ impl Outcome {
 /// State shared by the executors during one [`execute`].
 pub(crate) struct Ctx<'a> {
     pub sandbox: &'a Sandbox,
+    /// The sandbox of the checks made again just before each block runs, with a memory of
+    /// the folders they looked up, forgotten after any block that may have changed one.
+    recheck: Sandbox,
     pub opts: &'a EngineOptions,
     pub vfs: fsx::Vfs,
     pub lines: line_edits::LineTracker,
@@ -116,6 +119,7 @@ impl<'a> Ctx<'a> {
     fn new(sandbox: &'a Sandbox, opts: &'a EngineOptions) -> Ctx<'a> {
         Ctx {
             sandbox,
+            recheck: sandbox.executing(),
             opts,
             vfs: fsx::Vfs::new(opts.dry_run, fsx::Disk::new(sandbox.handle()))
                 .with_link_files(opts.link_stand_ins.to_vec()),
@@ -175,14 +179,20 @@ fn run_block(ctx: &mut Ctx<'_>, pa: &PlannedAction, i: usize) -> ActionResult {
     // A folder handle kept by the disk serves one block: whatever ran before (an exec block)
     // may have moved folders, and this block may run code that does.
     ctx.vfs.disk().forget();
+    let changes = ctx.vfs.disk().changes();
     let (mut outcome, refused) = match &pa.op {
         Err(e) => (refusal(e), true),
-        Ok(action) => match recheck(ctx.sandbox, action) {
+        Ok(action) => match recheck(&ctx.recheck, action) {
             Err(e) => (refusal(&e), true),
             Ok(()) => keeping_keys(ctx, action, |ctx| run(ctx, pa, action)),
         },
     };
     ctx.vfs.disk().forget();
+    // Code that ran, or an entry made, removed or moved: a folder the next checks look up
+    // may no longer be where it was.
+    if matches!(pa.op, Ok(Action::Exec { .. })) || ctx.vfs.disk().changes() != changes {
+        ctx.recheck.forget_lookups();
+    }
     if let (Ok(action), Some(error), None) = (&pa.op, &outcome.error, &outcome.hint) {
         outcome.hint = suggest::missing_path_hint(ctx, action, error);
     }

@@ -158,7 +158,8 @@ pub struct Sandbox {
     git_dirs: Vec<PathBuf>,
 }
 
-/// Directory lookups remembered while one reply is planned.
+/// Directory lookups remembered while one reply is planned, or between the changes its
+/// actions make to folders while it runs.
 #[derive(Debug, Default)]
 struct Lookups {
     /// Lexical directory → where it physically is (as [`resolve_existing`] says).
@@ -199,12 +200,30 @@ impl Sandbox {
 
     /// The same sandbox for planning one reply: every directory is looked up once and
     /// remembered. Only for planning, while nothing changes the worktree; the checks made
-    /// again just before each action runs (which must see what earlier actions and exec
-    /// did) use a sandbox without this memory.
+    /// again just before each action runs use [`Sandbox::executing`]'s memory instead.
     pub fn planning(&self) -> Sandbox {
         let mut s = self.clone();
         s.lookups = Some(Default::default());
         s
+    }
+
+    /// The same sandbox for the checks made again just before each action runs: a directory
+    /// is looked up once until [`Sandbox::forget_lookups`], which the engine calls after
+    /// every block that ran code (an exec block) or made, removed or moved an entry — the
+    /// only ways an earlier action can change what a folder's name leads to. (A change made
+    /// meanwhile by another process is what the directory handles catch: the disk's
+    /// operations go through handles opened beneath the root, not through these names.)
+    pub fn executing(&self) -> Sandbox {
+        self.planning()
+    }
+
+    /// Forgets the directory lookups remembered so far (nothing without a memory).
+    pub fn forget_lookups(&self) {
+        if let Some(lookups) = &self.lookups {
+            if let Ok(mut l) = lookups.lock() {
+                *l = Lookups::default();
+            }
+        }
     }
 
     /// Where the lexical directory `dir` physically is: the longest existing ancestor
