@@ -8,16 +8,33 @@ mod common;
 use std::collections::BTreeSet;
 
 use common::TestRepo;
-use git_clada::repo::{BStr, Repo, StatCache};
+use git_clada::repo::{BStr, Entry, EntryKind, IndexUpdate, Repo, StatCache};
 
 /// Paths git reports as changed in the worktree (second status column).
 fn git_unstaged(repo: &TestRepo) -> BTreeSet<String> {
-    let out = repo.git(&[
+    unstaged_in(&repo.git(&[
         "status",
         "--porcelain=v1",
         "--untracked-files=no",
         "--no-renames",
-    ]);
+    ]))
+}
+
+/// [`git_unstaged`] without writing the index (git's status refreshes and rewrites it when it
+/// can): a rewritten index is one the next apply reads afresh, and the applies are to start
+/// from the one they wrote.
+fn git_unstaged_read_only(repo: &TestRepo) -> BTreeSet<String> {
+    unstaged_in(&repo.git(&[
+        "--no-optional-locks",
+        "status",
+        "--porcelain=v1",
+        "--untracked-files=no",
+        "--no-renames",
+    ]))
+}
+
+/// The paths of `git status --porcelain=v1` output changed in the worktree.
+fn unstaged_in(out: &str) -> BTreeSet<String> {
     out.lines()
         .filter(|l| &l[1..2] != " ")
         .map(|l| l[3..].to_string())
@@ -33,6 +50,36 @@ fn cached_unstaged(repo: &TestRepo, cache: &StatCache, fresh: &[&str]) -> BTreeS
     let prefetch = r.prefetch_status();
     let fresh: Vec<&BStr> = fresh.iter().map(|f| BStr::new(f.as_bytes())).collect();
     let (_, st) = r.finish_status(prefetch, tree, &fresh).expect("status");
+    st.unstaged.iter().map(|(p, _)| p.to_string()).collect()
+}
+
+/// One apply as `git clada mcp` makes it, through `cache`: the status first (prefetched, the
+/// path about to be written re-checked), then `file` written and its index entry set to the
+/// new content, the index written through the lock — which the cache remembers, so the next
+/// call's stat pass starts from this one's and looks only at what changed since. Returns the
+/// worktree's changes the status saw.
+fn cached_apply(repo: &TestRepo, cache: &StatCache, file: &str, content: &str) -> BTreeSet<String> {
+    let mut r = Repo::open(repo.path()).expect("open");
+    r.use_stat_cache(cache.clone());
+    let head = r.head().expect("head").commit().expect("a commit");
+    let tree = r.tree_of(head).expect("tree");
+    let prefetch = r.prefetch_status();
+    let (mut index, st) = r
+        .finish_status(prefetch, tree, &[BStr::new(file.as_bytes())])
+        .expect("status");
+    let lock = r.lock_index().expect("lock");
+    std::fs::write(repo.path().join(file), content).expect("write");
+    let id = r.write_blob(content.as_bytes()).expect("blob");
+    let update = IndexUpdate {
+        path: file.into(),
+        entry: Some(Entry {
+            kind: EntryKind::Blob,
+            id,
+        }),
+        worktree_matches: true,
+    };
+    index.apply(&r, &[update]).expect("apply");
+    lock.commit(&index).expect("index");
     st.unstaged.iter().map(|(p, _)| p.to_string()).collect()
 }
 
@@ -211,4 +258,45 @@ fn a_change_no_event_reports_is_still_seen_on_the_paths_about_to_be_written() {
         cached_unstaged(&repo, &cache, &[]),
         BTreeSet::from(["src/b.txt".to_string()])
     );
+}
+
+#[test]
+fn applies_through_the_cache_agree_with_git_status_over_random_changes() {
+    // `ai.txt` is what the applies write; the random changes never name it.
+    let mut files: Vec<(&str, &str)> = FILES.iter().map(|f| (*f, "initial text\n")).collect();
+    files.push(("ai.txt", "ai init\n"));
+    let repo = TestRepo::with_files(&files);
+    let cache = StatCache::new();
+    let mut rng = Lcg(0xa991);
+    let mut log = Vec::new();
+    for step in 0..160 {
+        if step % 40 == 39 {
+            std::thread::sleep(std::time::Duration::from_millis(1100));
+        }
+        // Between calls the user changes the worktree (or runs git, which rewrites the index
+        // and makes the next call read it again); the call must see exactly what git sees.
+        log.push(change(&repo, &mut rng, step));
+        let git = git_unstaged_read_only(&repo);
+        // Same size every time: only the stat data written with the entry tells them apart.
+        let ours = cached_apply(&repo, &cache, "ai.txt", &format!("ai {step:04}\n"));
+        assert_eq!(ours, git, "at step {step}: {}", log.join("; "));
+        let after = git_unstaged_read_only(&repo);
+        assert!(!after.contains("ai.txt"), "after step {step}: {after:?}");
+        let staged = repo.git(&[
+            "--no-optional-locks",
+            "diff",
+            "--cached",
+            "--name-only",
+            "--",
+            "ai.txt",
+        ]);
+        assert_eq!(staged.trim(), "ai.txt", "after step {step}");
+        if step % 16 == 15 {
+            let _ = repo.git_output(&["clean", "-qfdx"]);
+            repo.git(&["reset", "-q", "--hard"]);
+            log.push("reset --hard".into());
+        }
+    }
+    repo.git(&["fsck", "--no-progress"]);
+    repo.git(&["status", "--porcelain"]);
 }

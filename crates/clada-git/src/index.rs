@@ -47,8 +47,8 @@ pub struct IndexLock {
     /// `index`.
     target: PathBuf,
     token: Option<super::lockfile::TokenedLocks>,
-    /// A long-lived process's memory, and what [`Self::write`] wrote, decoded back from
-    /// the lock file: remembered as the index once it is in place.
+    /// A long-lived process's memory, and the index [`Self::write`] wrote, with the lock
+    /// file's timestamp: remembered as the index once it is in place.
     memory: Option<(IndexMemory, Option<Index>)>,
 }
 
@@ -83,6 +83,31 @@ pub struct Index {
     resolve_undo: Option<std::sync::Arc<[u8]>>,
     /// The file was index version 4 (compressed paths, `feature.manyFiles`): written back so.
     v4: bool,
+    /// The index's timestamp where it is not `file`'s own (see [`Index::timestamp`]): kept
+    /// beside the shared entries so that setting it does not copy them.
+    mtime: Option<filetime::FileTime>,
+    /// Which scanned version these entries are, and what changed since (see [`Origin`]).
+    pub(crate) origin: Option<Origin>,
+}
+
+/// Where an index's entries come from, for a long-lived process's stat pass
+/// (`worktree_scan`): the index it scanned, numbered `id`, with the entries at the paths of
+/// `edited` set since. Every other entry is as it was in that index, so the stat pass's
+/// verdict on it still holds unless the worktree changed. Any edit of the entries not made
+/// through [`Index::apply`] or [`Index::refresh_stat`] drops this (see `Index::file_mut`), so
+/// an origin never claims more than is known.
+#[derive(Clone, Debug)]
+pub(crate) struct Origin {
+    pub(crate) id: u64,
+    pub(crate) edited: Vec<BString>,
+}
+
+impl Origin {
+    /// A number for a new scanned version, unique in this process.
+    pub(crate) fn next_id() -> u64 {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    }
 }
 
 type CacheTree = gix::index::extension::Tree;
@@ -136,8 +161,8 @@ pub(crate) struct IndexStamp {
     ctime: (i64, i64),
 }
 
-/// A long-lived process's memory of the index file it wrote last: decoded from the bytes
-/// written, with the identity the file had once in place (see [`IndexLock::rename`]). The
+/// A long-lived process's memory of the index file it wrote last: the index serialized into
+/// it, with the identity the file had once in place (see [`IndexLock::rename`]). The
 /// next read of an index file with that identity is this (git replaces the index by a
 /// rename, so any write of it is a new file). Cloning shares the memory.
 #[derive(Clone, Default)]
@@ -227,6 +252,8 @@ impl Repo {
             cache_tree: None,
             resolve_undo: None,
             v4: false,
+            mtime: None,
+            origin: None,
         })
     }
 
@@ -343,18 +370,24 @@ impl IndexLock {
         self.written = Some(digest);
         // Its data is written out while the apply goes on, not by the rename into place.
         clada_base::reaper::start_writeback(file);
-        if let Some((_, decoded)) = &mut self.memory {
-            // Read back as the next call would read it (on the writer's thread, off the
-            // apply's path); a failure only means the next call reads the file itself.
-            *decoded = file
-                .try_clone()
-                .ok()
-                .and_then(|mut f| {
-                    use std::io::Seek;
-                    f.rewind().ok()?;
-                    read::read_open_index(f, index.file.object_hash(), &self.path).ok()
-                })
-                .map(|(d, _)| Index::from_decoded(d, self.target.clone()));
+        if let Some((_, remembered)) = &mut self.memory {
+            // What the next call reads is exactly what `index` serialized to, so the index
+            // itself is remembered rather than the file decoded back (a second pass over
+            // every entry and a hash of the whole file). Only its timestamp is the new
+            // file's: the modification time git and the stat pass judge racily-clean entries
+            // by. Without it the next call reads the file itself.
+            // An entry marked for removal is left out of the file but not out of memory:
+            // such an index (never one git-clada makes) is read back from the file instead.
+            let removed = index
+                .file
+                .entries()
+                .iter()
+                .any(|e| e.flags.contains(Flags::REMOVE));
+            *remembered = file.metadata().ok().filter(|_| !removed).map(|md| {
+                let mut written = index.clone();
+                written.mtime = Some(filetime::FileTime::from_last_modification_time(&md));
+                written
+            });
         }
         clada_base::trace::phase("index: serialized");
         clada_base::failpoint::hit("index:written");
@@ -401,12 +434,29 @@ impl Index {
             cache_tree: None,
             resolve_undo: None,
             v4: false,
+            mtime: None,
+            origin: None,
         }
     }
 
-    /// The entries to edit: this copy's own (the shared ones are copied first).
+    /// The entries to edit: this copy's own (the shared ones are copied first). The edit is
+    /// not known to the stat pass, so the origin is dropped.
     fn file_mut(&mut self) -> &mut gix::index::File {
+        self.origin = None;
         std::sync::Arc::make_mut(&mut self.file)
+    }
+
+    /// [`Self::file_mut`] for an edit that changes no entry's content (the cache-tree, the
+    /// order of the entries), which keeps the origin.
+    fn file_mut_same_entries(&mut self) -> &mut gix::index::File {
+        std::sync::Arc::make_mut(&mut self.file)
+    }
+
+    /// The index's timestamp, for racy-git: an entry whose file was modified in its second or
+    /// later proves nothing by its stat data. The modification time of the file it was read
+    /// from, or of the file it was written to.
+    pub(crate) fn timestamp(&self) -> filetime::FileTime {
+        self.mtime.unwrap_or_else(|| self.file.timestamp())
     }
 
     /// Before an edit: when the only other holder of these entries is the repository's
@@ -511,7 +561,7 @@ impl Index {
     /// Drops the cache-tree extension: git rebuilds it at the next commit or `write-tree`.
     pub fn drop_cache_tree(&mut self) {
         self.cache_tree = None;
-        self.file_mut().remove_tree();
+        self.file_mut_same_entries().remove_tree();
     }
 
     /// The root tree id recorded in git's cache-tree extension, when it is complete and valid:
@@ -634,6 +684,25 @@ impl Index {
         if updates.is_empty() {
             return Ok(());
         }
+        // The origin survives an edit of exactly these paths (entries removed need no
+        // note: a stat pass looks up what it re-judges). Expanding a sparse directory
+        // changes entries no update names.
+        let origin = self.origin.take().filter(|_| !self.has_sparse_dirs());
+        self.apply_updates(repo, updates)?;
+        self.origin = origin.map(|mut o| {
+            o.edited.extend(
+                updates
+                    .iter()
+                    .filter(|u| u.entry.is_some())
+                    .map(|u| u.path.clone()),
+            );
+            o
+        });
+        Ok(())
+    }
+
+    /// [`Self::apply`] without the origin's bookkeeping.
+    fn apply_updates(&mut self, repo: &Repo, updates: &[IndexUpdate]) -> Result<()> {
         self.release_cached(repo);
         self.expand_sparse_above(repo, updates)?;
         let mut new_entries = Vec::new();
@@ -747,7 +816,7 @@ impl Index {
         let old: &gix::index::State = &self.file;
         // A new state: gix marks an index sparse only while decoding one.
         let mut state = gix::index::State::new(old.object_hash());
-        state.set_timestamp(old.timestamp());
+        state.set_timestamp(self.timestamp());
         for e in old.entries() {
             let path = e.path(old);
             if e.mode != Mode::DIR {
@@ -773,6 +842,8 @@ impl Index {
             cache_tree: None,
             resolve_undo: self.resolve_undo.clone(),
             v4: self.v4,
+            mtime: None,
+            origin: None,
         };
         full.sort_entries();
         Ok(full)
@@ -821,7 +892,7 @@ impl Index {
     /// copy of every entry (8 MB at 100,000 entries, the largest allocation of an apply);
     /// (path, stage) is unique, so stability does not matter.
     fn sort_entries(&mut self) {
-        let (entries, paths) = self.file_mut().entries_mut_and_pathbacking();
+        let (entries, paths) = self.file_mut_same_entries().entries_mut_and_pathbacking();
         entries.sort_unstable_by(|a, b| {
             gix::index::Entry::cmp_filepaths(a.path_in(paths), b.path_in(paths))
                 .then_with(|| a.stage().cmp(&b.stage()))
@@ -834,7 +905,7 @@ impl Index {
         if let Some(tree) = self.cache_tree.as_mut() {
             invalidate_path(tree, path);
         }
-        if let Some(tree) = self.file_mut().tree_mut() {
+        if let Some(tree) = self.file_mut_same_entries().tree_mut() {
             invalidate_path(tree, path);
         }
     }
@@ -849,9 +920,8 @@ impl Index {
     /// would hide such a change (recovery of an interrupted apply then missed a same-size
     /// change exec made).
     pub fn carry_stat_from(&mut self, old: &Index) {
-        if old.file.timestamp() < self.file.timestamp() {
-            let stamp = old.file.timestamp();
-            self.file_mut().set_timestamp(stamp);
+        if old.timestamp() < self.timestamp() {
+            self.mtime = Some(old.timestamp());
         }
         let old_entries = old.file.entries();
         let mut j = 0;
@@ -878,6 +948,7 @@ impl Index {
     /// Refreshes the stat data of `paths` from the worktree (files just written there).
     pub fn refresh_stat(&mut self, repo: &Repo, paths: &[BString]) -> Result<()> {
         self.release_cached(repo);
+        let mut origin = self.origin.take();
         for p in paths {
             if let Some(idx) = self
                 .file
@@ -885,8 +956,12 @@ impl Index {
             {
                 let stat = repo.stat_of(p.as_bstr())?;
                 self.file_mut().entries_mut()[idx].stat = stat;
+                if let Some(o) = origin.as_mut() {
+                    o.edited.push(p.clone());
+                }
             }
         }
+        self.origin = origin;
         Ok(())
     }
 

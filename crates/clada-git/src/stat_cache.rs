@@ -59,7 +59,31 @@ pub(crate) struct Watched {
     /// The directories whose files may be remembered (watched successfully).
     watched: HashSet<BString>,
     pub(crate) seen: HashMap<BString, Seen>,
+    /// Every path an event named since the last scan recorded in `last` (`None`: too many to
+    /// keep, the next scan is a full one).
+    touched: Option<HashSet<BString>>,
+    /// What the last scan concluded, for the next to start from.
+    last: Option<LastScan>,
 }
+
+/// The part of a stat pass's conclusions the next pass cannot take over as they are: the
+/// paths it found dirty, had to content-check (racily clean ones among them), or saw with no
+/// watch vouching for them. Every other tracked path was clean, or skipped (a gitlink, a
+/// sparse entry), and stays so while neither its index entry nor its file changes (see
+/// `worktree_scan::delta_pass`).
+pub(crate) struct LastScan {
+    /// The origin the scanned index was given (`index::Origin`).
+    pub(crate) id: u64,
+    /// The scanned index's timestamp, in whole seconds: a later one keeps every clean entry
+    /// clean (racy-git only looks at files modified in or after it).
+    pub(crate) index_secs: u32,
+    /// How stat data was compared, as `worktree_scan` says.
+    pub(crate) policy: u64,
+    pub(crate) recheck: Vec<BString>,
+}
+
+/// More paths than this touched between two scans, and the next one is a full one.
+const MAX_TOUCHED: usize = 1 << 16;
 
 impl StatCache {
     pub fn new() -> StatCache {
@@ -71,15 +95,11 @@ impl StatCache {
         self.index.clone()
     }
 
-    /// The watch of `workdir`, brought up to date: queued events read, the paths they name
-    /// forgotten, and every directory of `dirs` (the parents of the tracked paths) watched.
-    /// `None` when nothing can be vouched for (not Linux, inotify unavailable, too many
-    /// directories for the user's watch limit): the caller scans everything.
-    pub(crate) fn lock_for<'a>(
-        &self,
-        workdir: &Path,
-        dirs: impl Iterator<Item = &'a BStr>,
-    ) -> Option<CacheGuard<'_>> {
+    /// The watch of `workdir`, brought up to date: queued events read and the paths they
+    /// name forgotten. Then [`CacheGuard::watch`] the directories of the tracked paths.
+    /// `None` when nothing can be vouched for (not Linux, inotify unavailable): the caller
+    /// scans everything.
+    pub(crate) fn lock_for(&self, workdir: &Path) -> Option<CacheGuard<'_>> {
         let mut guard = self
             .inner
             .lock()
@@ -92,7 +112,7 @@ impl StatCache {
             *guard = Watched::new(workdir);
         }
         let keep = match guard.as_mut() {
-            Some(w) => w.drain() && w.watch_all(dirs),
+            Some(w) => w.drain(),
             None => false,
         };
         if !keep {
@@ -114,15 +134,38 @@ impl CacheGuard<'_> {
         self.guard.as_ref()
     }
 
-    /// Remembers what a scan saw, for the paths in watched directories.
-    pub(crate) fn remember(&mut self, observed: Vec<(BString, Seen)>) {
-        if let Some(w) = self.guard.as_mut() {
-            for (path, seen) in observed {
-                if w.watched.contains(parent(path.as_bstr())) {
-                    w.seen.insert(path, seen);
+    pub(crate) fn watched_mut(&mut self) -> Option<&mut Watched> {
+        self.guard.as_mut()
+    }
+
+    /// Watches every directory of `dirs` (the parents of the tracked paths, sorted) not
+    /// watched yet; false, the memory dropped, when the kernel refuses one (the user's watch
+    /// limit): the caller scans everything.
+    pub(crate) fn watch<'b>(&mut self, dirs: impl Iterator<Item = &'b BStr>) -> bool {
+        let keep = self.guard.as_mut().is_some_and(|w| w.watch_all(dirs));
+        if !keep {
+            *self.guard = None;
+        }
+        keep
+    }
+
+    /// Remembers what a scan saw, for the paths in watched directories; returns the others
+    /// (no watch vouches for them, so the next scan looks at them again).
+    pub(crate) fn remember(&mut self, observed: Vec<(BString, Seen)>) -> Vec<BString> {
+        let mut unvouched = Vec::new();
+        match self.guard.as_mut() {
+            Some(w) => {
+                for (path, seen) in observed {
+                    if w.watched.contains(parent(path.as_bstr())) {
+                        w.seen.insert(path, seen);
+                    } else {
+                        unvouched.push(path);
+                    }
                 }
             }
+            None => unvouched.extend(observed.into_iter().map(|(p, _)| p)),
         }
+        unvouched
     }
 }
 
@@ -135,6 +178,8 @@ impl Watched {
             of_interest: HashSet::new(),
             watched: HashSet::new(),
             seen: HashMap::new(),
+            touched: Some(HashSet::new()),
+            last: None,
         })
     }
 
@@ -145,6 +190,19 @@ impl Watched {
 
     pub(crate) fn get(&self, path: &BStr) -> Option<Seen> {
         self.seen.get(path).copied()
+    }
+
+    /// Starts a scan: the last scan's conclusions and the paths touched since, taken (a scan
+    /// that fails leaves none, and the next one is full). `None` when there is nothing to
+    /// start from.
+    pub(crate) fn take_last(&mut self) -> Option<(LastScan, HashSet<BString>)> {
+        let touched = self.touched.replace(HashSet::new());
+        Some((self.last.take()?, touched?))
+    }
+
+    /// Records what a scan concluded (see [`LastScan`]).
+    pub(crate) fn set_last(&mut self, last: LastScan) {
+        self.last = Some(last);
     }
 
     /// Reads every queued event; false when the watch can no longer vouch for anything.
@@ -180,6 +238,13 @@ impl Watched {
         };
         let path = join(dir.as_bstr(), ev.name.as_bstr());
         self.seen.remove(&path);
+        if let Some(touched) = self.touched.as_mut() {
+            if touched.len() >= MAX_TOUCHED {
+                self.touched = None;
+            } else {
+                touched.insert(path.clone());
+            }
+        }
         // A directory created, removed or renamed where tracked files live (or under which
         // they live): the watches no longer match the tree.
         ev.mask & libc::IN_ISDIR == 0 || !self.of_interest.contains(&path)

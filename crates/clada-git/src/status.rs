@@ -204,6 +204,8 @@ impl Repo {
     fn index_for_status(&self, index: &Index) -> Result<gix::index::File> {
         use gix::index::entry::Mode;
         let mut file = (*index.file).clone();
+        // gix judges racily-clean entries by the file's own timestamp.
+        file.set_timestamp(index.timestamp());
         let executables: Vec<usize> = file
             .entries()
             .iter()

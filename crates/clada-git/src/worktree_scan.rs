@@ -36,6 +36,25 @@ struct Policy {
     symlinks: bool,
 }
 
+impl Policy {
+    /// The policy as one number, to tell whether two passes compared alike.
+    fn key(&self) -> u64 {
+        [
+            self.stat.trust_ctime,
+            self.stat.check_stat,
+            self.stat.use_nsec,
+            self.stat.use_stdev,
+            self.file_mode,
+            self.present_sparse,
+            self.symlinks,
+        ]
+        .iter()
+        .enumerate()
+        .map(|(i, &b)| u64::from(b) << i)
+        .sum()
+    }
+}
+
 /// Tracked paths that differ from the index, and the untracked files.
 pub(crate) type WorktreeState = (Vec<(BString, Dirt)>, Vec<BString>);
 
@@ -276,18 +295,9 @@ impl Repo {
                     cached: false,
                 });
             }
-            let dirs = index
-                .file
-                .entries()
-                .iter()
-                .map(|e| super::stat_cache::parent(e.path(&index.file)));
-            let mut guard = cache.as_ref().and_then(|c| c.lock_for(&workdir, dirs));
-            let watched = guard.as_ref().and_then(|g| g.watched());
-            let cached = watched.is_some();
-            let ((dirty, suspects), observed) = stat_pass_with(&index, &workdir, policy, watched)?;
-            if let Some(g) = guard.as_mut() {
-                g.remember(observed);
-            }
+            let mut index = index;
+            let ((dirty, suspects), cached) =
+                cached_stat_pass(&mut index, &workdir, policy, cache)?;
             Ok(Prefetched {
                 index,
                 stamp,
@@ -342,10 +352,21 @@ impl Repo {
                 .iter()
                 .any(|f| path.starts_with(f) && (path.len() == f.len() || path[f.len()] == b'/'))
         };
-        let entries = pre.index.file.entries();
-        let chosen: Vec<usize> = (0..entries.len())
-            .filter(|&i| under(entries[i].path(&pre.index.file)))
-            .collect();
+        // Looked up, not filtered out of every entry: the cost grows with `fresh`.
+        let file = &pre.index.file;
+        let mut chosen: Vec<usize> = Vec::new();
+        for f in fresh {
+            let mut below = f.to_vec();
+            below.push(b'/');
+            chosen.extend(file.entry_range(f).into_iter().flatten());
+            chosen.extend(
+                file.prefixed_entries_range(below.as_bstr())
+                    .into_iter()
+                    .flatten(),
+            );
+        }
+        chosen.sort_unstable();
+        chosen.dedup();
         if chosen.is_empty() {
             return Ok(());
         }
@@ -357,7 +378,7 @@ impl Repo {
                     std::io::Error::last_os_error(),
                 )
             })?;
-        let t = pre.index.file.timestamp();
+        let t = pre.index.timestamp();
         for i in chosen {
             let range = Range {
                 index: &pre.index,
@@ -377,6 +398,130 @@ impl Repo {
         pre.dirty.sort();
         Ok(())
     }
+}
+
+/// The stat pass of a prefetch: with a stat cache, only what changed since the last pass
+/// when `index` descends from the index that pass scanned (see [`delta_pass`]), otherwise
+/// every entry, the cache standing in for the `lstat`s it can vouch for. `index` is given a
+/// new origin, the one the cache records the pass under. Returns the dirty paths, the
+/// suspects, and whether a cache was used.
+fn cached_stat_pass(
+    index: &mut Index,
+    workdir: &std::path::Path,
+    policy: Policy,
+    cache: Option<super::stat_cache::StatCache>,
+) -> Result<(ScanOutput, bool)> {
+    let Some(mut guard) = cache.as_ref().and_then(|c| c.lock_for(workdir)) else {
+        return Ok((stat_pass(index, workdir, policy)?, false));
+    };
+    let index_secs = index.timestamp().unix_seconds() as u32;
+    let recheck = guard
+        .watched_mut()
+        .and_then(|w| w.take_last())
+        .and_then(|(last, touched)| {
+            let origin = index.origin.as_ref()?;
+            let usable = origin.id == last.id
+                && index_secs >= last.index_secs
+                && policy.key() == last.policy;
+            usable.then(|| {
+                let mut paths = last.recheck;
+                paths.extend(origin.edited.iter().cloned());
+                paths.extend(touched);
+                paths.sort();
+                paths.dedup();
+                paths
+            })
+        });
+    // Only new paths' directories can be new to the watch (the others were watched by the
+    // last pass, or their paths are rechecked as unvouched).
+    let file = &index.file;
+    let watching = match (&recheck, &index.origin) {
+        (Some(_), Some(origin)) => guard.watch(
+            origin
+                .edited
+                .iter()
+                .map(|p| super::stat_cache::parent(p.as_bstr())),
+        ),
+        _ => guard.watch(
+            file.entries()
+                .iter()
+                .map(|e| super::stat_cache::parent(e.path(file))),
+        ),
+    };
+    if !watching {
+        return Ok((stat_pass(index, workdir, policy)?, false));
+    }
+    let watched = guard.watched();
+    let ((dirty, suspects), observed) = match &recheck {
+        Some(paths) => delta_pass(index, workdir, policy, watched, paths)?,
+        None => stat_pass_with(index, workdir, policy, watched)?,
+    };
+    let mut again = guard.remember(observed);
+    again.extend(dirty.iter().map(|(p, _)| p.clone()));
+    again.extend(
+        suspects
+            .iter()
+            .map(|&i| index.file.entries()[i].path(file).to_owned()),
+    );
+    let id = super::index::Origin::next_id();
+    if let Some(w) = guard.watched_mut() {
+        w.set_last(super::stat_cache::LastScan {
+            id,
+            index_secs,
+            policy: policy.key(),
+            recheck: again,
+        });
+    }
+    index.origin = Some(super::index::Origin {
+        id,
+        edited: Vec::new(),
+    });
+    Ok(((dirty, suspects), true))
+}
+
+/// The stat pass over only `paths` (sorted): every entry at them is judged as a full pass
+/// would, and every other entry is taken to be as the last pass found it — clean or skipped.
+/// That holds because the last pass's dirty, suspect and unvouched paths, the entries edited
+/// since (the index's origin) and every path an event named since are all in `paths`: any
+/// other entry is the one the last pass judged, its file's `lstat` is the one the watch
+/// remembered then (no event named it), and the index is no older (a clean entry was not
+/// racy then and cannot be now).
+fn delta_pass(
+    index: &Index,
+    workdir: &std::path::Path,
+    policy: Policy,
+    cache: Option<&Watched>,
+    paths: &[BString],
+) -> Result<(ScanOutput, Vec<(BString, Seen)>)> {
+    let root = open_dir(libc::AT_FDCWD, workdir.as_os_str().as_bytes()).ok_or_else(|| {
+        super::io_err("cannot open the worktree", workdir)(std::io::Error::last_os_error())
+    })?;
+    let t = index.timestamp();
+    let index_time = gix::index::entry::stat::Time {
+        secs: t.unix_seconds() as u32,
+        nsecs: t.nanoseconds(),
+    };
+    let mut dirty = Vec::new();
+    let mut suspects = Vec::new();
+    let mut observed = Vec::new();
+    for path in paths {
+        let Some(at) = index.file.entry_range(path.as_bstr()) else {
+            continue;
+        };
+        let found = Range {
+            index,
+            from: at.start,
+            to: at.end,
+            root: root.0,
+            policy,
+            index_time,
+        }
+        .scan(cache);
+        dirty.extend(found.dirty);
+        suspects.extend(found.suspects);
+        observed.extend(found.observed);
+    }
+    Ok(((dirty, suspects), observed))
 }
 
 /// A background index read and stat pass (see [`Repo::prefetch_status`]).
@@ -423,7 +568,7 @@ fn stat_pass_with(
 ) -> Result<(ScanOutput, Vec<(BString, Seen)>)> {
     let entries = index.file.entries();
     let index_time = {
-        let t = index.file.timestamp();
+        let t = index.timestamp();
         gix::index::entry::stat::Time {
             secs: t.unix_seconds() as u32,
             nsecs: t.nanoseconds(),

@@ -39,6 +39,8 @@ impl Index {
             cache_tree: decoded.tree,
             resolve_undo: decoded.resolve_undo.map(Into::into),
             v4: decoded.v4,
+            mtime: None,
+            origin: None,
         }
     }
 }

@@ -25,6 +25,8 @@ fn index_of(n: usize) -> Index {
         cache_tree: None,
         resolve_undo: None,
         v4: false,
+        mtime: None,
+        origin: None,
     }
 }
 

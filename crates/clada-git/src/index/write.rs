@@ -94,7 +94,11 @@ impl<'scope, W: std::io::Write + Send + 'scope> std::io::Write for Pipelined<'sc
     }
 }
 
-/// A writer that hashes what passes through it (the index file's trailing checksum).
+/// A writer that hashes what passes through it (the index file's trailing checksum). The
+/// hash is RustCrypto's plain SHA-1 (SHA-NI where the CPU has it), not the
+/// collision-detecting one gix uses for object ids: the trailer only guards the file against
+/// corruption, and git itself (2.47 on) checksums its index and packs with a fast
+/// non-collision-detecting SHA-1. Object ids never go through this.
 pub(super) struct Hashing<W> {
     pub(super) inner: W,
     pub(super) hasher: sha1::Sha1,
