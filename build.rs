@@ -120,7 +120,7 @@ fn has(cfg: &str, root: &Path, tools: &Path) -> bool {
     }
 }
 
-/// The agent CLIs tests/real_agents.rs drives, under the tools cache (scripts/test installs
+/// The agent CLIs tests/cli/real_agents.rs drives, under the tools cache (scripts/test installs
 /// them there, outside the clone, so a fresh CI clone reuses them).
 const AGENTS: [&str; 3] = [
     "claude-code-2.1.332/node_modules/.bin/claude",

@@ -1,7 +1,7 @@
 //! Hook latency as the real Claude Code sees it (issue 50, "Speed"): the driver of
 //! benches/real_agent_hooks.sh, which builds the release git-clada, makes the repository and
 //! installs the hooks. Each round is one headless Claude Code turn against the tests' scripted
-//! model server (tests/common/model_server.rs): read-only tools (Read, Grep, Glob), an Edit,
+//! model server (tests/cli/common/model_server.rs): read-only tools (Read, Grep, Glob), an Edit,
 //! a Write and a Bash `sed -i`, then the answer, whose Stop makes the AI commit. Claude Code's
 //! debug log names every hook's duration (`Hooks: PreToolUse:Read [cmd] finished with status
 //! 0 (67ms)`); the driver prints their median, 95th percentile and maximum per event and tool,
@@ -16,7 +16,7 @@
 //! `git-clada` the hooks run is the first on PATH. `floor`: the hooks were replaced by a
 //! command that does nothing (the turn then makes no commit).
 
-#[path = "../../tests/common/model_server.rs"]
+#[path = "../../tests/cli/common/model_server.rs"]
 mod model_server;
 
 use std::collections::BTreeMap;

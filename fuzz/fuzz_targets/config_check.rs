@@ -1,4 +1,4 @@
-//! The checks of the fuzz target `config` (shared with `tests/config_limits.rs`, which replays
+//! The checks of the fuzz target `config` (shared with `tests/cli/config_limits.rs`, which replays
 //! the seeds and generated inputs through them, so the body compiles and runs in every test
 //! run): arbitrary bytes as `.clada.yml` (untrusted and trusted) and as the user's file, merged
 //! as `git clada config` merges them, and as the `--timeout` / `--max-output` values. Nothing

@@ -1,7 +1,7 @@
 //! Fuzz target for the index decoder (`repo::index_stream`): arbitrary bytes are read as an
 //! index file; nothing may panic, and whatever decodes is written back and must read back the
 //! same (`clada_git::fuzz_index_round_trip`). Seeds: `seeds-index/`, index files git
-//! wrote in the states the differential test builds (`tests/index_differential.rs`).
+//! wrote in the states the differential test builds (`tests/cli/index_differential.rs`).
 
 #![no_main]
 

@@ -13,7 +13,7 @@
 //!   following links: `.gitmodules` (refused), `.gitattributes`, `.gitignore` and `.mailmap`
 //!   (fsck warnings).
 //!
-//! The rules are git's (checked against gix's implementation of them in `tests/gitname.rs`);
+//! The rules are git's (checked against gix's implementation of them in `tests/cli/gitname.rs`);
 //! the code here is our own. Comparisons are ASCII-case-insensitive, as git's are.
 
 /// Code points that HFS+ skips when it compares names.

@@ -1,6 +1,6 @@
 """A foreign MCP client for git-clada's server: the official Python SDK (`mcp` from PyPI).
 
-`tests/mcp_python.rs` runs it with a JSON spec on stdin; it starts `git-clada mcp` as a child
+`tests/cli/mcp_server.rs` runs it with a JSON spec on stdin; it starts `git-clada mcp` as a child
 process through the SDK's stdio transport, performs the spec's steps in order and prints a
 JSON transcript of what it saw (results, errors, progress, elicitation requests, git output).
 The Rust test does the asserting, and checks the repository with the real git CLI.

@@ -1,6 +1,6 @@
 """Applies aider SEARCH/REPLACE replies the way aider's editblock coder does, without a chat.
 
-The oracle of tests/differential_formats.rs for the aider front end:
+The oracle of tests/cli/differential_formats.rs for the aider front end:
 
     python aider_apply.py CASES.json
 

@@ -78,7 +78,7 @@ fn now_local() -> (i64, i32) {
 /// paragraph, not the subject's, when all its lines are trailers or continuations, or when it
 /// holds one of git's own (`Signed-off-by: `, a cherry-pick line) and at least a quarter of it
 /// is trailers; through gix, which follows git's rules (held to git by
-/// `tests/trailers_differential.rs`).
+/// `tests/cli/trailers_differential.rs`).
 fn trailer_block(message: &str) -> Option<gix::objs::commit::message::body::Trailers<'_>> {
     let body = gix::objs::commit::MessageRef::from_bytes(message.as_bytes()).body()?;
     Some(body.trailers())
