@@ -1,4 +1,4 @@
-//! The index decoder's fuzz target (`fuzz/fuzz_targets/index_decode.rs`), replayed without a
+//! The index decoder's fuzz target (`crates/clada-git/fuzz/fuzz_targets/index_decode.rs`), replayed without a
 //! fuzzer: every seed (index files git wrote in the states `index_differential` builds), every
 //! one-byte change of each with the checksum turned off (an all-zero trailer is
 //! `index.skipHash`, so the change reaches the decoder instead of the checksum), every
@@ -22,7 +22,7 @@ fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
 }
 
 fn seeds() -> Vec<(String, Vec<u8>)> {
-    files(&Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/seeds-index"))
+    files(&Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/clada-git/fuzz/seeds-index"))
 }
 
 #[test]

@@ -452,7 +452,7 @@ fn adler32(adler: u32, data: &[u8]) -> u32 {
 }
 
 /// What a loose object written at `level` inflates to, or why it does not: the fuzz target's
-/// round trip (`fuzz/fuzz_targets/loose_object.rs`).
+/// round trip (`crates/clada-git/fuzz/fuzz_targets/loose_object.rs`).
 #[doc(hidden)]
 pub fn fuzz_loose_round_trip(data: &[u8], level: i32) -> std::result::Result<(), String> {
     let z = compress(Kind::Blob, data, level).map_err(|e| e.to_string())?;
