@@ -4,11 +4,8 @@
 //! `*_support` modules are the shared helpers. Run one file's tests with
 //! `cargo test --test cli <module>::` (or `cargo nextest run -E 'test(/^<module>::/)'`).
 
-#[allow(dead_code)]
 mod common;
-#[allow(dead_code)]
 mod differential_support;
-#[allow(dead_code)]
 mod engine_support;
 
 mod agent_git;
