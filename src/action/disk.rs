@@ -14,11 +14,18 @@ use std::sync::{Arc, Mutex};
 use crate::base::beneath::{Dir, Meta, Root};
 use crate::base::fsutil::Perm;
 
-use super::fsx::EntryKind;
 use super::FileState;
 
 fn errno(code: i32) -> io::Error {
     io::Error::from_raw_os_error(code)
+}
+
+/// The kind of a directory entry, without reading file contents.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntryKind {
+    File { len: u64, executable: bool },
+    Dir,
+    Symlink,
 }
 
 fn kind_of(m: &Meta) -> EntryKind {

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use indexmap::IndexMap;
 
-pub use super::disk::Disk;
+pub use super::disk::{Disk, EntryKind};
 use super::{FileChange, FileState};
 use crate::sandbox::{has_git_component, Sandbox};
 
@@ -147,14 +147,6 @@ fn errno(code: i32) -> io::Error {
 
 // ---------------------------------------------------------------------------------------------
 // What is at a path
-
-/// The kind of a directory entry, without reading file contents.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EntryKind {
-    File { len: u64, executable: bool },
-    Dir,
-    Symlink,
-}
 
 /// One overlay entry (dry run). A `Dir` that replaced something absent on disk is `fresh`:
 /// whatever the disk has below it is not visible.

@@ -668,13 +668,7 @@ fn run(ctx: &mut Ctx<'_>, pa: &PlannedAction, action: &Action) -> Outcome {
             search,
             replace,
         } => search_replace::run(ctx, path, search, replace, &tag),
-        // A link's patch is its own room (`link`): it replaces the entry, never writes
-        // through it.
-        Action::FilePatch(p) => match hunks::parse(&p.hunks, p.style) {
-            Err(e) => Outcome::fail(format!("file_patch: hunks {e}")),
-            Ok(h) if link::is_link_patch(ctx, p, &h) => link::run(ctx, p, &h),
-            Ok(h) => patch::run(ctx, p, &h, &tag),
-        },
+        Action::FilePatch(p) => file_patch(ctx, p, &tag),
         Action::FileReplaceRange {
             path,
             start_text,
@@ -710,17 +704,14 @@ fn run(ctx: &mut Ctx<'_>, pa: &PlannedAction, action: &Action) -> Outcome {
             cwd,
             timeout,
             return_output: _,
-        } => {
-            // Exec sessions (a block without `cwd` starts where the previous one ended) are
-            // SHAM/NESL's; CSL `RUN` and CML `<run>` start a fresh shell at the root or their
-            // `dir`, as seeds 002 and 004 specify.
-            let cwd = match (cwd, pa.format.is_nesl()) {
-                (Some(c), _) => exec::Start::Dir(c),
-                (None, true) => exec::Start::Session,
-                (None, false) => exec::Start::Root,
-            };
-            exec::run_block(ctx, &pa.block_id, code, *lang, cwd, *timeout)
-        }
+        } => exec::run_block(
+            ctx,
+            &pa.block_id,
+            code,
+            *lang,
+            exec_start(pa, cwd.as_ref()),
+            *timeout,
+        ),
         Action::FileCommentLines { path, lines } => {
             comment::toggle_lines(ctx, path, lines, &tag, comment::Toggle::Comment)
         }
@@ -732,5 +723,26 @@ fn run(ctx: &mut Ctx<'_>, pa: &PlannedAction, action: &Action) -> Outcome {
             old_text,
             new_text,
         } => multi::files_replace_all_text(ctx, paths, old_text, new_text, &tag),
+    }
+}
+
+/// A `file_patch`: a link's patch is its own room (`link`): it replaces the entry, never
+/// writes through it.
+fn file_patch(ctx: &mut Ctx<'_>, p: &patch::Patch, tag: &line_edits::Tag) -> Outcome {
+    match hunks::parse(&p.hunks, p.style) {
+        Err(e) => Outcome::fail(format!("file_patch: hunks {e}")),
+        Ok(h) if link::is_link_patch(ctx, p, &h) => link::run(ctx, p, &h),
+        Ok(h) => patch::run(ctx, p, &h, tag),
+    }
+}
+
+/// Where an exec block starts. Exec sessions (a block without `cwd` starts where the previous
+/// one ended) are SHAM/NESL's; CSL `RUN` and CML `<run>` start a fresh shell at the root or
+/// their `dir`, as seeds 002 and 004 specify.
+fn exec_start<'a>(pa: &PlannedAction, cwd: Option<&'a ResolvedPath>) -> exec::Start<'a> {
+    match (cwd, pa.format.is_nesl()) {
+        (Some(c), _) => exec::Start::Dir(c),
+        (None, true) => exec::Start::Session,
+        (None, false) => exec::Start::Root,
     }
 }

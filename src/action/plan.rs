@@ -503,28 +503,37 @@ fn typed(v: &Validated<'_>, sandbox: &Sandbox) -> Result<Action, PathError> {
             pattern: s("pattern"),
             base_path: p("base_path")?,
         },
-        "exec" => Action::Exec {
-            code: s("code"),
-            // The schema's enum only admits languages Lang knows.
-            lang: Lang::parse(&s("lang")).unwrap_or(Lang::Bash),
-            cwd: match v.str("cwd") {
-                Some(_) => Some(p("cwd")?),
-                None => None,
-            },
-            timeout: v.int("timeout").map(|t| t.max(1) as u64),
-            return_output: v.bool("return_output").unwrap_or(true),
-        },
-        other => {
-            // Every schema action has an arm above; a schema entry without one is a bug that
-            // the schema test catches. Refuse rather than panic.
-            return Err(PathError {
-                code: crate::sandbox::PathErrorCode::InvalidPath,
-                path: String::new(),
-                user_action: None,
-                message: format!("action {other} has no executor in this build"),
-            });
-        }
+        "exec" => exec(v, sandbox)?,
+        // Every schema action has an arm above; a schema entry without one is a bug that the
+        // schema test catches. Refuse rather than panic.
+        other => return Err(no_executor(other)),
     })
+}
+
+/// An exec block's typed form: its code, language, own working directory (checked like any
+/// path) and limits.
+fn exec(v: &Validated<'_>, sandbox: &Sandbox) -> Result<Action, PathError> {
+    Ok(Action::Exec {
+        code: v.str("code").unwrap_or_default(),
+        // The schema's enum only admits languages Lang knows.
+        lang: Lang::parse(&v.str("lang").unwrap_or_default()).unwrap_or(Lang::Bash),
+        cwd: match v.str("cwd") {
+            Some(_) => Some(path(v, "cwd", sandbox)?),
+            None => None,
+        },
+        timeout: v.int("timeout").map(|t| t.max(1) as u64),
+        return_output: v.bool("return_output").unwrap_or(true),
+    })
+}
+
+/// The refusal of a schema action this build has no executor for.
+fn no_executor(action: &str) -> PathError {
+    PathError {
+        code: crate::sandbox::PathErrorCode::InvalidPath,
+        path: String::new(),
+        user_action: None,
+        message: format!("action {action} has no executor in this build"),
+    }
 }
 
 /// `file_patch`: its path is an entry (like file_delete's) when the patch deletes or moves the

@@ -362,35 +362,7 @@ impl Runner {
         let limit = policy::limit(self, own)?;
         let max = self.settings.max_output;
         let mut warnings = Vec::new();
-        let jail = match &permit {
-            policy::Permit::Direct { view: None, .. } => {
-                confine::Jail::new(confine::Level::ReadOnly, &self.settings.confine, root)
-                    .map(confine::Jail::core_env_only)
-            }
-            policy::Permit::Direct {
-                view: Some(view), ..
-            } => {
-                // Only git reads the git directories (which may lie outside the worktree).
-                let confine = confine::Confine {
-                    git_dirs: Vec::new(),
-                    ..self.settings.confine.clone()
-                };
-                confine::Jail::new(confine::Level::ReadOnly, &confine, root)
-                    .and_then(|j| j.core_env_only().hiding(view))
-            }
-            policy::Permit::Interpreter => {
-                let confine = confine::Confine {
-                    protected: sandbox.guarded(),
-                    ..self.settings.confine.clone()
-                };
-                approved_jail(&confine, root, &mut warnings)
-            }
-        }
-        .map_err(|e| NotRun {
-            message: format!("exec: not run: {e}"),
-            code: "sandbox_failed",
-            user_action: None,
-        })?;
+        let jail = self.jail_for(&permit, sandbox, &mut warnings)?;
         // Only bash can report where it ended (exec sessions); a direct command cannot cd.
         let probe = (lang == Lang::Bash && matches!(permit, policy::Permit::Interpreter))
             .then(|| session::Probe::for_bash(jail.tmp()))
@@ -417,48 +389,22 @@ impl Runner {
         let guard = (jail.level == confine::Level::Workspace)
             .then(|| protect::Snapshot::take(root, &sandbox.guarded()));
         let started = std::time::SystemTime::now();
+        let limits = spawn::Limits {
+            timeout: limit,
+            max_output: max,
+            cancel,
+        };
         let run = match permit {
             policy::Permit::Interpreter => spawn::run(
                 spawn::lang_name(lang),
                 code,
                 dir,
-                spawn::Limits {
-                    timeout: limit,
-                    max_output: max,
-                    cancel,
-                },
+                limits,
                 probe.as_ref(),
                 &jail,
             ),
             policy::Permit::Direct { prog, args, .. } => {
-                let (args, env) = policy::pinned(
-                    &prog,
-                    args,
-                    &self.settings.confine,
-                    root,
-                    sandbox.denied_globs(),
-                    dir,
-                );
-                spawn::spawn_and_wait(
-                    &prog,
-                    &args,
-                    dir,
-                    spawn::Limits {
-                        timeout: limit,
-                        max_output: max,
-                        cancel,
-                    },
-                    None,
-                    &jail,
-                    &|cmd| {
-                        for (k, v) in &env {
-                            match v {
-                                Some(v) => cmd.env(k, v),
-                                None => cmd.env_remove(k),
-                            };
-                        }
-                    },
-                )
+                self.spawn_direct(&prog, args, sandbox, dir, limits, &jail)
             }
         };
         if let Some(w) = &watch {
@@ -492,6 +438,76 @@ impl Runner {
             output: run.output,
             warnings,
             put_back,
+        })
+    }
+
+    /// The OS sandbox a permitted block runs in: read-only for a direct command (the view's
+    /// entries hidden from it), the approved level for an interpreter.
+    fn jail_for(
+        &self,
+        permit: &policy::Permit,
+        sandbox: &Sandbox,
+        warnings: &mut Vec<String>,
+    ) -> Result<confine::Jail, NotRun> {
+        match permit {
+            policy::Permit::Direct { view: None, .. } => confine::Jail::new(
+                confine::Level::ReadOnly,
+                &self.settings.confine,
+                sandbox.root(),
+            )
+            .map(confine::Jail::core_env_only),
+            policy::Permit::Direct {
+                view: Some(view), ..
+            } => {
+                // Only git reads the git directories (which may lie outside the worktree).
+                let confine = confine::Confine {
+                    git_dirs: Vec::new(),
+                    ..self.settings.confine.clone()
+                };
+                confine::Jail::new(confine::Level::ReadOnly, &confine, sandbox.root())
+                    .and_then(|j| j.core_env_only().hiding(view))
+            }
+            policy::Permit::Interpreter => {
+                let confine = confine::Confine {
+                    protected: sandbox.guarded(),
+                    ..self.settings.confine.clone()
+                };
+                approved_jail(&confine, sandbox.root(), warnings)
+            }
+        }
+        .map_err(|e| NotRun {
+            message: format!("exec: not run: {e}"),
+            code: "sandbox_failed",
+            user_action: None,
+        })
+    }
+
+    /// Starts the read-only command `prog` in `jail` and waits for it, with its arguments and
+    /// environment pinned.
+    fn spawn_direct(
+        &self,
+        prog: &str,
+        args: Vec<String>,
+        sandbox: &Sandbox,
+        dir: &Path,
+        limits: spawn::Limits<'_>,
+        jail: &confine::Jail,
+    ) -> spawn::Run {
+        let (args, env) = policy::pinned(
+            prog,
+            args,
+            &self.settings.confine,
+            sandbox.root(),
+            sandbox.denied_globs(),
+            dir,
+        );
+        spawn::spawn_and_wait(prog, &args, dir, limits, None, jail, &|cmd| {
+            for (k, v) in &env {
+                match v {
+                    Some(v) => cmd.env(k, v),
+                    None => cmd.env_remove(k),
+                };
+            }
         })
     }
 }

@@ -341,19 +341,7 @@ pub(super) fn back_from_tip(
     target: Option<(ObjectId, Vec<ObjectId>)>,
     dry_run: bool,
 ) -> Result<Move, HistoryError> {
-    let (branch, tip) = match repo.head()? {
-        Head::Branch { name, commit } => (name, commit),
-        Head::Detached { .. } => {
-            return Err(HistoryError::Refused(
-                "HEAD is detached; step-back walks a branch's history: check out a branch first (`git switch <branch>`)".into(),
-            ))
-        }
-        Head::Unborn { .. } => {
-            return Err(HistoryError::Refused(
-                "the branch has no commits; there is nothing to step back to".into(),
-            ))
-        }
-    };
+    let (branch, tip) = branch_and_tip(repo)?;
     let info = repo.commit_info(tip)?;
     let (target, trail) = match target {
         Some((target, trail)) => (target, trail),
@@ -366,13 +354,7 @@ pub(super) fn back_from_tip(
     crate::base::trace::phase("step-back: state");
     let index = repo.read_index()?;
     crate::base::trace::phase("step-back: read index");
-    let conflicted = index.conflicted_paths();
-    if !conflicted.is_empty() {
-        return Err(HistoryError::Refused(format!(
-            "the index has unresolved conflicts in {}; resolve them first",
-            snapshot::describe_paths(&conflicted, 5)
-        )));
-    }
+    refuse_unresolved_conflicts(&index)?;
     // The untracked files to park: directories unchanged since the last step-back are not
     // read again (a dry run uses what is kept, and keeps nothing).
     let status = repo.status_with_untracked_cache(info.tree, &index, !dry_run)?;
@@ -459,6 +441,32 @@ pub(super) fn back_from_tip(
         target_info.subject()
     );
     Ok(Move::planned(report, plan, reflog))
+}
+
+/// The branch HEAD is on and its tip: step-back walks a branch's history, so a detached or
+/// unborn HEAD is refused.
+fn branch_and_tip(repo: &Repo) -> Result<(String, ObjectId), HistoryError> {
+    match repo.head()? {
+        Head::Branch { name, commit } => Ok((name, commit)),
+        Head::Detached { .. } => Err(HistoryError::Refused(
+            "HEAD is detached; step-back walks a branch's history: check out a branch first (`git switch <branch>`)".into(),
+        )),
+        Head::Unborn { .. } => Err(HistoryError::Refused(
+            "the branch has no commits; there is nothing to step back to".into(),
+        )),
+    }
+}
+
+/// Refuses an index with unresolved conflicts: they are resolved before a step back.
+fn refuse_unresolved_conflicts(index: &Index) -> Result<(), HistoryError> {
+    let conflicted = index.conflicted_paths();
+    if conflicted.is_empty() {
+        return Ok(());
+    }
+    Err(HistoryError::Refused(format!(
+        "the index has unresolved conflicts in {}; resolve them first",
+        snapshot::describe_paths(&conflicted, 5)
+    )))
 }
 
 /// While stepped back: the move from HEAD's position to `target`, a commit of the walk's

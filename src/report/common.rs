@@ -223,30 +223,8 @@ pub fn output_body(r: &ActionResult, trim: bool) -> String {
     match r.action.as_str() {
         "file_read" => file_block(s("path"), s("content"), false),
         "file_read_numbered" => file_block(s("path"), s("content"), true),
-        "files_read" | "files_read_numbered" => {
-            let paths: Vec<&str> = data
-                .get("paths")
-                .and_then(Value::as_array)
-                .map(|a| a.iter().filter_map(Value::as_str).collect())
-                .unwrap_or_default();
-            let contents: Vec<&str> = data
-                .get("content")
-                .and_then(Value::as_array)
-                .map(|a| a.iter().filter_map(Value::as_str).collect())
-                .unwrap_or_default();
-            let mut out = format!("Reading {} files:\n", paths.len());
-            for p in &paths {
-                out.push_str(&format!("- {p}\n"));
-            }
-            let blocks: Vec<String> = paths
-                .iter()
-                .zip(contents.iter().chain(std::iter::repeat(&"")))
-                .map(|(p, c)| file_block(p, c, r.action == "files_read_numbered"))
-                .collect();
-            out.push('\n');
-            out.push_str(&blocks.join("\n\n"));
-            out
-        }
+        "files_read" => files_body(data, false),
+        "files_read_numbered" => files_body(data, true),
         "exec" => {
             let shown = |t: &str| -> String {
                 let t = t.trim_end();
@@ -269,59 +247,8 @@ pub fn output_body(r: &ActionResult, trim: bool) -> String {
                 parts.join("\n")
             }
         }
-        "ls" => {
-            // Reports stored before the seeds' shapes (git notes) held `{entries}` etc.
-            let entries = data
-                .as_array()
-                .or_else(|| data.get("entries").and_then(Value::as_array));
-            let lines: Vec<String> = entries
-                .map(|a| {
-                    a.iter()
-                        .map(|e| {
-                            let name = e.get("name").and_then(Value::as_str).unwrap_or_default();
-                            match e.get("type").and_then(Value::as_str) {
-                                Some("directory") => format!("{name}/"),
-                                Some("symlink") => format!("{name}@"),
-                                _ => format!(
-                                    "{name} ({} bytes)",
-                                    e.get("size").and_then(Value::as_u64).unwrap_or(0)
-                                ),
-                            }
-                        })
-                        .collect()
-                })
-                .unwrap_or_default();
-            if lines.is_empty() {
-                "[empty directory]".into()
-            } else {
-                lines.join("\n")
-            }
-        }
-        "grep" => {
-            let lines: Vec<String> = data
-                .as_array()
-                .or_else(|| data.get("matches").and_then(Value::as_array))
-                .map(|a| {
-                    a.iter()
-                        .map(|m| {
-                            let number = m.get("line_number").or_else(|| m.get("line"));
-                            let text = m.get("text").or_else(|| m.get("line"));
-                            format!(
-                                "{}:{}: {}",
-                                m.get("file").and_then(Value::as_str).unwrap_or_default(),
-                                number.and_then(Value::as_u64).unwrap_or(0),
-                                text.and_then(Value::as_str).unwrap_or_default()
-                            )
-                        })
-                        .collect()
-                })
-                .unwrap_or_default();
-            if lines.is_empty() {
-                "[no matches]".into()
-            } else {
-                lines.join("\n")
-            }
-        }
+        "ls" => ls_body(data),
+        "grep" => grep_body(data),
         "glob" => {
             let lines: Vec<&str> = data
                 .as_array()
@@ -338,6 +265,90 @@ pub fn output_body(r: &ActionResult, trim: bool) -> String {
             Value::String(s) => s.trim_end().to_string(),
             other => serde_json::to_string_pretty(other).unwrap_or_default(),
         },
+    }
+}
+
+/// The body of a `files_read` (`numbered`: `files_read_numbered`): the list of paths, then each
+/// file's block.
+fn files_body(data: &Value, numbered: bool) -> String {
+    let paths: Vec<&str> = data
+        .get("paths")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let contents: Vec<&str> = data
+        .get("content")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let mut out = format!("Reading {} files:\n", paths.len());
+    for p in &paths {
+        out.push_str(&format!("- {p}\n"));
+    }
+    let blocks: Vec<String> = paths
+        .iter()
+        .zip(contents.iter().chain(std::iter::repeat(&"")))
+        .map(|(p, c)| file_block(p, c, numbered))
+        .collect();
+    out.push('\n');
+    out.push_str(&blocks.join("\n\n"));
+    out
+}
+
+/// The body of an `ls`: one entry a line, folders with `/`, links with `@`, files with their size.
+fn ls_body(data: &Value) -> String {
+    // Reports stored before the seeds' shapes (git notes) held `{entries}` etc.
+    let entries = data
+        .as_array()
+        .or_else(|| data.get("entries").and_then(Value::as_array));
+    let lines: Vec<String> = entries
+        .map(|a| {
+            a.iter()
+                .map(|e| {
+                    let name = e.get("name").and_then(Value::as_str).unwrap_or_default();
+                    match e.get("type").and_then(Value::as_str) {
+                        Some("directory") => format!("{name}/"),
+                        Some("symlink") => format!("{name}@"),
+                        _ => format!(
+                            "{name} ({} bytes)",
+                            e.get("size").and_then(Value::as_u64).unwrap_or(0)
+                        ),
+                    }
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    if lines.is_empty() {
+        "[empty directory]".into()
+    } else {
+        lines.join("\n")
+    }
+}
+
+/// The body of a `grep`: `file:line: text`, one match a line.
+fn grep_body(data: &Value) -> String {
+    let lines: Vec<String> = data
+        .as_array()
+        .or_else(|| data.get("matches").and_then(Value::as_array))
+        .map(|a| {
+            a.iter()
+                .map(|m| {
+                    let number = m.get("line_number").or_else(|| m.get("line"));
+                    let text = m.get("text").or_else(|| m.get("line"));
+                    format!(
+                        "{}:{}: {}",
+                        m.get("file").and_then(Value::as_str).unwrap_or_default(),
+                        number.and_then(Value::as_u64).unwrap_or(0),
+                        text.and_then(Value::as_str).unwrap_or_default()
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    if lines.is_empty() {
+        "[no matches]".into()
+    } else {
+        lines.join("\n")
     }
 }
 

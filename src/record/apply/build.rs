@@ -4,6 +4,8 @@
 //! (three-way merged where the user changed the same file); when they cannot be kept apart,
 //! the reason, and the commit falls back to a snapshot of the user's work.
 
+use std::collections::BTreeSet;
+
 use crate::action::Execution;
 use crate::repo::{BString, ByteSlice, EntryKind, Index, IndexUpdate, ObjectId, Repo, TreeChange};
 
@@ -151,34 +153,8 @@ impl Transaction<'_> {
         let moves = (taken.as_ref())
             .and_then(|(_, j)| j.agent.as_ref())
             .map_or(&[][..], |a| &a.moves[..]);
-        let mut pending_ai = Vec::with_capacity(pending.len());
-        for (p, pend) in &pending {
-            let before = match added.contains(p) {
-                true => Some(repo.tree_entry(self.base_tree, p.as_bstr())?),
-                false => None,
-            };
-            pending_ai.push(crate::record::provenance::AiVersion {
-                path: p.clone(),
-                ai: pend.ai,
-                before_reply: before,
-                moved_from: (moves.iter())
-                    .find(|(_, new)| *p == new.as_str())
-                    .map(|(old, _)| BString::from(old.as_str())),
-            });
-        }
-        let before_tree = match pending.is_empty() {
-            true => None,
-            false => {
-                let back: Vec<TreeChange> = pending
-                    .iter()
-                    .map(|(p, pend)| TreeChange {
-                        path: p.clone(),
-                        entry: pend.before,
-                    })
-                    .collect();
-                Some(repo.edit_tree(self.base_tree, &back)?)
-            }
-        };
+        let pending_ai = self.pending_ai_versions(&pending, &added, moves)?;
+        let before_tree = self.tree_before_pending(&pending)?;
         let (took, taken) = match taken {
             Some((tree, journal)) => (Some(tree), Some(journal)),
             None => (None, None),
@@ -198,6 +174,48 @@ impl Transaction<'_> {
             turn,
             before_tree,
         })
+    }
+
+    /// The pending AI changes this commit takes, each with the entry before the reply when
+    /// the reply changed that path too, and where an agent moved it from (`moves`).
+    fn pending_ai_versions(
+        &self,
+        pending: &Pending,
+        added: &BTreeSet<&BString>,
+        moves: &[(String, String)],
+    ) -> Result<Vec<crate::record::provenance::AiVersion>, ApplyError> {
+        let repo = self.repo;
+        let mut pending_ai = Vec::with_capacity(pending.len());
+        for (p, pend) in pending {
+            let before = match added.contains(p) {
+                true => Some(repo.tree_entry(self.base_tree, p.as_bstr())?),
+                false => None,
+            };
+            pending_ai.push(crate::record::provenance::AiVersion {
+                path: p.clone(),
+                ai: pend.ai,
+                before_reply: before,
+                moved_from: (moves.iter())
+                    .find(|(_, new)| *p == new.as_str())
+                    .map(|(old, _)| BString::from(old.as_str())),
+            });
+        }
+        Ok(pending_ai)
+    }
+
+    /// The tree as it was before the pending changes this commit takes (none without them).
+    fn tree_before_pending(&self, pending: &Pending) -> Result<Option<ObjectId>, ApplyError> {
+        if pending.is_empty() {
+            return Ok(None);
+        }
+        let back: Vec<TreeChange> = pending
+            .iter()
+            .map(|(p, pend)| TreeChange {
+                path: p.clone(),
+                entry: pend.before,
+            })
+            .collect();
+        Ok(Some(self.repo.edit_tree(self.base_tree, &back)?))
     }
 
     /// The changed paths that held uncommitted work (W differs from HEAD, for a moved file at

@@ -68,19 +68,13 @@ impl Transaction<'_> {
         self.journal.before_tree = built.before_tree.map(|t| t.to_string());
         let record = self.record_commit(commit, after_tree, after_index)?;
         let subject = msg.lines().next().unwrap_or_default().to_string();
-        execution.result.git_commit = Some(commit.to_string());
-        execution.result.snapshot_commit = snap.map(|s| s.commit.to_string());
-        execution.result.steps.push(Step::new(
-            "commit",
-            true,
-            format!("{} {subject}", Repo::short(commit)),
-        ));
-        // What the hooks left and was cleared after them, and what the sandbox went without:
-        // in the stored report as in the printed one.
-        let (cleared, notices) = said_once(opts);
-        execution.result.warnings.extend(cleared);
-        execution.result.warnings.extend(notices);
-        execution.result.update_success();
+        report_commit(
+            &mut execution,
+            opts,
+            commit,
+            &subject,
+            snap.map(|s| s.commit.to_string()),
+        );
         // The branch, the apply record and both notes move in one transaction: all or none.
         let mut updates = branch_updates(reply, head_commit, commit, kept, &subject);
         updates.push(records_update(repo, commit, record)?);
@@ -97,22 +91,7 @@ impl Transaction<'_> {
             built,
             &identity.0,
         )?);
-        if let Some(also) = &opts.also_refs {
-            let extra = (also.0)(repo, Some(commit))?;
-            self.journal.also_refs = extra
-                .iter()
-                .map(|u| {
-                    Ok(JournalRef {
-                        name: u.name.clone(),
-                        before: match u.expected {
-                            Expected::Value(v) => Some(v.to_string()),
-                            _ => repo.read_ref(&u.name)?.map(|v| v.to_string()),
-                        },
-                    })
-                })
-                .collect::<Result<_, RepoError>>()?;
-            updates.extend(extra);
-        }
+        updates.extend(self.also_ref_updates(opts, commit)?);
         // git's index lock stays held (the new index written into it) until the branch has
         // moved: a `git commit` cannot slip in between, and if the branch moved anyway the
         // old index is still in place.
@@ -149,6 +128,33 @@ impl Transaction<'_> {
             snapshot: snap.map(|s| s.commit),
             diff: None,
         })
+    }
+
+    /// The refs `opts.also_refs` moves with the branch, each journalled with where it was so
+    /// a recovery can put it back.
+    fn also_ref_updates(
+        &mut self,
+        opts: &ApplyOptions,
+        commit: ObjectId,
+    ) -> Result<Vec<RefUpdate>, ApplyError> {
+        let Some(also) = &opts.also_refs else {
+            return Ok(Vec::new());
+        };
+        let repo = self.repo;
+        let extra = (also.0)(repo, Some(commit))?;
+        self.journal.also_refs = extra
+            .iter()
+            .map(|u| {
+                Ok(JournalRef {
+                    name: u.name.clone(),
+                    before: match u.expected {
+                        Expected::Value(v) => Some(v.to_string()),
+                        _ => repo.read_ref(&u.name)?.map(|v| v.to_string()),
+                    },
+                })
+            })
+            .collect::<Result<_, RepoError>>()?;
+        Ok(extra)
     }
 
     /// Names `commit` in the journal, with the state the apply leaves behind (W', I' and the
@@ -360,6 +366,29 @@ fn commit_author(opts: &ApplyOptions, user: &Signature) -> Signature {
         },
         None => user.clone(),
     }
+}
+
+/// The commit as the result reports it: its id, the snapshot's, the commit step, and what is
+/// said once (what the hooks left and was cleared after them, what the sandbox went without),
+/// in the stored report as in the printed one.
+fn report_commit(
+    execution: &mut Execution,
+    opts: &ApplyOptions,
+    commit: ObjectId,
+    subject: &str,
+    snapshot_commit: Option<String>,
+) {
+    execution.result.git_commit = Some(commit.to_string());
+    execution.result.snapshot_commit = snapshot_commit;
+    execution.result.steps.push(Step::new(
+        "commit",
+        true,
+        format!("{} {subject}", Repo::short(commit)),
+    ));
+    let (cleared, notices) = said_once(opts);
+    execution.result.warnings.extend(cleared);
+    execution.result.warnings.extend(notices);
+    execution.result.update_success();
 }
 
 /// The branch (from `head_commit` to `commit`) and the kept work: the refs of the ref

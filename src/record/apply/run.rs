@@ -181,30 +181,7 @@ impl Transaction<'_> {
                 // Exec ran git itself (or another git command ran meanwhile): committing on
                 // top would mix the two, and rolling back would undo what exec meant to do.
                 drop(lock);
-                // The user's work as it was before the reply stays reachable (exec may have
-                // overwritten it: a `git checkout -- FILE`), under a ref the warning names.
-                let kept = match start.status.is_dirty() {
-                    true => Some(self.keep_work_aside(start, reply)?),
-                    false => None,
-                };
-                Journal::remove(repo)?;
-                let kept = kept.map_or(String::new(), |r| {
-                    format!("; your uncommitted work from before the reply is kept in {r} (`git stash apply {r}` brings it back)")
-                });
-                // Who moved it is unknown: an exec block running git, or a person's commit
-                // made meanwhile; the message says both.
-                let why = match what.strip_prefix("HEAD moved ") {
-                    Some(rest) => format!(
-                        "HEAD moved while the reply ran ({rest}: a commit made meanwhile, or git run by an exec block)"
-                    ),
-                    None => format!(
-                        "{what} while the reply ran (git run by an exec block, or another git command)"
-                    ),
-                };
-                execution.result.warnings.push(format!(
-                    "{why}, so git-clada committed nothing and left the repository exactly as the reply's actions and exec left it (see `git status`); `git clada undo` cannot take this reply back{kept}"
-                ));
-                return Ok(uncommitted(execution));
+                return self.commit_nothing_after_a_move(start, reply, &what, execution);
             }
         }
         crate::base::failpoint::hit("apply:index-locked");
@@ -263,6 +240,43 @@ impl Transaction<'_> {
             );
         }
         self.commit(start, opts, reply, execution, built, lock)
+    }
+
+    /// HEAD or the branch moved while the reply ran (`what` says how): nothing is committed,
+    /// the repository stays as the actions and exec left it, and the user's work from before
+    /// the reply is kept under a ref the warning names.
+    fn commit_nothing_after_a_move(
+        &self,
+        start: &Start,
+        reply: &Reply,
+        what: &str,
+        mut execution: Execution,
+    ) -> Result<ApplyOutcome, ApplyError> {
+        let repo = self.repo;
+        // The user's work as it was before the reply stays reachable (exec may have
+        // overwritten it: a `git checkout -- FILE`), under a ref the warning names.
+        let kept = match start.status.is_dirty() {
+            true => Some(self.keep_work_aside(start, reply)?),
+            false => None,
+        };
+        Journal::remove(repo)?;
+        let kept = kept.map_or(String::new(), |r| {
+            format!("; your uncommitted work from before the reply is kept in {r} (`git stash apply {r}` brings it back)")
+        });
+        // Who moved it is unknown: an exec block running git, or a person's commit
+        // made meanwhile; the message says both.
+        let why = match what.strip_prefix("HEAD moved ") {
+            Some(rest) => format!(
+                "HEAD moved while the reply ran ({rest}: a commit made meanwhile, or git run by an exec block)"
+            ),
+            None => format!(
+                "{what} while the reply ran (git run by an exec block, or another git command)"
+            ),
+        };
+        execution.result.warnings.push(format!(
+            "{why}, so git-clada committed nothing and left the repository exactly as the reply's actions and exec left it (see `git status`); `git clada undo` cannot take this reply back{kept}"
+        ));
+        Ok(uncommitted(execution))
     }
 }
 
