@@ -13,7 +13,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 /// Each `cfg` the tests read, and what it stands for.
-const NEEDS: [(&str, &str); 13] = [
+const NEEDS: [(&str, &str); 14] = [
+    (
+        "has_ec_core",
+        "the EditorConfig core tests ../shared/conformance/editorconfig-core-test (or CLADA_EDITORCONFIG_TESTS)",
+    ),
     (
         "has_shared",
         "the conformance data ../shared/conformance (or CLADA_SHARED)",
@@ -48,6 +52,7 @@ fn main() {
     for var in [
         "CLADA_TEST_TOOLS",
         "CLADA_SHARED",
+        "CLADA_EDITORCONFIG_TESTS",
         "CLADA_AIDER_PYTHON",
         "CLADA_CODEX_BIN",
         "XDG_CACHE_HOME",
@@ -71,6 +76,11 @@ fn has(cfg: &str, root: &Path, tools: &Path) -> bool {
             .unwrap_or_else(|| root.join("../shared"))
             .join("conformance")
             .is_dir(),
+        "has_ec_core" => std::env::var_os("CLADA_EDITORCONFIG_TESTS")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| root.join("../shared/conformance/editorconfig-core-test"))
+            .join("glob/CMakeLists.txt")
+            .is_file(),
         "has_oracles" => {
             let aider = std::env::var_os("CLADA_AIDER_PYTHON")
                 .map(PathBuf::from)

@@ -6,9 +6,11 @@
 //!
 //! Lookup follows the EditorConfig spec: `.editorconfig` files from the file's directory up to
 //! one that says `root = true` (or the filesystem root); nearer files win, and within a file
-//! later sections win. Section globs: `*` (not `/`), `**`, `?`, `[…]`, `{a,b}`; a glob without
-//! `/` matches the file name at any depth, one with `/` is relative to its file's directory.
-//! Unreadable files and malformed lines are skipped, as editors do. A file inside the worktree
+//! later sections win. Parsing and section globs are ec4rs's (the EditorConfig core in Rust:
+//! `*`, `**`, `?`, `[…]`, `[!…]`, `{a,b}`, `{1..3}`; a glob without `/` matches the file name
+//! at any depth, one with `/` is relative to its file's directory); it passes 197 of the 199
+//! core tests (tests/cli/editorconfig_core.rs). The walk and the reading stay here: a line
+//! ec4rs rejects is skipped, as editors do, rather than ending the file. A file inside the worktree
 //! is read only when it is a regular file of at most [`super::FILE_LIMIT`] bytes (a clone can
 //! ship a link to `/dev/zero`, a process there can leave a FIFO): anything else is skipped
 //! like an unreadable file. Above the worktree the files are the user's, and links are
@@ -42,76 +44,45 @@ pub struct Properties {
     pub charset: Option<Charset>,
 }
 
-/// One `[glob]` section's relevant pairs, `None` value meaning `unset`.
-type Pairs = Vec<(String, Option<String>)>;
-
-/// Parses one `.editorconfig`: whether it is a root, and its sections.
-fn parse(text: &str) -> (bool, Vec<(String, Pairs)>) {
-    let mut root = false;
-    let mut sections: Vec<(String, Pairs)> = Vec::new();
+/// The lines of one `.editorconfig` that ec4rs reads: the others (a line with neither `=`
+/// nor a `[section]`, an empty key or value, an empty `[]`) are dropped here, as editors
+/// skip them, because ec4rs stops reading a file at its first bad line.
+fn readable_lines(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
     for line in text.lines() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') || line.starts_with(';') {
-            continue;
-        }
-        if let Some(glob) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
-            sections.push((glob.to_string(), Vec::new()));
-            continue;
-        }
-        let Some((k, v)) = line.split_once('=') else {
-            continue;
-        };
-        let key = k.trim().to_ascii_lowercase();
-        let value = v.trim().to_ascii_lowercase();
-        match sections.last_mut() {
-            None => {
-                if key == "root" {
-                    root = value == "true";
-                }
-            }
-            Some((_, pairs)) => {
-                let value = (value != "unset").then_some(value);
-                pairs.push((key, value));
-            }
+        // One line alone is a whole file's preamble, or a section header, to the parser.
+        if ec4rs::ConfigParser::new(line.as_bytes()).is_ok() {
+            out.push_str(line);
+            out.push('\n');
         }
     }
-    (root, sections)
+    out
 }
 
-/// Whether section glob `glob` of an `.editorconfig` in `dir` matches `path`.
-fn matches(glob: &str, dir: &Path, path: &Path) -> bool {
-    let Ok(rel) = path.strip_prefix(dir) else {
-        return false;
-    };
-    let rel = rel.to_string_lossy().replace('\\', "/");
-    let pattern = if glob.contains('/') {
-        glob.trim_start_matches('/').to_string()
-    } else {
-        format!("**/{glob}")
-    };
-    // EditorConfig's `**` spans directories anywhere (`docs/**.md`); globset's only as a
-    // whole component, so `**x` becomes `**/*x`.
-    let pattern = pattern
-        .replace("**/", "\u{0}")
-        .replace("**", "**/*")
-        .replace('\u{0}', "**/");
-    globset::GlobBuilder::new(&pattern)
-        .literal_separator(true)
-        .build()
-        .map(|g| g.compile_matcher().is_match(&rel))
-        .unwrap_or(false)
+/// The glob of a `[section]` header line, as ec4rs reads one (a comment may follow the `]`).
+fn header(line: &str) -> Option<&str> {
+    let t = line.trim_start_matches('\u{feff}').trim();
+    let rest = t.strip_prefix('[')?;
+    let close = rest.rfind(']')?;
+    let after = rest[close + 1..].trim();
+    (after.is_empty() || after.starts_with(['#', ';'])).then(|| &rest[..close])
 }
 
 /// The text of the `.editorconfig` in `dir`, if it is one git-clada reads (see the module
 /// doc): in the worktree `root` or below only a regular file, above it a link is followed.
 fn read_in(dir: &Path, root: &Path) -> Option<String> {
+    read_named(dir, root, ".editorconfig")
+}
+
+/// [`read_in`] for configuration files called `name` (the core tests name theirs).
+fn read_named(dir: &Path, root: &Path, name: &str) -> Option<String> {
     use crate::base::fsutil::{read_small, Links};
     let links = if dir.starts_with(root) {
         Links::Refuse
     } else {
         Links::Follow
     };
-    let bytes = read_small(&dir.join(".editorconfig"), super::FILE_LIMIT, links).ok()??;
+    let bytes = read_small(&dir.join(name), super::FILE_LIMIT, links).ok()??;
     String::from_utf8(bytes).ok()
 }
 
@@ -121,71 +92,114 @@ pub fn final_newline_sections(root: &Path) -> Vec<String> {
     let Some(text) = read_in(root, root) else {
         return Vec::new();
     };
+    let text = readable_lines(&text);
+    let Ok(parser) = ec4rs::ConfigParser::new(text.as_bytes()) else {
+        return Vec::new();
+    };
+    // ec4rs's sections do not give their glob back: the headers, in the same order, do.
+    let globs = text.lines().filter_map(header);
     let mut out = Vec::new();
-    for (glob, pairs) in parse(&text).1 {
-        if let Some((_, v)) = pairs
-            .iter()
-            .rev()
-            .find(|(k, _)| k == "insert_final_newline")
-        {
-            out.push(format!("[{glob}] = {}", v.as_deref().unwrap_or("unset")));
+    for (glob, section) in globs.zip(parser.map_while(Result::ok)) {
+        let value = section.props().get_raw_for_key("insert_final_newline");
+        if !value.is_unset() {
+            out.push(format!(
+                "[{glob}] = {}",
+                value.into_str().to_ascii_lowercase()
+            ));
         }
     }
     out
 }
 
-/// The properties for `path` (absolute) in the worktree `root`.
-pub fn properties(path: &Path, root: &Path) -> Properties {
+/// The properties whose values are case-insensitive: the spec has cores lower-case them.
+const KNOWN: [&str; 7] = [
+    "indent_style",
+    "indent_size",
+    "tab_width",
+    "end_of_line",
+    "charset",
+    "trim_trailing_whitespace",
+    "insert_final_newline",
+];
+
+/// Every pair the configuration files called `name` give `path` (absolute) in the worktree
+/// `root`, as an EditorConfig core reports them: the spec's `indent_size`/`tab_width`
+/// fallbacks added, the known properties' values lower-cased, `unset` kept as a value.
+pub fn pairs_named(path: &Path, root: &Path, name: &str) -> Vec<(String, String)> {
     let mut files = Vec::new();
     let mut dir = path.parent();
     while let Some(d) = dir {
-        if let Some(text) = read_in(d, root) {
-            let (root, sections) = parse(&text);
-            files.push((d.to_path_buf(), sections));
-            if root {
+        if let Some(text) = read_named(d, root, name) {
+            let text = readable_lines(&text);
+            let is_root = ec4rs::ConfigParser::new(text.as_bytes()).is_ok_and(|p| p.is_root);
+            files.push((d, text));
+            if is_root {
                 break;
             }
         }
         dir = d.parent();
     }
-    let mut props = Properties::default();
+    let mut props = ec4rs::Properties::new();
     // Farthest first, so nearer files (and later sections) override.
-    for (d, sections) in files.iter().rev() {
-        for (glob, pairs) in sections {
-            if !matches(glob, d, path) {
-                continue;
-            }
-            for (k, v) in pairs {
-                let v = v.as_deref();
-                match k.as_str() {
-                    "insert_final_newline" => {
-                        props.insert_final_newline = match v {
-                            Some("true") => Some(true),
-                            Some("false") => Some(false),
-                            _ => None,
-                        }
-                    }
-                    "end_of_line" => {
-                        props.end_of_line = match v {
-                            Some("lf") => Some(Eol::Lf),
-                            Some("crlf") => Some(Eol::Crlf),
-                            Some("cr") => Some(Eol::Cr),
-                            _ => None,
-                        }
-                    }
-                    "charset" => {
-                        props.charset = match v {
-                            Some("utf-8") => Some(Charset::Utf8),
-                            Some("utf-8-bom") => Some(Charset::Utf8Bom),
-                            Some("latin1") => Some(Charset::Latin1),
-                            Some("utf-16le") => Some(Charset::Utf16Le),
-                            Some("utf-16be") => Some(Charset::Utf16Be),
-                            _ => None,
-                        }
-                    }
-                    _ => {}
+    for (d, text) in files.iter().rev() {
+        let Ok(parser) = ec4rs::ConfigParser::new(text.as_bytes()) else {
+            continue;
+        };
+        let rel = path.strip_prefix(d).unwrap_or(path);
+        for section in parser.map_while(Result::ok) {
+            if section.applies_to(rel) {
+                for (k, v) in section.props().iter() {
+                    props.insert_raw_for_key(k, v.clone());
                 }
             }
+        }
+    }
+    props.use_fallbacks();
+    props
+        .iter()
+        .map(|(k, v)| {
+            let v = v.into_str();
+            let v = if KNOWN.contains(&k) {
+                v.to_lowercase()
+            } else {
+                v.to_string()
+            };
+            (k.to_string(), v)
+        })
+        .collect()
+}
+
+/// The properties for `path` (absolute) in the worktree `root`.
+pub fn properties(path: &Path, root: &Path) -> Properties {
+    let mut props = Properties::default();
+    for (k, v) in pairs_named(path, root, ".editorconfig") {
+        match k.as_str() {
+            "insert_final_newline" => {
+                props.insert_final_newline = match v.as_str() {
+                    "true" => Some(true),
+                    "false" => Some(false),
+                    _ => None,
+                }
+            }
+            "end_of_line" => {
+                props.end_of_line = match v.as_str() {
+                    "lf" => Some(Eol::Lf),
+                    "crlf" => Some(Eol::Crlf),
+                    "cr" => Some(Eol::Cr),
+                    _ => None,
+                }
+            }
+            "charset" => {
+                props.charset = match v.as_str() {
+                    "utf-8" => Some(Charset::Utf8),
+                    "utf-8-bom" => Some(Charset::Utf8Bom),
+                    "latin1" => Some(Charset::Latin1),
+                    "utf-16le" => Some(Charset::Utf16Le),
+                    "utf-16be" => Some(Charset::Utf16Be),
+                    _ => None,
+                }
+            }
+            _ => {}
         }
     }
     props
@@ -372,6 +386,36 @@ mod tests {
         let p = properties(&root.join("sub/t.txt"), root);
         assert_eq!(p.charset, Some(Charset::Utf8Bom));
         assert_eq!(p.end_of_line, None);
+    }
+
+    #[test]
+    fn core_globs_and_bad_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::write(
+            root.join(".editorconfig"),
+            "root = TRUE\nnot a pair\n[*.{js,ts}]\nend_of_line = CRLF\n[]\n[f{1..3}.txt]\ncharset = latin1\n[x[ab].md]\ninsert_final_newline = false\n",
+        )
+        .unwrap();
+        let p = properties(&root.join("src/x.ts"), root);
+        assert_eq!(p.end_of_line, Some(Eol::Crlf));
+        assert_eq!(
+            properties(&root.join("f2.txt"), root).charset,
+            Some(Charset::Latin1)
+        );
+        assert_eq!(properties(&root.join("f4.txt"), root).charset, None);
+        let md = properties(&root.join("docs/xb.md"), root);
+        assert_eq!(md.insert_final_newline, Some(false));
+        assert_eq!(
+            properties(&root.join("xc.md"), root).insert_final_newline,
+            None
+        );
+        assert_eq!(
+            final_newline_sections(root),
+            vec!["[x[ab].md] = false".to_string()]
+        );
+        let pairs = pairs_named(&root.join("x.js"), root, ".editorconfig");
+        assert_eq!(pairs, vec![("end_of_line".to_string(), "crlf".to_string())]);
     }
 
     #[test]

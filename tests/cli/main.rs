@@ -28,6 +28,7 @@ mod demo;
 mod diff_round_trip;
 mod diff_symlinks;
 mod differential_formats;
+mod editorconfig_core;
 mod engine_api;
 mod engine_cases;
 mod engine_cli;
