@@ -225,12 +225,7 @@ impl Watched {
 
     /// Forgets what `ev` may have changed; false when it touches the directory structure.
     fn forget(&mut self, ev: &Event) -> bool {
-        const LOST: u32 = libc::IN_Q_OVERFLOW
-            | libc::IN_IGNORED
-            | libc::IN_DELETE_SELF
-            | libc::IN_MOVE_SELF
-            | libc::IN_UNMOUNT;
-        if ev.mask & LOST != 0 {
+        if ev.lost {
             return false;
         }
         let Some(dir) = self.dirs.get(&ev.wd) else {
@@ -247,7 +242,7 @@ impl Watched {
         }
         // A directory created, removed or renamed where tracked files live (or under which
         // they live): the watches no longer match the tree.
-        ev.mask & libc::IN_ISDIR == 0 || !self.of_interest.contains(&path)
+        !ev.is_dir || !self.of_interest.contains(&path)
     }
 
     /// Watches every directory of `dirs` not watched yet; false when the kernel refuses one
@@ -279,12 +274,12 @@ impl Watched {
                 }
             };
             match self.inotify.add(&full) {
-                Ok(wd) => {
+                Added::Watch(wd) => {
                     self.dirs.insert(wd, dir.to_owned());
                     self.watched.insert(dir.to_owned());
                 }
-                Err(e) if matches!(e.raw_os_error(), Some(libc::ENOENT | libc::ENOTDIR)) => {}
-                Err(_) => return false,
+                Added::Absent => {}
+                Added::Refused => return false,
             }
         }
         true
@@ -308,10 +303,24 @@ fn join(dir: &BStr, name: &BStr) -> BString {
     p
 }
 
+/// One inotify event, as `forget` needs it.
 struct Event {
     wd: i32,
-    mask: u32,
+    /// The watch can no longer vouch for its directory: the queue overflowed, or the watch
+    /// was dropped, its directory removed, renamed or unmounted.
+    lost: bool,
+    /// The name is a directory's.
+    is_dir: bool,
     name: BString,
+}
+
+/// What adding a watch came to.
+enum Added {
+    Watch(i32),
+    /// The directory does not exist (or is not one): nothing to watch.
+    Absent,
+    /// The kernel refused (the user's watch limit, a permission…).
+    Refused,
 }
 
 /// A non-blocking inotify instance, closed on drop.
@@ -320,71 +329,67 @@ struct Inotify(std::os::fd::OwnedFd);
 #[cfg(target_os = "linux")]
 impl Inotify {
     fn new() -> Option<Inotify> {
-        use std::os::fd::FromRawFd;
-        // SAFETY: plain syscall; a non-negative result is a new descriptor we own.
-        let fd = unsafe { libc::inotify_init1(libc::IN_NONBLOCK | libc::IN_CLOEXEC) };
-        // SAFETY: `fd` is a fresh descriptor owned by nothing else.
-        (fd >= 0).then(|| Inotify(unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) }))
+        use rustix::fs::inotify::{self, CreateFlags};
+        inotify::init(CreateFlags::NONBLOCK | CreateFlags::CLOEXEC)
+            .ok()
+            .map(Inotify)
     }
 
-    fn add(&self, dir: &Path) -> std::io::Result<i32> {
-        use std::os::fd::AsRawFd;
-        use std::os::unix::ffi::OsStrExt;
-        let c = std::ffi::CString::new(dir.as_os_str().as_bytes())
-            .map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidInput))?;
-        let mask = libc::IN_MODIFY
-            | libc::IN_ATTRIB
-            | libc::IN_CLOSE_WRITE
-            | libc::IN_CREATE
-            | libc::IN_DELETE
-            | libc::IN_MOVED_FROM
-            | libc::IN_MOVED_TO
-            | libc::IN_DELETE_SELF
-            | libc::IN_MOVE_SELF
-            | libc::IN_ONLYDIR
-            | libc::IN_DONT_FOLLOW;
-        // SAFETY: `c` is NUL-terminated and the descriptor is ours.
-        let wd = unsafe { libc::inotify_add_watch(self.0.as_raw_fd(), c.as_ptr(), mask) };
-        match wd >= 0 {
-            true => Ok(wd),
-            false => Err(std::io::Error::last_os_error()),
+    fn add(&self, dir: &Path) -> Added {
+        use rustix::fs::inotify::{self, WatchFlags};
+        use rustix::io::Errno;
+        let mask = WatchFlags::MODIFY
+            | WatchFlags::ATTRIB
+            | WatchFlags::CLOSE_WRITE
+            | WatchFlags::CREATE
+            | WatchFlags::DELETE
+            | WatchFlags::MOVED_FROM
+            | WatchFlags::MOVED_TO
+            | WatchFlags::DELETE_SELF
+            | WatchFlags::MOVE_SELF
+            | WatchFlags::ONLYDIR
+            | WatchFlags::DONT_FOLLOW;
+        match inotify::add_watch(&self.0, dir, mask) {
+            Ok(wd) => Added::Watch(wd),
+            Err(Errno::NOENT | Errno::NOTDIR) => Added::Absent,
+            Err(_) => Added::Refused,
         }
     }
 
-    /// The events queued now (empty when none); `None` on a read error.
+    /// The events one `read` returns (empty when none are queued); `None` on a read error.
     fn read(&self) -> Option<Vec<Event>> {
-        use std::os::fd::AsRawFd;
-        let mut buf = vec![0u8; 64 * 1024];
-        // SAFETY: `buf` is writable for its whole length.
-        let n = unsafe { libc::read(self.0.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) };
-        if n < 0 {
-            let err = std::io::Error::last_os_error();
-            return match err.raw_os_error() {
-                Some(libc::EAGAIN) => Some(Vec::new()),
-                _ => None,
-            };
-        }
+        use rustix::fs::inotify::{ReadFlags, Reader};
+        use std::mem::MaybeUninit;
+        const LOST: ReadFlags = ReadFlags::QUEUE_OVERFLOW
+            .union(ReadFlags::IGNORED)
+            .union(ReadFlags::DELETE_SELF)
+            .union(ReadFlags::MOVE_SELF)
+            .union(ReadFlags::UNMOUNT);
+        let mut buf = vec![MaybeUninit::<u8>::uninit(); 64 * 1024];
+        let mut reader = Reader::new(&self.0, &mut buf);
         let mut events = Vec::new();
-        let mut at = 0usize;
-        let head = std::mem::size_of::<libc::inotify_event>();
-        let n = n as usize;
-        while at + head <= n {
-            // SAFETY: the kernel wrote a whole `inotify_event` header at `at` (checked
-            // against `n`); `read_unaligned` copes with the byte buffer's alignment.
-            let ev: libc::inotify_event =
-                unsafe { std::ptr::read_unaligned(buf[at..].as_ptr().cast()) };
-            let name_len = ev.len as usize;
-            let end = (at + head + name_len).min(n);
-            let raw = &buf[at + head..end];
-            let name = raw.split(|b| *b == 0).next().unwrap_or_default();
+        loop {
+            let ev = match reader.next() {
+                Ok(ev) => ev,
+                Err(rustix::io::Errno::AGAIN) => return Some(events),
+                Err(_) => return None,
+            };
+            let mask = ev.events();
             events.push(Event {
-                wd: ev.wd,
-                mask: ev.mask,
-                name: name.into(),
+                wd: ev.wd(),
+                lost: mask.intersects(LOST),
+                is_dir: mask.contains(ReadFlags::ISDIR),
+                name: ev
+                    .file_name()
+                    .map(|n| n.to_bytes())
+                    .unwrap_or_default()
+                    .into(),
             });
-            at = end;
+            // One read's worth: the caller reads again until none are queued.
+            if reader.is_buffer_empty() {
+                return Some(events);
+            }
         }
-        Some(events)
     }
 }
 
@@ -393,8 +398,8 @@ impl Inotify {
     fn new() -> Option<Inotify> {
         None
     }
-    fn add(&self, _dir: &Path) -> std::io::Result<i32> {
-        Err(std::io::Error::from(std::io::ErrorKind::Unsupported))
+    fn add(&self, _dir: &Path) -> Added {
+        Added::Refused
     }
     fn read(&self) -> Option<Vec<Event>> {
         None

@@ -42,22 +42,20 @@ impl Format {
     };
 }
 
-pub(super) static FRONT_END: Registration = Registration {
-    formats: &[(
+pub(super) static FRONT_END: Registration = Registration::new(
+    &[(
         Format::AIDER,
         "Only aider SEARCH/REPLACE blocks: the file name, then `<<<<<<< SEARCH` … `=======` … \
          `>>>>>>> REPLACE`",
     )],
-    start: |text, only| {
-        matches!(only, None | Some(Format::AIDER)).then(|| {
-            Box::new(Aider {
-                text,
-                current: None,
-                floor: 0,
-            }) as Box<dyn FrontEnd<'_> + '_>
+    |text, _| {
+        Box::new(Aider {
+            text,
+            current: None,
+            floor: 0,
         })
     },
-};
+);
 
 const FENCE: &str = "```";
 

@@ -40,17 +40,14 @@ impl Format {
     };
 }
 
-pub(super) static FRONT_END: Registration = Registration {
-    formats: &[(
+pub(super) static FRONT_END: Registration = Registration::new(
+    &[(
         Format::APPLY_PATCH,
         "Only Codex apply_patch envelopes: `*** Begin Patch` … `*** End Patch`, bare or in an \
          `apply_patch <<'EOF'` heredoc",
     )],
-    start: |text, only| {
-        matches!(only, None | Some(Format::APPLY_PATCH))
-            .then(|| Box::new(ApplyPatch { text }) as Box<dyn FrontEnd<'_> + '_>)
-    },
-};
+    |text, _| Box::new(ApplyPatch { text }),
+);
 
 const BEGIN: &str = "*** Begin Patch";
 const END: &str = "*** End Patch";

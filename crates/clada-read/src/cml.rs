@@ -28,20 +28,18 @@ impl Format {
     };
 }
 
-pub(super) static FRONT_END: Registration = Registration {
-    formats: &[(
+pub(super) static FRONT_END: Registration = Registration::new(
+    &[(
         Format::CML,
         "Only CML: `<tasks>`, `<write>`, `<edit>`, `<move>`, `<remove>`, `<run>` (seed 004)",
     )],
-    start: |text, only| {
-        matches!(only, None | Some(Format::CML)).then(|| {
-            Box::new(Cml {
-                text,
-                closers: Closers::default(),
-            }) as Box<dyn FrontEnd<'_> + '_>
+    |text, _| {
+        Box::new(Cml {
+            text,
+            closers: Closers::default(),
         })
     },
-};
+);
 
 /// The CML front end: an element opens on a line starting (after indentation) with one of
 /// CML's top-level tags.

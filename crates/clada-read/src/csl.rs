@@ -23,16 +23,13 @@ impl Format {
     };
 }
 
-pub(super) static FRONT_END: Registration = Registration {
-    formats: &[(
+pub(super) static FRONT_END: Registration = Registration::new(
+    &[(
         Format::CSL,
         "Only CSL: `<---WRITE file=\"…\"--->` … `<---END--->` (seed 002)",
     )],
-    start: |text, only| {
-        matches!(only, None | Some(Format::CSL))
-            .then(|| Box::new(Csl { text }) as Box<dyn FrontEnd<'_> + '_>)
-    },
-};
+    |text, _| Box::new(Csl { text }),
+);
 
 /// The CSL front end: a block opens on a line starting with `<---`.
 struct Csl<'a> {

@@ -58,22 +58,19 @@ impl Format {
     };
 }
 
-pub(super) static FRONT_END: Registration = Registration {
-    formats: &[(
+pub(super) static FRONT_END: Registration = Registration::new(
+    &[(
         Format::DIFF,
         "Only unified diffs: `diff --git a/… b/…` or `--- a/…` / `+++ b/…`, then `@@ -a,b +c,d @@` \
          hunks",
     )],
-    start: |text, only| {
-        matches!(only, None | Some(Format::DIFF))
-            .then(|| {
-                Box::new(Diff {
-                    text,
-                    raw_spans: Vec::new(),
-                }) as Box<dyn FrontEnd<'_> + '_>
-            })
+    |text, _| {
+        Box::new(Diff {
+            text,
+            raw_spans: Vec::new(),
+        })
     },
-};
+);
 
 /// The unified-diff front end.
 struct Diff<'a> {

@@ -159,7 +159,7 @@ fn scan_with(text: &str, dialect: Dialect) -> ParseResult {
     };
     let front_ends = FRONT_ENDS
         .iter()
-        .filter_map(|r| (r.start)(text, only))
+        .filter_map(|r| r.start(text, only))
         .collect();
     scan::scan(text, front_ends)
 }
@@ -238,5 +238,35 @@ mod tests {
             Dialect::Only(Format::AIDER),
         );
         assert!(r.blocks[0].warnings.is_empty());
+    }
+
+    /// Which front ends a parse starts: every one but the tool call's when no format is
+    /// forced; under `--dialect` the one that owns the format, and the SHAM/NESL one, which
+    /// reports near-miss headers whatever the dialect.
+    #[test]
+    fn a_parse_starts_the_front_ends_its_dialect_asks_for() {
+        let owner = |f: Format| {
+            FRONT_ENDS
+                .iter()
+                .position(|r| r.formats.iter().any(|(g, _)| *g == f))
+        };
+        let started = |only: Option<Format>| -> Vec<usize> {
+            FRONT_ENDS
+                .iter()
+                .enumerate()
+                .filter_map(|(i, r)| r.start("", only).map(|_| i))
+                .collect()
+        };
+        let sham = owner(Format::SHAM);
+        let tool_call = owner(Format::TOOL_CALL);
+        let all: Vec<usize> = (0..FRONT_ENDS.len())
+            .filter(|i| Some(*i) != tool_call)
+            .collect();
+        assert_eq!(started(None), all);
+        for (f, _) in formats() {
+            let mut want: Vec<usize> = sham.into_iter().chain(owner(f)).collect();
+            want.dedup();
+            assert_eq!(started(Some(f)), want, "--dialect {}", f.id);
+        }
     }
 }

@@ -21,16 +21,13 @@ impl Format {
     };
 }
 
-pub(super) static FRONT_END: Registration = Registration {
-    formats: &[(
+pub(super) static FRONT_END: Registration = Registration::new(
+    &[(
         Format::REPLACER,
         "Only the replacer format: `<<<FILE>>>` … `<<<END>>>` (seed 001)",
     )],
-    start: |text, only| {
-        matches!(only, None | Some(Format::REPLACER))
-            .then(|| Box::new(Replacer { text }) as Box<dyn FrontEnd<'_> + '_>)
-    },
-};
+    |text, _| Box::new(Replacer { text }),
+);
 
 /// The replacer front end: a block opens on a `<<<MARKER>>>` line.
 struct Replacer<'a> {

@@ -21,13 +21,78 @@ use indexmap::IndexMap;
 use super::block::{Block, ErrorCode, Format, Group, GroupKind, ParseError, ParseResult};
 use super::lines::{len16, Line, Lines};
 
-/// How a front end is known to the scanner.
+/// How a front end is known to the scanner: its formats and how it is started for one parse.
+/// A format's file declares it with [`Registration::new`] (or, for the two front ends that
+/// take part differently, [`Registration::forced`] and [`Registration::always`]), e.g.
+/// `Registration::new(&[(Format::X, "Only X: …")], |text, _| Box::new(X { text }))`.
 pub(crate) struct Registration {
     /// The formats it reads, each with its `--dialect` help text.
     pub formats: &'static [(Format, &'static str)],
-    /// The front end for one parse of `text`: reading every one of its formats (`None`) or
-    /// only `Some(format)`; `None` when it takes no part.
-    pub start: for<'a> fn(text: &'a str, only: Option<Format>) -> Started<'a>,
+    part: Part,
+    start: Start,
+}
+
+/// The front end for one parse of `text`, reading every one of its formats (`None`) or only
+/// `Some(format)`.
+pub(crate) type Start =
+    for<'a> fn(text: &'a str, only: Option<Format>) -> Box<dyn FrontEnd<'a> + 'a>;
+
+/// Which parses a front end takes part in.
+#[derive(Clone, Copy)]
+enum Part {
+    /// Those that read every format, or one of its own.
+    Auto,
+    /// Only those forced to one of its formats (`--dialect`): never chosen by auto.
+    Forced,
+    /// Every parse, whatever the dialect.
+    Always,
+}
+
+impl Registration {
+    /// A front end that reads its formats in every parse that reads all formats or one of
+    /// its own.
+    pub const fn new(formats: &'static [(Format, &'static str)], start: Start) -> Registration {
+        Registration {
+            formats,
+            part: Part::Auto,
+            start,
+        }
+    }
+
+    /// A front end read only when `--dialect` names one of its formats.
+    pub const fn forced(formats: &'static [(Format, &'static str)], start: Start) -> Registration {
+        Registration {
+            formats,
+            part: Part::Forced,
+            start,
+        }
+    }
+
+    /// A front end started for every parse: `start` is told which format, if any, is forced.
+    pub const fn always(formats: &'static [(Format, &'static str)], start: Start) -> Registration {
+        Registration {
+            formats,
+            part: Part::Always,
+            start,
+        }
+    }
+
+    /// The front end for one parse of `text` (`only`: the format `--dialect` forces), or
+    /// `None` when it takes no part.
+    pub fn start<'a>(
+        &self,
+        text: &'a str,
+        only: Option<Format>,
+    ) -> Option<Box<dyn FrontEnd<'a> + 'a>> {
+        let own = |f: Format| self.formats.iter().any(|(g, _)| *g == f);
+        let part = match (self.part, only) {
+            (Part::Always, _) => true,
+            (Part::Auto, None) => true,
+            (Part::Auto | Part::Forced, Some(f)) => own(f),
+            (Part::Forced, None) => false,
+        };
+        part.then(|| (self.start)(text, only))
+    }
 }
 
 /// One front end during one parse (made by its [`Registration`]).
@@ -101,9 +166,6 @@ impl Openers {
         }
     }
 }
-
-/// A front end started for one parse, or `None` when it takes no part in it.
-pub(crate) type Started<'a> = Option<Box<dyn FrontEnd<'a> + 'a>>;
 
 /// What a block front end read from one opening line.
 pub(crate) struct Taken {

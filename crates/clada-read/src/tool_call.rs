@@ -36,16 +36,13 @@ impl Format {
     };
 }
 
-pub(super) static FRONT_END: Registration = Registration {
-    formats: &[(
+pub(super) static FRONT_END: Registration = Registration::forced(
+    &[(
         Format::TOOL_CALL,
         "Only a tool call: the whole input is JSON, a list of actions ([{\"action\": …, parameters…}]) or an editor-style edit ({path, old_string, new_string, replace_all}); never chosen by auto",
     )],
-    start: |text, only| {
-        (only == Some(Format::TOOL_CALL))
-            .then(|| Box::new(ToolCall { text, done: false }) as Box<dyn FrontEnd<'_> + '_>)
-    },
-};
+    |text, _| Box::new(ToolCall { text, done: false }),
+);
 
 /// The front end: the input's first line opens the one "block" that is the whole input.
 struct ToolCall<'a> {

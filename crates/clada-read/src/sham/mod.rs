@@ -19,7 +19,7 @@ mod parser;
 pub use diagnose::header_id;
 
 use super::block::Format;
-use super::scan::{FrontEnd, Registration};
+use super::scan::Registration;
 
 impl Format {
     /// `#!SHAM [@three-char-SHA-256: id]` (nesl-js 29e495b).
@@ -42,8 +42,8 @@ impl Format {
     };
 }
 
-pub(super) static FRONT_END: Registration = Registration {
-    formats: &[
+pub(super) static FRONT_END: Registration = Registration::always(
+    &[
         (
             Format::SHAM,
             "Only `#!SHAM [@three-char-SHA-256: id]` … `#!END_SHAM_id`",
@@ -56,10 +56,8 @@ pub(super) static FRONT_END: Registration = Registration {
     ],
     // Always part of a parse: under another format's dialect it recognises no header but
     // still reports near-miss headers, as the reports expect.
-    start: |text, only| {
-        Some(Box::new(parser::Parser::new(text, only)) as Box<dyn FrontEnd<'_> + '_>)
-    },
-};
+    |text, only| Box::new(parser::Parser::new(text, only)),
+);
 
 /// The markers of a SHAM/NESL block with id `block_id`, to write it back out: (header, end
 /// marker, heredoc delimiter); `None` for blocks of the other formats (they keep their source).
