@@ -235,7 +235,7 @@ fn settings(scope: Scope, install: bool) -> anyhow::Result<Outcome> {
     };
     let shown = |s: &str| crate::base::term::Shown::Escaped.content(s).to_string();
     for line in &done.out {
-        println!("{}", shown(line));
+        sayln!("{}", shown(line));
     }
     for note in &done.notes {
         eprintln!("git-clada: {}", shown(note));
@@ -253,7 +253,7 @@ fn status(global: &Global) -> anyhow::Result<Outcome> {
         _ => {
             let shown = global.shown();
             for line in report.lines() {
-                println!("{}", shown.content(&line));
+                sayln!("{}", shown.content(&line));
             }
         }
     }

@@ -53,7 +53,7 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
     };
     match global.format_or_default() {
         Format::Json => crate::cli::print_json(&report)?,
-        _ => print!("{}", blame::render(&report, global.shown())),
+        _ => crate::cli::print(&blame::render(&report, global.shown()))?,
     }
     Ok(Outcome::Success)
 }

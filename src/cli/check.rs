@@ -198,7 +198,7 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
     let all_ok = reports.iter().all(FileReport::ok);
     match global.format_or_default() {
         Format::Json => crate::cli::print_json(&reports)?,
-        Format::Human | Format::Llm => print!("{}", human(&reports, global.shown())),
+        Format::Human | Format::Llm => crate::cli::print(&human(&reports, global.shown()))?,
     }
     crate::base::trace::phase("check: report");
     Ok(if all_ok {

@@ -86,7 +86,7 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
             if let Some(w) = crate::exec::notices::without_namespaces() {
                 out.push_str(&format!("(WITHOUT user namespaces: {w})\n"));
             }
-            print!("{out}");
+            crate::cli::print(&out)?;
         }
     }
     Ok(Outcome::Success)

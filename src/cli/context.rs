@@ -1,8 +1,6 @@
 //! `git clada context`: print what a model needs to start. Argument handling only; the work is
 //! in `loops::context`.
 
-use std::io::Write as _;
-
 use anyhow::Context as _;
 
 use crate::base::error::{Outcome, UsageError};
@@ -75,10 +73,8 @@ pub fn run(args: Args, _global: Global) -> anyhow::Result<Outcome> {
     })?;
     // For the model: exact, unless stdout is a terminal (the repository's files are shown).
     let shown = crate::base::term::Shown::stdout(false).content(&text);
-    let mut out = std::io::stdout().lock();
-    out.write_all(shown.as_bytes())
-        .and_then(|()| out.flush())
-        .context("cannot write the context to standard output")?;
+    // A closed stdout does not stop --copy: the process ends quietly after it (`base::stdout`).
+    crate::base::stdout::say(&shown).context("cannot write the context to standard output")?;
     if args.copy {
         eprintln!("git-clada: {}", crate::loops::clipboard::copy(&text).line());
     }

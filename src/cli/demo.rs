@@ -21,10 +21,14 @@ pub fn run(args: Args, _global: Global) -> anyhow::Result<Outcome> {
         .tempdir()?;
     let color = crate::report::use_color(std::io::stdout().is_terminal());
     let text = crate::loops::demo::run(dir.path(), color)?;
-    print!("{text}");
+    // `say`: a closed stdout must not leave the scratch repository behind (`base::stdout`).
+    crate::base::stdout::say(&text)?;
     if args.keep {
         let kept = dir.keep();
-        println!("\nThe scratch repository is kept at {}", kept.display());
+        crate::base::stdout::say(&format!(
+            "\nThe scratch repository is kept at {}\n",
+            kept.display()
+        ))?;
     }
     Ok(Outcome::Success)
 }

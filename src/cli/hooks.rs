@@ -282,7 +282,7 @@ fn install_one(path: &Path, hook: Shipped, global: &Global) -> anyhow::Result<()
             Some((s, e, created)) => {
                 let want = block(hook, if created { &m.begin_created } else { &m.begin });
                 if text[s..e] == want || text[s..e] == *want.trim_end_matches('\n') {
-                    println!(
+                    sayln!(
                         "the git-clada {} hook is already installed in {}",
                         hook.name,
                         path.display()
@@ -306,7 +306,7 @@ fn install_one(path: &Path, hook: Shipped, global: &Global) -> anyhow::Result<()
         }
         write_keeping_mode(&path, &new)?;
         if set_executable(&path)? && existing.is_some() {
-            println!(
+            sayln!(
                 "note: {} was not executable (so git did not run it); it is now",
                 path.display()
             );
@@ -325,7 +325,7 @@ fn install_one(path: &Path, hook: Shipped, global: &Global) -> anyhow::Result<()
     } else {
         "installed"
     };
-    println!(
+    sayln!(
         "git-clada {} hook {dry}{how}: {}",
         hook.name,
         path.display()
@@ -341,8 +341,8 @@ fn uninstall_one(path: &Path, hook: Shipped, global: &Global) -> anyhow::Result<
         if let Some(what) = strip(file, hook, global.dry_run)? {
             any = true;
             match what {
-                "removed" => println!("{} {dry}removed", file.display()),
-                _ => println!(
+                "removed" => sayln!("{} {dry}removed", file.display()),
+                _ => sayln!(
                     "git-clada's part of {} {dry}removed; the rest of the hook is kept",
                     file.display()
                 ),
@@ -350,7 +350,7 @@ fn uninstall_one(path: &Path, hook: Shipped, global: &Global) -> anyhow::Result<
         }
     }
     if !any {
-        println!(
+        sayln!(
             "the git-clada {} hook is not installed in {}",
             hook.name,
             path.display()
@@ -403,10 +403,10 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
         _ => shared_logs::remove(&repo, global.dry_run)?,
     };
     if matches!(args.action, HooksAction::Install { no_share: true }) {
-        println!("sharing the AI attribution logs with the remotes: left out (--no-share)");
+        sayln!("sharing the AI attribution logs with the remotes: left out (--no-share)");
     }
     for line in lines {
-        println!("{line}");
+        sayln!("{line}");
     }
     Ok(Outcome::Success)
 }

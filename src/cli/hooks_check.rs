@@ -52,10 +52,10 @@ fn print(
     } else {
         let shown = global.shown();
         for w in warnings {
-            println!("warning: {}", shown.content(w));
+            sayln!("warning: {}", shown.content(w));
         }
         if steps.is_empty() {
-            println!("{none}");
+            sayln!("{none}");
         }
         for s in steps {
             let mark = match (s.success, &s.needs_user) {
@@ -63,20 +63,20 @@ fn print(
                 (false, Some(_)) => "⏸",
                 (false, None) => "❌",
             };
-            println!("{mark} {}", shown.name(&s.name));
+            sayln!("{mark} {}", shown.name(&s.name));
             if !s.success {
                 let out = crate::report::capped_output(&s.output);
                 for l in shown.content(&out).lines() {
-                    println!("    {l}");
+                    sayln!("    {l}");
                 }
             }
             if let Some(n) = &s.needs_user {
-                println!("    to allow it: {}", shown.content(&n.how));
+                sayln!("    to allow it: {}", shown.content(&n.how));
             }
         }
         if !steps.is_empty() {
             let passed = steps.iter().filter(|s| s.success).count();
-            println!(
+            sayln!(
                 "{passed} of {} pass in the sandbox AI commits run them in",
                 steps.len()
             );

@@ -103,9 +103,12 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
         human(&report, &root)
     };
     let mut stdout = std::io::stdout().lock();
-    stdout
-        .write_all(text.as_bytes())
-        .context("cannot write to standard output")?;
+    crate::base::stdout::or_closed(
+        stdout
+            .write_all(text.as_bytes())
+            .and_then(|()| stdout.flush()),
+    )
+    .context("cannot write to standard output")?;
     Ok(Outcome::Success)
 }
 

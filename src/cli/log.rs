@@ -25,7 +25,9 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
     let report = log::log(&repo, args.max_count, crate::history::now())?;
     match global.format_or_default() {
         Format::Json => crate::cli::print_json(&report)?,
-        Format::Human | Format::Llm => print!("{}", crate::history::render::log_report(&report)),
+        Format::Human | Format::Llm => {
+            crate::cli::print(&crate::history::render::log_report(&report))?
+        }
     }
     Ok(Outcome::Success)
 }

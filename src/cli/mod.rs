@@ -16,6 +16,14 @@ use crate::base::term::{Rule, Shown};
 use crate::config::ColorSetting;
 use crate::report::{self, ReportFormat};
 
+/// `println!` for a command that still has work to do after the line: a closed stdout is
+/// noted and the work goes on to its end (`base::stdout::say`); `?` returns any other error.
+macro_rules! sayln {
+    ($($arg:tt)*) => {
+        $crate::base::stdout::say(&format!("{}\n", format_args!($($arg)*)))?
+    };
+}
+
 pub mod agent_hook;
 pub mod apply;
 pub mod blame;
@@ -143,8 +151,15 @@ impl Global {
 /// escapes wherever it goes: the same document, and a `| head` of it reaches a terminal too.
 pub fn print_json<T: serde::Serialize + ?Sized>(value: &T) -> anyhow::Result<()> {
     let text = serde_json::to_string_pretty(value)?;
-    println!("{}", crate::base::term::escape(&text, Rule::Json));
-    Ok(())
+    let mut text = crate::base::term::escape(&text, Rule::Json).into_owned();
+    text.push('\n');
+    print(&text)
+}
+
+/// Prints `text`, a command's last output: a closed stdout ends the process quietly, as git's
+/// does (`base::stdout`, which says why no command resets `SIGPIPE` itself).
+pub fn print(text: &str) -> anyhow::Result<()> {
+    crate::base::stdout::print(text).context("cannot write to standard output")
 }
 
 #[derive(Debug, Subcommand)]
@@ -194,6 +209,8 @@ pub fn main(cli: Cli) -> std::process::ExitCode {
     match run(cli) {
         Ok(outcome) => {
             crate::base::trace::phase("done");
+            // A command that found its stdout closed while it still had work ends now, as git.
+            crate::base::stdout::end_if_closed();
             std::process::ExitCode::from(outcome.code())
         }
         Err(err) => {
@@ -314,7 +331,7 @@ pub fn print_history<R: serde::Serialize>(
         Ok(report) => {
             match global.format_or_default() {
                 Format::Json => print_json(&report)?,
-                Format::Human | Format::Llm => print!("{}", human(&report, global.shown())),
+                Format::Human | Format::Llm => print(&human(&report, global.shown()))?,
             }
             Ok(Outcome::Success)
         }
@@ -506,10 +523,14 @@ pub fn finish_report(execution: &Execution, global: &Global) -> anyhow::Result<O
     let text = report::shown(&text, format, global.shown());
     let mut stdout = std::io::stdout().lock();
     REPORT_WRITTEN.store(true, std::sync::atomic::Ordering::SeqCst);
-    stdout
-        .write_all(text.as_bytes())
-        .and_then(|()| stdout.flush())
-        .context("cannot write the report to standard output")?;
+    // The work is done (an apply's commit made) when its report is written: a reader that is
+    // gone ends the process quietly here, as git's commands end.
+    crate::base::stdout::or_closed(
+        stdout
+            .write_all(text.as_bytes())
+            .and_then(|()| stdout.flush()),
+    )
+    .context("cannot write the report to standard output")?;
     if result.success {
         return Ok(Outcome::Success);
     }

@@ -4,6 +4,7 @@ use std::io::Write as _;
 use std::path::PathBuf;
 
 use crate::base::error::Outcome;
+use crate::base::stdout::or_closed;
 use crate::base::term::Shown;
 use crate::cli::dialects::DialectArg;
 use crate::cli::{Format, Global};
@@ -44,12 +45,16 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
             return Ok(outcome(&result));
         }
         Format::Json => {
-            serde_json::to_writer_pretty(&mut out, &result)?;
-            out.write_all(b"\n")?;
+            // A serde error wraps the write's: a closed stdout is found inside it.
+            if let Err(e) = serde_json::to_writer_pretty(&mut out, &result) {
+                or_closed(Err(std::io::Error::from(e)))?;
+            }
+            or_closed(out.write_all(b"\n"))?;
         }
-        Format::Human | Format::Llm => out.write_all(read::summary(&result).as_bytes())?,
+        Format::Human | Format::Llm => or_closed(out.write_all(read::summary(&result).as_bytes()))?,
     }
-    out.flush()?;
+    // A closed stdout ends the process quietly, as git's (`base::stdout`).
+    or_closed(out.flush())?;
     Ok(outcome(&result))
 }
 

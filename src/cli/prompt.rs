@@ -43,8 +43,7 @@ pub fn run(args: Args, _global: Global, format: Option<PromptFormat>) -> anyhow:
         Err(edit) => prompt_formats::render(edit, format),
     };
     let mut out = std::io::stdout().lock();
-    out.write_all(text.as_bytes())
-        .and_then(|()| out.flush())
+    crate::base::stdout::or_closed(out.write_all(text.as_bytes()).and_then(|()| out.flush()))
         .context("cannot write the prompt to standard output")?;
     Ok(Outcome::Success)
 }

@@ -140,7 +140,7 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
     };
     match global.format_or_default() {
         Format::Json => crate::cli::print_json(&report)?,
-        _ => print!("{}", provenance::render(&report)),
+        _ => crate::cli::print(&provenance::render(&report))?,
     }
     Ok(Outcome::Success)
 }

@@ -41,9 +41,11 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
         Format::Llm => ReportFormat::Llm,
     };
     let color = report::use_color(crate::base::term::stdout_is_terminal());
-    print!(
-        "{}",
-        crate::history::render::show_report(&shown, format, color, global.shown())
-    );
+    crate::cli::print(&crate::history::render::show_report(
+        &shown,
+        format,
+        color,
+        global.shown(),
+    ))?;
     Ok(Outcome::Success)
 }

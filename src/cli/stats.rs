@@ -36,10 +36,10 @@ pub fn run(args: Args, global: Global, document: Option<FormatArg>) -> anyhow::R
         Err(e) => return Err(e.into()),
     };
     match (document, global.format_or_default()) {
-        (Some(FormatArg::Markdown), _) => print!("{}", stats_page::markdown(&report)),
-        (Some(_), _) => print!("{}", stats_page::page(&report)),
+        (Some(FormatArg::Markdown), _) => crate::cli::print(&stats_page::markdown(&report))?,
+        (Some(_), _) => crate::cli::print(&stats_page::page(&report))?,
         (None, Format::Json) => crate::cli::print_json(&report)?,
-        (None, _) => print!("{}", stats::render(&report)),
+        (None, _) => crate::cli::print(&stats::render(&report))?,
     }
     Ok(Outcome::Success)
 }

@@ -38,10 +38,10 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
     let report = log::status(&repo)?;
     match global.format_or_default() {
         Format::Json => crate::cli::print_json(&report)?,
-        Format::Human | Format::Llm => print!(
-            "{}",
-            crate::history::render::status_report(&report, global.shown())
-        ),
+        Format::Human | Format::Llm => crate::cli::print(&crate::history::render::status_report(
+            &report,
+            global.shown(),
+        ))?,
     }
     Ok(Outcome::Success)
 }

@@ -18,6 +18,7 @@ mod apply_git;
 mod around;
 mod clada_conformance;
 mod clipboard;
+mod closed_stdout;
 mod commit_filter;
 mod concurrency;
 mod config_hooks;

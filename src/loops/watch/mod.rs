@@ -382,7 +382,13 @@ impl Watcher {
         let stdout = report::render(result, self.opts.stdout_format, self.opts.color);
         // The llm and JSON reports are exact unless stdout is a terminal.
         let shown = crate::base::term::Shown::stdout(false);
-        print!("{}", report::shown(&stdout, self.opts.stdout_format, shown));
+        // `say`: a closed stdout does not stop this delivery; the process ends quietly after
+        // it, between two replies (`base::stdout`).
+        if let Err(e) =
+            crate::base::stdout::say(&report::shown(&stdout, self.opts.stdout_format, shown))
+        {
+            progress(&format!("cannot write the report to standard output: {e}"));
+        }
         let llm = report::render(result, ReportFormat::Llm, false);
         if let Some(out) = &self.opts.output {
             if let Err(e) = crate::base::fsutil::write_atomic(out, llm.as_bytes(), KEEP) {
@@ -409,6 +415,7 @@ impl Watcher {
         if let Some(status) = &copied {
             progress(&status.line());
         }
+        crate::base::stdout::end_if_closed();
     }
 
     /// Writes the summary (the results part of the llm report, after the clipboard line as
