@@ -8,10 +8,10 @@ use std::fmt::Write as _;
 use std::hint::black_box;
 use std::path::Path;
 
+use clada_engine::action::{self, textmatch, EngineOptions};
+use clada_engine::sandbox::Sandbox;
+use clada_read::Dialect;
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
-use git_clada::action::{self, textmatch, EngineOptions};
-use git_clada::read::{self, Dialect};
-use git_clada::sandbox::Sandbox;
 
 const FILES: usize = 50;
 const LINES: usize = 120;
@@ -113,7 +113,7 @@ fn apply(root: &Path, text: &str, dry_run: bool) -> action::Execution {
         Ok(s) => s,
         Err(e) => panic!("sandbox: {e}"),
     };
-    let plan = action::plan(&read::parse(text, Dialect::Auto), &sandbox);
+    let plan = action::plan(&clada_read::parse(text, Dialect::Auto), &sandbox);
     let opts = EngineOptions {
         dry_run,
         ..EngineOptions::default()
@@ -160,7 +160,12 @@ fn benches(c: &mut Criterion) {
 
     c.bench_function("parse_and_plan/200_blocks", |b| {
         let sandbox = Sandbox::new(dir.path(), false).unwrap_or_else(|e| panic!("{e}"));
-        b.iter(|| black_box(action::plan(&read::parse(&text, Dialect::Auto), &sandbox)))
+        b.iter(|| {
+            black_box(action::plan(
+                &clada_read::parse(&text, Dialect::Auto),
+                &sandbox,
+            ))
+        })
     });
 
     // 10,000 appends to one file: linear (each append costs its own text, not the file's).

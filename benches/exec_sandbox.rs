@@ -25,10 +25,10 @@ use std::process::Command;
 use std::sync::Arc;
 use std::time::Duration;
 
+use clada_engine::exec::confine::{Confine, Jail, Level};
+use clada_engine::exec::{ExecPolicy, Lang, Runner, Settings};
+use clada_engine::sandbox::Sandbox;
 use criterion::{criterion_group, Criterion};
-use git_clada::exec::confine::{Confine, Jail, Level};
-use git_clada::exec::{ExecPolicy, Lang, Runner, Settings};
-use git_clada::sandbox::Sandbox;
 
 fn settings(level: Level, policy: ExecPolicy, git_dir: std::path::PathBuf) -> Settings {
     Settings {
@@ -174,7 +174,7 @@ fn view(g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>)
 /// The blocks of `exec_block` again, through the block's init (last: registering it cannot be
 /// undone in this process).
 fn init(c: &mut Criterion, sandbox: &Sandbox, git_dir: &std::path::Path) {
-    git_clada::exec::init::register();
+    clada_engine::exec::init::register();
     let root = sandbox.root().to_path_buf();
     let mut g = c.benchmark_group("exec_block_init");
     g.sample_size(30);
@@ -230,9 +230,9 @@ fn hook_repo() -> tempfile::TempDir {
 }
 
 fn hooks(c: &mut Criterion) {
-    use git_clada::exec::hook_sandbox::{HookPolicy, Spec};
+    use clada_engine::exec::hook_sandbox::{HookPolicy, Spec};
     let dir = hook_repo();
-    let repo = git_clada::repo::Repo::open(dir.path()).expect("repo");
+    let repo = clada_git::Repo::open(dir.path()).expect("repo");
     let index = repo.read_index().expect("index");
     let policy = HookPolicy {
         git_dirs: vec![repo.git_dir().to_path_buf()],
@@ -247,7 +247,7 @@ fn hooks(c: &mut Criterion) {
     };
     let cases = [("unconfined", &unconfined), ("contained", &policy)];
     for (name, p) in cases {
-        let hooks = git_clada::record::githooks::GitHooks::new(&repo, p, false);
+        let hooks = clada_engine::record::githooks::GitHooks::new(&repo, p, false);
         g.bench_function(name, |b| {
             b.iter(|| {
                 let mut msg = "AI: x\n".to_string();
@@ -284,8 +284,8 @@ criterion_group!(benches, bench);
 fn main() {
     // As git-clada's own `main`: this binary is the block's init when re-executed as one.
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    if args.get(1).and_then(|a| a.to_str()) == Some(git_clada::exec::init::ARG) {
-        git_clada::exec::init::main(args[2..].to_vec());
+    if args.get(1).and_then(|a| a.to_str()) == Some(clada_engine::exec::init::ARG) {
+        clada_engine::exec::init::main(args[2..].to_vec());
     }
     benches();
     Criterion::default().configure_from_args().final_summary();

@@ -10,8 +10,8 @@
 use std::fmt::Write as _;
 use std::hint::black_box;
 
+use clada_read::Dialect;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use git_clada::read::{self, Dialect};
 
 /// A small deterministic generator (64-bit LCG); quality does not matter, repeatability does.
 struct Rng(u64);
@@ -216,13 +216,13 @@ fn tiny_blocks(count: usize) -> String {
 
 fn bench(c: &mut Criterion) {
     let realistic = reply(1 << 20);
-    let check = read::parse(&realistic, Dialect::Auto);
+    let check = clada_read::parse(&realistic, Dialect::Auto);
     assert!(check.errors.is_empty(), "generator made an invalid reply");
     let mut g = c.benchmark_group("parse");
     g.throughput(Throughput::Bytes(realistic.len() as u64));
     g.bench_function(
         format!("realistic_1MB_{}_blocks", check.blocks.len()),
-        |b| b.iter(|| read::parse(black_box(&realistic), Dialect::Auto)),
+        |b| b.iter(|| clada_read::parse(black_box(&realistic), Dialect::Auto)),
     );
     g.finish();
 
@@ -230,14 +230,14 @@ fn bench(c: &mut Criterion) {
     g.sample_size(10);
     for f in [Fmt::Sham, Fmt::Csl, Fmt::Cml, Fmt::Replacer] {
         let text = reply_in(f, 10 << 20);
-        let check = read::parse(&text, Dialect::Auto);
+        let check = clada_read::parse(&text, Dialect::Auto);
         assert!(
             check.errors.is_empty() && !check.blocks.is_empty(),
             "generator made an invalid {f:?} reply"
         );
         g.throughput(Throughput::Bytes(text.len() as u64));
         g.bench_function(format!("{f:?}_{}_blocks", check.blocks.len()), |b| {
-            b.iter(|| read::parse(black_box(&text), Dialect::Auto))
+            b.iter(|| clada_read::parse(black_box(&text), Dialect::Auto))
         });
     }
     g.finish();
@@ -248,11 +248,11 @@ fn bench(c: &mut Criterion) {
     g.sample_size(10);
     g.throughput(Throughput::Bytes(big.len() as u64));
     g.bench_function("realistic_50MiB", |b| {
-        b.iter(|| read::parse(black_box(&big), Dialect::Auto))
+        b.iter(|| clada_read::parse(black_box(&big), Dialect::Auto))
     });
     g.throughput(Throughput::Bytes(tiny.len() as u64));
     g.bench_function("tiny_blocks_1M", |b| {
-        b.iter(|| read::parse(black_box(&tiny), Dialect::Auto))
+        b.iter(|| clada_read::parse(black_box(&tiny), Dialect::Auto))
     });
     g.finish();
 }
@@ -339,7 +339,7 @@ fn bench_adversarial(c: &mut Criterion) {
         for (name, text) in adversarial(size) {
             g.throughput(Throughput::Bytes(text.len() as u64));
             g.bench_function(format!("{name}_{}MiB", size >> 20), |b| {
-                b.iter(|| read::parse(black_box(&text), Dialect::Auto))
+                b.iter(|| clada_read::parse(black_box(&text), Dialect::Auto))
             });
         }
     }

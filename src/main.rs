@@ -6,11 +6,11 @@ use clap::Parser;
 fn main() -> std::process::ExitCode {
     // The block's init (exec/init.rs): git-clada re-executed by itself, before anything else.
     if std::env::args_os().nth(1).as_deref()
-        == Some(std::ffi::OsStr::new(git_clada::exec::init::ARG))
+        == Some(std::ffi::OsStr::new(clada_engine::exec::init::ARG))
     {
-        git_clada::exec::init::main(std::env::args_os().skip(2).collect());
+        clada_engine::exec::init::main(std::env::args_os().skip(2).collect());
     }
-    git_clada::exec::init::register();
+    clada_engine::exec::init::register();
     let cli = git_clada::cli::Cli::parse();
     git_clada::cli::main(cli)
 }

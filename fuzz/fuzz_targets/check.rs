@@ -1,11 +1,11 @@
 //! The invariants every fuzz target checks on a parse result (shared by the targets with
 //! `mod check;`).
 
-use git_clada::read::{self, Dialect};
+use clada_read::{Dialect};
 
 /// Decodes `data` strictly and parses it in each of `dialects`, checking the invariants.
 pub fn run(data: &[u8], dialects: &[Dialect]) {
-    let text = match read::decode(data) {
+    let text = match clada_read::decode(data) {
         Ok(text) => text,
         Err(e) => {
             assert!(e.offset < data.len());
@@ -15,7 +15,7 @@ pub fn run(data: &[u8], dialects: &[Dialect]) {
     };
     let lines = text.split('\n').count();
     for &dialect in dialects {
-        let result = read::parse(text, dialect);
+        let result = clada_read::parse(text, dialect);
         for pair in result.blocks.windows(2) {
             // Tasks of one CML line share it; SHAM/NESL blocks never do.
             let nesl = pair[0].format.is_nesl() && pair[1].format.is_nesl();
@@ -40,13 +40,13 @@ pub fn run(data: &[u8], dialects: &[Dialect]) {
             );
             assert!(e.column >= 1);
             assert!(
-                e.column <= read::len16(&e.content) + 1,
+                e.column <= clada_read::len16(&e.content) + 1,
                 "column past the line end"
             );
         }
         for pair in result.errors.windows(2) {
             assert!(pair[0].line <= pair[1].line, "errors out of line order");
         }
-        let _ = read::summary(&result);
+        let _ = clada_engine::summary::summary(&result);
     }
 }

@@ -8,7 +8,7 @@
 
 use std::time::{Duration, Instant};
 
-use git_clada::config::{self, Config};
+use clada_engine::config::{self, Config};
 
 /// Runs every check on `data`.
 pub fn run(data: &[u8]) {

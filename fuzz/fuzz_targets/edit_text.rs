@@ -7,9 +7,9 @@
 
 #![no_main]
 
-use git_clada::action::hunks::{self, Style};
-use git_clada::action::locate::{self, Text};
-use git_clada::action::search_replace;
+use clada_engine::action::hunks::{self, Style};
+use clada_engine::action::locate::{self, Text};
+use clada_engine::action::search_replace;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -9,9 +9,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::record::admit::{self, LeftOut};
-use crate::record::journal::{Before, JournalPath};
-use crate::repo::{BString, ByteSlice, ObjectId, Repo, RepoError};
+use clada_engine::record::admit::{self, LeftOut};
+use clada_engine::record::journal::{Before, JournalPath};
+use clada_git::{BString, ByteSlice, ObjectId, Repo, RepoError};
 
 use super::observed::written;
 use super::sides::Sides;

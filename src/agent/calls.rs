@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::repo::{BString, ByteSlice, ObjectId, Repo, RepoError};
+use clada_git::{BString, ByteSlice, ObjectId, Repo, RepoError};
 
 use super::observed::{head_id, written, Seen};
 use super::payload::{Call, Touches};

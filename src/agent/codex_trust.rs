@@ -396,10 +396,10 @@ fn write_if_changed(
     if text == before {
         return Ok(Edited::Unchanged);
     }
-    crate::base::fsutil::write_atomic_creating_dir(
+    clada_base::fsutil::write_atomic_creating_dir(
         config,
         text.as_bytes(),
-        crate::base::fsutil::Perm::KeepExisting {
+        clada_base::fsutil::Perm::KeepExisting {
             executable_if_new: false,
         },
     )

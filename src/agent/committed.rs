@@ -15,9 +15,9 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::authorship::{carry, ids, Log, Metadata};
-use crate::record::provenance::{self, AI_NOTES_REF};
-use crate::repo::{CommitInfo, EntryKind, ObjectId, Repo, RepoError};
+use clada_engine::authorship::{carry, ids, Log, Metadata};
+use clada_engine::record::provenance::{self, AI_NOTES_REF};
+use clada_git::{CommitInfo, EntryKind, ObjectId, Repo, RepoError};
 
 use super::observed::{head_id, WALK_LIMIT};
 use super::sides::{sides, Sides};
@@ -245,7 +245,7 @@ pub fn prune(held: &mut Held) {
     held.state.checkpoints.retain(|c| !c.changes.is_empty());
 }
 
-fn text(repo: &Repo, entry: Option<crate::repo::Entry>) -> Result<Option<Vec<u8>>, RepoError> {
+fn text(repo: &Repo, entry: Option<clada_git::Entry>) -> Result<Option<Vec<u8>>, RepoError> {
     match entry {
         Some(e) if matches!(e.kind, EntryKind::Blob | EntryKind::Executable) => {
             Ok(Some(repo.read_blob(e.id)?))

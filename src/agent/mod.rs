@@ -37,9 +37,9 @@ pub mod unreported;
 
 use std::path::Path;
 
-use crate::config::AgentCommit;
-use crate::record::apply::{ApplyError, ApplyOptions};
-use crate::repo::{Repo, RepoError};
+use clada_engine::config::AgentCommit;
+use clada_engine::record::apply::{ApplyError, ApplyOptions};
+use clada_git::{Repo, RepoError};
 
 pub use payload::{AgentKind, Phase};
 
@@ -98,7 +98,7 @@ fn set_aside(
     call: &payload::Call,
     dir: &Path,
     agent: AgentKind,
-    head: &crate::repo::Head,
+    head: &clada_git::Head,
 ) -> Result<Handled, AgentError> {
     match call.phase {
         Phase::Before => {
@@ -305,7 +305,7 @@ fn after_call<'r>(
     mut held: state::Held<'r>,
     call: &payload::Call,
     agent: AgentKind,
-    head: &crate::repo::Head,
+    head: &clada_git::Head,
     opts: &ApplyOptions,
     mode: AgentCommit,
     notes: &mut Vec<String>,
@@ -354,7 +354,7 @@ fn stop_call(
     mut held: state::Held<'_>,
     call: &payload::Call,
     agent: AgentKind,
-    head: &crate::repo::Head,
+    head: &clada_git::Head,
     opts: &ApplyOptions,
     mode: AgentCommit,
     deferred: bool,

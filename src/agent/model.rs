@@ -10,7 +10,7 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use crate::repo::{Repo, RepoError};
+use clada_git::{Repo, RepoError};
 
 /// A session's `SessionStart` model older than this is forgotten when another is kept.
 const KEPT: Duration = Duration::from_secs(30 * 24 * 3600);
@@ -34,7 +34,7 @@ pub fn of_session(
 /// The user's configured `provenance.model` for this repository, if any (a configuration
 /// that cannot be read names none: the model then stays unknown).
 pub fn configured(repo: &Repo) -> Option<String> {
-    crate::config::load_for_repo(Some(repo))
+    clada_engine::config::load_for_repo(Some(repo))
         .ok()
         .and_then(|c| c.provenance_model.value)
 }
@@ -50,10 +50,10 @@ fn kept_file(repo: &Repo, session: &str) -> PathBuf {
 /// Keeps the model `SessionStart` named for `session`, and forgets those kept long ago.
 pub fn remember(repo: &Repo, session: &str, model: &str) -> Result<(), RepoError> {
     let path = kept_file(repo, session);
-    crate::base::fsutil::write_atomic_creating_dir(
+    clada_base::fsutil::write_atomic_creating_dir(
         &path,
         model.as_bytes(),
-        crate::base::fsutil::Perm::Executable(false),
+        clada_base::fsutil::Perm::Executable(false),
     )
     .map_err(|e| RepoError::Invalid(format!("cannot write {}: {e}", path.display())))?;
     // Tidying is best effort: a file left behind is only a few bytes.

@@ -2,8 +2,8 @@
 //! agent room: HEAD's id, how far back a hook looks for commits made since, and the lines a
 //! change wrote.
 
-use crate::authorship::carry;
-use crate::repo::{Repo, RepoError};
+use clada_engine::authorship::carry;
+use clada_git::{Repo, RepoError};
 
 use super::state::Stored;
 

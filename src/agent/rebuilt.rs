@@ -4,7 +4,7 @@
 //! that the edits, applied again, turn back into exactly the file now counts; anything else
 //! (an edit's new text not found once, a file changed since) leaves the edit unattributed.
 
-use crate::repo::{ByteSlice, Repo, RepoError};
+use clada_git::{ByteSlice, Repo, RepoError};
 
 use super::calls::{push, relative_paths, AfterOutcome};
 use super::observed::written;

@@ -18,7 +18,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::repo::{Repo, RepoError};
+use clada_git::{Repo, RepoError};
 
 use super::payload::{Call, Phase, Touches};
 
@@ -145,7 +145,7 @@ fn memory_file(session: &str) -> Option<PathBuf> {
             .join(".local")
             .join("state"),
     };
-    let id = crate::authorship::ids::session_id("agent-hook", session);
+    let id = clada_engine::authorship::ids::session_id("agent-hook", session);
     Some(
         base.join("git-clada")
             .join("agent-sessions")
@@ -191,8 +191,8 @@ fn remember(session: &str, worktrees: &[PathBuf]) {
         prune(&file);
     }
     if let Ok(json) = serde_json::to_vec(&known) {
-        let perm = crate::base::fsutil::Perm::Executable(false);
-        let _ = crate::base::fsutil::write_atomic_creating_dir(&file, &json, perm);
+        let perm = clada_base::fsutil::Perm::Executable(false);
+        let _ = clada_base::fsutil::write_atomic_creating_dir(&file, &json, perm);
     }
 }
 

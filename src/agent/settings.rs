@@ -406,10 +406,10 @@ fn edit(
         source,
     })?;
     out.push('\n');
-    crate::base::fsutil::write_atomic_creating_dir(
+    clada_base::fsutil::write_atomic_creating_dir(
         path,
         out.as_bytes(),
-        crate::base::fsutil::Perm::Executable(false),
+        clada_base::fsutil::Perm::Executable(false),
     )
     .map_err(|source| SettingsError::Write {
         path: path.to_path_buf(),
@@ -454,10 +454,10 @@ pub fn exclude_project_local(common_dir: &Path, add: bool) -> Result<Edited, Set
         }
         _ => return Ok(Edited::Unchanged),
     };
-    crate::base::fsutil::write_atomic_creating_dir(
+    clada_base::fsutil::write_atomic_creating_dir(
         &path,
         new.as_bytes(),
-        crate::base::fsutil::Perm::KeepExisting {
+        clada_base::fsutil::Perm::KeepExisting {
             executable_if_new: false,
         },
     )

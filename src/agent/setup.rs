@@ -10,7 +10,7 @@ use std::path::Path;
 use super::codex_trust::{self, Installed as Codex};
 use super::payload::AgentKind;
 use super::settings::{self, Edited, Scope};
-use crate::repo::Repo;
+use clada_git::Repo;
 
 /// What was done, for the user: `out` for standard output, `notes` for standard error.
 #[derive(Debug, Default)]

@@ -21,7 +21,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::repo::{BString, ByteSlice, Index, ObjectId, Repo, RepoError, Status};
+use clada_git::{BString, ByteSlice, Index, ObjectId, Repo, RepoError, Status};
 
 use super::state::{FileState, Held, Open, StagedBefore, Stored};
 
@@ -291,10 +291,10 @@ pub fn give_back(repo: &Repo, held: &mut Held, session: &str) -> Result<(), Repo
             true => s.entry.map(Stored::entry),
             false => repo
                 .tree_entry(head_tree, path.as_bstr())?
-                .filter(|e| e.kind != crate::repo::EntryKind::Tree),
+                .filter(|e| e.kind != clada_git::EntryKind::Tree),
         };
         if index.entry(path.as_bstr()) != users {
-            updates.push(crate::repo::IndexUpdate {
+            updates.push(clada_git::IndexUpdate {
                 path,
                 entry: users,
                 worktree_matches: false,

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::repo::{Repo, RepoError};
+use clada_git::{Repo, RepoError};
 
 use super::state::{Checkpoint, Stored};
 
@@ -70,11 +70,13 @@ pub(super) fn carry_edit(
         repo.read_blob(n.id)?,
         repo.read_blob(u.id)?,
     );
-    Ok(match crate::record::admit::users_edit(&a_b, &n_b, &u_b) {
-        Some(carried) => Some(Stored {
-            kind: n.kind,
-            id: repo.write_blob(&carried.user)?,
-        }),
-        None => Some(n),
-    })
+    Ok(
+        match clada_engine::record::admit::users_edit(&a_b, &n_b, &u_b) {
+            Some(carried) => Some(Stored {
+                kind: n.kind,
+                id: repo.write_blob(&carried.user)?,
+            }),
+            None => Some(n),
+        },
+    )
 }

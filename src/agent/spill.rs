@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::repo::{Repo, RepoError};
+use clada_git::{Repo, RepoError};
 
 use super::calls::{self, AfterMeta, AfterOutcome};
 use super::observed::Seen;
@@ -209,7 +209,7 @@ fn write(repo: &Repo, spilled: &Spilled) -> Result<(), RepoError> {
         .map_or(0, |d| d.as_nanos());
     // Named by time, so folding goes oldest first; the pid keeps two hooks of one instant apart.
     let path = dir.join(format!("{nanos:024}-{}.json", std::process::id()));
-    let perm = crate::base::fsutil::Perm::Executable(false);
-    crate::base::fsutil::write_atomic_creating_dir(&path, &json, perm)
+    let perm = clada_base::fsutil::Perm::Executable(false);
+    clada_base::fsutil::write_atomic_creating_dir(&path, &json, perm)
         .map_err(|e| RepoError::Invalid(format!("cannot write {}: {e}", path.display())))
 }

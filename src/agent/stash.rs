@@ -16,7 +16,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::repo::{ByteSlice, ObjectId, Repo, RepoError};
+use clada_git::{ByteSlice, ObjectId, Repo, RepoError};
 
 use super::observed::{written, Seen};
 use super::shell::GitSeen;

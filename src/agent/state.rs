@@ -2,4 +2,4 @@
 //! `history`, whose `undo` of one agent tool call reads it), re-exported here for the
 //! writers of this layer.
 
-pub use crate::record::agent_state::*;
+pub use clada_engine::record::agent_state::*;

@@ -15,7 +15,7 @@ use serde_json::Value;
 use super::codex_trust;
 use super::payload::{agent_name, AgentKind};
 use super::settings::{self, Scope};
-use crate::repo::Repo;
+use clada_git::Repo;
 
 /// Every agent, in the order the report lists them.
 const AGENTS: [AgentKind; 4] = [
@@ -72,7 +72,7 @@ pub struct Sharing {
 
 /// The sharing state of `repo`; `None` when its remotes cannot be read.
 pub fn sharing(repo: &Repo) -> Option<Sharing> {
-    let remotes = crate::record::shared_logs::sharing(repo).ok()?;
+    let remotes = clada_engine::record::shared_logs::sharing(repo).ok()?;
     let (shared, not_shared): (Vec<_>, Vec<_>) = remotes.into_iter().partition(|(_, s)| *s);
     let shared: Vec<String> = shared.into_iter().map(|(r, _)| r).collect();
     let not_shared: Vec<String> = not_shared.into_iter().map(|(r, _)| r).collect();
@@ -219,7 +219,7 @@ fn last_heard(repo: &Repo, agent: AgentKind) -> Option<Heard> {
     let at = std::fs::metadata(&path).and_then(|m| m.modified()).ok()?;
     let event = std::fs::read_to_string(&path).unwrap_or_default();
     Some(Heard {
-        at: crate::base::clock::rfc3339_seconds(at),
+        at: clada_base::clock::rfc3339_seconds(at),
         event: event.trim().to_string(),
     })
 }

@@ -17,10 +17,10 @@
 
 use std::collections::BTreeMap;
 
-use crate::record::apply::ApplyOptions;
-use crate::record::message::{self, Item, Verb};
-use crate::record::provenance::{self, AiVersion};
-use crate::repo::{BString, ByteSlice, Expected, ObjectId, RefUpdate, Repo, RepoError};
+use clada_engine::record::apply::ApplyOptions;
+use clada_engine::record::message::{self, Item, Verb};
+use clada_engine::record::provenance::{self, AiVersion};
+use clada_git::{BString, ByteSlice, Expected, ObjectId, RefUpdate, Repo, RepoError};
 
 use super::calls::{self, AfterMeta, AfterOutcome};
 use super::payload::Call;
@@ -76,7 +76,7 @@ pub fn after<'r>(
     from: Option<String>,
     call: &Call,
     agent: &str,
-    head: &crate::repo::Head,
+    head: &clada_git::Head,
     opts: &dyn Fn(&Held) -> ApplyOptions,
     notes: &mut Vec<String>,
 ) -> Result<(AfterOutcome, Held<'r>), RepoError> {
@@ -193,7 +193,7 @@ pub fn commit_on(
     let tree = repo.edit_tree(tip_tree, &edits)?;
     let (user, committer) = repo.identity()?;
     let author = match &opts.author {
-        Some((n, e)) => crate::repo::Signature {
+        Some((n, e)) => clada_git::Signature {
             name: n.clone(),
             email: e.clone(),
             ..user.clone()
@@ -205,8 +205,8 @@ pub fn commit_on(
     let msg = format!(
         "{}\n\nThe {tool} agent's turn on {short} until it switched branches (session {session}).\n\n{}: {}\n",
         message::subject(&items),
-        crate::record::trailer::VERSION,
-        crate::VERSION
+        clada_engine::record::trailer::VERSION,
+        clada_engine::VERSION
     );
     let commit = repo.write_branch_commit(tree, &[tip], &msg, &author, &committer)?;
     let mut updates = vec![RefUpdate {
@@ -232,7 +232,7 @@ pub fn commit_on(
 }
 
 type Onto = (
-    Vec<crate::repo::TreeChange>,
+    Vec<clada_git::TreeChange>,
     Vec<AiVersion>,
     Vec<Item>,
     Vec<String>,
@@ -270,7 +270,7 @@ fn onto(
             _ => Verb::Edit,
         };
         items.push(Item::Path(verb, path.clone()));
-        edits.push(crate::repo::TreeChange {
+        edits.push(clada_git::TreeChange {
             path: at.clone(),
             entry: entry.map(Stored::entry),
         });
@@ -303,7 +303,7 @@ fn merged(
         repo.read_blob(t.id)?,
         repo.read_blob(a.id)?,
     );
-    Ok(match crate::record::merge::merge3(&u, &tb, &ab) {
+    Ok(match clada_engine::record::merge::merge3(&u, &tb, &ab) {
         Some(m) => Some(Stored {
             kind: a.kind,
             id: repo.write_blob(&m)?,

@@ -4,12 +4,12 @@
 //! stays uncommitted, git's commit hooks run (contained), and the commit carries its
 //! authorship log.
 
-use crate::read::input::Reply;
-use crate::record::apply::{
+use clada_engine::input::Reply;
+use clada_engine::record::apply::{
     put_pending, restore_pending, AgentChanges, ApplyError, ApplyOptions, ApplyOutcome,
 };
-use crate::record::journal::JournalAgent;
-use crate::repo::{BString, ByteSlice, Repo, RepoError, TreeChange};
+use clada_engine::record::journal::JournalAgent;
+use clada_git::{BString, ByteSlice, Repo, RepoError, TreeChange};
 
 use super::payload::Call;
 use super::sides::sides;
@@ -133,7 +133,7 @@ pub fn commit_turn(
         text: String::new(),
         source: source.to_string(),
     };
-    match crate::record::apply::apply_in(repo, &reply, opts) {
+    match clada_engine::record::apply::apply_in(repo, &reply, opts) {
         Ok(outcome) => {
             if outcome.commit.is_none() {
                 // A hook stopped the commit. The apply recorded itself (it changed nothing)
@@ -165,7 +165,7 @@ pub fn not_committed(outcome: &ApplyOutcome, what: &str) -> String {
             None => format!("`{}`", s.name),
         };
         out.push_str(&format!(": {name} refused it"));
-        let output = crate::report::capped_output(s.output.trim_end());
+        let output = clada_engine::report::capped_output(s.output.trim_end());
         if !output.trim().is_empty() {
             out.push_str(", saying:");
             for line in output.lines() {
@@ -182,7 +182,10 @@ pub fn not_committed(outcome: &ApplyOutcome, what: &str) -> String {
         true => out.push_str(&format!(": {}", result.warnings.join("; "))),
         false => {
             let _ = out.pop();
-            out.push_str(&format!("\n{}", crate::record::apply::HOOK_REFUSED_TURN));
+            out.push_str(&format!(
+                "\n{}",
+                clada_engine::record::apply::HOOK_REFUSED_TURN
+            ));
         }
     }
     out
@@ -195,14 +198,14 @@ fn turn_record(
     mine: &[&Checkpoint],
     paths: &[String],
     opts: &ApplyOptions,
-) -> crate::record::agent_turn::Turn {
-    use crate::record::agent_turn::{Call as TurnCall, Step, Turn, TurnPath};
+) -> clada_engine::record::agent_turn::Turn {
+    use clada_engine::record::agent_turn::{Call as TurnCall, Step, Turn, TurnPath};
     let subject = match opts.prompt_subject {
         true => call
             .transcript
             .as_deref()
             .and_then(super::prompt::from_transcript)
-            .and_then(|p| crate::record::message::prompt_subject(&p)),
+            .and_then(|p| clada_engine::record::message::prompt_subject(&p)),
         false => None,
     };
     Turn {

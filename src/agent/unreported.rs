@@ -15,7 +15,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use crate::repo::{BString, ByteSlice, Repo, RepoError};
+use clada_git::{BString, ByteSlice, Repo, RepoError};
 
 use super::sides::Sides;
 use super::state::{state_ref, FileState, Held, Open, Stored};
@@ -57,10 +57,10 @@ fn io(what: &str, path: &std::path::Path, e: std::io::Error) -> RepoError {
 fn write(path: &std::path::Path, baseline: &Baseline) -> Result<(), RepoError> {
     let json = serde_json::to_vec(baseline)
         .map_err(|e| RepoError::Invalid(format!("cannot write the turn's baseline: {e}")))?;
-    crate::base::fsutil::write_atomic_creating_dir(
+    clada_base::fsutil::write_atomic_creating_dir(
         path,
         &json,
-        crate::base::fsutil::Perm::Executable(false),
+        clada_base::fsutil::Perm::Executable(false),
     )
     .map_err(|e| io("write", path, e))
 }

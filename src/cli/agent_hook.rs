@@ -8,9 +8,9 @@ use std::path::PathBuf;
 use anyhow::Context;
 
 use crate::agent::{self, AgentKind, Handled};
-use crate::base::error::Outcome;
 use crate::cli::{engine_options_for, ExecFlags, Global};
 use crate::loops::options::{config_author, configured};
+use clada_base::error::Outcome;
 
 /// Record an agent's own edits: checkpoints per tool call, one AI commit per turn.
 ///
@@ -110,17 +110,14 @@ fn hook(agent: AgentKind, event: Option<&str>, global: Global) -> Outcome {
     let mut notes = Vec::new();
     let result = run_hook(agent, event, global, &mut notes);
     for n in &notes {
-        eprintln!(
-            "git-clada: {}",
-            crate::base::term::Shown::Escaped.content(n)
-        );
+        eprintln!("git-clada: {}", clada_base::term::Shown::Escaped.content(n));
     }
     match result {
         Ok(handled) => {
             if let Some(note) = note(&handled) {
                 eprintln!(
                     "git-clada: {}",
-                    crate::base::term::Shown::Escaped.content(&note)
+                    clada_base::term::Shown::Escaped.content(&note)
                 );
             }
             match handled.incomplete() {
@@ -133,7 +130,7 @@ fn hook(agent: AgentKind, event: Option<&str>, global: Global) -> Outcome {
             eprintln!(
                 "git-clada: agent-hook {}: {}",
                 agent::payload::agent_name(agent),
-                crate::base::term::Shown::Escaped.content(&msg)
+                clada_base::term::Shown::Escaped.content(&msg)
             );
             Outcome::Partial
         }
@@ -158,10 +155,10 @@ fn run_hook(
     // The configuration of each repository the call is recorded in.
     let options = |dir: &std::path::Path| {
         let read = || -> anyhow::Result<_> {
-            let (cfg, root) = crate::config::load_with_root(dir)?;
+            let (cfg, root) = clada_engine::config::load_with_root(dir)?;
             let root = root.unwrap_or_else(|| dir.to_path_buf());
             let (engine, _) = engine_options_for(&ExecFlags::default(), &global, &cfg, &root)?;
-            let opts = crate::record::apply::ApplyOptions {
+            let opts = clada_engine::record::apply::ApplyOptions {
                 author: config_author(&cfg)?,
                 ..configured(&cfg, engine)
             };
@@ -199,11 +196,11 @@ fn note(handled: &Handled) -> Option<String> {
             "the edit afterFileEdit reports is not attributed to the agent ({why}); it stays in the worktree as yours"
         )),
         Handled::Turn(agent::turn::TurnOutcome::Ran(o)) => Some(match o.commit {
-            Some(c) => format!("the agent's turn is the AI commit {}", crate::repo::Repo::short(c)),
+            Some(c) => format!("the agent's turn is the AI commit {}", clada_git::Repo::short(c)),
             None => agent::turn::not_committed(o, "turn"),
         }),
         Handled::Edit(_, agent::turn::TurnOutcome::Ran(o)) => Some(match o.commit {
-            Some(c) => format!("the agent's edit is the AI commit {}", crate::repo::Repo::short(c)),
+            Some(c) => format!("the agent's edit is the AI commit {}", clada_git::Repo::short(c)),
             None => agent::turn::not_committed(o, "edit"),
         }),
         _ => None,
@@ -222,8 +219,8 @@ fn settings(scope: Scope, install: bool) -> anyhow::Result<Outcome> {
     let cwd = std::env::current_dir().context("cannot determine the current directory")?;
     let repo = match which {
         // Your own settings need no repository; one is used when there is (git's hooks).
-        agent::settings::Scope::User => crate::repo::Repo::discover(&cwd).ok(),
-        _ => Some(crate::repo::Repo::discover(&cwd)?),
+        agent::settings::Scope::User => clada_git::Repo::discover(&cwd).ok(),
+        _ => Some(clada_git::Repo::discover(&cwd)?),
     };
     if install {
         let path = agent::setup::settings_file(agent, which, home.as_deref(), repo.as_ref())?;
@@ -233,7 +230,7 @@ fn settings(scope: Scope, install: bool) -> anyhow::Result<Outcome> {
         true => agent::setup::install(agent, which, home.as_deref(), repo.as_ref())?,
         false => agent::setup::uninstall(agent, which, home.as_deref(), repo.as_ref())?,
     };
-    let shown = |s: &str| crate::base::term::Shown::Escaped.content(s).to_string();
+    let shown = |s: &str| clada_base::term::Shown::Escaped.content(s).to_string();
     for line in &done.out {
         sayln!("{}", shown(line));
     }
@@ -246,7 +243,7 @@ fn settings(scope: Scope, install: bool) -> anyhow::Result<Outcome> {
 /// `status`.
 fn status(global: &Global) -> anyhow::Result<Outcome> {
     let cwd = std::env::current_dir().context("cannot determine the current directory")?;
-    let repo = crate::repo::Repo::discover(&cwd).ok();
+    let repo = clada_git::Repo::discover(&cwd).ok();
     let report = agent::status::report(home().as_deref(), repo.as_ref());
     match global.format_or_default() {
         crate::cli::Format::Json => crate::cli::print_json(&report)?,
@@ -273,13 +270,13 @@ fn git_ai_notice(path: &std::path::Path) {
     let events = agent::settings::git_ai_hooks(path);
     let in_repo = std::env::current_dir()
         .ok()
-        .and_then(|d| crate::repo::Repo::discover(&d).ok())
+        .and_then(|d| clada_git::Repo::discover(&d).ok())
         .is_some_and(|r| agent::git_ai_present(&r));
     if events.is_empty() && !in_repo {
         return;
     }
     let shown = path.display().to_string();
-    let shown = crate::base::term::Shown::Escaped.content(&shown);
+    let shown = clada_base::term::Shown::Escaped.content(&shown);
     let where_ = match events.is_empty() {
         true => "its working logs are in this repository (.git/ai)".to_string(),
         false => format!("its hooks are in {shown} ({})", events.join(", ")),

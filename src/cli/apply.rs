@@ -8,15 +8,14 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 
-use crate::action::{self, EngineOptions, Execution};
-use crate::base::error::{Outcome, Refusal, UsageError};
 use crate::cli::dialects::DialectArg;
 use crate::cli::{finish_report, ExecFlags, Format, Global};
 use crate::loops::options;
-use crate::read;
-use crate::record::{self, apply::ApplyError, apply::ApplyOptions};
-use crate::report::{self, ReportFormat};
-use crate::sandbox::Sandbox;
+use clada_base::error::{Outcome, Refusal, UsageError};
+use clada_engine::action::{self, EngineOptions, Execution};
+use clada_engine::record::{self, apply::ApplyError, apply::ApplyOptions};
+use clada_engine::report::{self, ReportFormat};
+use clada_engine::sandbox::Sandbox;
 
 /// Apply the action blocks of an LLM reply and commit the result as one AI commit.
 ///
@@ -118,8 +117,8 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
     let reply = read_reply(&args)?;
     let cwd = std::env::current_dir().context("cannot determine the current directory")?;
     // Opened once: the configuration and the apply read the same repository.
-    let repo = crate::repo::Repo::discover(&cwd);
-    let cfg = crate::config::load_for_repo(repo.as_ref().ok())?;
+    let repo = clada_git::Repo::discover(&cwd);
+    let cfg = clada_engine::config::load_for_repo(repo.as_ref().ok())?;
     let root = repo.as_ref().ok().map(|r| r.workdir().to_path_buf());
     if let Some(w) = cfg.untrusted_warning() {
         eprintln!("git-clada: warning: {w}");
@@ -128,8 +127,8 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
     let root = root.unwrap_or_else(|| cwd.clone());
     let (engine, approvals) = engine_options(&args, &global, &cfg, &root, repo.as_ref().ok())?;
     let wip = args.wip.unwrap_or(match cfg.wip.value {
-        crate::config::WipSetting::Keep => WipArg::Keep,
-        crate::config::WipSetting::Commit => WipArg::Commit,
+        clada_engine::config::WipSetting::Keep => WipArg::Keep,
+        clada_engine::config::WipSetting::Commit => WipArg::Commit,
     });
     let opts = ApplyOptions {
         dialect: args.dialect.into(),
@@ -166,7 +165,7 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
         Ok(o) => o,
         Err(ApplyError::Refused(msg)) => return Err(Refusal(msg).into()),
         // Only `apply` (and `check`) can work without a repository: the hint belongs here.
-        Err(e @ ApplyError::Repo(crate::repo::RepoError::NotARepo(_))) => {
+        Err(e @ ApplyError::Repo(clada_git::RepoError::NotARepo(_))) => {
             return Err(anyhow::anyhow!(
                 "{e}, or use --no-git to run the actions in the current directory without a repository"
             ))
@@ -175,7 +174,7 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
         Err(ApplyError::NotRecorded(ran)) => return finish_report(&ran, &global),
         Err(e) => return Err(e.into()),
     };
-    crate::base::trace::phase("apply returned");
+    clada_base::trace::phase("apply returned");
     if let Some(diff) = &outcome.diff {
         if !diff.is_empty() && global.format_or_default() != Format::Json {
             let mut stdout = std::io::stdout().lock();
@@ -205,17 +204,17 @@ fn copy_report(copy: bool, execution: &Execution) {
 
 /// Reads the reply; on a terminal, first says that it waits for one (a bare `git clada apply`
 /// would otherwise sit there silently).
-fn read_reply(args: &Args) -> anyhow::Result<crate::read::input::Reply> {
+fn read_reply(args: &Args) -> anyhow::Result<clada_engine::input::Reply> {
     if args.paste {
         let text =
             crate::loops::clipboard::paste().map_err(|e| UsageError(format!("--paste: {e}")))?;
-        if text.len() as u64 > crate::read::input::MAX_REPLY_BYTES {
+        if text.len() as u64 > clada_engine::input::MAX_REPLY_BYTES {
             return Err(UsageError(
                 "--paste: the clipboard holds more than the 50 MiB limit for a reply".into(),
             )
             .into());
         }
-        return Ok(crate::read::input::text_reply(text, "clipboard".into())?);
+        return Ok(clada_engine::input::text_reply(text, "clipboard".into())?);
     }
     let from_stdin = args
         .file
@@ -224,7 +223,7 @@ fn read_reply(args: &Args) -> anyhow::Result<crate::read::input::Reply> {
     if from_stdin && std::io::stdin().is_terminal() {
         eprintln!("reading the reply from stdin (end it with Ctrl-D, or pass a file: git clada apply reply.md)...");
     }
-    Ok(crate::read::input::read_reply(
+    Ok(clada_engine::input::read_reply(
         args.file.as_deref(),
         args.dialect.into(),
     )?)
@@ -237,9 +236,9 @@ fn read_reply(args: &Args) -> anyhow::Result<crate::read::input::Reply> {
 pub fn engine_options(
     args: &Args,
     global: &Global,
-    cfg: &crate::config::Config,
+    cfg: &clada_engine::config::Config,
     root: &std::path::Path,
-    repo: Option<&crate::repo::Repo>,
+    repo: Option<&clada_git::Repo>,
 ) -> anyhow::Result<(EngineOptions, options::NewApprovals)> {
     let flags = ExecFlags {
         no_git: args.no_git,
@@ -255,9 +254,9 @@ pub fn engine_options(
 /// `--no-git`: the engine on its own; paths are relative to the current directory.
 fn run_no_git(args: Args, global: Global) -> anyhow::Result<Outcome> {
     let reply = read_reply(&args)?;
-    let parsed = read::parse(&reply.text, args.dialect.into());
+    let parsed = clada_read::parse(&reply.text, args.dialect.into());
     let cwd = std::env::current_dir().context("cannot determine the current directory")?;
-    let cfg = crate::config::load_for_dir(&cwd)?;
+    let cfg = clada_engine::config::load_for_dir(&cwd)?;
     crate::cli::set_color(cfg.color.value);
     let sandbox = Sandbox::new(&cwd, args.allow_outside)?
         .deny_paths(&cfg.paths_deny.value)
@@ -265,9 +264,9 @@ fn run_no_git(args: Args, global: Global) -> anyhow::Result<Outcome> {
         .allow_hook_writes(!cfg.paths_protect_hooks.value);
     let plan = action::plan(&parsed, &sandbox);
     let (opts, approvals) = engine_options(&args, &global, &cfg, &cwd, None)?;
-    let mark = crate::exec::notices::mark();
+    let mark = clada_engine::exec::notices::mark();
     let mut execution = action::execute(&plan, &sandbox, &opts);
-    let notices = crate::exec::notices::since(&mark, &opts.confine.env);
+    let notices = clada_engine::exec::notices::since(&mark, &opts.confine.env);
     execution.result.warnings.extend(notices);
     approvals.store(&cwd)?;
     copy_report(args.copy || cfg.clipboard_copy.value, &execution);

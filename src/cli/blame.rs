@@ -1,10 +1,10 @@
 //! `git clada blame`: git's blame with each line's origin from the authorship logs (argument
 //! handling only; the work is in `history::blame`).
 
-use crate::base::error::{Outcome, Refusal, UsageError};
 use crate::cli::{Format, Global};
-use crate::history::{blame, HistoryError};
-use crate::repo::Repo;
+use clada_base::error::{Outcome, Refusal, UsageError};
+use clada_engine::history::{blame, HistoryError};
+use clada_git::Repo;
 
 /// Show who wrote each line of a file: the last commit that changed it and whether an AI wrote it.
 ///

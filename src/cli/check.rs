@@ -5,14 +5,13 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use serde::Serialize;
 
-use crate::action::{self, ParseErrorReport};
-use crate::base::error::Outcome;
-use crate::base::term::{escape, Rule, Shown};
 use crate::cli::dialects::DialectArg;
 use crate::cli::{Format, Global};
-use crate::read;
-use crate::repo::Repo;
-use crate::sandbox::Sandbox;
+use clada_base::error::Outcome;
+use clada_base::term::{escape, Rule, Shown};
+use clada_engine::action::{self, ParseErrorReport};
+use clada_engine::sandbox::Sandbox;
+use clada_git::Repo;
 
 /// Parse and validate replies without changing anything; exit 1 on any error. With
 /// --staged: refuse staged content that holds leftover block markers.
@@ -125,14 +124,14 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
     if args.staged {
         return run_staged(&args, &global, &cwd);
     }
-    let deny = crate::config::load_for_dir(&cwd)?.paths_deny.value;
+    let deny = clada_engine::config::load_for_dir(&cwd)?.paths_deny.value;
     let sandbox = if args.no_git {
         Sandbox::new(&cwd, args.allow_outside)?
     } else {
         sandbox_for(&cwd, args.allow_outside)?
     }
     .deny_paths(&deny);
-    crate::base::trace::phase("check: config+sandbox");
+    clada_base::trace::phase("check: config+sandbox");
     let inputs: Vec<Option<PathBuf>> = if args.files.is_empty() {
         vec![None]
     } else {
@@ -140,12 +139,12 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
     };
     let mut reports = Vec::new();
     for input in inputs {
-        let reply = crate::read::input::read_reply(input.as_deref(), args.dialect.into())?;
-        crate::base::trace::phase("check: read");
-        let parsed = read::parse(&reply.text, args.dialect.into());
-        crate::base::trace::phase("check: parse");
+        let reply = clada_engine::input::read_reply(input.as_deref(), args.dialect.into())?;
+        clada_base::trace::phase("check: read");
+        let parsed = clada_read::parse(&reply.text, args.dialect.into());
+        clada_base::trace::phase("check: parse");
         let plan = action::plan(&parsed, &sandbox);
-        crate::base::trace::phase("check: plan (schema, paths)");
+        clada_base::trace::phase("check: plan (schema, paths)");
         let refused = plan
             .refusals()
             .map(|(a, e)| Refused {
@@ -200,7 +199,7 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
         Format::Json => crate::cli::print_json(&reports)?,
         Format::Human | Format::Llm => crate::cli::print(&human(&reports, global.shown()))?,
     }
-    crate::base::trace::phase("check: report");
+    clada_base::trace::phase("check: report");
     Ok(if all_ok {
         Outcome::Success
     } else {
@@ -210,11 +209,11 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
 
 /// `check --staged`: leftover block markers in what is about to be committed.
 fn run_staged(args: &Args, global: &Global, cwd: &Path) -> anyhow::Result<Outcome> {
-    let cfg = crate::config::load_for_dir(cwd)?;
-    let allow = crate::read::leftover::allow_set(&cfg.check_allow.value)?;
-    let staged = crate::repo::staged_files(cwd, &args.files, |p| !allow.is_match(p))?;
+    let cfg = clada_engine::config::load_for_dir(cwd)?;
+    let allow = clada_read::leftover::allow_set(&cfg.check_allow.value)?;
+    let staged = clada_git::staged_files(cwd, &args.files, |p| !allow.is_match(p))?;
     let checked = staged.len();
-    let findings = crate::read::leftover::findings(
+    let findings = clada_read::leftover::findings(
         staged
             .iter()
             .map(|f| (f.path.as_str(), f.content.as_slice())),

@@ -2,11 +2,11 @@
 
 use anyhow::Context;
 
-use crate::base::error::{Outcome, Refusal};
 use crate::cli::Global;
 use crate::cli::{engine_options_for, finish_report, ExecFlags};
 use crate::loops::options::{config_author, configured};
-use crate::record::apply::{ApplyError, ApplyOptions};
+use clada_base::error::{Outcome, Refusal};
+use clada_engine::record::apply::{ApplyError, ApplyOptions};
 
 /// Commit the AI's changes that an apply left pending, as their AI commit.
 ///
@@ -28,7 +28,7 @@ pub struct Args {
 
 pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
     let cwd = std::env::current_dir().context("cannot determine the current directory")?;
-    let (cfg, root) = crate::config::load_with_root(&cwd)?;
+    let (cfg, root) = clada_engine::config::load_with_root(&cwd)?;
     let root = root.unwrap_or_else(|| cwd.clone());
     let (engine, _) = engine_options_for(&ExecFlags::default(), &global, &cfg, &root)?;
     let opts = ApplyOptions {
@@ -38,11 +38,11 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
         finish_pending: true,
         ..configured(&cfg, engine)
     };
-    let reply = crate::read::input::Reply {
+    let reply = clada_engine::input::Reply {
         text: String::new(),
         source: "git clada commit".into(),
     };
-    let outcome = match crate::record::apply::apply(&cwd, &reply, &opts) {
+    let outcome = match clada_engine::record::apply::apply(&cwd, &reply, &opts) {
         Ok(o) => o,
         Err(ApplyError::Refused(msg)) => return Err(Refusal(msg).into()),
         Err(ApplyError::NotRecorded(ran)) => return finish_report(&ran, &global),

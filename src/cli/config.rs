@@ -2,8 +2,8 @@
 
 use anyhow::Context;
 
-use crate::base::error::Outcome;
 use crate::cli::{Format, Global};
+use clada_base::error::Outcome;
 
 /// Show the effective configuration: every key, its value and where it came from (default,
 /// the repository's `.clada.yml`, the user's `<config dir>/clada/config.yml`, or git config).
@@ -35,7 +35,7 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
     if args.trust {
         return trust(&cwd);
     }
-    let cfg = crate::config::load_for_dir(&cwd)?;
+    let cfg = clada_engine::config::load_for_dir(&cwd)?;
     let entries = cfg.entries();
     match global.format_or_default() {
         Format::Json => {
@@ -45,7 +45,7 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
                 "settings": entries,
                 "untrusted": cfg.untrusted,
                 "osSandbox": sandbox_state(&cfg),
-                "withoutNamespaces": crate::exec::notices::without_namespaces(),
+                "withoutNamespaces": clada_engine::exec::notices::without_namespaces(),
             });
             crate::cli::print_json(&v)?;
         }
@@ -68,12 +68,12 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
                 ));
             }
             if cfg.files.is_empty() {
-                let user = crate::config::user_file()
+                let user = clada_engine::config::user_file()
                     .map(|p| p.display().to_string())
                     .unwrap_or_else(|| "(no home directory)".into());
                 out.push_str(&format!(
                     "(no configuration file: looked for {} in the worktree root and {user})\n",
-                    crate::config::REPO_FILE
+                    clada_engine::config::REPO_FILE
                 ));
             }
             if let Some(w) = cfg.untrusted_warning() {
@@ -83,7 +83,7 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
                 "(OS sandbox for exec and hooks: {})\n",
                 sandbox_state(&cfg)
             ));
-            if let Some(w) = crate::exec::notices::without_namespaces() {
+            if let Some(w) = clada_engine::exec::notices::without_namespaces() {
                 out.push_str(&format!("(WITHOUT user namespaces: {w})\n"));
             }
             crate::cli::print(&out)?;
@@ -93,10 +93,10 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
 }
 
 /// Whether the OS sandbox is there, and what its absence means.
-fn sandbox_state(cfg: &crate::config::Config) -> String {
-    let confine = crate::exec::confine::Confine::from_config(cfg, Vec::new());
+fn sandbox_state(cfg: &clada_engine::config::Config) -> String {
+    let confine = clada_engine::exec::confine::Confine::from_config(cfg, Vec::new());
     match confine.availability() {
-        a @ crate::exec::confine::Availability::Landlock { .. } => a.describe(),
+        a @ clada_engine::exec::confine::Availability::Landlock { .. } => a.describe(),
         a => format!(
             "{} — the read-only list is off, so every exec block asks, and what you allow runs unconfined",
             a.describe()
@@ -107,14 +107,14 @@ fn sandbox_state(cfg: &crate::config::Config) -> String {
 /// Keeps a copy of `.clada.yml` as it is now in the git directory (never cloned or
 /// committed): from now on its commands run, until the file changes.
 fn trust(cwd: &std::path::Path) -> anyhow::Result<Outcome> {
-    let repo = crate::repo::Repo::discover(cwd)?;
+    let repo = clada_git::Repo::discover(cwd)?;
     let imported = import_legacy_approvals(repo.workdir(), repo.git_dir())?;
-    let file = repo.workdir().join(crate::config::REPO_FILE);
-    let text = match crate::config::read_repo_file(&file)? {
+    let file = repo.workdir().join(clada_engine::config::REPO_FILE);
+    let text = match clada_engine::config::read_repo_file(&file)? {
         Some(t) => t.into_bytes(),
         None if imported => return Ok(Outcome::Success),
         None => {
-            return Err(crate::base::error::UsageError(format!(
+            return Err(clada_base::error::UsageError(format!(
                 "cannot read '{}' to trust it: there is no such file",
                 file.display()
             ))
@@ -122,13 +122,13 @@ fn trust(cwd: &std::path::Path) -> anyhow::Result<Outcome> {
         }
     };
     // Only a file that loads is trusted: what is trusted is what will run.
-    crate::config::load_for_dir(cwd)?;
-    let copy = crate::config::trusted_copy(repo.git_dir());
+    clada_engine::config::load_for_dir(cwd)?;
+    let copy = clada_engine::config::trusted_copy(repo.git_dir());
     if let Some(dir) = copy.parent() {
         std::fs::create_dir_all(dir)
             .with_context(|| format!("cannot create '{}'", dir.display()))?;
     }
-    crate::base::fsutil::write_atomic(&copy, &text, crate::base::fsutil::Perm::Executable(false))
+    clada_base::fsutil::write_atomic(&copy, &text, clada_base::fsutil::Perm::Executable(false))
         .with_context(|| format!("cannot write '{}'", copy.display()))?;
     eprintln!(
         "trusted {} as it is now; its hooks.before/hooks.after commands and looser settings apply until the file changes",
@@ -143,7 +143,7 @@ fn import_legacy_approvals(
     root: &std::path::Path,
     git_dir: &std::path::Path,
 ) -> anyhow::Result<bool> {
-    use crate::exec::approvals::{store_path, Approvals, LEGACY_FILE};
+    use clada_engine::exec::approvals::{store_path, Approvals, LEGACY_FILE};
     let legacy = root.join(LEGACY_FILE);
     if legacy.symlink_metadata().is_err() {
         return Ok(false);
@@ -161,7 +161,7 @@ fn import_legacy_approvals(
     for c in added {
         eprintln!(
             "  {}",
-            crate::base::term::escape(&c, crate::base::term::Rule::Command)
+            clada_base::term::escape(&c, clada_base::term::Rule::Command)
         );
     }
     Ok(true)

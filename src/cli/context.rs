@@ -3,11 +3,11 @@
 
 use anyhow::Context as _;
 
-use crate::base::error::{Outcome, UsageError};
 use crate::cli::dialects::PromptDialectArg;
 use crate::cli::Global;
 use crate::loops::context::{self, ContextError, ContextOptions};
-use crate::repo::Repo;
+use clada_base::error::{Outcome, UsageError};
+use clada_git::Repo;
 
 /// Print what a model needs for its first turn: the instructions, a map of the repository, and
 /// the chosen files with line numbers.
@@ -72,9 +72,9 @@ pub fn run(args: Args, _global: Global) -> anyhow::Result<Outcome> {
         ContextError::Path(_) | ContextError::Prompt(_) => UsageError(e.to_string()),
     })?;
     // For the model: exact, unless stdout is a terminal (the repository's files are shown).
-    let shown = crate::base::term::Shown::stdout(false).content(&text);
+    let shown = clada_base::term::Shown::stdout(false).content(&text);
     // A closed stdout does not stop --copy: the process ends quietly after it (`base::stdout`).
-    crate::base::stdout::say(&shown).context("cannot write the context to standard output")?;
+    clada_base::stdout::say(&shown).context("cannot write the context to standard output")?;
     if args.copy {
         eprintln!("git-clada: {}", crate::loops::clipboard::copy(&text).line());
     }

@@ -2,8 +2,8 @@
 
 use std::io::IsTerminal;
 
-use crate::base::error::Outcome;
 use crate::cli::Global;
+use clada_base::error::Outcome;
 
 /// Create a scratch repository in a temporary directory, apply the bundled example reply,
 /// print the report and the commit, then undo it.
@@ -19,13 +19,13 @@ pub fn run(args: Args, _global: Global) -> anyhow::Result<Outcome> {
     let dir = tempfile::Builder::new()
         .prefix("git-clada-demo-")
         .tempdir()?;
-    let color = crate::report::use_color(std::io::stdout().is_terminal());
+    let color = clada_engine::report::use_color(std::io::stdout().is_terminal());
     let text = crate::loops::demo::run(dir.path(), color)?;
     // `say`: a closed stdout must not leave the scratch repository behind (`base::stdout`).
-    crate::base::stdout::say(&text)?;
+    clada_base::stdout::say(&text)?;
     if args.keep {
         let kept = dir.keep();
-        crate::base::stdout::say(&format!(
+        clada_base::stdout::say(&format!(
             "\nThe scratch repository is kept at {}\n",
             kept.display()
         ))?;

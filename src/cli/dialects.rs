@@ -2,10 +2,10 @@
 //! layer registers: apply, check, parse, watch) and `PromptDialectArg` (the spellings a model
 //! can be taught: prompt, context). Argument types only, so no subcommand file imports another.
 
-use crate::base::error::UsageError;
 use crate::loops::prompt::PromptDialect;
 use crate::loops::prompt_formats::EditFormat;
-use crate::read::{self, Dialect};
+use clada_base::error::UsageError;
+use clada_read::Dialect;
 
 /// `--dialect` values: `auto`, then every format the reading layer registers, in its order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -20,7 +20,7 @@ impl clap::ValueEnum for DialectArg {
         static ALL: std::sync::OnceLock<Vec<DialectArg>> = std::sync::OnceLock::new();
         ALL.get_or_init(|| {
             std::iter::once(DialectArg::AUTO)
-                .chain(read::formats().map(|(f, _)| DialectArg(Dialect::Only(f))))
+                .chain(clada_read::formats().map(|(f, _)| DialectArg(Dialect::Only(f))))
                 .collect()
         })
     }
@@ -34,7 +34,7 @@ impl clap::ValueEnum for DialectArg {
                  diff",
             ),
             Dialect::Only(f) => {
-                let help = read::formats().find(|(g, _)| *g == f).map(|(_, h)| h);
+                let help = clada_read::formats().find(|(g, _)| *g == f).map(|(_, h)| h);
                 PossibleValue::new(f.id).help(help.unwrap_or_default())
             }
         })

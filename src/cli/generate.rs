@@ -1,6 +1,6 @@
 //! Hidden `git clada generate`: writes `man/` and `completions/` from the clap definitions,
-//! `docs/prompt/` from the action schema, and `src/action/schema.json` (the schema the binary
-//! embeds) from `src/action/schema.yaml`.
+//! `docs/prompt/` from the action schema, and the schema the binary embeds,
+//! `crates/clada-engine/src/action/schema.json`, from `schema.yaml` beside it.
 //! Run `cargo run -- generate` after changing any help text; a test fails when the checked-in
 //! files are stale.
 
@@ -9,9 +9,9 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use clap_complete::Shell;
 
-use crate::base::error::Outcome;
 use crate::cli::man::write_man_pages;
 use crate::cli::Global;
+use clada_base::error::Outcome;
 
 /// Regenerate the man pages and shell completions.
 #[derive(Debug, clap::Args)]
@@ -24,8 +24,9 @@ pub struct Args {
 pub fn run(args: Args, _global: Global) -> anyhow::Result<Outcome> {
     write_all(&args.out)?;
     write_prompts(&args.out.join("docs").join("prompt"))?;
-    let json = crate::action::schema::Schema::embedded_as_json().map_err(anyhow::Error::msg)?;
-    let path = args.out.join("src").join("action").join("schema.json");
+    let json =
+        clada_engine::action::schema::Schema::embedded_as_json().map_err(anyhow::Error::msg)?;
+    let path = args.out.join("crates/clada-engine/src/action/schema.json");
     std::fs::write(&path, json).with_context(|| format!("cannot write '{}'", path.display()))?;
     Ok(Outcome::Success)
 }

@@ -17,10 +17,10 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
-use crate::base::error::Outcome;
 use crate::cli::Global;
-use crate::record::shared_logs;
-use crate::repo::Repo;
+use clada_base::error::Outcome;
+use clada_engine::record::shared_logs;
+use clada_git::Repo;
 
 /// Install or remove git-clada's git hooks (a pre-commit hook that refuses stray block
 /// markers; post-commit and post-rewrite hooks that keep AI line attribution through
@@ -201,10 +201,10 @@ fn read_hook(path: &Path) -> anyhow::Result<Option<String>> {
 
 /// Writes `text` to `path`, keeping its permission bits.
 fn write_keeping_mode(path: &Path, text: &str) -> anyhow::Result<()> {
-    crate::base::fsutil::write_atomic(
+    clada_base::fsutil::write_atomic(
         path,
         text.as_bytes(),
-        crate::base::fsutil::Perm::KeepExisting {
+        clada_base::fsutil::Perm::KeepExisting {
             executable_if_new: true,
         },
     )
@@ -374,7 +374,7 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
         if let Ok(target) = std::fs::read_link(path) {
             // Replacing the link with a file would cut it off from what manages it (husky, a
             // shared hooks repository); editing its target would change other repositories.
-            return Err(crate::base::error::Refusal(format!(
+            return Err(clada_base::error::Refusal(format!(
                 "{} is a symlink to {}; git-clada does not edit linked hooks — add `git-clada check --staged || exit 1` to the hook yourself",
                 path.display(),
                 target.display()

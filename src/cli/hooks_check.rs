@@ -4,16 +4,16 @@
 use anyhow::Context;
 use serde_json::json;
 
-use crate::action::Step;
-use crate::base::error::Outcome;
 use crate::cli::{Format, Global};
-use crate::repo::Repo;
+use clada_base::error::Outcome;
+use clada_engine::action::Step;
+use clada_git::Repo;
 
 /// The repository, its configuration and the hooks as an apply would run them.
-fn hooks_here() -> anyhow::Result<(Repo, crate::exec::clada_hooks::Hooks)> {
+fn hooks_here() -> anyhow::Result<(Repo, clada_engine::exec::clada_hooks::Hooks)> {
     let cwd = std::env::current_dir().context("cannot determine the current directory")?;
     let repo = Repo::discover(&cwd)?;
-    let cfg = crate::config::load_for_repo(Some(&repo))?;
+    let cfg = clada_engine::config::load_for_repo(Some(&repo))?;
     if let Some(w) = cfg.untrusted_warning() {
         eprintln!("git-clada: warning: {w}");
     }
@@ -21,19 +21,19 @@ fn hooks_here() -> anyhow::Result<(Repo, crate::exec::clada_hooks::Hooks)> {
     if repo.common_dir() != repo.git_dir() {
         dirs.push(repo.common_dir().to_path_buf());
     }
-    let hooks = crate::exec::clada_hooks::Hooks {
-        policy: crate::exec::hook_sandbox::HookPolicy::from_config(&cfg, dirs, Vec::new()),
-        ..crate::exec::clada_hooks::Hooks::from_config(&cfg)
+    let hooks = clada_engine::exec::clada_hooks::Hooks {
+        policy: clada_engine::exec::hook_sandbox::HookPolicy::from_config(&cfg, dirs, Vec::new()),
+        ..clada_engine::exec::clada_hooks::Hooks::from_config(&cfg)
     };
     Ok((repo, hooks))
 }
 
 /// Says what the hooks left and was cleared after them (setuid bits, file capabilities).
-fn warn_cleared(hooks: &crate::exec::clada_hooks::Hooks) {
+fn warn_cleared(hooks: &clada_engine::exec::clada_hooks::Hooks) {
     for w in hooks.policy.findings.take() {
         eprintln!(
             "git-clada: warning: {}",
-            crate::base::term::escape(&w, crate::base::term::Rule::Name)
+            clada_base::term::escape(&w, clada_base::term::Rule::Name)
         );
     }
 }
@@ -65,7 +65,7 @@ fn print(
             };
             sayln!("{mark} {}", shown.name(&s.name));
             if !s.success {
-                let out = crate::report::capped_output(&s.output);
+                let out = clada_engine::report::capped_output(&s.output);
                 for l in shown.content(&out).lines() {
                     sayln!("    {l}");
                 }
@@ -92,10 +92,10 @@ fn print(
 /// `git clada hooks check`.
 pub fn check(global: &Global) -> anyhow::Result<Outcome> {
     let (repo, hooks) = hooks_here()?;
-    let mark = crate::exec::notices::mark();
-    let steps = crate::record::githooks::check(&repo, &hooks)?;
+    let mark = clada_engine::exec::notices::mark();
+    let steps = clada_engine::record::githooks::check(&repo, &hooks)?;
     warn_cleared(&hooks);
-    let warnings = crate::exec::notices::since(&mark, &hooks.policy.env);
+    let warnings = clada_engine::exec::notices::since(&mark, &hooks.policy.env);
     print(
         &steps,
         &warnings,
@@ -107,12 +107,12 @@ pub fn check(global: &Global) -> anyhow::Result<Outcome> {
 /// `git clada hooks prepare`.
 pub fn prepare(global: &Global) -> anyhow::Result<Outcome> {
     let (repo, hooks) = hooks_here()?;
-    let mark = crate::exec::notices::mark();
-    let steps: Vec<Step> = crate::record::githooks::prepare(&repo, &hooks.policy)?
+    let mark = clada_engine::exec::notices::mark();
+    let steps: Vec<Step> = clada_engine::record::githooks::prepare(&repo, &hooks.policy)?
         .into_iter()
         .collect();
     warn_cleared(&hooks);
-    let warnings = crate::exec::notices::since(&mark, &hooks.policy.env);
+    let warnings = clada_engine::exec::notices::since(&mark, &hooks.policy.env);
     print(
         &steps,
         &warnings,

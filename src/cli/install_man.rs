@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use serde::Serialize;
 
-use crate::base::error::Outcome;
 use crate::cli::{Format, Global};
+use clada_base::error::Outcome;
 
 /// Install the man pages, so `git clada --help` and `man git-clada` work.
 ///
@@ -103,7 +103,7 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
         human(&report, &root)
     };
     let mut stdout = std::io::stdout().lock();
-    crate::base::stdout::or_closed(
+    clada_base::stdout::or_closed(
         stdout
             .write_all(text.as_bytes())
             .and_then(|()| stdout.flush()),

@@ -1,10 +1,10 @@
 //! `git clada log`: list git-clada commits. Argument handling only; the work is in
 //! `history::log`.
 
-use crate::base::error::Outcome;
 use crate::cli::{Format, Global};
-use crate::history::log;
-use crate::repo::Repo;
+use clada_base::error::Outcome;
+use clada_engine::history::log;
+use clada_git::Repo;
 
 /// List git-clada commits on the current branch: short hash, age, subject, blocks ok/failed.
 ///
@@ -22,11 +22,11 @@ pub struct Args {
 
 pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
     let repo = Repo::discover(&std::env::current_dir()?)?;
-    let report = log::log(&repo, args.max_count, crate::history::now())?;
+    let report = log::log(&repo, args.max_count, clada_engine::history::now())?;
     match global.format_or_default() {
         Format::Json => crate::cli::print_json(&report)?,
         Format::Human | Format::Llm => {
-            crate::cli::print(&crate::history::render::log_report(&report))?
+            crate::cli::print(&clada_engine::history::render::log_report(&report))?
         }
     }
     Ok(Outcome::Success)

@@ -4,13 +4,13 @@
 
 use anyhow::Context;
 
-use crate::base::error::{Outcome, UsageError};
 use crate::cli::Global;
 use crate::cli::{engine_options_for, ExecFlags};
-use crate::loops::mcp::tools::{CommandText, CommandTexts, ParamKind, ParamText, APPLY_OPTIONS};
-use crate::loops::mcp::{self, McpError, ServeOptions};
 use crate::loops::options::{config_author, configured};
-use crate::record::apply::ApplyOptions;
+use crate::mcp::tools::{CommandText, CommandTexts, ParamKind, ParamText, APPLY_OPTIONS};
+use crate::mcp::{self, McpError, ServeOptions};
+use clada_base::error::{Outcome, UsageError};
+use clada_engine::record::apply::ApplyOptions;
 
 /// Serve git-clada as an MCP server over stdio: the edit tool an agent calls.
 ///
@@ -67,9 +67,9 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
         None => mcp::new_session_id(),
     };
     let (cfg, root) = if args.no_git {
-        (crate::config::load_for_dir(&cwd)?, None)
+        (clada_engine::config::load_for_dir(&cwd)?, None)
     } else {
-        crate::config::load_with_root(&cwd)?
+        clada_engine::config::load_with_root(&cwd)?
     };
     if let Some(w) = cfg.untrusted_warning() {
         eprintln!("git-clada: warning: {w}");
@@ -81,13 +81,13 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
         no_verify: args.no_verify,
         // Every tool call is a new intent: never skipped as a repeat.
         force: true,
-        wip_commit: cfg.wip.value == crate::config::WipSetting::Commit,
+        wip_commit: cfg.wip.value == clada_engine::config::WipSetting::Commit,
         author: config_author(&cfg)?,
         // One server, many applies in one worktree: the stat data of files nothing touched
         // since the last call is remembered, not read again.
-        stat_cache: Some(crate::repo::StatCache::new()),
-        object_cache: Some(crate::repo::ObjectCache::new()),
-        open_cache: Some(crate::repo::OpenCache::new()),
+        stat_cache: Some(clada_git::StatCache::new()),
+        object_cache: Some(clada_git::ObjectCache::new()),
+        open_cache: Some(clada_git::OpenCache::new()),
         ..configured(&cfg, engine)
     };
     let apply = ApplyOptions {

@@ -9,18 +9,18 @@ use anyhow::Context;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-use crate::action::{ExecPolicy, Execution};
-use crate::base::error::Refusal;
-use crate::base::error::{exit_code_for, Outcome, UsageError};
-use crate::base::term::{Rule, Shown};
-use crate::config::ColorSetting;
-use crate::report::{self, ReportFormat};
+use clada_base::error::Refusal;
+use clada_base::error::{exit_code_for, Outcome, UsageError};
+use clada_base::term::{Rule, Shown};
+use clada_engine::action::{ExecPolicy, Execution};
+use clada_engine::config::ColorSetting;
+use clada_engine::report::{self, ReportFormat};
 
 /// `println!` for a command that still has work to do after the line: a closed stdout is
 /// noted and the work goes on to its end (`base::stdout::say`); `?` returns any other error.
 macro_rules! sayln {
     ($($arg:tt)*) => {
-        $crate::base::stdout::say(&format!("{}\n", format_args!($($arg)*)))?
+        ::clada_base::stdout::say(&format!("{}\n", format_args!($($arg)*)))?
     };
 }
 
@@ -132,7 +132,7 @@ impl Global {
     /// The requested format, or human on a terminal and llm when piped.
     pub fn format_or_default(&self) -> Format {
         self.format.unwrap_or_else(|| {
-            if crate::base::term::stdout_is_terminal() {
+            if clada_base::term::stdout_is_terminal() {
                 Format::Human
             } else {
                 Format::Llm
@@ -151,7 +151,7 @@ impl Global {
 /// escapes wherever it goes: the same document, and a `| head` of it reaches a terminal too.
 pub fn print_json<T: serde::Serialize + ?Sized>(value: &T) -> anyhow::Result<()> {
     let text = serde_json::to_string_pretty(value)?;
-    let mut text = crate::base::term::escape(&text, Rule::Json).into_owned();
+    let mut text = clada_base::term::escape(&text, Rule::Json).into_owned();
     text.push('\n');
     print(&text)
 }
@@ -159,7 +159,7 @@ pub fn print_json<T: serde::Serialize + ?Sized>(value: &T) -> anyhow::Result<()>
 /// Prints `text`, a command's last output: a closed stdout ends the process quietly, as git's
 /// does (`base::stdout`, which says why no command resets `SIGPIPE` itself).
 pub fn print(text: &str) -> anyhow::Result<()> {
-    crate::base::stdout::print(text).context("cannot write to standard output")
+    clada_base::stdout::print(text).context("cannot write to standard output")
 }
 
 #[derive(Debug, Subcommand)]
@@ -195,7 +195,7 @@ pub enum Command {
 
 /// Runs the parsed command line and maps its outcome or error to the process exit code.
 pub fn main(cli: Cli) -> std::process::ExitCode {
-    crate::base::trace::phase("start");
+    clada_base::trace::phase("start");
     // An apply that fails as a whole still prints a (fatalError) report in json and llm.
     let fatal_report = matches!(cli.command, Command::Apply(_)).then(|| {
         Global {
@@ -208,9 +208,9 @@ pub fn main(cli: Cli) -> std::process::ExitCode {
     });
     match run(cli) {
         Ok(outcome) => {
-            crate::base::trace::phase("done");
+            clada_base::trace::phase("done");
             // A command that found its stdout closed while it still had work ends now, as git.
-            crate::base::stdout::end_if_closed();
+            clada_base::stdout::end_if_closed();
             std::process::ExitCode::from(outcome.code())
         }
         Err(err) => {
@@ -321,9 +321,9 @@ fn prompt_format(doc: FormatArg) -> Option<crate::loops::prompt::PromptFormat> {
 }
 
 /// Prints a history command's report — its JSON form, or `human`'s rendering — or hands its
-/// error to `main`, a refusal as [`crate::base::error::Refusal`] (exit 3).
+/// error to `main`, a refusal as [`clada_base::error::Refusal`] (exit 3).
 pub fn print_history<R: serde::Serialize>(
-    result: Result<R, crate::history::HistoryError>,
+    result: Result<R, clada_engine::history::HistoryError>,
     global: &Global,
     human: impl FnOnce(&R, Shown) -> String,
 ) -> anyhow::Result<Outcome> {
@@ -335,8 +335,8 @@ pub fn print_history<R: serde::Serialize>(
             }
             Ok(Outcome::Success)
         }
-        Err(crate::history::HistoryError::Refused(msg)) => {
-            Err(crate::base::error::Refusal(msg).into())
+        Err(clada_engine::history::HistoryError::Refused(msg)) => {
+            Err(clada_base::error::Refusal(msg).into())
         }
         Err(e) => Err(e.into()),
     }
@@ -398,8 +398,8 @@ impl ProvenanceFlags {
     /// `agent` with the flags given on the command line over the configured values.
     pub fn over(
         &self,
-        mut agent: crate::record::provenance::Agent,
-    ) -> crate::record::provenance::Agent {
+        mut agent: clada_engine::record::provenance::Agent,
+    ) -> clada_engine::record::provenance::Agent {
         agent.tool = self.agent.clone().or(agent.tool);
         agent.model = self.model.clone().or(agent.model);
         agent.conversation = self.conversation.clone().or(agent.conversation);
@@ -417,17 +417,17 @@ pub struct ExecFlags {
 
     /// Time limit per exec block without its own `timeout` (`30`, `500ms`, `2m`). Default:
     /// config `timeout`, else 30s.
-    #[arg(long, value_name = "DURATION", value_parser = crate::config::duration_arg)]
+    #[arg(long, value_name = "DURATION", value_parser = clada_engine::config::duration_arg)]
     pub timeout: Option<std::time::Duration>,
 
     /// Output cap per stream of an exec block (`1048576`, `512k`, `10MiB`). Default: config
     /// `max_output`, else 10MiB.
-    #[arg(long, value_name = "SIZE", value_parser = crate::config::size_arg)]
+    #[arg(long, value_name = "SIZE", value_parser = clada_engine::config::size_arg)]
     pub max_output: Option<usize>,
 
     /// Time limit for all exec blocks of the reply together. Default: config
     /// `total_timeout`, else none.
-    #[arg(long, value_name = "DURATION", value_parser = crate::config::duration_arg)]
+    #[arg(long, value_name = "DURATION", value_parser = clada_engine::config::duration_arg)]
     pub total_timeout: Option<std::time::Duration>,
 
     /// `--no-git` (set from apply's own flag): no repository to pin git to or keep
@@ -452,10 +452,10 @@ impl ExecFlags {
 pub fn engine_options_for(
     args: &ExecFlags,
     global: &Global,
-    cfg: &crate::config::Config,
+    cfg: &clada_engine::config::Config,
     root: &std::path::Path,
 ) -> anyhow::Result<(
-    crate::action::EngineOptions,
+    clada_engine::action::EngineOptions,
     crate::loops::options::NewApprovals,
 )> {
     crate::loops::options::engine_options(
@@ -516,7 +516,7 @@ pub fn finish_report(execution: &Execution, global: &Global) -> anyhow::Result<O
         Some(ColorSetting::Always) => std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
         Some(ColorSetting::Never) => false,
         Some(ColorSetting::Auto) | None => {
-            report::use_color(crate::base::term::stdout_is_terminal())
+            report::use_color(clada_base::term::stdout_is_terminal())
         }
     };
     let text = report::render(result, format, color);
@@ -525,7 +525,7 @@ pub fn finish_report(execution: &Execution, global: &Global) -> anyhow::Result<O
     REPORT_WRITTEN.store(true, std::sync::atomic::Ordering::SeqCst);
     // The work is done (an apply's commit made) when its report is written: a reader that is
     // gone ends the process quietly here, as git's commands end.
-    crate::base::stdout::or_closed(
+    clada_base::stdout::or_closed(
         stdout
             .write_all(text.as_bytes())
             .and_then(|()| stdout.flush()),

@@ -3,12 +3,11 @@
 use std::io::Write as _;
 use std::path::PathBuf;
 
-use crate::base::error::Outcome;
-use crate::base::stdout::or_closed;
-use crate::base::term::Shown;
 use crate::cli::dialects::DialectArg;
 use crate::cli::{Format, Global};
-use crate::read;
+use clada_base::error::Outcome;
+use clada_base::stdout::or_closed;
+use clada_base::term::Shown;
 
 /// Print the raw block parse result of a reply as JSON in the reference shape.
 ///
@@ -33,8 +32,8 @@ pub struct Args {
 }
 
 pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
-    let reply = crate::read::input::read_reply(args.file.as_deref(), args.dialect.into())?;
-    let result = read::parse(&reply.text, args.dialect.into());
+    let reply = clada_engine::input::read_reply(args.file.as_deref(), args.dialect.into())?;
+    let result = clada_read::parse(&reply.text, args.dialect.into());
     // Streamed: a reply with millions of errors would otherwise be held twice in memory.
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     match global.format.unwrap_or(Format::Json) {
@@ -51,14 +50,16 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
             }
             or_closed(out.write_all(b"\n"))?;
         }
-        Format::Human | Format::Llm => or_closed(out.write_all(read::summary(&result).as_bytes()))?,
+        Format::Human | Format::Llm => {
+            or_closed(out.write_all(clada_engine::summary::summary(&result).as_bytes()))?
+        }
     }
     // A closed stdout ends the process quietly, as git's (`base::stdout`).
     or_closed(out.flush())?;
     Ok(outcome(&result))
 }
 
-fn outcome(result: &read::ParseResult) -> Outcome {
+fn outcome(result: &clada_read::ParseResult) -> Outcome {
     if result.errors.is_empty() {
         Outcome::Success
     } else {

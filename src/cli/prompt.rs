@@ -4,11 +4,11 @@ use std::io::Write as _;
 
 use anyhow::Context;
 
-use crate::base::error::{Outcome, UsageError};
 use crate::cli::dialects::{dialect, no_actions, PromptDialectArg};
 use crate::cli::Global;
 use crate::loops::prompt::{self, PromptFormat};
 use crate::loops::prompt_formats;
+use clada_base::error::{Outcome, UsageError};
 
 /// Print the instructions to give a model (system prompt or custom instructions).
 ///
@@ -43,7 +43,7 @@ pub fn run(args: Args, _global: Global, format: Option<PromptFormat>) -> anyhow:
         Err(edit) => prompt_formats::render(edit, format),
     };
     let mut out = std::io::stdout().lock();
-    crate::base::stdout::or_closed(out.write_all(text.as_bytes()).and_then(|()| out.flush()))
+    clada_base::stdout::or_closed(out.write_all(text.as_bytes()).and_then(|()| out.flush()))
         .context("cannot write the prompt to standard output")?;
     Ok(Outcome::Success)
 }

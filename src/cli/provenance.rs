@@ -1,11 +1,11 @@
 //! `git clada provenance`: the authorship logs of `refs/notes/ai` (argument handling only;
 //! the work is in `history::provenance`).
 
-use crate::base::error::{Outcome, Refusal};
 use crate::cli::{Format, Global};
-use crate::history::{provenance, HistoryError};
-use crate::record::{commit_evidence, rewritten, shared_logs};
-use crate::repo::Repo;
+use clada_base::error::{Outcome, Refusal};
+use clada_engine::history::{provenance, HistoryError};
+use clada_engine::record::{commit_evidence, rewritten, shared_logs};
+use clada_git::Repo;
 
 /// Line-level AI attribution: the Git AI Standard's authorship logs in refs/notes/ai.
 ///
@@ -74,7 +74,7 @@ fn from_hook(what: &str, work: impl FnOnce() -> anyhow::Result<()>) -> anyhow::R
 
 /// Whether authorship logs are on in the user's configuration (`provenance: off`).
 fn logs_on(repo: &Repo) -> anyhow::Result<bool> {
-    Ok(crate::config::load_for_repo(Some(repo))?
+    Ok(clada_engine::config::load_for_repo(Some(repo))?
         .provenance_log
         .value)
 }

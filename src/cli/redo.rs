@@ -1,9 +1,9 @@
 //! `git clada redo`: re-apply what the last undo took back.
 
-use crate::base::error::Outcome;
 use crate::cli::Global;
-use crate::history::undo;
-use crate::repo::Repo;
+use clada_base::error::Outcome;
+use clada_engine::history::undo;
+use clada_git::Repo;
 
 /// Re-apply what the last `git clada undo` took back, if nothing moved since.
 ///
@@ -19,6 +19,6 @@ pub fn run(_args: Args, global: Global) -> anyhow::Result<Outcome> {
     let cwd = std::env::current_dir()?;
     let repo = Repo::discover(&cwd)?;
     super::print_history(undo::redo(&repo, global.dry_run), &global, |r, _| {
-        crate::history::render::undo_report(r)
+        clada_engine::history::render::undo_report(r)
     })
 }

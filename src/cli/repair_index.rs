@@ -1,9 +1,9 @@
 //! `git clada repair-index`: argument handling only; the work is in `history::repair`.
 
-use crate::base::error::Outcome;
 use crate::cli::Global;
-use crate::history::repair;
-use crate::repo::Repo;
+use clada_base::error::Outcome;
+use clada_engine::history::repair;
+use clada_git::Repo;
 
 /// Repair the index's cache-tree if an earlier git-clada wrote it wrong.
 ///
@@ -24,6 +24,6 @@ pub fn run(_args: Args, global: Global) -> anyhow::Result<Outcome> {
     super::print_history(
         repair::repair_index(&repo, global.dry_run),
         &global,
-        crate::history::render::repair_report,
+        clada_engine::history::render::repair_report,
     )
 }

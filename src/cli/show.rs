@@ -1,11 +1,11 @@
 //! `git clada show`: the stored reply and result report of one AI commit. Argument handling
 //! only; the work is in `history::log`.
 
-use crate::base::error::{Outcome, Refusal};
 use crate::cli::{Format, Global};
-use crate::history::{log, HistoryError};
-use crate::repo::Repo;
-use crate::report::{self, ReportFormat};
+use clada_base::error::{Outcome, Refusal};
+use clada_engine::history::{log, HistoryError};
+use clada_engine::report::{self, ReportFormat};
+use clada_git::Repo;
 
 /// Show the reply an AI commit was made from and its result report.
 ///
@@ -40,8 +40,8 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
         Format::Human => ReportFormat::Human,
         Format::Llm => ReportFormat::Llm,
     };
-    let color = report::use_color(crate::base::term::stdout_is_terminal());
-    crate::cli::print(&crate::history::render::show_report(
+    let color = report::use_color(clada_base::term::stdout_is_terminal());
+    crate::cli::print(&clada_engine::history::render::show_report(
         &shown,
         format,
         color,

@@ -3,10 +3,10 @@
 
 use clap::ValueEnum;
 
-use crate::base::error::{Outcome, UsageError};
 use crate::cli::Global;
-use crate::history::squash::{self, Selection, SquashOptions};
-use crate::repo::Repo;
+use clada_base::error::{Outcome, UsageError};
+use clada_engine::history::squash::{self, Selection, SquashOptions};
+use clada_git::Repo;
 
 /// Collapse runs of AI commits into one commit each.
 ///
@@ -85,14 +85,14 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
         message: args.message.clone(),
         contiguous_only: !args.no_contiguous_only,
         dry_run: global.dry_run,
-        now: crate::history::now(),
+        now: clada_engine::history::now(),
     };
     let cwd = std::env::current_dir()?;
     let repo = Repo::discover(&cwd)?;
     super::print_history(
         squash::squash(&repo, &opts),
         &global,
-        crate::history::render::squash_report,
+        clada_engine::history::render::squash_report,
     )
 }
 

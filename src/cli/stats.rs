@@ -2,10 +2,10 @@
 //! file and week (argument handling only; the work is in `history::stats` and
 //! `history::stats_page`).
 
-use crate::base::error::{Outcome, Refusal};
 use crate::cli::{Format, FormatArg, Global};
-use crate::history::{stats, stats_page, HistoryError};
-use crate::repo::Repo;
+use clada_base::error::{Outcome, Refusal};
+use clada_engine::history::{stats, stats_page, HistoryError};
+use clada_git::Repo;
 
 /// Count the lines of a range by who wrote them: AI (per agent and model), human or unknown.
 ///

@@ -1,10 +1,10 @@
 //! `git clada status`: where you are (stepped back? last clada operation?). Argument
 //! handling only; the work is in `history::log`.
 
-use crate::base::error::Outcome;
 use crate::cli::{Format, Global};
-use crate::history::log;
-use crate::repo::Repo;
+use clada_base::error::Outcome;
+use clada_engine::history::log;
+use clada_git::Repo;
 
 /// Say where you are: the branch, whether you are stepped back (and how far), and the last
 /// clada operation that undo would take back.
@@ -28,8 +28,8 @@ pub struct Args {
 pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
     let repo = Repo::discover(&std::env::current_dir()?)?;
     for path in &args.ack {
-        if !crate::record::called::ack(&repo, path)? {
-            return Err(anyhow::Error::new(crate::base::error::UsageError(format!(
+        if !clada_engine::record::called::ack(&repo, path)? {
+            return Err(anyhow::Error::new(clada_base::error::UsageError(format!(
                 "--ack {path}: no reply changed that file for a hook to run (git clada status \
                  names the ones waiting for you)"
             ))));
@@ -38,10 +38,9 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
     let report = log::status(&repo)?;
     match global.format_or_default() {
         Format::Json => crate::cli::print_json(&report)?,
-        Format::Human | Format::Llm => crate::cli::print(&crate::history::render::status_report(
-            &report,
-            global.shown(),
-        ))?,
+        Format::Human | Format::Llm => crate::cli::print(
+            &clada_engine::history::render::status_report(&report, global.shown()),
+        )?,
     }
     Ok(Outcome::Success)
 }

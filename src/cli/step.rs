@@ -1,10 +1,10 @@
 //! `git clada step-back` / `step-forward`: walk the worktree through history. Argument
 //! handling only; the work is in `history::step`.
 
-use crate::base::error::Outcome;
 use crate::cli::Global;
-use crate::history::step;
-use crate::repo::Repo;
+use clada_base::error::Outcome;
+use clada_engine::history::step;
+use clada_git::Repo;
 
 /// Move the worktree one commit back, parking uncommitted work first.
 ///
@@ -33,7 +33,7 @@ pub struct ForwardArgs {
 pub fn run_back(_args: BackArgs, global: Global) -> anyhow::Result<Outcome> {
     let repo = Repo::discover(&std::env::current_dir()?)?;
     super::print_history(step::step_back(&repo, global.dry_run), &global, |r, _| {
-        crate::history::render::step_report(r)
+        clada_engine::history::render::step_report(r)
     })
 }
 
@@ -42,6 +42,6 @@ pub fn run_forward(args: ForwardArgs, global: Global) -> anyhow::Result<Outcome>
     super::print_history(
         step::step_forward(&repo, args.all, global.dry_run),
         &global,
-        |r, _| crate::history::render::step_report(r),
+        |r, _| clada_engine::history::render::step_report(r),
     )
 }

@@ -1,9 +1,9 @@
 //! `git clada undo`: take back the last clada operation.
 
-use crate::base::error::Outcome;
 use crate::cli::Global;
-use crate::history::undo;
-use crate::repo::Repo;
+use clada_base::error::Outcome;
+use clada_engine::history::undo;
+use clada_git::Repo;
 
 /// Take back the last clada operation on this branch; repeated, the one before it.
 ///
@@ -36,10 +36,10 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
         return super::print_history(
             undo::list(&repo, 50),
             &global,
-            crate::history::render::stack_list,
+            clada_engine::history::render::stack_list,
         );
     }
     super::print_history(undo::undo(&repo, global.dry_run), &global, |r, _| {
-        crate::history::render::undo_report(r)
+        clada_engine::history::render::undo_report(r)
     })
 }

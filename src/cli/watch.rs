@@ -5,14 +5,14 @@ use std::time::Duration;
 
 use anyhow::Context;
 
-use crate::base::error::Outcome;
 use crate::cli::dialects::DialectArg;
 use crate::cli::{engine_options_for, ExecFlags, ExecPolicyArg};
 use crate::cli::{Format, Global};
 use crate::loops::options::configured;
 use crate::loops::watch::{self, Batch, WatchError, WatchOptions, Watcher};
-use crate::record::apply::ApplyOptions;
-use crate::report::{self, ReportFormat};
+use clada_base::error::Outcome;
+use clada_engine::record::apply::ApplyOptions;
+use clada_engine::report::{self, ReportFormat};
 
 /// Watch FILE and apply each new complete block once, whenever the file changes.
 ///
@@ -97,7 +97,7 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
         Format::Json => ReportFormat::Json,
         Format::Llm => ReportFormat::Llm,
     };
-    let (cfg, root) = crate::config::load_with_root(&cwd)?;
+    let (cfg, root) = clada_engine::config::load_with_root(&cwd)?;
     if let Some(w) = cfg.untrusted_warning() {
         eprintln!("git-clada: warning: {w}");
     }
@@ -115,7 +115,7 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
             no_verify: args.no_verify,
             // `watch` keeps its own set of the blocks it applied.
             force: true,
-            wip_commit: cfg.wip.value == crate::config::WipSetting::Commit,
+            wip_commit: cfg.wip.value == clada_engine::config::WipSetting::Commit,
             author: crate::loops::options::config_author(&cfg)?,
             ..provenance_over(&args.provenance, configured(&cfg, engine))
         },
@@ -125,16 +125,14 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
         poll: args.poll,
         debounce: Duration::from_millis(args.debounce),
         stdout_format,
-        color: report::use_color(crate::base::term::stdout_is_terminal()),
+        color: report::use_color(clada_base::term::stdout_is_terminal()),
         skip_existing: args.skip_existing,
     };
     // Signals are caught before anything is applied, so Ctrl-C never cuts a batch short.
     let stop = watch::stop_flag().context("cannot install the Ctrl-C handler")?;
     let mut watcher = match Watcher::start(opts) {
         Ok(w) => w,
-        Err(WatchError::AlreadyWatching(msg)) => {
-            return Err(crate::base::error::Refusal(msg).into())
-        }
+        Err(WatchError::AlreadyWatching(msg)) => return Err(clada_base::error::Refusal(msg).into()),
         Err(e) => return Err(e.into()),
     };
     // Commands answered "always" are stored when the watcher ends (never inside a batch:
@@ -144,7 +142,7 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
         approvals.store(&root)?;
         return Ok(match batch? {
             Batch::Applied(r) if !r.success => Outcome::Partial,
-            Batch::Busy(msg) => return Err(crate::base::error::Refusal(msg).into()),
+            Batch::Busy(msg) => return Err(clada_base::error::Refusal(msg).into()),
             _ => Outcome::Success,
         });
     }

@@ -87,7 +87,7 @@ pub struct CommandClipboard {
 const COMMAND_TIMEOUT: Duration = Duration::from_secs(3);
 
 /// The most a paste reads (the reply limit of `apply`).
-const PASTE_LIMIT: u64 = crate::read::input::MAX_REPLY_BYTES + 1;
+const PASTE_LIMIT: u64 = clada_engine::input::MAX_REPLY_BYTES + 1;
 
 impl Clipboard for CommandClipboard {
     fn name(&self) -> String {

@@ -9,10 +9,10 @@
 
 use std::path::Path;
 
-use crate::action::read::extract_numbered;
 use crate::loops::prompt::{self, PromptDialect, PromptFormat};
-use crate::repo::Repo;
-use crate::sandbox::{Access, Sandbox};
+use clada_engine::action::read::extract_numbered;
+use clada_engine::sandbox::{Access, Sandbox};
+use clada_git::Repo;
 
 use super::prompt_formats::EditFormat;
 

@@ -4,11 +4,11 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use crate::action::EngineOptions;
-use crate::read::input::Reply;
-use crate::record::apply::{apply, ApplyOptions};
-use crate::repo::{BString, ByteSlice, EntryKind, Expected, ObjectId, Repo, TreeChange};
-use crate::report::{self, ReportFormat};
+use clada_engine::action::EngineOptions;
+use clada_engine::input::Reply;
+use clada_engine::record::apply::{apply, ApplyOptions};
+use clada_engine::report::{self, ReportFormat};
+use clada_git::{BString, ByteSlice, EntryKind, Expected, ObjectId, Repo, TreeChange};
 
 /// The bundled example reply.
 pub const EXAMPLE_REPLY: &str = include_str!("../../examples/reply.md");
@@ -58,8 +58,8 @@ pub fn run(dir: &Path, color: bool) -> anyhow::Result<String> {
     out.push_str(&log_stat(&repo, commit)?);
 
     writeln!(out, "\n$ git clada undo")?;
-    let undo = crate::history::undo::undo(&repo, false)?;
-    out.push_str(&crate::history::render::undo_report(&undo));
+    let undo = clada_engine::history::undo::undo(&repo, false)?;
+    out.push_str(&clada_engine::history::render::undo_report(&undo));
     Ok(out)
 }
 
@@ -74,7 +74,7 @@ fn initial_commit(repo: &Repo) -> anyhow::Result<ObjectId> {
         std::fs::write(&abs, content)?;
         changes.push(TreeChange {
             path: BString::from(*path),
-            entry: Some(crate::repo::Entry {
+            entry: Some(clada_git::Entry {
                 kind: EntryKind::Blob,
                 id: repo.write_blob(content.as_bytes())?,
             }),
@@ -84,8 +84,8 @@ fn initial_commit(repo: &Repo) -> anyhow::Result<ObjectId> {
     let identity = repo.identity()?;
     let commit = repo.write_commit(tree, &[], "Initial commit\n", &identity.0, &identity.1)?;
     let branch = match repo.head()? {
-        crate::repo::Head::Unborn { name } | crate::repo::Head::Branch { name, .. } => name,
-        crate::repo::Head::Detached { .. } => "refs/heads/main".to_string(),
+        clada_git::Head::Unborn { name } | clada_git::Head::Branch { name, .. } => name,
+        clada_git::Head::Detached { .. } => "refs/heads/main".to_string(),
     };
     repo.update_ref(
         &branch,
@@ -125,7 +125,7 @@ pub fn log_stat(repo: &Repo, commit: ObjectId) -> anyhow::Result<String> {
     let mut rows = Vec::new();
     let (mut total_add, mut total_del) = (0usize, 0usize);
     for d in &diffs {
-        let text = |e: Option<crate::repo::Entry>| -> anyhow::Result<String> {
+        let text = |e: Option<clada_git::Entry>| -> anyhow::Result<String> {
             Ok(match e {
                 Some(e) => String::from_utf8_lossy(&repo.read_blob(e.id)?).into_owned(),
                 None => String::new(),

@@ -8,9 +8,9 @@ use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use crate::action::{Approval, EngineOptions, ExecPolicy, ExecRequest, Lang};
-use crate::base::term::{escape, Rule};
-use crate::record::apply::ApplyOptions;
+use clada_base::term::{escape, Rule};
+use clada_engine::action::{Approval, EngineOptions, ExecPolicy, ExecRequest, Lang};
+use clada_engine::record::apply::ApplyOptions;
 
 /// The exec settings a command line gives (`--exec`, `--timeout`, `--max-output`,
 /// `--total-timeout`); `None` leaves each to the configuration.
@@ -40,12 +40,14 @@ pub fn parse_author(s: &str) -> Result<(String, String), String> {
 
 /// The AI commit's author from config `commit.author` / `clada.author`, checked like
 /// `--git-author` (a malformed value is an error naming where it was set).
-pub fn config_author(cfg: &crate::config::Config) -> anyhow::Result<Option<(String, String)>> {
+pub fn config_author(
+    cfg: &clada_engine::config::Config,
+) -> anyhow::Result<Option<(String, String)>> {
     let Some(value) = &cfg.commit_author.value else {
         return Ok(None);
     };
     parse_author(value).map(Some).map_err(|why| {
-        anyhow::Error::new(crate::base::error::UsageError(format!(
+        anyhow::Error::new(clada_base::error::UsageError(format!(
             "commit.author (set in {}): {why}",
             cfg.commit_author.source
         )))
@@ -54,29 +56,29 @@ pub fn config_author(cfg: &crate::config::Config) -> anyhow::Result<Option<(Stri
 
 /// The apply options the configuration decides (co-author, denied paths, hooks around the
 /// apply) with `engine`; the command line fills in the rest.
-pub fn configured(cfg: &crate::config::Config, engine: EngineOptions) -> ApplyOptions {
+pub fn configured(cfg: &clada_engine::config::Config, engine: EngineOptions) -> ApplyOptions {
     ApplyOptions {
         coauthor: cfg.commit_coauthor.value.clone(),
         paths_deny: cfg.paths_deny.value.clone(),
         config_writable: !cfg.paths_protect_config.value,
-        hooks: crate::exec::clada_hooks::Hooks {
+        hooks: clada_engine::exec::clada_hooks::Hooks {
             timeout: engine.exec_timeout,
             max_output: engine.exec_max_output,
-            policy: crate::exec::hook_sandbox::HookPolicy {
+            policy: clada_engine::exec::hook_sandbox::HookPolicy {
                 timeout: engine.exec_timeout,
                 max_output: engine.exec_max_output,
-                ..crate::exec::hook_sandbox::HookPolicy::from_config(
+                ..clada_engine::exec::hook_sandbox::HookPolicy::from_config(
                     cfg,
                     engine.confine.git_dirs.clone(),
                     Vec::new(),
                 )
             },
             exec_denied: engine.exec == ExecPolicy::Deny,
-            ..crate::exec::clada_hooks::Hooks::from_config(cfg)
+            ..clada_engine::exec::clada_hooks::Hooks::from_config(cfg)
         },
         hooks_writable: !cfg.paths_protect_hooks.value,
-        prompt_subject: cfg.agent_subject.value == crate::config::AgentSubject::Prompt,
-        provenance: crate::record::provenance::Agent {
+        prompt_subject: cfg.agent_subject.value == clada_engine::config::AgentSubject::Prompt,
+        provenance: clada_engine::record::provenance::Agent {
             off: !cfg.provenance_log.value,
             tool: None,
             default_tool: cfg.provenance_agent.value.clone(),
@@ -98,7 +100,7 @@ pub struct NewApprovals {
 }
 
 /// The git directory (and common directory) of `repo`.
-pub fn repo_dirs(repo: &crate::repo::Repo) -> Vec<PathBuf> {
+pub fn repo_dirs(repo: &clada_git::Repo) -> Vec<PathBuf> {
     let mut dirs = vec![repo.git_dir().to_path_buf()];
     if repo.common_dir() != repo.git_dir() {
         dirs.push(repo.common_dir().to_path_buf());
@@ -110,7 +112,7 @@ pub fn repo_dirs(repo: &crate::repo::Repo) -> Vec<PathBuf> {
 pub fn git_dirs(root: &std::path::Path, no_git: bool) -> Vec<PathBuf> {
     match no_git {
         true => Vec::new(),
-        false => crate::repo::Repo::discover(root)
+        false => clada_git::Repo::discover(root)
             .map(|r| repo_dirs(&r))
             .unwrap_or_default(),
     }
@@ -118,7 +120,7 @@ pub fn git_dirs(root: &std::path::Path, no_git: bool) -> Vec<PathBuf> {
 
 /// Where the user's approvals for `root` are kept (`None` without git and without a home).
 fn approvals_file(root: &std::path::Path, git_dirs: &[PathBuf]) -> Option<PathBuf> {
-    crate::exec::approvals::store_path(git_dirs.first().map(PathBuf::as_path), root)
+    clada_engine::exec::approvals::store_path(git_dirs.first().map(PathBuf::as_path), root)
 }
 
 impl NewApprovals {
@@ -132,7 +134,7 @@ impl NewApprovals {
             eprintln!("git-clada: no home folder, so \"always\" was not remembered");
             return Ok(());
         };
-        for c in crate::exec::approvals::Approvals::store(&file, &commands)? {
+        for c in clada_engine::exec::approvals::Approvals::store(&file, &commands)? {
             eprintln!(
                 "approved for this repository (in {}): {}",
                 escape(&file.display().to_string(), Rule::Name),
@@ -150,11 +152,11 @@ impl NewApprovals {
 pub fn engine_options(
     args: &ExecChoice,
     dry_run: bool,
-    cfg: &crate::config::Config,
+    cfg: &clada_engine::config::Config,
     root: &std::path::Path,
     dirs: Vec<PathBuf>,
 ) -> anyhow::Result<(EngineOptions, NewApprovals)> {
-    use crate::config::ExecSetting;
+    use clada_engine::config::ExecSetting;
     let interactive = std::io::stdin().is_terminal() || std::io::stderr().is_terminal();
     let policy = match (args.exec, cfg.exec.value) {
         (Some(p), _) => p,
@@ -168,21 +170,23 @@ pub fn engine_options(
     };
     let approvals_at = approvals_file(root, &dirs);
     let reachable_commit = reachable_commit(root, &dirs);
-    let confine = crate::exec::confine::Confine::from_config(cfg, dirs);
-    let prompt: Option<Arc<crate::action::ExecPrompt>> = if interactive {
+    let confine = clada_engine::exec::confine::Confine::from_config(cfg, dirs);
+    let prompt: Option<Arc<clada_engine::action::ExecPrompt>> = if interactive {
         let store = approvals.clone();
         let sandbox = sandbox_line(&confine);
         let copies = approvals_at.clone().map(|file| {
-            let bound = crate::exec::approvals::Approvals::load(&file)
+            let bound = clada_engine::exec::approvals::Approvals::load(&file)
                 .map(|a| a.bound)
                 .unwrap_or_default();
             (file, bound)
         });
         let root = root.to_path_buf();
         Some(Arc::new(move |req: &ExecRequest| {
-            let key = crate::exec::policy::approval_key(&req.code);
+            let key = clada_engine::exec::policy::approval_key(&req.code);
             let diff = copies.as_ref().and_then(|(file, bound)| {
-                crate::exec::approved_copies::changes_since(file, bound, &root, &key, &req.bound)
+                clada_engine::exec::approved_copies::changes_since(
+                    file, bound, &root, &key, &req.bound,
+                )
             });
             let answer = ask_on_tty(req, &sandbox, diff.as_deref());
             if answer == Approval::Always
@@ -190,12 +194,14 @@ pub fn engine_options(
                 && req.no_always.is_none()
             {
                 if let Some((file, _)) = &copies {
-                    if let Err(e) = crate::exec::approved_copies::save(file, &root, &req.bound) {
+                    if let Err(e) =
+                        clada_engine::exec::approved_copies::save(file, &root, &req.bound)
+                    {
                         eprintln!("git-clada: warning: the approved scripts were not kept, so a later change cannot be shown as a diff: {e}");
                     }
                 }
                 if let Ok(mut v) = store.list.lock() {
-                    v.push(crate::exec::scripts::key(&key, &req.bound));
+                    v.push(clada_engine::exec::scripts::key(&key, &req.bound));
                 }
             }
             answer
@@ -205,18 +211,18 @@ pub fn engine_options(
     };
     let approved = match approvals_at {
         Some(file) => {
-            let pending = crate::exec::approvals::Approvals::legacy_pending(root, &file);
+            let pending = clada_engine::exec::approvals::Approvals::legacy_pending(root, &file);
             if !pending.is_empty() {
                 eprintln!(
                     "git-clada: warning: {} lists {} command(s) that are not run without asking: \
                      approvals now live in {} (a reply or a clone can write the old file); \
                      read it, then `git clada config --trust` imports them",
-                    crate::exec::approvals::LEGACY_FILE,
+                    clada_engine::exec::approvals::LEGACY_FILE,
                     pending.len(),
                     file.display()
                 );
             }
-            crate::exec::approvals::Approvals::load(&file)?.set()
+            clada_engine::exec::approvals::Approvals::load(&file)?.set()
         }
         None => Default::default(),
     };
@@ -230,11 +236,11 @@ pub fn engine_options(
             approved: Arc::new(approved),
             prompt,
             confine,
-            whole_file: crate::config::editorconfig::WholeFile {
+            whole_file: clada_engine::config::editorconfig::WholeFile {
                 final_newline: cfg.files_final_newline.value,
                 editorconfig: true,
                 final_newline_configured: cfg.files_final_newline.source
-                    != crate::config::Source::Default,
+                    != clada_engine::config::Source::Default,
             },
             exec_watch: None,
             reachable_commit,
@@ -252,22 +258,22 @@ pub fn engine_options(
 fn reachable_commit(
     root: &std::path::Path,
     dirs: &[PathBuf],
-) -> Option<Arc<crate::exec::ReachableCommit>> {
+) -> Option<Arc<clada_engine::exec::ReachableCommit>> {
     if dirs.is_empty() {
         return None;
     }
     let root = root.to_path_buf();
     Some(Arc::new(move |id: &str| {
-        crate::repo::Repo::discover(&root).is_ok_and(|r| r.is_reachable_commit(id))
+        clada_git::Repo::discover(&root).is_ok_and(|r| r.is_reachable_commit(id))
     }))
 }
 
 /// How an approved block will run, for the prompt.
-fn sandbox_line(confine: &crate::exec::confine::Confine) -> String {
-    use crate::exec::confine::Level;
+fn sandbox_line(confine: &clada_engine::exec::confine::Confine) -> String {
+    use clada_engine::exec::confine::Level;
     match (confine.level, confine.availability()) {
         (Level::Off, _) => "without the OS sandbox (sandbox.level: off)".into(),
-        (_, crate::exec::confine::Availability::Unavailable(why)) => {
+        (_, clada_engine::exec::confine::Availability::Unavailable(why)) => {
             format!("WITHOUT the OS sandbox ({why})")
         }
         (level, _) => format!(

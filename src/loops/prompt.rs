@@ -11,7 +11,7 @@ use indexmap::IndexMap;
 use serde_json::{json, Value};
 use sha1::{Digest, Sha1};
 
-use crate::action::schema::{self, ActionDef, Kind, ParamDef, ParamType, PathRole, Schema};
+use clada_engine::action::schema::{self, ActionDef, Kind, ParamDef, ParamType, PathRole, Schema};
 
 /// The block spelling the prompt teaches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -490,7 +490,7 @@ fn param_note(d: &ParamDef) -> String {
 /// (an applied block, a failed edit with its real hint, a read with its output), rendered by
 /// the report code itself, so its shape is exactly a real report's.
 fn sample_report(actions: &[(&str, &ActionDef)]) -> String {
-    use crate::action::{ActionResult, ExecutionResult};
+    use clada_engine::action::{ActionResult, ExecutionResult};
     let offered = |n: &str| actions.iter().any(|(name, _)| *name == n);
     let params = |pairs: &[(&str, &str)]| -> IndexMap<String, Value> {
         pairs
@@ -533,7 +533,7 @@ fn sample_report(actions: &[(&str, &ActionDef)]) -> String {
         );
         r.code = Some("search_not_found".into());
         r.error = Some("old_text not found in file".into());
-        r.hint = Some(crate::action::textmatch::not_found_hint(
+        r.hint = Some(clada_engine::action::textmatch::not_found_hint(
             file.as_bytes(),
             old,
             "",
@@ -567,7 +567,7 @@ fn sample_report(actions: &[(&str, &ActionDef)]) -> String {
         ..ExecutionResult::default()
     };
     result.update_success();
-    crate::report::render(&result, crate::report::ReportFormat::Llm, false)
+    clada_engine::report::render(&result, clada_engine::report::ReportFormat::Llm, false)
         .trim_end()
         .to_string()
 }
@@ -697,7 +697,7 @@ fn tools_json(dialect: PromptDialect, actions: &[(&str, &ActionDef)], instructio
         .collect();
     json!({
         "name": "git-clada",
-        "version": crate::VERSION,
+        "version": clada_engine::VERSION,
         "dialect": dialect.name(),
         "instructions": instructions,
         "tools": tools,

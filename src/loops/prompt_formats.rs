@@ -285,7 +285,7 @@ pub fn render(format: EditFormat, output: PromptFormat) -> String {
         PromptFormat::Json => {
             let v = json!({
                 "name": "git-clada",
-                "version": crate::VERSION,
+                "version": clada_engine::VERSION,
                 "dialect": format.name(),
                 "instructions": text(&doc),
                 "example": example(format),

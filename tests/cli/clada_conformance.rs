@@ -19,15 +19,15 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use clada_engine::action::fsx::format_node_error;
+use clada_engine::action::read::{extract_numbered, SpecError};
+use clada_engine::action::schema::{self, ActionDef, Kind, OutputDisplay, ParamDef, ParamType};
+use clada_engine::action::textmatch::replace_text;
+use clada_engine::action::{self, ExecPolicy};
+use clada_engine::exec::spawn::{command_for, run_command, ExecOutput};
+use clada_engine::sandbox::Sandbox;
+use clada_read::Dialect;
 use engine_support::{code_blocks, headings, pretty, result_shape, run_reply, sections};
-use git_clada::action::fsx::format_node_error;
-use git_clada::action::read::{extract_numbered, SpecError};
-use git_clada::action::schema::{self, ActionDef, Kind, OutputDisplay, ParamDef, ParamType};
-use git_clada::action::textmatch::replace_text;
-use git_clada::action::{self, ExecPolicy};
-use git_clada::exec::spawn::{command_for, run_command, ExecOutput};
-use git_clada::read::{self, Dialect};
-use git_clada::sandbox::Sandbox;
 use indexmap::IndexMap;
 use serde_json::{json, Value};
 
@@ -184,7 +184,7 @@ enum Layout {
 
 /// The `path` values of the blocks of a NESL text, in order.
 fn path_params(text: &str) -> Vec<String> {
-    read::parse(text, Dialect::Auto)
+    clada_read::parse(text, Dialect::Auto)
         .blocks
         .iter()
         .filter_map(|b| b.properties.get("path").cloned())
@@ -504,7 +504,7 @@ fn parser_parse_nesl_response() {
     for (i, name) in names.iter().enumerate() {
         let tmp = Tmp::new();
         let sandbox = Sandbox::new(tmp.path(), true).expect("sandbox");
-        let parsed = read::parse(&tmp.to_tmp(&blocks[2 * i]), Dialect::Auto);
+        let parsed = clada_read::parse(&tmp.to_tmp(&blocks[2 * i]), Dialect::Auto);
         let plan = action::plan(&parsed, &sandbox);
         let actions: Vec<Value> = plan
             .actions
@@ -835,7 +835,7 @@ fn exec_props(text: &str) -> IndexMap<String, String> {
     let text = re
         .replace_all(text, "timeout = \"$1\"")
         .replace("\\$", "\\\\$");
-    read::parse(&text, Dialect::Auto)
+    clada_read::parse(&text, Dialect::Auto)
         .blocks
         .first()
         .map(|b| b.properties.clone())

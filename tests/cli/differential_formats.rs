@@ -20,8 +20,8 @@ use crate::differential_support;
 use std::path::Path;
 use std::process::Command;
 
+use clada_read::{Dialect, Format};
 use differential_support::*;
-use git_clada::read::{Dialect, Format};
 
 const CASES: usize = 300;
 

@@ -279,7 +279,9 @@ fn run(cases: &[Case], reader: Reader) -> Vec<String> {
 
 /// git-clada's reader (its version argument has no `-b`: the current spec only).
 fn ours(root: &Path) -> impl Fn(&Path, &str, Option<&str>) -> Vec<(String, String)> + '_ {
-    move |file, config, _version| git_clada::config::editorconfig::pairs_named(file, root, config)
+    move |file, config, _version| {
+        clada_engine::config::editorconfig::pairs_named(file, root, config)
+    }
 }
 
 /// ec4rs's own lookup with the spec's fallbacks (pre-0.9.0 ones for `-b 0.8.x`), and the known properties' values lower-cased as the spec

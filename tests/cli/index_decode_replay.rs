@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use git_clada::repo::fuzz_index_round_trip as round_trip;
+use clada_git::fuzz_index_round_trip as round_trip;
 
 fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
     let mut out = Vec::new();

@@ -1,10 +1,12 @@
-//! The house stays as drawn: every `crate::…` path in `src/` (and every path into one of the
-//! workspace's crates, `clada_read::…`, `clada_git::…`, `clada_base::…`) points to the importing
-//! module's own layer or one below it, the git-free modules never reach `repo` or gix, and gix
-//! is imported only by the git crate. The layer order, the git-free list and which layers are
-//! crates are read from `docs/architecture.md` (its `layers`, `git-free`, `starts-programs` and
-//! `crates` blocks), the one place they are written. The crates' own manifests are checked too:
-//! a crate may depend only on crates of lower layers, and only the git crate on gix.
+//! The house stays as drawn: every `crate::…` path in `src/` and in the engine crate (and every
+//! path into one of the workspace's crates, `clada_read::…`, `clada_git::…`, `clada_base::…`,
+//! `clada_engine::<layer>::…`) points to the importing module's own layer or one below it, the
+//! git-free modules never reach `repo` or gix, and gix is imported only by the git crate. The
+//! layer order, the git-free list and which layers are crates are read from
+//! `docs/architecture.md` (its `layers`, `git-free`, `starts-programs` and `crates` blocks), the
+//! one place they are written. The crates' own manifests are checked too: a crate may depend
+//! only on crates of lower layers, only the git crate on gix, and the engine's whole tree
+//! (Cargo.lock) holds no front end's crate.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -97,6 +99,12 @@ fn named_top_modules(line: &str, module: &[String]) -> Vec<String> {
             out.push(word(after));
         }
     }
+    for (i, _) in line.match_indices("clada_engine::") {
+        let preceded = i > 0 && (bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_');
+        if !preceded {
+            out.push(word(i + "clada_engine::".len()));
+        }
+    }
     for (krate, layer) in CRATE_LAYERS {
         let path = format!("{krate}::");
         for (i, _) in line.match_indices(&path) {
@@ -152,21 +160,45 @@ const CRATE_LAYERS: [(&str, &str); 3] = [
     ("clada_git", "repo"),
 ];
 
-/// Every Rust file of the engine and of the crates, each with the module path it has as a
-/// layer: `src/read/input.rs` → `[read, input]`, `crates/clada-git/src/index.rs` → `[repo,
-/// index]`. A crate's `crate::` paths stay inside its own layer.
+/// The crate that holds several layers, one per top-level module (`clada_engine::action` is
+/// the `action` layer): its files are layered as `src/`'s are, its `crate::` paths name layers.
+const ENGINE: &str = "clada_engine";
+
+/// The engine's layers: its top-level modules.
+fn engine_layers() -> BTreeSet<String> {
+    let dir = root().join("crates/clada-engine/src");
+    std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .trim_end_matches(".rs")
+                .to_string()
+        })
+        .filter(|m| m != "lib")
+        .collect()
+}
+
+/// Every Rust file of the front ends (`src/`), the engine and the crates, each with the module
+/// path it has as a layer: `src/cli/apply.rs` → `[cli, apply]`,
+/// `crates/clada-engine/src/action/plan.rs` → `[action, plan]`,
+/// `crates/clada-git/src/index.rs` → `[repo, index]`. A one-layer crate's `crate::` paths stay
+/// inside its own layer.
 fn layered_files() -> Vec<(String, Vec<String>, PathBuf)> {
     let mut out = Vec::new();
-    let src = root().join("src");
-    let mut files = Vec::new();
-    rust_files(&src, &mut files);
-    for file in files {
-        let rel = file.strip_prefix(&src).unwrap();
-        out.push((
-            format!("src/{}", rel.display()),
-            module_path(rel),
-            file.clone(),
-        ));
+    for dir in ["src", "crates/clada-engine/src"] {
+        let src = root().join(dir);
+        let mut files = Vec::new();
+        rust_files(&src, &mut files);
+        for file in files {
+            let rel = file.strip_prefix(&src).unwrap();
+            out.push((
+                format!("{dir}/{}", rel.display()),
+                module_path(rel),
+                file.clone(),
+            ));
+        }
     }
     for (krate, layer) in CRATE_LAYERS {
         let dir = root()
@@ -207,7 +239,8 @@ fn imports_run_down_the_layers_and_git_stays_in_repo() {
     let mut problems = Vec::new();
     let mut seen_tops = BTreeSet::new();
     for (shown, module, file) in layered_files() {
-        let in_crate = shown.starts_with("crates/");
+        // A one-layer crate: its `crate::` paths name its own modules, not layers.
+        let in_crate = shown.starts_with("crates/") && !shown.starts_with("crates/clada-engine/");
         let top = module[0].clone();
         if top == "lib" || top == "main" {
             continue;
@@ -225,7 +258,6 @@ fn imports_run_down_the_layers_and_git_stays_in_repo() {
             let at = format!("{shown}:{}", n + 1);
             let mut named = named_top_modules(line, &module);
             if in_crate {
-                // A crate's `crate::` paths name its own modules, not the engine's layers.
                 named = CRATE_LAYERS
                     .iter()
                     .filter(|(k, _)| line.contains(&format!("{k}::")))
@@ -333,6 +365,14 @@ fn the_checker_sees_upward_imports() {
     );
     assert!(named_top_modules("use super::markers;", &m("read/sham/parser")).is_empty());
     assert!(named_top_modules("use git_clada::record;", &m("cli")).is_empty());
+    assert_eq!(
+        named_top_modules("use clada_engine::record::apply;", &m("cli")),
+        ["record"]
+    );
+    assert_eq!(
+        named_top_modules("let r = clada_git::Repo::open(p)?;", &m("action")),
+        ["repo"]
+    );
     assert_eq!(code("//! see crate::record"), "");
     assert_eq!(
         code("use crate::base; // not crate::repo"),
@@ -369,15 +409,28 @@ fn the_crates_depend_down_the_layers_and_only_the_git_crate_on_gix() {
     let layers = fenced(&doc, "layers");
     let level = |m: &str| layers.iter().position(|l| l == m);
     let listed: BTreeSet<String> = fenced(&doc, "crates").into_iter().collect();
-    let ours: BTreeSet<String> = CRATE_LAYERS
+    let mut ours: BTreeSet<String> = CRATE_LAYERS
         .iter()
         .map(|(k, l)| format!("{} {l}", k.replace('_', "-")))
         .collect();
+    let engine: Vec<String> = engine_layers().into_iter().collect();
+    ours.insert(format!("{} {}", ENGINE.replace('_', "-"), engine.join(" ")));
     assert_eq!(listed, ours, "the crates block of docs/architecture.md");
     let mut problems = Vec::new();
     let root_deps = dependencies(&std::fs::read_to_string(root().join("Cargo.toml")).unwrap());
     if root_deps.contains("gix") {
-        problems.push("Cargo.toml: the engine depends on gix".to_string());
+        problems.push("Cargo.toml: the front ends' package depends on gix".to_string());
+    }
+    let engine_manifest = root().join("crates/clada-engine/Cargo.toml");
+    let engine_deps = dependencies(&std::fs::read_to_string(engine_manifest).unwrap());
+    // The engine spans layers on both sides of read and repo (authorship lies below read): at
+    // the crate level it may use the one-layer crates, which may not use it (the module
+    // check above holds each of its layers to the order), and never the front ends' package.
+    if engine_deps.contains("git-clada") {
+        problems.push("clada-engine: depends on the front ends' package".to_string());
+    }
+    if engine_deps.contains("gix") {
+        problems.push("clada-engine: depends on gix; only clada-git may".to_string());
     }
     for (krate, layer) in CRATE_LAYERS {
         let dir = krate.replace('_', "-");
@@ -388,6 +441,9 @@ fn the_crates_depend_down_the_layers_and_only_the_git_crate_on_gix() {
             "{dir}: no dependencies read"
         );
         for dep in &deps {
+            if dep == "clada-engine" || dep == "git-clada" {
+                problems.push(format!("{dir}: depends on {dep}, a crate above it"));
+            }
             if dep == "gix" && layer != "repo" {
                 problems.push(format!("{dir}: depends on gix; only clada-git may"));
             }
@@ -411,6 +467,73 @@ fn the_crates_depend_down_the_layers_and_only_the_git_crate_on_gix() {
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The packages Cargo.lock says `roots` depend on, directly or not, and the roots (every
+/// feature the workspace turns on anywhere, so it errs on the side of more).
+fn locked_tree(lock: &str, roots: &BTreeSet<String>) -> BTreeSet<String> {
+    let mut deps: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+    for package in lock.split("[[package]]").skip(1) {
+        let field = |key: &str| {
+            package
+                .lines()
+                .find_map(|l| l.strip_prefix(key))
+                .map(|v| v.trim().trim_matches('"').to_string())
+        };
+        let Some(pkg) = field("name = ") else {
+            continue;
+        };
+        let list = package
+            .split_once("dependencies = [")
+            .map(|(_, rest)| rest.split(']').next().unwrap_or(""))
+            .unwrap_or("");
+        let named = list
+            .split(',')
+            .map(|d| d.trim().trim_matches('"'))
+            .filter_map(|d| d.split(' ').next())
+            .filter(|d| !d.is_empty())
+            .map(str::to_string);
+        deps.entry(pkg).or_default().extend(named);
+    }
+    let mut seen = BTreeSet::new();
+    let mut stack: Vec<String> = roots.iter().cloned().collect();
+    while let Some(n) = stack.pop() {
+        if seen.insert(n.clone()) {
+            stack.extend(deps.get(&n).into_iter().flatten().cloned());
+        }
+    }
+    seen
+}
+
+/// The engine is a library other front ends can use: no argument parser, async runtime, MCP
+/// SDK, clipboard, file watcher or signal handling anywhere in what it pulls in.
+#[test]
+fn the_engine_pulls_in_no_front_end_crate() {
+    let lock = std::fs::read_to_string(root().join("Cargo.lock")).unwrap();
+    // From the manifest's [dependencies]: the engine's test tools (proptest pulls in toml_edit)
+    // are not what a front end that takes the engine builds.
+    let manifest = root().join("crates/clada-engine/Cargo.toml");
+    let tree = locked_tree(
+        &lock,
+        &dependencies(&std::fs::read_to_string(manifest).unwrap()),
+    );
+    assert!(
+        tree.contains("clada-git") && tree.contains("gix"),
+        "{tree:?}"
+    );
+    let fronts = [
+        "clap",
+        "tokio",
+        "rmcp",
+        "arboard",
+        "notify",
+        "signal-hook",
+        "toml_edit",
+    ];
+    let found: Vec<_> = fronts.iter().filter(|f| tree.contains(**f)).collect();
+    assert!(found.is_empty(), "clada-engine's tree holds {found:?}");
+    let fronts_package = dependencies(&std::fs::read_to_string(root().join("Cargo.toml")).unwrap());
+    assert!(locked_tree(&lock, &fronts_package).contains("signal-hook"));
 }
 
 #[test]

@@ -6,6 +6,9 @@
 
 mod common;
 mod differential_support;
+/// The engine's test helpers (running a reply through the library), shared with the engine's
+/// own test binary, whose conformance cases `clada_conformance` extends.
+#[path = "../../crates/clada-engine/tests/it/engine_support/mod.rs"]
 mod engine_support;
 
 mod agent_git;
@@ -30,11 +33,8 @@ mod diff_round_trip;
 mod diff_symlinks;
 mod differential_formats;
 mod editorconfig_core;
-mod engine_api;
-mod engine_cases;
 mod engine_cli;
 mod engine_faults;
-mod engine_sandbox;
 mod exact;
 mod exec_attacks;
 mod exec_containment;
@@ -47,7 +47,6 @@ mod format_fidelity;
 mod formats_cli;
 mod generated_docs;
 mod git_author;
-mod gitname;
 mod history_log;
 mod history_race;
 mod history_refusals;
@@ -73,7 +72,6 @@ mod path_safety;
 mod path_swap;
 mod pre_commit_framework;
 mod prompt;
-mod prop_formats;
 mod prop_history;
 mod protected_files;
 mod provenance;

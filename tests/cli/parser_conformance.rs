@@ -1,4 +1,4 @@
-//! Conformance of `read::parse` with the nesl-js reference suites in
+//! Conformance of `clada_read::parse` with the nesl-js reference suites in
 //! `../shared/conformance/parser/`: the required suites (`sham/`, `nesl/`) exactly, in their own
 //! dialect and in auto mode, the SHAM suite re-spelled as upper-case NESL, and the edge suites
 //! with this project's deliberate divergences from `test-data/parser/`.
@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use git_clada::read::{self, Dialect, Format};
+use clada_read::{Dialect, Format};
 use serde_json::Value;
 
 fn shared_dir() -> PathBuf {
@@ -42,7 +42,7 @@ fn cases(suite: &str) -> Vec<Case> {
         .into_iter()
         .map(|name| {
             let bytes = fs::read(dir.join(format!("{name}.input"))).unwrap();
-            let input = read::decode(&bytes).unwrap().to_string();
+            let input = clada_read::decode(&bytes).unwrap().to_string();
             let own = own_dir().join(suite).join(format!("{name}.expected.json"));
             let expected_path = if own.exists() {
                 own
@@ -64,7 +64,7 @@ fn load(path: &Path) -> Value {
 }
 
 fn actual(input: &str, dialect: Dialect) -> Value {
-    serde_json::to_value(read::parse(input, dialect)).unwrap()
+    serde_json::to_value(clada_read::parse(input, dialect)).unwrap()
 }
 
 /// Runs every case and returns a description of each mismatch (empty = all pass).

@@ -1,4 +1,4 @@
-//! Robustness of `read::decode` and `read::parse`: any input is safe.
+//! Robustness of `clada_read::decode` and `clada_read::parse`: any input is safe.
 //!
 //! * every file in `test-data/parser/regressions/` (fuzzer finds and hand-made boundary cases)
 //!   goes through `decode` and `parse` in every dialect with the invariants the fuzz target
@@ -9,14 +9,14 @@
 use std::fs;
 use std::path::Path;
 
-use git_clada::read::{self, Dialect, Format, ParseResult};
+use clada_read::{Dialect, Format, ParseResult};
 use proptest::prelude::*;
 
 /// Auto, then every registered format forced on its own (new front ends are covered as they
 /// are registered).
 fn dialects() -> Vec<Dialect> {
     std::iter::once(Dialect::Auto)
-        .chain(read::formats().map(|(f, _)| Dialect::Only(f)))
+        .chain(clada_read::formats().map(|(f, _)| Dialect::Only(f)))
         .collect()
 }
 
@@ -42,26 +42,26 @@ fn check_invariants(text: &str, result: &ParseResult) {
     for e in &result.errors {
         assert!((1..=lines + 1).contains(&e.line), "error line {}", e.line);
         assert!(e.column >= 1);
-        assert!(e.column <= read::len16(&e.content) + 1);
+        assert!(e.column <= clada_read::len16(&e.content) + 1);
         assert!(text.contains(&e.context));
     }
     // Serialising and rendering must not panic either.
     serde_json::to_string(result).unwrap();
-    read::summary(result);
+    clada_engine::summary::summary(result);
 }
 
 fn parse_everywhere(bytes: &[u8]) {
-    let Ok(text) = read::decode(bytes) else {
+    let Ok(text) = clada_read::decode(bytes) else {
         return;
     };
     // The code points that stand for bytes which are not UTF-8 (an error's context shows
     // them as those bytes, `\x90`) never reach a parse: every way a reply comes in refuses
-    // them (`read::input`).
-    if read::raw::reserved_at(bytes).is_some() {
+    // them (`clada_read::input`).
+    if clada_read::raw::reserved_at(bytes).is_some() {
         return;
     }
     for dialect in dialects() {
-        check_invariants(text, &read::parse(text, dialect));
+        check_invariants(text, &clada_read::parse(text, dialect));
     }
 }
 
@@ -106,35 +106,35 @@ fn fuzz_seeds_hold_the_invariants() {
 
 #[test]
 fn every_registered_format_can_be_forced() {
-    let ids: Vec<&str> = read::formats().map(|(f, _)| f.id).collect();
+    let ids: Vec<&str> = clada_read::formats().map(|(f, _)| f.id).collect();
     for id in ["sham", "nesl-upper", "nesl", "csl", "cml", "replacer"] {
         assert!(ids.contains(&id), "format {id} is not registered: {ids:?}");
-        assert_eq!(read::format_by_id(id).map(|f| f.id), Some(id));
+        assert_eq!(clada_read::format_by_id(id).map(|f| f.id), Some(id));
     }
-    assert!(read::format_by_id("no-such-format").is_none());
+    assert!(clada_read::format_by_id("no-such-format").is_none());
     assert_eq!(Format::CSL.name, "CSL");
 }
 
 #[test]
 fn decode_accepts_utf8_and_reports_first_bad_byte() {
-    assert_eq!(read::decode(b"").unwrap(), "");
-    assert_eq!(read::decode("a😀\r\n".as_bytes()).unwrap(), "a😀\r\n");
+    assert_eq!(clada_read::decode(b"").unwrap(), "");
+    assert_eq!(clada_read::decode("a😀\r\n".as_bytes()).unwrap(), "a😀\r\n");
 
-    let e = read::decode(b"\xffabc").unwrap_err();
+    let e = clada_read::decode(b"\xffabc").unwrap_err();
     assert_eq!((e.offset, e.byte, e.line), (0, 0xFF, 1));
 
-    let e = read::decode(b"ab\ncd\n\xc3(").unwrap_err();
+    let e = clada_read::decode(b"ab\ncd\n\xc3(").unwrap_err();
     assert_eq!((e.offset, e.byte, e.line), (6, 0xC3, 3));
 
     // A multi-byte sequence cut off at the end of the input.
-    let e = read::decode(b"ab\xe2\x82").unwrap_err();
+    let e = clada_read::decode(b"ab\xe2\x82").unwrap_err();
     assert_eq!((e.offset, e.byte, e.line), (2, 0xE2, 1));
 
     // UTF-8-encoded surrogates and overlong encodings are not UTF-8.
-    assert_eq!(read::decode(b"x\xed\xa0\x80").unwrap_err().offset, 1);
-    assert_eq!(read::decode(b"\xc0\xaf").unwrap_err().offset, 0);
+    assert_eq!(clada_read::decode(b"x\xed\xa0\x80").unwrap_err().offset, 1);
+    assert_eq!(clada_read::decode(b"\xc0\xaf").unwrap_err().offset, 0);
 
-    let msg = read::decode(b"ok\n\n\x80").unwrap_err().to_string();
+    let msg = clada_read::decode(b"ok\n\n\x80").unwrap_err().to_string();
     assert!(msg.contains("byte offset 4"), "{msg}");
     assert!(msg.contains("0x80"), "{msg}");
     assert!(msg.contains("line 3"), "{msg}");
@@ -144,7 +144,7 @@ fn decode_accepts_utf8_and_reports_first_bad_byte() {
 fn lone_surrogate_escapes_are_invalid_values() {
     let text =
         "#!nesl [@x: abc]\na = \"\\uDBFF\"\nb = \"\\uDBFF\\uDFFF\"\nc = \"\\uDC00x\"\n#!end_abc";
-    let r = read::parse(text, Dialect::Auto);
+    let r = clada_read::parse(text, Dialect::Auto);
     assert_eq!(
         r.blocks[0].properties.get("b").map(String::as_str),
         Some("\u{10FFFF}")

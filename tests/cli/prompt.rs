@@ -7,10 +7,10 @@ use crate::common;
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use clada_read::Dialect;
 use common::{assert_ok, TestRepo};
 use git_clada::loops::prompt::{self, PromptDialect};
 use git_clada::loops::prompt_formats::{self, EditFormat};
-use git_clada::read::{self, Dialect};
 
 /// Runs `git clada prompt` with `args` in `repo` and returns its stdout.
 fn prompt_output(repo: &TestRepo, args: &[&str]) -> String {
@@ -21,7 +21,7 @@ fn prompt_output(repo: &TestRepo, args: &[&str]) -> String {
 
 /// The blocks a printed prompt holds, as their source text, each checked to parse cleanly.
 fn blocks_in(text: &str, what: &str) -> Vec<String> {
-    let parsed = read::parse(text, Dialect::Auto);
+    let parsed = clada_read::parse(text, Dialect::Auto);
     assert!(
         parsed.errors.is_empty(),
         "{what}: the prompt's blocks do not parse: {:#?}",
@@ -43,7 +43,7 @@ fn every_example_of_every_printed_prompt_applies_in_a_scratch_repository() {
     let scratch = TestRepo::new();
     // block text → files it needs (from the schema's examples).
     let mut to_apply: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
-    let schema = git_clada::action::schema::schema();
+    let schema = clada_engine::action::schema::schema();
     let all = prompt::select(schema, None).unwrap();
     for dialect in PromptDialect::ALL {
         let known: BTreeMap<String, BTreeMap<String, String>> = prompt::examples(&all, dialect)
@@ -173,8 +173,8 @@ fn edit_format_prompts_show_an_example_that_applies() {
         assert_eq!(json["instructions"].as_str(), Some(text.as_str()), "{name}");
         assert_eq!(json["example"].as_str(), Some(example), "{name}");
 
-        let wanted = git_clada::read::format_by_id(name).expect("a registered format");
-        let parsed = read::parse(example, Dialect::Only(wanted));
+        let wanted = clada_read::format_by_id(name).expect("a registered format");
+        let parsed = clada_read::parse(example, Dialect::Only(wanted));
         assert!(parsed.errors.is_empty(), "{name}: {:?}", parsed.errors);
         assert_eq!(
             parsed.blocks.len(),
@@ -220,7 +220,7 @@ fn edit_format_prompts_show_an_example_that_applies() {
 fn the_prompt_tells_the_truth() {
     let scratch = TestRepo::new();
     let only = prompt_output(&scratch, &["--actions", "file_write"]);
-    let schema = git_clada::action::schema::schema();
+    let schema = clada_engine::action::schema::schema();
     for name in schema.names() {
         if name != "file_write" {
             let word = regex::Regex::new(&format!(r"\b{name}\b")).unwrap();

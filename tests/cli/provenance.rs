@@ -1,14 +1,14 @@
 //! Authorship logs in `refs/notes/ai` (issue 42): every AI commit git-clada makes carries a
 //! log of the Git AI Standard v3.0.0 for the lines it wrote, validated here by the strict
-//! parser (`git_clada::authorship::Log::parse`) and read back with `git notes --ref=ai`.
+//! parser (`clada_engine::authorship::Log::parse`) and read back with `git notes --ref=ai`.
 
 use crate::common;
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::Stdio;
 
+use clada_engine::authorship::Log;
 use common::{exit_code, output_text, replace_block, write_block, TestRepo};
-use git_clada::authorship::Log;
 use serde_json::{json, Value};
 
 /// The log on `rev`, read with git and validated; panics when there is none or it is invalid.

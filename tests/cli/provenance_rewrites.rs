@@ -9,8 +9,8 @@
 
 use crate::common;
 
+use clada_engine::authorship::Log;
 use common::{exit_code, output_text, replace_block, write_block, TestRepo};
-use git_clada::authorship::Log;
 use serde_json::Value;
 
 fn ok(out: &std::process::Output) {

@@ -5,8 +5,8 @@ use crate::common;
 
 use std::collections::BTreeSet;
 
+use clada_git::Repo;
 use common::TestRepo;
-use git_clada::repo::Repo;
 
 /// Paths git reports as changed in the worktree (second status column) or staged (first).
 fn git_view(repo: &TestRepo) -> (BTreeSet<String>, BTreeSet<String>) {

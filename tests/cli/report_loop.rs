@@ -456,7 +456,7 @@ fn every_failed_result_has_a_stable_code() {
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/json-format.md"),
     )
     .unwrap();
-    for (code, _) in git_clada::action::CODES {
+    for (code, _) in clada_engine::action::CODES {
         assert!(
             doc.contains(&format!("`{code}`")),
             "{code} is not in docs/json-format.md"

@@ -9,8 +9,8 @@ use std::net::{TcpListener, TcpStream};
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 
+use clada_engine::authorship::Log;
 use common::{exit_code, output_text, write_block, TestRepo};
-use git_clada::authorship::Log;
 use serde_json::Value;
 
 fn ok(out: &Output, what: &str) {
@@ -383,7 +383,7 @@ fn a_fetched_note_that_is_no_log_is_never_taken() {
 
 /// A git-clada log of `commit` crediting line `line` of `path` to cursor.
 fn cursor_log(commit: &str, path: &str, line: u32) -> String {
-    use git_clada::authorship::{ids, LineSet, Metadata};
+    use clada_engine::authorship::{ids, LineSet, Metadata};
     let sid = ids::session_id("cursor", "conv-1");
     let mut log = Log {
         files: Vec::new(),

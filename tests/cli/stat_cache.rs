@@ -7,8 +7,8 @@ use crate::common;
 
 use std::collections::BTreeSet;
 
+use clada_git::{BStr, Entry, EntryKind, IndexUpdate, Repo, StatCache};
 use common::TestRepo;
-use git_clada::repo::{BStr, Entry, EntryKind, IndexUpdate, Repo, StatCache};
 
 /// Paths git reports as changed in the worktree (second status column).
 fn git_unstaged(repo: &TestRepo) -> BTreeSet<String> {

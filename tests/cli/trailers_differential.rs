@@ -82,7 +82,7 @@ proptest! {
     #[test]
     fn git_clada_reads_the_trailers_git_reads(msg in message()) {
         let home = tempfile::tempdir().expect("home");
-        let ours = git_clada::repo::parse_trailers(&msg);
+        let ours = clada_git::parse_trailers(&msg);
         let git = git_trailers(&msg, home.path());
         prop_assert_eq!(ours, git, "message: {:?}", msg);
     }
@@ -104,7 +104,7 @@ fn the_cases_that_decide_a_trailer_block() {
         "AI: s\n\nClada-Reply: one\n  two\n",
     ] {
         assert_eq!(
-            git_clada::repo::parse_trailers(msg),
+            clada_git::parse_trailers(msg),
             git_trailers(msg, home.path()),
             "{msg:?}"
         );

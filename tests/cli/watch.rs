@@ -447,7 +447,7 @@ fn watched_replies_get_an_authorship_log_naming_the_agent() {
     append(&chat, &append_block("ab1", "log.txt", "one\ntwo"));
     w.wait_stderr("commit ", 1);
     let text = repo.git(&["notes", "--ref=ai", "show", "HEAD"]);
-    let log = git_clada::authorship::Log::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let log = clada_engine::authorship::Log::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
     assert_eq!(log.files.len(), 1, "{text}");
     assert_eq!(log.files[0].path, "log.txt");
     assert_eq!(log.files[0].entries[0].lines.to_string(), "1-2");

@@ -26,16 +26,16 @@ use std::time::{Duration, Instant, SystemTime};
 
 use sha1::{Digest, Sha1};
 
-use crate::action::ExecutionResult;
 use crate::loops::clipboard::{self, CopyStatus};
-use crate::read::input::Reply;
-use crate::record::apply::{self as record_apply, ApplyError, ApplyOptions};
-use crate::repo::{Repo, RepoError, WatchLock, WatchState};
-use crate::report::{self, ReportFormat};
+use clada_engine::action::ExecutionResult;
+use clada_engine::input::Reply;
+use clada_engine::record::apply::{self as record_apply, ApplyError, ApplyOptions};
+use clada_engine::report::{self, ReportFormat};
+use clada_git::{Repo, RepoError, WatchLock, WatchState};
 use units::{Unit, Units};
 
 /// Files the watcher writes keep their permission bits; new ones are not executable.
-const KEEP: crate::base::fsutil::Perm = crate::base::fsutil::Perm::KeepExisting {
+const KEEP: clada_base::fsutil::Perm = clada_base::fsutil::Perm::KeepExisting {
     executable_if_new: false,
 };
 
@@ -136,7 +136,7 @@ fn progress(msg: &str) {
     let (h, m, s) = ((secs / 3600) % 24, (secs / 60) % 60, secs % 60);
     eprintln!(
         "[{h:02}:{m:02}:{s:02} UTC] {}",
-        crate::base::term::escape(msg, crate::base::term::Rule::Content)
+        clada_base::term::escape(msg, clada_base::term::Rule::Content)
     );
 }
 
@@ -188,7 +188,7 @@ impl Watcher {
     }
 
     fn read_text(&self) -> Result<String, WatchError> {
-        crate::read::input::read_reply(Some(&self.opts.file), self.opts.apply.dialect)
+        clada_engine::input::read_reply(Some(&self.opts.file), self.opts.apply.dialect)
             .map(|r| r.text)
             .map_err(|e| WatchError::Read {
                 path: self.opts.file.display().to_string(),
@@ -381,17 +381,17 @@ impl Watcher {
         ));
         let stdout = report::render(result, self.opts.stdout_format, self.opts.color);
         // The llm and JSON reports are exact unless stdout is a terminal.
-        let shown = crate::base::term::Shown::stdout(false);
+        let shown = clada_base::term::Shown::stdout(false);
         // `say`: a closed stdout does not stop this delivery; the process ends quietly after
         // it, between two replies (`base::stdout`).
         if let Err(e) =
-            crate::base::stdout::say(&report::shown(&stdout, self.opts.stdout_format, shown))
+            clada_base::stdout::say(&report::shown(&stdout, self.opts.stdout_format, shown))
         {
             progress(&format!("cannot write the report to standard output: {e}"));
         }
         let llm = report::render(result, ReportFormat::Llm, false);
         if let Some(out) = &self.opts.output {
-            if let Err(e) = crate::base::fsutil::write_atomic(out, llm.as_bytes(), KEEP) {
+            if let Err(e) = clada_base::fsutil::write_atomic(out, llm.as_bytes(), KEEP) {
                 progress(&format!(
                     "cannot write the report to '{}': {e}",
                     out.display()
@@ -415,7 +415,7 @@ impl Watcher {
         if let Some(status) = &copied {
             progress(&status.line());
         }
-        crate::base::stdout::end_if_closed();
+        clada_base::stdout::end_if_closed();
     }
 
     /// Writes the summary (the results part of the llm report, after the clipboard line as
@@ -432,7 +432,7 @@ impl Watcher {
         text.push_str(summary);
         text.push('\n');
         text.push_str(&current);
-        crate::base::fsutil::write_atomic(&self.opts.file, text.as_bytes(), KEEP)
+        clada_base::fsutil::write_atomic(&self.opts.file, text.as_bytes(), KEEP)
     }
 
     /// Watches until `stop` is set; each change (debounced) runs [`Watcher::run_once`].

@@ -8,7 +8,7 @@
 
 use sha1::{Digest, Sha1};
 
-use crate::read::{self, Dialect, ParseResult};
+use clada_read::{Dialect, ParseResult};
 
 /// One unit of the watched file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,7 +54,7 @@ impl Units {
         if text.ends_with('\n') {
             lines.pop();
         }
-        let mut parsed = read::parse(text, dialect);
+        let mut parsed = clada_read::parse(text, dialect);
         let mut pending = None;
         // The last block open at the end of the file is still being written.
         if let Some(last) = parsed.blocks.last() {
@@ -79,7 +79,7 @@ impl Units {
             lines.truncate(start - 1);
             let mut prefix = lines.join("\n");
             prefix.push('\n');
-            parsed = read::parse(&prefix, dialect);
+            parsed = clada_read::parse(&prefix, dialect);
         }
         let units = cut(&parsed, &lines);
         Units {
@@ -209,7 +209,7 @@ mod tests {
         let u = Units::of(&text, Dialect::Auto);
         let reply = u.reply_text(&[&u.units[1]]);
         assert_eq!(reply.lines().count(), text.lines().count());
-        let parsed = read::parse(&reply, Dialect::Auto);
+        let parsed = clada_read::parse(&reply, Dialect::Auto);
         assert_eq!(parsed.blocks.len(), 1);
         assert_eq!(parsed.blocks[0].id, "bbb");
         assert_eq!(parsed.blocks[0].start_line, 7);
@@ -224,7 +224,7 @@ mod tests {
         assert_eq!(u.units.len(), 2, "{:?}", u.units);
         assert_eq!(u.units[1].start, 6);
         let reply = u.reply_text(&[&u.units[0]]);
-        let parsed = read::parse(&reply, Dialect::Auto);
+        let parsed = clada_read::parse(&reply, Dialect::Auto);
         assert!(parsed.errors.is_empty(), "{:?}", parsed.errors);
     }
 }

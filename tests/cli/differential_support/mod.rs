@@ -10,11 +10,11 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use git_clada::action::textmatch::Hint;
-use git_clada::action::{self, EngineOptions, ExecPolicy};
-use git_clada::config::editorconfig::WholeFile;
-use git_clada::read::{self, Dialect};
-use git_clada::sandbox::Sandbox;
+use clada_engine::action::textmatch::Hint;
+use clada_engine::action::{self, EngineOptions, ExecPolicy};
+use clada_engine::config::editorconfig::WholeFile;
+use clada_engine::sandbox::Sandbox;
+use clada_read::Dialect;
 
 // ---------------------------------------------------------------------------------------------
 // Random
@@ -281,7 +281,7 @@ pub struct Ours {
 pub fn run_ours(root: &Path, reply: &str, dialect: Dialect) -> Ours {
     let root = std::fs::canonicalize(root).expect("canonical");
     let sandbox = Sandbox::new(&root, false).expect("sandbox");
-    let parsed = read::parse(reply, dialect);
+    let parsed = clada_read::parse(reply, dialect);
     let plan = action::plan(&parsed, &sandbox);
     let out = action::execute(
         &plan,
