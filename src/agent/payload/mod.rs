@@ -3,10 +3,22 @@
 //! key that pairs its before and after, and what the tool may touch. The field names follow
 //! `../shared/reference/agent-hooks.md` (§1 Claude Code, §2 Cursor, §3.1 Gemini CLI, §3.2
 //! Codex); the fixtures in `tests/fixtures/agent-hooks/` cite the documentation they copy.
+//!
+//! This file holds what every agent shares (the fields read, the `Call` they become); each
+//! agent's own shape — which of its event names is which phase, what each of its tools may
+//! touch — is a file of its own (`claude_code.rs`, `cursor.rs`, `gemini.rs`, `codex.rs`), so a
+//! new agent is a new file and a variant of `AgentKind`.
 
 use std::path::PathBuf;
 
 use serde::Deserialize;
+
+mod claude_code;
+mod codex;
+mod cursor;
+mod gemini;
+
+pub use codex::patch_paths;
 
 /// The agents whose hooks `git clada agent-hook` reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -128,7 +140,7 @@ pub enum PayloadError {
 
 /// The union of the fields the four agents send that git-clada reads.
 #[derive(Debug, Deserialize, Default)]
-struct Raw {
+pub(crate) struct Raw {
     hook_event_name: Option<String>,
     session_id: Option<String>,
     conversation_id: Option<String>,
@@ -141,7 +153,7 @@ struct Raw {
     model: Option<String>,
     cursor_version: Option<String>,
     /// Cursor's older `afterFileEdit`.
-    file_path: Option<String>,
+    pub(crate) file_path: Option<String>,
     edits: Option<Vec<FileEdit>>,
 }
 
@@ -224,98 +236,48 @@ pub fn agent_name(agent: AgentKind) -> &'static str {
     }
 }
 
-/// The phases in each agent's event names.
+/// The phase an agent's event name stands for.
 fn phase_of(agent: AgentKind, event: &str) -> Phase {
-    match (agent, event) {
-        (AgentKind::ClaudeCode | AgentKind::Codex, "SessionStart") => Phase::Session,
-        (AgentKind::ClaudeCode, "PermissionDenied") => Phase::Dropped,
-        (AgentKind::ClaudeCode | AgentKind::Codex, "PreToolUse") => Phase::Before,
-        (AgentKind::ClaudeCode, "PostToolUse" | "PostToolUseFailure") => Phase::After,
-        (AgentKind::Codex, "PostToolUse") => Phase::After,
-        (AgentKind::ClaudeCode | AgentKind::Codex, "Stop") => Phase::Stop,
-        // Cursor's own names, its older `afterFileEdit`, and Claude Code's names (Cursor
-        // running Claude Code's hooks).
-        (AgentKind::Cursor, "preToolUse" | "PreToolUse") => Phase::Before,
-        (
-            AgentKind::Cursor,
-            "postToolUse" | "postToolUseFailure" | "PostToolUse" | "PostToolUseFailure",
-        ) => Phase::After,
-        (AgentKind::Cursor, "afterFileEdit") => Phase::After,
-        (AgentKind::Cursor, "stop" | "Stop") => Phase::Stop,
-        (AgentKind::Gemini, "BeforeTool") => Phase::Before,
-        (AgentKind::Gemini, "AfterTool") => Phase::After,
-        (AgentKind::Gemini, "AfterAgent") => Phase::Stop,
-        _ => Phase::Ignored,
+    match agent {
+        AgentKind::ClaudeCode => claude_code::phase(event),
+        AgentKind::Cursor => cursor::phase(event),
+        AgentKind::Gemini => gemini::phase(event),
+        AgentKind::Codex => codex::phase(event),
     }
 }
 
 /// What `tool` may change, from its input.
 fn touches(agent: AgentKind, tool: &str, input: Option<&serde_json::Value>, raw: &Raw) -> Touches {
-    let field = |key: &str| {
-        input
-            .and_then(|i| i.get(key))
-            .and_then(|v| v.as_str())
-            .map(PathBuf::from)
-    };
-    let file = |keys: &[&str]| match keys.iter().find_map(|k| field(k)) {
-        Some(p) => Touches::Files(vec![p]),
-        // An edit tool whose path is not where the documentation puts it: the whole
-        // worktree is compared instead, so the edit is not missed.
-        None => Touches::Worktree,
-    };
-    match (agent, tool) {
-        (AgentKind::ClaudeCode, "Write" | "Edit" | "MultiEdit") => file(&["file_path"]),
-        (AgentKind::ClaudeCode, "NotebookEdit") => file(&["notebook_path"]),
-        (AgentKind::ClaudeCode, "Bash") => Touches::Worktree,
-        (AgentKind::Gemini, "write_file" | "replace") => file(&["file_path"]),
-        (AgentKind::Gemini, "run_shell_command") => Touches::Worktree,
-        (AgentKind::Codex, "apply_patch") => {
-            let text = input
-                .and_then(|i| i.get("command").or_else(|| i.get("patch")))
-                .and_then(|v| v.as_str())
-                .or_else(|| input.and_then(|i| i.as_str()));
-            match text {
-                Some(t) => Touches::Files(patch_paths(t)),
-                None => Touches::Worktree,
-            }
-        }
-        (AgentKind::Codex, "Bash" | "shell" | "exec_command" | "shell_command") => {
-            Touches::Worktree
-        }
-        (AgentKind::Cursor, "Write" | "Delete" | "StrReplace" | "Edit" | "MultiEdit") => {
-            file(&["file_path", "path", "filePath"])
-        }
-        (AgentKind::Cursor, "ApplyPatch" | "Shell" | "Bash") => Touches::Worktree,
-        (AgentKind::Cursor, "") if raw.file_path.is_some() => {
-            Touches::Files(raw.file_path.iter().map(PathBuf::from).collect())
-        }
-        _ => Touches::Nothing,
+    let input = ToolInput { input, raw };
+    match agent {
+        AgentKind::ClaudeCode => claude_code::touches(tool, &input),
+        AgentKind::Cursor => cursor::touches(tool, &input),
+        AgentKind::Gemini => gemini::touches(tool, &input),
+        AgentKind::Codex => codex::touches(tool, &input),
     }
 }
 
-/// The paths an apply_patch envelope names (`*** Add File:`, `*** Update File:`, `*** Move
-/// to:`, `*** Delete File:`), in order, without repeats.
-pub fn patch_paths(text: &str) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = Vec::new();
-    for line in text.lines() {
-        let line = line.trim_end_matches('\r');
-        let path = [
-            "*** Add File: ",
-            "*** Update File: ",
-            "*** Delete File: ",
-            "*** Move to: ",
-        ]
-        .iter()
-        .find_map(|h| line.strip_prefix(h))
-        .map(str::trim);
-        if let Some(p) = path.filter(|p| !p.is_empty()) {
-            let p = PathBuf::from(p);
-            if !out.contains(&p) {
-                out.push(p);
-            }
+/// A tool call's input as the agents' files read it.
+struct ToolInput<'a> {
+    input: Option<&'a serde_json::Value>,
+    raw: &'a Raw,
+}
+
+impl ToolInput<'_> {
+    /// A string field of the input.
+    fn text(&self, key: &str) -> Option<&str> {
+        self.input.and_then(|i| i.get(key)).and_then(|v| v.as_str())
+    }
+
+    /// The one file the first of `keys` names.
+    fn file(&self, keys: &[&str]) -> Touches {
+        match keys.iter().find_map(|k| self.text(k)) {
+            Some(p) => Touches::Files(vec![PathBuf::from(p)]),
+            // An edit tool whose path is not where the documentation puts it: the whole
+            // worktree is compared instead, so the edit is not missed.
+            None => Touches::Worktree,
         }
     }
-    out
 }
 
 #[cfg(test)]
