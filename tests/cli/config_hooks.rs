@@ -925,3 +925,39 @@ fn a_command_that_cannot_be_read_with_certainty_gets_no_always() {
     assert_eq!(r.read("log.txt"), "checked\n", "{}", output_text(&out));
     assert_eq!(r.read(".git/clada/allowed-commands.json"), before);
 }
+
+/// The shape of every write is looked up before the reply's first block runs: a reply that
+/// writes an `.editorconfig` and then a file shapes that file by the `.editorconfig` the
+/// repository had, in a run and in a dry run alike (the new one applies from the next apply).
+#[test]
+fn a_replys_own_editorconfig_shapes_its_writes_from_the_next_apply() {
+    let r = repo();
+    let reply = [
+        write_block(
+            "ec1",
+            ".editorconfig",
+            "root = true\n[*.raw]\ninsert_final_newline = false\n",
+        ),
+        write_block("ec2", "first.raw", "exact"),
+    ]
+    .concat();
+    let dry = r.apply(&reply, &["--dry-run"]);
+    assert_eq!(exit_code(&dry), 0, "{}", output_text(&dry));
+    let dry_report = TestRepo::report(&dry);
+    let out = r.apply(&reply, &[]);
+    assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
+    let v = TestRepo::report(&out);
+    assert_eq!(r.read("first.raw"), "exact\n");
+    assert_eq!(
+        v["results"][1]["warnings"][0],
+        "added a final newline (files.final_newline)"
+    );
+    assert_eq!(
+        dry_report["results"][1]["warnings"],
+        v["results"][1]["warnings"]
+    );
+    let out = r.apply(&write_block("ec3", "second.raw", "exact"), &[]);
+    assert_eq!(exit_code(&out), 0, "{}", output_text(&out));
+    assert_eq!(r.read("second.raw"), "exact");
+    r.assert_fsck();
+}

@@ -45,6 +45,7 @@ pub use schema::{ErrorType, Kind};
 
 use clada_read::GroupKind;
 
+use crate::config::editorconfig::WriteShape;
 use crate::sandbox::{PathError, ResolvedPath, Sandbox};
 use textmatch::Hint;
 
@@ -113,6 +114,9 @@ pub(crate) struct Ctx<'a> {
     pub lines: line_edits::LineTracker,
     /// The exec blocks' policy state, session and time budget.
     pub exec: crate::exec::Runner,
+    /// How the running block's writes are shaped (final newline, `.editorconfig`), resolved
+    /// for every block before the first one runs ([`write_shapes`]).
+    pub shape: WriteShape,
 }
 
 impl<'a> Ctx<'a> {
@@ -124,6 +128,7 @@ impl<'a> Ctx<'a> {
             vfs: fsx::Vfs::new(opts.dry_run, fsx::Disk::new(sandbox.handle()))
                 .with_link_files(opts.link_stand_ins.to_vec()),
             lines: line_edits::LineTracker::default(),
+            shape: WriteShape::default(),
             exec: crate::exec::Runner::new(crate::exec::Settings {
                 policy: opts.exec,
                 timeout: opts.exec_timeout,
@@ -303,6 +308,7 @@ fn keeping_keys(
 /// filesystem errors: every problem is a failed result.
 pub fn execute(plan: &Plan, sandbox: &Sandbox, opts: &EngineOptions) -> Execution {
     let mut ctx = Ctx::new(sandbox, opts);
+    let shapes = write_shapes(plan, sandbox, opts);
     // Consecutive edits of one file are made in memory and the file written once after them
     // (fsx::Held); anything else first gets the disk up to date.
     ctx.vfs.set_holding(true);
@@ -333,6 +339,7 @@ pub fn execute(plan: &Plan, sandbox: &Sandbox, opts: &EngineOptions) -> Executio
         if held.is_some() && held != pa.op.as_ref().ok().and_then(Action::content_path) {
             flush_held(&mut ctx, plan, &mut results);
         }
+        ctx.shape = shapes[i];
         let result = run_block(&mut ctx, pa, i);
         let success = result.success;
         results.push(result);
@@ -368,6 +375,30 @@ pub fn execute(plan: &Plan, sandbox: &Sandbox, opts: &EngineOptions) -> Executio
         moves,
         link_files,
     }
+}
+
+/// How each block's writes are shaped, looked up while nothing has changed the worktree (a
+/// reply's own `.editorconfig` edits take effect from its next apply, as they did when the
+/// lookup read the disk mid-reply: the edits are in memory until the end). Only the actions
+/// that shape what they write look: whole-file writes and appends, aider's SEARCH/REPLACE,
+/// apply_patch's hunks (the final-newline rule).
+fn write_shapes(plan: &Plan, sandbox: &Sandbox, opts: &EngineOptions) -> Vec<WriteShape> {
+    let at = |path: &ResolvedPath| WriteShape::at(&path.abs, sandbox.root(), opts.whole_file);
+    plan.actions
+        .iter()
+        .map(|pa| match &pa.op {
+            Ok(
+                Action::FileWrite { path, .. }
+                | Action::FileCreate { path, .. }
+                | Action::FileAppend { path, .. }
+                | Action::FileSearchReplace { path, .. },
+            ) => at(path),
+            Ok(Action::FilePatch(p)) if p.style == hunks::Style::ApplyPatch => {
+                at(p.new_path.as_ref().unwrap_or(&p.path))
+            }
+            _ => WriteShape::default(),
+        })
+        .collect()
 }
 
 /// `(old, new)` root-relative paths of the successful `file_move`s inside the root.

@@ -290,16 +290,9 @@ fn update(ctx: &mut Ctx<'_>, p: &Patch, hunks: &[Hunk], tag: &Tag) -> Outcome {
         Ok(c) => c,
         Err(e) => return Outcome::fail(e),
     };
-    // Looked up (an .editorconfig walk) only where it can matter.
-    let target = p.new_path.as_ref().unwrap_or(&p.path);
+    // The target's shape was looked up before the reply ran (`super::write_shapes`).
     let final_newline = (p.style == Style::ApplyPatch && !content.ends_with(b"\n"))
-        .then(|| {
-            crate::config::editorconfig::final_newline(
-                &target.abs,
-                ctx.sandbox.root(),
-                ctx.opts.whole_file,
-            )
-        })
+        .then(|| ctx.shape.final_newline())
         .flatten();
     let result = if binary {
         binary_result(p, &content)

@@ -426,13 +426,7 @@ pub(super) fn run(
     }
     let unterminated = !body.is_empty() && !body.ends_with(b"\n");
     let rule = (unterminated && !out.is_empty())
-        .then(|| {
-            crate::config::editorconfig::final_newline(
-                &path.abs,
-                ctx.sandbox.root(),
-                ctx.opts.whole_file,
-            )
-        })
+        .then(|| ctx.shape.final_newline())
         .flatten();
     if let Some(why) = rule {
         if !out.ends_with(b"\n") {

@@ -81,13 +81,7 @@ pub(super) fn file_write(
     if let Err(e) = make_parents(ctx, path) {
         return Outcome::fail(node_error(&e, &path.given, "open", None));
     }
-    let (bytes, notes) = crate::config::editorconfig::shape(
-        content,
-        &path.abs,
-        ctx.sandbox.root(),
-        !exists || filled,
-        ctx.opts.whole_file,
-    );
+    let (bytes, notes) = ctx.shape.shape(content, !exists || filled);
     if let Err(e) = ctx.vfs.write_file(&path.abs, &bytes, false) {
         return Outcome::fail(node_error(&e, &path.given, "open", None));
     }
@@ -132,13 +126,7 @@ pub(super) fn file_append(
             return Outcome::fail(node_error(&e, &path.given, "open", None));
         }
         // A new file, shaped as file_write shapes one (final newline, .editorconfig).
-        let (bytes, notes) = crate::config::editorconfig::shape(
-            content,
-            &path.abs,
-            ctx.sandbox.root(),
-            true,
-            ctx.opts.whole_file,
-        );
+        let (bytes, notes) = ctx.shape.shape(content, true);
         if let Err(e) = ctx.vfs.write_file(&path.abs, &bytes, false) {
             return Outcome::fail(node_error(&e, &path.given, "open", None));
         }
@@ -180,13 +168,7 @@ pub(super) fn file_append(
     // The rule of whole-file writes: the file ends with a line break unless configured not to.
     let ends_open = !add.is_empty() && !add.ends_with(b"\n") && !add.ends_with(b"\r");
     let rule = (ends_open && !add.contains(&0))
-        .then(|| {
-            crate::config::editorconfig::final_newline(
-                &path.abs,
-                ctx.sandbox.root(),
-                ctx.opts.whole_file,
-            )
-        })
+        .then(|| ctx.shape.final_newline())
         .flatten();
     if let Some(why) = rule {
         add.extend_from_slice(if info.crlf { b"\r\n" } else { b"\n" });

@@ -2,7 +2,9 @@
 //! (`insert_final_newline`, `end_of_line`, `charset`), and the shaping of such a write: a
 //! final newline for non-empty text without one, and the line endings and encoding a new file
 //! should have. Edits of existing files keep the file's own style, but for the final-newline
-//! rule ([`final_newline`]), which appends and the aider and apply_patch edits follow too.
+//! rule ([`WriteShape::final_newline`]), which appends and the aider and apply_patch edits
+//! follow too. A path's [`WriteShape`] is looked up before a reply's first block runs and
+//! handed to the block, so executing never reads configuration.
 //!
 //! Lookup follows the EditorConfig spec: `.editorconfig` files from the file's directory up to
 //! one that says `root = true` (or the filesystem root); nearer files win, and within a file
@@ -232,40 +234,55 @@ fn newline_rule(props: &Properties, how: WholeFile) -> Option<&'static str> {
     }
 }
 
-/// Whether the file at `path` (absolute, in the worktree `root`) should end with a line break once written, and what
-/// says so (`files.final_newline`, or `.editorconfig insert_final_newline`, for the warning);
-/// `None` when a missing one is kept. The rule of whole-file writes, which appends and the
-/// aider and apply_patch edits (whose tools end every file they write with one) follow too.
-pub fn final_newline(path: &Path, root: &Path, how: WholeFile) -> Option<&'static str> {
-    if !how.final_newline && !how.editorconfig {
-        return None;
-    }
-    let props = if how.editorconfig {
-        properties(path, root)
-    } else {
-        Properties::default()
-    };
-    newline_rule(&props, how)
+/// How a write to one path is shaped: the user's whole-file settings and what `.editorconfig`
+/// says about the path. Looked up before the reply's first block runs (`action::execute`) and
+/// carried to the block, so writing a file never reads configuration.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct WriteShape {
+    props: Properties,
+    how: WholeFile,
 }
 
-/// The bytes to write for `content` at `path` (absolute, in the worktree `root`; `is_new` when
-/// nothing is there yet), and a note for the report about each change made to the content.
-pub fn shape(
+impl WriteShape {
+    /// The shape of writes to `path` (absolute, in the worktree `root`): `.editorconfig` is
+    /// read only when `how` honours it.
+    pub fn at(path: &Path, root: &Path, how: WholeFile) -> WriteShape {
+        let props = match how.editorconfig {
+            true => properties(path, root),
+            false => Properties::default(),
+        };
+        WriteShape { props, how }
+    }
+
+    /// Whether the file should end with a line break once written, and what says so
+    /// (`files.final_newline`, or `.editorconfig insert_final_newline`, for the warning);
+    /// `None` when a missing one is kept. The rule of whole-file writes, which appends and the
+    /// aider and apply_patch edits (whose tools end every file they write with one) follow too.
+    pub fn final_newline(&self) -> Option<&'static str> {
+        if !self.how.final_newline && !self.how.editorconfig {
+            return None;
+        }
+        newline_rule(&self.props, self.how)
+    }
+
+    /// The bytes to write for `content` (`is_new` when nothing is there yet), and a note for
+    /// the report about each change made to the content.
+    pub fn shape(&self, content: &str, is_new: bool) -> (Vec<u8>, Vec<String>) {
+        shape_with(content, is_new, &self.props, self.how)
+    }
+}
+
+/// [`WriteShape::shape`], given the path's properties.
+fn shape_with(
     content: &str,
-    path: &Path,
-    root: &Path,
     is_new: bool,
+    props: &Properties,
     how: WholeFile,
 ) -> (Vec<u8>, Vec<String>) {
     let mut notes = Vec::new();
     if !how.final_newline && !how.editorconfig {
         return (content.as_bytes().to_vec(), notes);
     }
-    let props = if how.editorconfig {
-        properties(path, root)
-    } else {
-        Properties::default()
-    };
     let mut text = content.to_string();
     if is_new {
         match props.end_of_line {
@@ -298,7 +315,7 @@ pub fn shape(
         }
     }
     let ends_with_newline = text.ends_with('\n') || text.ends_with('\r');
-    let rule = newline_rule(&props, how);
+    let rule = newline_rule(props, how);
     if let Some(why) =
         rule.filter(|_| !text.is_empty() && !ends_with_newline && !text.contains('\0'))
     {
@@ -422,35 +439,54 @@ mod tests {
     fn shaping() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
-        let (b, notes) = shape("a\nb", &root.join("x.txt"), root, true, ON);
+        let (b, notes) = WriteShape::at(&root.join("x.txt"), root, ON).shape("a\nb", true);
         assert_eq!(b, b"a\nb\n");
         assert!(notes[0].starts_with("added a final newline"), "{notes:?}");
-        let (b, notes) = shape("a\n", &root.join("x.txt"), root, true, ON);
+        let (b, notes) = WriteShape::at(&root.join("x.txt"), root, ON).shape("a\n", true);
         assert_eq!(b, b"a\n");
         assert!(notes.is_empty());
-        let (b, _) = shape("", &root.join("x.txt"), root, true, ON);
+        let (b, _) = WriteShape::at(&root.join("x.txt"), root, ON).shape("", true);
         assert_eq!(b, b"");
-        let (b, _) = shape("a\r\nb", &root.join("x.txt"), root, false, ON);
+        let (b, _) = WriteShape::at(&root.join("x.txt"), root, ON).shape("a\r\nb", false);
         assert_eq!(b, b"a\r\nb\r\n");
         let off = WholeFile::default();
-        assert_eq!(shape("a", &root.join("x.txt"), root, true, off).0, b"a");
+        assert_eq!(
+            WriteShape::at(&root.join("x.txt"), root, off)
+                .shape("a", true)
+                .0,
+            b"a"
+        );
         std::fs::write(
             root.join(".editorconfig"),
             "root = true\n[*.bat]\nend_of_line = crlf\n[*.raw]\ninsert_final_newline = false\n[*.l1]\ncharset = latin1\n[*.u16]\ncharset = utf-16le\n",
         )
         .unwrap();
-        let (b, notes) = shape("a\nb", &root.join("r.bat"), root, true, ON);
+        let (b, notes) = WriteShape::at(&root.join("r.bat"), root, ON).shape("a\nb", true);
         assert_eq!(b, b"a\r\nb\r\n");
         assert_eq!(notes.len(), 2);
         // an existing file keeps its own endings
         assert_eq!(
-            shape("a\nb", &root.join("r.bat"), root, false, ON).0,
+            WriteShape::at(&root.join("r.bat"), root, ON)
+                .shape("a\nb", false)
+                .0,
             b"a\nb\n"
         );
-        assert_eq!(shape("a", &root.join("f.raw"), root, true, ON).0, b"a");
-        assert_eq!(shape("é", &root.join("f.l1"), root, true, ON).0, b"\xE9\n");
         assert_eq!(
-            shape("a", &root.join("f.u16"), root, true, ON).0,
+            WriteShape::at(&root.join("f.raw"), root, ON)
+                .shape("a", true)
+                .0,
+            b"a"
+        );
+        assert_eq!(
+            WriteShape::at(&root.join("f.l1"), root, ON)
+                .shape("é", true)
+                .0,
+            b"\xE9\n"
+        );
+        assert_eq!(
+            WriteShape::at(&root.join("f.u16"), root, ON)
+                .shape("a", true)
+                .0,
             b"\xFF\xFEa\x00\n\x00"
         );
     }
