@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use common::{exit_code, output_text, write_block, TestRepo};
 use proptest::prelude::*;
 
-#[path = "../../fuzz/fuzz_targets/config_check.rs"]
+#[path = "../../crates/clada-engine/fuzz/fuzz_targets/config_check.rs"]
 mod config_check;
 
 /// Runs `cmd` with a 2 GiB address space, killing it after a minute: the outcome, or `None`
@@ -293,7 +293,8 @@ fn mkfifo(path: &std::path::Path) {
 
 #[test]
 fn the_fuzz_checks_hold_on_the_seeds() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/seeds-formats/config");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("crates/clada-engine/fuzz/seeds-formats/config");
     let mut n = 0;
     for entry in std::fs::read_dir(&dir).expect("the config seeds") {
         config_check::run(&std::fs::read(entry.expect("entry").path()).expect("read seed"));

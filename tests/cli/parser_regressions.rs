@@ -82,7 +82,7 @@ fn regression_inputs() {
 
 #[test]
 fn fuzz_seeds_hold_the_invariants() {
-    let fuzz = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz");
+    let fuzz = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/clada-read/fuzz");
     let mut dirs = vec![fuzz.join("seeds")];
     for entry in fs::read_dir(fuzz.join("seeds-formats")).unwrap() {
         dirs.push(entry.unwrap().path());
