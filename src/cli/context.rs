@@ -73,7 +73,7 @@ pub fn run(args: Args, _global: Global) -> anyhow::Result<Outcome> {
     })?;
     // For the model: exact, unless stdout is a terminal (the repository's files are shown).
     let shown = clada_base::term::Shown::stdout(false).content(&text);
-    // A closed stdout does not stop --copy: the process ends quietly after it (`base::stdout`).
+    // A closed stdout does not stop --copy: the process ends quietly after it (`clada_base::stdout`).
     clada_base::stdout::say(&shown).context("cannot write the context to standard output")?;
     if args.copy {
         eprintln!("git-clada: {}", crate::loops::clipboard::copy(&text).line());

@@ -21,7 +21,7 @@ pub fn run(args: Args, _global: Global) -> anyhow::Result<Outcome> {
         .tempdir()?;
     let color = clada_engine::report::use_color(std::io::stdout().is_terminal());
     let text = crate::loops::demo::run(dir.path(), color)?;
-    // `say`: a closed stdout must not leave the scratch repository behind (`base::stdout`).
+    // `say`: a closed stdout must not leave the scratch repository behind (`clada_base::stdout`).
     clada_base::stdout::say(&text)?;
     if args.keep {
         let kept = dir.keep();

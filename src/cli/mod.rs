@@ -17,7 +17,7 @@ use clada_engine::config::ColorSetting;
 use clada_engine::report::{self, ReportFormat};
 
 /// `println!` for a command that still has work to do after the line: a closed stdout is
-/// noted and the work goes on to its end (`base::stdout::say`); `?` returns any other error.
+/// noted and the work goes on to its end (`clada_base::stdout::say`); `?` returns any other error.
 macro_rules! sayln {
     ($($arg:tt)*) => {
         ::clada_base::stdout::say(&format!("{}\n", format_args!($($arg)*)))?
@@ -141,7 +141,7 @@ impl Global {
     }
 
     /// How text from replies and repositories is shown on stdout in this format: the human
-    /// format always escaped, llm and JSON escaped only on a terminal (`base::term`).
+    /// format always escaped, llm and JSON escaped only on a terminal (`clada_base::term`).
     pub fn shown(&self) -> Shown {
         Shown::stdout(self.format_or_default() == Format::Human)
     }
@@ -157,7 +157,7 @@ pub fn print_json<T: serde::Serialize + ?Sized>(value: &T) -> anyhow::Result<()>
 }
 
 /// Prints `text`, a command's last output: a closed stdout ends the process quietly, as git's
-/// does (`base::stdout`, which says why no command resets `SIGPIPE` itself).
+/// does (`clada_base::stdout`, which says why no command resets `SIGPIPE` itself).
 pub fn print(text: &str) -> anyhow::Result<()> {
     clada_base::stdout::print(text).context("cannot write to standard output")
 }

@@ -54,7 +54,7 @@ pub fn run(args: Args, global: Global) -> anyhow::Result<Outcome> {
             or_closed(out.write_all(clada_engine::summary::summary(&result).as_bytes()))?
         }
     }
-    // A closed stdout ends the process quietly, as git's (`base::stdout`).
+    // A closed stdout ends the process quietly, as git's (`clada_base::stdout`).
     or_closed(out.flush())?;
     Ok(outcome(&result))
 }

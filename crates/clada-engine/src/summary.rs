@@ -10,7 +10,7 @@ use clada_read::char_index_at_utf16;
 
 /// Renders `result` for people. Pure: no colour, no terminal queries. Block ids, keys and
 /// the offending lines come from the reply, so they are escaped for a terminal
-/// (`base::term`) wherever the text goes.
+/// (`clada_base::term`) wherever the text goes.
 pub fn summary(result: &ParseResult) -> String {
     let mut out = String::new();
     let _ = writeln!(

@@ -383,7 +383,7 @@ impl Watcher {
         // The llm and JSON reports are exact unless stdout is a terminal.
         let shown = clada_base::term::Shown::stdout(false);
         // `say`: a closed stdout does not stop this delivery; the process ends quietly after
-        // it, between two replies (`base::stdout`).
+        // it, between two replies (`clada_base::stdout`).
         if let Err(e) =
             clada_base::stdout::say(&report::shown(&stdout, self.opts.stdout_format, shown))
         {

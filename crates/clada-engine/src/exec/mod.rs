@@ -109,7 +109,7 @@ pub struct ExecRequest {
 impl ExecRequest {
     /// What an approval prompt shows before its question: which block wants to run what
     /// where (and `how`, e.g. in which OS sandbox), then the code between `----` lines,
-    /// exactly as it will run: escaped (`base::term`, the command rule), so a terminal shows
+    /// exactly as it will run: escaped (`clada_base::term`, the command rule), so a terminal shows
     /// every character and obeys none — an ESC or a CR in the code would otherwise let it
     /// draw a harmless command over the one that runs. Code that held such characters is
     /// said to, and code of several lines says how many, right above the question (blank

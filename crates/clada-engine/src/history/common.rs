@@ -1,6 +1,6 @@
 //! What undo/redo, squash and step all use, beneath all three: the error type, the refusal
 //! checks of DESIGN §7.1, the current branch, `ORIG_HEAD`, the refs that record operations,
-//! the squash commit an undo takes back. (The phase timer is `base::trace`, shared by every
+//! the squash commit an undo takes back. (The phase timer is `clada_base::trace`, shared by every
 //! command.)
 
 use crate::record::apply::{refuse_if_busy, ApplyError};

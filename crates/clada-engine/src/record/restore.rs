@@ -630,7 +630,7 @@ fn remove_untracked(repo: &Repo, paths: &[String]) -> Result<(), RestoreError> {
 }
 
 /// Puts one untracked path back to its recorded state, through directory handles opened from
-/// the worktree root (`repo::worktree`).
+/// the worktree root (`clada_git::worktree`).
 fn restore_untracked(
     repo: &Repo,
     jp: &JournalPath,

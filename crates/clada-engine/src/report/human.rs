@@ -1,7 +1,7 @@
 //! The `human` report: one line per block (`abc ✅ file_write src/app.rs`), the hint, warnings
 //! and exec output under a failure, parse errors, read outputs after, then a summary.
 //!
-//! It is for people, so it is always escaped for a terminal (`base::term`), wherever it goes:
+//! It is for people, so it is always escaped for a terminal (`clada_base::term`), wherever it goes:
 //! every value from the result is escaped where it is put into the text (names by the name
 //! rule, messages and outputs as content), before the report's own colours are added.
 

@@ -93,7 +93,7 @@ pub struct Sandbox {
     /// each directory, so a reply of many paths looks each directory up once.
     lookups: Option<std::sync::Arc<std::sync::Mutex<Lookups>>>,
     /// The root as a directory handle: what checked paths are used through (the engine's
-    /// disk, `base::beneath`), so a directory swapped after the check cannot redirect them.
+    /// disk, `clada_base::beneath`), so a directory swapped after the check cannot redirect them.
     handle: std::sync::Arc<clada_base::beneath::Root>,
     /// The repository's git directories (canonical), under whatever name: where no link a
     /// reply makes may lead.
@@ -172,7 +172,7 @@ impl Sandbox {
 
 pub use protected::HOOK_FILES;
 
-/// Lexical normalisation (`base::path`), re-exported where the sandbox's callers look for it.
+/// Lexical normalisation (`clada_base::path`), re-exported where the sandbox's callers look for it.
 pub use clada_base::path::normalize;
 
 #[cfg(test)]
