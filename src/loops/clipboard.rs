@@ -299,7 +299,7 @@ pub fn candidates() -> Vec<Box<dyn Clipboard>> {
         };
     }
     let mut out: Vec<Box<dyn Clipboard>> = Vec::new();
-    if cfg!(target_os = "macos") && on_path("pbcopy") {
+    if clada_base::platform::MACOS && on_path("pbcopy") {
         out.push(cmd(&["pbcopy"], Some(&["pbpaste"])));
     }
     if env("WAYLAND_DISPLAY").is_some() && on_path("wl-copy") {
@@ -321,7 +321,7 @@ pub fn candidates() -> Vec<Box<dyn Clipboard>> {
     }
     // Only where there is a clipboard to connect to: without a display an X11 connection
     // attempt only costs time.
-    if cfg!(target_os = "macos") || env("DISPLAY").is_some() {
+    if clada_base::platform::MACOS || env("DISPLAY").is_some() {
         if let Ok(a) = Arboard::connect() {
             out.push(Box::new(a));
         }

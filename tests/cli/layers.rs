@@ -606,3 +606,66 @@ fn no_subcommand_file_imports_another() {
         problems.join("\n")
     );
 }
+
+/// Whether a file is part of the platform seam: `clada_base::platform`, or a `*_linux.rs`
+/// file (or one under a `*_linux/` folder) that a `linux!` block declares.
+fn in_seam(shown: &str) -> bool {
+    shown == "crates/clada-base/src/platform.rs"
+        || shown
+            .split('/')
+            .any(|part| part.trim_end_matches(".rs").ends_with("_linux"))
+}
+
+/// The system calls only Linux has, by the names code reaches them through.
+const LINUX_ONLY: [&str; 7] = [
+    "rustix::fs::openat2",
+    "ResolveFlags",
+    "landlock::",
+    "pidfd_",
+    "PidFd",
+    "inotify::",
+    "libc::inotify",
+];
+
+/// One platform seam (docs/platforms.md): no code outside it names an operating system
+/// (`target_os`, the portable build's feature) or reaches openat2, Landlock, pidfds
+/// or inotify; it asks `clada_base::platform` or writes its two sides in `linux!` and
+/// `portable!`.
+#[test]
+fn only_the_platform_seam_names_an_operating_system() {
+    let mut problems = Vec::new();
+    let mut files = Vec::new();
+    for dir in ["src", "crates"] {
+        rust_files(&root().join(dir), &mut files);
+    }
+    for file in files {
+        let shown = file
+            .strip_prefix(root())
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        if shown.contains("/fuzz/") || shown.contains("/target/") || in_seam(&shown) {
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            let line = code(line);
+            let named = ["target_os", "feature = \"portable\""]
+                .into_iter()
+                .chain(LINUX_ONLY)
+                .find(|w| line.contains(w));
+            if let Some(w) = named {
+                problems.push(format!("{shown}:{}: {w} ({})", n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "outside the platform seam (clada_base::platform, *_linux.rs):\n{}",
+        problems.join("\n")
+    );
+    assert!(in_seam(
+        "crates/clada-engine/src/exec/confine_linux/tests.rs"
+    ));
+    assert!(!in_seam("crates/clada-engine/src/exec/confine.rs"));
+}

@@ -245,10 +245,15 @@ fn a_change_no_event_reports_is_still_seen_on_the_paths_about_to_be_written() {
         git_unstaged(&repo),
         BTreeSet::from(["src/a.txt".to_string()])
     );
+    let expected = BTreeSet::from(["src/a.txt".to_string()]);
+    if !clada_base::platform::LINUX {
+        // The portable side has no watcher: every pass looks at every path, and sees it.
+        assert_eq!(cached_unstaged(&repo, &cache, &[]), expected);
+        return;
+    }
     // The cache vouches for `src/a.txt` (which shows it is used) …
     assert!(cached_unstaged(&repo, &cache, &[]).is_empty());
     // … except on a path about to be written, or under a directory about to be.
-    let expected = BTreeSet::from(["src/a.txt".to_string()]);
     assert_eq!(cached_unstaged(&repo, &cache, &["src/a.txt"]), expected);
     assert_eq!(cached_unstaged(&repo, &cache, &["src"]), expected);
     assert!(cached_unstaged(&repo, &cache, &["src/b.txt"]).is_empty());

@@ -39,7 +39,9 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::OnceLock;
 
-use rustix::fs::{AtFlags, Mode, OFlags, RenameFlags, ResolveFlags, Stat};
+use rustix::fs::{AtFlags, Mode, OFlags, RenameFlags, Stat};
+
+use crate::platform;
 
 /// Why an operation on a worktree path was refused (inside an `io::Error` of kind `Other`;
 /// see [`refusal`]).
@@ -125,7 +127,7 @@ fn names(rel: &Path) -> io::Result<Vec<&OsStr>> {
     Ok(out)
 }
 
-const DIR_FLAGS: OFlags = OFlags::PATH
+const DIR_FLAGS: OFlags = platform::DIR_HANDLE
     .union(OFlags::DIRECTORY)
     .union(OFlags::NOFOLLOW)
     .union(OFlags::CLOEXEC);
@@ -136,7 +138,7 @@ impl Root {
     pub fn open(path: &Path) -> io::Result<Root> {
         let fd = rustix::fs::open(
             path,
-            OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            platform::DIR_HANDLE | OFlags::DIRECTORY | OFlags::CLOEXEC,
             Mode::empty(),
         )?;
         Ok(Root {
@@ -199,7 +201,7 @@ impl Root {
         let guard = self.guard();
         if !guard.inside && try_openat2() {
             match self.openat2(rel) {
-                Err(e) if matches!(e.raw_os_error(), Some(libc::ENOSYS | libc::EPERM)) => {
+                Err(e) if platform::openat2_unusable(&e) => {
                     OPENAT2.store(2, Ordering::Relaxed);
                 }
                 other => {
@@ -212,10 +214,8 @@ impl Root {
     }
 
     fn openat2(&self, rel: &Path) -> io::Result<Dir> {
-        let resolve =
-            ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS;
         for _ in 0..EAGAIN_RETRIES {
-            match rustix::fs::openat2(&self.fd, rel, DIR_FLAGS, Mode::empty(), resolve) {
+            match platform::openat2_beneath(self.fd.as_fd(), rel, DIR_FLAGS) {
                 Ok(fd) => return Ok(Dir { fd }),
                 Err(rustix::io::Errno::AGAIN) => continue,
                 // A component is a symlink now, or the path was moved out from under the root.
@@ -303,10 +303,8 @@ impl Root {
                 | OFlags::NONBLOCK
                 | OFlags::NOCTTY
                 | OFlags::CLOEXEC;
-            let resolve =
-                ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS;
             for _ in 0..EAGAIN_RETRIES {
-                match rustix::fs::openat2(&self.fd, rel, flags, Mode::empty(), resolve) {
+                match platform::openat2_beneath(self.fd.as_fd(), rel, flags) {
                     Ok(fd) => {
                         OPENAT2.store(1, Ordering::Relaxed);
                         let file = File::from(fd);

@@ -4,7 +4,8 @@
 //! replaced and removed files freed off the caller's path (`reaper`), the process's own standard
 //! output and its quiet end when the reader is gone (`stdout`), fail
 //! points for the crash tests (`failpoint`), the `GIT_CLADA_TRACE` phase timer (`trace`), and
-//! how text from outside is shown on a terminal without the terminal obeying it (`term`).
+//! how text from outside is shown on a terminal without the terminal obeying it (`term`),
+//! and the platform seam: what differs between Linux and other systems (`platform`).
 //! The edit distance behind every "did you mean" is the reading crate's (`clada_read::text`).
 
 pub mod beneath;
@@ -13,6 +14,7 @@ pub mod error;
 pub mod failpoint;
 pub mod fsutil;
 pub mod path;
+pub mod platform;
 pub mod reaper;
 pub mod stdout;
 pub mod term;

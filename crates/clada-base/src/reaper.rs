@@ -40,7 +40,7 @@ fn sender() -> Option<&'static Mutex<SyncSender<Job>>> {
     static SENDER: OnceLock<Option<Mutex<SyncSender<Job>>>> = OnceLock::new();
     SENDER
         .get_or_init(|| {
-            if !cfg!(target_os = "linux") {
+            if !crate::platform::LINUX {
                 return None;
             }
             let (tx, rx) = sync_channel::<Job>(QUEUE);
@@ -50,7 +50,7 @@ fn sender() -> Option<&'static Mutex<SyncSender<Job>>> {
                     for job in rx {
                         match job {
                             Job::Close(fd) => drop(fd),
-                            Job::Writeback(fd) => writeback_now(&fd),
+                            Job::Writeback(fd) => crate::platform::writeback_now(&fd),
                         }
                     }
                 })
@@ -70,36 +70,6 @@ fn send(job: Job) {
     }
 }
 
-#[cfg(target_os = "linux")]
-fn writeback_now(fd: &OwnedFd) {
-    // Starts writeback of every dirty page without waiting for it; a failure only means the
-    // kernel writes the data later, as it would have.
-    use std::os::fd::AsRawFd;
-    // SAFETY: the descriptor is owned and open for the whole call; the call reads no memory.
-    let _ = unsafe { libc::sync_file_range(fd.as_raw_fd(), 0, 0, libc::SYNC_FILE_RANGE_WRITE) };
-}
-
-#[cfg(not(target_os = "linux"))]
-fn writeback_now(_fd: &OwnedFd) {}
-
-/// A handle on `name` in `dir` (or on the path `name` when `dir` is `None`) that keeps its
-/// inode alive without reading it: `O_PATH`, never following a symlink. `None` when there is
-/// nothing there (or it cannot be had, which only costs the time this module saves).
-#[cfg(target_os = "linux")]
-fn hold(dir: Option<std::os::fd::BorrowedFd<'_>>, name: &Path) -> Option<OwnedFd> {
-    use rustix::fs::{Mode, OFlags, CWD};
-    let flags = OFlags::PATH | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-    match dir {
-        Some(d) => rustix::fs::openat(d, name, flags, Mode::empty()).ok(),
-        None => rustix::fs::openat(CWD, name, flags, Mode::empty()).ok(),
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn hold(_dir: Option<std::os::fd::BorrowedFd<'_>>, _name: &Path) -> Option<OwnedFd> {
-    None
-}
-
 fn retire(held: Option<OwnedFd>) {
     if let Some(fd) = held {
         send(Job::Close(fd));
@@ -108,7 +78,7 @@ fn retire(held: Option<OwnedFd>) {
 
 /// `rename(from, to)`, the file it replaces freed on the background thread.
 pub fn replace(from: &Path, to: &Path) -> io::Result<()> {
-    let held = sender().and_then(|_| hold(None, to));
+    let held = sender().and_then(|_| crate::platform::hold(None, to));
     std::fs::rename(from, to)?;
     retire(held);
     Ok(())
@@ -116,7 +86,7 @@ pub fn replace(from: &Path, to: &Path) -> io::Result<()> {
 
 /// `renameat(dir, from, dir, to)`, the file it replaces freed on the background thread.
 pub fn replace_at(dir: impl AsFd, from: &Path, to: &Path) -> io::Result<()> {
-    let held = sender().and_then(|_| hold(Some(dir.as_fd()), to));
+    let held = sender().and_then(|_| crate::platform::hold(Some(dir.as_fd()), to));
     rustix::fs::renameat(&dir, from, &dir, to)?;
     retire(held);
     Ok(())
@@ -124,7 +94,7 @@ pub fn replace_at(dir: impl AsFd, from: &Path, to: &Path) -> io::Result<()> {
 
 /// `unlink(path)`, the file freed on the background thread.
 pub fn remove(path: &Path) -> io::Result<()> {
-    let held = sender().and_then(|_| hold(None, path));
+    let held = sender().and_then(|_| crate::platform::hold(None, path));
     std::fs::remove_file(path)?;
     retire(held);
     Ok(())

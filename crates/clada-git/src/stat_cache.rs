@@ -315,6 +315,8 @@ struct Event {
 }
 
 /// What adding a watch came to.
+// The portable side never watches: only `Refused` is made there.
+#[allow(dead_code)]
 enum Added {
     Watch(i32),
     /// The directory does not exist (or is not one): nothing to watch.
@@ -323,85 +325,32 @@ enum Added {
     Refused,
 }
 
-/// A non-blocking inotify instance, closed on drop.
+/// A non-blocking inotify instance, closed on drop (never made on the portable side).
+#[allow(dead_code)]
 struct Inotify(std::os::fd::OwnedFd);
 
-#[cfg(target_os = "linux")]
-impl Inotify {
-    fn new() -> Option<Inotify> {
-        use rustix::fs::inotify::{self, CreateFlags};
-        inotify::init(CreateFlags::NONBLOCK | CreateFlags::CLOEXEC)
-            .ok()
-            .map(Inotify)
-    }
-
-    fn add(&self, dir: &Path) -> Added {
-        use rustix::fs::inotify::{self, WatchFlags};
-        use rustix::io::Errno;
-        let mask = WatchFlags::MODIFY
-            | WatchFlags::ATTRIB
-            | WatchFlags::CLOSE_WRITE
-            | WatchFlags::CREATE
-            | WatchFlags::DELETE
-            | WatchFlags::MOVED_FROM
-            | WatchFlags::MOVED_TO
-            | WatchFlags::DELETE_SELF
-            | WatchFlags::MOVE_SELF
-            | WatchFlags::ONLYDIR
-            | WatchFlags::DONT_FOLLOW;
-        match inotify::add_watch(&self.0, dir, mask) {
-            Ok(wd) => Added::Watch(wd),
-            Err(Errno::NOENT | Errno::NOTDIR) => Added::Absent,
-            Err(_) => Added::Refused,
-        }
-    }
-
-    /// The events one `read` returns (empty when none are queued); `None` on a read error.
-    fn read(&self) -> Option<Vec<Event>> {
-        use rustix::fs::inotify::{ReadFlags, Reader};
-        use std::mem::MaybeUninit;
-        const LOST: ReadFlags = ReadFlags::QUEUE_OVERFLOW
-            .union(ReadFlags::IGNORED)
-            .union(ReadFlags::DELETE_SELF)
-            .union(ReadFlags::MOVE_SELF)
-            .union(ReadFlags::UNMOUNT);
-        let mut buf = vec![MaybeUninit::<u8>::uninit(); 64 * 1024];
-        let mut reader = Reader::new(&self.0, &mut buf);
-        let mut events = Vec::new();
-        loop {
-            let ev = match reader.next() {
-                Ok(ev) => ev,
-                Err(rustix::io::Errno::AGAIN) => return Some(events),
-                Err(_) => return None,
-            };
-            let mask = ev.events();
-            events.push(Event {
-                wd: ev.wd(),
-                lost: mask.intersects(LOST),
-                is_dir: mask.contains(ReadFlags::ISDIR),
-                name: ev
-                    .file_name()
-                    .map(|n| n.to_bytes())
-                    .unwrap_or_default()
-                    .into(),
-            });
-            // One read's worth: the caller reads again until none are queued.
-            if reader.is_buffer_empty() {
-                return Some(events);
-            }
-        }
-    }
+// inotify is Linux's; elsewhere (and in the portable build) nothing is watched and every
+// pass looks at every path (the platform seam, `clada_base::platform`).
+clada_base::linux! {
+    #[path = "stat_cache_linux.rs"]
+    mod sys;
 }
 
-#[cfg(not(target_os = "linux"))]
-impl Inotify {
-    fn new() -> Option<Inotify> {
-        None
-    }
-    fn add(&self, _dir: &Path) -> Added {
-        Added::Refused
-    }
-    fn read(&self) -> Option<Vec<Event>> {
-        None
+clada_base::portable! {
+    mod sys {
+        use super::{Added, Event, Inotify};
+        use std::path::Path;
+
+        impl Inotify {
+            pub(super) fn new() -> Option<Inotify> {
+                None
+            }
+            pub(super) fn add(&self, _dir: &Path) -> Added {
+                Added::Refused
+            }
+            pub(super) fn read(&self) -> Option<Vec<Event>> {
+                None
+            }
+        }
     }
 }

@@ -226,7 +226,7 @@ impl Repo {
                 .unwrap_or(cfg!(windows)),
             protect_hfs: config
                 .boolean("core.protectHFS")
-                .unwrap_or(cfg!(target_os = "macos")),
+                .unwrap_or(clada_base::platform::MACOS),
             protect_ntfs: config.boolean("core.protectNTFS").unwrap_or(true),
         }
     }

@@ -37,9 +37,10 @@
 //! descriptor, the filter, the namespace files as C strings), so the child only makes system
 //! calls: no allocation, no locks (`pre_exec`'s async-signal-safety rule).
 //!
-//! Where the kernel has no Landlock (or `sandbox.landlock: false` says to act as if), the
-//! read-only list is off and everything asks (`policy`), and what the user lets run runs
-//! unconfined with a warning on its result — never silently.
+//! Where the kernel has no Landlock (or `sandbox.landlock: false` says to act as if, or the
+//! build is the platform seam's portable side), exec blocks are refused
+//! ([`Confine::refusal`]) unless the user's own `sandbox.level: off` runs them unconfined, with
+//! a warning on their result — never silently.
 
 use std::path::{Path, PathBuf};
 
@@ -147,6 +148,22 @@ impl Confine {
         match &self.disabled {
             Some(why) => Availability::Unavailable(why.clone()),
             None => kernel_availability().clone(),
+        }
+    }
+
+    /// Why exec blocks are refused here: the OS sandbox is unavailable, and the user's own
+    /// configuration did not say `sandbox.level: off` (no sandbox, no unconfined code:
+    /// docs/platforms.md). `None` where they may run.
+    pub fn refusal(&self) -> Option<String> {
+        if self.level == Level::Off {
+            return None;
+        }
+        match self.availability() {
+            Availability::Unavailable(why) => Some(format!(
+                "the OS sandbox is unavailable ({why}), and git-clada runs exec blocks only \
+                 inside it"
+            )),
+            Availability::Landlock { .. } => None,
         }
     }
 
@@ -385,6 +402,8 @@ pub(crate) const SYSTEM_DIRS: &[&str] = &[
 
 /// The `/etc` files programs need to start and to name users and times: readable at
 /// `read-only` (which gets no more of `/etc`: it holds secrets some systems keep there).
+// Read by the Linux side of the platform seam only.
+#[allow(dead_code)]
 const ETC_FILES: &[&str] = &[
     "/etc/ld.so.cache",
     "/etc/ld.so.conf",
@@ -445,55 +464,65 @@ fn xdg_ignore(files: &[PathBuf]) -> Vec<PathBuf> {
 }
 
 /// Devices readable at both levels (`/dev/null` is writable too).
+// Read by the Linux side of the platform seam only.
+#[allow(dead_code)]
 pub(crate) const DEVICES: &[&str] = &["/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"];
 
-#[cfg(target_os = "linux")]
-#[path = "confine_linux.rs"]
-mod sys;
+clada_base::linux! {
+    #[path = "confine_linux.rs"]
+    mod sys;
+}
 
-#[cfg(not(target_os = "linux"))]
-mod sys {
-    //! No OS sandbox on this system: the read-only list is off and everything asks.
-    use super::*;
+clada_base::portable! {
+    mod sys {
+        //! No OS sandbox on the portable side of the platform seam: exec blocks are refused
+        //! (`Confine::refusal`) and hooks wait, unless the user's own configuration turns the
+        //! sandbox off.
+        use super::*;
 
-    pub(super) fn probe() -> Availability {
-        Availability::Unavailable("Landlock exists only on Linux".into())
-    }
+        pub(super) fn probe() -> Availability {
+            Availability::Unavailable(
+                "this build has no OS sandbox: Landlock and namespaces are Linux's, and this is \
+                 the portable side (docs/platforms.md)"
+                    .into(),
+            )
+        }
 
-    pub(super) struct ChildPlan {
-        pub note: Option<String>,
-        pub overlay: Option<Result<(), String>>,
-    }
+        pub(super) struct ChildPlan {
+            pub note: Option<String>,
+            pub overlay: Option<Result<(), String>>,
+        }
 
-    impl ChildPlan {
-        pub fn unconfined() -> ChildPlan {
-            ChildPlan {
-                note: None,
-                overlay: None,
+        impl ChildPlan {
+            pub fn unconfined() -> ChildPlan {
+                ChildPlan {
+                    note: None,
+                    overlay: None,
+                }
+            }
+            pub fn install(&self, _cmd: &mut std::process::Command, _defer: bool) {}
+            pub fn landlock_fd(&self) -> Option<i32> {
+                None
+            }
+            pub fn hide(&mut self, _: &crate::exec::view::View, _: &Path) -> Result<(), String> {
+                Err("the read-only view exists only on Linux".into())
             }
         }
-        pub fn install(&self, _cmd: &mut std::process::Command, _defer: bool) {}
-        pub fn landlock_fd(&self) -> Option<i32> {
-            None
-        }
-        pub fn hide(&mut self, _: &crate::exec::view::View, _: &Path) -> Result<(), String> {
-            Err("the read-only view exists only on Linux".into())
-        }
-    }
 
-    pub(super) fn view_works() -> bool {
-        false
-    }
+        pub(super) fn view_works() -> bool {
+            false
+        }
 
-    pub(super) fn plan(
-        _: Level,
-        _: &Confine,
-        _: &Path,
-        _: &Path,
-        _: &Extra,
-        _: Option<&Path>,
-    ) -> Result<ChildPlan, String> {
-        Err("the OS sandbox is unavailable on this system".into())
+        pub(super) fn plan(
+            _: Level,
+            _: &Confine,
+            _: &Path,
+            _: &Path,
+            _: &Extra,
+            _: Option<&Path>,
+        ) -> Result<ChildPlan, String> {
+            Err("the OS sandbox is unavailable on this system".into())
+        }
     }
 }
 

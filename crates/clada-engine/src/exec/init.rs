@@ -41,7 +41,7 @@ pub fn register() {
 
 /// Whether spawns go through the init.
 pub(crate) fn available() -> bool {
-    cfg!(target_os = "linux") && REGISTERED.load(Ordering::SeqCst)
+    clada_base::platform::LINUX && REGISTERED.load(Ordering::SeqCst)
 }
 
 /// Set (in debug builds only) to make the init and the sandbox act as if the kernel refused
@@ -90,17 +90,20 @@ impl Report {
     }
 }
 
-#[cfg(target_os = "linux")]
-#[path = "init_linux.rs"]
-mod sys;
+clada_base::linux! {
+    #[path = "init_linux.rs"]
+    mod sys;
+}
 
-#[cfg(target_os = "linux")]
-pub use sys::main;
+clada_base::linux! {
+    pub use sys::main;
+}
 
-#[cfg(not(target_os = "linux"))]
-pub fn main(_: Vec<std::ffi::OsString>) -> ! {
-    eprintln!("git-clada: {ARG} exists only on Linux");
-    std::process::exit(127)
+clada_base::portable! {
+    pub fn main(_: Vec<std::ffi::OsString>) -> ! {
+        eprintln!("git-clada: {ARG} exists only on Linux");
+        std::process::exit(127)
+    }
 }
 
 #[cfg(test)]

@@ -153,50 +153,53 @@ fn clear(p: &Path) -> std::io::Result<()> {
     }
 }
 
-/// File capabilities (`security.capability`), on Linux.
-mod caps {
-    use std::path::Path;
+// File capabilities (`security.capability`): Linux's; none to find or remove elsewhere.
+clada_base::linux! {
+    mod caps {
+        use std::path::Path;
 
-    #[cfg(target_os = "linux")]
-    const NAME: &std::ffi::CStr = c"security.capability";
+        const NAME: &std::ffi::CStr = c"security.capability";
 
-    /// Whether `p` (not followed if a link) has file capabilities.
-    #[cfg(target_os = "linux")]
-    pub fn has(p: &Path) -> bool {
-        use std::os::unix::ffi::OsStrExt;
-        let Ok(c) = std::ffi::CString::new(p.as_os_str().as_bytes()) else {
-            return false;
-        };
-        // SAFETY: a size query (no buffer) on a C string that outlives the call.
-        unsafe { libc::lgetxattr(c.as_ptr(), NAME.as_ptr(), std::ptr::null_mut(), 0) >= 0 }
-    }
-
-    /// Removes them from the regular file `p` (never through a link).
-    #[cfg(target_os = "linux")]
-    pub fn remove(p: &Path) -> std::io::Result<()> {
-        let Some(f) = super::open_file(p)? else {
-            return Ok(());
-        };
-        let via = std::ffi::CString::new(super::via_proc(&f))
-            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
-        // SAFETY: C strings that outlive the call.
-        if unsafe { libc::removexattr(via.as_ptr(), NAME.as_ptr()) } != 0 {
-            let err = std::io::Error::last_os_error();
-            if err.raw_os_error() != Some(libc::ENODATA) {
-                return Err(err);
-            }
+        /// Whether `p` (not followed if a link) has file capabilities.
+        pub fn has(p: &Path) -> bool {
+            use std::os::unix::ffi::OsStrExt;
+            let Ok(c) = std::ffi::CString::new(p.as_os_str().as_bytes()) else {
+                return false;
+            };
+            // SAFETY: a size query (no buffer) on a C string that outlives the call.
+            unsafe { libc::lgetxattr(c.as_ptr(), NAME.as_ptr(), std::ptr::null_mut(), 0) >= 0 }
         }
-        Ok(())
-    }
 
-    #[cfg(not(target_os = "linux"))]
-    pub fn has(_: &Path) -> bool {
-        false
+        /// Removes them from the regular file `p` (never through a link).
+        pub fn remove(p: &Path) -> std::io::Result<()> {
+            let Some(f) = super::open_file(p)? else {
+                return Ok(());
+            };
+            let via = std::ffi::CString::new(super::via_proc(&f))
+                .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
+            // SAFETY: C strings that outlive the call.
+            if unsafe { libc::removexattr(via.as_ptr(), NAME.as_ptr()) } != 0 {
+                let err = std::io::Error::last_os_error();
+                if err.raw_os_error() != Some(libc::ENODATA) {
+                    return Err(err);
+                }
+            }
+            Ok(())
+        }
     }
+}
 
-    #[cfg(not(target_os = "linux"))]
-    pub fn remove(_: &Path) -> std::io::Result<()> {
-        Ok(())
+clada_base::portable! {
+    mod caps {
+        use std::path::Path;
+
+        pub fn has(_: &Path) -> bool {
+            false
+        }
+
+        pub fn remove(_: &Path) -> std::io::Result<()> {
+            Ok(())
+        }
     }
 }
 
