@@ -98,7 +98,8 @@ fn sandbox_state(cfg: &clada_engine::config::Config) -> String {
     match confine.availability() {
         a @ clada_engine::exec::confine::Availability::Landlock { .. } => a.describe(),
         a => format!(
-            "{} — the read-only list is off, so every exec block asks, and what you allow runs unconfined",
+            "{} — exec blocks are refused and hooks wait (⏸) unless your own sandbox.level: off \
+             and hooks.sandbox: off say to run them unconfined",
             a.describe()
         ),
     }

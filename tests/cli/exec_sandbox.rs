@@ -2,9 +2,9 @@
 //! `workspace` cannot write outside the worktree or into `.git`, cannot connect to a listening
 //! loopback socket, cannot read a file in `$HOME`; at `off` it can; at `read-only` it cannot
 //! even write the worktree; and where the sandbox is unavailable (simulated with
-//! `sandbox.landlock: false`) the read-only list is off, everything asks, and what the user
-//! lets run runs with a warning, never silently. The containment of a block and of a hook
-//! runs in every mode of `common::modes`.
+//! `sandbox.landlock: false`) exec blocks are refused, saying why, unless the user's own
+//! `sandbox.level: off` runs them unconfined, with a warning — never silently. The containment
+//! of a block and of a hook runs in every mode of `common::modes`.
 
 use crate::common;
 
@@ -204,41 +204,50 @@ fn exec_deny_skips_hooks_with_a_warning() {
 }
 
 #[test]
-fn without_landlock_the_read_only_list_asks_and_allowed_code_runs_with_a_warning() {
+fn without_the_os_sandbox_exec_blocks_are_refused_unless_your_own_level_is_off() {
     let r = repo();
     r.user_config("sandbox:\n  landlock: false\n");
-    // The read-only list is off: `cat` asks, and without a terminal is refused, saying why.
-    let out = r.apply(&exec("l01", "cat README.md"), &[]);
-    let v = TestRepo::report(&out);
-    let err = v["results"][0]["error"].as_str().unwrap_or_default();
-    assert!(
-        err.contains("not approved and there is no terminal"),
-        "{err}"
-    );
-    assert!(
-        err.contains("the read-only list is off because the OS sandbox is unavailable (sandbox.landlock is false in"),
-        "{err}"
-    );
-    // What the user allows runs, unconfined, and the result says so.
-    let out = r.apply(
-        &exec("l02", "echo x > .git/x; echo ran"),
-        &["--exec", "allow"],
-    );
-    let (stdout, _, warnings) = ran(&out, 0);
-    assert_eq!(stdout, "ran\n");
-    assert!(
-        warnings
-            .iter()
-            .any(|w| w.starts_with("ran without the OS sandbox (sandbox.landlock is false")),
-        "{warnings:?}"
-    );
+    // Refused before anything asks, read-only command or not, allowed or not, saying why.
+    for (id, code, flags) in [
+        ("l01", "cat README.md", vec![]),
+        ("l02", "echo x > .git/x; echo ran", vec!["--exec", "allow"]),
+    ] {
+        let out = r.apply(&exec(id, code), &flags);
+        let v = TestRepo::report(&out);
+        let res = &v["results"][0];
+        assert_eq!(res["success"], false, "{res}");
+        let err = res["error"].as_str().unwrap_or_default();
+        assert!(
+            err.contains(
+                "exec: not run: the OS sandbox is unavailable (sandbox.landlock is false in"
+            ) && err.contains("git-clada runs exec blocks only inside it"),
+            "{err}"
+        );
+        assert!(
+            output_text(&out).contains("sandbox.level: off"),
+            "{}",
+            output_text(&out)
+        );
+    }
+    assert!(!r.exists(".git/x"));
     // `git clada config` says so too.
     let shown = r.clada(&["config"]);
     let text = String::from_utf8_lossy(&shown.stdout);
     assert!(
         text.contains("OS sandbox for exec and hooks: unavailable (sandbox.landlock is false")
-            && text.contains("every exec block asks"),
+            && text.contains("exec blocks are refused"),
         "{text}"
+    );
+    // The user's own `sandbox.level: off` runs what is allowed, unconfined, and says so.
+    r.user_config("sandbox:\n  landlock: false\n  level: off\n");
+    let out = r.apply(&exec("l03", "echo ran"), &["--exec", "allow"]);
+    let (stdout, _, warnings) = ran(&out, 0);
+    assert_eq!(stdout, "ran\n");
+    assert!(
+        warnings.iter().any(|w| w.starts_with(
+            "ran without the OS sandbox, which is unavailable (sandbox.landlock is false"
+        )),
+        "{warnings:?}"
     );
     // A repository cannot switch the sandbox off.
     fs::remove_file(r.home.path().join(".config/clada/config.yml")).expect("rm");
@@ -246,7 +255,7 @@ fn without_landlock_the_read_only_list_asks_and_allowed_code_runs_with_a_warning
         ".clada.yml",
         "sandbox:\n  landlock: false\n  level: off\n  network: true\n",
     );
-    let out = r.apply(&exec("l03", "cat README.md"), &[]);
+    let out = r.apply(&exec("l04", "cat README.md"), &[]);
     let (stdout, _, _) = ran(&out, 0);
     assert_eq!(stdout, "hello\n", "{}", output_text(&out));
     assert!(String::from_utf8_lossy(&out.stderr).contains("sandbox.landlock: false"));

@@ -70,6 +70,7 @@ mod parser_conformance;
 mod parser_regressions;
 mod path_safety;
 mod path_swap;
+mod platform_portable;
 mod pre_commit_framework;
 mod prompt;
 mod prop_history;

@@ -223,24 +223,27 @@ pub struct Runner {
     pub(crate) deadline: Option<Instant>,
 }
 
-/// The sandbox for an approved exec block or a hook: the configured level, or — where the OS
-/// sandbox is unavailable — none, with a warning saying so (never silently).
+/// The sandbox for an approved exec block or a hook: the configured level. Where the OS
+/// sandbox is unavailable nothing runs unconfined ([`confine::Confine::refusal`]) but under the
+/// user's own `sandbox.level: off`, with a warning saying so.
 pub(crate) fn approved_jail(
     confine: &confine::Confine,
     root: &Path,
     warnings: &mut Vec<String>,
 ) -> Result<confine::Jail, String> {
     if confine.level == confine::Level::Off {
+        if let confine::Availability::Unavailable(why) = confine.availability() {
+            warnings.push(format!(
+                "ran without the OS sandbox, which is unavailable ({why}), because your \
+                 sandbox.level is off: the code could write, read and connect anywhere you can"
+            ));
+        }
         return Ok(confine::Jail::off().with_env_rules(&confine.env));
     }
     match confine.availability() {
         confine::Availability::Landlock { .. } => confine::Jail::new(confine.level, confine, root),
         confine::Availability::Unavailable(why) => {
-            warnings.push(format!(
-                "ran without the OS sandbox ({why}): the code could write, read and connect \
-                 anywhere you can; the read-only list is off, so every exec block asks"
-            ));
-            Ok(confine::Jail::off().with_env_rules(&confine.env))
+            Err(format!("the OS sandbox is unavailable ({why})"))
         }
     }
 }

@@ -365,6 +365,15 @@ pub(crate) fn permit(
     sandbox: &crate::sandbox::Sandbox,
 ) -> Result<Permit, super::NotRun> {
     let root = sandbox.root();
+    if ctx.settings.policy != ExecPolicy::Deny {
+        if let Some(why) = ctx.settings.confine.refusal() {
+            return Err(super::NotRun::for_user(
+                &format!("exec: not run: {why}"),
+                "run the code yourself, or set `sandbox.level: off` in your own configuration \
+                 (~/.config/clada/config.yml) to run exec blocks without a sandbox",
+            ));
+        }
+    }
     let mut list_off = None;
     if ctx.settings.policy != ExecPolicy::Deny {
         let reachable = ctx.settings.reachable_commit.as_deref();
