@@ -45,7 +45,7 @@ pub use schema::{ErrorType, Kind};
 
 use clada_read::GroupKind;
 
-use crate::config::editorconfig::WriteShape;
+use crate::config::editorconfig::{ShapeLookup, WriteShape};
 use crate::sandbox::{PathError, ResolvedPath, Sandbox};
 use textmatch::Hint;
 
@@ -383,7 +383,8 @@ pub fn execute(plan: &Plan, sandbox: &Sandbox, opts: &EngineOptions) -> Executio
 /// that shape what they write look: whole-file writes and appends, aider's SEARCH/REPLACE,
 /// apply_patch's hunks (the final-newline rule).
 fn write_shapes(plan: &Plan, sandbox: &Sandbox, opts: &EngineOptions) -> Vec<WriteShape> {
-    let at = |path: &ResolvedPath| WriteShape::at(&path.abs, sandbox.root(), opts.whole_file);
+    let mut lookup = ShapeLookup::default();
+    let mut at = |path: &ResolvedPath| lookup.shape(&path.abs, sandbox.root(), opts.whole_file);
     plan.actions
         .iter()
         .map(|pa| match &pa.op {

@@ -128,10 +128,15 @@ const KNOWN: [&str; 7] = [
 /// `root`, as an EditorConfig core reports them: the spec's `indent_size`/`tab_width`
 /// fallbacks added, the known properties' values lower-cased, `unset` kept as a value.
 pub fn pairs_named(path: &Path, root: &Path, name: &str) -> Vec<(String, String)> {
+    pairs_read(path, &mut |d| read_named(d, root, name))
+}
+
+/// [`pairs_named`], the file of each directory read by `read`.
+fn pairs_read(path: &Path, read: &mut dyn FnMut(&Path) -> Option<String>) -> Vec<(String, String)> {
     let mut files = Vec::new();
     let mut dir = path.parent();
     while let Some(d) = dir {
-        if let Some(text) = read_named(d, root, name) {
+        if let Some(text) = read(d) {
             let text = readable_lines(&text);
             let is_root = ec4rs::ConfigParser::new(text.as_bytes()).is_ok_and(|p| p.is_root);
             files.push((d, text));
@@ -173,8 +178,13 @@ pub fn pairs_named(path: &Path, root: &Path, name: &str) -> Vec<(String, String)
 
 /// The properties for `path` (absolute) in the worktree `root`.
 pub fn properties(path: &Path, root: &Path) -> Properties {
+    properties_read(path, &mut |d| read_in(d, root))
+}
+
+/// [`properties`], each directory's `.editorconfig` read by `read`.
+fn properties_read(path: &Path, read: &mut dyn FnMut(&Path) -> Option<String>) -> Properties {
     let mut props = Properties::default();
-    for (k, v) in pairs_named(path, root, ".editorconfig") {
+    for (k, v) in pairs_read(path, read) {
         match k.as_str() {
             "insert_final_newline" => {
                 props.insert_final_newline = match v.as_str() {
@@ -247,11 +257,7 @@ impl WriteShape {
     /// The shape of writes to `path` (absolute, in the worktree `root`): `.editorconfig` is
     /// read only when `how` honours it.
     pub fn at(path: &Path, root: &Path, how: WholeFile) -> WriteShape {
-        let props = match how.editorconfig {
-            true => properties(path, root),
-            false => Properties::default(),
-        };
-        WriteShape { props, how }
+        ShapeLookup::default().shape(path, root, how)
     }
 
     /// Whether the file should end with a line break once written, and what says so
@@ -269,6 +275,29 @@ impl WriteShape {
     /// the report about each change made to the content.
     pub fn shape(&self, content: &str, is_new: bool) -> (Vec<u8>, Vec<String>) {
         shape_with(content, is_new, &self.props, self.how)
+    }
+}
+
+/// Looks up the write shapes of a reply's paths, reading each directory's `.editorconfig`
+/// once (many blocks write into the same folders).
+#[derive(Debug, Default)]
+pub struct ShapeLookup {
+    texts: std::collections::HashMap<std::path::PathBuf, Option<String>>,
+}
+
+impl ShapeLookup {
+    /// [`WriteShape::at`], through this lookup's memory of the files read.
+    pub fn shape(&mut self, path: &Path, root: &Path, how: WholeFile) -> WriteShape {
+        let props = match how.editorconfig {
+            true => properties_read(path, &mut |d| {
+                self.texts
+                    .entry(d.to_path_buf())
+                    .or_insert_with(|| read_in(d, root))
+                    .clone()
+            }),
+            false => Properties::default(),
+        };
+        WriteShape { props, how }
     }
 }
 
@@ -433,6 +462,36 @@ mod tests {
         );
         let pairs = pairs_named(&root.join("x.js"), root, ".editorconfig");
         assert_eq!(pairs, vec![("end_of_line".to_string(), "crlf".to_string())]);
+    }
+
+    /// A reply's lookups read each folder's file once: what they find is what the first
+    /// lookup read, and the same as a lookup of its own.
+    #[test]
+    fn one_lookup_reads_each_folder_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir(root.join("src")).unwrap();
+        std::fs::write(
+            root.join(".editorconfig"),
+            "[*.raw]\ninsert_final_newline = false\n",
+        )
+        .unwrap();
+        let mut lookup = ShapeLookup::default();
+        let raw = root.join("src/a.raw");
+        let first = lookup.shape(&raw, root, ON);
+        assert_eq!(first, WriteShape::at(&raw, root, ON));
+        assert_eq!(first.final_newline(), None);
+        std::fs::write(root.join(".editorconfig"), "root = true\n").unwrap();
+        assert_eq!(
+            lookup
+                .shape(&root.join("src/b.raw"), root, ON)
+                .final_newline(),
+            None
+        );
+        assert_eq!(
+            WriteShape::at(&root.join("src/b.raw"), root, ON).final_newline(),
+            Some("files.final_newline")
+        );
     }
 
     #[test]
